@@ -1,0 +1,1 @@
+fn main() { research_studio::run() }
