@@ -1,0 +1,239 @@
+//! The SQLite [`Checkpointer`].
+
+use std::path::Path;
+use std::sync::{mpsc, Arc, Mutex};
+
+use async_trait::async_trait;
+use research_graph::{CheckpointChain, CheckpointError, CheckpointRecord, Checkpointer, ThreadId, WriteKind, WriteRecord};
+use rusqlite::{params, Connection, OptionalExtension};
+use tokio::sync::oneshot;
+
+use crate::{open_connection, StoreError};
+
+enum Job {
+    Checkpoint(CheckpointRecord, Vec<WriteRecord>, oneshot::Sender<Result<(), CheckpointError>>),
+    Writes(Vec<WriteRecord>, oneshot::Sender<Result<(), CheckpointError>>),
+}
+
+/// Checkpoints in a SQLite file (LangGraph's `SqliteSaver`), durable on return.
+pub struct SqliteCheckpointer {
+    jobs: Mutex<Option<mpsc::Sender<Job>>>,
+    writer: Mutex<Option<std::thread::JoinHandle<()>>>,
+    reader: Arc<Mutex<Connection>>,
+}
+
+fn storage(e: impl std::fmt::Display) -> CheckpointError {
+    CheckpointError::Storage(e.to_string())
+}
+
+fn kind_code(kind: WriteKind) -> i64 {
+    match kind {
+        WriteKind::Update => 0,
+        WriteKind::Interrupt => 1,
+        WriteKind::Resume => 2,
+        WriteKind::Error => 3,
+        WriteKind::StateUpdate => 4,
+        WriteKind::Pause => 5,
+        WriteKind::Release => 6,
+    }
+}
+
+fn kind_from(code: i64) -> Result<WriteKind, CheckpointError> {
+    Ok(match code {
+        0 => WriteKind::Update,
+        1 => WriteKind::Interrupt,
+        2 => WriteKind::Resume,
+        3 => WriteKind::Error,
+        4 => WriteKind::StateUpdate,
+        5 => WriteKind::Pause,
+        6 => WriteKind::Release,
+        other => return Err(storage(format!("unknown write kind {other}"))),
+    })
+}
+
+impl SqliteCheckpointer {
+    /// Opens the database at `path` (created when missing).
+    pub fn open(path: &Path) -> Result<Self, StoreError> {
+        let writer_conn = open_connection(path)?;
+        let reader = open_connection(path)?;
+        let (tx, rx) = mpsc::channel::<Job>();
+        let writer = std::thread::Builder::new()
+            .name("checkpoint-writer".into())
+            .spawn(move || writer_loop(writer_conn, rx))
+            .map_err(|e| StoreError::Open { path: path.to_path_buf(), message: e.to_string() })?;
+        Ok(Self { jobs: Mutex::new(Some(tx)), writer: Mutex::new(Some(writer)), reader: Arc::new(Mutex::new(reader)) })
+    }
+
+    async fn submit(&self, make: impl FnOnce(oneshot::Sender<Result<(), CheckpointError>>) -> Job) -> Result<(), CheckpointError> {
+        let (tx, rx) = oneshot::channel();
+        {
+            let jobs = self.jobs.lock().map_err(storage)?;
+            jobs.as_ref().ok_or(CheckpointError::Closed)?.send(make(tx)).map_err(|_| CheckpointError::Closed)?;
+        }
+        rx.await.map_err(|_| CheckpointError::Closed)?
+    }
+
+    fn read<T>(&self, f: impl FnOnce(&Connection) -> Result<T, rusqlite::Error>) -> Result<T, CheckpointError> {
+        let conn = self.reader.lock().map_err(storage)?;
+        f(&conn).map_err(storage)
+    }
+}
+
+impl Drop for SqliteCheckpointer {
+    fn drop(&mut self) {
+        // Closing the queue lets the writer finish what is queued and exit.
+        if let Ok(mut jobs) = self.jobs.lock() {
+            jobs.take();
+        }
+        if let Some(handle) = self.writer.lock().ok().and_then(|mut w| w.take()) {
+            let _ = handle.join();
+        }
+    }
+}
+
+fn insert_writes(tx: &rusqlite::Transaction<'_>, writes: &[WriteRecord]) -> rusqlite::Result<()> {
+    let mut stmt = tx.prepare_cached(
+        "INSERT OR REPLACE INTO writes (thread_id, checkpoint, task, kind, idx, value) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    )?;
+    for w in writes {
+        stmt.execute(params![w.thread_id.as_str(), w.checkpoint as i64, w.task, kind_code(w.kind), w.idx, w.value])?;
+    }
+    Ok(())
+}
+
+fn writer_loop(mut conn: Connection, rx: mpsc::Receiver<Job>) {
+    while let Ok(first) = rx.recv() {
+        // Take everything queued so far: one transaction, one flush, for all of it.
+        let mut batch = vec![first];
+        while let Ok(job) = rx.try_recv() {
+            batch.push(job);
+        }
+        let mut outcomes: Vec<Result<(), CheckpointError>> = Vec::with_capacity(batch.len());
+        let result = (|| -> rusqlite::Result<()> {
+            let tx = conn.transaction()?;
+            for job in &batch {
+                let outcome = match job {
+                    Job::Writes(writes, _) => insert_writes(&tx, writes).map_err(storage),
+                    Job::Checkpoint(cp, writes, _) => {
+                        let inserted = tx
+                            .prepare_cached(
+                                "INSERT OR IGNORE INTO checkpoints (thread_id, seq, created_at_ms, body, snapshot)
+                                 VALUES (?1, ?2, ?3, ?4, ?5)",
+                            )?
+                            .execute(params![cp.thread_id.as_str(), cp.seq as i64, cp.created_at_ms, cp.body, cp.snapshot])?;
+                        if inserted == 0 {
+                            Err(CheckpointError::Conflict { thread: cp.thread_id.clone(), seq: cp.seq })
+                        } else {
+                            insert_writes(&tx, writes).map_err(storage)
+                        }
+                    }
+                };
+                outcomes.push(outcome);
+            }
+            tx.commit()
+        })();
+        for (job, outcome) in batch.into_iter().zip(outcomes.into_iter().chain(std::iter::repeat_with(|| Ok(())))) {
+            let reply = match &result {
+                Ok(()) => outcome,
+                Err(e) => Err(storage(e)),
+            };
+            let _ = match job {
+                Job::Writes(_, tx) | Job::Checkpoint(_, _, tx) => tx.send(reply),
+            };
+        }
+    }
+}
+
+fn row_to_record(thread: &ThreadId, row: &rusqlite::Row<'_>) -> rusqlite::Result<CheckpointRecord> {
+    Ok(CheckpointRecord {
+        thread_id: thread.clone(),
+        seq: row.get::<_, i64>(0)? as u64,
+        created_at_ms: row.get(1)?,
+        body: row.get(2)?,
+        snapshot: row.get(3)?,
+    })
+}
+
+#[async_trait]
+impl Checkpointer for SqliteCheckpointer {
+    async fn put_checkpoint(&self, checkpoint: CheckpointRecord, writes: Vec<WriteRecord>) -> Result<(), CheckpointError> {
+        self.submit(|tx| Job::Checkpoint(checkpoint, writes, tx)).await
+    }
+
+    async fn put_writes(&self, writes: Vec<WriteRecord>) -> Result<(), CheckpointError> {
+        if writes.is_empty() {
+            return Ok(());
+        }
+        self.submit(|tx| Job::Writes(writes, tx)).await
+    }
+
+    async fn load(&self, thread: &ThreadId, seq: Option<u64>) -> Result<Option<CheckpointChain>, CheckpointError> {
+        let chain = self.read(|conn| {
+            let target: Option<i64> = match seq {
+                Some(s) => conn
+                    .query_row("SELECT seq FROM checkpoints WHERE thread_id = ?1 AND seq = ?2", params![thread.as_str(), s as i64], |r| r.get(0))
+                    .optional()?,
+                None => conn.query_row("SELECT max(seq) FROM checkpoints WHERE thread_id = ?1", [thread.as_str()], |r| r.get(0))?,
+            };
+            let Some(target) = target else { return Ok(None) };
+            let start: Option<i64> = conn.query_row(
+                "SELECT max(seq) FROM checkpoints WHERE thread_id = ?1 AND seq <= ?2 AND snapshot IS NOT NULL",
+                params![thread.as_str(), target],
+                |r| r.get(0),
+            )?;
+            let Some(start) = start else { return Ok(None) };
+            let mut stmt = conn.prepare_cached(
+                "SELECT seq, created_at_ms, body, CASE WHEN seq = ?2 THEN snapshot END
+                 FROM checkpoints WHERE thread_id = ?1 AND seq BETWEEN ?2 AND ?3 ORDER BY seq",
+            )?;
+            let checkpoints = stmt
+                .query_map(params![thread.as_str(), start, target], |row| row_to_record(thread, row))?
+                .collect::<rusqlite::Result<Vec<_>>>()?;
+            let mut stmt = conn.prepare_cached(
+                "SELECT checkpoint, task, kind, idx, value FROM writes
+                 WHERE thread_id = ?1 AND checkpoint BETWEEN ?2 AND ?3 ORDER BY checkpoint, task, kind, idx",
+            )?;
+            let writes = stmt
+                .query_map(params![thread.as_str(), start, target], |row| {
+                    Ok((row.get::<_, i64>(0)?, row.get::<_, i64>(1)?, row.get::<_, i64>(2)?, row.get::<_, i64>(3)?, row.get::<_, Vec<u8>>(4)?))
+                })?
+                .collect::<rusqlite::Result<Vec<_>>>()?;
+            Ok(Some((checkpoints, writes)))
+        })?;
+        let Some((checkpoints, raw)) = chain else { return Ok(None) };
+        let writes = raw
+            .into_iter()
+            .map(|(checkpoint, task, kind, idx, value)| {
+                Ok(WriteRecord { thread_id: thread.clone(), checkpoint: checkpoint as u64, task, kind: kind_from(kind)?, idx: idx as u32, value })
+            })
+            .collect::<Result<Vec<_>, CheckpointError>>()?;
+        Ok(Some(CheckpointChain { checkpoints, writes }))
+    }
+
+    async fn list(&self, thread: &ThreadId) -> Result<Vec<CheckpointRecord>, CheckpointError> {
+        self.read(|conn| {
+            let mut stmt = conn.prepare_cached(
+                "SELECT seq, created_at_ms, body, NULL FROM checkpoints WHERE thread_id = ?1 ORDER BY seq",
+            )?;
+            let rows = stmt.query_map([thread.as_str()], |row| row_to_record(thread, row))?;
+            rows.collect()
+        })
+    }
+
+    async fn threads(&self) -> Result<Vec<ThreadId>, CheckpointError> {
+        self.read(|conn| {
+            let mut stmt = conn.prepare_cached("SELECT DISTINCT thread_id FROM checkpoints ORDER BY thread_id")?;
+            let rows = stmt.query_map([], |row| Ok(ThreadId(row.get(0)?)))?;
+            rows.collect()
+        })
+    }
+
+    async fn delete_thread(&self, thread: &ThreadId) -> Result<(), CheckpointError> {
+        // Deletion goes through the reader connection: it is rare, and WAL lets it wait its turn.
+        self.read(|conn| {
+            conn.execute("DELETE FROM writes WHERE thread_id = ?1", [thread.as_str()])?;
+            conn.execute("DELETE FROM checkpoints WHERE thread_id = ?1", [thread.as_str()])?;
+            Ok(())
+        })
+    }
+}
