@@ -1,1 +1,191 @@
-//! placeholder
+//! The one facade of Research Studio that the `research` CLI, the desktop app and the tests call.
+//!
+//! It owns the database location, typed ids, run configurations and the mapping of every failure
+//! to an [`ApiError`] with a code the UI can branch on. Nothing here knows about a terminal or a
+//! window: progress goes to an [`EventSink`], and cancellation comes in as a token.
+#![deny(missing_docs)]
+
+pub mod demo;
+mod error;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+pub use error::{ApiError, ErrorCode};
+pub use research_graph::{CancellationToken, CheckpointInfo, Event, EventLog, EventSink, Interrupt, ThreadId};
+use research_graph::{Checkpointer, Clock, Resume, RunOptions, RunOutcome, SystemClock};
+use research_store::{SqliteCheckpointer, ThreadRecord, Threads};
+use serde::{Deserialize, Serialize};
+
+/// The desktop app's identifier; the CLI uses the same data folder so both see the same sessions.
+pub const APP_IDENTIFIER: &str = "dev.researchstudio.app";
+
+/// The database file used when none is given: `<data dir>/dev.researchstudio.app/research.sqlite3`.
+pub fn default_db_path() -> Result<PathBuf, ApiError> {
+    let dirs = directories::BaseDirs::new()
+        .ok_or_else(|| ApiError::new(ErrorCode::Storage, "could not find a home folder to keep the database in; pass --db PATH"))?;
+    Ok(dirs.data_dir().join(APP_IDENTIFIER).join("research.sqlite3"))
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunStatus {
+    /// Reached the end.
+    Finished,
+    /// Waits for an answer.
+    Interrupted,
+    /// Cancelled; can be resumed.
+    Cancelled,
+}
+
+/// The result of running or resuming a thread.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunReport {
+    /// The thread.
+    pub thread_id: ThreadId,
+    /// How it ended.
+    pub status: RunStatus,
+    /// The final state, as JSON.
+    pub state: serde_json::Value,
+    /// Pending questions when interrupted.
+    pub interrupts: Vec<Interrupt>,
+}
+
+/// A thread as listed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ThreadSummary {
+    /// The thread.
+    pub thread_id: ThreadId,
+    /// Which graph it runs.
+    pub graph: String,
+    /// When it was created (ms since the epoch).
+    pub created_at_ms: i64,
+}
+
+/// An open Research Studio database.
+pub struct Studio {
+    checkpointer: Arc<SqliteCheckpointer>,
+    threads: Threads,
+    clock: Arc<dyn Clock>,
+    path: PathBuf,
+}
+
+const DEMO: &str = "demo";
+
+impl Studio {
+    /// Opens the database at `path`, or at [`default_db_path`] when `None`.
+    pub fn open(path: Option<&Path>) -> Result<Self, ApiError> {
+        let path = match path {
+            Some(p) => p.to_path_buf(),
+            None => default_db_path()?,
+        };
+        Ok(Self {
+            checkpointer: Arc::new(SqliteCheckpointer::open(&path)?),
+            threads: Threads::open(&path)?,
+            clock: Arc::new(SystemClock),
+            path,
+        })
+    }
+
+    /// Uses `clock` for new threads and checkpoints (tests).
+    pub fn with_clock(mut self, clock: Arc<dyn Clock>) -> Self {
+        self.clock = clock;
+        self
+    }
+
+    /// The database file.
+    pub fn db_path(&self) -> &Path {
+        &self.path
+    }
+
+    fn cp(&self) -> Arc<dyn Checkpointer> {
+        self.checkpointer.clone()
+    }
+
+    /// The demo graph as Mermaid.
+    pub fn demo_mermaid() -> String {
+        demo::graph(None).map(|g| g.mermaid()).unwrap_or_default()
+    }
+
+    /// Registers a new demo thread; run it with [`Studio::run`].
+    pub fn create_demo(&self, config: demo::DemoConfig) -> Result<ThreadId, ApiError> {
+        if config.workers == 0 || config.workers > 10_000 {
+            return Err(ApiError::new(ErrorCode::InvalidInput, "--workers must be between 1 and 10000"));
+        }
+        if config.concurrency == 0 {
+            return Err(ApiError::new(ErrorCode::InvalidInput, "--concurrency must be at least 1"));
+        }
+        let thread_id = ThreadId::new(uuid::Uuid::now_v7().to_string());
+        self.threads.insert(&ThreadRecord {
+            thread_id: thread_id.to_string(),
+            graph: DEMO.into(),
+            config: serde_json::to_value(&config).map_err(|e| ApiError::new(ErrorCode::InvalidInput, e.to_string()))?,
+            created_at_ms: self.clock.now_ms(),
+        })?;
+        Ok(thread_id)
+    }
+
+    fn record(&self, thread: &ThreadId) -> Result<ThreadRecord, ApiError> {
+        self.threads
+            .get(thread.as_str())?
+            .ok_or_else(|| ApiError::new(ErrorCode::NotFound, format!("there is no run with id {thread}")))
+    }
+
+    fn demo_config(record: &ThreadRecord) -> Result<demo::DemoConfig, ApiError> {
+        serde_json::from_value(record.config.clone())
+            .map_err(|e| ApiError::new(ErrorCode::Storage, format!("the saved configuration of run {} is unreadable: {e}", record.thread_id)))
+    }
+
+    /// Runs a newly created thread from its start.
+    pub async fn run(&self, thread: &ThreadId, events: Option<Arc<dyn EventSink>>, cancel: CancellationToken) -> Result<RunReport, ApiError> {
+        let record = self.record(thread)?;
+        let config = Self::demo_config(&record)?;
+        let graph = demo::graph(Some(self.cp()))?;
+        let opts = self.options(thread, config, events, cancel);
+        let input = demo::DemoState::default();
+        report(thread, graph.invoke(input, opts).await?)
+    }
+
+    /// Continues an unfinished or interrupted thread from its latest checkpoint.
+    pub async fn resume(&self, thread: &ThreadId, events: Option<Arc<dyn EventSink>>, cancel: CancellationToken) -> Result<RunReport, ApiError> {
+        let record = self.record(thread)?;
+        let config = Self::demo_config(&record)?;
+        let graph = demo::graph(Some(self.cp()))?;
+        let opts = self.options(thread, config, events, cancel);
+        report(thread, graph.resume(Resume::empty(), opts).await?)
+    }
+
+    fn options(&self, thread: &ThreadId, config: demo::DemoConfig, events: Option<Arc<dyn EventSink>>, cancel: CancellationToken) -> RunOptions<demo::DemoConfig> {
+        let concurrency = config.concurrency as usize;
+        let mut opts = RunOptions::new(thread.clone(), config).max_concurrency(concurrency).cancel(cancel).clock(self.clock.clone());
+        opts.events = events;
+        opts
+    }
+
+    /// The checkpoints of a thread, oldest first.
+    pub async fn history(&self, thread: &ThreadId) -> Result<Vec<CheckpointInfo>, ApiError> {
+        self.record(thread)?;
+        Ok(demo::graph(Some(self.cp()))?.history(thread).await?)
+    }
+
+    /// Every registered thread, newest first.
+    pub fn threads(&self) -> Result<Vec<ThreadSummary>, ApiError> {
+        Ok(self
+            .threads
+            .list()?
+            .into_iter()
+            .map(|r| ThreadSummary { thread_id: ThreadId::new(r.thread_id), graph: r.graph, created_at_ms: r.created_at_ms })
+            .collect())
+    }
+}
+
+fn report<S: Serialize>(thread: &ThreadId, outcome: RunOutcome<S>) -> Result<RunReport, ApiError> {
+    let (status, interrupts) = match &outcome {
+        RunOutcome::Finished(_) => (RunStatus::Finished, Vec::new()),
+        RunOutcome::Interrupted { interrupts, .. } => (RunStatus::Interrupted, interrupts.clone()),
+        RunOutcome::Cancelled(_) => (RunStatus::Cancelled, Vec::new()),
+    };
+    let state = serde_json::to_value(outcome.state()).map_err(|e| ApiError::new(ErrorCode::Storage, e.to_string()))?;
+    Ok(RunReport { thread_id: thread.clone(), status, state, interrupts })
+}

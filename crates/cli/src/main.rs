@@ -1,1 +1,204 @@
-fn main() {}
+//! `research`: the headless Research Studio command.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::Context;
+use clap::{Parser, Subcommand};
+use research_api::{demo::DemoConfig, ApiError, CancellationToken, ErrorCode, Event, EventSink, RunReport, RunStatus, Studio, ThreadId};
+
+#[derive(Parser)]
+#[command(name = "research", version, about = "Research Studio from the terminal: run, resume and inspect research threads")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(clap::Args, Clone)]
+struct DbArg {
+    /// The database file (default: the app's data folder)
+    #[arg(long, value_name = "PATH", global = true)]
+    db: Option<PathBuf>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Show a graph's structure
+    Graph {
+        /// Which graph
+        #[arg(value_parser = ["demo"])]
+        name: String,
+        /// Print it as a Mermaid flowchart
+        #[arg(long)]
+        mermaid: bool,
+    },
+    /// Run the demo graph: a fan-out of workers and a join
+    Demo {
+        #[command(flatten)]
+        db: DbArg,
+        /// Number of workers
+        #[arg(long, default_value_t = 8)]
+        workers: u32,
+        /// Workers running at once
+        #[arg(long, default_value_t = 4)]
+        concurrency: u32,
+        /// Milliseconds each worker sleeps
+        #[arg(long, default_value_t = 200)]
+        task_ms: u64,
+        /// Append each worker's index to this file as it finishes
+        #[arg(long, value_name = "FILE")]
+        exec_log: Option<PathBuf>,
+        /// Print the final state as JSON on the last line
+        #[arg(long)]
+        json: bool,
+    },
+    /// Continue an unfinished or interrupted thread
+    Resume {
+        /// The thread id printed when the run started
+        thread: String,
+        #[command(flatten)]
+        db: DbArg,
+        /// Print the final state as JSON on the last line
+        #[arg(long)]
+        json: bool,
+    },
+    /// List a thread's checkpoints
+    History {
+        /// The thread id
+        thread: String,
+        #[command(flatten)]
+        db: DbArg,
+        /// Print JSON
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// Prints progress on stderr, one line per event worth a line.
+struct Progress;
+
+impl EventSink for Progress {
+    fn emit(&self, event: Event) {
+        let line = match event {
+            Event::NodeFinished { step, node, .. } => format!("step {step}: {node} finished"),
+            Event::NodeRetrying { node, attempt, error, delay_ms } => {
+                format!("{node}: attempt {attempt} failed ({error}); retrying in {delay_ms} ms")
+            }
+            Event::RunFailed { error } => format!("run failed: {error}"),
+            Event::Interrupted { interrupts } => format!("waiting for input at {}", interrupts.iter().map(|i| i.node.as_str()).collect::<Vec<_>>().join(", ")),
+            _ => return,
+        };
+        eprintln!("{line}");
+    }
+
+    fn wants_updates(&self) -> bool {
+        false
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::from_env("RESEARCH_LOG"))
+        .with_writer(std::io::stderr)
+        .init();
+    let runtime = match tokio::runtime::Runtime::new().context("could not start the async runtime") {
+        Ok(rt) => rt,
+        Err(e) => return fail(&e),
+    };
+    match runtime.block_on(run(cli)) {
+        Ok(code) => code,
+        Err(e) => fail(&e),
+    }
+}
+
+fn fail(e: &anyhow::Error) -> ExitCode {
+    // One sentence: the API error's own message, or the outermost context.
+    let message = match e.downcast_ref::<ApiError>() {
+        Some(api) => api.message.clone(),
+        None => format!("{e:#}"),
+    };
+    eprintln!("research: {message}");
+    ExitCode::from(match e.downcast_ref::<ApiError>().map(|a| a.code) {
+        Some(ErrorCode::InvalidInput) => 2,
+        Some(ErrorCode::NotFound) => 3,
+        _ => 1,
+    })
+}
+
+fn cancel_on_ctrl_c() -> CancellationToken {
+    let cancel = CancellationToken::new();
+    let token = cancel.clone();
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            token.cancel();
+        }
+    });
+    cancel
+}
+
+async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    match cli.command {
+        Command::Graph { name: _, mermaid } => {
+            let text = Studio::demo_mermaid();
+            if mermaid {
+                print!("{text}");
+            } else {
+                println!("demo: plan -> worker x N (Send) -> summarize");
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Demo { db, workers, concurrency, task_ms, exec_log, json } => {
+            let studio = Studio::open(db.db.as_deref())?;
+            let thread = studio.create_demo(DemoConfig { workers, concurrency, task_ms, exec_log })?;
+            println!("{thread}");
+            std::io::stdout().flush().ok();
+            let report = studio.run(&thread, Some(Arc::new(Progress)), cancel_on_ctrl_c()).await?;
+            finish(&report, json)
+        }
+        Command::Resume { thread, db, json } => {
+            let studio = Studio::open(db.db.as_deref())?;
+            let report = studio.resume(&ThreadId::new(thread), Some(Arc::new(Progress)), cancel_on_ctrl_c()).await?;
+            finish(&report, json)
+        }
+        Command::History { thread, db, json } => {
+            let studio = Studio::open(db.db.as_deref())?;
+            let history = studio.history(&ThreadId::new(thread)).await?;
+            if json {
+                println!("{}", serde_json::to_string(&history)?);
+            } else {
+                for h in history {
+                    let next = if h.next.is_empty() { "(end)".to_string() } else { summarize_next(&h.next) };
+                    println!("checkpoint {:>4}  step {:>4}  {}  next: {next}", h.checkpoint, h.step, h.created_at_ms);
+                }
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+fn summarize_next(next: &[String]) -> String {
+    // "worker x20" reads better than twenty names.
+    let mut parts: Vec<(String, usize)> = Vec::new();
+    for n in next {
+        match parts.last_mut() {
+            Some((name, count)) if name == n => *count += 1,
+            _ => parts.push((n.clone(), 1)),
+        }
+    }
+    parts.into_iter().map(|(n, c)| if c > 1 { format!("{n} x{c}") } else { n }).collect::<Vec<_>>().join(", ")
+}
+
+fn finish(report: &RunReport, json: bool) -> anyhow::Result<ExitCode> {
+    match report.status {
+        RunStatus::Finished => eprintln!("finished"),
+        RunStatus::Interrupted => eprintln!("waiting for input; continue with: research resume {}", report.thread_id),
+        RunStatus::Cancelled => eprintln!("cancelled; continue with: research resume {}", report.thread_id),
+    }
+    if json {
+        println!("{}", serde_json::to_string(&report.state)?);
+    }
+    Ok(if report.status == RunStatus::Cancelled { ExitCode::from(130) } else { ExitCode::SUCCESS })
+}

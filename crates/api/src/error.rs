@@ -1,0 +1,59 @@
+//! The API's error: a small code the UI and the CLI branch on, and one sentence for the user.
+
+use serde::{Deserialize, Serialize};
+
+/// What kind of failure, for programs to branch on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum ErrorCode {
+    /// The input was wrong (bad option, empty question).
+    InvalidInput,
+    /// The thread, session or file does not exist.
+    NotFound,
+    /// The operation conflicts with the current state (already finished, already running).
+    Conflict,
+    /// The run needs an answer before it can go on.
+    NeedsInput,
+    /// The database or the file system failed.
+    Storage,
+    /// A step of the run failed; the thread can be resumed.
+    RunFailed,
+}
+
+/// An API error: `{code, message}` on the IPC boundary.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
+#[error("{message}")]
+pub struct ApiError {
+    /// What kind of failure.
+    pub code: ErrorCode,
+    /// One sentence for the user.
+    pub message: String,
+}
+
+impl ApiError {
+    /// An error of `code` with `message`.
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        Self { code, message: message.into() }
+    }
+}
+
+impl From<research_store::StoreError> for ApiError {
+    fn from(e: research_store::StoreError) -> Self {
+        ApiError::new(ErrorCode::Storage, e.to_string())
+    }
+}
+
+impl From<research_graph::GraphError> for ApiError {
+    fn from(e: research_graph::GraphError) -> Self {
+        use research_graph::GraphError as G;
+        let code = match &e {
+            G::ThreadNotFound(_) => ErrorCode::NotFound,
+            G::ThreadExists(_) | G::AlreadyFinished(_) => ErrorCode::Conflict,
+            G::ResumeValueRequired(_) => ErrorCode::NeedsInput,
+            G::Checkpoint(_) | G::Serde(_) => ErrorCode::Storage,
+            _ => ErrorCode::RunFailed,
+        };
+        ApiError::new(code, e.to_string())
+    }
+}
