@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 /// What kind of failure, for programs to branch on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum ErrorCode {
@@ -22,7 +22,7 @@ pub enum ErrorCode {
 }
 
 /// An API error: `{code, message}` on the IPC boundary.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error, ts_rs::TS)]
 #[error("{message}")]
 pub struct ApiError {
     /// What kind of failure.

@@ -5,6 +5,7 @@
 //! window: progress goes to an [`EventSink`], and cancellation comes in as a token.
 #![deny(missing_docs)]
 
+pub mod bindings;
 pub mod demo;
 mod error;
 
@@ -27,8 +28,17 @@ pub fn default_db_path() -> Result<PathBuf, ApiError> {
     Ok(dirs.data_dir().join(APP_IDENTIFIER).join("research.sqlite3"))
 }
 
+/// What the desktop app shows at start-up.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+pub struct AppInfo {
+    /// The database file in use.
+    pub db_path: String,
+    /// Run the demo as soon as the window opens (set by the smoke test).
+    pub autorun_demo: bool,
+}
+
 /// How a run ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum RunStatus {
     /// Reached the end.
@@ -40,7 +50,7 @@ pub enum RunStatus {
 }
 
 /// The result of running or resuming a thread.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct RunReport {
     /// The thread.
     pub thread_id: ThreadId,
@@ -53,7 +63,7 @@ pub struct RunReport {
 }
 
 /// A thread as listed.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct ThreadSummary {
     /// The thread.
     pub thread_id: ThreadId,

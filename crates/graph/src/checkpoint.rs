@@ -18,8 +18,7 @@ use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 
 /// The id of a thread: one run of a graph and its resumptions.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(transparent)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, ts_rs::TS)]
 pub struct ThreadId(pub String);
 
 impl ThreadId {

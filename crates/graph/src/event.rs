@@ -11,7 +11,7 @@ use serde_json::Value;
 use crate::ThreadId;
 
 /// Where an interrupt came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum InterruptKind {
     /// Raised inside a node by [`NodeCtx::interrupt`](crate::NodeCtx::interrupt).
@@ -23,7 +23,7 @@ pub enum InterruptKind {
 }
 
 /// A pending question, as the caller sees it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct Interrupt {
     /// Stable id: `checkpoint:task:index`; pass it back to answer this interrupt among several.
     pub id: String,
@@ -36,7 +36,7 @@ pub struct Interrupt {
 }
 
 /// One thing that happened during a run.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(tag = "type", rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum Event {

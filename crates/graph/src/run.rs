@@ -199,7 +199,7 @@ pub struct ThreadState<S> {
 }
 
 /// One line of a thread's history.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct CheckpointInfo {
     /// Sequence number.
     pub checkpoint: u64,

@@ -1,0 +1,48 @@
+//! TypeScript declarations of every type that crosses the IPC boundary, generated from the Rust
+//! types (ts-rs) so that the UI never mirrors them by hand. `ui/src/types.ts` is this text; a test
+//! fails when it is stale, and `UPDATE_BINDINGS=1 cargo test -p research-api bindings` rewrites it.
+
+use ts_rs::{Config, TS};
+
+/// The contents of `ui/src/types.ts`.
+pub fn typescript() -> String {
+    // 64-bit integers stay below 2^53 here (steps, milliseconds, sizes), so plain numbers.
+    let cfg = Config::new().with_large_int("number");
+    let decls = [
+        serde_json::Value::decl(&cfg),
+        research_graph::ThreadId::decl(&cfg),
+        research_graph::InterruptKind::decl(&cfg),
+        research_graph::Interrupt::decl(&cfg),
+        research_graph::Event::decl(&cfg),
+        research_graph::CheckpointInfo::decl(&cfg),
+        crate::ErrorCode::decl(&cfg),
+        crate::ApiError::decl(&cfg),
+        crate::RunStatus::decl(&cfg),
+        crate::RunReport::decl(&cfg),
+        crate::ThreadSummary::decl(&cfg),
+        crate::AppInfo::decl(&cfg),
+    ];
+    let mut out = String::from("// Generated from the Rust types by research-api's bindings test. Do not edit.\n\n");
+    for decl in decls {
+        out.push_str("export ");
+        out.push_str(&decl);
+        out.push_str("\n\n");
+    }
+    out.truncate(out.trim_end().len());
+    out.push('\n');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn bindings_match_ui_types() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../ui/src/types.ts");
+        let text = super::typescript();
+        if std::env::var_os("UPDATE_BINDINGS").is_some() {
+            std::fs::write(&path, &text).unwrap();
+        }
+        let current = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(current == text, "ui/src/types.ts is stale: run `UPDATE_BINDINGS=1 cargo test -p research-api bindings`");
+    }
+}
