@@ -6,7 +6,10 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use research_api::{demo::DemoConfig, ApiError, AppInfo, CancellationToken, ErrorCode, Event, EventSink, RunReport, Studio};
+use research_api::{
+    demo::DemoConfig, ApiError, AppInfo, CancellationToken, ErrorCode, Event, EventSink, RunReport,
+    Studio,
+};
 use tauri::ipc::Channel;
 use tauri::Manager;
 
@@ -42,8 +45,19 @@ async fn run_demo(
     on_event: Channel<Event>,
 ) -> Result<RunReport, ApiError> {
     let studio = &state.studio;
-    let thread = studio.create_demo(DemoConfig { workers, concurrency, task_ms, exec_log: None })?;
-    let report = studio.run(&thread, Some(Arc::new(ChannelSink(on_event))), CancellationToken::new()).await?;
+    let thread = studio.create_demo(DemoConfig {
+        workers,
+        concurrency,
+        task_ms,
+        exec_log: None,
+    })?;
+    let report = studio
+        .run(
+            &thread,
+            Some(Arc::new(ChannelSink(on_event))),
+            CancellationToken::new(),
+        )
+        .await?;
     tracing::info!(thread = %thread, status = ?report.status, "demo run ended");
     // The smoke test waits for this line on stderr.
     eprintln!("research-studio: demo run {thread} {:?}", report.status);
@@ -65,7 +79,10 @@ pub fn run() {
         .plugin(tauri_plugin_store::Builder::default().build())
         .setup(|app| {
             let studio = Studio::open(db_path().as_deref()).map_err(|e| {
-                ApiError::new(ErrorCode::Storage, format!("Research Studio could not open its database: {}", e.message))
+                ApiError::new(
+                    ErrorCode::Storage,
+                    format!("Research Studio could not open its database: {}", e.message),
+                )
             })?;
             app.manage(AppState { studio });
             Ok(())

@@ -1,1 +1,3 @@
-fn main() { research_studio::run() }
+fn main() {
+    research_studio::run()
+}

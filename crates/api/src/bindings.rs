@@ -22,7 +22,9 @@ pub fn typescript() -> String {
         crate::ThreadSummary::decl(&cfg),
         crate::AppInfo::decl(&cfg),
     ];
-    let mut out = String::from("// Generated from the Rust types by research-api's bindings test. Do not edit.\n\n");
+    let mut out = String::from(
+        "// Generated from the Rust types by research-api's bindings test. Do not edit.\n\n",
+    );
     for decl in decls {
         out.push_str("export ");
         out.push_str(&decl);
@@ -43,6 +45,9 @@ mod tests {
             std::fs::write(&path, &text).unwrap();
         }
         let current = std::fs::read_to_string(&path).unwrap_or_default();
-        assert!(current == text, "ui/src/types.ts is stale: run `UPDATE_BINDINGS=1 cargo test -p research-api bindings`");
+        assert!(
+            current == text,
+            "ui/src/types.ts is stale: run `UPDATE_BINDINGS=1 cargo test -p research-api bindings`"
+        );
     }
 }

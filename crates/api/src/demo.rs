@@ -8,8 +8,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use research_graph::{
-    CompileOptions, CompiledGraph, Checkpointer, GraphError, NodeCtx, NodeError, NodeOptions, Send, StateGraph, END,
-    START,
+    Checkpointer, CompileOptions, CompiledGraph, GraphError, NodeCtx, NodeError, NodeOptions, Send,
+    StateGraph, END, START,
 };
 use serde::{Deserialize, Serialize};
 
@@ -28,7 +28,12 @@ pub struct DemoConfig {
 
 impl Default for DemoConfig {
     fn default() -> Self {
-        Self { workers: 8, concurrency: 4, task_ms: 200, exec_log: None }
+        Self {
+            workers: 8,
+            concurrency: 4,
+            task_ms: 200,
+            exec_log: None,
+        }
     }
 }
 
@@ -54,41 +59,76 @@ research_graph::state! {
 }
 
 fn append_line(path: &PathBuf, index: u32) -> std::io::Result<()> {
-    let mut file = std::fs::OpenOptions::new().create(true).append(true).open(path)?;
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)?;
     writeln!(file, "{index}")?;
     file.sync_data()
 }
 
 /// Builds the demo graph on `checkpointer`.
-pub fn graph(checkpointer: Option<Arc<dyn Checkpointer>>) -> Result<CompiledGraph<DemoState, DemoConfig>, GraphError> {
+pub fn graph(
+    checkpointer: Option<Arc<dyn Checkpointer>>,
+) -> Result<CompiledGraph<DemoState, DemoConfig>, GraphError> {
     let mut g = StateGraph::<DemoState, DemoConfig>::new();
     g.add_node("plan", |_, ctx: NodeCtx<DemoConfig>| async move {
-        Ok(DemoUpdate { workers: Some(ctx.config.workers), ..Default::default() })
+        Ok(DemoUpdate {
+            workers: Some(ctx.config.workers),
+            ..Default::default()
+        })
     });
-    g.add_worker("worker", NodeOptions::default(), |index: u32, ctx: NodeCtx<DemoConfig>| async move {
-        ctx.emit(serde_json::json!({ "worker": index, "status": "working" }));
-        tokio::select! {
-            _ = tokio::time::sleep(Duration::from_millis(ctx.config.task_ms)) => {}
-            _ = ctx.cancel.cancelled() => return Err(NodeError::Cancelled),
-        }
-        if let Some(path) = &ctx.config.exec_log {
-            append_line(path, index)
-                .map_err(|e| NodeError::permanent(format!("could not write the execution log {}: {e}", path.display())))?;
-        }
-        Ok(DemoUpdate { results: Some(vec![WorkerResult { index, value: u64::from(index).pow(2) }]), ..Default::default() })
-    });
+    g.add_worker(
+        "worker",
+        NodeOptions::default(),
+        |index: u32, ctx: NodeCtx<DemoConfig>| async move {
+            ctx.emit(serde_json::json!({ "worker": index, "status": "working" }));
+            tokio::select! {
+                _ = tokio::time::sleep(Duration::from_millis(ctx.config.task_ms)) => {}
+                _ = ctx.cancel.cancelled() => return Err(NodeError::Cancelled),
+            }
+            if let Some(path) = &ctx.config.exec_log {
+                append_line(path, index).map_err(|e| {
+                    NodeError::permanent(format!(
+                        "could not write the execution log {}: {e}",
+                        path.display()
+                    ))
+                })?;
+            }
+            Ok(DemoUpdate {
+                results: Some(vec![WorkerResult {
+                    index,
+                    value: u64::from(index).pow(2),
+                }]),
+                ..Default::default()
+            })
+        },
+    );
     g.add_node("summarize", |state: Arc<DemoState>, _| async move {
         let total: u64 = state.results.iter().map(|r| r.value).sum();
-        let summary = format!("{} workers finished; sum of squares {total}", state.results.len());
-        Ok(DemoUpdate { summary: Some(summary), ..Default::default() })
+        let summary = format!(
+            "{} workers finished; sum of squares {total}",
+            state.results.len()
+        );
+        Ok(DemoUpdate {
+            summary: Some(summary),
+            ..Default::default()
+        })
     });
     g.add_edge(START, "plan");
     g.add_conditional_edges(
         "plan",
-        |state: &DemoState| (0..state.workers).map(|i| Send::new("worker", i)).collect::<Vec<_>>(),
+        |state: &DemoState| {
+            (0..state.workers)
+                .map(|i| Send::new("worker", i))
+                .collect::<Vec<_>>()
+        },
         &["worker"],
     );
     g.add_edge("worker", "summarize");
     g.add_edge("summarize", END);
-    g.compile(CompileOptions { checkpointer, ..Default::default() })
+    g.compile(CompileOptions {
+        checkpointer,
+        ..Default::default()
+    })
 }

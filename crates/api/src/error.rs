@@ -34,7 +34,10 @@ pub struct ApiError {
 impl ApiError {
     /// An error of `code` with `message`.
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
-        Self { code, message: message.into() }
+        Self {
+            code,
+            message: message.into(),
+        }
     }
 }
 

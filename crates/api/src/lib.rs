@@ -13,7 +13,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 pub use error::{ApiError, ErrorCode};
-pub use research_graph::{CancellationToken, CheckpointInfo, Event, EventLog, EventSink, Interrupt, ThreadId};
+pub use research_graph::{
+    CancellationToken, CheckpointInfo, Event, EventLog, EventSink, Interrupt, ThreadId,
+};
 use research_graph::{Checkpointer, Clock, Resume, RunOptions, RunOutcome, SystemClock};
 use research_store::{SqliteCheckpointer, ThreadRecord, Threads};
 use serde::{Deserialize, Serialize};
@@ -23,9 +25,16 @@ pub const APP_IDENTIFIER: &str = "dev.researchstudio.app";
 
 /// The database file used when none is given: `<data dir>/dev.researchstudio.app/research.sqlite3`.
 pub fn default_db_path() -> Result<PathBuf, ApiError> {
-    let dirs = directories::BaseDirs::new()
-        .ok_or_else(|| ApiError::new(ErrorCode::Storage, "could not find a home folder to keep the database in; pass --db PATH"))?;
-    Ok(dirs.data_dir().join(APP_IDENTIFIER).join("research.sqlite3"))
+    let dirs = directories::BaseDirs::new().ok_or_else(|| {
+        ApiError::new(
+            ErrorCode::Storage,
+            "could not find a home folder to keep the database in; pass --db PATH",
+        )
+    })?;
+    Ok(dirs
+        .data_dir()
+        .join(APP_IDENTIFIER)
+        .join("research.sqlite3"))
 }
 
 /// What the desktop app shows at start-up.
@@ -121,34 +130,56 @@ impl Studio {
     /// Registers a new demo thread; run it with [`Studio::run`].
     pub fn create_demo(&self, config: demo::DemoConfig) -> Result<ThreadId, ApiError> {
         if config.workers == 0 || config.workers > 10_000 {
-            return Err(ApiError::new(ErrorCode::InvalidInput, "--workers must be between 1 and 10000"));
+            return Err(ApiError::new(
+                ErrorCode::InvalidInput,
+                "--workers must be between 1 and 10000",
+            ));
         }
         if config.concurrency == 0 {
-            return Err(ApiError::new(ErrorCode::InvalidInput, "--concurrency must be at least 1"));
+            return Err(ApiError::new(
+                ErrorCode::InvalidInput,
+                "--concurrency must be at least 1",
+            ));
         }
         let thread_id = ThreadId::new(uuid::Uuid::now_v7().to_string());
         self.threads.insert(&ThreadRecord {
             thread_id: thread_id.to_string(),
             graph: DEMO.into(),
-            config: serde_json::to_value(&config).map_err(|e| ApiError::new(ErrorCode::InvalidInput, e.to_string()))?,
+            config: serde_json::to_value(&config)
+                .map_err(|e| ApiError::new(ErrorCode::InvalidInput, e.to_string()))?,
             created_at_ms: self.clock.now_ms(),
         })?;
         Ok(thread_id)
     }
 
     fn record(&self, thread: &ThreadId) -> Result<ThreadRecord, ApiError> {
-        self.threads
-            .get(thread.as_str())?
-            .ok_or_else(|| ApiError::new(ErrorCode::NotFound, format!("there is no run with id {thread}")))
+        self.threads.get(thread.as_str())?.ok_or_else(|| {
+            ApiError::new(
+                ErrorCode::NotFound,
+                format!("there is no run with id {thread}"),
+            )
+        })
     }
 
     fn demo_config(record: &ThreadRecord) -> Result<demo::DemoConfig, ApiError> {
-        serde_json::from_value(record.config.clone())
-            .map_err(|e| ApiError::new(ErrorCode::Storage, format!("the saved configuration of run {} is unreadable: {e}", record.thread_id)))
+        serde_json::from_value(record.config.clone()).map_err(|e| {
+            ApiError::new(
+                ErrorCode::Storage,
+                format!(
+                    "the saved configuration of run {} is unreadable: {e}",
+                    record.thread_id
+                ),
+            )
+        })
     }
 
     /// Runs a newly created thread from its start.
-    pub async fn run(&self, thread: &ThreadId, events: Option<Arc<dyn EventSink>>, cancel: CancellationToken) -> Result<RunReport, ApiError> {
+    pub async fn run(
+        &self,
+        thread: &ThreadId,
+        events: Option<Arc<dyn EventSink>>,
+        cancel: CancellationToken,
+    ) -> Result<RunReport, ApiError> {
         let record = self.record(thread)?;
         let config = Self::demo_config(&record)?;
         let graph = demo::graph(Some(self.cp()))?;
@@ -158,7 +189,12 @@ impl Studio {
     }
 
     /// Continues an unfinished or interrupted thread from its latest checkpoint.
-    pub async fn resume(&self, thread: &ThreadId, events: Option<Arc<dyn EventSink>>, cancel: CancellationToken) -> Result<RunReport, ApiError> {
+    pub async fn resume(
+        &self,
+        thread: &ThreadId,
+        events: Option<Arc<dyn EventSink>>,
+        cancel: CancellationToken,
+    ) -> Result<RunReport, ApiError> {
         let record = self.record(thread)?;
         let config = Self::demo_config(&record)?;
         let graph = demo::graph(Some(self.cp()))?;
@@ -166,9 +202,18 @@ impl Studio {
         report(thread, graph.resume(Resume::empty(), opts).await?)
     }
 
-    fn options(&self, thread: &ThreadId, config: demo::DemoConfig, events: Option<Arc<dyn EventSink>>, cancel: CancellationToken) -> RunOptions<demo::DemoConfig> {
+    fn options(
+        &self,
+        thread: &ThreadId,
+        config: demo::DemoConfig,
+        events: Option<Arc<dyn EventSink>>,
+        cancel: CancellationToken,
+    ) -> RunOptions<demo::DemoConfig> {
         let concurrency = config.concurrency as usize;
-        let mut opts = RunOptions::new(thread.clone(), config).max_concurrency(concurrency).cancel(cancel).clock(self.clock.clone());
+        let mut opts = RunOptions::new(thread.clone(), config)
+            .max_concurrency(concurrency)
+            .cancel(cancel)
+            .clock(self.clock.clone());
         opts.events = events;
         opts
     }
@@ -185,7 +230,11 @@ impl Studio {
             .threads
             .list()?
             .into_iter()
-            .map(|r| ThreadSummary { thread_id: ThreadId::new(r.thread_id), graph: r.graph, created_at_ms: r.created_at_ms })
+            .map(|r| ThreadSummary {
+                thread_id: ThreadId::new(r.thread_id),
+                graph: r.graph,
+                created_at_ms: r.created_at_ms,
+            })
             .collect())
     }
 }
@@ -196,6 +245,12 @@ fn report<S: Serialize>(thread: &ThreadId, outcome: RunOutcome<S>) -> Result<Run
         RunOutcome::Interrupted { interrupts, .. } => (RunStatus::Interrupted, interrupts.clone()),
         RunOutcome::Cancelled(_) => (RunStatus::Cancelled, Vec::new()),
     };
-    let state = serde_json::to_value(outcome.state()).map_err(|e| ApiError::new(ErrorCode::Storage, e.to_string()))?;
-    Ok(RunReport { thread_id: thread.clone(), status, state, interrupts })
+    let state = serde_json::to_value(outcome.state())
+        .map_err(|e| ApiError::new(ErrorCode::Storage, e.to_string()))?;
+    Ok(RunReport {
+        thread_id: thread.clone(),
+        status,
+        state,
+        interrupts,
+    })
 }

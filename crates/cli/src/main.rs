@@ -7,10 +7,17 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
-use research_api::{demo::DemoConfig, ApiError, CancellationToken, ErrorCode, Event, EventSink, RunReport, RunStatus, Studio, ThreadId};
+use research_api::{
+    demo::DemoConfig, ApiError, CancellationToken, ErrorCode, Event, EventSink, RunReport,
+    RunStatus, Studio, ThreadId,
+};
 
 #[derive(Parser)]
-#[command(name = "research", version, about = "Research Studio from the terminal: run, resume and inspect research threads")]
+#[command(
+    name = "research",
+    version,
+    about = "Research Studio from the terminal: run, resume and inspect research threads"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -83,11 +90,23 @@ impl EventSink for Progress {
     fn emit(&self, event: Event) {
         let line = match event {
             Event::NodeFinished { step, node, .. } => format!("step {step}: {node} finished"),
-            Event::NodeRetrying { node, attempt, error, delay_ms } => {
+            Event::NodeRetrying {
+                node,
+                attempt,
+                error,
+                delay_ms,
+            } => {
                 format!("{node}: attempt {attempt} failed ({error}); retrying in {delay_ms} ms")
             }
             Event::RunFailed { error } => format!("run failed: {error}"),
-            Event::Interrupted { interrupts } => format!("waiting for input at {}", interrupts.iter().map(|i| i.node.as_str()).collect::<Vec<_>>().join(", ")),
+            Event::Interrupted { interrupts } => format!(
+                "waiting for input at {}",
+                interrupts
+                    .iter()
+                    .map(|i| i.node.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
             _ => return,
         };
         eprintln!("{line}");
@@ -104,7 +123,8 @@ fn main() -> ExitCode {
         .with_env_filter(tracing_subscriber::EnvFilter::from_env("RESEARCH_LOG"))
         .with_writer(std::io::stderr)
         .init();
-    let runtime = match tokio::runtime::Runtime::new().context("could not start the async runtime") {
+    let runtime = match tokio::runtime::Runtime::new().context("could not start the async runtime")
+    {
         Ok(rt) => rt,
         Err(e) => return fail(&e),
     };
@@ -150,17 +170,37 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Command::Demo { db, workers, concurrency, task_ms, exec_log, json } => {
+        Command::Demo {
+            db,
+            workers,
+            concurrency,
+            task_ms,
+            exec_log,
+            json,
+        } => {
             let studio = Studio::open(db.db.as_deref())?;
-            let thread = studio.create_demo(DemoConfig { workers, concurrency, task_ms, exec_log })?;
+            let thread = studio.create_demo(DemoConfig {
+                workers,
+                concurrency,
+                task_ms,
+                exec_log,
+            })?;
             println!("{thread}");
             std::io::stdout().flush().ok();
-            let report = studio.run(&thread, Some(Arc::new(Progress)), cancel_on_ctrl_c()).await?;
+            let report = studio
+                .run(&thread, Some(Arc::new(Progress)), cancel_on_ctrl_c())
+                .await?;
             finish(&report, json)
         }
         Command::Resume { thread, db, json } => {
             let studio = Studio::open(db.db.as_deref())?;
-            let report = studio.resume(&ThreadId::new(thread), Some(Arc::new(Progress)), cancel_on_ctrl_c()).await?;
+            let report = studio
+                .resume(
+                    &ThreadId::new(thread),
+                    Some(Arc::new(Progress)),
+                    cancel_on_ctrl_c(),
+                )
+                .await?;
             finish(&report, json)
         }
         Command::History { thread, db, json } => {
@@ -170,8 +210,15 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 println!("{}", serde_json::to_string(&history)?);
             } else {
                 for h in history {
-                    let next = if h.next.is_empty() { "(end)".to_string() } else { summarize_next(&h.next) };
-                    println!("checkpoint {:>4}  step {:>4}  {}  next: {next}", h.checkpoint, h.step, h.created_at_ms);
+                    let next = if h.next.is_empty() {
+                        "(end)".to_string()
+                    } else {
+                        summarize_next(&h.next)
+                    };
+                    println!(
+                        "checkpoint {:>4}  step {:>4}  {}  next: {next}",
+                        h.checkpoint, h.step, h.created_at_ms
+                    );
                 }
             }
             Ok(ExitCode::SUCCESS)
@@ -188,17 +235,31 @@ fn summarize_next(next: &[String]) -> String {
             _ => parts.push((n.clone(), 1)),
         }
     }
-    parts.into_iter().map(|(n, c)| if c > 1 { format!("{n} x{c}") } else { n }).collect::<Vec<_>>().join(", ")
+    parts
+        .into_iter()
+        .map(|(n, c)| if c > 1 { format!("{n} x{c}") } else { n })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn finish(report: &RunReport, json: bool) -> anyhow::Result<ExitCode> {
     match report.status {
         RunStatus::Finished => eprintln!("finished"),
-        RunStatus::Interrupted => eprintln!("waiting for input; continue with: research resume {}", report.thread_id),
-        RunStatus::Cancelled => eprintln!("cancelled; continue with: research resume {}", report.thread_id),
+        RunStatus::Interrupted => eprintln!(
+            "waiting for input; continue with: research resume {}",
+            report.thread_id
+        ),
+        RunStatus::Cancelled => eprintln!(
+            "cancelled; continue with: research resume {}",
+            report.thread_id
+        ),
     }
     if json {
         println!("{}", serde_json::to_string(&report.state)?);
     }
-    Ok(if report.status == RunStatus::Cancelled { ExitCode::from(130) } else { ExitCode::SUCCESS })
+    Ok(if report.status == RunStatus::Cancelled {
+        ExitCode::from(130)
+    } else {
+        ExitCode::SUCCESS
+    })
 }

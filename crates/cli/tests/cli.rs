@@ -8,11 +8,18 @@ use std::time::{Duration, Instant};
 const BIN: &str = env!("CARGO_BIN_EXE_research");
 
 fn research(args: &[&str]) -> std::process::Output {
-    Command::new(BIN).args(args).output().expect("research runs")
+    Command::new(BIN)
+        .args(args)
+        .output()
+        .expect("research runs")
 }
 
 fn lines(path: &Path) -> Vec<u32> {
-    std::fs::read_to_string(path).unwrap_or_default().lines().filter_map(|l| l.trim().parse().ok()).collect()
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| l.trim().parse().ok())
+        .collect()
 }
 
 #[test]
@@ -21,7 +28,16 @@ fn killed_mid_fanout_resumes_without_repeating_finished_workers() {
     let db = dir.path().join("research.sqlite3");
     let log = dir.path().join("exec.log");
     let mut child = Command::new(BIN)
-        .args(["demo", "--workers", "20", "--concurrency", "4", "--task-ms", "300", "--db"])
+        .args([
+            "demo",
+            "--workers",
+            "20",
+            "--concurrency",
+            "4",
+            "--task-ms",
+            "300",
+            "--db",
+        ])
         .arg(&db)
         .arg("--exec-log")
         .arg(&log)
@@ -30,7 +46,9 @@ fn killed_mid_fanout_resumes_without_repeating_finished_workers() {
         .spawn()
         .unwrap();
     let mut first = String::new();
-    BufReader::new(child.stdout.take().unwrap()).read_line(&mut first).unwrap();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
     let thread = first.trim().to_string();
     assert!(!thread.is_empty(), "the thread id comes first");
 
@@ -43,38 +61,77 @@ fn killed_mid_fanout_resumes_without_repeating_finished_workers() {
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
     let before_kill = lines(&log);
-    assert!(before_kill.len() < 20, "the run had not finished when killed");
+    assert!(
+        before_kill.len() < 20,
+        "the run had not finished when killed"
+    );
 
     // What the store had saved at the moment of the kill, read independently of the engine.
     let saved: Vec<u32> = {
         let conn = rusqlite::Connection::open(&db).unwrap();
-        let mut stmt = conn.prepare("SELECT value FROM writes WHERE thread_id = ?1 AND checkpoint = 1 AND kind = 0").unwrap();
-        let values: Vec<Vec<u8>> = stmt.query_map([&thread], |r| r.get(0)).unwrap().map(Result::unwrap).collect();
+        let mut stmt = conn
+            .prepare(
+                "SELECT value FROM writes WHERE thread_id = ?1 AND checkpoint = 1 AND kind = 0",
+            )
+            .unwrap();
+        let values: Vec<Vec<u8>> = stmt
+            .query_map([&thread], |r| r.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
         values
             .iter()
-            .map(|v| serde_json::from_slice::<serde_json::Value>(v).unwrap()["results"][0]["index"].as_u64().unwrap() as u32)
+            .map(|v| {
+                serde_json::from_slice::<serde_json::Value>(v).unwrap()["results"][0]["index"]
+                    .as_u64()
+                    .unwrap() as u32
+            })
             .collect()
     };
-    assert!(saved.len() >= 5, "finished workers were saved as they finished: {saved:?}");
+    assert!(
+        saved.len() >= 5,
+        "finished workers were saved as they finished: {saved:?}"
+    );
 
     let out = research(&["resume", &thread, "--json", "--db", db.to_str().unwrap()]);
-    assert!(out.status.success(), "resume failed: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "resume failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let stdout = String::from_utf8(out.stdout).unwrap();
     let state: serde_json::Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
-    let mut indexes: Vec<u64> = state["results"].as_array().unwrap().iter().map(|r| r["index"].as_u64().unwrap()).collect();
+    let mut indexes: Vec<u64> = state["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["index"].as_u64().unwrap())
+        .collect();
     indexes.sort();
-    assert_eq!(indexes, (0..20).collect::<Vec<u64>>(), "every worker's result exactly once");
+    assert_eq!(
+        indexes,
+        (0..20).collect::<Vec<u64>>(),
+        "every worker's result exactly once"
+    );
     assert_eq!(state["summary"], "20 workers finished; sum of squares 2470");
 
     let after = lines(&log);
     for i in &saved {
-        assert_eq!(after.iter().filter(|&&x| x == *i).count(), 1, "worker {i} finished before the kill and ran again");
+        assert_eq!(
+            after.iter().filter(|&&x| x == *i).count(),
+            1,
+            "worker {i} finished before the kill and ran again"
+        );
     }
     for i in 0..20 {
         assert!(after.contains(&i), "worker {i} never ran");
     }
     let resumed_ran = after.len() - before_kill.len();
-    assert!(resumed_ran <= 20 - saved.len(), "resume ran {resumed_ran} workers, at most {} were unfinished", 20 - saved.len());
+    assert!(
+        resumed_ran <= 20 - saved.len(),
+        "resume ran {resumed_ran} workers, at most {} were unfinished",
+        20 - saved.len()
+    );
 
     let again = research(&["resume", &thread, "--db", db.to_str().unwrap()]);
     assert!(!again.status.success());
@@ -88,11 +145,29 @@ fn history_lists_one_checkpoint_per_step() {
     let db = db.to_str().unwrap();
     let out = research(&["demo", "--workers", "3", "--task-ms", "1", "--db", db]);
     assert!(out.status.success());
-    let thread = String::from_utf8(out.stdout).unwrap().lines().next().unwrap().to_string();
+    let thread = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .next()
+        .unwrap()
+        .to_string();
     let out = research(&["history", &thread, "--db", db, "--json"]);
     let history: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let next: Vec<String> = history.as_array().unwrap().iter().map(|h| h["next"].to_string()).collect();
-    assert_eq!(next, [r#"["plan"]"#, r#"["worker","worker","worker"]"#, r#"["summarize"]"#, "[]"]);
+    let next: Vec<String> = history
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["next"].to_string())
+        .collect();
+    assert_eq!(
+        next,
+        [
+            r#"["plan"]"#,
+            r#"["worker","worker","worker"]"#,
+            r#"["summarize"]"#,
+            "[]"
+        ]
+    );
     let text = String::from_utf8(research(&["history", &thread, "--db", db]).stdout).unwrap();
     assert!(text.contains("next: worker x3"), "{text}");
 }
@@ -103,7 +178,10 @@ fn errors_are_one_sentence_and_a_non_zero_exit() {
     let db = dir.path().join("db.sqlite3");
     let out = research(&["resume", "no-such-thread", "--db", db.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(3));
-    assert_eq!(String::from_utf8_lossy(&out.stderr).trim(), "research: there is no run with id no-such-thread");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr).trim(),
+        "research: there is no run with id no-such-thread"
+    );
 
     let out = research(&["demo", "--workers", "0", "--db", db.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
@@ -112,7 +190,10 @@ fn errors_are_one_sentence_and_a_non_zero_exit() {
     let out = research(&["history", "x", "--db", "/proc/nope/db.sqlite3"]);
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.starts_with("research: could not open the database at /proc/nope/db.sqlite3"), "{err}");
+    assert!(
+        err.starts_with("research: could not open the database at /proc/nope/db.sqlite3"),
+        "{err}"
+    );
     assert_eq!(err.lines().count(), 1, "no debug dump: {err}");
 }
 

@@ -179,8 +179,14 @@ impl MemoryCheckpointer {
         Self::default()
     }
 
-    fn with<T>(&self, f: impl FnOnce(&mut HashMap<ThreadId, MemoryThread>) -> T) -> Result<T, CheckpointError> {
-        let mut guard = self.threads.lock().map_err(|_| CheckpointError::Storage("lock poisoned".into()))?;
+    fn with<T>(
+        &self,
+        f: impl FnOnce(&mut HashMap<ThreadId, MemoryThread>) -> T,
+    ) -> Result<T, CheckpointError> {
+        let mut guard = self
+            .threads
+            .lock()
+            .map_err(|_| CheckpointError::Storage("lock poisoned".into()))?;
         Ok(f(&mut guard))
     }
 }
@@ -188,7 +194,10 @@ impl MemoryCheckpointer {
 fn upsert_write(writes: &mut Vec<WriteRecord>, write: WriteRecord) {
     // Same key replaces, as the SQLite store's primary key does.
     if let Some(existing) = writes.iter_mut().find(|w| {
-        w.checkpoint == write.checkpoint && w.task == write.task && w.kind == write.kind && w.idx == write.idx
+        w.checkpoint == write.checkpoint
+            && w.task == write.task
+            && w.kind == write.kind
+            && w.idx == write.idx
     }) {
         *existing = write;
     } else {
@@ -206,7 +215,10 @@ impl Checkpointer for MemoryCheckpointer {
         self.with(|threads| {
             let thread = threads.entry(checkpoint.thread_id.clone()).or_default();
             if thread.checkpoints.iter().any(|c| c.seq == checkpoint.seq) {
-                return Err(CheckpointError::Conflict { thread: checkpoint.thread_id, seq: checkpoint.seq });
+                return Err(CheckpointError::Conflict {
+                    thread: checkpoint.thread_id,
+                    seq: checkpoint.seq,
+                });
             }
             for write in writes {
                 upsert_write(&mut thread.writes, write);
@@ -237,13 +249,24 @@ impl Checkpointer for MemoryCheckpointer {
                 Some(seq) => t.checkpoints.iter().position(|c| c.seq == seq)?,
                 None => t.checkpoints.len().checked_sub(1)?,
             };
-            let start = t.checkpoints[..=target].iter().rposition(|c| c.snapshot.is_some())?;
+            let start = t.checkpoints[..=target]
+                .iter()
+                .rposition(|c| c.snapshot.is_some())?;
             let checkpoints = t.checkpoints[start..=target].to_vec();
             let (lo, hi) = (checkpoints[0].seq, checkpoints[checkpoints.len() - 1].seq);
-            let mut writes: Vec<WriteRecord> =
-                t.writes.iter().filter(|w| w.checkpoint >= lo && w.checkpoint <= hi).cloned().collect();
-            writes.sort_by(|a, b| (a.checkpoint, a.task, a.kind, a.idx).cmp(&(b.checkpoint, b.task, b.kind, b.idx)));
-            Some(CheckpointChain { checkpoints, writes })
+            let mut writes: Vec<WriteRecord> = t
+                .writes
+                .iter()
+                .filter(|w| w.checkpoint >= lo && w.checkpoint <= hi)
+                .cloned()
+                .collect();
+            writes.sort_by(|a, b| {
+                (a.checkpoint, a.task, a.kind, a.idx).cmp(&(b.checkpoint, b.task, b.kind, b.idx))
+            });
+            Some(CheckpointChain {
+                checkpoints,
+                writes,
+            })
         })
     }
 
@@ -251,7 +274,15 @@ impl Checkpointer for MemoryCheckpointer {
         self.with(|threads| {
             threads
                 .get(thread)
-                .map(|t| t.checkpoints.iter().map(|c| CheckpointRecord { snapshot: None, ..c.clone() }).collect())
+                .map(|t| {
+                    t.checkpoints
+                        .iter()
+                        .map(|c| CheckpointRecord {
+                            snapshot: None,
+                            ..c.clone()
+                        })
+                        .collect()
+                })
                 .unwrap_or_default()
         })
     }

@@ -88,14 +88,20 @@ impl<C> NodeCtx<C> {
     pub fn emit(&self, payload: impl Serialize) {
         if let Some(sink) = &self.sink {
             let payload = serde_json::to_value(payload).unwrap_or(Value::Null);
-            sink.emit(Event::Custom { node: self.node.to_string(), payload });
+            sink.emit(Event::Custom {
+                node: self.node.to_string(),
+                payload,
+            });
         }
     }
 
     /// Streams a piece of model output.
     pub fn token(&self, text: &str) {
         if let Some(sink) = &self.sink {
-            sink.emit(Event::Token { node: self.node.to_string(), text: text.to_string() });
+            sink.emit(Event::Token {
+                node: self.node.to_string(),
+                text: text.to_string(),
+            });
         }
     }
 
@@ -109,7 +115,10 @@ impl<C> NodeCtx<C> {
         let n = self.interrupts_seen.fetch_add(1, Ordering::Relaxed);
         match self.resume.get(n) {
             Some(value) => serde_json::from_value(value.clone()).map_err(|e| {
-                NodeError::permanent(format!("the answer given to `{}` has the wrong shape: {e}", self.node))
+                NodeError::permanent(format!(
+                    "the answer given to `{}` has the wrong shape: {e}",
+                    self.node
+                ))
             }),
             None => Err(NodeError::Interrupted(serde_json::to_value(payload)?)),
         }
@@ -161,14 +170,22 @@ impl std::fmt::Debug for RetryPolicy {
 impl RetryPolicy {
     /// `attempts` tries in all with the default backoff.
     pub fn attempts(attempts: u32) -> Self {
-        Self { max_attempts: attempts.max(1), ..Self::default() }
+        Self {
+            max_attempts: attempts.max(1),
+            ..Self::default()
+        }
     }
 
     /// The wait after failed attempt number `attempt` (1-based).
     pub fn delay(&self, attempt: u32) -> std::time::Duration {
-        let base = self.initial_interval.as_secs_f64() * self.backoff_factor.powi(attempt as i32 - 1);
+        let base =
+            self.initial_interval.as_secs_f64() * self.backoff_factor.powi(attempt as i32 - 1);
         let capped = base.min(self.max_interval.as_secs_f64());
-        let factor = if self.jitter { rand::random_range(0.75..=1.25) } else { 1.0 };
+        let factor = if self.jitter {
+            rand::random_range(0.75..=1.25)
+        } else {
+            1.0
+        };
         std::time::Duration::from_secs_f64((capped * factor).max(0.0))
     }
 }

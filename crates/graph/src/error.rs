@@ -39,22 +39,43 @@ pub enum NodeError {
 impl NodeError {
     /// A failure that another attempt will not fix.
     pub fn permanent(message: impl std::fmt::Display) -> Self {
-        NodeError::Failed { message: message.to_string(), retryable: false, source: None }
+        NodeError::Failed {
+            message: message.to_string(),
+            retryable: false,
+            source: None,
+        }
     }
 
     /// A failure that another attempt may fix.
     pub fn transient(message: impl std::fmt::Display) -> Self {
-        NodeError::Failed { message: message.to_string(), retryable: true, source: None }
+        NodeError::Failed {
+            message: message.to_string(),
+            retryable: true,
+            source: None,
+        }
     }
 
     /// Wraps an error, keeping it as the source.
-    pub fn from_error(error: impl std::error::Error + Send + Sync + 'static, retryable: bool) -> Self {
-        NodeError::Failed { message: error.to_string(), retryable, source: Some(Box::new(error)) }
+    pub fn from_error(
+        error: impl std::error::Error + Send + Sync + 'static,
+        retryable: bool,
+    ) -> Self {
+        NodeError::Failed {
+            message: error.to_string(),
+            retryable,
+            source: Some(Box::new(error)),
+        }
     }
 
     /// Whether the default retry policy retries this error.
     pub fn is_retryable(&self) -> bool {
-        matches!(self, NodeError::Failed { retryable: true, .. } | NodeError::Timeout(_))
+        matches!(
+            self,
+            NodeError::Failed {
+                retryable: true,
+                ..
+            } | NodeError::Timeout(_)
+        )
     }
 }
 

@@ -152,7 +152,10 @@ impl EventLog {
 
     /// A copy of the events so far.
     pub fn events(&self) -> Vec<Event> {
-        self.0.lock().map(|events| events.clone()).unwrap_or_default()
+        self.0
+            .lock()
+            .map(|events| events.clone())
+            .unwrap_or_default()
     }
 }
 

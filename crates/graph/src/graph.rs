@@ -31,7 +31,10 @@ pub struct Send {
 impl Send {
     /// A task for worker `node` with `input` (serialised, so that it survives a restart).
     pub fn new(node: impl Into<String>, input: impl Serialize) -> Self {
-        Self { node: node.into(), input: serde_json::to_value(input).map_err(|e| e.to_string()) }
+        Self {
+            node: node.into(),
+            input: serde_json::to_value(input).map_err(|e| e.to_string()),
+        }
     }
 }
 
@@ -52,7 +55,11 @@ pub struct Routes(pub Vec<Route>);
 
 impl From<&str> for Routes {
     fn from(node: &str) -> Self {
-        Routes(vec![if node == END { Route::End } else { Route::To(node.to_string()) }])
+        Routes(vec![if node == END {
+            Route::End
+        } else {
+            Route::To(node.to_string())
+        }])
     }
 }
 impl From<String> for Routes {
@@ -118,7 +125,10 @@ pub(crate) struct Node<S: State, C> {
 
 pub(crate) enum Edge<S> {
     Static(String),
-    Conditional { router: RouterFn<S>, targets: Vec<String> },
+    Conditional {
+        router: RouterFn<S>,
+        targets: Vec<String>,
+    },
 }
 
 /// Per-node options: retry policy and timeout.
@@ -147,7 +157,10 @@ impl<S: State, C: std::marker::Send + Sync + 'static> Default for StateGraph<S, 
 impl<S: State, C: std::marker::Send + Sync + 'static> StateGraph<S, C> {
     /// An empty graph.
     pub fn new() -> Self {
-        Self { nodes: Vec::new(), edges: Vec::new() }
+        Self {
+            nodes: Vec::new(),
+            edges: Vec::new(),
+        }
     }
 
     /// Adds a node that reads the shared state.
@@ -171,11 +184,21 @@ impl<S: State, C: std::marker::Send + Sync + 'static> StateGraph<S, C> {
             TaskInput::State(state) => f(state, ctx).boxed(),
             TaskInput::Sent(_) => {
                 let label = label.clone();
-                async move { Err(NodeError::permanent(format!("`{label}` reads the state; it cannot take a Send input"))) }
-                    .boxed()
+                async move {
+                    Err(NodeError::permanent(format!(
+                        "`{label}` reads the state; it cannot take a Send input"
+                    )))
+                }
+                .boxed()
             }
         });
-        self.nodes.push(Node { name: node_name, run, retry: options.retry, timeout: options.timeout, worker: false });
+        self.nodes.push(Node {
+            name: node_name,
+            run,
+            retry: options.retry,
+            timeout: options.timeout,
+            worker: false,
+        });
         self
     }
 
@@ -198,29 +221,47 @@ impl<S: State, C: std::marker::Send + Sync + 'static> StateGraph<S, C> {
             },
             TaskInput::State(_) => {
                 let label = label.clone();
-                async move { Err(NodeError::permanent(format!("`{label}` is a worker; reach it with Send"))) }.boxed()
+                async move {
+                    Err(NodeError::permanent(format!(
+                        "`{label}` is a worker; reach it with Send"
+                    )))
+                }
+                .boxed()
             }
         });
-        self.nodes.push(Node { name: node_name, run, retry: options.retry, timeout: options.timeout, worker: true });
+        self.nodes.push(Node {
+            name: node_name,
+            run,
+            retry: options.retry,
+            timeout: options.timeout,
+            worker: true,
+        });
         self
     }
 
     /// An edge: after `from` runs, `to` runs. `from` may be [`START`], `to` may be [`END`].
     pub fn add_edge(&mut self, from: &str, to: &str) -> &mut Self {
-        self.edges.push((from.to_string(), Edge::Static(to.to_string())));
+        self.edges
+            .push((from.to_string(), Edge::Static(to.to_string())));
         self
     }
 
     /// A conditional edge: after `from`, `router` chooses nodes, `END` or `Send`s. `targets` lists
     /// every node it may choose (checked at compile time and drawn in the Mermaid export).
-    pub fn add_conditional_edges<R, F>(&mut self, from: &str, router: F, targets: &[&str]) -> &mut Self
+    pub fn add_conditional_edges<R, F>(
+        &mut self,
+        from: &str,
+        router: F,
+        targets: &[&str],
+    ) -> &mut Self
     where
         R: Into<Routes>,
         F: Fn(&S) -> R + std::marker::Send + Sync + 'static,
     {
         let router: RouterFn<S> = Arc::new(move |s| router(s).into());
         let targets = targets.iter().map(|t| t.to_string()).collect();
-        self.edges.push((from.to_string(), Edge::Conditional { router, targets }));
+        self.edges
+            .push((from.to_string(), Edge::Conditional { router, targets }));
         self
     }
 
@@ -229,10 +270,16 @@ impl<S: State, C: std::marker::Send + Sync + 'static> StateGraph<S, C> {
         let mut index = HashMap::new();
         for (i, node) in self.nodes.iter().enumerate() {
             if &*node.name == START || &*node.name == END {
-                return Err(GraphError::InvalidGraph(format!("`{}` is a reserved name", node.name)));
+                return Err(GraphError::InvalidGraph(format!(
+                    "`{}` is a reserved name",
+                    node.name
+                )));
             }
             if index.insert(node.name.to_string(), i).is_some() {
-                return Err(GraphError::InvalidGraph(format!("two nodes are named `{}`", node.name)));
+                return Err(GraphError::InvalidGraph(format!(
+                    "two nodes are named `{}`",
+                    node.name
+                )));
             }
         }
         let known = |name: &str| name == END || index.contains_key(name);
@@ -245,7 +292,9 @@ impl<S: State, C: std::marker::Send + Sync + 'static> StateGraph<S, C> {
             };
             for t in targets {
                 if !known(t) {
-                    return Err(GraphError::InvalidGraph(format!("edge from `{from}` to unknown node `{t}`")));
+                    return Err(GraphError::InvalidGraph(format!(
+                        "edge from `{from}` to unknown node `{t}`"
+                    )));
                 }
             }
             if from == START {
@@ -253,15 +302,23 @@ impl<S: State, C: std::marker::Send + Sync + 'static> StateGraph<S, C> {
             } else if let Some(&i) = index.get(&from) {
                 out[i].push(edge);
             } else {
-                return Err(GraphError::InvalidGraph(format!("edge from unknown node `{from}`")));
+                return Err(GraphError::InvalidGraph(format!(
+                    "edge from unknown node `{from}`"
+                )));
             }
         }
         if start_edges.is_empty() {
             return Err(GraphError::InvalidGraph("no edge leaves START".into()));
         }
-        for name in options.interrupt_before.iter().chain(&options.interrupt_after) {
+        for name in options
+            .interrupt_before
+            .iter()
+            .chain(&options.interrupt_after)
+        {
             if !index.contains_key(name) {
-                return Err(GraphError::InvalidGraph(format!("interrupt on unknown node `{name}`")));
+                return Err(GraphError::InvalidGraph(format!(
+                    "interrupt on unknown node `{name}`"
+                )));
             }
         }
         let flag = |names: &[String]| {
@@ -297,7 +354,10 @@ pub struct CompileOptions {
 impl CompileOptions {
     /// Options with a checkpointer.
     pub fn with_checkpointer(checkpointer: Arc<dyn Checkpointer>) -> Self {
-        Self { checkpointer: Some(checkpointer), ..Self::default() }
+        Self {
+            checkpointer: Some(checkpointer),
+            ..Self::default()
+        }
     }
 }
 
@@ -323,7 +383,15 @@ impl<S: State, C> CompiledGraph<S, C> {
     pub fn mermaid(&self) -> String {
         let mut out = String::from("graph TD;\n");
         let id = |name: &str| -> String {
-            name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' }).collect()
+            name.chars()
+                .map(|c| {
+                    if c.is_ascii_alphanumeric() || c == '_' {
+                        c
+                    } else {
+                        '_'
+                    }
+                })
+                .collect()
         };
         out.push_str(&format!("\t{}([\"{}\"]):::first\n", id(START), START));
         for node in &self.nodes {
@@ -357,6 +425,8 @@ impl<S: State, C> CompiledGraph<S, C> {
 
 impl<S: State, C> std::fmt::Debug for CompiledGraph<S, C> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("CompiledGraph").field("nodes", &self.node_names().collect::<Vec<_>>()).finish_non_exhaustive()
+        f.debug_struct("CompiledGraph")
+            .field("nodes", &self.node_names().collect::<Vec<_>>())
+            .finish_non_exhaustive()
     }
 }

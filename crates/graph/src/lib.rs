@@ -25,13 +25,15 @@ mod run;
 mod state;
 
 pub use checkpoint::{
-    CheckpointChain, CheckpointError, CheckpointRecord, Checkpointer, MemoryCheckpointer, ThreadId, WriteKind,
-    WriteRecord, WHOLE_STEP,
+    CheckpointChain, CheckpointError, CheckpointRecord, Checkpointer, MemoryCheckpointer, ThreadId,
+    WriteKind, WriteRecord, WHOLE_STEP,
 };
 pub use ctx::{Clock, FixedClock, NodeCtx, RetryPolicy, SystemClock};
 pub use error::{GraphError, NodeError};
 pub use event::{Event, EventLog, EventSink, Interrupt, InterruptKind};
-pub use graph::{CompileOptions, CompiledGraph, NodeOptions, Route, Routes, Send, StateGraph, END, START};
+pub use graph::{
+    CompileOptions, CompiledGraph, NodeOptions, Route, Routes, Send, StateGraph, END, START,
+};
 pub use run::{CheckpointInfo, Resume, RunOptions, RunOutcome, ThreadState, ThreadStatus};
 pub use state::{Append, MergeByKey, ReduceError, Reducer, Replace, State, Sum};
 pub use tokio_util::sync::CancellationToken;

@@ -145,7 +145,11 @@ pub struct Resume<U> {
 
 impl<U> Default for Resume<U> {
     fn default() -> Self {
-        Self { value: None, values: BTreeMap::new(), update: None }
+        Self {
+            value: None,
+            values: BTreeMap::new(),
+            update: None,
+        }
     }
 }
 
@@ -157,7 +161,10 @@ impl<U> Resume<U> {
 
     /// Answer the pending interrupt with `value`.
     pub fn with_value(value: impl Serialize) -> Self {
-        Self { value: Some(serde_json::to_value(value).unwrap_or(Value::Null)), ..Self::default() }
+        Self {
+            value: Some(serde_json::to_value(value).unwrap_or(Value::Null)),
+            ..Self::default()
+        }
     }
 
     /// Also apply `update` before continuing.
@@ -255,9 +262,15 @@ struct Cursor<S: State> {
 }
 
 enum TaskEnd<U> {
-    Done { update: U, saved_bytes: Option<usize> },
+    Done {
+        update: U,
+        saved_bytes: Option<usize>,
+    },
     Interrupted(Value),
-    Failed { attempts: u32, message: String },
+    Failed {
+        attempts: u32,
+        message: String,
+    },
     Panicked(String),
     SaveFailed(crate::checkpoint::CheckpointError),
 }
@@ -289,7 +302,10 @@ impl<S: State, C: Send + Sync + 'static> CompiledGraph<S, C> {
             bytes_since_snapshot: 0,
             last_snapshot_len: 0,
         };
-        emit(&opts.events, || Event::RunStarted { thread_id: opts.thread_id.clone(), resumed: false });
+        emit(&opts.events, || Event::RunStarted {
+            thread_id: opts.thread_id.clone(),
+            resumed: false,
+        });
         if let Some(cp) = &self.checkpointer {
             let snapshot = serde_json::to_vec(&*cursor.state)?;
             cursor.last_snapshot_len = snapshot.len();
@@ -301,10 +317,19 @@ impl<S: State, C: Send + Sync + 'static> CompiledGraph<S, C> {
     }
 
     /// Continues a saved thread: after a crash, a cancel, a failure, or with answers to its interrupts.
-    pub async fn resume(&self, resume: Resume<S::Update>, opts: RunOptions<C>) -> Result<RunOutcome<S>, GraphError> {
-        let cp = self.checkpointer.as_ref().ok_or(GraphError::NoCheckpointer)?;
-        let chain =
-            cp.load(&opts.thread_id, None).await?.ok_or_else(|| GraphError::ThreadNotFound(opts.thread_id.to_string()))?;
+    pub async fn resume(
+        &self,
+        resume: Resume<S::Update>,
+        opts: RunOptions<C>,
+    ) -> Result<RunOutcome<S>, GraphError> {
+        let cp = self
+            .checkpointer
+            .as_ref()
+            .ok_or(GraphError::NoCheckpointer)?;
+        let chain = cp
+            .load(&opts.thread_id, None)
+            .await?
+            .ok_or_else(|| GraphError::ThreadNotFound(opts.thread_id.to_string()))?;
         let mut cursor = self.rebuild(chain)?;
         if cursor.tasks.is_empty() {
             return Err(GraphError::AlreadyFinished(opts.thread_id.to_string()));
@@ -333,7 +358,14 @@ impl<S: State, C: Send + Sync + 'static> CompiledGraph<S, C> {
                 answers.push((*task, *idx, answer));
             }
             for (task, idx, answer) in answers {
-                writes.push(self.write(&opts.thread_id, cursor.seq, task as i64, WriteKind::Resume, idx, &answer)?);
+                writes.push(self.write(
+                    &opts.thread_id,
+                    cursor.seq,
+                    task as i64,
+                    WriteKind::Resume,
+                    idx,
+                    &answer,
+                )?);
                 cursor.resume[task].push(answer);
             }
             cursor.waiting.clear();
@@ -352,29 +384,66 @@ impl<S: State, C: Send + Sync + 'static> CompiledGraph<S, C> {
         }
         let released = cursor.pause.take().is_some();
         if released {
-            writes.push(self.write(&opts.thread_id, cursor.seq, WHOLE_STEP, WriteKind::Release, 0, &Value::Null)?);
+            writes.push(self.write(
+                &opts.thread_id,
+                cursor.seq,
+                WHOLE_STEP,
+                WriteKind::Release,
+                0,
+                &Value::Null,
+            )?);
         }
         if !writes.is_empty() {
             cp.put_writes(writes).await?;
         }
-        emit(&opts.events, || Event::RunStarted { thread_id: opts.thread_id.clone(), resumed: true });
+        emit(&opts.events, || Event::RunStarted {
+            thread_id: opts.thread_id.clone(),
+            resumed: true,
+        });
         self.drive(cursor, &opts, released).await
     }
 
     /// Applies `update` to the latest checkpoint of a thread without running it (LangGraph's `update_state`).
-    pub async fn update_state(&self, thread: &ThreadId, update: S::Update) -> Result<(), GraphError> {
-        let cp = self.checkpointer.as_ref().ok_or(GraphError::NoCheckpointer)?;
-        let chain = cp.load(thread, None).await?.ok_or_else(|| GraphError::ThreadNotFound(thread.to_string()))?;
+    pub async fn update_state(
+        &self,
+        thread: &ThreadId,
+        update: S::Update,
+    ) -> Result<(), GraphError> {
+        let cp = self
+            .checkpointer
+            .as_ref()
+            .ok_or(GraphError::NoCheckpointer)?;
+        let chain = cp
+            .load(thread, None)
+            .await?
+            .ok_or_else(|| GraphError::ThreadNotFound(thread.to_string()))?;
         let cursor = self.rebuild(chain)?;
-        let write = self.write(thread, cursor.seq, WHOLE_STEP, WriteKind::StateUpdate, cursor.state_updates, &update)?;
+        let write = self.write(
+            thread,
+            cursor.seq,
+            WHOLE_STEP,
+            WriteKind::StateUpdate,
+            cursor.state_updates,
+            &update,
+        )?;
         cp.put_writes(vec![write]).await?;
         Ok(())
     }
 
     /// The thread's state at checkpoint `seq` (the latest when `None`).
-    pub async fn get_state(&self, thread: &ThreadId, seq: Option<u64>) -> Result<ThreadState<S>, GraphError> {
-        let cp = self.checkpointer.as_ref().ok_or(GraphError::NoCheckpointer)?;
-        let chain = cp.load(thread, seq).await?.ok_or_else(|| GraphError::ThreadNotFound(thread.to_string()))?;
+    pub async fn get_state(
+        &self,
+        thread: &ThreadId,
+        seq: Option<u64>,
+    ) -> Result<ThreadState<S>, GraphError> {
+        let cp = self
+            .checkpointer
+            .as_ref()
+            .ok_or(GraphError::NoCheckpointer)?;
+        let chain = cp
+            .load(thread, seq)
+            .await?
+            .ok_or_else(|| GraphError::ThreadNotFound(thread.to_string()))?;
         let cursor = self.rebuild(chain)?;
         let interrupts = self.pending_interrupts(&cursor);
         let status = if cursor.tasks.is_empty() {
@@ -387,8 +456,18 @@ impl<S: State, C: Send + Sync + 'static> CompiledGraph<S, C> {
         Ok(ThreadState {
             checkpoint: cursor.seq,
             step: cursor.step,
-            next: cursor.tasks.iter().map(|t| self.nodes[t.node].name.to_string()).collect(),
-            finished_tasks: cursor.done.iter().enumerate().filter(|(_, d)| d.is_some()).map(|(i, _)| i as u32).collect(),
+            next: cursor
+                .tasks
+                .iter()
+                .map(|t| self.nodes[t.node].name.to_string())
+                .collect(),
+            finished_tasks: cursor
+                .done
+                .iter()
+                .enumerate()
+                .filter(|(_, d)| d.is_some())
+                .map(|(i, _)| i as u32)
+                .collect(),
             interrupts,
             status,
             state: Arc::unwrap_or_clone(cursor.state),
@@ -397,7 +476,10 @@ impl<S: State, C: Send + Sync + 'static> CompiledGraph<S, C> {
 
     /// The thread's checkpoints, oldest first.
     pub async fn history(&self, thread: &ThreadId) -> Result<Vec<CheckpointInfo>, GraphError> {
-        let cp = self.checkpointer.as_ref().ok_or(GraphError::NoCheckpointer)?;
+        let cp = self
+            .checkpointer
+            .as_ref()
+            .ok_or(GraphError::NoCheckpointer)?;
         let records = cp.list(thread).await?;
         if records.is_empty() {
             return Err(GraphError::ThreadNotFound(thread.to_string()));
@@ -419,14 +501,29 @@ impl<S: State, C: Send + Sync + 'static> CompiledGraph<S, C> {
 
     /// Starts thread `into` from checkpoint `seq` of `thread`: the state and the scheduled step are
     /// copied, so the fork re-runs that step and goes its own way from there.
-    pub async fn fork(&self, thread: &ThreadId, seq: u64, into: &ThreadId, clock: &dyn Clock) -> Result<(), GraphError> {
-        let cp = self.checkpointer.as_ref().ok_or(GraphError::NoCheckpointer)?;
+    pub async fn fork(
+        &self,
+        thread: &ThreadId,
+        seq: u64,
+        into: &ThreadId,
+        clock: &dyn Clock,
+    ) -> Result<(), GraphError> {
+        let cp = self
+            .checkpointer
+            .as_ref()
+            .ok_or(GraphError::NoCheckpointer)?;
         if cp.load(into, None).await?.is_some() {
             return Err(GraphError::ThreadExists(into.to_string()));
         }
-        let chain = cp.load(thread, Some(seq)).await?.ok_or_else(|| GraphError::ThreadNotFound(format!("{thread} at checkpoint {seq}")))?;
+        let chain = cp
+            .load(thread, Some(seq))
+            .await?
+            .ok_or_else(|| GraphError::ThreadNotFound(format!("{thread} at checkpoint {seq}")))?;
         let cursor = self.rebuild(chain)?;
-        let body = Body { step: cursor.step, tasks: self.specs(&cursor.tasks) };
+        let body = Body {
+            step: cursor.step,
+            tasks: self.specs(&cursor.tasks),
+        };
         cp.put_checkpoint(
             CheckpointRecord {
                 thread_id: into.clone(),
@@ -441,7 +538,12 @@ impl<S: State, C: Send + Sync + 'static> CompiledGraph<S, C> {
         Ok(())
     }
 
-    async fn drive(&self, mut cursor: Cursor<S>, opts: &RunOptions<C>, mut skip_before: bool) -> Result<RunOutcome<S>, GraphError> {
+    async fn drive(
+        &self,
+        mut cursor: Cursor<S>,
+        opts: &RunOptions<C>,
+        mut skip_before: bool,
+    ) -> Result<RunOutcome<S>, GraphError> {
         let mut steps_taken: u64 = 0;
         let empty: Arc<[Value]> = Arc::from(Vec::new());
         loop {
@@ -454,8 +556,12 @@ impl<S: State, C: Send + Sync + 'static> CompiledGraph<S, C> {
                 return Ok(RunOutcome::Cancelled(Arc::unwrap_or_clone(cursor.state)));
             }
             if steps_taken as usize >= opts.recursion_limit {
-                let error = GraphError::RecursionLimit { limit: opts.recursion_limit };
-                emit(&opts.events, || Event::RunFailed { error: error.to_string() });
+                let error = GraphError::RecursionLimit {
+                    limit: opts.recursion_limit,
+                };
+                emit(&opts.events, || Event::RunFailed {
+                    error: error.to_string(),
+                });
                 return Err(error);
             }
             if !skip_before {
@@ -467,7 +573,16 @@ impl<S: State, C: Send + Sync + 'static> CompiledGraph<S, C> {
                     .map(|(t, _)| self.nodes[t.node].name.to_string())
                     .collect();
                 if !paused.is_empty() {
-                    return self.pause(cursor, opts, PauseRecord { kind: InterruptKind::Before, nodes: paused }).await;
+                    return self
+                        .pause(
+                            cursor,
+                            opts,
+                            PauseRecord {
+                                kind: InterruptKind::Before,
+                                nodes: paused,
+                            },
+                        )
+                        .await;
                 }
             }
             skip_before = false;
@@ -483,7 +598,10 @@ impl<S: State, C: Send + Sync + 'static> CompiledGraph<S, C> {
             let mut deferred = None;
             for (i, end) in ends {
                 match end {
-                    TaskEnd::Done { update, saved_bytes } => {
+                    TaskEnd::Done {
+                        update,
+                        saved_bytes,
+                    } => {
                         match saved_bytes {
                             Some(n) => cursor.bytes_since_snapshot += n,
                             None => deferred = Some(i),
@@ -516,38 +634,74 @@ impl<S: State, C: Send + Sync + 'static> CompiledGraph<S, C> {
                 // Finished tasks of this step are saved already, except a deferred single write.
                 if let (Some(i), Some(cp)) = (deferred, &self.checkpointer) {
                     if let Some(update) = &cursor.done[i] {
-                        let w = self.write(&opts.thread_id, cursor.seq, i as i64, WriteKind::Update, 0, update)?;
+                        let w = self.write(
+                            &opts.thread_id,
+                            cursor.seq,
+                            i as i64,
+                            WriteKind::Update,
+                            0,
+                            update,
+                        )?;
                         cp.put_writes(vec![w]).await?;
                     }
                 }
-                emit(&opts.events, || Event::RunFailed { error: error.to_string() });
+                emit(&opts.events, || Event::RunFailed {
+                    error: error.to_string(),
+                });
                 return Err(error);
             }
             if !cursor.waiting.is_empty() {
                 if let (Some(i), Some(cp)) = (deferred, &self.checkpointer) {
                     if let Some(update) = &cursor.done[i] {
-                        let w = self.write(&opts.thread_id, cursor.seq, i as i64, WriteKind::Update, 0, update)?;
+                        let w = self.write(
+                            &opts.thread_id,
+                            cursor.seq,
+                            i as i64,
+                            WriteKind::Update,
+                            0,
+                            update,
+                        )?;
                         cp.put_writes(vec![w]).await?;
                     }
                 }
                 let interrupts = self.pending_interrupts(&cursor);
-                emit(&opts.events, || Event::Interrupted { interrupts: interrupts.clone() });
-                return Ok(RunOutcome::Interrupted { state: Arc::unwrap_or_clone(cursor.state), interrupts });
+                emit(&opts.events, || Event::Interrupted {
+                    interrupts: interrupts.clone(),
+                });
+                return Ok(RunOutcome::Interrupted {
+                    state: Arc::unwrap_or_clone(cursor.state),
+                    interrupts,
+                });
             }
 
             // The step is complete: fold the writes, in task order.
             let mut carried = Vec::new();
             if let (Some(i), Some(_)) = (deferred, &self.checkpointer) {
                 if let Some(update) = &cursor.done[i] {
-                    let w = self.write(&opts.thread_id, cursor.seq, i as i64, WriteKind::Update, 0, update)?;
+                    let w = self.write(
+                        &opts.thread_id,
+                        cursor.seq,
+                        i as i64,
+                        WriteKind::Update,
+                        0,
+                        update,
+                    )?;
                     cursor.bytes_since_snapshot += w.value.len();
                     carried.push(w);
                 }
             }
-            let updates: Vec<S::Update> = cursor.done.iter_mut().map(|d| d.take().unwrap_or_default()).collect();
-            Arc::make_mut(&mut cursor.state).apply(updates).inspect_err(|e| {
-                emit(&opts.events, || Event::RunFailed { error: e.to_string() });
-            })?;
+            let updates: Vec<S::Update> = cursor
+                .done
+                .iter_mut()
+                .map(|d| d.take().unwrap_or_default())
+                .collect();
+            Arc::make_mut(&mut cursor.state)
+                .apply(updates)
+                .inspect_err(|e| {
+                    emit(&opts.events, || Event::RunFailed {
+                        error: e.to_string(),
+                    });
+                })?;
 
             let mut next = Vec::new();
             let mut seen = vec![false; self.nodes.len()];
@@ -570,7 +724,9 @@ impl<S: State, C: Send + Sync + 'static> CompiledGraph<S, C> {
             cursor.state_updates = 0;
 
             if let Some(cp) = &self.checkpointer {
-                let snapshot = if cursor.bytes_since_snapshot >= cursor.last_snapshot_len.max(SNAPSHOT_MIN_BYTES) {
+                let snapshot = if cursor.bytes_since_snapshot
+                    >= cursor.last_snapshot_len.max(SNAPSHOT_MIN_BYTES)
+                {
                     let bytes = serde_json::to_vec(&*cursor.state)?;
                     cursor.last_snapshot_len = bytes.len();
                     cursor.bytes_since_snapshot = 0;
@@ -585,35 +741,83 @@ impl<S: State, C: Send + Sync + 'static> CompiledGraph<S, C> {
                 emit(&opts.events, || Event::CheckpointSaved { checkpoint: seq });
             }
             if !after.is_empty() && !cursor.tasks.is_empty() {
-                return self.pause(cursor, opts, PauseRecord { kind: InterruptKind::After, nodes: after }).await;
+                return self
+                    .pause(
+                        cursor,
+                        opts,
+                        PauseRecord {
+                            kind: InterruptKind::After,
+                            nodes: after,
+                        },
+                    )
+                    .await;
             }
         }
     }
 
-    async fn pause(&self, mut cursor: Cursor<S>, opts: &RunOptions<C>, pause: PauseRecord) -> Result<RunOutcome<S>, GraphError> {
+    async fn pause(
+        &self,
+        mut cursor: Cursor<S>,
+        opts: &RunOptions<C>,
+        pause: PauseRecord,
+    ) -> Result<RunOutcome<S>, GraphError> {
         if let Some(cp) = &self.checkpointer {
-            cp.put_writes(vec![self.write(&opts.thread_id, cursor.seq, WHOLE_STEP, WriteKind::Pause, 0, &pause)?]).await?;
+            cp.put_writes(vec![self.write(
+                &opts.thread_id,
+                cursor.seq,
+                WHOLE_STEP,
+                WriteKind::Pause,
+                0,
+                &pause,
+            )?])
+            .await?;
         }
         cursor.pause = Some(pause);
         let interrupts = self.pending_interrupts(&cursor);
-        emit(&opts.events, || Event::Interrupted { interrupts: interrupts.clone() });
-        Ok(RunOutcome::Interrupted { state: Arc::unwrap_or_clone(cursor.state), interrupts })
+        emit(&opts.events, || Event::Interrupted {
+            interrupts: interrupts.clone(),
+        });
+        Ok(RunOutcome::Interrupted {
+            state: Arc::unwrap_or_clone(cursor.state),
+            interrupts,
+        })
     }
 
     /// Runs the unfinished tasks of the current step; `None` when cancelled.
-    async fn run_step(&self, cursor: &Cursor<S>, opts: &RunOptions<C>, empty: &Arc<[Value]>) -> Option<Vec<(usize, TaskEnd<S::Update>)>> {
-        let pending: Vec<usize> = (0..cursor.tasks.len()).filter(|&i| cursor.done[i].is_none()).collect();
+    async fn run_step(
+        &self,
+        cursor: &Cursor<S>,
+        opts: &RunOptions<C>,
+        empty: &Arc<[Value]>,
+    ) -> Option<Vec<(usize, TaskEnd<S::Update>)>> {
+        let pending: Vec<usize> = (0..cursor.tasks.len())
+            .filter(|&i| cursor.done[i].is_none())
+            .collect();
         // A lone task's write travels with the next checkpoint in one transaction: same
         // durability (if the process dies first, the task simply runs again), one commit fewer.
         let save_each = pending.len() > 1;
         let make = |i: usize| {
             let task = &cursor.tasks[i];
-            let resume = if cursor.resume[i].is_empty() { empty.clone() } else { Arc::from(cursor.resume[i].clone()) };
+            let resume = if cursor.resume[i].is_empty() {
+                empty.clone()
+            } else {
+                Arc::from(cursor.resume[i].clone())
+            };
             let input = match &task.input {
                 Some(v) => TaskInput::Sent(v.clone()),
                 None => TaskInput::State(cursor.state.clone()),
             };
-            self.run_task(i, task.node, input, resume, cursor.seq, cursor.step, opts, save_each).map(move |end| (i, end))
+            self.run_task(
+                i,
+                task.node,
+                input,
+                resume,
+                cursor.seq,
+                cursor.step,
+                opts,
+                save_each,
+            )
+            .map(move |end| (i, end))
         };
         if pending.len() == 1 {
             let fut = make(pending[0]);
@@ -661,7 +865,11 @@ impl<S: State, C: Send + Sync + 'static> CompiledGraph<S, C> {
         save_each: bool,
     ) -> TaskEnd<S::Update> {
         let node = &self.nodes[node_index];
-        emit(&opts.events, || Event::NodeStarted { step, task: index as u32, node: node.name.to_string() });
+        emit(&opts.events, || Event::NodeStarted {
+            step,
+            task: index as u32,
+            node: node.name.to_string(),
+        });
         let mut attempt = 0;
         let result = loop {
             attempt += 1;
@@ -687,7 +895,9 @@ impl<S: State, C: Send + Sync + 'static> CompiledGraph<S, C> {
             match result {
                 Err(panic) => break Err(TaskEnd::Panicked(panic_message(&panic))),
                 Ok(Ok(update)) => break Ok(update),
-                Ok(Err(NodeError::Interrupted(payload))) => break Err(TaskEnd::Interrupted(payload)),
+                Ok(Err(NodeError::Interrupted(payload))) => {
+                    break Err(TaskEnd::Interrupted(payload))
+                }
                 Ok(Err(e)) if attempt < node.retry.max_attempts && (node.retry.retry_on)(&e) => {
                     let delay = node.retry.delay(attempt);
                     emit(&opts.events, || Event::NodeRetrying {
@@ -698,7 +908,12 @@ impl<S: State, C: Send + Sync + 'static> CompiledGraph<S, C> {
                     });
                     tokio::time::sleep(delay).await;
                 }
-                Ok(Err(e)) => break Err(TaskEnd::Failed { attempts: attempt, message: e.to_string() }),
+                Ok(Err(e)) => {
+                    break Err(TaskEnd::Failed {
+                        attempts: attempt,
+                        message: e.to_string(),
+                    })
+                }
             }
         };
         let cp = self.checkpointer.as_ref();
@@ -706,9 +921,21 @@ impl<S: State, C: Send + Sync + 'static> CompiledGraph<S, C> {
             Ok(update) => {
                 let mut saved_bytes = None;
                 if let (Some(cp), true) = (cp, save_each) {
-                    let write = match self.write(&opts.thread_id, seq, index as i64, WriteKind::Update, 0, &update) {
+                    let write = match self.write(
+                        &opts.thread_id,
+                        seq,
+                        index as i64,
+                        WriteKind::Update,
+                        0,
+                        &update,
+                    ) {
                         Ok(w) => w,
-                        Err(e) => return TaskEnd::Failed { attempts: attempt, message: e.to_string() },
+                        Err(e) => {
+                            return TaskEnd::Failed {
+                                attempts: attempt,
+                                message: e.to_string(),
+                            }
+                        }
                     };
                     saved_bytes = Some(write.value.len());
                     if let Err(e) = cp.put_writes(vec![write]).await {
@@ -716,20 +943,42 @@ impl<S: State, C: Send + Sync + 'static> CompiledGraph<S, C> {
                     }
                 }
                 if let Some(sink) = &opts.events {
-                    let update = if sink.wants_updates() { serde_json::to_value(&update).unwrap_or(Value::Null) } else { Value::Null };
-                    sink.emit(Event::NodeFinished { step, task: index as u32, node: node.name.to_string(), update });
+                    let update = if sink.wants_updates() {
+                        serde_json::to_value(&update).unwrap_or(Value::Null)
+                    } else {
+                        Value::Null
+                    };
+                    sink.emit(Event::NodeFinished {
+                        step,
+                        task: index as u32,
+                        node: node.name.to_string(),
+                        update,
+                    });
                 }
-                TaskEnd::Done { update, saved_bytes }
+                TaskEnd::Done {
+                    update,
+                    saved_bytes,
+                }
             }
             Err(end) => {
                 if let Some(cp) = cp {
                     let write = match &end {
-                        TaskEnd::Interrupted(payload) => {
-                            self.write(&opts.thread_id, seq, index as i64, WriteKind::Interrupt, resume.len() as u32, payload)
-                        }
-                        TaskEnd::Failed { message, .. } | TaskEnd::Panicked(message) => {
-                            self.write(&opts.thread_id, seq, index as i64, WriteKind::Error, 0, message)
-                        }
+                        TaskEnd::Interrupted(payload) => self.write(
+                            &opts.thread_id,
+                            seq,
+                            index as i64,
+                            WriteKind::Interrupt,
+                            resume.len() as u32,
+                            payload,
+                        ),
+                        TaskEnd::Failed { message, .. } | TaskEnd::Panicked(message) => self.write(
+                            &opts.thread_id,
+                            seq,
+                            index as i64,
+                            WriteKind::Error,
+                            0,
+                            message,
+                        ),
                         _ => return end,
                     };
                     match write {
@@ -738,7 +987,12 @@ impl<S: State, C: Send + Sync + 'static> CompiledGraph<S, C> {
                                 return TaskEnd::SaveFailed(e);
                             }
                         }
-                        Err(e) => return TaskEnd::Failed { attempts: attempt, message: e.to_string() },
+                        Err(e) => {
+                            return TaskEnd::Failed {
+                                attempts: attempt,
+                                message: e.to_string(),
+                            }
+                        }
                     }
                 }
                 end
@@ -746,7 +1000,14 @@ impl<S: State, C: Send + Sync + 'static> CompiledGraph<S, C> {
         }
     }
 
-    fn follow(&self, from: &str, edge: &Edge<S>, state: &S, next: &mut Vec<Task>, seen: &mut [bool]) -> Result<(), GraphError> {
+    fn follow(
+        &self,
+        from: &str,
+        edge: &Edge<S>,
+        state: &S,
+        next: &mut Vec<Task>,
+        seen: &mut [bool],
+    ) -> Result<(), GraphError> {
         let mut to_node = |name: &str, next: &mut Vec<Task>| -> Result<(), GraphError> {
             if name == crate::graph::END {
                 return Ok(());
@@ -757,7 +1018,10 @@ impl<S: State, C: Send + Sync + 'static> CompiledGraph<S, C> {
             })?;
             if !seen[i] {
                 seen[i] = true;
-                next.push(Task { node: i, input: None });
+                next.push(Task {
+                    node: i,
+                    input: None,
+                });
             }
             Ok(())
         };
@@ -769,15 +1033,24 @@ impl<S: State, C: Send + Sync + 'static> CompiledGraph<S, C> {
                         Route::End => {}
                         Route::To(name) => to_node(&name, next)?,
                         Route::Send(send) => {
-                            let &i = self.index.get(&send.node).ok_or_else(|| GraphError::Routing {
-                                from: from.to_string(),
-                                message: format!("Send to unknown node `{}`", send.node),
-                            })?;
+                            let &i =
+                                self.index
+                                    .get(&send.node)
+                                    .ok_or_else(|| GraphError::Routing {
+                                        from: from.to_string(),
+                                        message: format!("Send to unknown node `{}`", send.node),
+                                    })?;
                             let input = send.input.map_err(|e| GraphError::Routing {
                                 from: from.to_string(),
-                                message: format!("the input sent to `{}` could not be serialised: {e}", send.node),
+                                message: format!(
+                                    "the input sent to `{}` could not be serialised: {e}",
+                                    send.node
+                                ),
                             })?;
-                            next.push(Task { node: i, input: Some(input) });
+                            next.push(Task {
+                                node: i,
+                                input: Some(input),
+                            });
                         }
                     }
                 }
@@ -787,11 +1060,25 @@ impl<S: State, C: Send + Sync + 'static> CompiledGraph<S, C> {
     }
 
     fn specs(&self, tasks: &[Task]) -> Vec<TaskSpec> {
-        tasks.iter().map(|t| TaskSpec { node: self.nodes[t.node].name.to_string(), input: t.input.clone() }).collect()
+        tasks
+            .iter()
+            .map(|t| TaskSpec {
+                node: self.nodes[t.node].name.to_string(),
+                input: t.input.clone(),
+            })
+            .collect()
     }
 
-    fn record(&self, opts: &RunOptions<C>, cursor: &Cursor<S>, snapshot: Option<Vec<u8>>) -> Result<CheckpointRecord, GraphError> {
-        let body = Body { step: cursor.step, tasks: self.specs(&cursor.tasks) };
+    fn record(
+        &self,
+        opts: &RunOptions<C>,
+        cursor: &Cursor<S>,
+        snapshot: Option<Vec<u8>>,
+    ) -> Result<CheckpointRecord, GraphError> {
+        let body = Body {
+            step: cursor.step,
+            tasks: self.specs(&cursor.tasks),
+        };
         Ok(CheckpointRecord {
             thread_id: opts.thread_id.clone(),
             seq: cursor.seq,
@@ -801,8 +1088,23 @@ impl<S: State, C: Send + Sync + 'static> CompiledGraph<S, C> {
         })
     }
 
-    fn write(&self, thread: &ThreadId, seq: u64, task: i64, kind: WriteKind, idx: u32, value: &impl Serialize) -> Result<WriteRecord, GraphError> {
-        Ok(WriteRecord { thread_id: thread.clone(), checkpoint: seq, task, kind, idx, value: serde_json::to_vec(value)? })
+    fn write(
+        &self,
+        thread: &ThreadId,
+        seq: u64,
+        task: i64,
+        kind: WriteKind,
+        idx: u32,
+        value: &impl Serialize,
+    ) -> Result<WriteRecord, GraphError> {
+        Ok(WriteRecord {
+            thread_id: thread.clone(),
+            checkpoint: seq,
+            task,
+            kind,
+            idx,
+            value: serde_json::to_vec(value)?,
+        })
     }
 
     fn pending_interrupts(&self, cursor: &Cursor<S>) -> Vec<Interrupt> {
@@ -818,7 +1120,14 @@ impl<S: State, C: Send + Sync + 'static> CompiledGraph<S, C> {
             .collect();
         if let Some(pause) = &cursor.pause {
             out.extend(pause.nodes.iter().map(|node| Interrupt {
-                id: format!("{}:{}", cursor.seq, match pause.kind { InterruptKind::After => "after", _ => "before" }),
+                id: format!(
+                    "{}:{}",
+                    cursor.seq,
+                    match pause.kind {
+                        InterruptKind::After => "after",
+                        _ => "before",
+                    }
+                ),
                 node: node.clone(),
                 kind: pause.kind,
                 payload: Value::Null,
@@ -830,10 +1139,19 @@ impl<S: State, C: Send + Sync + 'static> CompiledGraph<S, C> {
     /// Rebuilds the thread at the chain's last checkpoint: snapshot, then every finished step's
     /// writes in order, then what the last step has saved so far.
     fn rebuild(&self, chain: CheckpointChain) -> Result<Cursor<S>, GraphError> {
-        let CheckpointChain { checkpoints, writes } = chain;
-        let first = checkpoints.first().ok_or_else(|| GraphError::Checkpoint(crate::checkpoint::CheckpointError::Storage("empty chain".into())))?;
+        let CheckpointChain {
+            checkpoints,
+            writes,
+        } = chain;
+        let first = checkpoints.first().ok_or_else(|| {
+            GraphError::Checkpoint(crate::checkpoint::CheckpointError::Storage(
+                "empty chain".into(),
+            ))
+        })?;
         let snapshot = first.snapshot.as_ref().ok_or_else(|| {
-            GraphError::Checkpoint(crate::checkpoint::CheckpointError::Storage("chain does not start at a snapshot".into()))
+            GraphError::Checkpoint(crate::checkpoint::CheckpointError::Storage(
+                "chain does not start at a snapshot".into(),
+            ))
         })?;
         let mut state: S = serde_json::from_slice(snapshot)?;
         let last_snapshot_len = snapshot.len();
@@ -844,8 +1162,14 @@ impl<S: State, C: Send + Sync + 'static> CompiledGraph<S, C> {
             .tasks
             .into_iter()
             .map(|t| {
-                let node = *self.index.get(&t.node).ok_or_else(|| GraphError::UnknownSavedNode(t.node.clone()))?;
-                Ok(Task { node, input: t.input })
+                let node = *self
+                    .index
+                    .get(&t.node)
+                    .ok_or_else(|| GraphError::UnknownSavedNode(t.node.clone()))?;
+                Ok(Task {
+                    node,
+                    input: t.input,
+                })
             })
             .collect::<Result<Vec<_>, GraphError>>()?;
         let n = tasks.len();
@@ -872,7 +1196,9 @@ impl<S: State, C: Send + Sync + 'static> CompiledGraph<S, C> {
                             state_updates += 1;
                         }
                     }
-                    WriteKind::Update => step_updates.push((write.task, serde_json::from_slice(&write.value)?)),
+                    WriteKind::Update => {
+                        step_updates.push((write.task, serde_json::from_slice(&write.value)?))
+                    }
                     _ if !is_last => {}
                     WriteKind::Resume => {
                         if let Some(r) = resume.get_mut(write.task as usize) {
@@ -880,7 +1206,10 @@ impl<S: State, C: Send + Sync + 'static> CompiledGraph<S, C> {
                         }
                     }
                     WriteKind::Interrupt => {
-                        interrupts.insert((write.task as usize, write.idx), serde_json::from_slice(&write.value)?);
+                        interrupts.insert(
+                            (write.task as usize, write.idx),
+                            serde_json::from_slice(&write.value)?,
+                        );
                     }
                     WriteKind::Pause => pauses.push(serde_json::from_slice(&write.value)?),
                     WriteKind::Release => releases += 1,
@@ -900,10 +1229,16 @@ impl<S: State, C: Send + Sync + 'static> CompiledGraph<S, C> {
         }
         let waiting = interrupts
             .into_iter()
-            .filter(|((task, idx), _)| *task < n && *idx as usize >= resume[*task].len() && cursor_done[*task].is_none())
+            .filter(|((task, idx), _)| {
+                *task < n && *idx as usize >= resume[*task].len() && cursor_done[*task].is_none()
+            })
             .map(|((task, idx), payload)| (task, idx, payload))
             .collect();
-        let pause = if pauses.len() > releases { pauses.pop() } else { None };
+        let pause = if pauses.len() > releases {
+            pauses.pop()
+        } else {
+            None
+        };
         Ok(Cursor {
             seq: last.seq,
             step: body.step,

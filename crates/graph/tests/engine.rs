@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use proptest::prelude::*;
 use research_graph::{
-    state, CancellationToken, CompileOptions, Event, EventLog, GraphError, NodeError, NodeOptions, RetryPolicy,
-    RunOptions, RunOutcome, Send, State, StateGraph, END, START,
+    state, CancellationToken, CompileOptions, Event, EventLog, GraphError, NodeError, NodeOptions,
+    RetryPolicy, RunOptions, RunOutcome, Send, State, StateGraph, END, START,
 };
 
 state! {
@@ -21,7 +21,11 @@ state! {
 }
 
 fn log(s: &str) -> SU {
-    SU { log: Some(vec![s.to_string()]), n: Some(1), ..Default::default() }
+    SU {
+        log: Some(vec![s.to_string()]),
+        n: Some(1),
+        ..Default::default()
+    }
 }
 
 #[tokio::test]
@@ -32,7 +36,10 @@ async fn linear_chain_and_conditional_loop() {
     g.add_edge(START, "a").add_edge("a", "b");
     g.add_conditional_edges("b", |s: &S| if s.n < 6 { "a" } else { END }, &["a", END]);
     let g = g.compile(CompileOptions::default()).unwrap();
-    let out = g.invoke(S::default(), RunOptions::new("t", ())).await.unwrap();
+    let out = g
+        .invoke(S::default(), RunOptions::new("t", ()))
+        .await
+        .unwrap();
     assert_eq!(out.state().log, ["a", "b", "a", "b", "a", "b"]);
 }
 
@@ -42,7 +49,10 @@ async fn recursion_limit_is_a_clear_error() {
     g.add_node("spin", |_, _| async { Ok(log("x")) });
     g.add_edge(START, "spin").add_edge("spin", "spin");
     let g = g.compile(CompileOptions::default()).unwrap();
-    let err = g.invoke(S::default(), RunOptions::new("t", ()).recursion_limit(7)).await.unwrap_err();
+    let err = g
+        .invoke(S::default(), RunOptions::new("t", ()).recursion_limit(7))
+        .await
+        .unwrap_err();
     assert!(matches!(err, GraphError::RecursionLimit { limit: 7 }));
     assert!(err.to_string().contains("7 steps"));
 }
@@ -50,11 +60,24 @@ async fn recursion_limit_is_a_clear_error() {
 #[tokio::test]
 async fn two_writes_to_a_replace_field_in_one_step_is_an_error() {
     let mut g = StateGraph::<S>::new();
-    g.add_node("x", |_, _| async { Ok(SU { last: Some("x".into()), ..Default::default() }) });
-    g.add_node("y", |_, _| async { Ok(SU { last: Some("y".into()), ..Default::default() }) });
+    g.add_node("x", |_, _| async {
+        Ok(SU {
+            last: Some("x".into()),
+            ..Default::default()
+        })
+    });
+    g.add_node("y", |_, _| async {
+        Ok(SU {
+            last: Some("y".into()),
+            ..Default::default()
+        })
+    });
     g.add_edge(START, "x").add_edge(START, "y");
     let g = g.compile(CompileOptions::default()).unwrap();
-    let err = g.invoke(S::default(), RunOptions::new("t", ())).await.unwrap_err();
+    let err = g
+        .invoke(S::default(), RunOptions::new("t", ()))
+        .await
+        .unwrap_err();
     assert!(err.to_string().contains("`last`"), "{err}");
 }
 
@@ -71,60 +94,132 @@ async fn fan_out_runs_concurrently_under_the_limit_and_joins_once() {
         // Later workers finish first: the merge must still follow task order.
         tokio::time::sleep(Duration::from_millis(40 - 2 * i as u64)).await;
         live.fetch_sub(1, Ordering::SeqCst);
-        Ok(SU { log: Some(vec![format!("w{i}")]), map: Some(BTreeMap::from([(i, format!("v{i}"))])), ..Default::default() })
+        Ok(SU {
+            log: Some(vec![format!("w{i}")]),
+            map: Some(BTreeMap::from([(i, format!("v{i}"))])),
+            ..Default::default()
+        })
     });
-    g.add_node("join", |s: Arc<S>, _| async move { Ok(SU { last: Some(format!("{} results", s.log.len())), ..Default::default() }) });
+    g.add_node("join", |s: Arc<S>, _| async move {
+        Ok(SU {
+            last: Some(format!("{} results", s.log.len())),
+            ..Default::default()
+        })
+    });
     g.add_edge(START, "fan");
-    g.add_conditional_edges("fan", |_: &S| (0..12u32).map(|i| Send::new("w", i)).collect::<Vec<_>>(), &["w"]);
+    g.add_conditional_edges(
+        "fan",
+        |_: &S| (0..12u32).map(|i| Send::new("w", i)).collect::<Vec<_>>(),
+        &["w"],
+    );
     g.add_edge("w", "join").add_edge("join", END);
     let g = g.compile(CompileOptions::default()).unwrap();
     let events = EventLog::new();
-    let opts = RunOptions::new("t", (live, peak.clone())).max_concurrency(3).events(Arc::new(events.clone()));
+    let opts = RunOptions::new("t", (live, peak.clone()))
+        .max_concurrency(3)
+        .events(Arc::new(events.clone()));
     let out = g.invoke(S::default(), opts).await.unwrap();
     let expected: Vec<String> = (0..12).map(|i| format!("w{i}")).collect();
     assert_eq!(out.state().log, expected, "task order, not finishing order");
     assert_eq!(out.state().last, "12 results");
     assert_eq!(peak.load(Ordering::SeqCst), 3);
-    let joins = events.events().iter().filter(|e| matches!(e, Event::NodeStarted { node, .. } if node == "join")).count();
+    let joins = events
+        .events()
+        .iter()
+        .filter(|e| matches!(e, Event::NodeStarted { node, .. } if node == "join"))
+        .count();
     assert_eq!(joins, 1);
-    assert!(matches!(events.events().last(), Some(Event::RunFinished { steps: 3 })));
+    assert!(matches!(
+        events.events().last(),
+        Some(Event::RunFinished { steps: 3 })
+    ));
 }
 
 #[tokio::test]
 async fn retries_transient_errors_then_gives_up_with_the_last_error() {
     let calls = Arc::new(AtomicU32::new(0));
     let mut g = StateGraph::<S, Arc<AtomicU32>>::new();
-    let retry = RetryPolicy { max_attempts: 3, initial_interval: Duration::from_millis(1), jitter: false, ..Default::default() };
-    g.add_node_with("flaky", NodeOptions { retry: retry.clone(), timeout: None }, |_, ctx| async move {
-        let n = ctx.config.fetch_add(1, Ordering::SeqCst);
-        if n < 2 { Err(NodeError::transient("429 rate limited")) } else { Ok(log("ok")) }
-    });
-    g.add_node_with("fatal", NodeOptions { retry, timeout: None }, |_, ctx| async move {
-        ctx.config.fetch_add(100, Ordering::SeqCst);
-        Err::<SU, _>(NodeError::permanent("401 key refused"))
-    });
+    let retry = RetryPolicy {
+        max_attempts: 3,
+        initial_interval: Duration::from_millis(1),
+        jitter: false,
+        ..Default::default()
+    };
+    g.add_node_with(
+        "flaky",
+        NodeOptions {
+            retry: retry.clone(),
+            timeout: None,
+        },
+        |_, ctx| async move {
+            let n = ctx.config.fetch_add(1, Ordering::SeqCst);
+            if n < 2 {
+                Err(NodeError::transient("429 rate limited"))
+            } else {
+                Ok(log("ok"))
+            }
+        },
+    );
+    g.add_node_with(
+        "fatal",
+        NodeOptions {
+            retry,
+            timeout: None,
+        },
+        |_, ctx| async move {
+            ctx.config.fetch_add(100, Ordering::SeqCst);
+            Err::<SU, _>(NodeError::permanent("401 key refused"))
+        },
+    );
     g.add_edge(START, "flaky").add_edge("flaky", "fatal");
     let g = g.compile(CompileOptions::default()).unwrap();
-    let err = g.invoke(S::default(), RunOptions::new("t", calls.clone())).await.unwrap_err();
-    assert_eq!(calls.load(Ordering::SeqCst), 3 + 100, "flaky tried 3 times, fatal once");
-    assert!(matches!(err, GraphError::NodeFailed { ref node, attempts: 1, .. } if node == "fatal"), "{err}");
+    let err = g
+        .invoke(S::default(), RunOptions::new("t", calls.clone()))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        calls.load(Ordering::SeqCst),
+        3 + 100,
+        "flaky tried 3 times, fatal once"
+    );
+    assert!(
+        matches!(err, GraphError::NodeFailed { ref node, attempts: 1, .. } if node == "fatal"),
+        "{err}"
+    );
 }
 
 #[tokio::test]
 async fn timeouts_and_panics_are_errors_not_hangs() {
     let mut g = StateGraph::<S>::new();
-    g.add_node_with("slow", NodeOptions { timeout: Some(Duration::from_millis(20)), ..Default::default() }, |_, _| async {
-        tokio::time::sleep(Duration::from_secs(30)).await;
-        Ok(SU::default())
-    });
+    g.add_node_with(
+        "slow",
+        NodeOptions {
+            timeout: Some(Duration::from_millis(20)),
+            ..Default::default()
+        },
+        |_, _| async {
+            tokio::time::sleep(Duration::from_secs(30)).await;
+            Ok(SU::default())
+        },
+    );
     g.add_edge(START, "slow");
-    let err = g.compile(CompileOptions::default()).unwrap().invoke(S::default(), RunOptions::new("t", ())).await.unwrap_err();
+    let err = g
+        .compile(CompileOptions::default())
+        .unwrap()
+        .invoke(S::default(), RunOptions::new("t", ()))
+        .await
+        .unwrap_err();
     assert!(err.to_string().contains("did not finish within"), "{err}");
 
     let mut g = StateGraph::<S>::new();
     g.add_node("boom", |_, _| async { panic!("kaboom") });
     g.add_edge(START, "boom");
-    let err = g.compile(CompileOptions::default()).unwrap().invoke(S::default(), RunOptions::new("t", ())).await.unwrap_err();
+    let err = g
+        .compile(CompileOptions::default())
+        .unwrap()
+        .invoke(S::default(), RunOptions::new("t", ()))
+        .await
+        .unwrap_err();
     assert!(matches!(err, GraphError::NodePanicked { ref message, .. } if message == "kaboom"));
 }
 
@@ -144,7 +239,10 @@ async fn cancelling_stops_in_flight_tasks_promptly() {
         c.cancel();
     });
     let started = std::time::Instant::now();
-    let out = g.invoke(S::default(), RunOptions::new("t", ()).cancel(cancel)).await.unwrap();
+    let out = g
+        .invoke(S::default(), RunOptions::new("t", ()).cancel(cancel))
+        .await
+        .unwrap();
     assert!(matches!(out, RunOutcome::Cancelled(_)));
     assert!(started.elapsed() < Duration::from_secs(10));
 }
@@ -161,12 +259,30 @@ async fn custom_and_token_events_reach_the_sink() {
     g.add_edge(START, "talk");
     let events = EventLog::new();
     let g = g.compile(CompileOptions::default()).unwrap();
-    g.invoke(S::default(), RunOptions::new("t", ()).events(Arc::new(events.clone()))).await.unwrap();
+    g.invoke(
+        S::default(),
+        RunOptions::new("t", ()).events(Arc::new(events.clone())),
+    )
+    .await
+    .unwrap();
     let ev = events.events();
-    assert!(ev.iter().any(|e| matches!(e, Event::Custom { payload, .. } if payload["progress"] == 0.5)));
-    let text: String = ev.iter().filter_map(|e| if let Event::Token { text, .. } = e { Some(text.as_str()) } else { None }).collect();
+    assert!(ev
+        .iter()
+        .any(|e| matches!(e, Event::Custom { payload, .. } if payload["progress"] == 0.5)));
+    let text: String = ev
+        .iter()
+        .filter_map(|e| {
+            if let Event::Token { text, .. } = e {
+                Some(text.as_str())
+            } else {
+                None
+            }
+        })
+        .collect();
     assert_eq!(text, "Hello");
-    assert!(ev.iter().any(|e| matches!(e, Event::NodeFinished { update, .. } if update["log"][0] == "talk")));
+    assert!(ev
+        .iter()
+        .any(|e| matches!(e, Event::NodeFinished { update, .. } if update["log"][0] == "talk")));
 }
 
 #[test]
@@ -174,17 +290,27 @@ fn invalid_graphs_are_refused_at_compile_time() {
     let mut g = StateGraph::<S>::new();
     g.add_node("a", |_, _| async { Ok(SU::default()) });
     g.add_edge(START, "a").add_edge("a", "nowhere");
-    assert!(g.compile(CompileOptions::default()).unwrap_err().to_string().contains("nowhere"));
+    assert!(g
+        .compile(CompileOptions::default())
+        .unwrap_err()
+        .to_string()
+        .contains("nowhere"));
     let mut g = StateGraph::<S>::new();
     g.add_node("a", |_, _| async { Ok(SU::default()) });
-    assert!(g.compile(CompileOptions::default()).unwrap_err().to_string().contains("START"));
+    assert!(g
+        .compile(CompileOptions::default())
+        .unwrap_err()
+        .to_string()
+        .contains("START"));
 }
 
 #[test]
 fn mermaid_shows_plain_conditional_and_send_edges() {
     let mut g = StateGraph::<S>::new();
     g.add_node("plan", |_, _| async { Ok(SU::default()) });
-    g.add_worker("search", NodeOptions::default(), |_: u32, _| async { Ok(SU::default()) });
+    g.add_worker("search", NodeOptions::default(), |_: u32, _| async {
+        Ok(SU::default())
+    });
     g.add_node("gaps", |_, _| async { Ok(SU::default()) });
     g.add_edge(START, "plan");
     g.add_conditional_edges("plan", |_: &S| Vec::<Send>::new(), &["search"]);

@@ -4,15 +4,25 @@ use std::path::Path;
 use std::sync::{mpsc, Arc, Mutex};
 
 use async_trait::async_trait;
-use research_graph::{CheckpointChain, CheckpointError, CheckpointRecord, Checkpointer, ThreadId, WriteKind, WriteRecord};
+use research_graph::{
+    CheckpointChain, CheckpointError, CheckpointRecord, Checkpointer, ThreadId, WriteKind,
+    WriteRecord,
+};
 use rusqlite::{params, Connection, OptionalExtension};
 use tokio::sync::oneshot;
 
 use crate::{open_connection, StoreError};
 
 enum Job {
-    Checkpoint(CheckpointRecord, Vec<WriteRecord>, oneshot::Sender<Result<(), CheckpointError>>),
-    Writes(Vec<WriteRecord>, oneshot::Sender<Result<(), CheckpointError>>),
+    Checkpoint(
+        CheckpointRecord,
+        Vec<WriteRecord>,
+        oneshot::Sender<Result<(), CheckpointError>>,
+    ),
+    Writes(
+        Vec<WriteRecord>,
+        oneshot::Sender<Result<(), CheckpointError>>,
+    ),
 }
 
 /// Checkpoints in a SQLite file (LangGraph's `SqliteSaver`), durable on return.
@@ -60,20 +70,36 @@ impl SqliteCheckpointer {
         let writer = std::thread::Builder::new()
             .name("checkpoint-writer".into())
             .spawn(move || writer_loop(writer_conn, rx))
-            .map_err(|e| StoreError::Open { path: path.to_path_buf(), message: e.to_string() })?;
-        Ok(Self { jobs: Mutex::new(Some(tx)), writer: Mutex::new(Some(writer)), reader: Arc::new(Mutex::new(reader)) })
+            .map_err(|e| StoreError::Open {
+                path: path.to_path_buf(),
+                message: e.to_string(),
+            })?;
+        Ok(Self {
+            jobs: Mutex::new(Some(tx)),
+            writer: Mutex::new(Some(writer)),
+            reader: Arc::new(Mutex::new(reader)),
+        })
     }
 
-    async fn submit(&self, make: impl FnOnce(oneshot::Sender<Result<(), CheckpointError>>) -> Job) -> Result<(), CheckpointError> {
+    async fn submit(
+        &self,
+        make: impl FnOnce(oneshot::Sender<Result<(), CheckpointError>>) -> Job,
+    ) -> Result<(), CheckpointError> {
         let (tx, rx) = oneshot::channel();
         {
             let jobs = self.jobs.lock().map_err(storage)?;
-            jobs.as_ref().ok_or(CheckpointError::Closed)?.send(make(tx)).map_err(|_| CheckpointError::Closed)?;
+            jobs.as_ref()
+                .ok_or(CheckpointError::Closed)?
+                .send(make(tx))
+                .map_err(|_| CheckpointError::Closed)?;
         }
         rx.await.map_err(|_| CheckpointError::Closed)?
     }
 
-    fn read<T>(&self, f: impl FnOnce(&Connection) -> Result<T, rusqlite::Error>) -> Result<T, CheckpointError> {
+    fn read<T>(
+        &self,
+        f: impl FnOnce(&Connection) -> Result<T, rusqlite::Error>,
+    ) -> Result<T, CheckpointError> {
         let conn = self.reader.lock().map_err(storage)?;
         f(&conn).map_err(storage)
     }
@@ -96,7 +122,14 @@ fn insert_writes(tx: &rusqlite::Transaction<'_>, writes: &[WriteRecord]) -> rusq
         "INSERT OR REPLACE INTO writes (thread_id, checkpoint, task, kind, idx, value) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
     )?;
     for w in writes {
-        stmt.execute(params![w.thread_id.as_str(), w.checkpoint as i64, w.task, kind_code(w.kind), w.idx, w.value])?;
+        stmt.execute(params![
+            w.thread_id.as_str(),
+            w.checkpoint as i64,
+            w.task,
+            kind_code(w.kind),
+            w.idx,
+            w.value
+        ])?;
     }
     Ok(())
 }
@@ -122,7 +155,10 @@ fn writer_loop(mut conn: Connection, rx: mpsc::Receiver<Job>) {
                             )?
                             .execute(params![cp.thread_id.as_str(), cp.seq as i64, cp.created_at_ms, cp.body, cp.snapshot])?;
                         if inserted == 0 {
-                            Err(CheckpointError::Conflict { thread: cp.thread_id.clone(), seq: cp.seq })
+                            Err(CheckpointError::Conflict {
+                                thread: cp.thread_id.clone(),
+                                seq: cp.seq,
+                            })
                         } else {
                             insert_writes(&tx, writes).map_err(storage)
                         }
@@ -132,7 +168,11 @@ fn writer_loop(mut conn: Connection, rx: mpsc::Receiver<Job>) {
             }
             tx.commit()
         })();
-        for (job, outcome) in batch.into_iter().zip(outcomes.into_iter().chain(std::iter::repeat_with(|| Ok(())))) {
+        for (job, outcome) in batch.into_iter().zip(
+            outcomes
+                .into_iter()
+                .chain(std::iter::repeat_with(|| Ok(()))),
+        ) {
             let reply = match &result {
                 Ok(()) => outcome,
                 Err(e) => Err(storage(e)),
@@ -156,8 +196,13 @@ fn row_to_record(thread: &ThreadId, row: &rusqlite::Row<'_>) -> rusqlite::Result
 
 #[async_trait]
 impl Checkpointer for SqliteCheckpointer {
-    async fn put_checkpoint(&self, checkpoint: CheckpointRecord, writes: Vec<WriteRecord>) -> Result<(), CheckpointError> {
-        self.submit(|tx| Job::Checkpoint(checkpoint, writes, tx)).await
+    async fn put_checkpoint(
+        &self,
+        checkpoint: CheckpointRecord,
+        writes: Vec<WriteRecord>,
+    ) -> Result<(), CheckpointError> {
+        self.submit(|tx| Job::Checkpoint(checkpoint, writes, tx))
+            .await
     }
 
     async fn put_writes(&self, writes: Vec<WriteRecord>) -> Result<(), CheckpointError> {
@@ -167,7 +212,11 @@ impl Checkpointer for SqliteCheckpointer {
         self.submit(|tx| Job::Writes(writes, tx)).await
     }
 
-    async fn load(&self, thread: &ThreadId, seq: Option<u64>) -> Result<Option<CheckpointChain>, CheckpointError> {
+    async fn load(
+        &self,
+        thread: &ThreadId,
+        seq: Option<u64>,
+    ) -> Result<Option<CheckpointChain>, CheckpointError> {
         let chain = self.read(|conn| {
             let target: Option<i64> = match seq {
                 Some(s) => conn
@@ -200,14 +249,26 @@ impl Checkpointer for SqliteCheckpointer {
                 .collect::<rusqlite::Result<Vec<_>>>()?;
             Ok(Some((checkpoints, writes)))
         })?;
-        let Some((checkpoints, raw)) = chain else { return Ok(None) };
+        let Some((checkpoints, raw)) = chain else {
+            return Ok(None);
+        };
         let writes = raw
             .into_iter()
             .map(|(checkpoint, task, kind, idx, value)| {
-                Ok(WriteRecord { thread_id: thread.clone(), checkpoint: checkpoint as u64, task, kind: kind_from(kind)?, idx: idx as u32, value })
+                Ok(WriteRecord {
+                    thread_id: thread.clone(),
+                    checkpoint: checkpoint as u64,
+                    task,
+                    kind: kind_from(kind)?,
+                    idx: idx as u32,
+                    value,
+                })
             })
             .collect::<Result<Vec<_>, CheckpointError>>()?;
-        Ok(Some(CheckpointChain { checkpoints, writes }))
+        Ok(Some(CheckpointChain {
+            checkpoints,
+            writes,
+        }))
     }
 
     async fn list(&self, thread: &ThreadId) -> Result<Vec<CheckpointRecord>, CheckpointError> {
@@ -222,7 +283,8 @@ impl Checkpointer for SqliteCheckpointer {
 
     async fn threads(&self) -> Result<Vec<ThreadId>, CheckpointError> {
         self.read(|conn| {
-            let mut stmt = conn.prepare_cached("SELECT DISTINCT thread_id FROM checkpoints ORDER BY thread_id")?;
+            let mut stmt = conn
+                .prepare_cached("SELECT DISTINCT thread_id FROM checkpoints ORDER BY thread_id")?;
             let rows = stmt.query_map([], |row| Ok(ThreadId(row.get(0)?)))?;
             rows.collect()
         })
@@ -232,7 +294,10 @@ impl Checkpointer for SqliteCheckpointer {
         // Deletion goes through the reader connection: it is rare, and WAL lets it wait its turn.
         self.read(|conn| {
             conn.execute("DELETE FROM writes WHERE thread_id = ?1", [thread.as_str()])?;
-            conn.execute("DELETE FROM checkpoints WHERE thread_id = ?1", [thread.as_str()])?;
+            conn.execute(
+                "DELETE FROM checkpoints WHERE thread_id = ?1",
+                [thread.as_str()],
+            )?;
             Ok(())
         })
     }

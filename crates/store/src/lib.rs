@@ -70,15 +70,22 @@ fn migrations() -> rusqlite_migration::Migrations<'static> {
 /// Opens (creating it and its folder when missing) the database at `path` and brings its
 /// schema up to date.
 pub fn open_connection(path: &Path) -> Result<rusqlite::Connection, StoreError> {
-    let fail = |message: String| StoreError::Open { path: path.to_path_buf(), message };
+    let fail = |message: String| StoreError::Open {
+        path: path.to_path_buf(),
+        message,
+    };
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(|e| fail(e.to_string()))?;
     }
     let mut conn = rusqlite::Connection::open(path).map_err(|e| fail(e.to_string()))?;
-    conn.busy_timeout(std::time::Duration::from_secs(10)).map_err(|e| fail(e.to_string()))?;
-    conn.pragma_update(None, "journal_mode", "WAL").map_err(|e| fail(e.to_string()))?;
-    conn.pragma_update(None, "synchronous", "FULL").map_err(|e| fail(e.to_string()))?;
-    conn.pragma_update(None, "foreign_keys", "ON").map_err(|e| fail(e.to_string()))?;
+    conn.busy_timeout(std::time::Duration::from_secs(10))
+        .map_err(|e| fail(e.to_string()))?;
+    conn.pragma_update(None, "journal_mode", "WAL")
+        .map_err(|e| fail(e.to_string()))?;
+    conn.pragma_update(None, "synchronous", "FULL")
+        .map_err(|e| fail(e.to_string()))?;
+    conn.pragma_update(None, "foreign_keys", "ON")
+        .map_err(|e| fail(e.to_string()))?;
     migrations().to_latest(&mut conn).map_err(|e| match e {
         rusqlite_migration::Error::RusqliteError { err, .. } => fail(err.to_string()),
         other => StoreError::Migration(other.to_string()),

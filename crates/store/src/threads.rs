@@ -30,19 +30,28 @@ pub struct Threads {
 impl Threads {
     /// Opens the database at `path`.
     pub fn open(path: &Path) -> Result<Self, StoreError> {
-        Ok(Self { conn: Mutex::new(open_connection(path)?) })
+        Ok(Self {
+            conn: Mutex::new(open_connection(path)?),
+        })
     }
 
     fn conn(&self) -> std::sync::MutexGuard<'_, Connection> {
         // A panic while holding the lock leaves the connection itself intact.
-        self.conn.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.conn
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// Registers a thread.
     pub fn insert(&self, record: &ThreadRecord) -> Result<(), StoreError> {
         self.conn().execute(
             "INSERT INTO threads (thread_id, graph, config, created_at_ms) VALUES (?1, ?2, ?3, ?4)",
-            params![record.thread_id, record.graph, record.config.to_string(), record.created_at_ms],
+            params![
+                record.thread_id,
+                record.graph,
+                record.config.to_string(),
+                record.created_at_ms
+            ],
         )?;
         Ok(())
     }
@@ -54,15 +63,24 @@ impl Threads {
             .query_row(
                 "SELECT thread_id, graph, config, created_at_ms FROM threads WHERE thread_id = ?1",
                 [thread_id],
-                |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?, r.get::<_, i64>(3)?)),
+                |r| {
+                    Ok((
+                        r.get::<_, String>(0)?,
+                        r.get::<_, String>(1)?,
+                        r.get::<_, String>(2)?,
+                        r.get::<_, i64>(3)?,
+                    ))
+                },
             )
             .optional()?;
-        Ok(row.map(|(thread_id, graph, config, created_at_ms)| ThreadRecord {
-            thread_id,
-            graph,
-            config: serde_json::from_str(&config).unwrap_or(serde_json::Value::Null),
-            created_at_ms,
-        }))
+        Ok(
+            row.map(|(thread_id, graph, config, created_at_ms)| ThreadRecord {
+                thread_id,
+                graph,
+                config: serde_json::from_str(&config).unwrap_or(serde_json::Value::Null),
+                created_at_ms,
+            }),
+        )
     }
 
     /// All threads, newest first.
@@ -73,7 +91,8 @@ impl Threads {
             Ok(ThreadRecord {
                 thread_id: r.get(0)?,
                 graph: r.get(1)?,
-                config: serde_json::from_str(&r.get::<_, String>(2)?).unwrap_or(serde_json::Value::Null),
+                config: serde_json::from_str(&r.get::<_, String>(2)?)
+                    .unwrap_or(serde_json::Value::Null),
                 created_at_ms: r.get(3)?,
             })
         })?;

@@ -20,17 +20,36 @@ async fn a_thread_survives_reopening_the_file() {
     probes.fail_once.lock().unwrap().push(1);
     {
         let g = fanout_graph(Arc::new(SqliteCheckpointer::open(&path).unwrap()), 4);
-        assert!(g.invoke(Probe::default(), RunOptions::new("t", probes.clone())).await.is_err());
+        assert!(g
+            .invoke(Probe::default(), RunOptions::new("t", probes.clone()))
+            .await
+            .is_err());
     }
     let g = fanout_graph(Arc::new(SqliteCheckpointer::open(&path).unwrap()), 4);
-    assert_eq!(g.get_state(&"t".into(), None).await.unwrap().status, ThreadStatus::Unfinished);
-    let out = g.resume(Resume::empty(), RunOptions::new("t", probes.clone())).await.unwrap();
+    assert_eq!(
+        g.get_state(&"t".into(), None).await.unwrap().status,
+        ThreadStatus::Unfinished
+    );
+    let out = g
+        .resume(Resume::empty(), RunOptions::new("t", probes.clone()))
+        .await
+        .unwrap();
     assert_eq!(out.state().items.len(), 4);
-    assert_eq!(probes.runs.lock().unwrap().values().sum::<u32>(), 5, "only the failed worker ran twice");
+    assert_eq!(
+        probes.runs.lock().unwrap().values().sum::<u32>(),
+        5,
+        "only the failed worker ran twice"
+    );
 }
 
 #[test]
 fn an_unwritable_path_is_a_clear_error() {
-    let err = SqliteCheckpointer::open(std::path::Path::new("/proc/forbidden/db.sqlite3")).err().unwrap();
-    assert!(err.to_string().contains("could not open the database at /proc/forbidden"), "{err}");
+    let err = SqliteCheckpointer::open(std::path::Path::new("/proc/forbidden/db.sqlite3"))
+        .err()
+        .unwrap();
+    assert!(
+        err.to_string()
+            .contains("could not open the database at /proc/forbidden"),
+        "{err}"
+    );
 }

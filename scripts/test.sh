@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# The whole test suite: formatting, lints, the UI's type check and build, every Rust test
+# (engine, stores, CLI with its crash test, the desktop app under Xvfb), and the doc tests.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/env.sh
+start=$(date +%s)
+step() { printf '\n== %s (%ss)\n' "$1" "$(( $(date +%s) - start ))"; }
+
+step "dependencies"
+bash scripts/install-deps.sh
+
+step "UI: type check and build"
+(cd ui && npm run build --silent)
+
+step "rustfmt"
+cargo fmt --all -- --check
+
+step "clippy"
+cargo clippy --workspace --all-targets --locked -- -D warnings
+
+step "doc tests"
+cargo test --workspace --locked --doc
+
+# Last, so that its summary closes the log.
+step "tests"
+if cargo nextest --version >/dev/null 2>&1; then
+  cargo nextest run --workspace --locked --no-fail-fast
+else
+  cargo test --workspace --locked --no-fail-fast
+fi
+echo "test suite finished in $(( $(date +%s) - start ))s"
