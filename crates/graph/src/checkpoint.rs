@@ -132,8 +132,8 @@ pub enum CheckpointError {
 /// Durable storage of threads.
 #[async_trait]
 pub trait Checkpointer: Send + Sync + 'static {
-    /// Saves a checkpoint and, atomically with it, `writes` (which belong to earlier checkpoints
-    /// of the same thread, typically the one step that just finished).
+    /// Saves a checkpoint and, atomically with it, `writes` of the same thread (typically the
+    /// write of the step that just finished, and a pause at the new checkpoint).
     async fn put_checkpoint(
         &self,
         checkpoint: CheckpointRecord,

@@ -259,6 +259,9 @@ struct Cursor<S: State> {
     state_updates: u32,
     bytes_since_snapshot: usize,
     last_snapshot_len: usize,
+    /// Writes that need no commit of their own: they travel with the next checkpoint, or are
+    /// flushed when the run stops before one.
+    carry: Vec<WriteRecord>,
 }
 
 enum TaskEnd<U> {
@@ -301,17 +304,26 @@ impl<S: State, C: Send + Sync + 'static> CompiledGraph<S, C> {
             state_updates: 0,
             bytes_since_snapshot: 0,
             last_snapshot_len: 0,
+            carry: Vec::new(),
         };
         emit(&opts.events, || Event::RunStarted {
             thread_id: opts.thread_id.clone(),
             resumed: false,
         });
+        let pause = self.pause_before(&cursor);
         if let Some(cp) = &self.checkpointer {
             let snapshot = serde_json::to_vec(&*cursor.state)?;
             cursor.last_snapshot_len = snapshot.len();
             let record = self.record(&opts, &cursor, Some(snapshot))?;
-            cp.put_checkpoint(record, Vec::new()).await?;
+            let mut writes = Vec::new();
+            if let Some(p) = &pause {
+                writes.push(self.write(&opts.thread_id, 0, WHOLE_STEP, WriteKind::Pause, 0, p)?);
+            }
+            cp.put_checkpoint(record, writes).await?;
             emit(&opts.events, || Event::CheckpointSaved { checkpoint: 0 });
+        }
+        if let Some(pause) = pause {
+            return self.pause(cursor, &opts, pause, true).await;
         }
         self.drive(cursor, &opts, false).await
     }
@@ -384,7 +396,7 @@ impl<S: State, C: Send + Sync + 'static> CompiledGraph<S, C> {
         }
         let released = cursor.pause.take().is_some();
         if released {
-            writes.push(self.write(
+            cursor.carry.push(self.write(
                 &opts.thread_id,
                 cursor.seq,
                 WHOLE_STEP,
@@ -552,10 +564,12 @@ impl<S: State, C: Send + Sync + 'static> CompiledGraph<S, C> {
                 return Ok(RunOutcome::Finished(Arc::unwrap_or_clone(cursor.state)));
             }
             if opts.cancel.is_cancelled() {
+                self.flush(&mut cursor).await?;
                 emit(&opts.events, || Event::RunCancelled);
                 return Ok(RunOutcome::Cancelled(Arc::unwrap_or_clone(cursor.state)));
             }
             if steps_taken as usize >= opts.recursion_limit {
+                self.flush(&mut cursor).await?;
                 let error = GraphError::RecursionLimit {
                     limit: opts.recursion_limit,
                 };
@@ -565,30 +579,15 @@ impl<S: State, C: Send + Sync + 'static> CompiledGraph<S, C> {
                 return Err(error);
             }
             if !skip_before {
-                let paused: Vec<String> = cursor
-                    .tasks
-                    .iter()
-                    .zip(&cursor.done)
-                    .filter(|(t, d)| d.is_none() && self.interrupt_before[t.node])
-                    .map(|(t, _)| self.nodes[t.node].name.to_string())
-                    .collect();
-                if !paused.is_empty() {
-                    return self
-                        .pause(
-                            cursor,
-                            opts,
-                            PauseRecord {
-                                kind: InterruptKind::Before,
-                                nodes: paused,
-                            },
-                        )
-                        .await;
+                if let Some(pause) = self.pause_before(&cursor) {
+                    return self.pause(cursor, opts, pause, false).await;
                 }
             }
             skip_before = false;
 
             let ends = self.run_step(&cursor, opts, &empty).await;
             let Some(ends) = ends else {
+                self.flush(&mut cursor).await?;
                 emit(&opts.events, || Event::RunCancelled);
                 return Ok(RunOutcome::Cancelled(Arc::unwrap_or_clone(cursor.state)));
             };
@@ -631,6 +630,7 @@ impl<S: State, C: Send + Sync + 'static> CompiledGraph<S, C> {
                 }
             }
             if let Some(error) = failure {
+                self.flush(&mut cursor).await?;
                 // Finished tasks of this step are saved already, except a deferred single write.
                 if let (Some(i), Some(cp)) = (deferred, &self.checkpointer) {
                     if let Some(update) = &cursor.done[i] {
@@ -651,6 +651,7 @@ impl<S: State, C: Send + Sync + 'static> CompiledGraph<S, C> {
                 return Err(error);
             }
             if !cursor.waiting.is_empty() {
+                self.flush(&mut cursor).await?;
                 if let (Some(i), Some(cp)) = (deferred, &self.checkpointer) {
                     if let Some(update) = &cursor.done[i] {
                         let w = self.write(
@@ -675,7 +676,7 @@ impl<S: State, C: Send + Sync + 'static> CompiledGraph<S, C> {
             }
 
             // The step is complete: fold the writes, in task order.
-            let mut carried = Vec::new();
+            let mut carried = std::mem::take(&mut cursor.carry);
             if let (Some(i), Some(_)) = (deferred, &self.checkpointer) {
                 if let Some(update) = &cursor.done[i] {
                     let w = self.write(
@@ -723,6 +724,26 @@ impl<S: State, C: Send + Sync + 'static> CompiledGraph<S, C> {
             cursor.tasks = next;
             cursor.state_updates = 0;
 
+            // A pause at the new checkpoint is saved with it: one commit, not two.
+            let pause = if !after.is_empty() && !cursor.tasks.is_empty() {
+                Some(PauseRecord {
+                    kind: InterruptKind::After,
+                    nodes: after,
+                })
+            } else {
+                self.pause_before(&cursor)
+            };
+            if let (Some(p), Some(_)) = (&pause, &self.checkpointer) {
+                carried.push(self.write(
+                    &opts.thread_id,
+                    cursor.seq,
+                    WHOLE_STEP,
+                    WriteKind::Pause,
+                    0,
+                    p,
+                )?);
+            }
+
             if let Some(cp) = &self.checkpointer {
                 let snapshot = if cursor.bytes_since_snapshot
                     >= cursor.last_snapshot_len.max(SNAPSHOT_MIN_BYTES)
@@ -740,38 +761,58 @@ impl<S: State, C: Send + Sync + 'static> CompiledGraph<S, C> {
                 let seq = cursor.seq;
                 emit(&opts.events, || Event::CheckpointSaved { checkpoint: seq });
             }
-            if !after.is_empty() && !cursor.tasks.is_empty() {
-                return self
-                    .pause(
-                        cursor,
-                        opts,
-                        PauseRecord {
-                            kind: InterruptKind::After,
-                            nodes: after,
-                        },
-                    )
-                    .await;
+            if let Some(pause) = pause {
+                return self.pause(cursor, opts, pause, true).await;
             }
         }
     }
 
+    /// The static pause due before the current step, if any of its unfinished tasks asks for one.
+    fn pause_before(&self, cursor: &Cursor<S>) -> Option<PauseRecord> {
+        let nodes: Vec<String> = cursor
+            .tasks
+            .iter()
+            .zip(&cursor.done)
+            .filter(|(t, d)| d.is_none() && self.interrupt_before[t.node])
+            .map(|(t, _)| self.nodes[t.node].name.to_string())
+            .collect();
+        (!nodes.is_empty()).then_some(PauseRecord {
+            kind: InterruptKind::Before,
+            nodes,
+        })
+    }
+
+    /// Saves carried writes when the run stops before its next checkpoint.
+    async fn flush(&self, cursor: &mut Cursor<S>) -> Result<(), GraphError> {
+        if let Some(cp) = &self.checkpointer {
+            let carry = std::mem::take(&mut cursor.carry);
+            if !carry.is_empty() {
+                cp.put_writes(carry).await?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Stops the run at a static pause; `saved` when the pause went out with the checkpoint.
     async fn pause(
         &self,
         mut cursor: Cursor<S>,
         opts: &RunOptions<C>,
         pause: PauseRecord,
+        saved: bool,
     ) -> Result<RunOutcome<S>, GraphError> {
-        if let Some(cp) = &self.checkpointer {
-            cp.put_writes(vec![self.write(
+        if let (Some(_), false) = (&self.checkpointer, saved) {
+            let write = self.write(
                 &opts.thread_id,
                 cursor.seq,
                 WHOLE_STEP,
                 WriteKind::Pause,
                 0,
                 &pause,
-            )?])
-            .await?;
+            )?;
+            cursor.carry.push(write);
         }
+        self.flush(&mut cursor).await?;
         cursor.pause = Some(pause);
         let interrupts = self.pending_interrupts(&cursor);
         emit(&opts.events, || Event::Interrupted {
@@ -1251,6 +1292,7 @@ impl<S: State, C: Send + Sync + 'static> CompiledGraph<S, C> {
             state_updates,
             bytes_since_snapshot,
             last_snapshot_len,
+            carry: Vec::new(),
         })
     }
 }

@@ -11,7 +11,7 @@ use research_graph::{
 use rusqlite::{params, Connection, OptionalExtension};
 use tokio::sync::oneshot;
 
-use crate::{open_connection, StoreError};
+use crate::{open_connection, open_connection_with, Durability, StoreError};
 
 enum Job {
     Checkpoint(
@@ -62,9 +62,14 @@ fn kind_from(code: i64) -> Result<WriteKind, CheckpointError> {
 }
 
 impl SqliteCheckpointer {
-    /// Opens the database at `path` (created when missing).
+    /// Opens the database at `path` (created when missing), with full durability.
     pub fn open(path: &Path) -> Result<Self, StoreError> {
-        let writer_conn = open_connection(path)?;
+        Self::open_with(path, Durability::Full)
+    }
+
+    /// Opens the database at `path` with the given durability.
+    pub fn open_with(path: &Path, durability: Durability) -> Result<Self, StoreError> {
+        let writer_conn = open_connection_with(path, durability)?;
         let reader = open_connection(path)?;
         let (tx, rx) = mpsc::channel::<Job>();
         let writer = std::thread::Builder::new()

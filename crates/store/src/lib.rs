@@ -16,6 +16,7 @@ mod threads;
 use std::path::{Path, PathBuf};
 
 pub use checkpointer::SqliteCheckpointer;
+
 pub use threads::{ThreadRecord, Threads};
 
 /// Why the store failed.
@@ -67,9 +68,28 @@ fn migrations() -> rusqlite_migration::Migrations<'static> {
     )])
 }
 
+/// How hard a commit waits for the disk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Durability {
+    /// `synchronous=FULL`: a commit survives a power loss (the default).
+    #[default]
+    Full,
+    /// `synchronous=NORMAL`: a commit survives a killed process but may be lost with the last
+    /// moments before a power loss; commits cost no disk flush.
+    Normal,
+}
+
 /// Opens (creating it and its folder when missing) the database at `path` and brings its
-/// schema up to date.
+/// schema up to date, with full durability.
 pub fn open_connection(path: &Path) -> Result<rusqlite::Connection, StoreError> {
+    open_connection_with(path, Durability::Full)
+}
+
+/// Like [`open_connection`], with the given durability.
+pub fn open_connection_with(
+    path: &Path,
+    durability: Durability,
+) -> Result<rusqlite::Connection, StoreError> {
     let fail = |message: String| StoreError::Open {
         path: path.to_path_buf(),
         message,
@@ -82,7 +102,11 @@ pub fn open_connection(path: &Path) -> Result<rusqlite::Connection, StoreError> 
         .map_err(|e| fail(e.to_string()))?;
     conn.pragma_update(None, "journal_mode", "WAL")
         .map_err(|e| fail(e.to_string()))?;
-    conn.pragma_update(None, "synchronous", "FULL")
+    let synchronous = match durability {
+        Durability::Full => "FULL",
+        Durability::Normal => "NORMAL",
+    };
+    conn.pragma_update(None, "synchronous", synchronous)
         .map_err(|e| fail(e.to_string()))?;
     conn.pragma_update(None, "foreign_keys", "ON")
         .map_err(|e| fail(e.to_string()))?;
