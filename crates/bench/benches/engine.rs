@@ -366,6 +366,7 @@ fn main() {
     for durability in [Durability::Full, Durability::Normal] {
         checkpointed(&rt, &mut tid, durability, bare_ms);
     }
+    emit(json!({"scenario": "rss", "peak_rss_end_mib": peak_rss_mib()}));
 }
 
 fn checkpointed(
