@@ -5,7 +5,7 @@
 //! expression that makes a fresh, empty checkpointer; it writes one `#[tokio::test]` per check.
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
@@ -39,6 +39,8 @@ pub struct Probes {
     pub fail_once: Mutex<Vec<u32>>,
     /// Calls of the asking node.
     pub asks: AtomicUsize,
+    /// Workers sleep `index * this` milliseconds.
+    pub stagger_ms: AtomicU64,
 }
 
 fn opts(thread: &str, probes: &Arc<Probes>) -> RunOptions<Arc<Probes>> {
@@ -61,6 +63,10 @@ pub fn fanout_graph(cp: Arc<dyn Checkpointer>, k: u32) -> CompiledGraph<Probe, A
     g.add_node("fan", |_, _| async { Ok(line("fan")) });
     g.add_worker("worker", NodeOptions::default(), |i: u32, ctx| async move {
         let probes = ctx.config.clone();
+        let stagger = probes.stagger_ms.load(Ordering::SeqCst);
+        if stagger > 0 {
+            tokio::time::sleep(std::time::Duration::from_millis(stagger * u64::from(i))).await;
+        }
         *probes.runs.lock().unwrap().entry(i).or_default() += 1;
         let mut fail = probes.fail_once.lock().unwrap();
         if let Some(pos) = fail.iter().position(|&f| f == i) {
@@ -374,6 +380,49 @@ pub async fn fanout_resume_runs_only_unfinished_tasks(cp: Arc<dyn Checkpointer>)
     );
 }
 
+/// Cancelling in the middle of a fan-out keeps the finished workers; resume runs only the rest.
+pub async fn cancel_then_resume(cp: Arc<dyn Checkpointer>) {
+    let probes = Arc::new(Probes::default());
+    probes.stagger_ms.store(40, Ordering::SeqCst);
+    let g = fanout_graph(cp, 8);
+    let cancel = crate::CancellationToken::new();
+    let trigger = cancel.clone();
+    let watcher = probes.clone();
+    tokio::spawn(async move {
+        while watcher.runs.lock().unwrap().len() < 3 {
+            tokio::time::sleep(std::time::Duration::from_millis(2)).await;
+        }
+        trigger.cancel();
+    });
+    let out = g
+        .invoke(Probe::default(), opts("c", &probes).cancel(cancel))
+        .await
+        .unwrap();
+    assert!(matches!(out, RunOutcome::Cancelled(_)), "{out:?}");
+    let st = g.get_state(&"c".into(), None).await.unwrap();
+    assert_eq!(st.status, ThreadStatus::Unfinished);
+    let finished = st.finished_tasks.len();
+    assert!(
+        (3..8).contains(&finished),
+        "{finished} workers were saved before the cancel"
+    );
+    probes.stagger_ms.store(0, Ordering::SeqCst);
+    let out = g.resume(Resume::empty(), opts("c", &probes)).await.unwrap();
+    assert_eq!(out.state().items.len(), 8);
+    for (i, n) in probes.runs.lock().unwrap().iter() {
+        assert!(
+            (*i as usize) < finished || *n == 1,
+            "worker {i} ran {n} times"
+        );
+    }
+    let runs = probes.runs.lock().unwrap();
+    assert_eq!(
+        runs.values().filter(|&&n| n > 1).count(),
+        0,
+        "no finished worker ran again: {runs:?}"
+    );
+}
+
 /// A fork from an earlier checkpoint carries that checkpoint's state and goes on independently.
 pub async fn fork_from_earlier_checkpoint(cp: Arc<dyn Checkpointer>) {
     let probes = Arc::new(Probes::default());
@@ -512,7 +561,7 @@ macro_rules! checkpointer_conformance {
         $crate::checkpointer_conformance!(@tests $make;
             records_round_trip, chain_starts_at_nearest_snapshot, interrupts_resume_in_order,
             static_pauses_and_state_updates, fanout_resume_runs_only_unfinished_tasks,
-            fork_from_earlier_checkpoint, bytes_per_step_stay_flat);
+            fork_from_earlier_checkpoint, bytes_per_step_stay_flat, cancel_then_resume);
     };
     (@tests $make:expr; $($check:ident),*) => {
         $(
