@@ -16,7 +16,9 @@ pub use error::{ApiError, ErrorCode};
 pub use research_graph::{
     CancellationToken, CheckpointInfo, Event, EventLog, EventSink, Interrupt, ThreadId,
 };
-use research_graph::{Checkpointer, Clock, Resume, RunOptions, RunOutcome, SystemClock};
+use research_graph::{
+    Checkpointer, Clock, CompiledGraph, Resume, RunOptions, RunOutcome, SystemClock,
+};
 use research_store::{SqliteCheckpointer, ThreadRecord, Threads};
 use serde::{Deserialize, Serialize};
 
@@ -180,12 +182,11 @@ impl Studio {
         events: Option<Arc<dyn EventSink>>,
         cancel: CancellationToken,
     ) -> Result<RunReport, ApiError> {
-        let record = self.record(thread)?;
-        let config = Self::demo_config(&record)?;
-        let graph = demo::graph(Some(self.cp()))?;
-        let opts = self.options(thread, config, events, cancel);
-        let input = demo::DemoState::default();
-        report(thread, graph.invoke(input, opts).await?)
+        let (graph, opts) = self.prepare(thread, events, cancel)?;
+        report(
+            thread,
+            graph.invoke(demo::DemoState::default(), opts).await?,
+        )
     }
 
     /// Continues an unfinished or interrupted thread from its latest checkpoint.
@@ -195,11 +196,27 @@ impl Studio {
         events: Option<Arc<dyn EventSink>>,
         cancel: CancellationToken,
     ) -> Result<RunReport, ApiError> {
-        let record = self.record(thread)?;
-        let config = Self::demo_config(&record)?;
-        let graph = demo::graph(Some(self.cp()))?;
-        let opts = self.options(thread, config, events, cancel);
+        let (graph, opts) = self.prepare(thread, events, cancel)?;
         report(thread, graph.resume(Resume::empty(), opts).await?)
+    }
+
+    /// The thread's graph and its run options, from the configuration saved with the thread.
+    #[allow(clippy::type_complexity)]
+    fn prepare(
+        &self,
+        thread: &ThreadId,
+        events: Option<Arc<dyn EventSink>>,
+        cancel: CancellationToken,
+    ) -> Result<
+        (
+            CompiledGraph<demo::DemoState, demo::DemoConfig>,
+            RunOptions<demo::DemoConfig>,
+        ),
+        ApiError,
+    > {
+        let config = Self::demo_config(&self.record(thread)?)?;
+        let graph = demo::graph(Some(self.cp()))?;
+        Ok((graph, self.options(thread, config, events, cancel)))
     }
 
     fn options(

@@ -629,22 +629,23 @@ impl<S: State, C: Send + Sync + 'static> CompiledGraph<S, C> {
                     }
                 }
             }
-            if let Some(error) = failure {
-                self.flush(&mut cursor).await?;
-                // Finished tasks of this step are saved already, except a deferred single write.
-                if let (Some(i), Some(cp)) = (deferred, &self.checkpointer) {
-                    if let Some(update) = &cursor.done[i] {
-                        let w = self.write(
-                            &opts.thread_id,
-                            cursor.seq,
-                            i as i64,
-                            WriteKind::Update,
-                            0,
-                            update,
-                        )?;
-                        cp.put_writes(vec![w]).await?;
-                    }
+            if let (Some(i), Some(_)) = (deferred, &self.checkpointer) {
+                if let Some(update) = &cursor.done[i] {
+                    let w = self.write(
+                        &opts.thread_id,
+                        cursor.seq,
+                        i as i64,
+                        WriteKind::Update,
+                        0,
+                        update,
+                    )?;
+                    cursor.bytes_since_snapshot += w.value.len();
+                    cursor.carry.push(w);
                 }
+            }
+            if let Some(error) = failure {
+                // Finished tasks of this step are saved already; the lone deferred write is carried.
+                self.flush(&mut cursor).await?;
                 emit(&opts.events, || Event::RunFailed {
                     error: error.to_string(),
                 });
@@ -652,19 +653,6 @@ impl<S: State, C: Send + Sync + 'static> CompiledGraph<S, C> {
             }
             if !cursor.waiting.is_empty() {
                 self.flush(&mut cursor).await?;
-                if let (Some(i), Some(cp)) = (deferred, &self.checkpointer) {
-                    if let Some(update) = &cursor.done[i] {
-                        let w = self.write(
-                            &opts.thread_id,
-                            cursor.seq,
-                            i as i64,
-                            WriteKind::Update,
-                            0,
-                            update,
-                        )?;
-                        cp.put_writes(vec![w]).await?;
-                    }
-                }
                 let interrupts = self.pending_interrupts(&cursor);
                 emit(&opts.events, || Event::Interrupted {
                     interrupts: interrupts.clone(),
@@ -677,20 +665,6 @@ impl<S: State, C: Send + Sync + 'static> CompiledGraph<S, C> {
 
             // The step is complete: fold the writes, in task order.
             let mut carried = std::mem::take(&mut cursor.carry);
-            if let (Some(i), Some(_)) = (deferred, &self.checkpointer) {
-                if let Some(update) = &cursor.done[i] {
-                    let w = self.write(
-                        &opts.thread_id,
-                        cursor.seq,
-                        i as i64,
-                        WriteKind::Update,
-                        0,
-                        update,
-                    )?;
-                    cursor.bytes_since_snapshot += w.value.len();
-                    carried.push(w);
-                }
-            }
             let updates: Vec<S::Update> = cursor
                 .done
                 .iter_mut()
