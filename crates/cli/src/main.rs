@@ -98,7 +98,6 @@ impl EventSink for Progress {
             } => {
                 format!("{node}: attempt {attempt} failed ({error}); retrying in {delay_ms} ms")
             }
-            Event::RunFailed { error } => format!("run failed: {error}"),
             Event::Interrupted { interrupts } => format!(
                 "waiting for input at {}",
                 interrupts
@@ -189,18 +188,17 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             std::io::stdout().flush().ok();
             let report = studio
                 .run(&thread, Some(Arc::new(Progress)), cancel_on_ctrl_c())
-                .await?;
+                .await
+                .map_err(|e| resumable(e, &thread))?;
             finish(&report, json)
         }
         Command::Resume { thread, db, json } => {
             let studio = Studio::open(db.db.as_deref())?;
+            let thread = ThreadId::new(thread);
             let report = studio
-                .resume(
-                    &ThreadId::new(thread),
-                    Some(Arc::new(Progress)),
-                    cancel_on_ctrl_c(),
-                )
-                .await?;
+                .resume(&thread, Some(Arc::new(Progress)), cancel_on_ctrl_c())
+                .await
+                .map_err(|e| resumable(e, &thread))?;
             finish(&report, json)
         }
         Command::History { thread, db, json } => {
@@ -223,6 +221,21 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
+    }
+}
+
+/// A failed run is saved: say how to continue it.
+fn resumable(e: ApiError, thread: &ThreadId) -> ApiError {
+    if e.code == ErrorCode::RunFailed {
+        ApiError::new(
+            e.code,
+            format!(
+                "{} (the run is saved; continue it with: research resume {thread})",
+                e.message
+            ),
+        )
+    } else {
+        e
     }
 }
 

@@ -187,6 +187,23 @@ fn errors_are_one_sentence_and_a_non_zero_exit() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--workers must be between 1 and 10000"));
 
+    let out = research(&[
+        "demo",
+        "--workers",
+        "2",
+        "--task-ms",
+        "1",
+        "--exec-log",
+        "/proc/nope/log",
+        "--db",
+        db.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    let last = err.lines().last().unwrap_or_default();
+    assert!(last.starts_with("research: step `worker` failed"), "{err}");
+    assert!(last.contains("continue it with: research resume"), "{err}");
+
     let out = research(&["history", "x", "--db", "/proc/nope/db.sqlite3"]);
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
