@@ -178,28 +178,10 @@ impl<S: State, C: std::marker::Send + Sync + 'static> StateGraph<S, C> {
         F: Fn(Arc<S>, NodeCtx<C>) -> Fut + std::marker::Send + Sync + 'static,
         Fut: Future<Output = Result<S::Update, NodeError>> + std::marker::Send + 'static,
     {
-        let node_name: Arc<str> = name.into();
-        let label = node_name.clone();
-        let run: NodeFn<S, C> = Arc::new(move |input, ctx| match input {
-            TaskInput::State(state) => f(state, ctx).boxed(),
-            TaskInput::Sent(_) => {
-                let label = label.clone();
-                async move {
-                    Err(NodeError::permanent(format!(
-                        "`{label}` reads the state; it cannot take a Send input"
-                    )))
-                }
-                .boxed()
-            }
-        });
-        self.nodes.push(Node {
-            name: node_name,
-            run,
-            retry: options.retry,
-            timeout: options.timeout,
-            worker: false,
-        });
-        self
+        self.push(name, options, false, move |input, ctx| match input {
+            TaskInput::State(state) => Ok(f(state, ctx).boxed()),
+            TaskInput::Sent(_) => Err("it reads the state and cannot take a Send input".into()),
+        })
     }
 
     /// Adds a worker: a node reached by [`Send`] that receives its own input `I`.
@@ -209,32 +191,40 @@ impl<S: State, C: std::marker::Send + Sync + 'static> StateGraph<S, C> {
         F: Fn(I, NodeCtx<C>) -> Fut + std::marker::Send + Sync + 'static,
         Fut: Future<Output = Result<S::Update, NodeError>> + std::marker::Send + 'static,
     {
-        let node_name: Arc<str> = name.into();
-        let label = node_name.clone();
-        let run: NodeFn<S, C> = Arc::new(move |input, ctx| match input {
+        self.push(name, options, true, move |input, ctx| match input {
             TaskInput::Sent(value) => match serde_json::from_value::<I>(value) {
-                Ok(input) => f(input, ctx).boxed(),
-                Err(e) => {
-                    let message = format!("the input sent to `{label}` has the wrong shape: {e}");
-                    async move { Err(NodeError::permanent(message)) }.boxed()
-                }
+                Ok(input) => Ok(f(input, ctx).boxed()),
+                Err(e) => Err(format!("the input sent to it has the wrong shape: {e}")),
             },
-            TaskInput::State(_) => {
-                let label = label.clone();
-                async move {
-                    Err(NodeError::permanent(format!(
-                        "`{label}` is a worker; reach it with Send"
-                    )))
-                }
-                .boxed()
-            }
+            TaskInput::State(_) => Err("it is a worker; reach it with Send".into()),
+        })
+    }
+
+    /// Registers a node whose `accept` either starts it on its input or says why it cannot.
+    fn push<A>(&mut self, name: &str, options: NodeOptions, worker: bool, accept: A) -> &mut Self
+    where
+        A: Fn(
+                TaskInput<S>,
+                NodeCtx<C>,
+            ) -> Result<BoxFuture<'static, Result<S::Update, NodeError>>, String>
+            + std::marker::Send
+            + Sync
+            + 'static,
+    {
+        let name: Arc<str> = name.into();
+        let label = name.clone();
+        let run: NodeFn<S, C> = Arc::new(move |input, ctx| {
+            accept(input, ctx).unwrap_or_else(|why| {
+                let error = NodeError::permanent(format!("`{label}` cannot run: {why}"));
+                async move { Err(error) }.boxed()
+            })
         });
         self.nodes.push(Node {
-            name: node_name,
+            name,
             run,
             retry: options.retry,
             timeout: options.timeout,
-            worker: true,
+            worker,
         });
         self
     }

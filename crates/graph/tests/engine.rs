@@ -349,3 +349,24 @@ proptest! {
         prop_assert_eq!(got, expected);
     }
 }
+
+#[tokio::test]
+async fn a_send_with_the_wrong_input_shape_fails_clearly() {
+    let mut g = StateGraph::<S>::new();
+    g.add_node("fan", |_, _| async { Ok(SU::default()) });
+    g.add_worker("w", NodeOptions::default(), |i: u32, _| async move {
+        Ok(log(&i.to_string()))
+    });
+    g.add_edge(START, "fan");
+    g.add_conditional_edges("fan", |_: &S| Send::new("w", "not a number"), &["w"]);
+    let g = g.compile(CompileOptions::default()).unwrap();
+    let err = g
+        .invoke(S::default(), RunOptions::new("t", ()))
+        .await
+        .unwrap_err();
+    let text = err.to_string();
+    assert!(
+        text.contains("`w` cannot run: the input sent to it has the wrong shape"),
+        "{text}"
+    );
+}
