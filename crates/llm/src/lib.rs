@@ -1,0 +1,43 @@
+//! The `LlmClient` seam: one small trait between the research pipelines and every model they
+//! can use, so that nodes are written once and run against a cloud API, a local server or a
+//! scripted model in tests.
+//!
+//! A model is named by one string (`openai:gpt-4o-mini`, `ollama:qwen2.5:7b`,
+//! `openai-compat:http://127.0.0.1:8080/v1#model`, `scripted:answers.json`); [`connect`] turns
+//! it into a client. [`generate`] asks for a typed, schema-checked answer. Every failure is an
+//! [`LlmError`] that says what the user can do about it.
+#![deny(missing_docs)]
+
+mod error;
+pub mod json;
+mod openai;
+mod scripted;
+mod spec;
+mod structured;
+mod types;
+
+use async_trait::async_trait;
+
+pub use error::LlmError;
+pub use openai::{OpenAiClient, OpenAiConfig, RetryConfig};
+pub use scripted::{ScriptedAnswer, ScriptedLlm};
+pub use spec::{connect, ConnectSettings, ModelSpec};
+pub use structured::{generate, schema_of, Structured};
+pub use types::{ChatRequest, ChatResponse, Message, OutputSchema, Role, Usage};
+
+/// Receives streamed pieces of an answer as they arrive.
+pub type TokenSink<'a> = &'a (dyn Fn(&str) + Send + Sync);
+
+/// A chat model.
+#[async_trait]
+pub trait LlmClient: Send + Sync {
+    /// The model string this client was made from.
+    fn model(&self) -> &str;
+
+    /// Answers `request`; with `on_token`, streams the answer piece by piece as well.
+    async fn complete(
+        &self,
+        request: &ChatRequest,
+        on_token: Option<TokenSink<'_>>,
+    ) -> Result<ChatResponse, LlmError>;
+}

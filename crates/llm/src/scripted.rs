@@ -1,0 +1,145 @@
+//! A model that answers from a script: deterministic tests of everything above the model seam.
+
+use std::path::Path;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use serde::Deserialize;
+
+use crate::{ChatRequest, ChatResponse, LlmClient, LlmError, TokenSink, Usage};
+
+/// One scripted answer.
+#[derive(Debug, Clone, Deserialize)]
+pub struct ScriptedAnswer {
+    /// Answer requests with this purpose (any purpose when absent).
+    #[serde(default)]
+    pub purpose: Option<String>,
+    /// Answer only when the last message contains this text.
+    #[serde(default)]
+    pub contains: Option<String>,
+    /// The answer as text…
+    #[serde(default)]
+    pub text: Option<String>,
+    /// …or as JSON, sent as its text.
+    #[serde(default)]
+    pub json: Option<serde_json::Value>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Script {
+    answers: Vec<ScriptedAnswer>,
+}
+
+/// Answers from a script, in order per purpose; the last matching answer repeats once the others
+/// are used. Every request is recorded for tests to inspect.
+pub struct ScriptedLlm {
+    spec: String,
+    answers: Vec<ScriptedAnswer>,
+    used: Mutex<Vec<bool>>,
+    requests: Mutex<Vec<ChatRequest>>,
+}
+
+impl ScriptedLlm {
+    /// A model with these answers.
+    pub fn new(answers: Vec<ScriptedAnswer>) -> Self {
+        let used = Mutex::new(vec![false; answers.len()]);
+        Self {
+            spec: "scripted:inline".into(),
+            answers,
+            used,
+            requests: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Reads a script file: `{"answers": [{"purpose": "plan", "json": {…}}, {"text": "…"}]}`.
+    pub fn from_file(path: &Path) -> Result<Self, LlmError> {
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            LlmError::Config(format!("could not read the script {}: {e}", path.display()))
+        })?;
+        let script: Script = serde_json::from_str(&text).map_err(|e| {
+            LlmError::Config(format!("the script {} is not valid: {e}", path.display()))
+        })?;
+        let mut model = Self::new(script.answers);
+        model.spec = format!("scripted:{}", path.display());
+        Ok(model)
+    }
+
+    /// Every request received so far.
+    pub fn requests(&self) -> Vec<ChatRequest> {
+        self.requests.lock().map(|r| r.clone()).unwrap_or_default()
+    }
+
+    fn pick(&self, request: &ChatRequest) -> Result<String, LlmError> {
+        let last = request
+            .messages
+            .last()
+            .map(|m| m.content.as_str())
+            .unwrap_or_default();
+        let matches = |a: &ScriptedAnswer| {
+            a.purpose
+                .as_deref()
+                .is_none_or(|p| request.purpose.as_deref() == Some(p))
+                && a.contains.as_deref().is_none_or(|c| last.contains(c))
+        };
+        let mut used = self
+            .used
+            .lock()
+            .map_err(|_| LlmError::Config("script lock poisoned".into()))?;
+        let candidates: Vec<usize> = (0..self.answers.len())
+            .filter(|&i| matches(&self.answers[i]))
+            .collect();
+        let chosen = candidates
+            .iter()
+            .copied()
+            .find(|&i| !used[i])
+            .or_else(|| candidates.last().copied())
+            .ok_or_else(|| {
+                LlmError::Config(format!(
+                    "the script has no answer for purpose `{}`",
+                    request.purpose.as_deref().unwrap_or("(none)")
+                ))
+            })?;
+        used[chosen] = true;
+        let answer = &self.answers[chosen];
+        Ok(match (&answer.text, &answer.json) {
+            (Some(text), _) => text.clone(),
+            (None, Some(json)) => json.to_string(),
+            (None, None) => String::new(),
+        })
+    }
+}
+
+#[async_trait]
+impl LlmClient for ScriptedLlm {
+    fn model(&self) -> &str {
+        &self.spec
+    }
+
+    async fn complete(
+        &self,
+        request: &ChatRequest,
+        on_token: Option<TokenSink<'_>>,
+    ) -> Result<ChatResponse, LlmError> {
+        if let Ok(mut r) = self.requests.lock() {
+            r.push(request.clone());
+        }
+        let text = self.pick(request)?;
+        if let Some(sink) = on_token {
+            for piece in text.split_inclusive(' ') {
+                sink(piece);
+            }
+        }
+        // Roughly four characters a token, so that accounting has something to count.
+        let prompt: usize = request.messages.iter().map(|m| m.content.len()).sum();
+        Ok(ChatResponse {
+            usage: Usage {
+                prompt_tokens: (prompt / 4) as u64,
+                completion_tokens: (text.len() / 4) as u64,
+            },
+            text,
+            model: self.spec.clone(),
+            latency: Duration::ZERO,
+        })
+    }
+}

@@ -1,0 +1,233 @@
+//! Naming a model with one string, and connecting to it.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::openai::{OpenAiClient, OpenAiConfig, RetryConfig};
+use crate::{LlmClient, LlmError, ScriptedLlm};
+
+/// A parsed model string.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ModelSpec {
+    /// `openai:MODEL`
+    OpenAi {
+        /// Model id.
+        model: String,
+    },
+    /// `openai-compat:http://host:port/v1#MODEL`
+    OpenAiCompat {
+        /// Base URL.
+        base_url: String,
+        /// Model id.
+        model: String,
+    },
+    /// `ollama:MODEL` (the model name may contain `:`, as in `qwen2.5:7b`)
+    Ollama {
+        /// Model name.
+        model: String,
+    },
+    /// `scripted:PATH`
+    Scripted {
+        /// The script file.
+        path: PathBuf,
+    },
+}
+
+impl std::str::FromStr for ModelSpec {
+    type Err = LlmError;
+
+    fn from_str(spec: &str) -> Result<Self, LlmError> {
+        let (provider, rest) = spec.split_once(':').ok_or_else(|| {
+            LlmError::Config(format!("`{spec}` is not a model string; write PROVIDER:MODEL, e.g. openai:gpt-4o-mini or ollama:qwen2.5:7b"))
+        })?;
+        let rest = rest.trim();
+        let need = |what: &str| LlmError::Config(format!("`{spec}` names no {what}"));
+        match provider {
+            "openai" if !rest.is_empty() => Ok(ModelSpec::OpenAi { model: rest.into() }),
+            "ollama" if !rest.is_empty() => Ok(ModelSpec::Ollama { model: rest.into() }),
+            "openai-compat" => {
+                let (url, model) = rest.rsplit_once('#').ok_or_else(|| {
+                    LlmError::Config(format!("`{spec}` needs a model after `#`, e.g. openai-compat:http://127.0.0.1:8080/v1#my-model"))
+                })?;
+                if !(url.starts_with("http://") || url.starts_with("https://")) {
+                    return Err(LlmError::Config(format!("`{url}` is not an http(s) URL")));
+                }
+                if model.is_empty() {
+                    return Err(need("model"));
+                }
+                Ok(ModelSpec::OpenAiCompat {
+                    base_url: url.trim_end_matches('/').into(),
+                    model: model.into(),
+                })
+            }
+            "scripted" if !rest.is_empty() => Ok(ModelSpec::Scripted { path: rest.into() }),
+            "openai" | "ollama" | "scripted" => Err(need(if provider == "scripted" {
+                "script file"
+            } else {
+                "model"
+            })),
+            other => Err(LlmError::Config(format!(
+                "unknown model provider `{other}`; use openai, openai-compat, ollama or scripted"
+            ))),
+        }
+    }
+}
+
+/// Keys, addresses and limits used to connect.
+#[derive(Debug, Clone)]
+pub struct ConnectSettings {
+    /// OpenAI's key.
+    pub openai_key: Option<String>,
+    /// Key for OpenAI-compatible servers that want one.
+    pub compat_key: Option<String>,
+    /// OpenAI's base URL (changed only by tests and proxies).
+    pub openai_base_url: String,
+    /// Ollama's address.
+    pub ollama_url: String,
+    /// Longest silence while waiting for an answer.
+    pub timeout: Duration,
+    /// Retry policy for network calls.
+    pub retry: RetryConfig,
+}
+
+impl Default for ConnectSettings {
+    fn default() -> Self {
+        Self {
+            openai_key: None,
+            compat_key: None,
+            openai_base_url: "https://api.openai.com/v1".into(),
+            ollama_url: "http://127.0.0.1:11434".into(),
+            timeout: Duration::from_secs(120),
+            retry: RetryConfig::default(),
+        }
+    }
+}
+
+impl ConnectSettings {
+    /// Defaults, with keys from the conventional environment variables.
+    pub fn from_env() -> Self {
+        let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
+        Self {
+            openai_key: var("OPENAI_API_KEY"),
+            compat_key: var("OPENAI_COMPAT_API_KEY"),
+            ollama_url: var("OLLAMA_HOST")
+                .map(|h| {
+                    if h.starts_with("http") {
+                        h
+                    } else {
+                        format!("http://{h}")
+                    }
+                })
+                .unwrap_or_else(|| "http://127.0.0.1:11434".into()),
+            ..Self::default()
+        }
+    }
+}
+
+/// Connects to the model named by `spec`.
+pub fn connect(spec: &str, settings: &ConnectSettings) -> Result<Arc<dyn LlmClient>, LlmError> {
+    let parsed: ModelSpec = spec.parse()?;
+    let base =
+        |provider: &str, base_url: String, model: String, api_key: Option<String>, hint: &str| {
+            OpenAiConfig {
+                provider: provider.into(),
+                base_url,
+                model,
+                api_key,
+                timeout: settings.timeout,
+                retry: settings.retry.clone(),
+                unreachable_hint: hint.into(),
+            }
+        };
+    Ok(match parsed {
+        ModelSpec::OpenAi { model } => {
+            let key = settings
+                .openai_key
+                .clone()
+                .ok_or_else(|| LlmError::MissingKey {
+                    provider: "openai".into(),
+                    env: "OPENAI_API_KEY".into(),
+                })?;
+            Arc::new(OpenAiClient::new(
+                base(
+                    "openai",
+                    settings.openai_base_url.clone(),
+                    model,
+                    Some(key),
+                    "",
+                ),
+                spec,
+            )?)
+        }
+        ModelSpec::OpenAiCompat { base_url, model } => Arc::new(OpenAiClient::new(
+            base(
+                "openai-compat",
+                base_url,
+                model,
+                settings.compat_key.clone(),
+                "; is the server running?",
+            ),
+            spec,
+        )?),
+        ModelSpec::Ollama { model } => {
+            let url = format!("{}/v1", settings.ollama_url.trim_end_matches('/'));
+            Arc::new(OpenAiClient::new(
+                base(
+                    "Ollama",
+                    url,
+                    model,
+                    None,
+                    "; is Ollama running? Start it with `ollama serve`",
+                ),
+                spec,
+            )?)
+        }
+        ModelSpec::Scripted { path } => Arc::new(ScriptedLlm::from_file(&path)?),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ModelSpec;
+
+    #[test]
+    fn model_strings() {
+        assert_eq!(
+            "openai:gpt-4o-mini".parse::<ModelSpec>().unwrap(),
+            ModelSpec::OpenAi {
+                model: "gpt-4o-mini".into()
+            }
+        );
+        assert_eq!(
+            "ollama:qwen2.5:7b".parse::<ModelSpec>().unwrap(),
+            ModelSpec::Ollama {
+                model: "qwen2.5:7b".into()
+            }
+        );
+        assert_eq!(
+            "openai-compat:http://127.0.0.1:8080/v1/#local-model"
+                .parse::<ModelSpec>()
+                .unwrap(),
+            ModelSpec::OpenAiCompat {
+                base_url: "http://127.0.0.1:8080/v1".into(),
+                model: "local-model".into()
+            }
+        );
+        for bad in [
+            "gpt-4o",
+            "openai:",
+            "openai-compat:http://x/v1",
+            "openai-compat:ftp://x#m",
+            "mystery:m",
+        ] {
+            let err = bad.parse::<ModelSpec>().unwrap_err().to_string();
+            assert!(!err.is_empty(), "{bad}");
+        }
+        assert!("mystery:m"
+            .parse::<ModelSpec>()
+            .unwrap_err()
+            .to_string()
+            .contains("unknown model provider `mystery`"));
+    }
+}

@@ -1,0 +1,103 @@
+//! Structured output: ask for a Rust type, get that type or a typed error.
+//!
+//! The request carries the JSON schema generated from the type (schemars), which providers pass
+//! on through their native mechanism. Whatever comes back goes through [`json::extract`]
+//! (reasoning blocks, fences, prose, light repairs); if it still does not parse, the model is
+//! asked once more with the parse error; then the call fails with [`LlmError::InvalidOutput`].
+
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+
+use crate::{
+    json, ChatRequest, ChatResponse, LlmClient, LlmError, Message, OutputSchema, TokenSink, Usage,
+};
+
+/// A parsed answer and what it cost.
+#[derive(Debug, Clone)]
+pub struct Structured<T> {
+    /// The value.
+    pub value: T,
+    /// The last response (its text is the raw JSON).
+    pub response: ChatResponse,
+    /// Calls made (1, or 2 after a re-ask).
+    pub calls: u32,
+    /// Tokens over all calls.
+    pub usage: Usage,
+}
+
+/// The schema of `T`, named for the request.
+pub fn schema_of<T: JsonSchema>() -> OutputSchema {
+    let schema = schemars::schema_for!(T);
+    let name: String = T::schema_name()
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    OutputSchema {
+        name,
+        schema: serde_json::to_value(schema).unwrap_or_default(),
+    }
+}
+
+fn parse<T: DeserializeOwned>(text: &str) -> Result<T, String> {
+    let candidate =
+        json::extract(text).ok_or_else(|| "the answer contains no JSON object".to_string())?;
+    serde_json::from_str(&candidate).map_err(|e| e.to_string())
+}
+
+/// Asks `client` for a value of type `T`.
+pub async fn generate<T: JsonSchema + DeserializeOwned>(
+    client: &dyn LlmClient,
+    mut request: ChatRequest,
+    on_token: Option<TokenSink<'_>>,
+) -> Result<Structured<T>, LlmError> {
+    let schema = schema_of::<T>();
+    // Servers that ignore response formats still follow an instruction.
+    request.messages.push(Message::system(format!(
+        "Answer with one JSON value only, no prose, following this JSON schema:\n{}",
+        schema.schema
+    )));
+    request.schema = Some(schema.clone());
+    let first = client.complete(&request, on_token).await?;
+    let mut usage = first.usage;
+    let error = match parse::<T>(&first.text) {
+        Ok(value) => {
+            return Ok(Structured {
+                value,
+                response: first,
+                calls: 1,
+                usage,
+            })
+        }
+        Err(e) => e,
+    };
+    tracing::info!(model = client.model(), %error, "structured answer did not parse; asking again");
+    request
+        .messages
+        .push(Message::assistant(first.text.clone()));
+    request.messages.push(Message::user(format!(
+        "That answer is not valid JSON for the schema `{}`: {error}. Reply again with only the corrected JSON.",
+        schema.name
+    )));
+    let second = client.complete(&request, on_token).await?;
+    usage.prompt_tokens += second.usage.prompt_tokens;
+    usage.completion_tokens += second.usage.completion_tokens;
+    match parse::<T>(&second.text) {
+        Ok(value) => Ok(Structured {
+            value,
+            response: second,
+            calls: 2,
+            usage,
+        }),
+        Err(error) => Err(LlmError::InvalidOutput {
+            schema: schema.name,
+            error,
+            raw: second.text,
+        }),
+    }
+}
