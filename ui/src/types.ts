@@ -132,7 +132,7 @@ next: Array<string>,
  */
 body_bytes: number, };
 
-export type ErrorCode = "invalid_input" | "not_found" | "conflict" | "needs_input" | "storage" | "run_failed";
+export type ErrorCode = "invalid_input" | "not_found" | "conflict" | "needs_input" | "storage" | "run_failed" | "provider_auth" | "provider_unavailable" | "provider_failed";
 
 export type ApiError = { 
 /**

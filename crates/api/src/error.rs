@@ -19,6 +19,12 @@ pub enum ErrorCode {
     Storage,
     /// A step of the run failed; the thread can be resumed.
     RunFailed,
+    /// A provider needs a key that is not set, or refused the one given.
+    ProviderAuth,
+    /// A provider could not be reached, timed out, or kept failing.
+    ProviderUnavailable,
+    /// A provider answered, but not usefully (refused the request, broken or invalid output).
+    ProviderFailed,
 }
 
 /// An API error: `{code, message}` on the IPC boundary.
@@ -44,6 +50,22 @@ impl ApiError {
 impl From<research_store::StoreError> for ApiError {
     fn from(e: research_store::StoreError) -> Self {
         ApiError::new(ErrorCode::Storage, e.to_string())
+    }
+}
+
+impl From<research_llm::LlmError> for ApiError {
+    fn from(e: research_llm::LlmError) -> Self {
+        use research_llm::LlmError as L;
+        let code = match &e {
+            L::Config(_) => ErrorCode::InvalidInput,
+            L::MissingKey { .. } | L::Unauthorized { .. } => ErrorCode::ProviderAuth,
+            L::RateLimited { .. }
+            | L::Server { .. }
+            | L::Unreachable { .. }
+            | L::Timeout { .. } => ErrorCode::ProviderUnavailable,
+            _ => ErrorCode::ProviderFailed,
+        };
+        ApiError::new(code, e.to_string())
     }
 }
 

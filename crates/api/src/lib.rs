@@ -5,6 +5,7 @@
 //! window: progress goes to an [`EventSink`], and cancellation comes in as a token.
 #![deny(missing_docs)]
 
+mod ask;
 pub mod bindings;
 pub mod demo;
 mod error;
@@ -12,6 +13,7 @@ mod error;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+pub use ask::{ask, AskAnswer, AskRequest, MAX_PROMPT_CHARS};
 pub use error::{ApiError, ErrorCode};
 pub use research_graph::{
     CancellationToken, CheckpointInfo, Event, EventLog, EventSink, Interrupt, ThreadId,
@@ -19,6 +21,7 @@ pub use research_graph::{
 use research_graph::{
     Checkpointer, Clock, CompiledGraph, Resume, RunOptions, RunOutcome, SystemClock,
 };
+pub use research_llm::ConnectSettings;
 use research_store::{SqliteCheckpointer, ThreadRecord, Threads};
 use serde::{Deserialize, Serialize};
 

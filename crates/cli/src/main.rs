@@ -71,6 +71,23 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Ask a model one question; streams the answer, or prints JSON valid for --schema
+    Ask {
+        /// The prompt ("-" reads it from standard input)
+        prompt: String,
+        /// The model, e.g. openai:gpt-4o-mini, ollama:qwen2.5:7b, openai-compat:http://127.0.0.1:8080/v1#model
+        #[arg(long, value_name = "SPEC")]
+        llm: String,
+        /// A JSON schema file the answer must follow
+        #[arg(long, value_name = "FILE.json")]
+        schema: Option<PathBuf>,
+        /// A system prompt
+        #[arg(long)]
+        system: Option<String>,
+        /// Print one JSON document with the answer, model, usage and calls
+        #[arg(long)]
+        json: bool,
+    },
     /// List a thread's checkpoints
     History {
         /// The thread id
@@ -201,6 +218,13 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 .map_err(|e| resumable(e, &thread))?;
             finish(&report, json)
         }
+        Command::Ask {
+            prompt,
+            llm,
+            schema,
+            system,
+            json,
+        } => ask(prompt, llm, schema, system, json).await,
         Command::History { thread, db, json } => {
             let studio = Studio::open(db.db.as_deref())?;
             let history = studio.history(&ThreadId::new(thread)).await?;
@@ -222,6 +246,57 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+async fn ask(
+    prompt: String,
+    llm: String,
+    schema: Option<PathBuf>,
+    system: Option<String>,
+    json: bool,
+) -> anyhow::Result<ExitCode> {
+    let prompt = if prompt == "-" {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
+            .context("could not read the prompt from standard input")?;
+        text
+    } else {
+        prompt
+    };
+    let schema = match schema {
+        Some(path) => {
+            let text = std::fs::read_to_string(&path)
+                .with_context(|| format!("could not read the schema {}", path.display()))?;
+            Some(
+                serde_json::from_str(&text)
+                    .with_context(|| format!("the schema {} is not JSON", path.display()))?,
+            )
+        }
+        None => None,
+    };
+    let structured = schema.is_some();
+    let request = research_api::AskRequest {
+        prompt,
+        llm,
+        system,
+        schema,
+    };
+    let settings = research_api::ConnectSettings::from_env();
+    let print = |t: &str| {
+        print!("{t}");
+        std::io::stdout().flush().ok();
+    };
+    let stream = !json && !structured;
+    let answer =
+        research_api::ask(request, &settings, if stream { Some(&print) } else { None }).await?;
+    if json {
+        println!("{}", serde_json::to_string(&answer)?);
+    } else if let Some(value) = &answer.json {
+        println!("{}", serde_json::to_string_pretty(value)?);
+    } else {
+        println!();
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 /// A failed run is saved: say how to continue it.

@@ -22,7 +22,7 @@ pub use error::LlmError;
 pub use openai::{OpenAiClient, OpenAiConfig, RetryConfig};
 pub use scripted::{ScriptedAnswer, ScriptedLlm};
 pub use spec::{connect, ConnectSettings, ModelSpec};
-pub use structured::{generate, schema_of, Structured};
+pub use structured::{generate, generate_json, schema_of, Structured};
 pub use types::{ChatRequest, ChatResponse, Message, OutputSchema, Role, Usage};
 
 /// Receives streamed pieces of an answer as they arrive.

@@ -53,10 +53,48 @@ fn parse<T: DeserializeOwned>(text: &str) -> Result<T, String> {
 /// Asks `client` for a value of type `T`.
 pub async fn generate<T: JsonSchema + DeserializeOwned>(
     client: &dyn LlmClient,
-    mut request: ChatRequest,
+    request: ChatRequest,
     on_token: Option<TokenSink<'_>>,
 ) -> Result<Structured<T>, LlmError> {
-    let schema = schema_of::<T>();
+    generate_with(client, request, schema_of::<T>(), on_token, parse::<T>).await
+}
+
+/// Asks `client` for JSON valid for an arbitrary JSON `schema` (e.g. one the user wrote).
+pub async fn generate_json(
+    client: &dyn LlmClient,
+    request: ChatRequest,
+    schema: OutputSchema,
+    on_token: Option<TokenSink<'_>>,
+) -> Result<Structured<serde_json::Value>, LlmError> {
+    let validator = jsonschema::validator_for(&schema.schema).map_err(|e| {
+        LlmError::Config(format!(
+            "the schema `{}` is not a valid JSON schema: {e}",
+            schema.name
+        ))
+    })?;
+    let check = move |text: &str| -> Result<serde_json::Value, String> {
+        let value: serde_json::Value = parse(text)?;
+        let problems: Vec<String> = validator
+            .iter_errors(&value)
+            .take(3)
+            .map(|e| format!("{e} at `{}`", e.instance_path()))
+            .collect();
+        if problems.is_empty() {
+            Ok(value)
+        } else {
+            Err(problems.join("; "))
+        }
+    };
+    generate_with(client, request, schema, on_token, check).await
+}
+
+async fn generate_with<T>(
+    client: &dyn LlmClient,
+    mut request: ChatRequest,
+    schema: OutputSchema,
+    on_token: Option<TokenSink<'_>>,
+    parse: impl Fn(&str) -> Result<T, String>,
+) -> Result<Structured<T>, LlmError> {
     // Servers that ignore response formats still follow an instruction.
     request.messages.push(Message::system(format!(
         "Answer with one JSON value only, no prose, following this JSON schema:\n{}",
@@ -65,7 +103,7 @@ pub async fn generate<T: JsonSchema + DeserializeOwned>(
     request.schema = Some(schema.clone());
     let first = client.complete(&request, on_token).await?;
     let mut usage = first.usage;
-    let error = match parse::<T>(&first.text) {
+    let error = match parse(&first.text) {
         Ok(value) => {
             return Ok(Structured {
                 value,
@@ -87,7 +125,7 @@ pub async fn generate<T: JsonSchema + DeserializeOwned>(
     let second = client.complete(&request, on_token).await?;
     usage.prompt_tokens += second.usage.prompt_tokens;
     usage.completion_tokens += second.usage.completion_tokens;
-    match parse::<T>(&second.text) {
+    match parse(&second.text) {
         Ok(value) => Ok(Structured {
             value,
             response: second,

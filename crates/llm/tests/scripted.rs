@@ -70,3 +70,38 @@ fn a_broken_script_is_a_clear_error() {
         "{err}"
     );
 }
+
+#[tokio::test]
+async fn a_user_schema_is_enforced() {
+    use research_llm::{generate_json, OutputSchema, ScriptedAnswer, ScriptedLlm};
+    let answer = |json: serde_json::Value| ScriptedAnswer {
+        purpose: None,
+        contains: None,
+        text: None,
+        json: Some(json),
+    };
+    let schema = OutputSchema {
+        name: "city".into(),
+        schema: serde_json::json!({"type": "object", "required": ["name", "population"],
+            "properties": {"name": {"type": "string"}, "population": {"type": "integer", "minimum": 0}}}),
+    };
+    let req = ChatRequest::new(vec![Message::user("largest city?")]);
+    // Wrong twice: a typed error that says what was wrong.
+    let model = ScriptedLlm::new(vec![answer(
+        serde_json::json!({"name": "Tokyo", "population": -1}),
+    )]);
+    let err = generate_json(&model, req.clone(), schema.clone(), None)
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("minimum"), "{err}");
+    assert_eq!(model.requests().len(), 2);
+    // Wrong once, then right.
+    let model = ScriptedLlm::new(vec![
+        answer(serde_json::json!({"name": "Tokyo"})),
+        answer(serde_json::json!({"name": "Tokyo", "population": 37_000_000})),
+    ]);
+    let out = generate_json(&model, req, schema, None).await.unwrap();
+    assert_eq!(out.value["population"], 37_000_000);
+    assert_eq!(out.calls, 2);
+}
