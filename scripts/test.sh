@@ -10,6 +10,10 @@ step() { printf '\n== %s (%ss)\n' "$1" "$(( $(date +%s) - start ))"; }
 step "dependencies"
 bash scripts/install-deps.sh
 
+step "test model"
+RS_TEST_MODEL="$(bash scripts/fetch-model.sh | tail -n 1)"
+export RS_TEST_MODEL
+
 step "UI: type check and build"
 (cd ui && npm run build --silent)
 

@@ -10,6 +10,8 @@
 
 mod error;
 pub mod json;
+#[cfg(feature = "local")]
+mod local;
 mod openai;
 mod scripted;
 mod spec;
@@ -19,6 +21,8 @@ mod types;
 use async_trait::async_trait;
 
 pub use error::LlmError;
+#[cfg(feature = "local")]
+pub use local::{LocalConfig, LocalLlm};
 pub use openai::{OpenAiClient, OpenAiConfig, RetryConfig};
 pub use scripted::{ScriptedAnswer, ScriptedLlm};
 pub use spec::{connect, ConnectSettings, ModelSpec};

@@ -27,6 +27,11 @@ pub enum ModelSpec {
         /// Model name.
         model: String,
     },
+    /// `local:/path/model.gguf`
+    Local {
+        /// The GGUF file.
+        path: PathBuf,
+    },
     /// `scripted:PATH`
     Scripted {
         /// The script file.
@@ -62,13 +67,12 @@ impl std::str::FromStr for ModelSpec {
                 })
             }
             "scripted" if !rest.is_empty() => Ok(ModelSpec::Scripted { path: rest.into() }),
-            "openai" | "ollama" | "scripted" => Err(need(if provider == "scripted" {
-                "script file"
-            } else {
-                "model"
-            })),
+            "local" if !rest.is_empty() => Ok(ModelSpec::Local { path: rest.into() }),
+            "openai" | "ollama" => Err(need("model")),
+            "scripted" => Err(need("script file")),
+            "local" => Err(need("model file")),
             other => Err(LlmError::Config(format!(
-                "unknown model provider `{other}`; use openai, openai-compat, ollama or scripted"
+                "unknown model provider `{other}`; use openai, openai-compat, ollama, local or scripted"
             ))),
         }
     }
@@ -89,6 +93,9 @@ pub struct ConnectSettings {
     pub timeout: Duration,
     /// Retry policy for network calls.
     pub retry: RetryConfig,
+    /// Settings of the built-in model.
+    #[cfg(feature = "local")]
+    pub local: crate::LocalConfig,
 }
 
 impl Default for ConnectSettings {
@@ -100,6 +107,8 @@ impl Default for ConnectSettings {
             ollama_url: "http://127.0.0.1:11434".into(),
             timeout: Duration::from_secs(120),
             retry: RetryConfig::default(),
+            #[cfg(feature = "local")]
+            local: crate::LocalConfig::default(),
         }
     }
 }
@@ -184,6 +193,16 @@ pub fn connect(spec: &str, settings: &ConnectSettings) -> Result<Arc<dyn LlmClie
             )?)
         }
         ModelSpec::Scripted { path } => Arc::new(ScriptedLlm::from_file(&path)?),
+        #[cfg(feature = "local")]
+        ModelSpec::Local { path } => {
+            Arc::new(crate::LocalLlm::open(&path, settings.local.clone())?)
+        }
+        #[cfg(not(feature = "local"))]
+        ModelSpec::Local { .. } => {
+            return Err(LlmError::Config(
+                "this build has no built-in model (feature `local`)".into(),
+            ))
+        }
     })
 }
 
