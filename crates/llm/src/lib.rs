@@ -9,6 +9,7 @@
 #![deny(missing_docs)]
 
 mod error;
+mod http;
 pub mod json;
 #[cfg(feature = "local")]
 mod local;
@@ -21,9 +22,10 @@ mod types;
 use async_trait::async_trait;
 
 pub use error::LlmError;
+pub use http::RetryConfig;
 #[cfg(feature = "local")]
 pub use local::{LocalConfig, LocalLlm};
-pub use openai::{OpenAiClient, OpenAiConfig, RetryConfig};
+pub use openai::{OpenAiClient, OpenAiConfig};
 pub use scripted::{ScriptedAnswer, ScriptedLlm};
 pub use spec::{connect, ConnectSettings, ModelSpec};
 pub use structured::{generate, generate_json, schema_of, Structured};

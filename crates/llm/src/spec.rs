@@ -4,7 +4,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::openai::{OpenAiClient, OpenAiConfig, RetryConfig};
+use crate::openai::{OpenAiClient, OpenAiConfig};
+use crate::RetryConfig;
 use crate::{LlmClient, LlmError, ScriptedLlm};
 
 /// A parsed model string.
