@@ -89,10 +89,13 @@ impl Http {
                 timeout: self.timeout,
             }
         } else if e.is_connect() {
-            let reason = std::error::Error::source(e)
-                .and_then(std::error::Error::source)
-                .map(|s| s.to_string())
-                .unwrap_or_else(|| "connection failed".into());
+            // The innermost cause says it plainly ("Connection refused (os error 111)").
+            let mut reason = "connection failed".to_string();
+            let mut source = std::error::Error::source(e);
+            while let Some(s) = source {
+                reason = s.to_string();
+                source = s.source();
+            }
             LlmError::Unreachable {
                 provider,
                 url,

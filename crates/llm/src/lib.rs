@@ -2,17 +2,21 @@
 //! can use, so that nodes are written once and run against a cloud API, a local server or a
 //! scripted model in tests.
 //!
-//! A model is named by one string (`openai:gpt-4o-mini`, `ollama:qwen2.5:7b`,
-//! `openai-compat:http://127.0.0.1:8080/v1#model`, `scripted:answers.json`); [`connect`] turns
+//! A model is named by one string (`openai:gpt-4o-mini`, `anthropic:claude-sonnet-4-5`,
+//! `gemini:gemini-2.5-flash`, `ollama:qwen2.5:7b`, `openai-compat:http://127.0.0.1:8080/v1#model`,
+//! `local:/path/model.gguf`, `scripted:answers.json`); [`connect`] turns
 //! it into a client. [`generate`] asks for a typed, schema-checked answer. Every failure is an
 //! [`LlmError`] that says what the user can do about it.
 #![deny(missing_docs)]
 
+mod anthropic;
 mod error;
+mod gemini;
 mod http;
 pub mod json;
 #[cfg(feature = "local")]
 mod local;
+mod ollama;
 mod openai;
 mod scripted;
 mod spec;
@@ -21,10 +25,13 @@ mod types;
 
 use async_trait::async_trait;
 
+pub use anthropic::AnthropicClient;
 pub use error::LlmError;
+pub use gemini::GeminiClient;
 pub use http::RetryConfig;
 #[cfg(feature = "local")]
 pub use local::{LocalConfig, LocalLlm};
+pub use ollama::OllamaClient;
 pub use openai::{OpenAiClient, OpenAiConfig};
 pub use scripted::{ScriptedAnswer, ScriptedLlm};
 pub use spec::{connect, ConnectSettings, ModelSpec};

@@ -16,6 +16,16 @@ pub enum ModelSpec {
         /// Model id.
         model: String,
     },
+    /// `anthropic:MODEL`
+    Anthropic {
+        /// Model id.
+        model: String,
+    },
+    /// `gemini:MODEL`
+    Gemini {
+        /// Model id.
+        model: String,
+    },
     /// `openai-compat:http://host:port/v1#MODEL`
     OpenAiCompat {
         /// Base URL.
@@ -52,6 +62,8 @@ impl std::str::FromStr for ModelSpec {
         match provider {
             "openai" if !rest.is_empty() => Ok(ModelSpec::OpenAi { model: rest.into() }),
             "ollama" if !rest.is_empty() => Ok(ModelSpec::Ollama { model: rest.into() }),
+            "anthropic" if !rest.is_empty() => Ok(ModelSpec::Anthropic { model: rest.into() }),
+            "gemini" if !rest.is_empty() => Ok(ModelSpec::Gemini { model: rest.into() }),
             "openai-compat" => {
                 let (url, model) = rest.rsplit_once('#').ok_or_else(|| {
                     LlmError::Config(format!("`{spec}` needs a model after `#`, e.g. openai-compat:http://127.0.0.1:8080/v1#my-model"))
@@ -69,11 +81,11 @@ impl std::str::FromStr for ModelSpec {
             }
             "scripted" if !rest.is_empty() => Ok(ModelSpec::Scripted { path: rest.into() }),
             "local" if !rest.is_empty() => Ok(ModelSpec::Local { path: rest.into() }),
-            "openai" | "ollama" => Err(need("model")),
+            "openai" | "ollama" | "anthropic" | "gemini" => Err(need("model")),
             "scripted" => Err(need("script file")),
             "local" => Err(need("model file")),
             other => Err(LlmError::Config(format!(
-                "unknown model provider `{other}`; use openai, openai-compat, ollama, local or scripted"
+                "unknown model provider `{other}`; use openai, anthropic, gemini, ollama, openai-compat, local or scripted"
             ))),
         }
     }
@@ -86,6 +98,14 @@ pub struct ConnectSettings {
     pub openai_key: Option<String>,
     /// Key for OpenAI-compatible servers that want one.
     pub compat_key: Option<String>,
+    /// Anthropic's key.
+    pub anthropic_key: Option<String>,
+    /// Gemini's key.
+    pub gemini_key: Option<String>,
+    /// Anthropic's base URL (changed only by tests and proxies).
+    pub anthropic_base_url: String,
+    /// Gemini's base URL (changed only by tests and proxies).
+    pub gemini_base_url: String,
     /// OpenAI's base URL (changed only by tests and proxies).
     pub openai_base_url: String,
     /// Ollama's address.
@@ -104,7 +124,11 @@ impl Default for ConnectSettings {
         Self {
             openai_key: None,
             compat_key: None,
+            anthropic_key: None,
+            gemini_key: None,
             openai_base_url: "https://api.openai.com/v1".into(),
+            anthropic_base_url: "https://api.anthropic.com".into(),
+            gemini_base_url: "https://generativelanguage.googleapis.com".into(),
             ollama_url: "http://127.0.0.1:11434".into(),
             timeout: Duration::from_secs(120),
             retry: RetryConfig::default(),
@@ -121,6 +145,8 @@ impl ConnectSettings {
         Self {
             openai_key: var("OPENAI_API_KEY"),
             compat_key: var("OPENAI_COMPAT_API_KEY"),
+            anthropic_key: var("ANTHROPIC_API_KEY"),
+            gemini_key: var("GEMINI_API_KEY").or_else(|| var("GOOGLE_API_KEY")),
             ollama_url: var("OLLAMA_HOST")
                 .map(|h| {
                     if h.starts_with("http") {
@@ -180,16 +206,44 @@ pub fn connect(spec: &str, settings: &ConnectSettings) -> Result<Arc<dyn LlmClie
             ),
             spec,
         )?),
-        ModelSpec::Ollama { model } => {
-            let url = format!("{}/v1", settings.ollama_url.trim_end_matches('/'));
-            Arc::new(OpenAiClient::new(
-                base(
-                    "Ollama",
-                    url,
-                    model,
-                    None,
-                    "; is Ollama running? Start it with `ollama serve`",
-                ),
+        ModelSpec::Ollama { model } => Arc::new(crate::OllamaClient::new(
+            &settings.ollama_url,
+            &model,
+            settings.timeout,
+            settings.retry.clone(),
+            spec,
+        )?),
+        ModelSpec::Anthropic { model } => {
+            let key = settings
+                .anthropic_key
+                .clone()
+                .ok_or_else(|| LlmError::MissingKey {
+                    provider: "anthropic".into(),
+                    env: "ANTHROPIC_API_KEY".into(),
+                })?;
+            Arc::new(crate::AnthropicClient::new(
+                &settings.anthropic_base_url,
+                &model,
+                key,
+                settings.timeout,
+                settings.retry.clone(),
+                spec,
+            )?)
+        }
+        ModelSpec::Gemini { model } => {
+            let key = settings
+                .gemini_key
+                .clone()
+                .ok_or_else(|| LlmError::MissingKey {
+                    provider: "gemini".into(),
+                    env: "GEMINI_API_KEY".into(),
+                })?;
+            Arc::new(crate::GeminiClient::new(
+                &settings.gemini_base_url,
+                &model,
+                key,
+                settings.timeout,
+                settings.retry.clone(),
                 spec,
             )?)
         }

@@ -377,7 +377,7 @@ async fn a_server_that_is_not_running_is_named_with_a_hint() {
     let text = err.to_string();
     assert!(
         text.starts_with(&format!(
-            "could not reach Ollama at http://127.0.0.1:{port}/v1"
+            "could not reach Ollama at http://127.0.0.1:{port}: Connection refused"
         )),
         "{text}"
     );

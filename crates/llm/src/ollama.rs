@@ -1,0 +1,147 @@
+//! Ollama's native chat API (`/api/chat`): streaming as JSON lines, structured output with the
+//! schema in `format`.
+
+use std::time::{Duration, Instant};
+
+use async_trait::async_trait;
+use futures::StreamExt;
+use serde_json::{json, Value};
+
+use crate::http::Http;
+use crate::{ChatRequest, ChatResponse, LlmClient, LlmError, RetryConfig, TokenSink, Usage};
+
+/// A client for one model on an Ollama server.
+pub struct OllamaClient {
+    http: Http,
+    model: String,
+    spec: String,
+}
+
+impl OllamaClient {
+    /// A client for `model` on the server at `base_url` (`http://127.0.0.1:11434`).
+    pub fn new(
+        base_url: &str,
+        model: &str,
+        timeout: Duration,
+        retry: RetryConfig,
+        spec: &str,
+    ) -> Result<Self, LlmError> {
+        let hint = "; is Ollama running? Start it with `ollama serve`";
+        Ok(Self {
+            http: Http::new("Ollama", base_url, timeout, retry, hint)?,
+            model: model.into(),
+            spec: spec.into(),
+        })
+    }
+
+    fn body(&self, request: &ChatRequest, stream: bool) -> Value {
+        let mut options = json!({});
+        if let Some(t) = request.temperature {
+            options["temperature"] = json!(t);
+        }
+        if let Some(n) = request.max_tokens {
+            options["num_predict"] = json!(n);
+        }
+        let mut body = json!({"model": self.model, "messages": request.messages, "stream": stream, "options": options});
+        if let Some(schema) = &request.schema {
+            body["format"] = schema.schema.clone();
+        }
+        body
+    }
+
+    fn usage(value: &Value) -> Usage {
+        Usage {
+            prompt_tokens: value["prompt_eval_count"].as_u64().unwrap_or(0),
+            completion_tokens: value["eval_count"].as_u64().unwrap_or(0),
+        }
+    }
+
+    async fn send(&self, body: &Value) -> Result<reqwest::Response, LlmError> {
+        self.http
+            .post("/api/chat", &[], body)
+            .await
+            .map_err(|e| match e {
+                LlmError::Request {
+                    status: 404,
+                    message,
+                    ..
+                } if message.contains("not found") => LlmError::Config(format!(
+                    "Ollama does not have the model `{}`; pull it with `ollama pull {}`",
+                    self.model, self.model
+                )),
+                other => other,
+            })
+    }
+}
+
+#[async_trait]
+impl LlmClient for OllamaClient {
+    fn model(&self) -> &str {
+        &self.spec
+    }
+
+    async fn complete(
+        &self,
+        request: &ChatRequest,
+        on_token: Option<TokenSink<'_>>,
+    ) -> Result<ChatResponse, LlmError> {
+        let started = Instant::now();
+        let resp = self.send(&self.body(request, on_token.is_some())).await?;
+        let Some(sink) = on_token else {
+            let value = self.http.json(resp).await?;
+            if let Some(error) = value["error"].as_str() {
+                return Err(self.http.bad(error.to_string()));
+            }
+            return Ok(ChatResponse {
+                text: value["message"]["content"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string(),
+                model: value["model"].as_str().unwrap_or(&self.model).to_string(),
+                usage: Self::usage(&value),
+                latency: started.elapsed(),
+            });
+        };
+        // One JSON object per line; the last one says `done` and carries the counts.
+        let mut bytes = resp.bytes_stream();
+        let (mut buffer, mut text, mut done) = (Vec::<u8>::new(), String::new(), None::<Value>);
+        while let Some(chunk) = bytes.next().await {
+            let chunk = chunk.map_err(|e| self.http.bad(format!("the stream broke off ({e})")))?;
+            buffer.extend_from_slice(&chunk);
+            while let Some(end) = buffer.iter().position(|&b| b == b'\n') {
+                let line: Vec<u8> = buffer.drain(..=end).collect();
+                let line = String::from_utf8_lossy(&line);
+                if line.trim().is_empty() {
+                    continue;
+                }
+                let value: Value = serde_json::from_str(line.trim())
+                    .map_err(|e| self.http.bad(format!("a streamed line was not JSON ({e})")))?;
+                if let Some(error) = value["error"].as_str() {
+                    return Err(self.http.bad(error.to_string()));
+                }
+                if let Some(piece) = value["message"]["content"]
+                    .as_str()
+                    .filter(|p| !p.is_empty())
+                {
+                    sink(piece);
+                    text.push_str(piece);
+                }
+                if value["done"] == true {
+                    done = Some(value);
+                }
+            }
+        }
+        let last = done.ok_or_else(|| {
+            self.http.bad(format!(
+                "the stream ended before the answer did ({} characters received)",
+                text.len()
+            ))
+        })?;
+        Ok(ChatResponse {
+            text,
+            model: last["model"].as_str().unwrap_or(&self.model).to_string(),
+            usage: Self::usage(&last),
+            latency: started.elapsed(),
+        })
+    }
+}
