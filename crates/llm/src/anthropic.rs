@@ -191,7 +191,7 @@ impl AnthropicClient {
 
 #[async_trait]
 impl LlmClient for AnthropicClient {
-    fn model(&self) -> &str {
+    fn spec(&self) -> &str {
         &self.spec
     }
 

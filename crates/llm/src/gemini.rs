@@ -112,7 +112,7 @@ impl GeminiClient {
 
 #[async_trait]
 impl LlmClient for GeminiClient {
-    fn model(&self) -> &str {
+    fn spec(&self) -> &str {
         &self.spec
     }
 

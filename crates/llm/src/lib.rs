@@ -45,7 +45,7 @@ pub type TokenSink<'a> = &'a (dyn Fn(&str) + Send + Sync);
 #[async_trait]
 pub trait LlmClient: Send + Sync {
     /// The model string this client was made from.
-    fn model(&self) -> &str;
+    fn spec(&self) -> &str;
 
     /// Answers `request`; with `on_token`, streams the answer piece by piece as well.
     async fn complete(

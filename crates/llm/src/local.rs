@@ -229,7 +229,7 @@ fn generate_blocking(
 
 #[async_trait]
 impl LlmClient for LocalLlm {
-    fn model(&self) -> &str {
+    fn spec(&self) -> &str {
         &self.spec
     }
 

@@ -76,7 +76,7 @@ impl OllamaClient {
 
 #[async_trait]
 impl LlmClient for OllamaClient {
-    fn model(&self) -> &str {
+    fn spec(&self) -> &str {
         &self.spec
     }
 

@@ -38,7 +38,7 @@ pub struct OpenAiClient {
 }
 
 impl OpenAiClient {
-    /// A client; `spec` is the model string it was made from (reported by [`LlmClient::model`]).
+    /// A client; `spec` is the model string it was made from (reported by [`LlmClient::spec`]).
     pub fn new(config: OpenAiConfig, spec: impl Into<String>) -> Result<Self, LlmError> {
         let http = Http::new(
             &config.provider,
@@ -176,7 +176,7 @@ fn usage(v: &Value) -> Usage {
 
 #[async_trait]
 impl LlmClient for OpenAiClient {
-    fn model(&self) -> &str {
+    fn spec(&self) -> &str {
         &self.spec
     }
 

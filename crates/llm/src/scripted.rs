@@ -112,7 +112,7 @@ impl ScriptedLlm {
 
 #[async_trait]
 impl LlmClient for ScriptedLlm {
-    fn model(&self) -> &str {
+    fn spec(&self) -> &str {
         &self.spec
     }
 

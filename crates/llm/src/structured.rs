@@ -114,7 +114,7 @@ async fn generate_with<T>(
         }
         Err(e) => e,
     };
-    tracing::info!(model = client.model(), %error, "structured answer did not parse; asking again");
+    tracing::info!(model = client.spec(), %error, "structured answer did not parse; asking again");
     request
         .messages
         .push(Message::assistant(first.text.clone()));

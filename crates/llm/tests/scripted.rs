@@ -45,7 +45,7 @@ async fn answers_by_purpose_in_order_and_records_requests() {
         .unwrap_err()
         .to_string();
     assert!(err.contains("no answer for purpose `review`"), "{err}");
-    assert_eq!(model.model(), spec);
+    assert_eq!(model.spec(), spec);
 }
 
 #[test]
