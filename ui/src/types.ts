@@ -187,3 +187,23 @@ db_path: string,
  * Run the demo as soon as the window opens (set by the smoke test).
  */
 autorun_demo: boolean, };
+
+export type KeySource = "keychain" | "environment" | "missing";
+
+export type KeyStatus = { 
+/**
+ * Provider name.
+ */
+provider: string, 
+/**
+ * The environment variable that can carry it.
+ */
+env: string, 
+/**
+ * Where the key in use comes from.
+ */
+source: KeySource, 
+/**
+ * The key's first and last characters, e.g. `sk-…3f9a`.
+ */
+masked: string | null, };

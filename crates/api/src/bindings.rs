@@ -21,6 +21,8 @@ pub fn typescript() -> String {
         crate::RunReport::decl(&cfg),
         crate::ThreadSummary::decl(&cfg),
         crate::AppInfo::decl(&cfg),
+        crate::KeySource::decl(&cfg),
+        crate::KeyStatus::decl(&cfg),
     ];
     let mut out = String::from(
         "// Generated from the Rust types by research-api's bindings test. Do not edit.\n\n",

@@ -9,12 +9,17 @@ mod ask;
 pub mod bindings;
 pub mod demo;
 mod error;
+mod keys;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 pub use ask::{ask, AskAnswer, AskRequest, MAX_PROMPT_CHARS};
 pub use error::{ApiError, ErrorCode};
+pub use keys::{
+    connect_settings, delete_key, list_keys, resolve as resolve_key, set_key, KeySource, KeyStatus,
+    KeyStore, KeyedProvider, MemoryKeys, OsKeychain, KEYED_PROVIDERS,
+};
 pub use research_graph::{
     CancellationToken, CheckpointInfo, Event, EventLog, EventSink, Interrupt, ThreadId,
 };

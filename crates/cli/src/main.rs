@@ -88,6 +88,11 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Store, list or forget API keys (kept in the OS keychain)
+    Keys {
+        #[command(subcommand)]
+        action: KeysAction,
+    },
     /// List a thread's checkpoints
     History {
         /// The thread id
@@ -97,6 +102,26 @@ enum Command {
         /// Print JSON
         #[arg(long)]
         json: bool,
+    },
+}
+
+#[derive(Subcommand)]
+enum KeysAction {
+    /// Store a key: typed without echo, or read from standard input
+    Set {
+        /// openai, anthropic, gemini, openai-compat, tavily, brave, serper, newsapi, semantic-scholar
+        provider: String,
+    },
+    /// Show which providers have a key, and where it comes from (masked)
+    List {
+        /// Print JSON
+        #[arg(long)]
+        json: bool,
+    },
+    /// Forget a stored key
+    Delete {
+        /// The provider
+        provider: String,
     },
 }
 
@@ -225,6 +250,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             system,
             json,
         } => ask(prompt, llm, schema, system, json).await,
+        Command::Keys { action } => keys(action),
         Command::History { thread, db, json } => {
             let studio = Studio::open(db.db.as_deref())?;
             let history = studio.history(&ThreadId::new(thread)).await?;
@@ -281,7 +307,7 @@ async fn ask(
         system,
         schema,
     };
-    let settings = research_api::ConnectSettings::from_env();
+    let settings = research_api::connect_settings(&research_api::OsKeychain);
     let print = |t: &str| {
         print!("{t}");
         std::io::stdout().flush().ok();
@@ -295,6 +321,52 @@ async fn ask(
         println!("{}", serde_json::to_string_pretty(value)?);
     } else {
         println!();
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn keys(action: KeysAction) -> anyhow::Result<ExitCode> {
+    use std::io::IsTerminal;
+    let store = research_api::OsKeychain;
+    match action {
+        KeysAction::Set { provider } => {
+            let key = if std::io::stdin().is_terminal() {
+                rpassword::prompt_password(format!("Key for {provider}: "))
+                    .context("could not read the key from the terminal")?
+            } else {
+                let mut key = String::new();
+                std::io::Read::read_to_string(&mut std::io::stdin(), &mut key)
+                    .context("could not read the key from standard input")?;
+                key
+            };
+            research_api::set_key(&store, &provider, &key)?;
+            eprintln!("stored the key for {provider} in the OS keychain");
+        }
+        KeysAction::Delete { provider } => {
+            research_api::delete_key(&store, &provider)?;
+            eprintln!("forgot the stored key for {provider}");
+        }
+        KeysAction::List { json } => {
+            let keys = research_api::list_keys(&store);
+            if json {
+                println!("{}", serde_json::to_string(&keys)?);
+            } else {
+                for k in keys {
+                    let source = match k.source {
+                        research_api::KeySource::Keychain => "keychain".to_string(),
+                        research_api::KeySource::Environment => format!("${}", k.env),
+                        research_api::KeySource::Missing => {
+                            format!("not set (keychain or ${})", k.env)
+                        }
+                    };
+                    println!(
+                        "{:<17} {:<12} {source}",
+                        k.provider,
+                        k.masked.unwrap_or_default()
+                    );
+                }
+            }
+        }
     }
     Ok(ExitCode::SUCCESS)
 }
