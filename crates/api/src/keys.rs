@@ -184,7 +184,7 @@ pub struct KeyStatus {
 fn mask(key: &str) -> String {
     let chars: Vec<char> = key.chars().collect();
     if chars.len() <= 8 {
-        return "…".repeat(1);
+        return "…".to_string();
     }
     let head: String = chars[..3].iter().collect();
     let tail: String = chars[chars.len() - 4..].iter().collect();
