@@ -69,6 +69,18 @@ impl From<research_llm::LlmError> for ApiError {
     }
 }
 
+impl From<research_fetch::FetchError> for ApiError {
+    fn from(e: research_fetch::FetchError) -> Self {
+        use research_fetch::FetchError as F;
+        let code = match &e {
+            F::InvalidUrl(_) | F::Blocked { .. } => ErrorCode::InvalidInput,
+            F::Timeout { .. } | F::Unreachable { .. } => ErrorCode::ProviderUnavailable,
+            _ => ErrorCode::ProviderFailed,
+        };
+        ApiError::new(code, e.to_string())
+    }
+}
+
 impl From<research_graph::GraphError> for ApiError {
     fn from(e: research_graph::GraphError) -> Self {
         use research_graph::GraphError as G;

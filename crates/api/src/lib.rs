@@ -20,6 +20,7 @@ pub use keys::{
     connect_settings, delete_key, list_keys, resolve as resolve_key, set_key, KeySource, KeyStatus,
     KeyStore, KeyedProvider, MemoryKeys, OsKeychain, KEYED_PROVIDERS,
 };
+pub use research_fetch::{Document, DocumentKind};
 pub use research_graph::{
     CancellationToken, CheckpointInfo, Event, EventLog, EventSink, Interrupt, ThreadId,
 };
@@ -27,6 +28,16 @@ use research_graph::{
     Checkpointer, Clock, CompiledGraph, Resume, RunOptions, RunOutcome, SystemClock,
 };
 pub use research_llm::ConnectSettings;
+
+/// Fetches one page or PDF and extracts its readable text (`research fetch`).
+pub async fn fetch(url: &str, allowed_hosts: &[String]) -> Result<Document, ApiError> {
+    use research_fetch::Fetcher;
+    let policy = research_fetch::FetchPolicy {
+        allowed_hosts: research_fetch::AllowedHosts::new(allowed_hosts.iter().cloned()),
+        ..Default::default()
+    };
+    Ok(research_fetch::HttpFetcher::new(policy)?.fetch(url).await?)
+}
 use research_store::{SqliteCheckpointer, ThreadRecord, Threads};
 use serde::{Deserialize, Serialize};
 

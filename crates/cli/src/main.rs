@@ -88,6 +88,17 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Fetch a web page or PDF and print its readable text
+    Fetch {
+        /// The URL
+        url: String,
+        /// Allow this private or local host (repeatable), e.g. your own server
+        #[arg(long = "allow-host", value_name = "HOST")]
+        allow_host: Vec<String>,
+        /// Print one JSON document with the text and its metadata
+        #[arg(long)]
+        json: bool,
+    },
     /// Store, list or forget API keys (kept in the OS keychain)
     Keys {
         #[command(subcommand)]
@@ -251,6 +262,29 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             json,
         } => ask(prompt, llm, schema, system, json).await,
         Command::Keys { action } => keys(action),
+        Command::Fetch {
+            url,
+            allow_host,
+            json,
+        } => {
+            let doc = research_api::fetch(&url, &allow_host).await?;
+            if json {
+                println!("{}", serde_json::to_string(&doc)?);
+            } else {
+                eprintln!(
+                    "{} ({:?}, {} bytes, sha256 {})",
+                    doc.final_url,
+                    doc.kind,
+                    doc.bytes,
+                    &doc.text_sha256[..12]
+                );
+                if let Some(title) = &doc.title {
+                    println!("# {title}\n");
+                }
+                println!("{}", doc.text);
+            }
+            Ok(ExitCode::SUCCESS)
+        }
         Command::History { thread, db, json } => {
             let studio = Studio::open(db.db.as_deref())?;
             let history = studio.history(&ThreadId::new(thread)).await?;

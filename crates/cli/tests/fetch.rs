@@ -1,0 +1,52 @@
+//! `research fetch` against a local server.
+
+use std::process::Command;
+
+use wiremock::matchers::path;
+use wiremock::{Mock, MockServer, ResponseTemplate};
+
+const BIN: &str = env!("CARGO_BIN_EXE_research");
+
+async fn run(args: Vec<String>) -> std::process::Output {
+    tokio::task::spawn_blocking(move || Command::new(BIN).args(args).output().unwrap())
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn fetches_with_an_allowed_local_host_and_refuses_without() {
+    let server = MockServer::start().await;
+    let page = "<html><head><title>Notes</title></head><body><article><h1>Notes</h1><p>The quick brown fox jumps over the lazy dog, again and again, to fill a paragraph long enough to count as the page's main content.</p><p>A second paragraph keeps the readability scorer satisfied that this is an article worth keeping.</p></article></body></html>";
+    Mock::given(path("/notes"))
+        .respond_with(ResponseTemplate::new(200).set_body_raw(page, "text/html"))
+        .mount(&server)
+        .await;
+    let url = format!("{}/notes", server.uri());
+
+    let out = run(vec![
+        "fetch".into(),
+        url.clone(),
+        "--allow-host".into(),
+        "127.0.0.1".into(),
+        "--json".into(),
+    ])
+    .await;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["kind"], "html");
+    assert!(doc["text"].as_str().unwrap().contains("quick brown fox"));
+    assert_eq!(doc["text_sha256"].as_str().unwrap().len(), 64);
+
+    let out = run(vec!["fetch".into(), url]).await;
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.starts_with("research: refused to fetch") && err.contains("--allow-host 127.0.0.1"),
+        "{err}"
+    );
+    assert_eq!(err.trim().lines().count(), 1);
+}
