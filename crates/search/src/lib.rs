@@ -1,0 +1,235 @@
+//! The `SearchProvider` seam: one small trait between the research pipelines and every place
+//! they can search — web search APIs, academic indexes, news, and (in `research-library`) the
+//! user's own files — so that a run can mix them and tests can replace them.
+//!
+//! Every provider maps its answer to [`Hit`]s of one shape, honours the result limit, and fails
+//! with a [`SearchError`] that names the provider and says what to do.
+#![deny(missing_docs)]
+
+mod http;
+mod providers;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+
+pub use providers::{
+    ArXiv, Brave, DuckDuckGo, NewsApi, SearXng, SemanticScholar, Serper, Tavily, Wikipedia,
+};
+
+/// What kind of source a hit is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum HitKind {
+    /// A web page.
+    Web,
+    /// A paper or preprint.
+    Academic,
+    /// A news article.
+    News,
+    /// A file in the user's library.
+    Local,
+}
+
+/// One search result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Hit {
+    /// Title.
+    pub title: String,
+    /// Where it is (`https://…` or `file://…`).
+    pub url: String,
+    /// A passage about the query.
+    pub snippet: String,
+    /// Publication date as the provider gives it, when known.
+    pub published: Option<String>,
+    /// What kind of source.
+    pub kind: HitKind,
+    /// Which provider found it.
+    pub provider: String,
+}
+
+/// One query.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SearchQuery {
+    /// The words.
+    pub text: String,
+    /// Results wanted at most.
+    pub limit: usize,
+}
+
+impl SearchQuery {
+    /// A query for at most `limit` results.
+    pub fn new(text: impl Into<String>, limit: usize) -> Self {
+        Self {
+            text: text.into(),
+            limit: limit.clamp(1, 50),
+        }
+    }
+}
+
+/// Why a search failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SearchError {
+    /// The provider needs a key and none is set.
+    #[error("{provider} needs an API key; set it with `research keys set {provider}` or ${env}")]
+    MissingKey {
+        /// Provider name.
+        provider: &'static str,
+        /// Environment variable.
+        env: &'static str,
+    },
+    /// The key was refused.
+    #[error("the key for {provider} was refused (HTTP {status})")]
+    Unauthorized {
+        /// Provider name.
+        provider: &'static str,
+        /// Status.
+        status: u16,
+    },
+    /// Still rate limited after retries.
+    #[error("{provider} is rate limiting searches (HTTP 429); try again later or add a key")]
+    RateLimited {
+        /// Provider name.
+        provider: &'static str,
+    },
+    /// Could not be reached, timed out, or kept failing.
+    #[error("{provider} is not available: {reason}")]
+    Unavailable {
+        /// Provider name.
+        provider: &'static str,
+        /// Why.
+        reason: String,
+    },
+    /// The answer could not be read.
+    #[error("{provider} sent an answer that could not be read: {detail}")]
+    BadResponse {
+        /// Provider name.
+        provider: &'static str,
+        /// What was wrong.
+        detail: String,
+    },
+    /// The settings are wrong (unknown provider, missing URL).
+    #[error("{0}")]
+    Config(String),
+}
+
+/// Somewhere to search.
+#[async_trait]
+pub trait SearchProvider: Send + Sync {
+    /// The provider's name (`tavily`, `arxiv`, …).
+    fn name(&self) -> &'static str;
+
+    /// Runs `query`; at most `query.limit` hits, best first.
+    async fn search(&self, query: &SearchQuery) -> Result<Vec<Hit>, SearchError>;
+}
+
+/// Keys, addresses and limits for building providers.
+#[derive(Debug, Clone)]
+pub struct SearchSettings {
+    /// Keys by provider name.
+    pub keys: std::collections::BTreeMap<String, String>,
+    /// The user's SearXNG instance.
+    pub searxng_url: Option<String>,
+    /// Base URL overrides by provider name (tests, proxies, another Wikipedia language).
+    pub base_urls: std::collections::BTreeMap<String, String>,
+    /// Time limit per request.
+    pub timeout: Duration,
+}
+
+impl Default for SearchSettings {
+    fn default() -> Self {
+        Self {
+            keys: Default::default(),
+            searxng_url: None,
+            base_urls: Default::default(),
+            timeout: Duration::from_secs(20),
+        }
+    }
+}
+
+/// The web providers by name, with whether they need a key.
+pub const PROVIDERS: &[(&str, bool)] = &[
+    ("tavily", true),
+    ("brave", true),
+    ("serper", true),
+    ("searxng", false),
+    ("duckduckgo", false),
+    ("semantic-scholar", false),
+    ("arxiv", false),
+    ("wikipedia", false),
+    ("newsapi", true),
+];
+
+/// Builds the provider called `name`.
+pub fn provider(
+    name: &str,
+    settings: &SearchSettings,
+) -> Result<Arc<dyn SearchProvider>, SearchError> {
+    let base = |default: &str| {
+        settings
+            .base_urls
+            .get(name)
+            .cloned()
+            .unwrap_or_else(|| default.to_string())
+    };
+    let key = |provider: &'static str, env: &'static str| {
+        settings
+            .keys
+            .get(provider)
+            .cloned()
+            .ok_or(SearchError::MissingKey { provider, env })
+    };
+    let t = settings.timeout;
+    Ok(match name {
+        "tavily" => Arc::new(Tavily::new(
+            base("https://api.tavily.com"),
+            key("tavily", "TAVILY_API_KEY")?,
+            t,
+        )),
+        "brave" => Arc::new(Brave::new(
+            base("https://api.search.brave.com"),
+            key("brave", "BRAVE_API_KEY")?,
+            t,
+        )),
+        "serper" => Arc::new(Serper::new(
+            base("https://google.serper.dev"),
+            key("serper", "SERPER_API_KEY")?,
+            t,
+        )),
+        "newsapi" => Arc::new(NewsApi::new(
+            base("https://newsapi.org"),
+            key("newsapi", "NEWSAPI_API_KEY")?,
+            t,
+        )),
+        "searxng" => {
+            let url = settings
+                .searxng_url
+                .clone()
+                .or_else(|| settings.base_urls.get("searxng").cloned())
+                .ok_or_else(|| {
+                    SearchError::Config(
+                        "searxng needs the address of your instance: --searxng-url URL".into(),
+                    )
+                })?;
+            Arc::new(SearXng::new(url, t))
+        }
+        "duckduckgo" => Arc::new(DuckDuckGo::new(base("https://html.duckduckgo.com"), t)),
+        "semantic-scholar" => Arc::new(SemanticScholar::new(
+            base("https://api.semanticscholar.org"),
+            settings.keys.get("semantic-scholar").cloned(),
+            t,
+        )),
+        "arxiv" => Arc::new(ArXiv::new(base("https://export.arxiv.org"), t)),
+        "wikipedia" => Arc::new(Wikipedia::new(base("https://en.wikipedia.org"), t)),
+        other => {
+            let names: Vec<&str> = PROVIDERS.iter().map(|(n, _)| *n).collect();
+            return Err(SearchError::Config(format!(
+                "unknown search provider `{other}`; use {}",
+                names.join(", ")
+            )));
+        }
+    })
+}
