@@ -81,6 +81,19 @@ impl From<research_fetch::FetchError> for ApiError {
     }
 }
 
+impl From<research_search::SearchError> for ApiError {
+    fn from(e: research_search::SearchError) -> Self {
+        use research_search::SearchError as S;
+        let code = match &e {
+            S::Config(_) => ErrorCode::InvalidInput,
+            S::MissingKey { .. } | S::Unauthorized { .. } => ErrorCode::ProviderAuth,
+            S::RateLimited { .. } | S::Unavailable { .. } => ErrorCode::ProviderUnavailable,
+            _ => ErrorCode::ProviderFailed,
+        };
+        ApiError::new(code, e.to_string())
+    }
+}
+
 impl From<research_graph::GraphError> for ApiError {
     fn from(e: research_graph::GraphError) -> Self {
         use research_graph::GraphError as G;

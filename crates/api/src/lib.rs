@@ -10,6 +10,7 @@ pub mod bindings;
 pub mod demo;
 mod error;
 mod keys;
+mod search;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -28,6 +29,10 @@ use research_graph::{
     Checkpointer, Clock, CompiledGraph, Resume, RunOptions, RunOutcome, SystemClock,
 };
 pub use research_llm::ConnectSettings;
+pub use research_search::{Hit, HitKind, SearchSettings};
+pub use search::{
+    auto_providers, search, search_settings, ProviderFailure, SearchOutcome, SearchRequest,
+};
 
 /// Fetches one page or PDF and extracts its readable text (`research fetch`).
 pub async fn fetch(url: &str, allowed_hosts: &[String]) -> Result<Document, ApiError> {

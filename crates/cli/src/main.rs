@@ -88,6 +88,28 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Search the web, papers or news with one or more providers
+    Search {
+        /// The query
+        query: String,
+        /// Providers, comma-separated: tavily, brave, serper, searxng, duckduckgo, semantic-scholar, arxiv, wikipedia, newsapi, auto
+        #[arg(
+            long,
+            value_name = "SPEC[,SPEC…]",
+            value_delimiter = ',',
+            default_value = "auto"
+        )]
+        search: Vec<String>,
+        /// Results per provider at most
+        #[arg(long, default_value_t = 5)]
+        limit: usize,
+        /// Your SearXNG instance
+        #[arg(long, value_name = "URL")]
+        searxng_url: Option<String>,
+        /// Print JSON
+        #[arg(long)]
+        json: bool,
+    },
     /// Fetch a web page or PDF and print its readable text
     Fetch {
         /// The URL
@@ -262,6 +284,49 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             json,
         } => ask(prompt, llm, schema, system, json).await,
         Command::Keys { action } => keys(action),
+        Command::Search {
+            query,
+            search,
+            limit,
+            searxng_url,
+            json,
+        } => {
+            let store = research_api::OsKeychain;
+            let settings = research_api::search_settings(&store, searxng_url.clone());
+            let request = research_api::SearchRequest {
+                query,
+                providers: search,
+                limit,
+                searxng_url,
+            };
+            let outcome = research_api::search(request, &settings, &store).await?;
+            for failure in &outcome.failures {
+                eprintln!("warning: {}", failure.message);
+            }
+            if json {
+                println!("{}", serde_json::to_string(&outcome)?);
+            } else {
+                for (i, hit) in outcome.hits.iter().enumerate() {
+                    let date = hit
+                        .published
+                        .as_deref()
+                        .map(|d| format!(" ({d})"))
+                        .unwrap_or_default();
+                    println!(
+                        "{}. {}{date} [{}]\n   {}\n   {}\n",
+                        i + 1,
+                        hit.title,
+                        hit.provider,
+                        hit.url,
+                        hit.snippet
+                    );
+                }
+                if outcome.hits.is_empty() {
+                    eprintln!("no results");
+                }
+            }
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Fetch {
             url,
             allow_host,
