@@ -42,7 +42,11 @@ async fn searches_searxng_and_reports_failures_per_provider() {
         "--json".into(),
     ])
     .await;
-    assert_eq!(out.status.code(), Some(1), "tavily has no key: refused before searching");
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "tavily has no key: refused before searching"
+    );
     assert!(String::from_utf8_lossy(&out.stderr).contains("TAVILY_API_KEY"));
 
     let out = run(vec![
