@@ -23,6 +23,64 @@ use tokio::sync::Semaphore;
 pub use extract::DocumentKind;
 pub use guard::AllowedHosts;
 
+/// Small documents for tests of the crates above this one.
+#[doc(hidden)]
+pub mod testing {
+    /// A one-page PDF showing `text` in Helvetica, with a correct cross-reference table.
+    pub fn minimal_pdf(text: &str) -> Vec<u8> {
+        let stream = format!("BT /F1 18 Tf 72 720 Td ({text}) Tj ET");
+        let objects = [
+            "<< /Type /Catalog /Pages 2 0 R >>".to_string(),
+            "<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_string(),
+            "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>"
+                .to_string(),
+            format!("<< /Length {} >>\nstream\n{stream}\nendstream", stream.len()),
+            "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>".to_string(),
+        ];
+        let mut pdf = b"%PDF-1.4\n".to_vec();
+        let mut offsets = Vec::new();
+        for (i, body) in objects.iter().enumerate() {
+            offsets.push(pdf.len());
+            pdf.extend_from_slice(format!("{} 0 obj\n{body}\nendobj\n", i + 1).as_bytes());
+        }
+        let xref = pdf.len();
+        pdf.extend_from_slice(
+            format!("xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1).as_bytes(),
+        );
+        for o in offsets {
+            pdf.extend_from_slice(format!("{o:010} 00000 n \n").as_bytes());
+        }
+        pdf.extend_from_slice(
+            format!(
+                "trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n",
+                objects.len() + 1
+            )
+            .as_bytes(),
+        );
+        pdf
+    }
+}
+
+/// Readable text from bytes that did not come over HTTP (a file in the user's library): the
+/// same extraction as fetched documents get. `content_type` may be empty; `url` names the source.
+pub fn extract_bytes(
+    content_type: &str,
+    body: Vec<u8>,
+    url: &str,
+) -> Result<(DocumentKind, Option<String>, String), String> {
+    let kind = extract::sniff(content_type, &body).map_err(|what| format!("it is {what}"))?;
+    let extracted = match kind {
+        DocumentKind::Pdf => extract::pdf(body)?,
+        DocumentKind::Html => extract::html(&extract::decode(content_type, &body), url)?,
+        DocumentKind::Text => extract::Extracted {
+            kind,
+            title: None,
+            text: extract::decode(content_type, &body).trim().to_string(),
+        },
+    };
+    Ok((extracted.kind, extracted.title, extracted.text))
+}
+
 /// A fetched document.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Document {

@@ -41,8 +41,9 @@ pub enum StoreError {
 
 fn migrations() -> rusqlite_migration::Migrations<'static> {
     use rusqlite_migration::M;
-    rusqlite_migration::Migrations::new(vec![M::up(
-        "CREATE TABLE checkpoints (
+    rusqlite_migration::Migrations::new(vec![
+        M::up(
+            "CREATE TABLE checkpoints (
              thread_id     TEXT    NOT NULL,
              seq           INTEGER NOT NULL,
              created_at_ms INTEGER NOT NULL,
@@ -65,7 +66,32 @@ fn migrations() -> rusqlite_migration::Migrations<'static> {
              config        TEXT    NOT NULL,
              created_at_ms INTEGER NOT NULL
          );",
-    )])
+        ),
+        // The user's library: folders, files (with what was read from them) and passages in FTS5.
+        M::up(
+            "CREATE TABLE library_roots (
+                 path          TEXT    PRIMARY KEY,
+                 added_at_ms   INTEGER NOT NULL
+             );
+             CREATE TABLE library_files (
+                 id            INTEGER PRIMARY KEY,
+                 root          TEXT    NOT NULL REFERENCES library_roots(path) ON DELETE CASCADE,
+                 path          TEXT    NOT NULL UNIQUE,
+                 mtime_ns      INTEGER NOT NULL,
+                 size          INTEGER NOT NULL,
+                 sha256        TEXT    NOT NULL,
+                 kind          TEXT    NOT NULL,
+                 title         TEXT,
+                 error         TEXT,
+                 indexed_at_ms INTEGER NOT NULL
+             );
+             CREATE INDEX library_files_root ON library_files(root);
+             CREATE VIRTUAL TABLE library_passages USING fts5(
+                 text, file_id UNINDEXED, ord UNINDEXED,
+                 tokenize = 'unicode61 remove_diacritics 2'
+             );",
+        ),
+    ])
 }
 
 /// How hard a commit waits for the disk.

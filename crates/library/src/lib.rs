@@ -1,0 +1,518 @@
+//! The user's library: folders of their own files, indexed in SQLite FTS5 (BM25 ranking) and
+//! searched through the same `SearchProvider` seam as the web, so a research run can cite a local
+//! PDF exactly as it cites a web page. It works offline with nothing configured.
+//!
+//! Indexing is incremental: a file whose size and modification time are unchanged is not read
+//! again; a changed file whose content hash is unchanged is not extracted again; files that
+//! disappeared are dropped. Files that cannot be read are counted and listed, never fatal.
+#![deny(missing_docs)]
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::UNIX_EPOCH;
+
+use async_trait::async_trait;
+use research_search::{Hit, HitKind, SearchError, SearchProvider, SearchQuery};
+use rusqlite::{params, Connection, OptionalExtension};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+/// Files larger than this are skipped (a library is documents, not disk images).
+pub const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
+/// Characters per indexed passage: long enough to quote, short enough to rank well.
+pub const PASSAGE_CHARS: usize = 1500;
+const EXTENSIONS: &[&str] = &[
+    "md", "markdown", "txt", "text", "rst", "org", "html", "htm", "xhtml", "pdf",
+];
+
+/// Why a library operation failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum LibraryError {
+    /// The folder does not exist or is not a folder.
+    #[error("{0} is not a folder")]
+    NotAFolder(PathBuf),
+    /// The folder is not in the library.
+    #[error("{0} is not in the library")]
+    NotInLibrary(PathBuf),
+    /// The database failed.
+    #[error(transparent)]
+    Store(#[from] research_store::StoreError),
+    /// A query failed.
+    #[error("library database error: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+}
+
+/// Counts of one indexing pass.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IndexReport {
+    /// Files looked at.
+    pub scanned: usize,
+    /// Files read and indexed (new or changed).
+    pub indexed: usize,
+    /// Files unchanged since the last pass.
+    pub unchanged: usize,
+    /// Files that could not be read, with why.
+    pub failed: Vec<(String, String)>,
+    /// Files dropped because they are gone.
+    pub removed: usize,
+}
+
+/// A folder in the library.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LibraryFolder {
+    /// Absolute path.
+    pub path: String,
+    /// Files indexed.
+    pub files: usize,
+    /// Files that could not be read.
+    pub failed: usize,
+}
+
+/// The library, in the app's database.
+pub struct Library {
+    conn: Mutex<Connection>,
+}
+
+fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
+}
+
+fn file_url(path: &Path) -> String {
+    url::Url::from_file_path(path)
+        .map(|u| u.to_string())
+        .unwrap_or_else(|_| format!("file://{}", path.display()))
+}
+
+/// Splits text into passages at paragraph (then sentence, then character) boundaries.
+pub fn passages(text: &str, max_chars: usize) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut current = String::new();
+    let flush = |current: &mut String, out: &mut Vec<String>| {
+        let t = current.trim();
+        if !t.is_empty() {
+            out.push(t.to_string());
+        }
+        current.clear();
+    };
+    for para in text.split("\n\n") {
+        let para = para.trim();
+        if para.is_empty() {
+            continue;
+        }
+        if current.chars().count() + para.chars().count() + 2 > max_chars {
+            flush(&mut current, &mut out);
+        }
+        if para.chars().count() > max_chars {
+            // A very long paragraph: cut at sentence ends where possible.
+            let mut piece = String::new();
+            for sentence in para.split_inclusive(['.', '。', '!', '?', '\n']) {
+                if piece.chars().count() + sentence.chars().count() > max_chars {
+                    flush(&mut piece, &mut out);
+                }
+                if sentence.chars().count() > max_chars {
+                    let chars: Vec<char> = sentence.chars().collect();
+                    for chunk in chars.chunks(max_chars) {
+                        out.push(chunk.iter().collect::<String>().trim().to_string());
+                    }
+                } else {
+                    piece.push_str(sentence);
+                }
+            }
+            flush(&mut piece, &mut out);
+            continue;
+        }
+        if !current.is_empty() {
+            current.push_str("\n\n");
+        }
+        current.push_str(para);
+    }
+    flush(&mut current, &mut out);
+    out.retain(|p| !p.is_empty());
+    out
+}
+
+/// Turns what a person typed into an FTS5 query: every word quoted (so `AND`, `-`, `:` and quotes
+/// are just text); `all` requires every word, otherwise any.
+fn fts_query(text: &str, all: bool) -> Option<String> {
+    let words: Vec<String> = text
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(|w| format!("\"{}\"", w.replace('"', "")))
+        .collect();
+    (!words.is_empty()).then(|| words.join(if all { " " } else { " OR " }))
+}
+
+impl Library {
+    /// Opens the library in the database at `db`.
+    pub fn open(db: &Path) -> Result<Self, LibraryError> {
+        Ok(Self {
+            conn: Mutex::new(research_store::open_connection(db)?),
+        })
+    }
+
+    fn conn(&self) -> std::sync::MutexGuard<'_, Connection> {
+        self.conn.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Adds a folder (and indexes it now).
+    pub fn add(
+        &self,
+        folder: &Path,
+        progress: &dyn Fn(&IndexReport),
+    ) -> Result<IndexReport, LibraryError> {
+        let folder = folder
+            .canonicalize()
+            .map_err(|_| LibraryError::NotAFolder(folder.to_path_buf()))?;
+        if !folder.is_dir() {
+            return Err(LibraryError::NotAFolder(folder));
+        }
+        self.conn().execute(
+            "INSERT OR IGNORE INTO library_roots (path, added_at_ms) VALUES (?1, ?2)",
+            params![folder.to_string_lossy(), now_ms()],
+        )?;
+        self.index_folder(&folder, progress)
+    }
+
+    /// Removes a folder and everything indexed from it.
+    pub fn remove(&self, folder: &Path) -> Result<(), LibraryError> {
+        let path = folder
+            .canonicalize()
+            .unwrap_or_else(|_| folder.to_path_buf());
+        let mut conn = self.conn();
+        let tx = conn.transaction()?;
+        tx.execute(
+            "DELETE FROM library_passages WHERE file_id IN (SELECT id FROM library_files WHERE root = ?1)",
+            [path.to_string_lossy()],
+        )?;
+        tx.execute(
+            "DELETE FROM library_files WHERE root = ?1",
+            [path.to_string_lossy()],
+        )?;
+        let gone = tx.execute(
+            "DELETE FROM library_roots WHERE path = ?1",
+            [path.to_string_lossy()],
+        )?;
+        tx.commit()?;
+        if gone == 0 {
+            return Err(LibraryError::NotInLibrary(path));
+        }
+        Ok(())
+    }
+
+    /// The folders with their counts.
+    pub fn folders(&self) -> Result<Vec<LibraryFolder>, LibraryError> {
+        let conn = self.conn();
+        let mut stmt = conn.prepare(
+            "SELECT r.path, count(f.id) FILTER (WHERE f.error IS NULL), count(f.id) FILTER (WHERE f.error IS NOT NULL)
+             FROM library_roots r LEFT JOIN library_files f ON f.root = r.path GROUP BY r.path ORDER BY r.path",
+        )?;
+        let rows = stmt.query_map([], |r| {
+            Ok(LibraryFolder {
+                path: r.get(0)?,
+                files: r.get::<_, i64>(1)? as usize,
+                failed: r.get::<_, i64>(2)? as usize,
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Re-indexes every folder (incrementally).
+    pub fn reindex(&self, progress: &dyn Fn(&IndexReport)) -> Result<IndexReport, LibraryError> {
+        let roots: Vec<String> = {
+            let conn = self.conn();
+            let mut stmt = conn.prepare("SELECT path FROM library_roots ORDER BY path")?;
+            let rows = stmt.query_map([], |r| r.get(0))?;
+            rows.collect::<Result<_, _>>()?
+        };
+        let mut total = IndexReport::default();
+        for root in roots {
+            let r = self.index_folder(Path::new(&root), progress)?;
+            total.scanned += r.scanned;
+            total.indexed += r.indexed;
+            total.unchanged += r.unchanged;
+            total.removed += r.removed;
+            total.failed.extend(r.failed);
+        }
+        Ok(total)
+    }
+
+    fn index_folder(
+        &self,
+        root: &Path,
+        progress: &dyn Fn(&IndexReport),
+    ) -> Result<IndexReport, LibraryError> {
+        let root_key = root.to_string_lossy().to_string();
+        let mut report = IndexReport::default();
+        let mut seen = std::collections::HashSet::new();
+        let walker = walkdir::WalkDir::new(root)
+            .follow_links(false)
+            .into_iter()
+            .filter_entry(|e| e.depth() == 0 || !e.file_name().to_string_lossy().starts_with('.'));
+        for entry in walker {
+            let entry = match entry {
+                Ok(e) => e,
+                Err(e) => {
+                    report.failed.push((
+                        e.path()
+                            .map(|p| p.display().to_string())
+                            .unwrap_or_default(),
+                        e.to_string(),
+                    ));
+                    continue;
+                }
+            };
+            if !entry.file_type().is_file() {
+                continue;
+            }
+            let path = entry.path();
+            let ext = path
+                .extension()
+                .map(|e| e.to_string_lossy().to_lowercase())
+                .unwrap_or_default();
+            if !EXTENSIONS.contains(&ext.as_str()) {
+                continue;
+            }
+            report.scanned += 1;
+            let key = path.to_string_lossy().to_string();
+            seen.insert(key.clone());
+            match self.index_file(&root_key, path) {
+                Ok(true) => report.indexed += 1,
+                Ok(false) => report.unchanged += 1,
+                Err(why) => report.failed.push((key, why)),
+            }
+            if report.scanned % 50 == 0 {
+                progress(&report);
+            }
+        }
+        // Files that are gone.
+        let mut conn = self.conn();
+        let known: Vec<(i64, String)> = {
+            let mut stmt = conn.prepare("SELECT id, path FROM library_files WHERE root = ?1")?;
+            let rows = stmt.query_map([&root_key], |r| Ok((r.get(0)?, r.get(1)?)))?;
+            rows.collect::<Result<_, _>>()?
+        };
+        let tx = conn.transaction()?;
+        for (id, path) in known.into_iter().filter(|(_, p)| !seen.contains(p)) {
+            tx.execute("DELETE FROM library_passages WHERE file_id = ?1", [id])?;
+            tx.execute("DELETE FROM library_files WHERE id = ?1", [id])?;
+            tracing::debug!(%path, "dropped from the library");
+            report.removed += 1;
+        }
+        tx.commit()?;
+        progress(&report);
+        Ok(report)
+    }
+
+    /// Indexes one file; `Ok(false)` when it had not changed. Errors are recorded on the file too.
+    fn index_file(&self, root: &str, path: &Path) -> Result<bool, String> {
+        let key = path.to_string_lossy().to_string();
+        let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
+        let mtime = meta
+            .modified()
+            .ok()
+            .and_then(|m| m.duration_since(UNIX_EPOCH).ok())
+            .map(|d| d.as_nanos() as i64)
+            .unwrap_or(0);
+        let size = meta.len() as i64;
+        let previous: Option<(i64, i64, i64, String)> = self
+            .conn()
+            .query_row(
+                "SELECT id, mtime_ns, size, sha256 FROM library_files WHERE path = ?1",
+                [&key],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+            )
+            .optional()
+            .map_err(|e| e.to_string())?;
+        if let Some((_, m, s, _)) = &previous {
+            if *m == mtime && *s == size {
+                return Ok(false);
+            }
+        }
+        if meta.len() > MAX_FILE_BYTES {
+            return self.record_failure(root, &key, mtime, size, "larger than 64 MB");
+        }
+        let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
+        let sha: String = Sha256::digest(&bytes)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        if let Some((id, _, _, old_sha)) = &previous {
+            if *old_sha == sha {
+                self.conn()
+                    .execute(
+                        "UPDATE library_files SET mtime_ns = ?1, size = ?2 WHERE id = ?3",
+                        params![mtime, size, id],
+                    )
+                    .map_err(|e| e.to_string())?;
+                return Ok(false);
+            }
+        }
+        let content_type = match path
+            .extension()
+            .map(|e| e.to_string_lossy().to_lowercase())
+            .as_deref()
+        {
+            Some("pdf") => "application/pdf",
+            Some("html" | "htm" | "xhtml") => "text/html",
+            _ => "text/plain",
+        };
+        let url = file_url(path);
+        let (kind, title, text) = match research_fetch::extract_bytes(content_type, bytes, &url) {
+            Ok(extracted) if !extracted.2.trim().is_empty() => extracted,
+            Ok(_) => return self.record_failure(root, &key, mtime, size, "no text in it"),
+            Err(why) => return self.record_failure(root, &key, mtime, size, &why),
+        };
+        let title = title.or_else(|| {
+            text.lines()
+                .map(|l| l.trim_start_matches('#').trim())
+                .find(|l| !l.is_empty())
+                .map(|l| l.chars().take(120).collect())
+        });
+        let mut conn = self.conn();
+        let tx = conn.transaction().map_err(|e| e.to_string())?;
+        let write = (|| -> rusqlite::Result<()> {
+            if let Some((id, ..)) = &previous {
+                tx.execute("DELETE FROM library_passages WHERE file_id = ?1", [id])?;
+                tx.execute("DELETE FROM library_files WHERE id = ?1", [id])?;
+            }
+            tx.execute(
+                "INSERT INTO library_files (root, path, mtime_ns, size, sha256, kind, title, error, indexed_at_ms)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, NULL, ?8)",
+                params![root, key, mtime, size, sha, format!("{kind:?}").to_lowercase(), title, now_ms()],
+            )?;
+            let id = tx.last_insert_rowid();
+            let mut insert = tx.prepare_cached(
+                "INSERT INTO library_passages (text, file_id, ord) VALUES (?1, ?2, ?3)",
+            )?;
+            for (ord, passage) in passages(&text, PASSAGE_CHARS).iter().enumerate() {
+                insert.execute(params![passage, id, ord as i64])?;
+            }
+            Ok(())
+        })();
+        write.and_then(|_| tx.commit()).map_err(|e| e.to_string())?;
+        Ok(true)
+    }
+
+    fn record_failure(
+        &self,
+        root: &str,
+        key: &str,
+        mtime: i64,
+        size: i64,
+        why: &str,
+    ) -> Result<bool, String> {
+        let conn = self.conn();
+        let _ = conn.execute(
+            "DELETE FROM library_passages WHERE file_id IN (SELECT id FROM library_files WHERE path = ?1)",
+            [key],
+        );
+        conn.execute(
+            "INSERT INTO library_files (root, path, mtime_ns, size, sha256, kind, title, error, indexed_at_ms)
+             VALUES (?1, ?2, ?3, ?4, '', 'unreadable', NULL, ?5, ?6)
+             ON CONFLICT(path) DO UPDATE SET mtime_ns = excluded.mtime_ns, size = excluded.size, error = excluded.error",
+            params![root, key, mtime, size, why, now_ms()],
+        )
+        .map_err(|e| e.to_string())?;
+        Err(why.to_string())
+    }
+
+    /// The best passage per file for `text`, best first (BM25).
+    pub fn search(&self, text: &str, limit: usize) -> Result<Vec<Hit>, LibraryError> {
+        for all in [true, false] {
+            let Some(query) = fts_query(text, all) else {
+                return Ok(Vec::new());
+            };
+            let conn = self.conn();
+            let mut stmt = conn.prepare_cached(
+                "SELECT f.path, f.title, snippet(library_passages, 0, '', '', '…', 40), bm25(library_passages) AS rank
+                 FROM library_passages JOIN library_files f ON f.id = library_passages.file_id
+                 WHERE library_passages MATCH ?1 ORDER BY rank LIMIT ?2",
+            )?;
+            let rows = stmt.query_map(params![query, (limit * 8) as i64], |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    r.get::<_, Option<String>>(1)?,
+                    r.get::<_, String>(2)?,
+                ))
+            })?;
+            let mut hits: Vec<Hit> = Vec::new();
+            for row in rows {
+                let (path, title, snippet) = row?;
+                let url = file_url(Path::new(&path));
+                if hits.iter().any(|h| h.url == url) {
+                    continue;
+                }
+                let title = title.unwrap_or_else(|| {
+                    Path::new(&path)
+                        .file_name()
+                        .map(|n| n.to_string_lossy().to_string())
+                        .unwrap_or_default()
+                });
+                hits.push(Hit {
+                    title,
+                    url,
+                    snippet,
+                    published: None,
+                    kind: HitKind::Local,
+                    provider: "local".into(),
+                });
+                if hits.len() >= limit {
+                    break;
+                }
+            }
+            if !hits.is_empty() || !all {
+                return Ok(hits);
+            }
+        }
+        Ok(Vec::new())
+    }
+}
+
+#[async_trait]
+impl SearchProvider for Library {
+    fn name(&self) -> &'static str {
+        "local"
+    }
+
+    async fn search(&self, query: &SearchQuery) -> Result<Vec<Hit>, SearchError> {
+        Library::search(self, &query.text, query.limit).map_err(|e| SearchError::BadResponse {
+            provider: "local",
+            detail: e.to_string(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn passages_respect_the_limit_and_keep_paragraphs() {
+        let text = format!(
+            "{}\n\n{}\n\n{}",
+            "a".repeat(700),
+            "b".repeat(700),
+            "c".repeat(700)
+        );
+        let p = passages(&text, 1500);
+        assert_eq!(p.len(), 2);
+        assert!(p[0].contains('a') && p[0].contains('b') && !p[0].contains('c'));
+        let long = "Sentence one. ".repeat(300);
+        assert!(passages(&long, 1500)
+            .iter()
+            .all(|p| p.chars().count() <= 1500));
+    }
+
+    #[test]
+    fn typed_queries_cannot_break_fts() {
+        assert_eq!(
+            fts_query("bees AND -wasps: \"x\"", true).unwrap(),
+            "\"bees\" \"AND\" \"wasps\" \"x\""
+        );
+        assert!(fts_query("!!!", true).is_none());
+    }
+}
