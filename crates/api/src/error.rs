@@ -94,6 +94,18 @@ impl From<research_search::SearchError> for ApiError {
     }
 }
 
+impl From<research_library::LibraryError> for ApiError {
+    fn from(e: research_library::LibraryError) -> Self {
+        use research_library::LibraryError as L;
+        let code = match &e {
+            L::NotAFolder(_) => ErrorCode::InvalidInput,
+            L::NotInLibrary(_) => ErrorCode::NotFound,
+            _ => ErrorCode::Storage,
+        };
+        ApiError::new(code, e.to_string())
+    }
+}
+
 impl From<research_graph::GraphError> for ApiError {
     fn from(e: research_graph::GraphError) -> Self {
         use research_graph::GraphError as G;

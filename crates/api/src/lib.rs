@@ -28,6 +28,7 @@ pub use research_graph::{
 use research_graph::{
     Checkpointer, Clock, CompiledGraph, Resume, RunOptions, RunOutcome, SystemClock,
 };
+pub use research_library::{IndexReport, Library, LibraryFolder};
 pub use research_llm::ConnectSettings;
 pub use research_search::{Hit, HitKind, SearchSettings};
 pub use search::{
@@ -137,6 +138,11 @@ impl Studio {
     pub fn with_clock(mut self, clock: Arc<dyn Clock>) -> Self {
         self.clock = clock;
         self
+    }
+
+    /// The user's library, in this database.
+    pub fn library(&self) -> Result<Library, ApiError> {
+        Ok(Library::open(&self.path)?)
     }
 
     /// The database file.

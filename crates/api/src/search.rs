@@ -18,6 +18,8 @@ pub struct SearchRequest {
     pub limit: usize,
     /// The user's SearXNG instance.
     pub searxng_url: Option<String>,
+    /// The user's library, searched as `local` (and by `auto` when it has folders).
+    pub library: Option<std::sync::Arc<research_library::Library>>,
 }
 
 /// A provider that failed while others answered.
@@ -94,10 +96,21 @@ pub async fn search(
             "the query is longer than 1000 characters",
         ));
     }
+    let library_has_folders = request
+        .library
+        .as_ref()
+        .is_some_and(|l| l.folders().map(|f| !f.is_empty()).unwrap_or(false));
+    let auto = || {
+        let mut names = auto_providers(store);
+        if library_has_folders {
+            names.push("local".to_string());
+        }
+        names
+    };
     let mut names: Vec<String> = Vec::new();
     for name in &request.providers {
         let expanded = if name == "auto" {
-            auto_providers(store)
+            auto()
         } else {
             vec![name.clone()]
         };
@@ -108,11 +121,18 @@ pub async fn search(
         }
     }
     if names.is_empty() {
-        names = auto_providers(store);
+        names = auto();
     }
     let providers: Vec<std::sync::Arc<dyn SearchProvider>> = names
         .iter()
-        .map(|n| research_search::provider(n, settings))
+        .map(|n| match (n.as_str(), &request.library) {
+            ("local", Some(library)) => Ok(library.clone() as std::sync::Arc<dyn SearchProvider>),
+            ("local", None) => Err(ApiError::new(
+                ErrorCode::Storage,
+                "the local library could not be opened",
+            )),
+            _ => research_search::provider(n, settings).map_err(ApiError::from),
+        })
         .collect::<Result<_, _>>()?;
     let q = SearchQuery::new(query, request.limit.max(1));
     let answers = futures::future::join_all(providers.iter().map(|p| p.search(&q))).await;

@@ -109,6 +109,15 @@ enum Command {
         /// Print JSON
         #[arg(long)]
         json: bool,
+        #[command(flatten)]
+        db: DbArg,
+    },
+    /// Your own files: add folders, search them
+    Library {
+        #[command(subcommand)]
+        action: LibraryAction,
+        #[command(flatten)]
+        db: DbArg,
     },
     /// Fetch a web page or PDF and print its readable text
     Fetch {
@@ -132,6 +141,39 @@ enum Command {
         thread: String,
         #[command(flatten)]
         db: DbArg,
+        /// Print JSON
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Subcommand)]
+enum LibraryAction {
+    /// Add a folder and index it (Markdown, text, HTML and PDF files)
+    Add {
+        /// The folder
+        dir: PathBuf,
+    },
+    /// Remove a folder and what was indexed from it
+    Remove {
+        /// The folder
+        dir: PathBuf,
+    },
+    /// List the folders
+    List {
+        /// Print JSON
+        #[arg(long)]
+        json: bool,
+    },
+    /// Index new and changed files again
+    Reindex,
+    /// Search the library
+    Search {
+        /// The query
+        query: String,
+        /// Results at most
+        #[arg(long, default_value_t = 10)]
+        limit: usize,
         /// Print JSON
         #[arg(long)]
         json: bool,
@@ -284,20 +326,28 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             json,
         } => ask(prompt, llm, schema, system, json).await,
         Command::Keys { action } => keys(action),
+        Command::Library { action, db } => library(action, db),
         Command::Search {
             query,
             search,
             limit,
             searxng_url,
             json,
+            db,
         } => {
             let store = research_api::OsKeychain;
             let settings = research_api::search_settings(&store, searxng_url.clone());
+            // The library is optional here: web searches work even if the database does not.
+            let library = Studio::open(db.db.as_deref())
+                .and_then(|s| s.library())
+                .ok()
+                .map(Arc::new);
             let request = research_api::SearchRequest {
                 query,
                 providers: search,
                 limit,
                 searxng_url,
+                library,
             };
             let outcome = research_api::search(request, &settings, &store).await?;
             for failure in &outcome.failures {
@@ -420,6 +470,78 @@ async fn ask(
         println!("{}", serde_json::to_string_pretty(value)?);
     } else {
         println!();
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn library(action: LibraryAction, db: DbArg) -> anyhow::Result<ExitCode> {
+    let library = Studio::open(db.db.as_deref())?.library()?;
+    let progress = |r: &research_api::IndexReport| {
+        eprint!(
+            "\rscanned {} files: {} indexed, {} unchanged, {} unreadable",
+            r.scanned,
+            r.indexed,
+            r.unchanged,
+            r.failed.len()
+        );
+    };
+    let summary = |r: &research_api::IndexReport| {
+        eprintln!();
+        for (path, why) in r.failed.iter().take(20) {
+            eprintln!("skipped {path}: {why}");
+        }
+        if r.failed.len() > 20 {
+            eprintln!("… and {} more unreadable files", r.failed.len() - 20);
+        }
+        if r.removed > 0 {
+            eprintln!("{} files were gone and are no longer indexed", r.removed);
+        }
+    };
+    match action {
+        LibraryAction::Add { dir } => summary(
+            &library
+                .add(&dir, &progress)
+                .map_err(research_api::ApiError::from)?,
+        ),
+        LibraryAction::Reindex => summary(
+            &library
+                .reindex(&progress)
+                .map_err(research_api::ApiError::from)?,
+        ),
+        LibraryAction::Remove { dir } => {
+            library.remove(&dir).map_err(research_api::ApiError::from)?;
+            eprintln!("removed {} from the library", dir.display());
+        }
+        LibraryAction::List { json } => {
+            let folders = library.folders().map_err(research_api::ApiError::from)?;
+            if json {
+                println!("{}", serde_json::to_string(&folders)?);
+            } else if folders.is_empty() {
+                eprintln!("the library is empty; add a folder with: research library add DIR");
+            } else {
+                for f in folders {
+                    println!("{}  ({} files, {} unreadable)", f.path, f.files, f.failed);
+                }
+            }
+        }
+        LibraryAction::Search { query, limit, json } => {
+            let hits = library
+                .search(&query, limit)
+                .map_err(research_api::ApiError::from)?;
+            if json {
+                println!("{}", serde_json::to_string(&hits)?);
+            } else {
+                for (i, hit) in hits.iter().enumerate() {
+                    println!(
+                        "{}. {}\n   {}\n   {}\n",
+                        i + 1,
+                        hit.title,
+                        hit.url,
+                        hit.snippet
+                    );
+                }
+            }
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

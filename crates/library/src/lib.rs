@@ -74,6 +74,12 @@ pub struct Library {
     conn: Mutex<Connection>,
 }
 
+impl std::fmt::Debug for Library {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Library").finish_non_exhaustive()
+    }
+}
+
 fn now_ms() -> i64 {
     std::time::SystemTime::now()
         .duration_since(UNIX_EPOCH)
