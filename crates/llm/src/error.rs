@@ -99,6 +99,12 @@ pub enum LlmError {
         /// The model's last raw answer.
         raw: String,
     },
+    /// The run's budget would be exceeded by another call.
+    #[error("the run's budget is spent ({spent}); resume with a larger budget to continue")]
+    BudgetExhausted {
+        /// Which limit, and how much was used.
+        spent: String,
+    },
 }
 
 impl LlmError {

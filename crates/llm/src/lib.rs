@@ -22,6 +22,7 @@ mod scripted;
 mod spec;
 mod structured;
 mod types;
+mod usage;
 
 use async_trait::async_trait;
 
@@ -36,6 +37,10 @@ pub use openai::{OpenAiClient, OpenAiConfig};
 pub use scripted::{ScriptedAnswer, ScriptedLlm};
 pub use spec::{connect, ConnectSettings, ModelSpec};
 pub use structured::{generate, generate_json, schema_of, Structured};
+pub use usage::{
+    estimate_tokens, Budget, CallRecord, Meter, Metered, ModelRouting, Price, PriceTable, RoleModels,
+    UsageTotals, FAST_ROLES,
+};
 pub use types::{ChatRequest, ChatResponse, Message, OutputSchema, Role, Usage};
 
 /// Receives streamed pieces of an answer as they arrive.
@@ -46,6 +51,11 @@ pub type TokenSink<'a> = &'a (dyn Fn(&str) + Send + Sync);
 pub trait LlmClient: Send + Sync {
     /// The model string this client was made from.
     fn spec(&self) -> &str;
+
+    /// The model's context window in tokens, when known; prompts are shrunk to fit it.
+    fn context_tokens(&self) -> Option<usize> {
+        None
+    }
 
     /// Answers `request`; with `on_token`, streams the answer piece by piece as well.
     async fn complete(

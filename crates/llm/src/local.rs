@@ -233,6 +233,10 @@ impl LlmClient for LocalLlm {
         &self.spec
     }
 
+    fn context_tokens(&self) -> Option<usize> {
+        Some(self.config.context_tokens as usize)
+    }
+
     async fn complete(
         &self,
         request: &ChatRequest,
