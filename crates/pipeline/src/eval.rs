@@ -1,0 +1,283 @@
+//! The result of a run as the CLI prints it (`research run --json`) and the ten structural checks
+//! of seed 004's evaluation suite, used by the tests and by `research eval`.
+
+use std::collections::BTreeSet;
+
+use research_llm::UsageTotals;
+use serde::{Deserialize, Serialize};
+
+use crate::report::cited_ids;
+use crate::state::{Claim, Evidence, Outcome, ResearchState, Source};
+
+/// Counts and settings of a run.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Metadata {
+    /// `single` or `multi`.
+    pub mode: String,
+    /// Rounds of the gap or synthesis loop.
+    pub iterations: u32,
+    /// Searches run.
+    pub queries: Vec<String>,
+    /// Searches skipped as near-duplicates.
+    pub queries_skipped: Vec<String>,
+    /// Sources read.
+    pub sources_count: usize,
+    /// Evidence items.
+    pub evidence_count: usize,
+    /// Model calls.
+    pub llm_calls: u64,
+    /// Prompt tokens.
+    pub prompt_tokens: u64,
+    /// Completion tokens.
+    pub completion_tokens: u64,
+    /// Estimated cost in US dollars (a lower bound when some prices are unknown).
+    pub cost_usd: f64,
+    /// Wall time from start to the report, ms.
+    pub wall_ms: i64,
+    /// Claims supported by their quotes.
+    pub claims_supported: usize,
+    /// Claims checked.
+    pub claims_total: usize,
+    /// Supported / total.
+    pub confidence: f64,
+    /// Coverage of the research questions.
+    pub coverage: f64,
+    /// Coverage after each round.
+    pub coverage_history: Vec<f64>,
+    /// The report's language.
+    pub language: String,
+    /// How the run ended.
+    pub outcome: Outcome,
+    /// Models per role.
+    pub models: std::collections::BTreeMap<String, String>,
+    /// Warnings.
+    pub warnings: Vec<String>,
+}
+
+/// One run's result.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct RunResult {
+    /// The thread of the run.
+    pub thread_id: String,
+    /// The question.
+    pub question: String,
+    /// The report (Markdown).
+    pub report: String,
+    /// Sources read.
+    pub sources: Vec<Source>,
+    /// Evidence with verbatim quotes.
+    pub evidence: Vec<Evidence>,
+    /// Checked claims.
+    pub claims: Vec<Claim>,
+    /// The plan's research questions.
+    pub research_questions: Vec<String>,
+    /// Counts and settings.
+    pub metadata: Metadata,
+}
+
+impl RunResult {
+    /// The result of a finished state.
+    pub fn from_state(
+        thread_id: &str,
+        state: &ResearchState,
+        usage: UsageTotals,
+        models: std::collections::BTreeMap<String, String>,
+    ) -> Self {
+        let supported = state.claims.iter().filter(|c| c.supported).count();
+        Self {
+            thread_id: thread_id.to_string(),
+            question: state.query.clone(),
+            report: state.report.clone(),
+            sources: state.sources.clone(),
+            evidence: state.evidence.clone(),
+            claims: state.claims.clone(),
+            research_questions: state.plan.questions.clone(),
+            metadata: Metadata {
+                mode: match state.mode {
+                    crate::Mode::Single => "single".into(),
+                    crate::Mode::Multi => "multi".into(),
+                },
+                iterations: state.iteration,
+                queries: state.searches_done.clone(),
+                queries_skipped: state.searches_skipped.clone(),
+                sources_count: state.sources.len(),
+                evidence_count: state.evidence.len(),
+                llm_calls: usage.calls,
+                prompt_tokens: usage.prompt_tokens,
+                completion_tokens: usage.completion_tokens,
+                cost_usd: usage.cost_usd,
+                wall_ms: (state.finished_at_ms - state.started_at_ms).max(0),
+                claims_supported: supported,
+                claims_total: state.claims.len(),
+                confidence: state.confidence,
+                coverage: state.coverage,
+                coverage_history: state.coverage_history.clone(),
+                language: state.language.clone(),
+                outcome: state.outcome.clone(),
+                models,
+                warnings: state.warnings.iter().map(|w| w.message.clone()).collect(),
+            },
+        }
+    }
+}
+
+/// The outcome of one check.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Check {
+    /// The check's name.
+    pub name: &'static str,
+    /// Whether it passed.
+    pub passed: bool,
+    /// Why not, when it failed.
+    pub detail: String,
+}
+
+fn check(name: &'static str, problems: Vec<String>) -> Check {
+    Check {
+        name,
+        passed: problems.is_empty(),
+        detail: problems.join("; "),
+    }
+}
+
+/// Runs the ten structural checks.
+pub fn structural_checks(r: &RunResult) -> Vec<Check> {
+    let report = r.report.trim();
+    let ids: BTreeSet<u32> = r.sources.iter().map(|s| s.id).collect();
+    let cited = cited_ids(report);
+    let mut out = Vec::new();
+
+    let mut p = Vec::new();
+    if !report.starts_with("# ") {
+        p.push("no title".to_string());
+    }
+    if report.lines().filter(|l| l.starts_with("## ")).count() < 2 {
+        p.push("fewer than two sections".into());
+    }
+    let has_sources = report
+        .lines()
+        .any(|l| l.starts_with("## ") && (l.contains("Sources") || l.contains("出典")));
+    if !has_sources {
+        p.push("no sources section".into());
+    }
+    out.push(check("markdown_structure", p));
+
+    out.push(check(
+        "citations_present",
+        if cited.is_empty() {
+            vec!["no [n] citation markers".into()]
+        } else {
+            vec![]
+        },
+    ));
+
+    let bad: Vec<String> = cited
+        .iter()
+        .filter(|c| !ids.contains(c))
+        .map(|c| format!("[{c}] names no source"))
+        .collect();
+    out.push(check("citations_map_to_sources", bad));
+
+    let m = &r.metadata;
+    let mut p = Vec::new();
+    if m.mode.is_empty() {
+        p.push("mode missing".to_string());
+    }
+    if m.language.is_empty() {
+        p.push("language missing".into());
+    }
+    if m.sources_count != r.sources.len() {
+        p.push(format!(
+            "sources_count {} but {} sources",
+            m.sources_count,
+            r.sources.len()
+        ));
+    }
+    if m.evidence_count != r.evidence.len() {
+        p.push(format!(
+            "evidence_count {} but {} evidence items",
+            m.evidence_count,
+            r.evidence.len()
+        ));
+    }
+    if m.claims_total != r.claims.len()
+        || m.claims_supported != r.claims.iter().filter(|c| c.supported).count()
+    {
+        p.push("claim counts do not match the claims".into());
+    }
+    if m.llm_calls == 0 {
+        p.push("no model calls recorded".into());
+    }
+    out.push(check("metadata_complete", p));
+
+    out.push(check(
+        "evidence_populated",
+        if r.evidence.is_empty() {
+            vec!["no evidence".into()]
+        } else {
+            vec![]
+        },
+    ));
+
+    let mut p = Vec::new();
+    for (name, v) in [("coverage", m.coverage), ("confidence", m.confidence)] {
+        if !(0.0..=1.0).contains(&v) || v.is_nan() {
+            p.push(format!("{name} {v} outside [0, 1]"));
+        }
+    }
+    if m.claims_total > 0 {
+        let ratio = m.claims_supported as f64 / m.claims_total as f64;
+        if (ratio - m.confidence).abs() > 1e-9 {
+            p.push(format!(
+                "confidence {} is not supported/total {ratio}",
+                m.confidence
+            ));
+        }
+    }
+    out.push(check("scores_in_bounds", p));
+
+    // Japanese has no spaces: count characters as words there.
+    let words = report.split_whitespace().count().max(
+        report
+            .chars()
+            .filter(|c| *c as u32 >= 0x2E80)
+            .count()
+            / 2,
+    );
+    out.push(check(
+        "report_minimum_length",
+        if words < 200 {
+            vec![format!("{words} words, fewer than 200")]
+        } else {
+            vec![]
+        },
+    ));
+
+    let p: Vec<String> = r
+        .evidence
+        .iter()
+        .filter(|e| e.fact.trim().is_empty() || e.quote.trim().is_empty() || !ids.contains(&e.source_id))
+        .map(|e| format!("evidence {} lacks a fact, a quote or a known source", e.id))
+        .collect();
+    out.push(check("evidence_fields", p));
+
+    let p: Vec<String> = r
+        .sources
+        .iter()
+        .filter(|s| s.url.trim().is_empty() || s.title.trim().is_empty())
+        .map(|s| format!("source {} lacks a URL or title", s.id))
+        .collect();
+    out.push(check("sources_have_urls", p));
+
+    out.push(check(
+        "no_empty_report",
+        if report.is_empty() {
+            vec!["the report is empty".into()]
+        } else {
+            vec![]
+        },
+    ));
+    out
+}

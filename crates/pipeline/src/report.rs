@@ -1,0 +1,354 @@
+//! Turning the writer's draft into the final report: citation markers normalised and validated
+//! (a marker that names no source is repaired to the source that says it or removed), the
+//! evidence-backed findings, the sources list and the method section, with localised headings.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use regex::Regex;
+
+use crate::state::{Evidence, ResearchState, Source};
+use crate::text::overlap;
+
+/// Section headings in one language.
+pub(crate) struct Headings {
+    pub summary: &'static str,
+    pub findings: &'static str,
+    pub caveats: &'static str,
+    pub sources: &'static str,
+    pub method: &'static str,
+    pub accessed: &'static str,
+}
+
+pub(crate) fn headings(language: &str) -> Headings {
+    match language {
+        "ja" => Headings {
+            summary: "要約",
+            findings: "主な発見",
+            caveats: "注意点",
+            sources: "出典",
+            method: "調査方法と検証",
+            accessed: "閲覧日",
+        },
+        _ => Headings {
+            summary: "Summary",
+            findings: "Key findings",
+            caveats: "Caveats",
+            sources: "Sources",
+            method: "Method and verification",
+            accessed: "accessed",
+        },
+    }
+}
+
+fn marker_regex() -> &'static Regex {
+    static RE: std::sync::OnceLock<Regex> = std::sync::OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(r"\[(?:(?:Source|source|S|Ref|ref)\s*)?(\d{1,4}(?:\s*[,;]\s*(?:(?:Source|source|S)\s*)?\d{1,4})*)\](?:\([^)]*\))?")
+            .expect("valid regex")
+    })
+}
+
+/// Citation numbers in `text`, in the `[n]` and `[Sn]` forms the report uses.
+pub fn cited_ids(text: &str) -> BTreeSet<u32> {
+    let mut ids = BTreeSet::new();
+    for cap in marker_regex().captures_iter(text) {
+        for n in cap[1].split([',', ';']) {
+            let digits: String = n.chars().filter(|c| c.is_ascii_digit()).collect();
+            if let Ok(id) = digits.parse() {
+                ids.insert(id);
+            }
+        }
+    }
+    ids
+}
+
+/// Rewrites every citation marker of `draft` to `[n]` form with valid numbers only. A number
+/// that names no source is replaced by the source whose evidence best matches the sentence it
+/// stands in, or dropped when none does. Returns the text and how many markers were repaired
+/// and removed.
+pub(crate) fn repair_citations(
+    draft: &str,
+    evidence: &[Evidence],
+) -> (String, usize, usize) {
+    let mut by_source: BTreeMap<u32, String> = BTreeMap::new();
+    for e in evidence {
+        let text = by_source.entry(e.source_id).or_default();
+        text.push_str(&e.fact);
+        text.push(' ');
+        text.push_str(&e.quote);
+        text.push(' ');
+    }
+    let (mut repaired, mut removed) = (0, 0);
+    let mut out = String::with_capacity(draft.len());
+    for line in draft.split_inclusive('\n') {
+        let mut last = 0;
+        for cap in marker_regex().captures_iter(line) {
+            let whole = cap.get(0).expect("match");
+            out.push_str(&line[last..whole.start()]);
+            last = whole.end();
+            let context = &line[..whole.start()];
+            let sentence_start = context
+                .rfind(['.', '!', '?', '。'])
+                .map(|i| i + 1)
+                .unwrap_or(0);
+            let sentence = &line[sentence_start..whole.start()];
+            let mut ids = Vec::new();
+            for n in cap[1].split([',', ';']) {
+                let digits: String = n.chars().filter(|c| c.is_ascii_digit()).collect();
+                let Ok(id) = digits.parse::<u32>() else {
+                    continue;
+                };
+                if by_source.contains_key(&id) {
+                    ids.push(id);
+                    continue;
+                }
+                let best = by_source
+                    .iter()
+                    .map(|(sid, text)| (overlap(sentence, text), *sid))
+                    .max();
+                match best {
+                    Some((score, sid)) if score >= 2 => {
+                        ids.push(sid);
+                        repaired += 1;
+                    }
+                    _ => removed += 1,
+                }
+            }
+            ids.dedup();
+            for id in ids {
+                out.push_str(&format!("[{id}]"));
+            }
+        }
+        out.push_str(&line[last..]);
+    }
+    (out, repaired, removed)
+}
+
+/// Removes a title, sources or references section the model wrote despite being told not to.
+pub(crate) fn strip_model_extras(draft: &str) -> String {
+    let mut out = Vec::new();
+    let mut skipping = false;
+    for line in draft.lines() {
+        let t = line.trim();
+        if t.starts_with("# ") && out.is_empty() {
+            continue;
+        }
+        if t.starts_with('#') {
+            let title = t.trim_start_matches('#').trim().to_lowercase();
+            skipping = matches!(
+                title.as_str(),
+                "sources" | "references" | "bibliography" | "citations" | "出典" | "参考文献"
+            );
+        }
+        if !skipping {
+            out.push(line);
+        }
+    }
+    out.join("\n").trim().to_string()
+}
+
+fn date(ms: i64) -> String {
+    // Civil date from days since the epoch (Howard Hinnant's algorithm), so no clock crate is
+    // needed for one line.
+    let days = ms.div_euclid(86_400_000);
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = if m <= 2 { y + 1 } else { y };
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+/// The findings section: every evidence item given to the writer, with its verbatim quote.
+pub(crate) fn findings_section(language: &str, evidence: &[Evidence]) -> String {
+    let h = headings(language);
+    let mut out = format!("## {}\n\n", h.findings);
+    for e in evidence {
+        let quote = e.quote.replace('\n', " ");
+        out.push_str(&format!(
+            "- {} [{}]\n  > \"{}\"\n",
+            e.fact.trim(),
+            e.source_id,
+            quote.trim()
+        ));
+    }
+    out
+}
+
+/// Assembles the final report: title, the writer's body, findings, caveats, sources and method.
+pub(crate) fn assemble(
+    state: &ResearchState,
+    body: &str,
+    evidence: &[Evidence],
+    caveats: &[String],
+    now_ms: i64,
+    llm_calls: u64,
+) -> String {
+    let h = headings(&state.language);
+    let mut report = format!("# {}\n\n", state.query.trim());
+    let body = body.trim();
+    if !body.is_empty() {
+        report.push_str(body);
+        report.push_str("\n\n");
+    }
+    report.push_str(&findings_section(&state.language, evidence));
+    report.push('\n');
+    if !caveats.is_empty() {
+        report.push_str(&format!("## {}\n\n", h.caveats));
+        for c in caveats {
+            report.push_str(&format!("- {c}\n"));
+        }
+        report.push('\n');
+    }
+    let cited = cited_ids(&report);
+    report.push_str(&sources_section(&state.language, &state.sources, &cited));
+    report.push('\n');
+    report.push_str(&method_section(state, now_ms, llm_calls));
+    report
+}
+
+/// The sources list: every cited source, with its title, URL or path, and access date.
+pub(crate) fn sources_section(language: &str, sources: &[Source], cited: &BTreeSet<u32>) -> String {
+    let h = headings(language);
+    let mut out = format!("## {}\n\n", h.sources);
+    for s in sources.iter().filter(|s| cited.contains(&s.id)) {
+        let location = s
+            .url
+            .strip_prefix("file://")
+            .map(str::to_string)
+            .unwrap_or_else(|| s.url.clone());
+        out.push_str(&format!(
+            "[{}] {} — <{}> ({} {})\n\n",
+            s.id,
+            s.title.trim(),
+            location,
+            h.accessed,
+            date(s.accessed_at_ms)
+        ));
+    }
+    out
+}
+
+/// The method section (seed 001): what was done and how much of it checked out.
+pub(crate) fn method_section(state: &ResearchState, now_ms: i64, llm_calls: u64) -> String {
+    let h = headings(&state.language);
+    let supported = state.claims.iter().filter(|c| c.supported).count();
+    let total = state.claims.len();
+    let mut out = format!("## {}\n\n", h.method);
+    let lines: Vec<String> = if state.language == "ja" {
+        vec![
+            format!("- 反復回数: {}", state.iteration),
+            format!("- 実行した検索: {}", state.searches_done.len()),
+            format!("- 読んだ出典: {}", state.sources.len()),
+            format!("- 証拠: {} 件", state.evidence.len()),
+            format!("- 検証された主張: {supported}/{total}"),
+            format!("- 網羅度: {:.0}%", state.coverage * 100.0),
+            format!("- モデル呼び出し: {llm_calls}"),
+            format!("- 作成日: {}", date(now_ms)),
+        ]
+    } else {
+        vec![
+            format!("- Iterations: {}", state.iteration),
+            format!("- Searches run: {}", state.searches_done.len()),
+            format!("- Sources read: {}", state.sources.len()),
+            format!("- Evidence items: {}", state.evidence.len()),
+            format!("- Claims supported by their quotes: {supported}/{total}"),
+            format!("- Coverage of the research questions: {:.0}%", state.coverage * 100.0),
+            format!("- Model calls: {llm_calls}"),
+            format!("- Written: {}", date(now_ms)),
+        ]
+    };
+    for line in lines {
+        out.push_str(&line);
+        out.push('\n');
+    }
+    for d in &state.decisions {
+        let auto = if d.automatic {
+            if state.language == "ja" {
+                "（自動）"
+            } else {
+                " (taken automatically, no one was asked)"
+            }
+        } else {
+            ""
+        };
+        out.push_str(&format!("- {}: {}{auto}\n", d.point, d.decision));
+    }
+    out
+}
+
+/// The honest answer when nothing was found (seed 003's graceful degradation).
+pub(crate) fn nothing_found(state: &ResearchState, now_ms: i64, llm_calls: u64) -> String {
+    let h = headings(&state.language);
+    let body = if state.language == "ja" {
+        "この質問について、読める出典から根拠を見つけることができませんでした。推測で答えることはしません。\n\n\
+次を試してください:\n\n- 質問をより具体的に言い換える\n- ライブラリに関連する資料のフォルダを追加する\n\
+- 別の検索プロバイダーを選ぶか、API キーを設定する\n"
+            .to_string()
+    } else {
+        "No evidence for this question could be found in the sources that were searched and read, so this \
+report does not answer it rather than guess.\n\nWhat might help:\n\n- rephrase the question more specifically;\n\
+- add a folder with relevant documents to your library;\n- choose other search providers or set an API key for one.\n"
+            .to_string()
+    };
+    format!(
+        "# {}\n\n## {}\n\n{body}\n{}",
+        state.query.trim(),
+        h.summary,
+        method_section(state, now_ms, llm_calls)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ev(source_id: u32, fact: &str) -> Evidence {
+        Evidence {
+            id: source_id,
+            source_id,
+            source_url: format!("https://example.org/{source_id}"),
+            fact: fact.into(),
+            quote: fact.into(),
+            question: None,
+            query: String::new(),
+        }
+    }
+
+    #[test]
+    fn markers_are_normalised_and_invalid_ones_repaired_or_removed() {
+        let evidence = vec![
+            ev(1, "Rust ownership rules prevent data races"),
+            ev(3, "Python uses reference counting garbage collection"),
+        ];
+        let draft = "Ownership rules prevent data races in Rust [19]. Python counts references [Source 3]. \
+Both [1, 3]. Nothing here [7].";
+        let (text, repaired, removed) = repair_citations(draft, &evidence);
+        assert_eq!(
+            text,
+            "Ownership rules prevent data races in Rust [1]. Python counts references [3]. Both [1][3]. Nothing here ."
+        );
+        assert_eq!((repaired, removed), (1, 1));
+        assert_eq!(cited_ids(&text), BTreeSet::from([1, 3]));
+    }
+
+    #[test]
+    fn model_written_titles_and_reference_lists_are_dropped() {
+        let draft = "# My title\n## Summary\nText [1].\n## References\n[1] something\n## Details\nMore.";
+        assert_eq!(
+            strip_model_extras(draft),
+            "## Summary\nText [1].\n## Details\nMore."
+        );
+    }
+
+    #[test]
+    fn dates_are_civil() {
+        assert_eq!(date(0), "1970-01-01");
+        assert_eq!(date(1_795_000_000_000), "2026-11-18");
+    }
+}

@@ -1,0 +1,328 @@
+//! The research state and the records it holds: sources, evidence, claims, plans, the questions
+//! asked of the user and their answers.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// A document the run read, numbered for citation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Source {
+    /// The citation number, stable for the run (`[n]` in the report).
+    pub id: u32,
+    /// Where it came from: an http(s) URL or a `file://` URL of a library file.
+    pub url: String,
+    /// Its title (the URL when it had none).
+    pub title: String,
+    /// `web`, `academic`, `news` or `local`.
+    pub kind: String,
+    /// The search provider that found it.
+    pub provider: String,
+    /// SHA-256 of the stored extracted text: quotes are checked against that text.
+    pub sha256: String,
+    /// When it was read (ms since the epoch).
+    pub accessed_at_ms: i64,
+}
+
+/// A fact taken from a source, with the verbatim span that says it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Evidence {
+    /// Number within the run.
+    pub id: u32,
+    /// The source's citation number.
+    pub source_id: u32,
+    /// The source's URL (workers know URLs before sources are numbered).
+    pub source_url: String,
+    /// The fact in the model's words.
+    pub fact: String,
+    /// The exact text of the source that supports it.
+    pub quote: String,
+    /// The research question (index into the plan) it answers, when known.
+    pub question: Option<usize>,
+    /// The search that led to it.
+    pub query: String,
+}
+
+/// A checked claim (seed 004's verify step).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Claim {
+    /// The evidence item the claim comes from.
+    pub evidence_id: u32,
+    /// The claim.
+    pub text: String,
+    /// Whether the quote supports it.
+    pub supported: bool,
+}
+
+/// The clarification the `understand` step asks for, or its reading of a clear question.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Understanding {
+    /// Whether the question can be researched as asked.
+    pub is_clear: bool,
+    /// The kinds of ambiguity found (polysemy, scope, time period, …).
+    pub ambiguities: Vec<String>,
+    /// The question to ask.
+    pub question: String,
+    /// 3–5 choices to offer.
+    pub options: Vec<String>,
+    /// The most likely reading, used when nobody answers.
+    pub interpretation: String,
+}
+
+/// The research plan.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Plan {
+    /// 3–5 research questions.
+    pub questions: Vec<String>,
+    /// Aspects the report should cover.
+    pub aspects: Vec<String>,
+    /// Initial web searches.
+    pub searches: Vec<String>,
+}
+
+/// Coverage of one research question.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Coverage {
+    /// Nothing found.
+    #[default]
+    Missing,
+    /// Some evidence.
+    Partial,
+    /// Answered.
+    WellCovered,
+}
+
+impl Coverage {
+    /// The score of this level.
+    pub fn score(self) -> f64 {
+        match self {
+            Coverage::Missing => 0.0,
+            Coverage::Partial => 0.5,
+            Coverage::WellCovered => 1.0,
+        }
+    }
+}
+
+/// A worker's assignment in multi mode.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Assignment {
+    /// Which worker of its round.
+    pub index: usize,
+    /// The round.
+    pub round: u32,
+    /// The sub-question.
+    pub question: String,
+    /// Searches to run.
+    pub searches: Vec<String>,
+    /// The whole question, for context.
+    pub query: String,
+}
+
+/// A document a worker read, before the run numbers it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Found {
+    /// The source (its `id` is 0 until collected).
+    pub source: Source,
+    /// Evidence from it (`source_id` 0 until collected).
+    pub evidence: Vec<Evidence>,
+}
+
+/// What one worker reports back.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WorkerResult {
+    /// The assignment.
+    pub assignment: Assignment,
+    /// Its answer to the sub-question.
+    pub answer: String,
+    /// Key findings.
+    pub findings: Vec<String>,
+    /// Its confidence, 0–1.
+    pub confidence: f64,
+    /// What it could not find.
+    pub gaps: Vec<String>,
+    /// Searches run.
+    pub searches_done: Vec<String>,
+}
+
+/// The synthesis of a round of workers.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Synthesis {
+    /// The combined view.
+    pub summary: String,
+    /// Conflicts between workers.
+    pub conflicts: Vec<String>,
+    /// Remaining gaps.
+    pub gaps: Vec<String>,
+    /// Searches that would close them.
+    pub additional_searches: Vec<String>,
+    /// Whether another round is worth it.
+    pub needs_more_research: bool,
+}
+
+/// A warning kept with the run (a failed search, an unreadable page).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Warning {
+    /// The node.
+    pub node: String,
+    /// What happened.
+    pub message: String,
+}
+
+/// The questions a run can stop with, each an engine interrupt payload.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Question {
+    /// The question is ambiguous: which reading?
+    Clarify {
+        /// The question to show.
+        question: String,
+        /// Choices.
+        options: Vec<String>,
+        /// Kinds of ambiguity found.
+        ambiguities: Vec<String>,
+    },
+    /// Approve, edit or cancel the plan.
+    PlanReview {
+        /// The plan.
+        plan: Plan,
+    },
+    /// Approve, revise or reject the report.
+    ReportReview {
+        /// The draft report (Markdown).
+        report: String,
+    },
+}
+
+/// An answer to a [`Question`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Answer {
+    /// The chosen option or free text.
+    Clarify {
+        /// The answer.
+        text: String,
+    },
+    /// Go on with the plan as shown.
+    ApprovePlan,
+    /// Go on with this plan instead.
+    EditPlan {
+        /// The edited plan.
+        plan: Plan,
+    },
+    /// Stop the run.
+    CancelPlan,
+    /// The report is final.
+    ApproveReport,
+    /// Revise the report once with this feedback.
+    ReviseReport {
+        /// What to change.
+        feedback: String,
+    },
+    /// Reject the report; the reason is kept.
+    RejectReport {
+        /// Why.
+        reason: String,
+    },
+}
+
+/// How the run ended.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// Not finished.
+    #[default]
+    Running,
+    /// A report was written (and approved, when reviewed).
+    Finished,
+    /// The user cancelled at the plan review.
+    Cancelled,
+    /// The user rejected the report.
+    Rejected,
+}
+
+/// One decision a person (or `--no-input`) made during the run, for the method section.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Decision {
+    /// `clarify`, `plan` or `report`.
+    pub point: String,
+    /// What was decided.
+    pub decision: String,
+    /// Whether it was taken automatically.
+    pub automatic: bool,
+}
+
+research_graph::state! {
+    /// Everything a research run knows.
+    pub struct ResearchState / ResearchUpdate {
+        /// The user's question.
+        pub query: String => Replace,
+        /// Single or multi agent (from the run configuration).
+        pub mode: crate::Mode => Replace,
+        /// Whether the run stops to ask the clarification question.
+        pub ask_clarification: bool => Replace,
+        /// The report's language.
+        pub language: String => Replace,
+        /// Result of the understand step.
+        pub understanding: Understanding => Replace,
+        /// The user's clarification (or the interpretation taken).
+        pub clarification: String => Replace,
+        /// The plan.
+        pub plan: Plan => Replace,
+        /// Searches waiting to run (single mode).
+        pub pending_searches: Vec<String> => Replace,
+        /// Searches run, in order.
+        pub searches_done: Vec<String> => Append,
+        /// Searches skipped as near-duplicates of earlier ones.
+        pub searches_skipped: Vec<String> => Append,
+        /// Sources read, by citation number order.
+        pub sources: Vec<Source> => Replace,
+        /// Evidence, in the order found.
+        pub evidence: Vec<Evidence> => Replace,
+        /// What workers found, before collection (multi mode).
+        pub found: Vec<Found> => Append,
+        /// Worker reports (multi mode).
+        pub worker_results: Vec<WorkerResult> => Append,
+        /// Workers finished, summed over rounds.
+        pub done_workers: u64 => Sum,
+        /// Coverage per research question.
+        pub coverage_by_question: Vec<Coverage> => Replace,
+        /// Overall coverage, 0–1.
+        pub coverage: f64 => Replace,
+        /// Coverage after each round.
+        pub coverage_history: Vec<f64> => Append,
+        /// Gaps named by the last round.
+        pub gaps: Vec<String> => Replace,
+        /// Rounds done.
+        pub iteration: u32 => Replace,
+        /// This round's worker assignments (multi mode).
+        pub assignments: Vec<Assignment> => Replace,
+        /// The last synthesis (multi mode).
+        pub synthesis: Synthesis => Replace,
+        /// Checked claims.
+        pub claims: Vec<Claim> => Replace,
+        /// Supported claims / all claims.
+        pub confidence: f64 => Replace,
+        /// The report (Markdown).
+        pub report: String => Replace,
+        /// The writer's part of the report (without findings, sources, method).
+        pub draft: String => Replace,
+        /// The reviewer's feedback for a revision.
+        pub feedback: String => Replace,
+        /// Earlier versions of the report, oldest first.
+        pub report_versions: Vec<String> => Append,
+        /// Decisions at review points.
+        pub decisions: Vec<Decision> => Append,
+        /// Why the report was rejected.
+        pub rejection: String => Replace,
+        /// How the run ended.
+        pub outcome: Outcome => Replace,
+        /// Warnings.
+        pub warnings: Vec<Warning> => Append,
+        /// When the run started (ms since the epoch).
+        pub started_at_ms: i64 => Replace,
+        /// When the report was finished.
+        pub finished_at_ms: i64 => Replace,
+    }
+}

@@ -1,0 +1,244 @@
+//! Text handling behind grounding: chunks of a source, numbered sentences the model quotes by
+//! number (so a quote is a verbatim span of the stored text by construction), the normalised
+//! match that checks a quote against its source, query similarity, and language detection.
+
+use std::collections::BTreeSet;
+use std::ops::Range;
+
+use unicode_segmentation::UnicodeSegmentation;
+
+/// The length of a chunk given to the extractor (seed 004: 3,000 characters).
+pub const CHUNK_CHARS: usize = 3_000;
+
+/// Splits `text` into chunks of at most `max_chars` characters, cut at paragraph or sentence
+/// ends where possible. Returns byte ranges into `text`.
+pub fn chunks(text: &str, max_chars: usize) -> Vec<Range<usize>> {
+    let mut out = Vec::new();
+    let mut start = 0usize;
+    let mut chars = 0usize;
+    let mut last_break: Option<usize> = None;
+    for (i, c) in text.char_indices() {
+        chars += 1;
+        let end = i + c.len_utf8();
+        if c == '\n' || matches!(c, '.' | '!' | '?' | '。' | '！' | '？') {
+            last_break = Some(end);
+        }
+        if chars >= max_chars {
+            let cut = last_break.filter(|&b| b > start).unwrap_or(end);
+            out.push(start..cut);
+            start = cut;
+            chars = text[start..end].chars().count();
+            last_break = None;
+        }
+    }
+    if start < text.len() && !text[start..].trim().is_empty() {
+        out.push(start..text.len());
+    }
+    out
+}
+
+/// A sentence of a source that may be quoted, as a byte range into the source's text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sentence {
+    /// Byte range in the source text.
+    pub range: Range<usize>,
+}
+
+/// The quotable sentences in `range` of `text`: long enough to say something, short enough to
+/// be a quote, and free of Markdown link targets (which are not part of the page's words).
+pub fn sentences(text: &str, range: Range<usize>) -> Vec<Sentence> {
+    let slice = &text[range.clone()];
+    let mut out = Vec::new();
+    for (offset, sentence) in slice.split_sentence_bound_indices() {
+        // Headings and list items run into the next line's sentence: split on line breaks too.
+        let mut line_start = offset;
+        for line in sentence.split_inclusive('\n') {
+            let begin = range.start + line_start;
+            line_start += line.len();
+            let trimmed_start = line.len() - line.trim_start().len();
+            let s = begin + trimmed_start;
+            let e = begin + line.trim_end().len();
+            if e <= s {
+                continue;
+            }
+            let candidate = &text[s..e];
+            let words = candidate.unicode_words().count();
+            let cjk = candidate.chars().filter(|c| *c as u32 >= 0x2E80).count();
+            let long_enough = words >= 4 || cjk >= 8;
+            if long_enough
+                && candidate.chars().count() <= 500
+                && !candidate.contains("](")
+                && !candidate.starts_with('|')
+            {
+                out.push(Sentence { range: s..e });
+            }
+        }
+    }
+    out
+}
+
+/// Lower-cases, unifies quotes and dashes, and collapses everything that is not a letter or
+/// digit to single spaces: the normalisation under which a quote must appear in its source.
+pub fn normalize(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut space = true;
+    for c in text.chars() {
+        if c.is_alphanumeric() {
+            for l in c.to_lowercase() {
+                out.push(l);
+            }
+            space = false;
+        } else if !space {
+            out.push(' ');
+            space = true;
+        }
+    }
+    if out.ends_with(' ') {
+        out.pop();
+    }
+    out
+}
+
+/// Whether `quote` appears in `source` under [`normalize`], and is long enough to mean
+/// something.
+pub fn quote_in(quote: &str, normalized_source: &str) -> bool {
+    let q = normalize(quote);
+    q.chars().count() >= 8 && normalized_source.contains(&q)
+}
+
+const STOPWORDS: &[&str] = &[
+    "a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "how", "in", "is", "it", "of",
+    "on", "or", "the", "to", "what", "when", "where", "which", "who", "why", "with", "does", "do",
+    "vs", "versus",
+];
+
+fn terms(text: &str) -> BTreeSet<String> {
+    let norm = normalize(text);
+    let mut set: BTreeSet<String> = norm
+        .split(' ')
+        .filter(|w| !w.is_empty() && !STOPWORDS.contains(w))
+        .map(|w| w.trim_end_matches('s').to_string())
+        .collect();
+    // CJK text has no spaces: compare character bigrams instead.
+    let cjk: Vec<char> = norm.chars().filter(|c| *c as u32 >= 0x2E80).collect();
+    for pair in cjk.windows(2) {
+        set.insert(pair.iter().collect());
+    }
+    set
+}
+
+/// How alike two search queries are, 0 to 1 (Jaccard over content words, plurals folded):
+/// "quantum computing applications" and "applications of quantum computing" score 1.
+pub fn query_similarity(a: &str, b: &str) -> f64 {
+    let (a, b) = (terms(a), terms(b));
+    if a.is_empty() && b.is_empty() {
+        return 1.0;
+    }
+    let inter = a.intersection(&b).count() as f64;
+    let union = a.union(&b).count() as f64;
+    inter / union
+}
+
+/// Queries at least this similar to one already run are skipped (seed 004: 0.85).
+pub const DUPLICATE_QUERY: f64 = 0.85;
+
+/// How many of `query`'s content words occur in `text`: a cheap relevance score for choosing
+/// which chunks of a long page to read.
+pub fn overlap(query: &str, text: &str) -> usize {
+    let q = terms(query);
+    let t = terms(text);
+    q.intersection(&t).count()
+}
+
+/// The language of `text` as an ISO 639-1 code (`en`, `ja`, …), `en` when unsure.
+pub fn detect_language(text: &str) -> String {
+    // Kana decides Japanese even in a short question full of kanji.
+    if text
+        .chars()
+        .any(|c| matches!(c as u32, 0x3040..=0x30FF | 0x31F0..=0x31FF))
+    {
+        return "ja".into();
+    }
+    match whatlang::detect(text) {
+        Some(info) if info.is_reliable() || text.chars().any(|c| c as u32 >= 0x2E80) => {
+            let code = info.lang().code();
+            match code {
+                "eng" => "en",
+                "jpn" => "ja",
+                "cmn" => "zh",
+                "kor" => "ko",
+                "deu" => "de",
+                "fra" => "fr",
+                "spa" => "es",
+                "ita" => "it",
+                "por" => "pt",
+                "rus" => "ru",
+                "nld" => "nl",
+                _ => "en",
+            }
+            .into()
+        }
+        _ => "en".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunks_cover_the_text_and_respect_the_limit() {
+        let text = "One sentence here. ".repeat(400);
+        let parts = chunks(&text, 3000);
+        assert!(parts.len() >= 2);
+        let joined: String = parts.iter().map(|r| &text[r.clone()]).collect();
+        assert_eq!(joined, text);
+        assert!(parts.iter().all(|r| text[r.clone()].chars().count() <= 3000));
+        assert!(text[parts[0].clone()].ends_with('.'));
+    }
+
+    #[test]
+    fn sentences_are_exact_spans_and_skip_links() {
+        let text = "# Heading of the page\nRust is a language with ownership. See [docs](http://x) for more words here. 短い。\nBorrowing lets code use values without owning them.";
+        let s = sentences(text, 0..text.len());
+        let got: Vec<&str> = s.iter().map(|s| &text[s.range.clone()]).collect();
+        assert_eq!(
+            got,
+            vec![
+                "# Heading of the page",
+                "Rust is a language with ownership.",
+                "Borrowing lets code use values without owning them."
+            ]
+        );
+    }
+
+    #[test]
+    fn quotes_match_under_normalisation_only() {
+        let source = normalize("The “borrow checker” enforces   rules.\nIt runs at compile time.");
+        assert!(quote_in("the \"borrow checker\" enforces rules", &source));
+        assert!(quote_in("rules. It runs at compile", &source));
+        assert!(!quote_in("the borrow checker enforces laws", &source));
+        assert!(!quote_in("rules", &source), "too short to mean anything");
+    }
+
+    #[test]
+    fn reordered_queries_are_duplicates_and_different_ones_are_not() {
+        assert!(
+            query_similarity(
+                "quantum computing applications",
+                "applications of quantum computing"
+            ) >= DUPLICATE_QUERY
+        );
+        assert!(query_similarity("rust ownership", "python garbage collection") < 0.2);
+        assert!(query_similarity("量子コンピュータの応用", "量子コンピュータの応用例") > 0.6);
+    }
+
+    #[test]
+    fn languages_are_detected() {
+        assert_eq!(detect_language("量子コンピュータとは何ですか？"), "ja");
+        assert_eq!(
+            detect_language("What are the main uses of quantum computers today?"),
+            "en"
+        );
+    }
+}
