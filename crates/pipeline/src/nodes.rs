@@ -1288,7 +1288,8 @@ async fn write_body(
         .await
         .map_err(llm_error)?;
     let body = report::strip_model_extras(&answer.text);
-    let (body, repaired, removed) = report::repair_citations(&body, evidence);
+    // Any source with evidence may be cited, also one whose claims the writer was not shown.
+    let (body, repaired, removed) = report::repair_citations(&body, &state.evidence);
     if repaired + removed > 0 {
         ctx.emit(Progress::CitationsRepaired { repaired, removed });
     }

@@ -85,6 +85,7 @@ pub(crate) fn repair_citations(
         for cap in marker_regex().captures_iter(line) {
             let whole = cap.get(0).expect("match");
             out.push_str(&line[last..whole.start()]);
+            let next = line[whole.end()..].chars().next();
             last = whole.end();
             let context = &line[..whole.start()];
             let sentence_start = context
@@ -102,12 +103,15 @@ pub(crate) fn repair_citations(
                     ids.push(id);
                     continue;
                 }
-                let best = by_source
+                let mut scores: Vec<(usize, u32)> = by_source
                     .iter()
                     .map(|(sid, text)| (overlap(sentence, text), *sid))
-                    .max();
-                match best {
-                    Some((score, sid)) if score >= 2 => {
+                    .collect();
+                scores.sort_unstable_by(|a, b| b.cmp(a));
+                // Only a clear winner: a wrong citation is worse than none.
+                let runner_up = scores.get(1).map(|s| s.0).unwrap_or(0);
+                match scores.first() {
+                    Some(&(score, sid)) if score >= 3 && score > runner_up => {
                         ids.push(sid);
                         repaired += 1;
                     }
@@ -115,8 +119,16 @@ pub(crate) fn repair_citations(
                 }
             }
             ids.dedup();
+            // A dropped marker must not leave "word ." behind.
+            if ids.is_empty() && next.is_none_or(|c| c.is_ascii_punctuation() || c == '\n') {
+                out.truncate(out.trim_end_matches([' ', '\t']).len());
+            }
             for id in ids {
-                out.push_str(&format!("[{id}]"));
+                let marker = format!("[{id}]");
+                // "[2][19]" repaired to "[2][2]" reads as one citation.
+                if !out.ends_with(&marker) {
+                    out.push_str(&marker);
+                }
             }
         }
         out.push_str(&line[last..]);
@@ -331,7 +343,7 @@ Both [1, 3]. Nothing here [7].";
         let (text, repaired, removed) = repair_citations(draft, &evidence);
         assert_eq!(
             text,
-            "Ownership rules prevent data races in Rust [1]. Python counts references [3]. Both [1][3]. Nothing here ."
+            "Ownership rules prevent data races in Rust [1]. Python counts references [3]. Both [1][3]. Nothing here."
         );
         assert_eq!((repaired, removed), (1, 1));
         assert_eq!(cited_ids(&text), BTreeSet::from([1, 3]));

@@ -1,0 +1,473 @@
+//! The standard pipeline end to end with a scripted model, an in-memory corpus behind the
+//! search and fetch seams, and the engine's memory checkpointer: both modes, the review points,
+//! degradation, and the behavioural checks of seed 004.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use research_fetch::{Document, DocumentKind, FetchError, Fetcher};
+use research_graph::{FixedClock, MemoryCheckpointer, Resume, RunOptions, RunOutcome};
+use research_llm::{
+    Budget, LlmClient, Meter, ModelRouting, PriceTable, RoleModels, ScriptedAnswer, ScriptedLlm,
+};
+use research_pipeline::eval::{structural_checks, RunResult};
+use research_pipeline::text::{normalize, quote_in};
+use research_pipeline::*;
+use research_search::{Hit, HitKind, SearchError, SearchProvider, SearchQuery};
+use serde_json::json;
+
+/// A tiny web: pages by URL, found by any shared word.
+struct Corpus(BTreeMap<String, (String, String)>);
+
+fn corpus() -> Arc<Corpus> {
+    let mut pages = BTreeMap::new();
+    pages.insert(
+        "https://example.org/ownership".to_string(),
+        (
+            "Ownership in Rust".to_string(),
+            "# Ownership in Rust\n\nRust manages memory through a system of ownership with rules the compiler checks. \
+Each value in Rust has a single owner at any time. When the owner goes out of scope, the value is dropped. \
+Ownership rules prevent data races at compile time without a garbage collector.\n\n\
+Borrowing lets code use a value without taking ownership of it. References must always be valid, which the borrow checker enforces."
+                .to_string(),
+        ),
+    );
+    pages.insert(
+        "https://example.org/gc".to_string(),
+        (
+            "Garbage collection compared".to_string(),
+            "Languages like Java and Go use a tracing garbage collector that pauses or slows programs at run time. \
+Rust has no garbage collector and frees memory deterministically when owners go out of scope. \
+Python combines reference counting with a cycle detector to reclaim memory.\n\nSee [the docs](https://example.org/docs) for more words here."
+                .to_string(),
+        ),
+    );
+    pages.insert(
+        "https://example.org/borrow".to_string(),
+        (
+            "The borrow checker".to_string(),
+            "The borrow checker is the part of the Rust compiler that enforces the borrowing rules. \
+At any time a value can have either one mutable reference or any number of immutable references. \
+These rules make memory safety bugs such as use after free impossible in safe Rust code."
+                .to_string(),
+        ),
+    );
+    Arc::new(Corpus(pages))
+}
+
+#[async_trait]
+impl SearchProvider for Corpus {
+    fn name(&self) -> &'static str {
+        "corpus"
+    }
+    async fn search(&self, query: &SearchQuery) -> Result<Vec<Hit>, SearchError> {
+        let q = normalize(&query.text);
+        let words: Vec<&str> = q.split(' ').filter(|w| w.len() > 3).collect();
+        Ok(self
+            .0
+            .iter()
+            .filter(|(_, (_, text))| {
+                let t = normalize(text);
+                words.iter().any(|w| t.contains(w))
+            })
+            .take(query.limit)
+            .map(|(url, (title, text))| Hit {
+                title: title.clone(),
+                url: url.clone(),
+                snippet: text.chars().take(80).collect(),
+                published: None,
+                kind: HitKind::Web,
+                provider: "corpus".into(),
+            })
+            .collect())
+    }
+}
+
+#[async_trait]
+impl Fetcher for Corpus {
+    async fn fetch(&self, url: &str) -> Result<Document, FetchError> {
+        let (title, text) = self.0.get(url).cloned().ok_or(FetchError::Status {
+            url: url.to_string(),
+            status: 404,
+        })?;
+        Ok(Document {
+            url: url.into(),
+            final_url: url.into(),
+            title: Some(title),
+            text: text.clone(),
+            kind: DocumentKind::Html,
+            content_type: "text/html".into(),
+            bytes: text.len(),
+            text_sha256: sha256_hex(&text),
+        })
+    }
+}
+
+fn answer(purpose: &str, json: serde_json::Value) -> ScriptedAnswer {
+    ScriptedAnswer {
+        purpose: Some(purpose.into()),
+        contains: None,
+        text: None,
+        json: Some(json),
+    }
+}
+
+fn script(write: &str) -> Vec<ScriptedAnswer> {
+    vec![
+        answer(
+            "understand",
+            json!({"is_clear": true, "ambiguities": [], "question": "", "options": [], "interpretation": "Rust memory management"}),
+        ),
+        answer(
+            "plan",
+            json!({"questions": ["How does Rust manage memory?", "How does it compare to garbage collection?"],
+                   "aspects": ["ownership", "borrowing"],
+                   "searches": ["rust ownership memory", "garbage collector comparison", "ownership memory rust"]}),
+        ),
+        answer(
+            "extract",
+            json!({"facts": [
+                {"fact": "Rust checks ownership rules at compile time.", "sentence": 1, "end_sentence": 1},
+                {"fact": "A second fact.", "sentence": 2, "end_sentence": 3},
+                {"fact": "Out of range.", "sentence": 99, "end_sentence": 99}]}),
+        ),
+        answer(
+            "gaps",
+            json!({"coverage": [{"question": 1, "status": "partial"}, {"question": 2, "status": "missing"}],
+                   "gaps": ["borrowing rules"], "new_searches": ["borrow checker rules", "rust ownership memory"]}),
+        ),
+        answer(
+            "gaps",
+            json!({"coverage": [{"question": 1, "status": "well_covered"}, {"question": 2, "status": "partial"}],
+                   "gaps": [], "new_searches": []}),
+        ),
+        answer(
+            "orchestrate",
+            json!({"sub_questions": [
+                {"question": "How does ownership work?", "searches": ["rust ownership memory"]},
+                {"question": "How does garbage collection compare?", "searches": ["garbage collector comparison"]},
+                {"question": "What does the borrow checker do?", "searches": ["borrow checker rules"]}]}),
+        ),
+        answer(
+            "summarize",
+            json!({"answer": "Rust uses ownership.", "findings": ["ownership", "no GC"], "confidence": 0.8, "gaps": []}),
+        ),
+        answer(
+            "synthesize",
+            json!({"summary": "Rust replaces a garbage collector with ownership.", "conflicts": [], "gaps": [],
+                   "additional_searches": [], "needs_more_research": false}),
+        ),
+        answer(
+            "verify",
+            json!({"verdicts": [{"claim": 1, "supported": true}, {"claim": 2, "supported": true}, {"claim": 3, "supported": false}]}),
+        ),
+        ScriptedAnswer {
+            purpose: Some("write".into()),
+            contains: None,
+            text: Some(write.to_string()),
+            json: None,
+        },
+    ]
+}
+
+const DETAILED: &str = "## Summary\nRust manages memory through ownership rules checked at compile time [1]. \
+It needs no garbage collector [2][19].\n\n## Ownership\nEach value has a single owner and is dropped when the owner goes out of scope [1]. \
+This design prevents data races without run-time cost [Source 1].\n\n## Compared with garbage collection\n\
+Tracing collectors in Java and Go work at run time, while Rust frees memory deterministically [2]. \
+Python mixes reference counting with a cycle detector [2].\n\n## References\n[1] made up\n";
+
+const BULLETS: &str = "## Summary\nRust uses ownership instead of a collector [1].\n\n## Findings\n\
+- Ownership rules are checked at compile time [1]\n- No garbage collector is needed [2]\n- Values are dropped at scope end [1]\n";
+
+struct Run {
+    state: ResearchState,
+    model: Arc<ScriptedLlm>,
+    meter: Arc<Meter>,
+    docs: Arc<MemoryDocuments>,
+}
+
+fn env(config: &RunConfig, model: Arc<ScriptedLlm>, meter: Arc<Meter>, docs: Arc<MemoryDocuments>) -> Env {
+    let c = corpus();
+    let client: Arc<dyn LlmClient> = model;
+    Env {
+        config: config.clone(),
+        models: RoleModels::connect(ModelRouting::single("scripted:test"), meter, |_| Ok(client.clone()))
+            .unwrap(),
+        search: c.clone(),
+        fetcher: c,
+        documents: docs,
+    }
+}
+
+async fn run(config: RunConfig, write: &str) -> Run {
+    let model = Arc::new(ScriptedLlm::new(script(write)));
+    let meter = Arc::new(Meter::new(config.budget, PriceTable::builtin()));
+    let docs = Arc::new(MemoryDocuments::default());
+    let graph = graph(&config, Some(Arc::new(MemoryCheckpointer::new()))).unwrap();
+    let outcome = graph
+        .invoke(
+            initial_state("How does Rust manage memory compared with garbage collection?", &config, 1_700_000_000_000),
+            RunOptions::new("t1", env(&config, model.clone(), meter.clone(), docs.clone()))
+                .clock(Arc::new(FixedClock(1_700_000_000_000))),
+        )
+        .await
+        .unwrap();
+    let RunOutcome::Finished(state) = outcome else {
+        panic!("the run stopped: {outcome:?}")
+    };
+    Run { state, model, meter, docs }
+}
+
+fn config(mode: Mode, structure: Structure) -> RunConfig {
+    RunConfig {
+        mode,
+        structure,
+        review: ReviewPoints::none(),
+        ..Default::default()
+    }
+}
+
+fn result(run: &Run) -> RunResult {
+    RunResult::from_state("t1", &run.state, run.meter.totals(), BTreeMap::new())
+}
+
+fn assert_grounded(run: &Run) {
+    for e in &run.state.evidence {
+        let source = run.state.sources.iter().find(|s| s.id == e.source_id).expect("evidence names a source");
+        let text = run.docs.get(&source.sha256).unwrap().expect("the source's text is stored");
+        assert!(quote_in(&e.quote, &normalize(&text)), "quote {:?} not in {}", e.quote, source.url);
+        assert!(text.contains(&e.quote), "quotes are verbatim spans");
+    }
+}
+
+#[tokio::test]
+async fn single_agent_run_is_grounded_and_passes_the_structural_checks() {
+    let run = run(config(Mode::Single, Structure::Detailed), DETAILED).await;
+    let r = result(&run);
+    eprintln!("{}", r.report);
+    let failed: Vec<_> = structural_checks(&r).into_iter().filter(|c| !c.passed).collect();
+    assert!(failed.is_empty(), "{failed:#?}\n{}", r.report);
+    assert_grounded(&run);
+    // [19] named no source: it was repaired or dropped; the model's reference list is gone.
+    assert!(!r.report.contains("[19]") && !r.report.contains("made up"), "{}", r.report);
+    assert!(r.report.contains("## Sources") && r.report.contains("## Method and verification"));
+    // Two rounds: the gap loop asked for one more search, and the near-duplicate was skipped.
+    assert_eq!(run.state.iteration, 2);
+    assert!(r.metadata.queries.contains(&"borrow checker rules".to_string()));
+    assert!(
+        !r.metadata.queries.iter().any(|q| q == "ownership memory rust"),
+        "the reordered duplicate of a planned search is never run: {:?}",
+        r.metadata.queries
+    );
+    // Out-of-range sentence numbers never become evidence.
+    assert!(r.evidence.iter().all(|e| e.fact != "Out of range."));
+    // Behavioural: coverage never goes down; confidence is supported/total; counts match.
+    assert!(run.state.coverage_history.windows(2).all(|w| w[1] >= w[0]), "{:?}", run.state.coverage_history);
+    let supported = r.claims.iter().filter(|c| c.supported).count();
+    assert_eq!(r.metadata.confidence, supported as f64 / r.claims.len() as f64);
+    assert_eq!(r.metadata.sources_count, r.sources.len());
+    // Every model call is accounted for, per node.
+    assert_eq!(r.metadata.llm_calls as usize, run.model.requests().len());
+    assert!(run.meter.by_node().contains_key("search_and_extract"));
+    // Seed 004 counts ~9–12 calls for a single-agent run.
+    assert!((6..=14).contains(&r.metadata.llm_calls), "{} calls", r.metadata.llm_calls);
+}
+
+#[tokio::test]
+async fn multi_agent_run_fans_out_and_passes_the_structural_checks() {
+    let run = run(config(Mode::Multi, Structure::Detailed), DETAILED).await;
+    let r = result(&run);
+    let failed: Vec<_> = structural_checks(&r).into_iter().filter(|c| !c.passed).collect();
+    assert!(failed.is_empty(), "{failed:#?}\n{}", r.report);
+    assert_grounded(&run);
+    assert_eq!(run.state.done_workers, 3);
+    assert_eq!(run.state.worker_results.len(), 3);
+    let urls: std::collections::BTreeSet<_> = r.sources.iter().map(|s| &s.url).collect();
+    assert_eq!(urls.len(), r.sources.len(), "sources are deduplicated by URL");
+    let ids: Vec<u32> = r.sources.iter().map(|s| s.id).collect();
+    assert_eq!(ids, (1..=r.sources.len() as u32).collect::<Vec<_>>(), "ids are stable and dense");
+    assert!(run.meter.by_node().contains_key("search_worker"));
+}
+
+#[tokio::test]
+async fn report_structure_changes_the_report() {
+    let detailed = run(config(Mode::Single, Structure::Detailed), DETAILED).await;
+    let bullets = run(config(Mode::Single, Structure::BulletPoints), BULLETS).await;
+    assert_ne!(detailed.state.report, bullets.state.report);
+    let asked = |run: &Run| {
+        run.model
+            .requests()
+            .into_iter()
+            .find(|r| r.purpose.as_deref() == Some("write"))
+            .unwrap()
+            .messages[0]
+            .content
+            .clone()
+    };
+    assert!(asked(&bullets).contains("bullet points"));
+    assert!(!asked(&detailed).contains("bullet points"));
+}
+
+#[tokio::test]
+async fn the_budget_stops_a_run_at_a_checkpoint_and_a_larger_budget_resumes_it() {
+    let mut cfg = config(Mode::Single, Structure::Detailed);
+    cfg.budget = Budget {
+        max_calls: Some(3),
+        ..Default::default()
+    };
+    let model = Arc::new(ScriptedLlm::new(script(DETAILED)));
+    let meter = Arc::new(Meter::new(cfg.budget, PriceTable::builtin()));
+    let docs = Arc::new(MemoryDocuments::default());
+    let saver = Arc::new(MemoryCheckpointer::new());
+    let graph = graph(&cfg, Some(saver.clone())).unwrap();
+    let err = graph
+        .invoke(
+            initial_state("How does Rust manage memory?", &cfg, 0),
+            RunOptions::new("b1", env(&cfg, model.clone(), meter.clone(), docs.clone())),
+        )
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("budget"), "{err}");
+    let calls_before = model.requests().len();
+    // Resume with a larger budget and the calls made so far.
+    cfg.budget.max_calls = Some(50);
+    let meter = Arc::new(Meter::new(cfg.budget, PriceTable::builtin()).with_history(meter.calls()));
+    let outcome = graph
+        .resume(Resume::empty(),
+            RunOptions::new("b1", env(&cfg, model.clone(), meter.clone(), docs)),
+        )
+        .await
+        .unwrap();
+    assert!(matches!(outcome, RunOutcome::Finished(_)), "{outcome:?}");
+    // Understand and plan were not asked again.
+    let plans = model.requests().iter().filter(|r| r.purpose.as_deref() == Some("plan")).count();
+    assert_eq!(plans, 1);
+    assert!(model.requests().len() > calls_before);
+}
+
+#[tokio::test]
+async fn review_points_interrupt_and_resume_with_answers() {
+    let mut cfg = config(Mode::Single, Structure::Detailed);
+    cfg.review = ReviewPoints {
+        clarify: true,
+        plan: true,
+        report: true,
+    };
+    let mut answers = script(DETAILED);
+    answers[0] = answer(
+        "understand",
+        json!({"is_clear": false, "ambiguities": ["polysemy"], "question": "Which Rust?",
+               "options": ["The programming language", "Iron oxide", "The video game"], "interpretation": "The programming language"}),
+    );
+    let model = Arc::new(ScriptedLlm::new(answers));
+    let meter = Arc::new(Meter::new(Budget::default(), PriceTable::builtin()));
+    let docs = Arc::new(MemoryDocuments::default());
+    let graph = graph(&cfg, Some(Arc::new(MemoryCheckpointer::new()))).unwrap();
+    let opts = || RunOptions::new("r1", env(&cfg, model.clone(), meter.clone(), docs.clone()));
+    let out = graph.invoke(initial_state("rust", &cfg, 0), opts()).await.unwrap();
+    let RunOutcome::Interrupted { interrupts, .. } = out else { panic!("{out:?}") };
+    let q: Question = serde_json::from_value(interrupts[0].payload.clone()).unwrap();
+    assert!(matches!(&q, Question::Clarify { options, .. } if options.len() == 3), "{q:?}");
+
+    let out = graph
+        .resume(Resume::with_value(Answer::Clarify { text: "The programming language".into() }), opts())
+        .await
+        .unwrap();
+    let RunOutcome::Interrupted { interrupts, .. } = out else { panic!("{out:?}") };
+    let q: Question = serde_json::from_value(interrupts[0].payload.clone()).unwrap();
+    let Question::PlanReview { mut plan } = q else { panic!("{q:?}") };
+    plan.searches = vec!["borrow checker rules".into()];
+
+    let out = graph
+        .resume(Resume::with_value(Answer::EditPlan { plan }), opts())
+        .await
+        .unwrap();
+    let RunOutcome::Interrupted { interrupts, .. } = out else { panic!("{out:?}") };
+    let q: Question = serde_json::from_value(interrupts[0].payload.clone()).unwrap();
+    assert!(matches!(q, Question::ReportReview { .. }));
+
+    let out = graph
+        .resume(Resume::with_value(Answer::ReviseReport { feedback: "Shorter, please.".into() }),
+            opts(),
+        )
+        .await
+        .unwrap();
+    let RunOutcome::Finished(state) = out else { panic!("{out:?}") };
+    assert_eq!(state.outcome, Outcome::Finished);
+    assert_eq!(state.report_versions.len(), 1, "the first draft is kept");
+    assert_eq!(state.searches_done[0], "borrow checker rules", "the edited plan was used");
+    assert_eq!(state.clarification, "The programming language");
+    let writes: Vec<_> = model.requests().into_iter().filter(|r| r.purpose.as_deref() == Some("write")).collect();
+    assert_eq!(writes.len(), 2);
+    assert!(writes[1].messages[1].content.contains("Shorter, please."));
+    assert!(state.report.contains("clarification: The programming language"), "{}", state.report);
+}
+
+#[tokio::test]
+async fn no_input_takes_the_interpretation_and_says_so() {
+    let mut cfg = config(Mode::Single, Structure::Detailed);
+    cfg.review = ReviewPoints { clarify: true, plan: true, report: true };
+    cfg.no_input = true;
+    let mut answers = script(DETAILED);
+    answers[0] = answer(
+        "understand",
+        json!({"is_clear": false, "ambiguities": ["polysemy"], "question": "Which Rust?",
+               "options": ["The programming language", "Iron oxide"], "interpretation": "Rust, the programming language"}),
+    );
+    let model = Arc::new(ScriptedLlm::new(answers));
+    let meter = Arc::new(Meter::new(Budget::default(), PriceTable::builtin()));
+    let graph = graph(&cfg, None).unwrap();
+    let out = graph
+        .invoke(
+            initial_state("rust memory", &cfg, 0),
+            RunOptions::new("n1", env(&cfg, model, meter, Arc::new(MemoryDocuments::default()))),
+        )
+        .await
+        .unwrap();
+    let RunOutcome::Finished(state) = out else { panic!("{out:?}") };
+    assert!(state.report.contains("read as: Rust, the programming language"), "{}", state.report);
+    assert!(state.report.contains("taken automatically"));
+}
+
+#[tokio::test]
+async fn nothing_found_is_an_honest_report_not_an_empty_one() {
+    let cfg = config(Mode::Single, Structure::Detailed);
+    let mut answers = script(DETAILED);
+    answers[1] = answer("plan", json!({"questions": ["q"], "aspects": [], "searches": ["zzzz qqqq"]}));
+    answers[3] = answer("gaps", json!({"coverage": [], "gaps": [], "new_searches": []}));
+    let model = Arc::new(ScriptedLlm::new(answers));
+    let meter = Arc::new(Meter::new(Budget::default(), PriceTable::builtin()));
+    let graph = graph(&cfg, None).unwrap();
+    let out = graph
+        .invoke(
+            initial_state("zzzz qqqq", &cfg, 0),
+            RunOptions::new("e1", env(&cfg, model, meter, Arc::new(MemoryDocuments::default()))),
+        )
+        .await
+        .unwrap();
+    let RunOutcome::Finished(state) = out else { panic!("{out:?}") };
+    assert!(state.report.contains("No evidence for this question could be found"), "{}", state.report);
+    assert!(state.report.contains("rephrase"));
+    assert_eq!(state.outcome, Outcome::Finished);
+}
+
+#[tokio::test]
+async fn japanese_questions_get_japanese_headings() {
+    let cfg = config(Mode::Single, Structure::Detailed);
+    let model = Arc::new(ScriptedLlm::new(script(DETAILED)));
+    let meter = Arc::new(Meter::new(Budget::default(), PriceTable::builtin()));
+    let graph = graph(&cfg, None).unwrap();
+    let out = graph
+        .invoke(
+            initial_state("Rust はどのようにメモリを管理しますか？", &cfg, 0),
+            RunOptions::new("j1", env(&cfg, model.clone(), meter, Arc::new(MemoryDocuments::default()))),
+        )
+        .await
+        .unwrap();
+    let RunOutcome::Finished(state) = out else { panic!("{out:?}") };
+    assert_eq!(state.language, "ja");
+    assert!(state.report.contains("## 出典") && state.report.contains("## 調査方法と検証"), "{}", state.report);
+    let write = model.requests().into_iter().find(|r| r.purpose.as_deref() == Some("write")).unwrap();
+    assert!(write.messages[0].content.contains("Write in Japanese"));
+}
