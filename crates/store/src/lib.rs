@@ -11,12 +11,14 @@
 #![deny(missing_docs)]
 
 mod checkpointer;
+mod sessions;
 mod threads;
 
 use std::path::{Path, PathBuf};
 
 pub use checkpointer::SqliteCheckpointer;
 
+pub use sessions::{ClaimRow, EvidenceRow, ReportRow, SessionRecord, Sessions, SourceRow};
 pub use threads::{ThreadRecord, Threads};
 
 /// Why the store failed.
@@ -91,6 +93,8 @@ fn migrations() -> rusqlite_migration::Migrations<'static> {
                  tokenize = 'unicode61 remove_diacritics 2'
              );",
         ),
+        // Research sessions, source texts, caches.
+        M::up(sessions::MIGRATION),
     ])
 }
 

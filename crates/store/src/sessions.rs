@@ -1,0 +1,690 @@
+//! Research sessions and what they produced: runs (threads), sources with their stored text,
+//! evidence, claims, report versions, the audit trail of events, model calls; and the caches of
+//! searches and pages shared by all sessions.
+//!
+//! Source texts live once per content hash in `documents`; sessions point at them. Deleting a
+//! session deletes its rows, its threads' checkpoints, and texts nothing else points at.
+
+use std::path::Path;
+use std::sync::Mutex;
+
+use rusqlite::{params, Connection, OptionalExtension};
+use serde::{Deserialize, Serialize};
+use sha2::Digest;
+
+use crate::{open_connection, StoreError};
+
+/// A session as listed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SessionRecord {
+    /// Its id.
+    pub id: String,
+    /// A title (the question, until renamed).
+    pub title: String,
+    /// The question.
+    pub question: String,
+    /// The run configuration, as JSON.
+    pub config: serde_json::Value,
+    /// `running`, `waiting`, `finished`, `failed`, `cancelled`, `rejected`.
+    pub status: String,
+    /// Created, ms since the epoch.
+    pub created_at_ms: i64,
+    /// Last changed, ms since the epoch.
+    pub updated_at_ms: i64,
+}
+
+/// A source row.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SourceRow {
+    /// Citation number in its run.
+    pub source_id: u32,
+    /// URL (`file://` for library files).
+    pub url: String,
+    /// Title.
+    pub title: String,
+    /// Kind (web, academic, news, local).
+    pub kind: String,
+    /// SHA-256 of the stored text.
+    pub sha256: String,
+    /// When it was read.
+    pub accessed_at_ms: i64,
+}
+
+/// An evidence row.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EvidenceRow {
+    /// Number in its run.
+    pub evidence_id: u32,
+    /// The source's citation number.
+    pub source_id: u32,
+    /// The fact.
+    pub fact: String,
+    /// The verbatim quote.
+    pub quote: String,
+}
+
+/// A checked claim row.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ClaimRow {
+    /// The evidence it was taken from.
+    pub evidence_id: u32,
+    /// The claim.
+    pub text: String,
+    /// Whether its quote supports it.
+    pub supported: bool,
+}
+
+/// A report version.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReportRow {
+    /// The run.
+    pub thread_id: String,
+    /// 1, 2, … within the run.
+    pub version: u32,
+    /// Markdown.
+    pub markdown: String,
+    /// Models, providers, configuration, app version, token counts.
+    pub provenance: serde_json::Value,
+    /// When it was written.
+    pub created_at_ms: i64,
+}
+
+/// Access to the session tables.
+pub struct Sessions {
+    conn: Mutex<Connection>,
+}
+
+fn sha256_hex(text: &str) -> String {
+    sha2::Sha256::digest(text.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+fn json(text: String) -> serde_json::Value {
+    serde_json::from_str(&text).unwrap_or(serde_json::Value::Null)
+}
+
+impl Sessions {
+    /// Opens the database at `path`.
+    pub fn open(path: &Path) -> Result<Self, StoreError> {
+        Ok(Self {
+            conn: Mutex::new(open_connection(path)?),
+        })
+    }
+
+    fn conn(&self) -> std::sync::MutexGuard<'_, Connection> {
+        self.conn
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Creates a session.
+    pub fn create(&self, s: &SessionRecord) -> Result<(), StoreError> {
+        self.conn().execute(
+            "INSERT INTO sessions (id, title, question, config, status, created_at_ms, updated_at_ms)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            params![
+                s.id,
+                s.title,
+                s.question,
+                s.config.to_string(),
+                s.status,
+                s.created_at_ms,
+                s.updated_at_ms
+            ],
+        )?;
+        Ok(())
+    }
+
+    fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<SessionRecord> {
+        Ok(SessionRecord {
+            id: r.get(0)?,
+            title: r.get(1)?,
+            question: r.get(2)?,
+            config: json(r.get(3)?),
+            status: r.get(4)?,
+            created_at_ms: r.get(5)?,
+            updated_at_ms: r.get(6)?,
+        })
+    }
+
+    /// Sessions, newest first; with `text`, only those whose title or question contains it.
+    pub fn list(&self, text: Option<&str>) -> Result<Vec<SessionRecord>, StoreError> {
+        let conn = self.conn();
+        let pattern = format!(
+            "%{}%",
+            text.unwrap_or("")
+                .replace('\\', "\\\\")
+                .replace('%', "\\%")
+                .replace('_', "\\_")
+        );
+        let mut stmt = conn.prepare(
+            "SELECT id, title, question, config, status, created_at_ms, updated_at_ms FROM sessions
+             WHERE title LIKE ?1 ESCAPE '\\' OR question LIKE ?1 ESCAPE '\\'
+             ORDER BY updated_at_ms DESC, id DESC",
+        )?;
+        let rows = stmt.query_map([pattern], Self::row)?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// One session.
+    pub fn get(&self, id: &str) -> Result<Option<SessionRecord>, StoreError> {
+        Ok(self
+            .conn()
+            .query_row(
+                "SELECT id, title, question, config, status, created_at_ms, updated_at_ms FROM sessions WHERE id = ?1",
+                [id],
+                Self::row,
+            )
+            .optional()?)
+    }
+
+    /// Renames a session; false when it does not exist.
+    pub fn rename(&self, id: &str, title: &str, now_ms: i64) -> Result<bool, StoreError> {
+        Ok(self.conn().execute(
+            "UPDATE sessions SET title = ?2, updated_at_ms = ?3 WHERE id = ?1",
+            params![id, title, now_ms],
+        )? > 0)
+    }
+
+    /// Sets a session's status.
+    pub fn set_status(&self, id: &str, status: &str, now_ms: i64) -> Result<(), StoreError> {
+        self.conn().execute(
+            "UPDATE sessions SET status = ?2, updated_at_ms = ?3 WHERE id = ?1",
+            params![id, status, now_ms],
+        )?;
+        Ok(())
+    }
+
+    /// Deletes a session, everything it produced, its threads' checkpoints, and source texts
+    /// no one else uses. False when it did not exist.
+    pub fn delete(&self, id: &str) -> Result<bool, StoreError> {
+        let mut conn = self.conn();
+        let tx = conn.transaction()?;
+        let threads: Vec<String> = {
+            let mut stmt = tx.prepare("SELECT thread_id FROM runs WHERE session_id = ?1")?;
+            let rows = stmt.query_map([id], |r| r.get(0))?;
+            rows.collect::<Result<_, _>>()?
+        };
+        for t in &threads {
+            tx.execute("DELETE FROM writes WHERE thread_id = ?1", [t])?;
+            tx.execute("DELETE FROM checkpoints WHERE thread_id = ?1", [t])?;
+            tx.execute("DELETE FROM threads WHERE thread_id = ?1", [t])?;
+        }
+        let gone = tx.execute("DELETE FROM sessions WHERE id = ?1", [id])? > 0;
+        tx.execute(
+            "DELETE FROM documents WHERE sha256 NOT IN (SELECT sha256 FROM sources)
+               AND sha256 NOT IN (SELECT sha256 FROM page_cache)",
+            [],
+        )?;
+        tx.commit()?;
+        Ok(gone)
+    }
+
+    /// Records a run (thread) of a session.
+    pub fn add_run(
+        &self,
+        session: &str,
+        thread: &str,
+        question: &str,
+        now_ms: i64,
+    ) -> Result<(), StoreError> {
+        self.conn().execute(
+            "INSERT INTO runs (thread_id, session_id, question, created_at_ms) VALUES (?1, ?2, ?3, ?4)",
+            params![thread, session, question, now_ms],
+        )?;
+        Ok(())
+    }
+
+    /// The runs of a session, oldest first: (thread id, question).
+    pub fn runs(&self, session: &str) -> Result<Vec<(String, String)>, StoreError> {
+        let conn = self.conn();
+        let mut stmt = conn.prepare(
+            "SELECT thread_id, question FROM runs WHERE session_id = ?1 ORDER BY created_at_ms, rowid",
+        )?;
+        let rows = stmt.query_map([session], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// The session a thread belongs to.
+    pub fn session_of(&self, thread: &str) -> Result<Option<String>, StoreError> {
+        Ok(self
+            .conn()
+            .query_row(
+                "SELECT session_id FROM runs WHERE thread_id = ?1",
+                [thread],
+                |r| r.get(0),
+            )
+            .optional()?)
+    }
+
+    /// Stores a text once and returns its SHA-256.
+    pub fn put_document(&self, text: &str, now_ms: i64) -> Result<String, StoreError> {
+        let sha = sha256_hex(text);
+        self.conn().execute(
+            "INSERT OR IGNORE INTO documents (sha256, text, created_at_ms) VALUES (?1, ?2, ?3)",
+            params![sha, text, now_ms],
+        )?;
+        Ok(sha)
+    }
+
+    /// The text with this SHA-256.
+    pub fn document(&self, sha256: &str) -> Result<Option<String>, StoreError> {
+        Ok(self
+            .conn()
+            .query_row(
+                "SELECT text FROM documents WHERE sha256 = ?1",
+                [sha256],
+                |r| r.get(0),
+            )
+            .optional()?)
+    }
+
+    /// Replaces what a run found: its sources, evidence and claims.
+    pub fn save_findings(
+        &self,
+        session: &str,
+        thread: &str,
+        sources: &[SourceRow],
+        evidence: &[EvidenceRow],
+        claims: &[ClaimRow],
+    ) -> Result<(), StoreError> {
+        let mut conn = self.conn();
+        let tx = conn.transaction()?;
+        for table in ["sources", "evidence", "claims"] {
+            tx.execute(&format!("DELETE FROM {table} WHERE thread_id = ?1"), [thread])?;
+        }
+        for s in sources {
+            tx.execute(
+                "INSERT INTO sources (thread_id, session_id, source_id, url, title, kind, sha256, accessed_at_ms)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                params![thread, session, s.source_id, s.url, s.title, s.kind, s.sha256, s.accessed_at_ms],
+            )?;
+        }
+        for e in evidence {
+            tx.execute(
+                "INSERT INTO evidence (thread_id, session_id, evidence_id, source_id, fact, quote)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                params![thread, session, e.evidence_id, e.source_id, e.fact, e.quote],
+            )?;
+        }
+        for c in claims {
+            tx.execute(
+                "INSERT INTO claims (thread_id, session_id, evidence_id, text, supported)
+                 VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![thread, session, c.evidence_id, c.text, c.supported],
+            )?;
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// A run's sources.
+    pub fn sources(&self, thread: &str) -> Result<Vec<SourceRow>, StoreError> {
+        let conn = self.conn();
+        let mut stmt = conn.prepare(
+            "SELECT source_id, url, title, kind, sha256, accessed_at_ms FROM sources WHERE thread_id = ?1 ORDER BY source_id",
+        )?;
+        let rows = stmt.query_map([thread], |r| {
+            Ok(SourceRow {
+                source_id: r.get(0)?,
+                url: r.get(1)?,
+                title: r.get(2)?,
+                kind: r.get(3)?,
+                sha256: r.get(4)?,
+                accessed_at_ms: r.get(5)?,
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// A run's evidence.
+    pub fn evidence(&self, thread: &str) -> Result<Vec<EvidenceRow>, StoreError> {
+        let conn = self.conn();
+        let mut stmt = conn.prepare(
+            "SELECT evidence_id, source_id, fact, quote FROM evidence WHERE thread_id = ?1 ORDER BY evidence_id",
+        )?;
+        let rows = stmt.query_map([thread], |r| {
+            Ok(EvidenceRow {
+                evidence_id: r.get(0)?,
+                source_id: r.get(1)?,
+                fact: r.get(2)?,
+                quote: r.get(3)?,
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Adds a report version (the next number) and returns it.
+    pub fn add_report(
+        &self,
+        session: &str,
+        thread: &str,
+        markdown: &str,
+        provenance: &serde_json::Value,
+        now_ms: i64,
+    ) -> Result<u32, StoreError> {
+        let conn = self.conn();
+        let version: u32 = conn.query_row(
+            "SELECT COALESCE(MAX(version), 0) + 1 FROM reports WHERE thread_id = ?1",
+            [thread],
+            |r| r.get(0),
+        )?;
+        conn.execute(
+            "INSERT INTO reports (thread_id, session_id, version, markdown, provenance, created_at_ms)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            params![thread, session, version, markdown, provenance.to_string(), now_ms],
+        )?;
+        Ok(version)
+    }
+
+    /// The report versions of a session's runs, oldest first.
+    pub fn reports(&self, session: &str) -> Result<Vec<ReportRow>, StoreError> {
+        let conn = self.conn();
+        let mut stmt = conn.prepare(
+            "SELECT thread_id, version, markdown, provenance, created_at_ms FROM reports
+             WHERE session_id = ?1 ORDER BY created_at_ms, version",
+        )?;
+        let rows = stmt.query_map([session], |r| {
+            Ok(ReportRow {
+                thread_id: r.get(0)?,
+                version: r.get(1)?,
+                markdown: r.get(2)?,
+                provenance: json(r.get(3)?),
+                created_at_ms: r.get(4)?,
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Appends an event to a run's audit trail.
+    pub fn add_event(
+        &self,
+        session: &str,
+        thread: &str,
+        at_ms: i64,
+        kind: &str,
+        payload: &serde_json::Value,
+    ) -> Result<(), StoreError> {
+        self.conn().execute(
+            "INSERT INTO events (thread_id, session_id, at_ms, kind, payload) VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![thread, session, at_ms, kind, payload.to_string()],
+        )?;
+        Ok(())
+    }
+
+    /// A run's events, in order: (at, kind, payload).
+    pub fn events(&self, thread: &str) -> Result<Vec<(i64, String, serde_json::Value)>, StoreError> {
+        let conn = self.conn();
+        let mut stmt = conn.prepare(
+            "SELECT at_ms, kind, payload FROM events WHERE thread_id = ?1 ORDER BY seq",
+        )?;
+        let rows = stmt.query_map([thread], |r| {
+            Ok((r.get(0)?, r.get(1)?, json(r.get(2)?)))
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Records a model call (as JSON) of a run.
+    pub fn add_call(&self, thread: &str, call: &serde_json::Value) -> Result<(), StoreError> {
+        self.conn().execute(
+            "INSERT INTO llm_calls (thread_id, call) VALUES (?1, ?2)",
+            params![thread, call.to_string()],
+        )?;
+        Ok(())
+    }
+
+    /// A run's model calls, in order.
+    pub fn calls(&self, thread: &str) -> Result<Vec<serde_json::Value>, StoreError> {
+        let conn = self.conn();
+        let mut stmt =
+            conn.prepare("SELECT call FROM llm_calls WHERE thread_id = ?1 ORDER BY seq")?;
+        let rows = stmt.query_map([thread], |r| Ok(json(r.get(0)?)))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// A cached search answer no older than `max_age_ms`.
+    pub fn cached_search(
+        &self,
+        provider: &str,
+        query: &str,
+        limit: usize,
+        now_ms: i64,
+        max_age_ms: i64,
+    ) -> Result<Option<serde_json::Value>, StoreError> {
+        let text: Option<String> = self
+            .conn()
+            .query_row(
+                "SELECT hits FROM search_cache WHERE provider = ?1 AND query = ?2 AND max_results = ?3 AND fetched_at_ms >= ?4",
+                params![provider, query, limit as i64, now_ms - max_age_ms],
+                |r| r.get(0),
+            )
+            .optional()?;
+        Ok(text.map(json))
+    }
+
+    /// Caches a search answer.
+    pub fn cache_search(
+        &self,
+        provider: &str,
+        query: &str,
+        limit: usize,
+        hits: &serde_json::Value,
+        now_ms: i64,
+    ) -> Result<(), StoreError> {
+        self.conn().execute(
+            "INSERT OR REPLACE INTO search_cache (provider, query, max_results, hits, fetched_at_ms) VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![provider, query, limit as i64, hits.to_string(), now_ms],
+        )?;
+        Ok(())
+    }
+
+    /// A cached page (its metadata as JSON, and its text) no older than `max_age_ms`.
+    pub fn cached_page(
+        &self,
+        url: &str,
+        now_ms: i64,
+        max_age_ms: i64,
+    ) -> Result<Option<(serde_json::Value, String)>, StoreError> {
+        Ok(self
+            .conn()
+            .query_row(
+                "SELECT p.meta, d.text FROM page_cache p JOIN documents d ON d.sha256 = p.sha256
+                 WHERE p.url = ?1 AND p.fetched_at_ms >= ?2",
+                params![url, now_ms - max_age_ms],
+                |r| Ok((json(r.get(0)?), r.get(1)?)),
+            )
+            .optional()?)
+    }
+
+    /// Caches a page: its text in `documents`, its metadata here.
+    pub fn cache_page(
+        &self,
+        url: &str,
+        meta: &serde_json::Value,
+        text: &str,
+        now_ms: i64,
+    ) -> Result<(), StoreError> {
+        let sha = self.put_document(text, now_ms)?;
+        self.conn().execute(
+            "INSERT OR REPLACE INTO page_cache (url, meta, sha256, fetched_at_ms) VALUES (?1, ?2, ?3, ?4)",
+            params![url, meta.to_string(), sha, now_ms],
+        )?;
+        Ok(())
+    }
+}
+
+pub(crate) const MIGRATION: &str = "
+CREATE TABLE documents (
+    sha256        TEXT    PRIMARY KEY,
+    text          TEXT    NOT NULL,
+    created_at_ms INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE sessions (
+    id            TEXT    PRIMARY KEY,
+    title         TEXT    NOT NULL,
+    question      TEXT    NOT NULL,
+    config        TEXT    NOT NULL,
+    status        TEXT    NOT NULL,
+    created_at_ms INTEGER NOT NULL,
+    updated_at_ms INTEGER NOT NULL
+);
+CREATE TABLE runs (
+    thread_id     TEXT    PRIMARY KEY,
+    session_id    TEXT    NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    question      TEXT    NOT NULL,
+    created_at_ms INTEGER NOT NULL
+);
+CREATE INDEX runs_session ON runs(session_id);
+CREATE TABLE sources (
+    thread_id      TEXT    NOT NULL,
+    session_id     TEXT    NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    source_id      INTEGER NOT NULL,
+    url            TEXT    NOT NULL,
+    title          TEXT    NOT NULL,
+    kind           TEXT    NOT NULL,
+    sha256         TEXT    NOT NULL,
+    accessed_at_ms INTEGER NOT NULL,
+    PRIMARY KEY (thread_id, source_id)
+);
+CREATE INDEX sources_session ON sources(session_id);
+CREATE TABLE evidence (
+    thread_id   TEXT    NOT NULL,
+    session_id  TEXT    NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    evidence_id INTEGER NOT NULL,
+    source_id   INTEGER NOT NULL,
+    fact        TEXT    NOT NULL,
+    quote       TEXT    NOT NULL,
+    PRIMARY KEY (thread_id, evidence_id)
+);
+CREATE INDEX evidence_session ON evidence(session_id);
+CREATE TABLE claims (
+    thread_id   TEXT    NOT NULL,
+    session_id  TEXT    NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    evidence_id INTEGER NOT NULL,
+    text        TEXT    NOT NULL,
+    supported   INTEGER NOT NULL
+);
+CREATE INDEX claims_session ON claims(session_id);
+CREATE TABLE reports (
+    thread_id     TEXT    NOT NULL,
+    session_id    TEXT    NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    version       INTEGER NOT NULL,
+    markdown      TEXT    NOT NULL,
+    provenance    TEXT    NOT NULL,
+    created_at_ms INTEGER NOT NULL,
+    PRIMARY KEY (thread_id, version)
+);
+CREATE INDEX reports_session ON reports(session_id);
+CREATE TABLE events (
+    seq        INTEGER PRIMARY KEY,
+    thread_id  TEXT    NOT NULL,
+    session_id TEXT    NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    at_ms      INTEGER NOT NULL,
+    kind       TEXT    NOT NULL,
+    payload    TEXT    NOT NULL
+);
+CREATE INDEX events_thread ON events(thread_id);
+CREATE TABLE llm_calls (
+    seq       INTEGER PRIMARY KEY,
+    thread_id TEXT    NOT NULL REFERENCES runs(thread_id) ON DELETE CASCADE,
+    call      TEXT    NOT NULL
+);
+CREATE INDEX llm_calls_thread ON llm_calls(thread_id);
+CREATE TABLE search_cache (
+    provider      TEXT    NOT NULL,
+    query         TEXT    NOT NULL,
+    max_results   INTEGER NOT NULL,
+    hits          TEXT    NOT NULL,
+    fetched_at_ms INTEGER NOT NULL,
+    PRIMARY KEY (provider, query, max_results)
+) WITHOUT ROWID;
+CREATE TABLE page_cache (
+    url           TEXT    PRIMARY KEY,
+    meta          TEXT    NOT NULL,
+    sha256        TEXT    NOT NULL REFERENCES documents(sha256),
+    fetched_at_ms INTEGER NOT NULL
+) WITHOUT ROWID;
+";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn session(id: &str, title: &str, at: i64) -> SessionRecord {
+        SessionRecord {
+            id: id.into(),
+            title: title.into(),
+            question: format!("{title}?"),
+            config: serde_json::json!({"mode": "single"}),
+            status: "running".into(),
+            created_at_ms: at,
+            updated_at_ms: at,
+        }
+    }
+
+    #[test]
+    fn sessions_list_search_rename_and_delete_with_their_rows() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = Sessions::open(&dir.path().join("db.sqlite")).unwrap();
+        s.create(&session("a", "Rust memory", 1)).unwrap();
+        s.create(&session("b", "100% organic_food", 2)).unwrap();
+        assert_eq!(s.list(None).unwrap()[0].id, "b");
+        assert_eq!(s.list(Some("memory")).unwrap().len(), 1);
+        assert_eq!(s.list(Some("%")).unwrap().len(), 1, "LIKE wildcards are literal");
+        assert!(s.rename("a", "Ownership", 3).unwrap());
+        assert!(!s.rename("zzz", "x", 3).unwrap());
+        s.add_run("a", "t-a", "Rust memory?", 4).unwrap();
+        let sha = s.put_document("page text", 4).unwrap();
+        s.save_findings(
+            "a",
+            "t-a",
+            &[SourceRow {
+                source_id: 1,
+                url: "https://x".into(),
+                title: "X".into(),
+                kind: "web".into(),
+                sha256: sha.clone(),
+                accessed_at_ms: 4,
+            }],
+            &[EvidenceRow {
+                evidence_id: 1,
+                source_id: 1,
+                fact: "f".into(),
+                quote: "page text".into(),
+            }],
+            &[],
+        )
+        .unwrap();
+        s.add_report("a", "t-a", "# R", &serde_json::json!({}), 5)
+            .unwrap();
+        assert_eq!(s.add_report("a", "t-a", "# R2", &serde_json::json!({}), 6).unwrap(), 2);
+        s.add_event("a", "t-a", 5, "node", &serde_json::json!({"n": 1}))
+            .unwrap();
+        assert_eq!(s.session_of("t-a").unwrap().as_deref(), Some("a"));
+        assert!(s.delete("a").unwrap());
+        assert!(s.get("a").unwrap().is_none());
+        assert!(s.sources("t-a").unwrap().is_empty());
+        assert!(s.reports("a").unwrap().is_empty());
+        assert!(s.events("t-a").unwrap().is_empty());
+        assert!(s.document(&sha).unwrap().is_none(), "an orphaned text is removed");
+        assert!(!s.delete("a").unwrap());
+    }
+
+    #[test]
+    fn caches_expire() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = Sessions::open(&dir.path().join("db.sqlite")).unwrap();
+        s.cache_search("brave", "q", 5, &serde_json::json!([1]), 1_000)
+            .unwrap();
+        assert!(s.cached_search("brave", "q", 5, 1_500, 1_000).unwrap().is_some());
+        assert!(s.cached_search("brave", "q", 5, 3_000, 1_000).unwrap().is_none());
+        assert!(s.cached_search("brave", "q", 6, 1_500, 1_000).unwrap().is_none());
+        s.cache_page("https://x", &serde_json::json!({"title": "X"}), "text", 1_000)
+            .unwrap();
+        let (meta, text) = s.cached_page("https://x", 1_100, 1_000).unwrap().unwrap();
+        assert_eq!((meta["title"].as_str(), text.as_str()), (Some("X"), "text"));
+        assert!(s.cached_page("https://x", 9_000, 1_000).unwrap().is_none());
+    }
+}
