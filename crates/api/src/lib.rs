@@ -10,6 +10,7 @@ pub mod bindings;
 pub mod demo;
 mod error;
 mod keys;
+mod research;
 mod search;
 
 use std::path::{Path, PathBuf};
@@ -31,6 +32,16 @@ use research_graph::{
 pub use research_library::{IndexReport, Library, LibraryFolder};
 pub use research_llm::ConnectSettings;
 pub use research_search::{Hit, HitKind, SearchSettings};
+pub use research::{
+    MultiSearch, PendingQuestion, ResearchOutcome, ResearchRequest, ResearchStatus,
+    SessionDetail, CACHE_TTL_MS, MAX_QUESTION_CHARS,
+};
+pub use research_pipeline::{
+    eval::{structural_checks, Check, RunResult},
+    Answer, Depth, Mode, Question, ReviewPoints, RunConfig, Structure,
+};
+pub use research_llm::{Budget, ModelRouting};
+pub use research_store::SessionRecord;
 pub use search::{
     auto_providers, search, search_settings, ProviderFailure, SearchOutcome, SearchRequest,
 };

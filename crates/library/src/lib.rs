@@ -93,6 +93,23 @@ fn file_url(path: &Path) -> String {
         .unwrap_or_else(|_| format!("file://{}", path.display()))
 }
 
+/// Extracts a library file's text the way it is indexed and read.
+fn extract_file(
+    path: &Path,
+    bytes: Vec<u8>,
+) -> Result<(research_fetch::DocumentKind, Option<String>, String), String> {
+    let content_type = match path
+        .extension()
+        .map(|e| e.to_string_lossy().to_lowercase())
+        .as_deref()
+    {
+        Some("pdf") => "application/pdf",
+        Some("html" | "htm" | "xhtml") => "text/html",
+        _ => "text/plain",
+    };
+    research_fetch::extract_bytes(content_type, bytes, &file_url(path))
+}
+
 /// Splits text into passages at paragraph (then sentence, then character) boundaries.
 pub fn passages(text: &str, max_chars: usize) -> Vec<String> {
     let mut out = Vec::new();
@@ -357,17 +374,7 @@ impl Library {
                 return Ok(false);
             }
         }
-        let content_type = match path
-            .extension()
-            .map(|e| e.to_string_lossy().to_lowercase())
-            .as_deref()
-        {
-            Some("pdf") => "application/pdf",
-            Some("html" | "htm" | "xhtml") => "text/html",
-            _ => "text/plain",
-        };
-        let url = file_url(path);
-        let (kind, title, text) = match research_fetch::extract_bytes(content_type, bytes, &url) {
+        let (kind, title, text) = match extract_file(path, bytes) {
             Ok(extracted) if !extracted.2.trim().is_empty() => extracted,
             Ok(_) => return self.record_failure(root, &key, mtime, size, "no text in it"),
             Err(why) => return self.record_failure(root, &key, mtime, size, &why),
@@ -475,6 +482,53 @@ impl Library {
             }
         }
         Ok(Vec::new())
+    }
+}
+
+impl Library {
+    /// Reads an indexed file by its `file://` URL, with the same extraction the index used.
+    /// Only files inside the library's folders can be read: a `file://` URL from a search
+    /// result cannot be used to read anything else on the disk.
+    pub fn read(&self, url: &str) -> Result<research_fetch::Document, research_fetch::FetchError> {
+        let refused = |reason: &str| research_fetch::FetchError::NoText {
+            url: url.to_string(),
+            reason: reason.to_string(),
+        };
+        let path = url::Url::parse(url)
+            .ok()
+            .filter(|u| u.scheme() == "file")
+            .and_then(|u| u.to_file_path().ok())
+            .ok_or_else(|| refused("it is not a file:// URL"))?;
+        let key = path.to_string_lossy().to_string();
+        let indexed: Option<String> = self
+            .conn()
+            .query_row(
+                "SELECT kind FROM library_files WHERE path = ?1 AND error IS NULL",
+                [&key],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(|e| refused(&e.to_string()))?;
+        if indexed.is_none() {
+            return Err(refused("it is not a file of the library"));
+        }
+        let bytes = std::fs::read(&path).map_err(|e| refused(&e.to_string()))?;
+        let size = bytes.len();
+        let (kind, title, text) = extract_file(&path, bytes).map_err(|e| refused(&e))?;
+        let text_sha256 = Sha256::digest(text.as_bytes())
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        Ok(research_fetch::Document {
+            url: url.to_string(),
+            final_url: url.to_string(),
+            title,
+            text,
+            kind,
+            content_type: String::new(),
+            bytes: size,
+            text_sha256,
+        })
     }
 }
 

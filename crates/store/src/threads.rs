@@ -56,6 +56,15 @@ impl Threads {
         Ok(())
     }
 
+    /// Replaces a thread's saved configuration (e.g. other models for a resume).
+    pub fn set_config(&self, thread_id: &str, config: &serde_json::Value) -> Result<(), StoreError> {
+        self.conn().execute(
+            "UPDATE threads SET config = ?2 WHERE thread_id = ?1",
+            params![thread_id, config.to_string()],
+        )?;
+        Ok(())
+    }
+
     /// Looks a thread up.
     pub fn get(&self, thread_id: &str) -> Result<Option<ThreadRecord>, StoreError> {
         let row = self
