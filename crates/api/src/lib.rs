@@ -170,6 +170,13 @@ impl Studio {
         demo::graph(None).map(|g| g.mermaid()).unwrap_or_default()
     }
 
+    /// The research pipeline as Mermaid.
+    pub fn research_mermaid() -> String {
+        research_pipeline::graph(&RunConfig::default(), None)
+            .map(|g| g.mermaid())
+            .unwrap_or_default()
+    }
+
     /// Registers a new demo thread; run it with [`Studio::run`].
     pub fn create_demo(&self, config: demo::DemoConfig) -> Result<ThreadId, ApiError> {
         if config.workers == 0 || config.workers > 10_000 {

@@ -606,7 +606,11 @@ impl Studio {
             .clock(self.clock.clone())
             .max_concurrency(4);
         opts.events = Some(sink);
-        let started = graph.history(thread).await?.is_empty();
+        let started = match graph.history(thread).await {
+            Ok(history) => history.is_empty(),
+            Err(research_graph::GraphError::ThreadNotFound(_)) => true,
+            Err(e) => return Err(e.into()),
+        };
         let set_status = |status: &str| {
             if let Err(e) = sessions.set_status(&saved.session_id, status, self.clock.now_ms()) {
                 tracing::warn!("could not update the session: {e}");

@@ -1,5 +1,7 @@
 //! `research`: the headless Research Studio command.
 
+mod research;
+
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -35,7 +37,7 @@ enum Command {
     /// Show a graph's structure
     Graph {
         /// Which graph
-        #[arg(value_parser = ["demo"])]
+        #[arg(value_parser = ["demo", "research"])]
         name: String,
         /// Print it as a Mermaid flowchart
         #[arg(long)]
@@ -61,13 +63,45 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Continue an unfinished or interrupted thread
+    /// Research a question: plan, search, read, check and write a cited report
+    Run {
+        #[command(flatten)]
+        args: research::RunArgs,
+        #[command(flatten)]
+        db: DbArg,
+    },
+    /// Continue an unfinished or interrupted thread (answering its question, if it asks one)
     Resume {
         /// The thread id printed when the run started
         thread: String,
         #[command(flatten)]
         db: DbArg,
-        /// Print the final state as JSON on the last line
+        #[command(flatten)]
+        models: research::ModelArgs,
+        #[command(flatten)]
+        answer: research::AnswerArgs,
+        /// Write the report here too (research runs)
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+        /// Print the result as JSON
+        #[arg(long)]
+        json: bool,
+    },
+    /// List, show, rename or delete research sessions
+    Sessions {
+        #[command(subcommand)]
+        action: Option<research::SessionsAction>,
+        #[command(flatten)]
+        db: DbArg,
+        /// Print JSON
+        #[arg(long, global = true)]
+        json: bool,
+    },
+    /// Run the structural checks on a `research run --json` result
+    Eval {
+        /// The result file
+        result: PathBuf,
+        /// Print JSON
         #[arg(long)]
         json: bool,
     },
@@ -264,7 +298,7 @@ fn fail(e: &anyhow::Error) -> ExitCode {
     })
 }
 
-fn cancel_on_ctrl_c() -> CancellationToken {
+pub(crate) fn cancel_on_ctrl_c() -> CancellationToken {
     let cancel = CancellationToken::new();
     let token = cancel.clone();
     tokio::spawn(async move {
@@ -277,15 +311,25 @@ fn cancel_on_ctrl_c() -> CancellationToken {
 
 async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
-        Command::Graph { name: _, mermaid } => {
-            let text = Studio::demo_mermaid();
+        Command::Graph { name, mermaid } => {
+            let research = name == "research";
+            let text = if research {
+                Studio::research_mermaid()
+            } else {
+                Studio::demo_mermaid()
+            };
             if mermaid {
                 print!("{text}");
+            } else if research {
+                println!("research: understand -> [clarify] -> plan -> [review] -> (search_and_extract <-> detect_gaps | orchestrate -> search_worker x N (Send) -> collect -> synthesize) -> verify -> write_report -> [review] -> [revise]");
             } else {
                 println!("demo: plan -> worker x N (Send) -> summarize");
             }
             Ok(ExitCode::SUCCESS)
         }
+        Command::Run { args, db } => research::run(args, db.db).await,
+        Command::Sessions { action, db, json } => research::sessions(action, db.db, json),
+        Command::Eval { result, json } => research::eval(result, json),
         Command::Demo {
             db,
             workers,
@@ -309,9 +353,19 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 .map_err(|e| resumable(e, &thread))?;
             finish(&report, json)
         }
-        Command::Resume { thread, db, json } => {
+        Command::Resume {
+            thread,
+            db,
+            models,
+            answer,
+            out,
+            json,
+        } => {
             let studio = Studio::open(db.db.as_deref())?;
             let thread = ThreadId::new(thread);
+            if studio.is_research(&thread)? {
+                return research::resume(&studio, thread, models, answer, json, out).await;
+            }
             let report = studio
                 .resume(&thread, Some(Arc::new(Progress)), cancel_on_ctrl_c())
                 .await
@@ -593,7 +647,7 @@ fn keys(action: KeysAction) -> anyhow::Result<ExitCode> {
 }
 
 /// A failed run is saved: say how to continue it.
-fn resumable(e: ApiError, thread: &ThreadId) -> ApiError {
+pub(crate) fn resumable(e: ApiError, thread: &ThreadId) -> ApiError {
     if e.code == ErrorCode::RunFailed {
         ApiError::new(
             e.code,
