@@ -22,6 +22,10 @@ pub use keys::{
     connect_settings, delete_key, list_keys, resolve as resolve_key, set_key, KeySource, KeyStatus,
     KeyStore, KeyedProvider, MemoryKeys, OsKeychain, KEYED_PROVIDERS,
 };
+pub use research::{
+    MultiSearch, PendingQuestion, ResearchOutcome, ResearchRequest, ResearchStatus, SessionDetail,
+    CACHE_TTL_MS, MAX_QUESTION_CHARS,
+};
 pub use research_fetch::{Document, DocumentKind};
 pub use research_graph::{
     CancellationToken, CheckpointInfo, Event, EventLog, EventSink, Interrupt, ThreadId,
@@ -31,16 +35,12 @@ use research_graph::{
 };
 pub use research_library::{IndexReport, Library, LibraryFolder};
 pub use research_llm::ConnectSettings;
-pub use research_search::{Hit, HitKind, SearchSettings};
-pub use research::{
-    MultiSearch, PendingQuestion, ResearchOutcome, ResearchRequest, ResearchStatus,
-    SessionDetail, CACHE_TTL_MS, MAX_QUESTION_CHARS,
-};
+pub use research_llm::{Budget, ModelRouting};
 pub use research_pipeline::{
     eval::{structural_checks, Check, RunResult},
     Answer, Depth, Mode, Question, ReviewPoints, RunConfig, Structure,
 };
-pub use research_llm::{Budget, ModelRouting};
+pub use research_search::{Hit, HitKind, SearchSettings};
 pub use research_store::SessionRecord;
 pub use search::{
     auto_providers, search, search_settings, ProviderFailure, SearchOutcome, SearchRequest,

@@ -138,10 +138,7 @@ impl MultiSearch {
     }
 
     /// The merged hits and each failing provider's error.
-    pub async fn search_all(
-        &self,
-        query: &SearchQuery,
-    ) -> (Vec<Hit>, Vec<(String, SearchError)>) {
+    pub async fn search_all(&self, query: &SearchQuery) -> (Vec<Hit>, Vec<(String, SearchError)>) {
         let answers =
             futures::future::join_all(self.providers.iter().map(|(_, p)| p.search(query))).await;
         let mut lists = Vec::new();
@@ -191,10 +188,7 @@ impl SearchProvider for MultiSearch {
     async fn search(&self, query: &SearchQuery) -> Result<Vec<Hit>, SearchError> {
         let (hits, failures) = self.search_all(query).await;
         if !failures.is_empty() && failures.len() == self.providers.len() {
-            let detail: Vec<String> = failures
-                .iter()
-                .map(|(n, e)| format!("{n}: {e}"))
-                .collect();
+            let detail: Vec<String> = failures.iter().map(|(n, e)| format!("{n}: {e}")).collect();
             return Err(SearchError::Config(format!(
                 "every search provider failed ({})",
                 detail.join("; ")
@@ -373,7 +367,10 @@ impl Studio {
     }
 
     /// Creates a session and its first research thread; run it with [`Studio::run_research`].
-    pub fn start_research(&self, request: &ResearchRequest) -> Result<(String, ThreadId), ApiError> {
+    pub fn start_research(
+        &self,
+        request: &ResearchRequest,
+    ) -> Result<(String, ThreadId), ApiError> {
         let question = request.question.trim();
         if question.is_empty() {
             return Err(ApiError::new(
@@ -397,7 +394,8 @@ impl Studio {
             ));
         }
         for model in request.config.models.models() {
-            model.parse::<research_llm::ModelSpec>()
+            model
+                .parse::<research_llm::ModelSpec>()
                 .map_err(|e| ApiError::new(ErrorCode::InvalidInput, e.to_string()))?;
         }
         if !(0.0..=1.0).contains(&request.config.min_coverage) {
@@ -452,6 +450,28 @@ impl Studio {
         })
     }
 
+    /// The question a research thread waits on, if any.
+    pub async fn research_question(
+        &self,
+        thread: &ThreadId,
+    ) -> Result<Option<PendingQuestion>, ApiError> {
+        let saved = self.saved_run(thread)?;
+        let graph = research_pipeline::graph(&saved.config, Some(self.cp()))?;
+        let state = match graph.get_state(thread, None).await {
+            Ok(state) => state,
+            Err(research_graph::GraphError::ThreadNotFound(_)) => return Ok(None),
+            Err(e) => return Err(e.into()),
+        };
+        Ok(state.interrupts.into_iter().next().and_then(|i| {
+            serde_json::from_value::<Question>(i.payload)
+                .ok()
+                .map(|question| PendingQuestion {
+                    interrupt_id: i.id,
+                    question,
+                })
+        }))
+    }
+
     /// Whether `thread` is a research run.
     pub fn is_research(&self, thread: &ThreadId) -> Result<bool, ApiError> {
         Ok(self.record(thread)?.graph == research_pipeline::STANDARD)
@@ -466,7 +486,8 @@ impl Studio {
     ) -> Result<(), ApiError> {
         let mut saved = self.saved_run(thread)?;
         for model in models.models() {
-            model.parse::<research_llm::ModelSpec>()
+            model
+                .parse::<research_llm::ModelSpec>()
                 .map_err(|e| ApiError::new(ErrorCode::InvalidInput, e.to_string()))?;
         }
         saved.config.models = models;
@@ -543,7 +564,7 @@ impl Studio {
             } else {
                 Arc::new(CachedSearch {
                     key: name.clone(),
-                    inner: Arc::from(research_search::provider(name, &search_settings)?),
+                    inner: research_search::provider(name, &search_settings)?,
                     sessions: sessions.clone(),
                     clock: self.clock.clone(),
                 })
@@ -552,7 +573,10 @@ impl Studio {
         }
         let mut allowed = saved.allowed_hosts.clone();
         if let Some(url) = &saved.searxng_url {
-            if let Some(host) = url::Url::parse(url).ok().and_then(|u| u.host_str().map(String::from)) {
+            if let Some(host) = url::Url::parse(url)
+                .ok()
+                .and_then(|u| u.host_str().map(String::from))
+            {
                 allowed.push(host);
             }
         }
@@ -624,8 +648,11 @@ impl Studio {
                     "the run has not asked anything yet",
                 ));
             }
-            let init =
-                research_pipeline::initial_state(&saved.question, &saved.config, self.clock.now_ms());
+            let init = research_pipeline::initial_state(
+                &saved.question,
+                &saved.config,
+                self.clock.now_ms(),
+            );
             graph.invoke(init, opts).await
         } else {
             let resume = match answer {
@@ -728,7 +755,13 @@ impl Studio {
                 supported: c.supported,
             })
             .collect();
-        sessions.save_findings(&saved.session_id, thread.as_str(), &sources, &evidence, &claims)?;
+        sessions.save_findings(
+            &saved.session_id,
+            thread.as_str(),
+            &sources,
+            &evidence,
+            &claims,
+        )?;
         if !state.report.is_empty() {
             let known: BTreeSet<String> = sessions
                 .reports(&saved.session_id)?
@@ -768,7 +801,10 @@ impl Studio {
     pub fn session(&self, id: &str) -> Result<SessionDetail, ApiError> {
         let sessions = self.sessions()?;
         let session = sessions.get(id)?.ok_or_else(|| {
-            ApiError::new(ErrorCode::NotFound, format!("there is no session with id {id}"))
+            ApiError::new(
+                ErrorCode::NotFound,
+                format!("there is no session with id {id}"),
+            )
         })?;
         let runs = sessions.runs(id)?;
         let latest = runs.last().map(|r| r.0.clone()).unwrap_or_default();
@@ -783,9 +819,9 @@ impl Studio {
 
     /// The stored text of a source, by its hash (to show and highlight a quote).
     pub fn source_text(&self, sha256: &str) -> Result<String, ApiError> {
-        self.sessions()?.document(sha256)?.ok_or_else(|| {
-            ApiError::new(ErrorCode::NotFound, "that source's text is not stored")
-        })
+        self.sessions()?
+            .document(sha256)?
+            .ok_or_else(|| ApiError::new(ErrorCode::NotFound, "that source's text is not stored"))
     }
 
     /// Renames a session.

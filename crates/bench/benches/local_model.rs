@@ -5,7 +5,7 @@
 
 use std::time::Instant;
 
-use research_llm::{connect, ChatRequest, ConnectSettings, LlmClient, Message, OutputSchema};
+use research_llm::{connect, ChatRequest, ConnectSettings, Message, OutputSchema};
 
 fn main() {
     if std::env::args().any(|a| a == "--list") {

@@ -66,7 +66,7 @@ enum Command {
     /// Research a question: plan, search, read, check and write a cited report
     Run {
         #[command(flatten)]
-        args: research::RunArgs,
+        args: Box<research::RunArgs>,
         #[command(flatten)]
         db: DbArg,
     },
@@ -327,7 +327,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Command::Run { args, db } => research::run(args, db.db).await,
+        Command::Run { args, db } => research::run(*args, db.db).await,
         Command::Sessions { action, db, json } => research::sessions(action, db.db, json),
         Command::Eval { result, json } => research::eval(result, json),
         Command::Demo {

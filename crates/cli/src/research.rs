@@ -154,7 +154,12 @@ fn invalid(message: impl Into<String>) -> ApiError {
 
 fn config(args: &RunArgs, models: ModelRouting) -> Result<RunConfig, ApiError> {
     let mut review = ReviewPoints::none();
-    for point in args.review.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+    for point in args
+        .review
+        .split(',')
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+    {
         match point {
             "clarify" => review.clarify = true,
             "plan" => review.plan = true,
@@ -221,7 +226,9 @@ impl EventSink for RunProgress {
                 _ => return,
             },
             Event::Custom { payload, .. } => match payload["type"].as_str() {
-                Some("searching") => format!("  searching: {}", payload["query"].as_str().unwrap_or("")),
+                Some("searching") => {
+                    format!("  searching: {}", payload["query"].as_str().unwrap_or(""))
+                }
                 Some("skipped") => format!(
                     "  skipped (same as \"{}\"): {}",
                     payload["similar_to"].as_str().unwrap_or(""),
@@ -232,7 +239,9 @@ impl EventSink for RunProgress {
                     payload["url"].as_str().unwrap_or(""),
                     payload["facts"]
                 ),
-                Some("warning") => format!("  warning: {}", payload["message"].as_str().unwrap_or("")),
+                Some("warning") => {
+                    format!("  warning: {}", payload["message"].as_str().unwrap_or(""))
+                }
                 Some("coverage") => format!(
                     "  round {}: coverage {:.0}%",
                     payload["iteration"],
@@ -240,7 +249,9 @@ impl EventSink for RunProgress {
                 ),
                 _ => return,
             },
-            Event::NodeRetrying { node, error, .. } => format!("  {node} failed ({error}); retrying"),
+            Event::NodeRetrying { node, error, .. } => {
+                format!("  {node} failed ({error}); retrying")
+            }
             _ => return,
         };
         eprintln!("{line}");
@@ -393,7 +404,7 @@ async fn drive(
 ) -> anyhow::Result<ResearchOutcome> {
     let keys = OsKeychain;
     let interactive = std::io::stdin().is_terminal() && !flags.no_input;
-    let mut used_flags = false;
+    let mut used_flags = answer.is_some();
     loop {
         let outcome = studio
             .run_research(
@@ -428,7 +439,11 @@ async fn drive(
     }
 }
 
-fn finish(outcome: &ResearchOutcome, json: bool, out: Option<&PathBuf>) -> anyhow::Result<ExitCode> {
+fn finish(
+    outcome: &ResearchOutcome,
+    json: bool,
+    out: Option<&PathBuf>,
+) -> anyhow::Result<ExitCode> {
     let r = &outcome.result;
     if let Some(path) = out {
         if !r.report.is_empty() {
@@ -442,7 +457,10 @@ fn finish(outcome: &ResearchOutcome, json: bool, out: Option<&PathBuf>) -> anyho
         if let Some(map) = value.as_object_mut() {
             map.insert("session_id".into(), outcome.session_id.clone().into());
             map.insert("status".into(), serde_json::to_value(outcome.status)?);
-            map.insert("pending_question".into(), serde_json::to_value(&outcome.question)?);
+            map.insert(
+                "pending_question".into(),
+                serde_json::to_value(&outcome.question)?,
+            );
         }
         println!("{}", serde_json::to_string_pretty(&value)?);
     } else if outcome.status == ResearchStatus::Finished && !r.report.is_empty() {
@@ -514,7 +532,20 @@ pub async fn resume(
     if let Some(routing) = models.routing()? {
         studio.set_research_models(&thread, routing)?;
     }
-    let outcome = drive(studio, &thread, None, &flags).await?;
+    // A waiting run needs its answer before it can go on.
+    let answer = match studio.research_question(&thread).await? {
+        Some(pending) => match answer_from_flags(&pending.question, &flags)? {
+            Some(a) => Some(a),
+            None if std::io::stdin().is_terminal() && !flags.no_input => {
+                Some(ask_terminal(&pending.question)?)
+            }
+            None => {
+                return Err(invalid(how_to_answer(&pending, &thread)).into());
+            }
+        },
+        None => None,
+    };
+    let outcome = drive(studio, &thread, answer, &flags).await?;
     finish(&outcome, json, out.as_ref())
 }
 

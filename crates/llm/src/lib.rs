@@ -37,11 +37,11 @@ pub use openai::{OpenAiClient, OpenAiConfig};
 pub use scripted::{ScriptedAnswer, ScriptedLlm};
 pub use spec::{connect, ConnectSettings, ModelSpec};
 pub use structured::{generate, generate_json, schema_of, Structured};
-pub use usage::{
-    estimate_tokens, Budget, CallRecord, Meter, Metered, ModelRouting, Price, PriceTable, RoleModels,
-    UsageTotals, FAST_ROLES,
-};
 pub use types::{ChatRequest, ChatResponse, Message, OutputSchema, Role, Usage};
+pub use usage::{
+    estimate_tokens, Budget, CallRecord, Meter, Metered, ModelRouting, Price, PriceTable,
+    RoleModels, UsageTotals, FAST_ROLES,
+};
 
 /// Receives streamed pieces of an answer as they arrive.
 pub type TokenSink<'a> = &'a (dyn Fn(&str) + Send + Sync);

@@ -64,9 +64,7 @@ impl PriceTable {
             .filter(|(prefix, _)| spec.starts_with(prefix.as_str()))
             .max_by_key(|(prefix, _)| prefix.len())
             .map(|(_, price)| *price)?;
-        Some(
-            (prompt_tokens as f64 * price.input + completion_tokens as f64 * price.output) / 1e6,
-        )
+        Some((prompt_tokens as f64 * price.input + completion_tokens as f64 * price.output) / 1e6)
     }
 }
 
@@ -123,13 +121,16 @@ impl UsageTotals {
     }
 }
 
+/// Called with every recorded call.
+type CallListener = Box<dyn Fn(&CallRecord) + Send + Sync>;
+
 /// The usage ledger of one run, shared by all its clients.
 #[derive(Default)]
 pub struct Meter {
     budget: Budget,
     prices: PriceTable,
     calls: Mutex<Vec<CallRecord>>,
-    listener: Option<Box<dyn Fn(&CallRecord) + Send + Sync>>,
+    listener: Option<CallListener>,
 }
 
 impl std::fmt::Debug for Meter {
@@ -277,7 +278,10 @@ impl LlmClient for Metered {
             prompt_tokens: prompt,
             completion_tokens: completion,
             latency_ms: started.elapsed().as_millis() as u64,
-            cost_usd: self.meter.prices.cost(self.inner.spec(), prompt, completion),
+            cost_usd: self
+                .meter
+                .prices
+                .cost(self.inner.spec(), prompt, completion),
             failed,
         });
         result

@@ -239,13 +239,10 @@ pub fn structural_checks(r: &RunResult) -> Vec<Check> {
     out.push(check("scores_in_bounds", p));
 
     // Japanese has no spaces: count characters as words there.
-    let words = report.split_whitespace().count().max(
-        report
-            .chars()
-            .filter(|c| *c as u32 >= 0x2E80)
-            .count()
-            / 2,
-    );
+    let words = report
+        .split_whitespace()
+        .count()
+        .max(report.chars().filter(|c| *c as u32 >= 0x2E80).count() / 2);
     out.push(check(
         "report_minimum_length",
         if words < 200 {
@@ -258,7 +255,9 @@ pub fn structural_checks(r: &RunResult) -> Vec<Check> {
     let p: Vec<String> = r
         .evidence
         .iter()
-        .filter(|e| e.fact.trim().is_empty() || e.quote.trim().is_empty() || !ids.contains(&e.source_id))
+        .filter(|e| {
+            e.fact.trim().is_empty() || e.quote.trim().is_empty() || !ids.contains(&e.source_id)
+        })
         .map(|e| format!("evidence {} lacks a fact, a quote or a known source", e.id))
         .collect();
     out.push(check("evidence_fields", p));

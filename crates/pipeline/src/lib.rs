@@ -144,6 +144,11 @@ pub enum Progress {
     },
     /// The report is being written.
     Writing,
+    /// Quotation marks were removed from text no source contains.
+    QuotesUnquoted {
+        /// How many quoted spans.
+        count: usize,
+    },
     /// Citation markers were fixed after writing.
     CitationsRepaired {
         /// Markers pointed at the right source.
@@ -172,7 +177,11 @@ pub fn graph(
     g.add_node("search_and_extract", nodes::search_and_extract);
     g.add_node("detect_gaps", nodes::detect_gaps);
     g.add_node("orchestrate", nodes::orchestrate);
-    g.add_worker("search_worker", NodeOptions::default(), nodes::search_worker);
+    g.add_worker(
+        "search_worker",
+        NodeOptions::default(),
+        nodes::search_worker,
+    );
     g.add_node("collect", nodes::collect);
     g.add_node("synthesize", nodes::synthesize);
     g.add_node("verify", nodes::verify);

@@ -17,7 +17,7 @@ use crate::config::DepthLimits;
 use crate::prompts::{self, fill, language_name};
 use crate::report;
 use crate::state::*;
-use crate::text::{self, normalize, quote_in, query_similarity, DUPLICATE_QUERY};
+use crate::text::{self, normalize, query_similarity, quote_in, DUPLICATE_QUERY};
 use crate::{Env, Progress};
 
 type Ctx = NodeCtx<Env>;
@@ -31,13 +31,48 @@ fn llm_error(e: LlmError) -> NodeError {
     NodeError::permanent(e)
 }
 
-/// Asks the model for role `role` for a `T`, with the request shrunk to the model's context.
-async fn ask<T: JsonSchema + DeserializeOwned>(
+/// The extraction schema for a text of `sentences` numbered sentences.
+fn extract_schema(
+    sentences: usize,
+    max_facts: usize,
+    at_least_one: bool,
+) -> research_llm::OutputSchema {
+    let number = serde_json::json!({"type": "integer", "minimum": 1, "maximum": sentences.max(1)});
+    research_llm::OutputSchema {
+        name: "ExtractOut".into(),
+        schema: serde_json::json!({
+            "type": "object",
+            "properties": {
+                "facts": {
+                    "type": "array",
+                    "minItems": if at_least_one { 1 } else { 0 },
+                    "maxItems": max_facts,
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "fact": {"type": "string", "maxLength": 300},
+                            "sentence": number,
+                            "end_sentence": number,
+                        },
+                        "required": ["fact", "sentence", "end_sentence"],
+                        "additionalProperties": false,
+                    }
+                }
+            },
+            "required": ["facts"],
+            "additionalProperties": false,
+        }),
+    }
+}
+
+/// Asks for JSON valid for `schema` (checked), read as a `T`.
+async fn ask_schema<T: DeserializeOwned>(
     ctx: &Ctx,
     role: &str,
     system: String,
     user: String,
     max_tokens: u32,
+    schema: research_llm::OutputSchema,
 ) -> Result<T, NodeError> {
     let client = ctx.config.models.for_role(role, ctx.node());
     let user = fit_to_context(&client, &system, user, max_tokens);
@@ -45,10 +80,49 @@ async fn ask<T: JsonSchema + DeserializeOwned>(
         ChatRequest::new(vec![Message::system(system), Message::user(user)]).purpose(role);
     request.max_tokens = Some(max_tokens);
     request.temperature = Some(0.2);
-    let answer = research_llm::generate::<T>(&client, request, None)
-        .await
-        .map_err(llm_error)?;
-    Ok(answer.value)
+    let value = match research_llm::generate_json(&client, request, schema, None).await {
+        Ok(answer) => answer.value,
+        // Out-of-range numbers in an otherwise readable answer: keep it, the caller filters.
+        Err(LlmError::InvalidOutput { raw, error, .. }) => research_llm::json::extract(&raw)
+            .and_then(|text| serde_json::from_str(&text).ok())
+            .ok_or_else(|| {
+                NodeError::permanent(format!(
+                    "the model did not produce valid JSON for {role}: {error}"
+                ))
+            })?,
+        Err(e) => return Err(llm_error(e)),
+    };
+    serde_json::from_value(value)
+        .map_err(|e| NodeError::permanent(format!("the {role} answer has the wrong shape: {e}")))
+}
+
+/// Like [`ask`], but a model that cannot produce the JSON even after the re-ask is a warning
+/// and `None`, for steps whose work has a sensible default (a small local model must not sink
+/// a whole run over a gap assessment). Provider failures still stop the run.
+async fn ask_or<T: JsonSchema + DeserializeOwned>(
+    ctx: &Ctx,
+    role: &str,
+    system: String,
+    user: String,
+    max_tokens: u32,
+) -> Result<(Option<T>, Vec<Warning>), NodeError> {
+    let client = ctx.config.models.for_role(role, ctx.node());
+    let user = fit_to_context(&client, &system, user, max_tokens);
+    let mut request =
+        ChatRequest::new(vec![Message::system(system), Message::user(user)]).purpose(role);
+    request.max_tokens = Some(max_tokens);
+    request.temperature = Some(0.2);
+    match research_llm::generate::<T>(&client, request, None).await {
+        Ok(answer) => Ok((Some(answer.value), Vec::new())),
+        Err(e @ LlmError::InvalidOutput { .. }) => Ok((
+            None,
+            vec![warn(
+                ctx,
+                format!("the {role} step went on without the model's answer: {e}"),
+            )],
+        )),
+        Err(e) => Err(llm_error(e)),
+    }
 }
 
 /// The context guard: cuts the user message (whose tail holds the least important evidence)
@@ -99,25 +173,32 @@ fn context_block(state: &ResearchState) -> String {
 #[derive(Debug, Deserialize, JsonSchema)]
 struct UnderstandOut {
     is_clear: bool,
-    #[schemars(length(max = 7))]
+    #[schemars(length(max = 3), inner(length(max = 40)))]
     ambiguities: Vec<String>,
-    #[schemars(length(max = 300))]
+    #[schemars(length(max = 200))]
     question: String,
-    #[schemars(length(max = 5))]
+    #[schemars(length(max = 5), inner(length(max = 80)))]
     options: Vec<String>,
-    #[schemars(length(max = 300))]
+    #[schemars(length(max = 200))]
     interpretation: String,
 }
 
 pub(crate) async fn understand(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
-    let out: UnderstandOut = ask(
+    let (out, skipped_warnings) = ask_or::<UnderstandOut>(
         &ctx,
         "understand",
         prompts::UNDERSTAND.to_string(),
         format!("Question: {}", state.query),
-        400,
+        600,
     )
     .await?;
+    let out = out.unwrap_or_else(|| UnderstandOut {
+        is_clear: true,
+        ambiguities: Vec::new(),
+        question: String::new(),
+        options: Vec::new(),
+        interpretation: String::new(),
+    });
     let mut options: Vec<String> = Vec::new();
     for o in out.options {
         let o = o.trim().to_string();
@@ -139,6 +220,7 @@ pub(crate) async fn understand(state: Arc<ResearchState>, ctx: Ctx) -> NodeResul
     let ask_user = !is_clear && config.review.clarify && !config.no_input;
     let mut update = ResearchUpdate {
         ask_clarification: Some(ask_user),
+        warnings: Some(skipped_warnings),
         ..Default::default()
     };
     if !is_clear && !ask_user {
@@ -191,11 +273,11 @@ pub(crate) async fn clarify(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 struct PlanOut {
-    #[schemars(length(max = 6))]
+    #[schemars(length(min = 1, max = 5), inner(length(min = 3, max = 160)))]
     questions: Vec<String>,
-    #[schemars(length(max = 8))]
+    #[schemars(length(max = 6), inner(length(max = 60)))]
     aspects: Vec<String>,
-    #[schemars(length(max = 8))]
+    #[schemars(length(min = 1, max = 6), inner(length(min = 3, max = 80)))]
     searches: Vec<String>,
 }
 
@@ -235,7 +317,7 @@ fn clean_list(items: Vec<String>, max: usize) -> Vec<String> {
 
 pub(crate) async fn plan(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
     let l = limits(&ctx);
-    let out: PlanOut = ask(
+    let (out, skipped_warnings) = ask_or::<PlanOut>(
         &ctx,
         "plan",
         fill(
@@ -246,9 +328,14 @@ pub(crate) async fn plan(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
             ],
         ),
         context_block(&state),
-        600,
+        700,
     )
     .await?;
+    let out = out.unwrap_or_else(|| PlanOut {
+        questions: Vec::new(),
+        aspects: Vec::new(),
+        searches: Vec::new(),
+    });
     let mut questions = clean_list(out.questions, l.questions);
     if questions.is_empty() {
         questions.push(state.query.clone());
@@ -264,6 +351,7 @@ pub(crate) async fn plan(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
     };
     Ok(ResearchUpdate {
         mode: Some(ctx.config.config.mode),
+        warnings: Some(skipped_warnings),
         pending_searches: Some(searches),
         plan: Some(plan),
         iteration: Some(0),
@@ -342,10 +430,12 @@ pub(crate) async fn review_plan(state: Arc<ResearchState>, ctx: Ctx) -> NodeResu
 
 #[derive(Debug, Deserialize, JsonSchema)]
 struct FactOut {
-    #[schemars(length(max = 400))]
+    #[schemars(length(max = 300))]
     fact: String,
-    sentence: u32,
-    end_sentence: u32,
+    #[schemars(range(min = 1, max = 80))]
+    sentence: i64,
+    #[schemars(range(min = 1, max = 80))]
+    end_sentence: i64,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -536,10 +626,11 @@ async fn extract(
 ) -> Result<Vec<Evidence>, NodeError> {
     // The most relevant chunks, in document order.
     let relevance_key = format!("{query} {question_context}");
-    let mut chunks: Vec<(usize, std::ops::Range<usize>)> = text::chunks(doc_text, text::CHUNK_CHARS)
-        .into_iter()
-        .map(|r| (text::overlap(&relevance_key, &doc_text[r.clone()]), r))
-        .collect();
+    let mut chunks: Vec<(usize, std::ops::Range<usize>)> =
+        text::chunks(doc_text, text::CHUNK_CHARS)
+            .into_iter()
+            .map(|r| (text::overlap(&relevance_key, &doc_text[r.clone()]), r))
+            .collect();
     chunks.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.start.cmp(&b.1.start)));
     chunks.truncate(l.chunks_per_page);
     chunks.sort_by_key(|c| c.1.start);
@@ -559,22 +650,33 @@ async fn extract(
         "{question_context}Research questions:\n{}Search: {query}\n\nText:\n{listing}",
         numbered(questions)
     );
-    let out: ExtractOut = ask(
+    // The schema is cut to this text: sentence numbers that exist, as many facts as wanted,
+    // and at least one when the text is plainly on the topic, so a small model constrained by
+    // the grammar cannot answer with numbers that point nowhere.
+    let on_topic = text::overlap(&relevance_key, &listing) >= 2;
+    let out: ExtractOut = ask_schema(
         ctx,
         "extract",
         fill(prompts::EXTRACT, &[("facts", l.facts_per_page.to_string())]),
         user,
         600,
+        extract_schema(sentences.len(), l.facts_per_page, on_topic),
     )
     .await?;
     let normalized = normalize(doc_text);
     let mut evidence: Vec<Evidence> = Vec::new();
     for f in out.facts.into_iter().take(l.facts_per_page) {
-        let first = f.sentence as usize;
-        let last = (f.end_sentence as usize).max(first);
-        if first == 0 || last > sentences.len() || last - first > 3 {
+        let first = f.sentence.clamp(0, 10_000) as usize;
+        if first == 0 || first > sentences.len() {
             continue;
         }
+        // A continuation that runs past the text or too far is read as the one sentence.
+        let end = f.end_sentence.clamp(0, 10_000) as usize;
+        let last = if end >= first && end <= sentences.len() && end - first <= 3 {
+            end
+        } else {
+            first
+        };
         let span = sentences[first - 1].range.start..sentences[last - 1].range.end;
         let quote = doc_text[span].trim().to_string();
         // Verbatim by construction; checked anyway, since this is the product's promise.
@@ -677,7 +779,8 @@ pub(crate) async fn search_and_extract(state: Arc<ResearchState>, ctx: Ctx) -> N
 
 #[derive(Debug, Deserialize, JsonSchema)]
 struct QuestionCoverage {
-    question: u32,
+    #[schemars(range(min = 1, max = 10))]
+    question: i64,
     status: Coverage,
 }
 
@@ -685,9 +788,9 @@ struct QuestionCoverage {
 struct GapsOut {
     #[schemars(length(max = 6))]
     coverage: Vec<QuestionCoverage>,
-    #[schemars(length(max = 5))]
+    #[schemars(length(max = 4), inner(length(max = 150)))]
     gaps: Vec<String>,
-    #[schemars(length(max = 5))]
+    #[schemars(length(max = 5), inner(length(max = 80)))]
     new_searches: Vec<String>,
 }
 
@@ -711,19 +814,27 @@ pub(crate) async fn detect_gaps(state: Arc<ResearchState>, ctx: Ctx) -> NodeResu
             evidence_listing(&state.evidence)
         }
     );
-    let out: GapsOut = ask(
+    let (out, skipped_warnings) = ask_or::<GapsOut>(
         &ctx,
         "gaps",
-        fill(prompts::GAPS, &[("searches", l.initial_searches.to_string())]),
+        fill(
+            prompts::GAPS,
+            &[("searches", l.initial_searches.to_string())],
+        ),
         user,
-        500,
+        600,
     )
     .await?;
+    let out = out.unwrap_or_else(|| GapsOut {
+        coverage: Vec::new(),
+        gaps: Vec::new(),
+        new_searches: Vec::new(),
+    });
     // Evidence only accumulates, so a question's coverage never goes down.
     let mut by_question = state.coverage_by_question.clone();
     by_question.resize(questions.len(), Coverage::Missing);
     for c in out.coverage {
-        let i = c.question as usize;
+        let i = c.question.clamp(0, 1_000) as usize;
         if i >= 1 && i <= by_question.len() {
             by_question[i - 1] = by_question[i - 1].max(c.status);
         }
@@ -750,6 +861,7 @@ pub(crate) async fn detect_gaps(state: Arc<ResearchState>, ctx: Ctx) -> NodeResu
         coverage: Some(coverage),
         coverage_history: Some(vec![coverage]),
         gaps: Some(clean_list(out.gaps, 5)),
+        warnings: Some(skipped_warnings),
         pending_searches: Some(pending),
         iteration: Some(iteration),
         ..Default::default()
@@ -768,9 +880,9 @@ pub(crate) fn after_gaps(state: &ResearchState, min_coverage: f64, max_iteration
 
 #[derive(Debug, Deserialize, JsonSchema)]
 struct SubQuestionOut {
-    #[schemars(length(max = 300))]
+    #[schemars(length(max = 200))]
     question: String,
-    #[schemars(length(max = 3))]
+    #[schemars(length(max = 3), inner(length(max = 80)))]
     searches: Vec<String>,
 }
 
@@ -804,7 +916,7 @@ pub(crate) async fn orchestrate(state: Arc<ResearchState>, ctx: Ctx) -> NodeResu
             numbered(&state.searches_done)
         ));
     }
-    let out: OrchestrateOut = ask(
+    let (out, skipped_warnings) = ask_or::<OrchestrateOut>(
         &ctx,
         "orchestrate",
         fill(
@@ -815,9 +927,12 @@ pub(crate) async fn orchestrate(state: Arc<ResearchState>, ctx: Ctx) -> NodeResu
             ],
         ),
         user,
-        600,
+        700,
     )
     .await?;
+    let out = out.unwrap_or_else(|| OrchestrateOut {
+        sub_questions: Vec::new(),
+    });
     let round = state.iteration + 1;
     let mut done = state.searches_done.clone();
     let mut assignments = Vec::new();
@@ -827,7 +942,11 @@ pub(crate) async fn orchestrate(state: Arc<ResearchState>, ctx: Ctx) -> NodeResu
             continue;
         }
         let mut searches = distinct_searches(sq.searches, &done, l.searches_per_worker);
-        if searches.is_empty() && !done.iter().any(|d| query_similarity(d, &question) >= DUPLICATE_QUERY) {
+        if searches.is_empty()
+            && !done
+                .iter()
+                .any(|d| query_similarity(d, &question) >= DUPLICATE_QUERY)
+        {
             searches.push(question.clone());
         }
         if searches.is_empty() {
@@ -872,6 +991,7 @@ pub(crate) async fn orchestrate(state: Arc<ResearchState>, ctx: Ctx) -> NodeResu
     }
     Ok(ResearchUpdate {
         assignments: Some(assignments),
+        warnings: Some(skipped_warnings),
         ..Default::default()
     })
 }
@@ -900,12 +1020,12 @@ pub(crate) fn fan_out(state: &ResearchState, max_sources: usize) -> Vec<research
 
 #[derive(Debug, Deserialize, JsonSchema)]
 struct WorkerSummaryOut {
-    #[schemars(length(max = 1500))]
+    #[schemars(length(max = 800))]
     answer: String,
-    #[schemars(length(max = 6))]
+    #[schemars(length(max = 5), inner(length(max = 150)))]
     findings: Vec<String>,
     confidence: f64,
-    #[schemars(length(max = 4))]
+    #[schemars(length(max = 3), inner(length(max = 120)))]
     gaps: Vec<String>,
 }
 
@@ -921,6 +1041,7 @@ pub(crate) async fn search_worker(input: WorkerInput, ctx: Ctx) -> NodeResult {
         std::slice::from_ref(&a.question),
     )
     .await?;
+    let mut warnings = harvest.warnings.clone();
     let facts: Vec<Evidence> = harvest
         .found
         .iter()
@@ -938,14 +1059,21 @@ pub(crate) async fn search_worker(input: WorkerInput, ctx: Ctx) -> NodeResult {
             .iter()
             .map(|e| format!("- {}\n", e.fact.replace('\n', " ")))
             .collect();
-        ask(
+        let (out, skipped) = ask_or::<WorkerSummaryOut>(
             &ctx,
             "summarize",
             prompts::WORKER_SUMMARY.to_string(),
             format!("{context}\nFacts found:\n{listing}"),
-            500,
+            700,
         )
-        .await?
+        .await?;
+        warnings.extend(skipped);
+        out.unwrap_or(WorkerSummaryOut {
+            answer: String::new(),
+            findings: facts.iter().take(5).map(|e| e.fact.clone()).collect(),
+            confidence: 0.5,
+            gaps: Vec::new(),
+        })
     };
     Ok(ResearchUpdate {
         found: Some(harvest.found),
@@ -959,7 +1087,7 @@ pub(crate) async fn search_worker(input: WorkerInput, ctx: Ctx) -> NodeResult {
         }]),
         done_workers: Some(1),
         searches_done: Some(harvest.searches_done),
-        warnings: Some(harvest.warnings),
+        warnings: Some(warnings),
         ..Default::default()
     })
 }
@@ -978,15 +1106,15 @@ pub(crate) async fn collect(state: Arc<ResearchState>, _ctx: Ctx) -> NodeResult 
 
 #[derive(Debug, Deserialize, JsonSchema)]
 struct SynthesisOut {
-    #[schemars(length(max = 2000))]
-    summary: String,
-    #[schemars(length(max = 4))]
-    conflicts: Vec<String>,
-    #[schemars(length(max = 4))]
-    gaps: Vec<String>,
-    #[schemars(length(max = 5))]
-    additional_searches: Vec<String>,
     needs_more_research: bool,
+    #[schemars(length(max = 1000))]
+    summary: String,
+    #[schemars(length(max = 3), inner(length(max = 150)))]
+    conflicts: Vec<String>,
+    #[schemars(length(max = 3), inner(length(max = 150)))]
+    gaps: Vec<String>,
+    #[schemars(length(max = 5), inner(length(max = 80)))]
+    additional_searches: Vec<String>,
 }
 
 pub(crate) async fn synthesize(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
@@ -1011,14 +1139,24 @@ pub(crate) async fn synthesize(state: Arc<ResearchState>, ctx: Ctx) -> NodeResul
             w.gaps.join("; ")
         ));
     }
-    let out: SynthesisOut = ask(
+    let (out, skipped_warnings) = ask_or::<SynthesisOut>(
         &ctx,
         "synthesize",
-        fill(prompts::SYNTHESIZE, &[("searches", l.initial_searches.to_string())]),
+        fill(
+            prompts::SYNTHESIZE,
+            &[("searches", l.initial_searches.to_string())],
+        ),
         format!("{}\nResearcher reports:\n{listing}", context_block(&state)),
-        700,
+        800,
     )
     .await?;
+    let out = out.unwrap_or_else(|| SynthesisOut {
+        needs_more_research: false,
+        summary: String::new(),
+        conflicts: Vec::new(),
+        gaps: Vec::new(),
+        additional_searches: Vec::new(),
+    });
     let confidences: Vec<f64> = this_round.iter().map(|w| w.confidence).collect();
     let mean = if confidences.is_empty() || state.evidence.is_empty() {
         0.0
@@ -1045,6 +1183,7 @@ pub(crate) async fn synthesize(state: Arc<ResearchState>, ctx: Ctx) -> NodeResul
             needs_more_research: out.needs_more_research,
         }),
         gaps: Some(clean_list(out.gaps, 4)),
+        warnings: Some(skipped_warnings),
         iteration: Some(round),
         coverage: Some(coverage),
         coverage_history: Some(vec![coverage]),
@@ -1064,7 +1203,8 @@ pub(crate) fn after_synthesis(state: &ResearchState, max_iterations: u32) -> boo
 
 #[derive(Debug, Deserialize, JsonSchema)]
 struct Verdict {
-    claim: u32,
+    #[schemars(range(min = 1, max = 20))]
+    claim: i64,
     supported: bool,
 }
 
@@ -1124,18 +1264,24 @@ pub(crate) async fn verify(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
             )
         })
         .collect();
-    let out: VerifyOut = ask(
-        &ctx,
-        "verify",
-        prompts::VERIFY.to_string(),
-        listing,
-        600,
-    )
-    .await?;
+    let (out, skipped_warnings) =
+        ask_or::<VerifyOut>(&ctx, "verify", prompts::VERIFY.to_string(), listing, 600).await?;
+    let out = out.unwrap_or_else(|| VerifyOut {
+        verdicts: Vec::new(),
+    });
+    if !skipped_warnings.is_empty() {
+        // Unchecked is not the same as unsupported: report no verification rather than 0%.
+        return Ok(ResearchUpdate {
+            claims: Some(Vec::new()),
+            confidence: Some(0.0),
+            warnings: Some(skipped_warnings),
+            ..Default::default()
+        });
+    }
     let verdicts: BTreeMap<usize, bool> = out
         .verdicts
         .into_iter()
-        .map(|v| (v.claim as usize, v.supported))
+        .map(|v| (v.claim.clamp(0, 1_000) as usize, v.supported))
         .collect();
     // A claim the model skipped is not counted as supported.
     let claims: Vec<Claim> = chosen
@@ -1255,10 +1401,7 @@ async fn write_body(
         ),
         None => (prompts::WRITE, String::new()),
     };
-    let mut system = fill(
-        template,
-        &[("valid", valid_list), ("language", language)],
-    );
+    let mut system = fill(template, &[("valid", valid_list), ("language", language)]);
     system.push(' ');
     system.push_str(prompts::structure_rule(config.structure));
     if let Some(custom) = &config.system_prompt {
@@ -1290,6 +1433,17 @@ async fn write_body(
     let body = report::strip_model_extras(&answer.text);
     // Any source with evidence may be cited, also one whose claims the writer was not shown.
     let (body, repaired, removed) = report::repair_citations(&body, &state.evidence);
+    // Text the writer put in quotation marks must be found in a source it read.
+    let texts: Vec<String> = state
+        .sources
+        .iter()
+        .filter_map(|s| ctx.config.documents.get(&s.sha256).ok().flatten())
+        .map(|t| normalize(&t))
+        .collect();
+    let (body, unquoted) = report::unquote_unfound(&body, &texts);
+    if unquoted > 0 {
+        ctx.emit(Progress::QuotesUnquoted { count: unquoted });
+    }
     if repaired + removed > 0 {
         ctx.emit(Progress::CitationsRepaired { repaired, removed });
     }

@@ -49,12 +49,18 @@ sources list. Write in {language}.";
 
 pub(crate) fn structure_rule(structure: Structure) -> &'static str {
     match structure {
-        Structure::Detailed => "Structure: start with a section `## Summary` of one paragraph, then 2 to 4 \
-sections with `##` headings that each discuss one aspect in full paragraphs.",
-        Structure::Concise => "Structure: a section `## Summary` of one short paragraph, then one section \
-`## Details` of at most two short paragraphs.",
-        Structure::BulletPoints => "Structure: a section `## Summary` of two sentences, then sections with `##` \
-headings whose content is bullet points (lines starting with `- `), one finding per bullet.",
+        Structure::Detailed => {
+            "Structure: start with a section `## Summary` of one paragraph, then 2 to 4 \
+sections with `##` headings that each discuss one aspect in full paragraphs."
+        }
+        Structure::Concise => {
+            "Structure: a section `## Summary` of one short paragraph, then one section \
+`## Details` of at most two short paragraphs."
+        }
+        Structure::BulletPoints => {
+            "Structure: a section `## Summary` of two sentences, then sections with `##` \
+headings whose content is bullet points (lines starting with `- `), one finding per bullet."
+        }
     }
 }
 

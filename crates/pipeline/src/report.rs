@@ -66,10 +66,7 @@ pub fn cited_ids(text: &str) -> BTreeSet<u32> {
 /// that names no source is replaced by the source whose evidence best matches the sentence it
 /// stands in, or dropped when none does. Returns the text and how many markers were repaired
 /// and removed.
-pub(crate) fn repair_citations(
-    draft: &str,
-    evidence: &[Evidence],
-) -> (String, usize, usize) {
+pub(crate) fn repair_citations(draft: &str, evidence: &[Evidence]) -> (String, usize, usize) {
     let mut by_source: BTreeMap<u32, String> = BTreeMap::new();
     for e in evidence {
         let text = by_source.entry(e.source_id).or_default();
@@ -134,6 +131,36 @@ pub(crate) fn repair_citations(
         out.push_str(&line[last..]);
     }
     (out, repaired, removed)
+}
+
+fn quote_regex() -> &'static Regex {
+    static RE: std::sync::OnceLock<Regex> = std::sync::OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(r#""([^"\n]{12,})"|“([^”\n]{12,})”|「([^」\n]{6,})」"#).expect("valid regex")
+    })
+}
+
+/// Takes the quotation marks off quoted spans of `body` that no source text (normalised)
+/// contains: a report may paraphrase, but what it presents as a quote must be one. Returns the
+/// text and how many spans were unquoted.
+pub(crate) fn unquote_unfound(body: &str, normalized_texts: &[String]) -> (String, usize) {
+    let mut count = 0;
+    let out = quote_regex().replace_all(body, |cap: &regex::Captures<'_>| {
+        let inner = cap
+            .get(1)
+            .or_else(|| cap.get(2))
+            .or_else(|| cap.get(3))
+            .map(|m| m.as_str())
+            .unwrap_or_default();
+        let n = crate::text::normalize(inner);
+        if !n.is_empty() && normalized_texts.iter().any(|t| t.contains(&n)) {
+            cap[0].to_string()
+        } else {
+            count += 1;
+            inner.to_string()
+        }
+    });
+    (out.into_owned(), count)
 }
 
 /// Removes a title, sources or references section the model wrote despite being told not to.
@@ -270,7 +297,10 @@ pub(crate) fn method_section(state: &ResearchState, now_ms: i64, llm_calls: u64)
             format!("- Sources read: {}", state.sources.len()),
             format!("- Evidence items: {}", state.evidence.len()),
             format!("- Claims supported by their quotes: {supported}/{total}"),
-            format!("- Coverage of the research questions: {:.0}%", state.coverage * 100.0),
+            format!(
+                "- Coverage of the research questions: {:.0}%",
+                state.coverage * 100.0
+            ),
             format!("- Model calls: {llm_calls}"),
             format!("- Written: {}", date(now_ms)),
         ]
@@ -350,8 +380,25 @@ Both [1, 3]. Nothing here [7].";
     }
 
     #[test]
+    fn quotes_no_source_contains_lose_their_marks() {
+        let texts = vec![crate::text::normalize(
+            "Bees dance to show where food is. The queen lays eggs.",
+        )];
+        let (out, n) = unquote_unfound(
+            "They say \"bees dance to show where food is\" [1] and “bees vote with pheromones daily” [2].",
+            &texts,
+        );
+        assert_eq!(n, 1);
+        assert_eq!(
+            out,
+            "They say \"bees dance to show where food is\" [1] and bees vote with pheromones daily [2]."
+        );
+    }
+
+    #[test]
     fn model_written_titles_and_reference_lists_are_dropped() {
-        let draft = "# My title\n## Summary\nText [1].\n## References\n[1] something\n## Details\nMore.";
+        let draft =
+            "# My title\n## Summary\nText [1].\n## References\n[1] something\n## Details\nMore.";
         assert_eq!(
             strip_model_extras(draft),
             "## Summary\nText [1].\n## Details\nMore."

@@ -193,7 +193,9 @@ mod tests {
         assert!(parts.len() >= 2);
         let joined: String = parts.iter().map(|r| &text[r.clone()]).collect();
         assert_eq!(joined, text);
-        assert!(parts.iter().all(|r| text[r.clone()].chars().count() <= 3000));
+        assert!(parts
+            .iter()
+            .all(|r| text[r.clone()].chars().count() <= 3000));
         assert!(text[parts[0].clone()].ends_with('.'));
     }
 

@@ -187,13 +187,20 @@ struct Run {
     docs: Arc<MemoryDocuments>,
 }
 
-fn env(config: &RunConfig, model: Arc<ScriptedLlm>, meter: Arc<Meter>, docs: Arc<MemoryDocuments>) -> Env {
+fn env(
+    config: &RunConfig,
+    model: Arc<ScriptedLlm>,
+    meter: Arc<Meter>,
+    docs: Arc<MemoryDocuments>,
+) -> Env {
     let c = corpus();
     let client: Arc<dyn LlmClient> = model;
     Env {
         config: config.clone(),
-        models: RoleModels::connect(ModelRouting::single("scripted:test"), meter, |_| Ok(client.clone()))
-            .unwrap(),
+        models: RoleModels::connect(ModelRouting::single("scripted:test"), meter, |_| {
+            Ok(client.clone())
+        })
+        .unwrap(),
         search: c.clone(),
         fetcher: c,
         documents: docs,
@@ -207,16 +214,28 @@ async fn run(config: RunConfig, write: &str) -> Run {
     let graph = graph(&config, Some(Arc::new(MemoryCheckpointer::new()))).unwrap();
     let outcome = graph
         .invoke(
-            initial_state("How does Rust manage memory compared with garbage collection?", &config, 1_700_000_000_000),
-            RunOptions::new("t1", env(&config, model.clone(), meter.clone(), docs.clone()))
-                .clock(Arc::new(FixedClock(1_700_000_000_000))),
+            initial_state(
+                "How does Rust manage memory compared with garbage collection?",
+                &config,
+                1_700_000_000_000,
+            ),
+            RunOptions::new(
+                "t1",
+                env(&config, model.clone(), meter.clone(), docs.clone()),
+            )
+            .clock(Arc::new(FixedClock(1_700_000_000_000))),
         )
         .await
         .unwrap();
     let RunOutcome::Finished(state) = outcome else {
         panic!("the run stopped: {outcome:?}")
     };
-    Run { state, model, meter, docs }
+    Run {
+        state,
+        model,
+        meter,
+        docs,
+    }
 }
 
 fn config(mode: Mode, structure: Structure) -> RunConfig {
@@ -234,9 +253,23 @@ fn result(run: &Run) -> RunResult {
 
 fn assert_grounded(run: &Run) {
     for e in &run.state.evidence {
-        let source = run.state.sources.iter().find(|s| s.id == e.source_id).expect("evidence names a source");
-        let text = run.docs.get(&source.sha256).unwrap().expect("the source's text is stored");
-        assert!(quote_in(&e.quote, &normalize(&text)), "quote {:?} not in {}", e.quote, source.url);
+        let source = run
+            .state
+            .sources
+            .iter()
+            .find(|s| s.id == e.source_id)
+            .expect("evidence names a source");
+        let text = run
+            .docs
+            .get(&source.sha256)
+            .unwrap()
+            .expect("the source's text is stored");
+        assert!(
+            quote_in(&e.quote, &normalize(&text)),
+            "quote {:?} not in {}",
+            e.quote,
+            source.url
+        );
         assert!(text.contains(&e.quote), "quotes are verbatim spans");
     }
 }
@@ -246,47 +279,82 @@ async fn single_agent_run_is_grounded_and_passes_the_structural_checks() {
     let run = run(config(Mode::Single, Structure::Detailed), DETAILED).await;
     let r = result(&run);
     eprintln!("{}", r.report);
-    let failed: Vec<_> = structural_checks(&r).into_iter().filter(|c| !c.passed).collect();
+    let failed: Vec<_> = structural_checks(&r)
+        .into_iter()
+        .filter(|c| !c.passed)
+        .collect();
     assert!(failed.is_empty(), "{failed:#?}\n{}", r.report);
     assert_grounded(&run);
     // [19] named no source: it was repaired or dropped; the model's reference list is gone.
-    assert!(!r.report.contains("[19]") && !r.report.contains("made up"), "{}", r.report);
+    assert!(
+        !r.report.contains("[19]") && !r.report.contains("made up"),
+        "{}",
+        r.report
+    );
     assert!(r.report.contains("## Sources") && r.report.contains("## Method and verification"));
     // Two rounds: the gap loop asked for one more search, and the near-duplicate was skipped.
     assert_eq!(run.state.iteration, 2);
-    assert!(r.metadata.queries.contains(&"borrow checker rules".to_string()));
+    assert!(r
+        .metadata
+        .queries
+        .contains(&"borrow checker rules".to_string()));
     assert!(
-        !r.metadata.queries.iter().any(|q| q == "ownership memory rust"),
+        !r.metadata
+            .queries
+            .iter()
+            .any(|q| q == "ownership memory rust"),
         "the reordered duplicate of a planned search is never run: {:?}",
         r.metadata.queries
     );
     // Out-of-range sentence numbers never become evidence.
     assert!(r.evidence.iter().all(|e| e.fact != "Out of range."));
     // Behavioural: coverage never goes down; confidence is supported/total; counts match.
-    assert!(run.state.coverage_history.windows(2).all(|w| w[1] >= w[0]), "{:?}", run.state.coverage_history);
+    assert!(
+        run.state.coverage_history.windows(2).all(|w| w[1] >= w[0]),
+        "{:?}",
+        run.state.coverage_history
+    );
     let supported = r.claims.iter().filter(|c| c.supported).count();
-    assert_eq!(r.metadata.confidence, supported as f64 / r.claims.len() as f64);
+    assert_eq!(
+        r.metadata.confidence,
+        supported as f64 / r.claims.len() as f64
+    );
     assert_eq!(r.metadata.sources_count, r.sources.len());
     // Every model call is accounted for, per node.
     assert_eq!(r.metadata.llm_calls as usize, run.model.requests().len());
     assert!(run.meter.by_node().contains_key("search_and_extract"));
     // Seed 004 counts ~9–12 calls for a single-agent run.
-    assert!((6..=14).contains(&r.metadata.llm_calls), "{} calls", r.metadata.llm_calls);
+    assert!(
+        (6..=14).contains(&r.metadata.llm_calls),
+        "{} calls",
+        r.metadata.llm_calls
+    );
 }
 
 #[tokio::test]
 async fn multi_agent_run_fans_out_and_passes_the_structural_checks() {
     let run = run(config(Mode::Multi, Structure::Detailed), DETAILED).await;
     let r = result(&run);
-    let failed: Vec<_> = structural_checks(&r).into_iter().filter(|c| !c.passed).collect();
+    let failed: Vec<_> = structural_checks(&r)
+        .into_iter()
+        .filter(|c| !c.passed)
+        .collect();
     assert!(failed.is_empty(), "{failed:#?}\n{}", r.report);
     assert_grounded(&run);
     assert_eq!(run.state.done_workers, 3);
     assert_eq!(run.state.worker_results.len(), 3);
     let urls: std::collections::BTreeSet<_> = r.sources.iter().map(|s| &s.url).collect();
-    assert_eq!(urls.len(), r.sources.len(), "sources are deduplicated by URL");
+    assert_eq!(
+        urls.len(),
+        r.sources.len(),
+        "sources are deduplicated by URL"
+    );
     let ids: Vec<u32> = r.sources.iter().map(|s| s.id).collect();
-    assert_eq!(ids, (1..=r.sources.len() as u32).collect::<Vec<_>>(), "ids are stable and dense");
+    assert_eq!(
+        ids,
+        (1..=r.sources.len() as u32).collect::<Vec<_>>(),
+        "ids are stable and dense"
+    );
     assert!(run.meter.by_node().contains_key("search_worker"));
 }
 
@@ -334,14 +402,19 @@ async fn the_budget_stops_a_run_at_a_checkpoint_and_a_larger_budget_resumes_it()
     cfg.budget.max_calls = Some(50);
     let meter = Arc::new(Meter::new(cfg.budget, PriceTable::builtin()).with_history(meter.calls()));
     let outcome = graph
-        .resume(Resume::empty(),
+        .resume(
+            Resume::empty(),
             RunOptions::new("b1", env(&cfg, model.clone(), meter.clone(), docs)),
         )
         .await
         .unwrap();
     assert!(matches!(outcome, RunOutcome::Finished(_)), "{outcome:?}");
     // Understand and plan were not asked again.
-    let plans = model.requests().iter().filter(|r| r.purpose.as_deref() == Some("plan")).count();
+    let plans = model
+        .requests()
+        .iter()
+        .filter(|r| r.purpose.as_deref() == Some("plan"))
+        .count();
     assert_eq!(plans, 1);
     assert!(model.requests().len() > calls_before);
 }
@@ -365,49 +438,90 @@ async fn review_points_interrupt_and_resume_with_answers() {
     let docs = Arc::new(MemoryDocuments::default());
     let graph = graph(&cfg, Some(Arc::new(MemoryCheckpointer::new()))).unwrap();
     let opts = || RunOptions::new("r1", env(&cfg, model.clone(), meter.clone(), docs.clone()));
-    let out = graph.invoke(initial_state("rust", &cfg, 0), opts()).await.unwrap();
-    let RunOutcome::Interrupted { interrupts, .. } = out else { panic!("{out:?}") };
-    let q: Question = serde_json::from_value(interrupts[0].payload.clone()).unwrap();
-    assert!(matches!(&q, Question::Clarify { options, .. } if options.len() == 3), "{q:?}");
-
     let out = graph
-        .resume(Resume::with_value(Answer::Clarify { text: "The programming language".into() }), opts())
+        .invoke(initial_state("rust", &cfg, 0), opts())
         .await
         .unwrap();
-    let RunOutcome::Interrupted { interrupts, .. } = out else { panic!("{out:?}") };
+    let RunOutcome::Interrupted { interrupts, .. } = out else {
+        panic!("{out:?}")
+    };
     let q: Question = serde_json::from_value(interrupts[0].payload.clone()).unwrap();
-    let Question::PlanReview { mut plan } = q else { panic!("{q:?}") };
+    assert!(
+        matches!(&q, Question::Clarify { options, .. } if options.len() == 3),
+        "{q:?}"
+    );
+
+    let out = graph
+        .resume(
+            Resume::with_value(Answer::Clarify {
+                text: "The programming language".into(),
+            }),
+            opts(),
+        )
+        .await
+        .unwrap();
+    let RunOutcome::Interrupted { interrupts, .. } = out else {
+        panic!("{out:?}")
+    };
+    let q: Question = serde_json::from_value(interrupts[0].payload.clone()).unwrap();
+    let Question::PlanReview { mut plan } = q else {
+        panic!("{q:?}")
+    };
     plan.searches = vec!["borrow checker rules".into()];
 
     let out = graph
         .resume(Resume::with_value(Answer::EditPlan { plan }), opts())
         .await
         .unwrap();
-    let RunOutcome::Interrupted { interrupts, .. } = out else { panic!("{out:?}") };
+    let RunOutcome::Interrupted { interrupts, .. } = out else {
+        panic!("{out:?}")
+    };
     let q: Question = serde_json::from_value(interrupts[0].payload.clone()).unwrap();
     assert!(matches!(q, Question::ReportReview { .. }));
 
     let out = graph
-        .resume(Resume::with_value(Answer::ReviseReport { feedback: "Shorter, please.".into() }),
+        .resume(
+            Resume::with_value(Answer::ReviseReport {
+                feedback: "Shorter, please.".into(),
+            }),
             opts(),
         )
         .await
         .unwrap();
-    let RunOutcome::Finished(state) = out else { panic!("{out:?}") };
+    let RunOutcome::Finished(state) = out else {
+        panic!("{out:?}")
+    };
     assert_eq!(state.outcome, Outcome::Finished);
     assert_eq!(state.report_versions.len(), 1, "the first draft is kept");
-    assert_eq!(state.searches_done[0], "borrow checker rules", "the edited plan was used");
+    assert_eq!(
+        state.searches_done[0], "borrow checker rules",
+        "the edited plan was used"
+    );
     assert_eq!(state.clarification, "The programming language");
-    let writes: Vec<_> = model.requests().into_iter().filter(|r| r.purpose.as_deref() == Some("write")).collect();
+    let writes: Vec<_> = model
+        .requests()
+        .into_iter()
+        .filter(|r| r.purpose.as_deref() == Some("write"))
+        .collect();
     assert_eq!(writes.len(), 2);
     assert!(writes[1].messages[1].content.contains("Shorter, please."));
-    assert!(state.report.contains("clarification: The programming language"), "{}", state.report);
+    assert!(
+        state
+            .report
+            .contains("clarification: The programming language"),
+        "{}",
+        state.report
+    );
 }
 
 #[tokio::test]
 async fn no_input_takes_the_interpretation_and_says_so() {
     let mut cfg = config(Mode::Single, Structure::Detailed);
-    cfg.review = ReviewPoints { clarify: true, plan: true, report: true };
+    cfg.review = ReviewPoints {
+        clarify: true,
+        plan: true,
+        report: true,
+    };
     cfg.no_input = true;
     let mut answers = script(DETAILED);
     answers[0] = answer(
@@ -421,12 +535,23 @@ async fn no_input_takes_the_interpretation_and_says_so() {
     let out = graph
         .invoke(
             initial_state("rust memory", &cfg, 0),
-            RunOptions::new("n1", env(&cfg, model, meter, Arc::new(MemoryDocuments::default()))),
+            RunOptions::new(
+                "n1",
+                env(&cfg, model, meter, Arc::new(MemoryDocuments::default())),
+            ),
         )
         .await
         .unwrap();
-    let RunOutcome::Finished(state) = out else { panic!("{out:?}") };
-    assert!(state.report.contains("read as: Rust, the programming language"), "{}", state.report);
+    let RunOutcome::Finished(state) = out else {
+        panic!("{out:?}")
+    };
+    assert!(
+        state
+            .report
+            .contains("read as: Rust, the programming language"),
+        "{}",
+        state.report
+    );
     assert!(state.report.contains("taken automatically"));
 }
 
@@ -434,20 +559,37 @@ async fn no_input_takes_the_interpretation_and_says_so() {
 async fn nothing_found_is_an_honest_report_not_an_empty_one() {
     let cfg = config(Mode::Single, Structure::Detailed);
     let mut answers = script(DETAILED);
-    answers[1] = answer("plan", json!({"questions": ["q"], "aspects": [], "searches": ["zzzz qqqq"]}));
-    answers[3] = answer("gaps", json!({"coverage": [], "gaps": [], "new_searches": []}));
+    answers[1] = answer(
+        "plan",
+        json!({"questions": ["q"], "aspects": [], "searches": ["zzzz qqqq"]}),
+    );
+    answers[3] = answer(
+        "gaps",
+        json!({"coverage": [], "gaps": [], "new_searches": []}),
+    );
     let model = Arc::new(ScriptedLlm::new(answers));
     let meter = Arc::new(Meter::new(Budget::default(), PriceTable::builtin()));
     let graph = graph(&cfg, None).unwrap();
     let out = graph
         .invoke(
             initial_state("zzzz qqqq", &cfg, 0),
-            RunOptions::new("e1", env(&cfg, model, meter, Arc::new(MemoryDocuments::default()))),
+            RunOptions::new(
+                "e1",
+                env(&cfg, model, meter, Arc::new(MemoryDocuments::default())),
+            ),
         )
         .await
         .unwrap();
-    let RunOutcome::Finished(state) = out else { panic!("{out:?}") };
-    assert!(state.report.contains("No evidence for this question could be found"), "{}", state.report);
+    let RunOutcome::Finished(state) = out else {
+        panic!("{out:?}")
+    };
+    assert!(
+        state
+            .report
+            .contains("No evidence for this question could be found"),
+        "{}",
+        state.report
+    );
     assert!(state.report.contains("rephrase"));
     assert_eq!(state.outcome, Outcome::Finished);
 }
@@ -461,13 +603,31 @@ async fn japanese_questions_get_japanese_headings() {
     let out = graph
         .invoke(
             initial_state("Rust はどのようにメモリを管理しますか？", &cfg, 0),
-            RunOptions::new("j1", env(&cfg, model.clone(), meter, Arc::new(MemoryDocuments::default()))),
+            RunOptions::new(
+                "j1",
+                env(
+                    &cfg,
+                    model.clone(),
+                    meter,
+                    Arc::new(MemoryDocuments::default()),
+                ),
+            ),
         )
         .await
         .unwrap();
-    let RunOutcome::Finished(state) = out else { panic!("{out:?}") };
+    let RunOutcome::Finished(state) = out else {
+        panic!("{out:?}")
+    };
     assert_eq!(state.language, "ja");
-    assert!(state.report.contains("## 出典") && state.report.contains("## 調査方法と検証"), "{}", state.report);
-    let write = model.requests().into_iter().find(|r| r.purpose.as_deref() == Some("write")).unwrap();
+    assert!(
+        state.report.contains("## 出典") && state.report.contains("## 調査方法と検証"),
+        "{}",
+        state.report
+    );
+    let write = model
+        .requests()
+        .into_iter()
+        .find(|r| r.purpose.as_deref() == Some("write"))
+        .unwrap();
     assert!(write.messages[0].content.contains("Write in Japanese"));
 }

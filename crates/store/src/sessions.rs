@@ -293,7 +293,10 @@ impl Sessions {
         let mut conn = self.conn();
         let tx = conn.transaction()?;
         for table in ["sources", "evidence", "claims"] {
-            tx.execute(&format!("DELETE FROM {table} WHERE thread_id = ?1"), [thread])?;
+            tx.execute(
+                &format!("DELETE FROM {table} WHERE thread_id = ?1"),
+                [thread],
+            )?;
         }
         for s in sources {
             tx.execute(
@@ -415,14 +418,14 @@ impl Sessions {
     }
 
     /// A run's events, in order: (at, kind, payload).
-    pub fn events(&self, thread: &str) -> Result<Vec<(i64, String, serde_json::Value)>, StoreError> {
+    pub fn events(
+        &self,
+        thread: &str,
+    ) -> Result<Vec<(i64, String, serde_json::Value)>, StoreError> {
         let conn = self.conn();
-        let mut stmt = conn.prepare(
-            "SELECT at_ms, kind, payload FROM events WHERE thread_id = ?1 ORDER BY seq",
-        )?;
-        let rows = stmt.query_map([thread], |r| {
-            Ok((r.get(0)?, r.get(1)?, json(r.get(2)?)))
-        })?;
+        let mut stmt = conn
+            .prepare("SELECT at_ms, kind, payload FROM events WHERE thread_id = ?1 ORDER BY seq")?;
+        let rows = stmt.query_map([thread], |r| Ok((r.get(0)?, r.get(1)?, json(r.get(2)?))))?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
@@ -632,7 +635,11 @@ mod tests {
         s.create(&session("b", "100% organic_food", 2)).unwrap();
         assert_eq!(s.list(None).unwrap()[0].id, "b");
         assert_eq!(s.list(Some("memory")).unwrap().len(), 1);
-        assert_eq!(s.list(Some("%")).unwrap().len(), 1, "LIKE wildcards are literal");
+        assert_eq!(
+            s.list(Some("%")).unwrap().len(),
+            1,
+            "LIKE wildcards are literal"
+        );
         assert!(s.rename("a", "Ownership", 3).unwrap());
         assert!(!s.rename("zzz", "x", 3).unwrap());
         s.add_run("a", "t-a", "Rust memory?", 4).unwrap();
@@ -659,7 +666,11 @@ mod tests {
         .unwrap();
         s.add_report("a", "t-a", "# R", &serde_json::json!({}), 5)
             .unwrap();
-        assert_eq!(s.add_report("a", "t-a", "# R2", &serde_json::json!({}), 6).unwrap(), 2);
+        assert_eq!(
+            s.add_report("a", "t-a", "# R2", &serde_json::json!({}), 6)
+                .unwrap(),
+            2
+        );
         s.add_event("a", "t-a", 5, "node", &serde_json::json!({"n": 1}))
             .unwrap();
         assert_eq!(s.session_of("t-a").unwrap().as_deref(), Some("a"));
@@ -668,7 +679,10 @@ mod tests {
         assert!(s.sources("t-a").unwrap().is_empty());
         assert!(s.reports("a").unwrap().is_empty());
         assert!(s.events("t-a").unwrap().is_empty());
-        assert!(s.document(&sha).unwrap().is_none(), "an orphaned text is removed");
+        assert!(
+            s.document(&sha).unwrap().is_none(),
+            "an orphaned text is removed"
+        );
         assert!(!s.delete("a").unwrap());
     }
 
@@ -678,11 +692,25 @@ mod tests {
         let s = Sessions::open(&dir.path().join("db.sqlite")).unwrap();
         s.cache_search("brave", "q", 5, &serde_json::json!([1]), 1_000)
             .unwrap();
-        assert!(s.cached_search("brave", "q", 5, 1_500, 1_000).unwrap().is_some());
-        assert!(s.cached_search("brave", "q", 5, 3_000, 1_000).unwrap().is_none());
-        assert!(s.cached_search("brave", "q", 6, 1_500, 1_000).unwrap().is_none());
-        s.cache_page("https://x", &serde_json::json!({"title": "X"}), "text", 1_000)
-            .unwrap();
+        assert!(s
+            .cached_search("brave", "q", 5, 1_500, 1_000)
+            .unwrap()
+            .is_some());
+        assert!(s
+            .cached_search("brave", "q", 5, 3_000, 1_000)
+            .unwrap()
+            .is_none());
+        assert!(s
+            .cached_search("brave", "q", 6, 1_500, 1_000)
+            .unwrap()
+            .is_none());
+        s.cache_page(
+            "https://x",
+            &serde_json::json!({"title": "X"}),
+            "text",
+            1_000,
+        )
+        .unwrap();
         let (meta, text) = s.cached_page("https://x", 1_100, 1_000).unwrap().unwrap();
         assert_eq!((meta["title"].as_str(), text.as_str()), (Some("X"), "text"));
         assert!(s.cached_page("https://x", 9_000, 1_000).unwrap().is_none());

@@ -57,7 +57,11 @@ impl Threads {
     }
 
     /// Replaces a thread's saved configuration (e.g. other models for a resume).
-    pub fn set_config(&self, thread_id: &str, config: &serde_json::Value) -> Result<(), StoreError> {
+    pub fn set_config(
+        &self,
+        thread_id: &str,
+        config: &serde_json::Value,
+    ) -> Result<(), StoreError> {
         self.conn().execute(
             "UPDATE threads SET config = ?2 WHERE thread_id = ?1",
             params![thread_id, config.to_string()],
