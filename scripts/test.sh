@@ -14,6 +14,10 @@ step "test model"
 RS_TEST_MODEL="$(bash scripts/fetch-model.sh | tail -n 1)"
 export RS_TEST_MODEL
 
+step "llama.cpp server (built once into the cache)"
+RS_LLAMA_SERVER="$(bash scripts/fetch-llama-server.sh | tail -n 1)"
+export RS_LLAMA_SERVER
+
 step "UI: type check and build"
 (cd ui && npm run build --silent)
 

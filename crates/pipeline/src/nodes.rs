@@ -24,7 +24,7 @@ type Ctx = NodeCtx<Env>;
 type NodeResult = Result<ResearchUpdate, NodeError>;
 
 /// How many page fetches and extractions run at once within one step.
-const PARALLEL_PAGES: usize = 4;
+const PARALLEL_PAGES: usize = 8;
 
 fn llm_error(e: LlmError) -> NodeError {
     // The HTTP layer already retried what can be retried; the run stops at its checkpoint.

@@ -1,0 +1,226 @@
+//! The research pipeline with a scripted model and simulated latencies (model call 400 ms,
+//! search 250 ms, fetch 150 ms): wall time against the critical path of dependent calls, and
+//! model calls and tokens per run, single and multi mode. Prints one JSON line per mode.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use async_trait::async_trait;
+use research_fetch::{Document, DocumentKind, FetchError, Fetcher};
+use research_llm::{
+    Budget, ChatRequest, ChatResponse, LlmClient, LlmError, Meter, ModelRouting, PriceTable,
+    RoleModels, ScriptedAnswer, ScriptedLlm, TokenSink,
+};
+use research_pipeline::{
+    graph, initial_state, sha256_hex, Env, MemoryDocuments, Mode, ReviewPoints, RunConfig,
+};
+use research_search::{Hit, HitKind, SearchError, SearchProvider, SearchQuery};
+use serde_json::json;
+
+const LLM_MS: u64 = 400;
+const SEARCH_MS: u64 = 250;
+const FETCH_MS: u64 = 150;
+
+struct Slow(ScriptedLlm);
+
+#[async_trait]
+impl LlmClient for Slow {
+    fn spec(&self) -> &str {
+        "scripted:bench"
+    }
+    async fn complete(
+        &self,
+        request: &ChatRequest,
+        on_token: Option<TokenSink<'_>>,
+    ) -> Result<ChatResponse, LlmError> {
+        tokio::time::sleep(Duration::from_millis(LLM_MS)).await;
+        self.0.complete(request, on_token).await
+    }
+}
+
+/// Twelve pages on four topics; every query finds the pages sharing a word with it.
+struct Web(BTreeMap<String, String>);
+
+fn web() -> Arc<Web> {
+    let topics = [
+        (
+            "ownership",
+            "Rust manages memory through ownership rules that the compiler checks at compile time.",
+        ),
+        (
+            "collector",
+            "Tracing garbage collectors in Java and Go reclaim memory while the program runs.",
+        ),
+        (
+            "borrowing",
+            "The borrow checker allows one mutable reference or many shared references at a time.",
+        ),
+        (
+            "lifetimes",
+            "Lifetimes describe how long references stay valid so that none outlives its value.",
+        ),
+    ];
+    let mut pages = BTreeMap::new();
+    for (topic, sentence) in topics {
+        for i in 0..3 {
+            let text = format!(
+                "# Notes on {topic} part {i}\n\n{sentence} This page discusses {topic} in more depth for readers. \
+A second paragraph on {topic} gives an example that readers can follow. The last sentence about {topic} closes the page."
+            );
+            pages.insert(format!("https://example.org/{topic}/{i}"), text);
+        }
+    }
+    Arc::new(Web(pages))
+}
+
+#[async_trait]
+impl SearchProvider for Web {
+    fn name(&self) -> &'static str {
+        "web"
+    }
+    async fn search(&self, query: &SearchQuery) -> Result<Vec<Hit>, SearchError> {
+        tokio::time::sleep(Duration::from_millis(SEARCH_MS)).await;
+        let q = query.text.to_lowercase();
+        Ok(self
+            .0
+            .iter()
+            .filter(|(url, _)| q.split(' ').any(|w| w.len() > 3 && url.contains(w)))
+            .take(query.limit)
+            .map(|(url, text)| Hit {
+                title: url.clone(),
+                url: url.clone(),
+                snippet: text.chars().take(60).collect(),
+                published: None,
+                kind: HitKind::Web,
+                provider: "web".into(),
+            })
+            .collect())
+    }
+}
+
+#[async_trait]
+impl Fetcher for Web {
+    async fn fetch(&self, url: &str) -> Result<Document, FetchError> {
+        tokio::time::sleep(Duration::from_millis(FETCH_MS)).await;
+        let text = self.0.get(url).cloned().ok_or(FetchError::Status {
+            url: url.into(),
+            status: 404,
+        })?;
+        Ok(Document {
+            url: url.into(),
+            final_url: url.into(),
+            title: None,
+            text_sha256: sha256_hex(&text),
+            bytes: text.len(),
+            text,
+            kind: DocumentKind::Text,
+            content_type: "text/plain".into(),
+        })
+    }
+}
+
+fn answer(purpose: &str, value: serde_json::Value) -> ScriptedAnswer {
+    ScriptedAnswer {
+        purpose: Some(purpose.into()),
+        contains: None,
+        text: None,
+        json: Some(value),
+    }
+}
+
+fn script() -> Vec<ScriptedAnswer> {
+    vec![
+        answer("understand", json!({"is_clear": true, "ambiguities": [], "question": "", "options": [], "interpretation": "x"})),
+        answer("plan", json!({"questions": ["How does ownership work?", "How do collectors differ?", "What does borrowing allow?"],
+            "aspects": [], "searches": ["ownership rules", "garbage collector", "borrowing references"]})),
+        answer("extract", json!({"facts": [{"fact": "A fact.", "sentence": 2, "end_sentence": 2}, {"fact": "Another.", "sentence": 3, "end_sentence": 3}]})),
+        answer("gaps", json!({"coverage": [{"question": 1, "status": "partial"}], "gaps": ["lifetimes"], "new_searches": ["lifetimes of references"]})),
+        answer("gaps", json!({"coverage": [{"question": 1, "status": "well_covered"}, {"question": 2, "status": "well_covered"}, {"question": 3, "status": "well_covered"}], "gaps": [], "new_searches": []})),
+        answer("orchestrate", json!({"sub_questions": [
+            {"question": "Ownership?", "searches": ["ownership rules"]},
+            {"question": "Collectors?", "searches": ["garbage collector"]},
+            {"question": "Borrowing?", "searches": ["borrowing references"]},
+            {"question": "Lifetimes?", "searches": ["lifetimes of references"]}]})),
+        answer("summarize", json!({"answer": "a", "findings": ["f"], "confidence": 0.9, "gaps": []})),
+        answer("synthesize", json!({"needs_more_research": false, "summary": "s", "conflicts": [], "gaps": [], "additional_searches": []})),
+        answer("verify", json!({"verdicts": [{"claim": 1, "supported": true}, {"claim": 2, "supported": true}]})),
+        ScriptedAnswer {
+            purpose: Some("write".into()),
+            contains: None,
+            text: Some("## Summary\nOwnership rules are checked at compile time [1]. Collectors run at run time [2].".into()),
+            json: None,
+        },
+    ]
+}
+
+fn main() {
+    if std::env::args().any(|a| a == "--list") {
+        return;
+    }
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    for mode in [Mode::Single, Mode::Multi] {
+        let config = RunConfig {
+            mode,
+            review: ReviewPoints::none(),
+            ..Default::default()
+        };
+        let meter = Arc::new(Meter::new(Budget::default(), PriceTable::builtin()));
+        let model: Arc<dyn LlmClient> = Arc::new(Slow(ScriptedLlm::new(script())));
+        let w = web();
+        let env = Env {
+            config: config.clone(),
+            models: RoleModels::connect(
+                ModelRouting::single("scripted:bench"),
+                meter.clone(),
+                |_| Ok(model.clone()),
+            )
+            .unwrap(),
+            search: w.clone(),
+            fetcher: w,
+            documents: Arc::new(MemoryDocuments::default()),
+        };
+        let g = graph(&config, None).unwrap();
+        let started = Instant::now();
+        let state = rt
+            .block_on(g.invoke(
+                initial_state(
+                    "How does Rust manage memory compared with garbage collection?",
+                    &config,
+                    0,
+                ),
+                research_graph::RunOptions::new("bench", env).max_concurrency(8),
+            ))
+            .unwrap()
+            .into_state();
+        let wall_ms = started.elapsed().as_millis() as u64;
+        // The dependent chain: each step waits for the one before it; within a step, searches,
+        // fetches and extractions of different pages (and workers) run side by side.
+        let rounds = u64::from(state.iteration);
+        let page = SEARCH_MS + FETCH_MS + LLM_MS;
+        let critical_ms = match mode {
+            // understand, plan, rounds × (search → fetch → extract, gaps), verify, write
+            Mode::Single => 2 * LLM_MS + rounds * (page + LLM_MS) + 2 * LLM_MS,
+            // understand, plan, rounds × (orchestrate, worker: search → fetch → extract →
+            // summarize, synthesize), verify, write
+            Mode::Multi => 2 * LLM_MS + rounds * (LLM_MS + page + LLM_MS + LLM_MS) + 2 * LLM_MS,
+        };
+        let totals = meter.totals();
+        println!(
+            "{}",
+            json!({
+                "scenario": "pipeline",
+                "mode": if mode == Mode::Single { "single" } else { "multi" },
+                "rounds": rounds,
+                "sources": state.sources.len(),
+                "evidence": state.evidence.len(),
+                "llm_calls": totals.calls,
+                "prompt_tokens": totals.prompt_tokens,
+                "completion_tokens": totals.completion_tokens,
+                "wall_ms": wall_ms,
+                "critical_path_ms": critical_ms,
+                "ratio": (wall_ms as f64 / critical_ms as f64 * 1000.0).round() / 1000.0,
+            })
+        );
+    }
+}
