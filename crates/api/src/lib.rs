@@ -10,8 +10,10 @@ pub mod bindings;
 pub mod demo;
 mod error;
 mod keys;
+mod providers;
 mod research;
 mod search;
+mod settings;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -22,6 +24,7 @@ pub use keys::{
     connect_settings, delete_key, list_keys, resolve as resolve_key, set_key, KeySource, KeyStatus,
     KeyStore, KeyedProvider, MemoryKeys, OsKeychain, KEYED_PROVIDERS,
 };
+pub use providers::{providers, ProviderStatus};
 pub use research::{
     MultiSearch, PendingQuestion, ResearchOutcome, ResearchRequest, ResearchStatus, SessionDetail,
     CACHE_TTL_MS, MAX_QUESTION_CHARS,
@@ -45,6 +48,7 @@ pub use research_store::SessionRecord;
 pub use search::{
     auto_providers, search, search_settings, ProviderFailure, SearchOutcome, SearchRequest,
 };
+pub use settings::{Settings, SETTINGS_FILE, SETTING_KEYS};
 
 /// Fetches one page or PDF and extracts its readable text (`research fetch`).
 pub async fn fetch(url: &str, allowed_hosts: &[String]) -> Result<Document, ApiError> {
@@ -154,6 +158,16 @@ impl Studio {
     /// The user's library, in this database.
     pub fn library(&self) -> Result<Library, ApiError> {
         Ok(Library::open(&self.path)?)
+    }
+
+    /// The settings file shared with the desktop app (next to the database).
+    pub fn settings_path(&self) -> PathBuf {
+        Settings::path_for(&self.path)
+    }
+
+    /// The user's settings.
+    pub fn settings(&self) -> Result<Settings, ApiError> {
+        Settings::load(&self.settings_path())
     }
 
     /// The database file.

@@ -525,7 +525,10 @@ impl Studio {
                     }
                 }),
         );
-        let settings = keys::connect_settings(keys_store);
+        let mut settings = keys::connect_settings(keys_store);
+        if let Some(url) = self.settings()?.ollama_url {
+            settings.ollama_url = url;
+        }
         let models = RoleModels::connect(saved.config.models.clone(), meter, |spec| {
             research_llm::connect(spec, &settings)
         })

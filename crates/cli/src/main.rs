@@ -97,6 +97,24 @@ enum Command {
         #[arg(long, global = true)]
         json: bool,
     },
+    /// Show or change settings (shared with the desktop app)
+    Settings {
+        #[command(subcommand)]
+        action: Option<research::SettingsAction>,
+        #[command(flatten)]
+        db: DbArg,
+        /// Print JSON
+        #[arg(long, global = true)]
+        json: bool,
+    },
+    /// List every model and search provider and whether it is ready to use
+    Providers {
+        #[command(flatten)]
+        db: DbArg,
+        /// Print JSON
+        #[arg(long)]
+        json: bool,
+    },
     /// Run the structural checks on a `research run --json` result
     Eval {
         /// The result file
@@ -330,6 +348,8 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Run { args, db } => research::run(*args, db.db).await,
         Command::Sessions { action, db, json } => research::sessions(action, db.db, json),
         Command::Eval { result, json } => research::eval(result, json),
+        Command::Settings { action, db, json } => research::settings(action, db.db, json),
+        Command::Providers { db, json } => research::providers(db.db, json).await,
         Command::Demo {
             db,
             workers,

@@ -9,7 +9,7 @@ use anyhow::Context;
 use research_api::{
     structural_checks, Answer, ApiError, Budget, Depth, ErrorCode, Event, EventSink, Mode,
     ModelRouting, OsKeychain, PendingQuestion, Question, ResearchOutcome, ResearchRequest,
-    ResearchStatus, ReviewPoints, RunConfig, RunResult, Structure, Studio, ThreadId,
+    ResearchStatus, ReviewPoints, RunConfig, RunResult, Settings, Structure, Studio, ThreadId,
 };
 
 /// Options shared by `run` and `resume`: which models answer.
@@ -76,8 +76,8 @@ pub struct RunArgs {
     pub structure: String,
     /// Search providers, comma-separated (auto, local, tavily, brave, serper, searxng,
     /// duckduckgo, semantic-scholar, arxiv, wikipedia, newsapi)
-    #[arg(long, value_name = "SPEC[,SPEC…]", default_value = "auto")]
-    pub search: String,
+    #[arg(long, value_name = "SPEC[,SPEC…]")]
+    pub search: Option<String>,
     /// Your SearXNG instance
     #[arg(long, value_name = "URL")]
     pub searxng_url: Option<String>,
@@ -85,8 +85,8 @@ pub struct RunArgs {
     #[arg(long = "allow-host", value_name = "HOST")]
     pub allow_hosts: Vec<String>,
     /// Review points that stop for an answer: clarify, plan, report (comma-separated), or none
-    #[arg(long, value_name = "POINTS", default_value = "clarify")]
-    pub review: String,
+    #[arg(long, value_name = "POINTS")]
+    pub review: Option<String>,
     /// Answer the clarification question in advance
     #[arg(long, value_name = "TEXT")]
     pub answer: Option<String>,
@@ -152,10 +152,23 @@ fn invalid(message: impl Into<String>) -> ApiError {
     ApiError::new(ErrorCode::InvalidInput, message)
 }
 
-fn config(args: &RunArgs, models: ModelRouting) -> Result<RunConfig, ApiError> {
-    let mut review = ReviewPoints::none();
-    for point in args
+fn config(
+    args: &RunArgs,
+    models: ModelRouting,
+    settings: &Settings,
+) -> Result<RunConfig, ApiError> {
+    let review_points = args
         .review
+        .clone()
+        .or_else(|| settings.review.as_ref().map(|r| r.join(",")))
+        .unwrap_or_else(|| "clarify".into());
+    let search = args
+        .search
+        .clone()
+        .or_else(|| settings.search.as_ref().map(|s| s.join(",")))
+        .unwrap_or_else(|| "auto".into());
+    let mut review = ReviewPoints::none();
+    for point in review_points
         .split(',')
         .map(str::trim)
         .filter(|p| !p.is_empty())
@@ -192,8 +205,7 @@ fn config(args: &RunArgs, models: ModelRouting) -> Result<RunConfig, ApiError> {
         system_prompt: args.system_prompt.clone(),
         max_iterations: args.max_iterations,
         min_coverage: args.min_coverage,
-        search: args
-            .search
+        search: search
             .split(',')
             .map(|s| s.trim().to_string())
             .filter(|s| !s.is_empty())
@@ -499,15 +511,25 @@ pub async fn run(args: RunArgs, db: Option<PathBuf>) -> anyhow::Result<ExitCode>
     } else {
         args.question.clone()
     };
-    let models = args.models.routing()?.ok_or_else(|| {
-        invalid("no model is chosen; pass --llm SPEC (e.g. ollama:qwen2.5:7b, local:/path/model.gguf) or set RESEARCH_LLM")
-    })?;
     let studio = Studio::open(db.as_deref())?;
+    let settings = studio.settings()?;
+    let mut model_args = args.models.clone();
+    if model_args.llm.is_none() && std::env::var("RESEARCH_LLM").map_or(true, |v| v.is_empty()) {
+        model_args.llm = settings.default_model.clone();
+    }
+    if model_args.fast_llm.is_none() {
+        model_args.fast_llm = settings.fast_model.clone();
+    }
+    let models = model_args.routing()?.ok_or_else(|| {
+        invalid("no model is chosen; pass --llm SPEC (e.g. ollama:qwen2.5:7b, local:/path/model.gguf), set RESEARCH_LLM, or `research settings set default_model SPEC`")
+    })?;
+    let mut allowed_hosts = settings.allowed_hosts.clone();
+    allowed_hosts.extend(args.allow_hosts.iter().cloned());
     let request = ResearchRequest {
         question,
-        config: config(&args, models)?,
-        allowed_hosts: args.allow_hosts.clone(),
-        searxng_url: args.searxng_url.clone(),
+        config: config(&args, models, &settings)?,
+        allowed_hosts,
+        searxng_url: args.searxng_url.clone().or(settings.searxng_url.clone()),
     };
     let (_session, thread) = studio.start_research(&request)?;
     eprintln!("{thread}");
@@ -646,4 +668,93 @@ pub fn eval(path: PathBuf, json: bool) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::from(1)
     })
+}
+
+/// `research settings …`.
+#[derive(clap::Subcommand)]
+pub enum SettingsAction {
+    /// Show every setting
+    List,
+    /// Set one: default_model, fast_model, search, searxng_url, ollama_url, allowed_hosts, review
+    Set {
+        /// The setting
+        key: String,
+        /// Its value (lists comma-separated)
+        value: String,
+    },
+    /// Reset one to its default
+    Unset {
+        /// The setting
+        key: String,
+    },
+}
+
+/// `research settings`.
+pub fn settings(
+    action: Option<SettingsAction>,
+    db: Option<PathBuf>,
+    json: bool,
+) -> anyhow::Result<ExitCode> {
+    let studio = Studio::open(db.as_deref())?;
+    let path = studio.settings_path();
+    let mut current = studio.settings()?;
+    match action.unwrap_or(SettingsAction::List) {
+        SettingsAction::List => {
+            if json {
+                println!("{}", serde_json::to_string_pretty(&current)?);
+            } else {
+                eprintln!("{}", path.display());
+                let value = serde_json::to_value(&current)?;
+                for (key, what) in research_api::SETTING_KEYS {
+                    let shown = match &value[*key] {
+                        serde_json::Value::Null => format!("(default; {what})"),
+                        serde_json::Value::Array(items) if items.is_empty() => {
+                            format!("(none; {what})")
+                        }
+                        serde_json::Value::Array(items) => items
+                            .iter()
+                            .filter_map(|i| i.as_str())
+                            .collect::<Vec<_>>()
+                            .join(","),
+                        serde_json::Value::String(s) => s.clone(),
+                        other => other.to_string(),
+                    };
+                    println!("{key:<14} {shown}");
+                }
+            }
+        }
+        SettingsAction::Set { key, value } => {
+            current.set(&key, &value)?;
+            current.save(&path)?;
+            eprintln!("{key} set");
+        }
+        SettingsAction::Unset { key } => {
+            current.unset(&key)?;
+            current.save(&path)?;
+            eprintln!("{key} reset to its default");
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `research providers`.
+pub async fn providers(db: Option<PathBuf>, json: bool) -> anyhow::Result<ExitCode> {
+    let studio = Studio::open(db.as_deref())?;
+    let settings = studio.settings()?;
+    let library = studio.library().ok();
+    let list = research_api::providers(&OsKeychain, &settings, library.as_ref()).await;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&list)?);
+    } else {
+        for p in &list {
+            println!(
+                "{:<7} {:<17} {:<10} {}",
+                p.kind,
+                p.name,
+                if p.ready { "ready" } else { "not ready" },
+                p.detail
+            );
+        }
+    }
+    Ok(ExitCode::SUCCESS)
 }

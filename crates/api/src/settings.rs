@@ -1,0 +1,265 @@
+//! The user's settings: default models, search providers, the SearXNG and Ollama addresses,
+//! hosts the fetcher may reach, and which review points are on.
+//!
+//! They live in one JSON file, `settings.json` next to the database in the app's data folder,
+//! which is also the file the desktop app's `tauri-plugin-store` store uses (a JSON object of
+//! keys to values). So a default set with `research settings set` is the app's default too, and
+//! the other way round. Keys never go here: they are in the OS keychain.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::{ApiError, ErrorCode};
+
+/// The settings file's name in the data folder.
+pub const SETTINGS_FILE: &str = "settings.json";
+
+/// Every setting; absent ones take the built-in default.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(default)]
+pub struct Settings {
+    /// The default model string (`ollama:qwen2.5:7b`, `local:/path/model.gguf`, …).
+    pub default_model: Option<String>,
+    /// The default fast model.
+    pub fast_model: Option<String>,
+    /// Default search providers.
+    pub search: Option<Vec<String>>,
+    /// The SearXNG instance.
+    pub searxng_url: Option<String>,
+    /// Where Ollama listens (default `http://127.0.0.1:11434`).
+    pub ollama_url: Option<String>,
+    /// Hosts the fetcher may reach although they are local or private.
+    pub allowed_hosts: Vec<String>,
+    /// Review points on by default (`clarify`, `plan`, `report`).
+    pub review: Option<Vec<String>>,
+}
+
+/// The keys `research settings set` knows, with what they hold.
+pub const SETTING_KEYS: &[(&str, &str)] = &[
+    ("default_model", "model string"),
+    ("fast_model", "model string"),
+    ("search", "comma-separated providers"),
+    ("searxng_url", "URL"),
+    ("ollama_url", "URL"),
+    ("allowed_hosts", "comma-separated hosts"),
+    (
+        "review",
+        "comma-separated review points (clarify, plan, report) or none",
+    ),
+];
+
+fn invalid(message: impl Into<String>) -> ApiError {
+    ApiError::new(ErrorCode::InvalidInput, message)
+}
+
+fn list(value: &str) -> Vec<String> {
+    value
+        .split(',')
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty() && s != "none")
+        .collect()
+}
+
+fn url(value: &str) -> Result<String, ApiError> {
+    let parsed = url::Url::parse(value.trim())
+        .map_err(|e| invalid(format!("`{value}` is not a URL: {e}")))?;
+    if !matches!(parsed.scheme(), "http" | "https") {
+        return Err(invalid(format!("`{value}` is not an http(s) URL")));
+    }
+    Ok(value.trim().trim_end_matches('/').to_string())
+}
+
+impl Settings {
+    /// The settings file for the database at `db` (same folder).
+    pub fn path_for(db: &Path) -> PathBuf {
+        db.parent()
+            .unwrap_or_else(|| Path::new("."))
+            .join(SETTINGS_FILE)
+    }
+
+    /// Reads the file; a missing file is the defaults, an unreadable one an error that names it.
+    pub fn load(path: &Path) -> Result<Self, ApiError> {
+        match std::fs::read_to_string(path) {
+            Ok(text) if text.trim().is_empty() => Ok(Self::default()),
+            Ok(text) => serde_json::from_str(&text).map_err(|e| {
+                ApiError::new(
+                    ErrorCode::InvalidInput,
+                    format!(
+                        "the settings file {} is not valid: {e}; fix or delete it",
+                        path.display()
+                    ),
+                )
+            }),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Self::default()),
+            Err(e) => Err(ApiError::new(
+                ErrorCode::Storage,
+                format!("could not read {}: {e}", path.display()),
+            )),
+        }
+    }
+
+    /// Writes the file atomically, keeping keys this version does not know (the app's own).
+    pub fn save(&self, path: &Path) -> Result<(), ApiError> {
+        let storage = |e: std::io::Error| {
+            ApiError::new(
+                ErrorCode::Storage,
+                format!("could not write {}: {e}", path.display()),
+            )
+        };
+        let mut object = match std::fs::read_to_string(path) {
+            Ok(text) => serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(&text)
+                .unwrap_or_default(),
+            Err(_) => serde_json::Map::new(),
+        };
+        let ours = serde_json::to_value(self).map_err(|e| invalid(e.to_string()))?;
+        if let serde_json::Value::Object(map) = ours {
+            for (k, v) in map {
+                if v.is_null() {
+                    object.remove(&k);
+                } else {
+                    object.insert(k, v);
+                }
+            }
+        }
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(storage)?;
+        }
+        let tmp = path.with_extension("json.tmp");
+        let text = serde_json::to_string_pretty(&serde_json::Value::Object(object))
+            .map_err(|e| invalid(e.to_string()))?;
+        std::fs::write(&tmp, text).map_err(storage)?;
+        std::fs::rename(&tmp, path).map_err(storage)
+    }
+
+    /// Sets one key from text, checking it.
+    pub fn set(&mut self, key: &str, value: &str) -> Result<(), ApiError> {
+        match key {
+            "default_model" | "fast_model" => {
+                value
+                    .parse::<research_llm::ModelSpec>()
+                    .map_err(|e| invalid(e.to_string()))?;
+                let v = Some(value.trim().to_string());
+                if key == "default_model" {
+                    self.default_model = v;
+                } else {
+                    self.fast_model = v;
+                }
+            }
+            "search" => {
+                let names = list(value);
+                for n in &names {
+                    if n != "auto"
+                        && n != "local"
+                        && research_search::PROVIDERS.iter().all(|(p, _)| p != n)
+                    {
+                        return Err(invalid(format!("unknown search provider `{n}`")));
+                    }
+                }
+                self.search = Some(names);
+            }
+            "searxng_url" => self.searxng_url = Some(url(value)?),
+            "ollama_url" => self.ollama_url = Some(url(value)?),
+            "allowed_hosts" => self.allowed_hosts = list(value),
+            "review" => {
+                let points = list(value);
+                if let Some(bad) = points
+                    .iter()
+                    .find(|p| !matches!(p.as_str(), "clarify" | "plan" | "report"))
+                {
+                    return Err(invalid(format!(
+                        "unknown review point `{bad}`; use clarify, plan, report or none"
+                    )));
+                }
+                self.review = Some(points);
+            }
+            other => {
+                return Err(invalid(format!(
+                    "unknown setting `{other}`; known: {}",
+                    SETTING_KEYS
+                        .iter()
+                        .map(|(k, _)| *k)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )))
+            }
+        }
+        Ok(())
+    }
+
+    /// Clears one key back to its default.
+    pub fn unset(&mut self, key: &str) -> Result<(), ApiError> {
+        match key {
+            "default_model" => self.default_model = None,
+            "fast_model" => self.fast_model = None,
+            "search" => self.search = None,
+            "searxng_url" => self.searxng_url = None,
+            "ollama_url" => self.ollama_url = None,
+            "allowed_hosts" => self.allowed_hosts.clear(),
+            "review" => self.review = None,
+            other => return Err(invalid(format!("unknown setting `{other}`"))),
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn settings_round_trip_and_keep_the_apps_own_keys() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(SETTINGS_FILE);
+        std::fs::write(&path, r#"{"theme": "dark", "default_model": "ollama:a"}"#).unwrap();
+        let mut s = Settings::load(&path).unwrap();
+        assert_eq!(s.default_model.as_deref(), Some("ollama:a"));
+        s.set("default_model", "openai:gpt-4o-mini").unwrap();
+        s.set("search", "tavily, local").unwrap();
+        s.set("searxng_url", "http://127.0.0.1:8888/").unwrap();
+        s.set("review", "plan,report").unwrap();
+        s.save(&path).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains("\"theme\": \"dark\""), "{text}");
+        let again = Settings::load(&path).unwrap();
+        assert_eq!(
+            again.search,
+            Some(vec!["tavily".to_string(), "local".to_string()])
+        );
+        assert_eq!(again.searxng_url.as_deref(), Some("http://127.0.0.1:8888"));
+        let mut again = again;
+        again.unset("searxng_url").unwrap();
+        again.save(&path).unwrap();
+        assert!(!std::fs::read_to_string(&path)
+            .unwrap()
+            .contains("searxng_url"));
+    }
+
+    #[test]
+    fn bad_values_are_refused_with_a_sentence() {
+        let mut s = Settings::default();
+        assert!(s.set("default_model", "nosuch:x").is_err());
+        assert!(s
+            .set("search", "altavista")
+            .unwrap_err()
+            .message
+            .contains("altavista"));
+        assert!(s.set("ollama_url", "ftp://x").is_err());
+        assert!(s
+            .set("colour", "blue")
+            .unwrap_err()
+            .message
+            .contains("known:"));
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(SETTINGS_FILE);
+        std::fs::write(&path, "{not json").unwrap();
+        assert!(Settings::load(&path)
+            .unwrap_err()
+            .message
+            .contains("fix or delete it"));
+        assert_eq!(
+            Settings::load(&dir.path().join("none.json")).unwrap(),
+            Settings::default()
+        );
+    }
+}
