@@ -158,13 +158,64 @@ pub fn passages(text: &str, max_chars: usize) -> Vec<String> {
     out
 }
 
+fn is_cjk(c: char) -> bool {
+    matches!(c as u32,
+        0x3040..=0x30FF      // hiragana, katakana
+        | 0x3400..=0x4DBF    // CJK extension A
+        | 0x4E00..=0x9FFF    // CJK unified ideographs
+        | 0xAC00..=0xD7AF    // hangul syllables
+        | 0xF900..=0xFAFF    // compatibility ideographs
+        | 0x20000..=0x2FFFF) // extensions B and later
+}
+
+/// Puts a space around every CJK character, so that FTS5's `unicode61` tokenizer (which keeps
+/// a run of CJK text as one token, since it has no spaces) indexes each character, and a word
+/// typed in Japanese or Chinese is found as a phrase of characters anywhere in a sentence.
+fn segment_cjk(text: &str) -> String {
+    if !text.chars().any(is_cjk) {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len() * 2);
+    for c in text.chars() {
+        if is_cjk(c) {
+            if !out.ends_with(' ') && !out.is_empty() {
+                out.push(' ');
+            }
+            out.push(c);
+            out.push(' ');
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Undoes [`segment_cjk`] for display: drops spaces that have CJK on both sides or that it put
+/// next to CJK characters.
+fn unsegment_cjk(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    for (i, &c) in chars.iter().enumerate() {
+        if c == ' ' {
+            let prev = i.checked_sub(1).map(|j| chars[j]);
+            let next = chars.get(i + 1).copied();
+            if prev.is_some_and(is_cjk) || next.is_some_and(is_cjk) {
+                continue;
+            }
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// Turns what a person typed into an FTS5 query: every word quoted (so `AND`, `-`, `:` and quotes
-/// are just text); `all` requires every word, otherwise any.
+/// are just text), CJK words as phrases of their characters; `all` requires every word,
+/// otherwise any.
 fn fts_query(text: &str, all: bool) -> Option<String> {
     let words: Vec<String> = text
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
-        .map(|w| format!("\"{}\"", w.replace('"', "")))
+        .map(|w| format!("\"{}\"", segment_cjk(&w.replace('"', "")).trim()))
         .collect();
     (!words.is_empty()).then(|| words.join(if all { " " } else { " OR " }))
 }
@@ -402,7 +453,7 @@ impl Library {
                 "INSERT INTO library_passages (text, file_id, ord) VALUES (?1, ?2, ?3)",
             )?;
             for (ord, passage) in passages(&text, PASSAGE_CHARS).iter().enumerate() {
-                insert.execute(params![passage, id, ord as i64])?;
+                insert.execute(params![segment_cjk(passage), id, ord as i64])?;
             }
             Ok(())
         })();
@@ -468,7 +519,7 @@ impl Library {
                 hits.push(Hit {
                     title,
                     url,
-                    snippet,
+                    snippet: unsegment_cjk(&snippet),
                     published: None,
                     kind: HitKind::Local,
                     provider: "local".into(),
@@ -565,6 +616,35 @@ mod tests {
         assert!(passages(&long, 1500)
             .iter()
             .all(|p| p.chars().count() <= 1500));
+    }
+
+    #[test]
+    fn cjk_text_is_found_by_a_word_inside_a_sentence() {
+        let dir = tempfile::tempdir().unwrap();
+        let docs = dir.path().join("docs");
+        std::fs::create_dir_all(&docs).unwrap();
+        std::fs::write(
+            docs.join("ja.txt"),
+            "量子コンピュータは重ね合わせを利用して計算します。古典的なコンピュータとは異なります。",
+        )
+        .unwrap();
+        std::fs::write(docs.join("en.txt"), "Classical computers use bits.").unwrap();
+        let lib = Library::open(&dir.path().join("db.sqlite")).unwrap();
+        lib.add(&docs, &|_| {}).unwrap();
+        let hits = lib.search("重ね合わせ", 5).unwrap();
+        assert_eq!(hits.len(), 1, "{hits:?}");
+        assert!(hits[0].url.ends_with("ja.txt"));
+        assert!(
+            hits[0].snippet.contains("重ね合わせを利用して"),
+            "{}",
+            hits[0].snippet
+        );
+        assert_eq!(lib.search("classical", 5).unwrap().len(), 1);
+        // Display drops the spaces the index put around CJK characters.
+        assert_eq!(
+            unsegment_cjk(&segment_cjk("日本語の text")),
+            "日本語の text"
+        );
     }
 
     #[test]

@@ -95,6 +95,12 @@ fn migrations() -> rusqlite_migration::Migrations<'static> {
         ),
         // Research sessions, source texts, caches.
         M::up(sessions::MIGRATION),
+        // Library passages are now indexed with CJK characters spaced apart: re-extract them all
+        // at the next re-index (a cleared hash forces it).
+        M::up(
+            "DELETE FROM library_passages;
+             UPDATE library_files SET sha256 = '', mtime_ns = -1 WHERE error IS NULL;",
+        ),
     ])
 }
 
