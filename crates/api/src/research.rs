@@ -701,7 +701,7 @@ impl Studio {
             }
             RunOutcome::Cancelled(state) => (ResearchStatus::Interrupted, None, state),
         };
-        let result = RunResult::from_state(thread.as_str(), &state, meter.totals(), models);
+        let result = RunResult::from_state(thread.as_str(), &state, &meter, models);
         self.save_research(&sessions, &saved, thread, &state, &result)?;
         set_status(match (status, &state.outcome) {
             (ResearchStatus::Waiting, _) => "waiting",

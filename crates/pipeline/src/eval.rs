@@ -51,6 +51,8 @@ pub struct Metadata {
     pub outcome: Outcome,
     /// Models per role.
     pub models: std::collections::BTreeMap<String, String>,
+    /// Model use per graph node.
+    pub usage_by_node: std::collections::BTreeMap<String, UsageTotals>,
     /// Warnings.
     pub warnings: Vec<String>,
 }
@@ -82,9 +84,10 @@ impl RunResult {
     pub fn from_state(
         thread_id: &str,
         state: &ResearchState,
-        usage: UsageTotals,
+        meter: &research_llm::Meter,
         models: std::collections::BTreeMap<String, String>,
     ) -> Self {
+        let usage = meter.totals();
         let supported = state.claims.iter().filter(|c| c.supported).count();
         Self {
             thread_id: thread_id.to_string(),
@@ -117,6 +120,7 @@ impl RunResult {
                 language: state.language.clone(),
                 outcome: state.outcome.clone(),
                 models,
+                usage_by_node: meter.by_node(),
                 warnings: state.warnings.iter().map(|w| w.message.clone()).collect(),
             },
         }

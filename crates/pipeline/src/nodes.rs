@@ -1553,3 +1553,56 @@ pub(crate) async fn revise_report(state: Arc<ResearchState>, ctx: Ctx) -> NodeRe
         ..Default::default()
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Small;
+
+    #[async_trait::async_trait]
+    impl LlmClient for Small {
+        fn spec(&self) -> &str {
+            "small"
+        }
+        fn context_tokens(&self) -> Option<usize> {
+            Some(1_000)
+        }
+        async fn complete(
+            &self,
+            _: &ChatRequest,
+            _: Option<research_llm::TokenSink<'_>>,
+        ) -> Result<research_llm::ChatResponse, LlmError> {
+            unreachable!()
+        }
+    }
+
+    #[test]
+    fn the_context_guard_drops_the_tail_of_the_evidence_to_fit() {
+        let evidence: String = (1..=200)
+            .map(|i| format!("- [{i}] fact number {i} with a few more words to take room\n"))
+            .collect();
+        let user = format!("Question: what?\nEvidence:\n{evidence}");
+        let fitted = fit_to_context(&Small, "system prompt", user.clone(), 300);
+        assert!(fitted.len() < user.len());
+        assert!(fitted.starts_with("Question: what?"), "the head is kept");
+        assert!(estimate_tokens(&fitted) + 300 <= 1_000);
+        assert!(fitted.ends_with('\n'), "cut at a line, not inside one");
+        // A model without a known window gets everything.
+        struct Big;
+        #[async_trait::async_trait]
+        impl LlmClient for Big {
+            fn spec(&self) -> &str {
+                "big"
+            }
+            async fn complete(
+                &self,
+                _: &ChatRequest,
+                _: Option<research_llm::TokenSink<'_>>,
+            ) -> Result<research_llm::ChatResponse, LlmError> {
+                unreachable!()
+            }
+        }
+        assert_eq!(fit_to_context(&Big, "s", user.clone(), 300), user);
+    }
+}

@@ -248,7 +248,7 @@ fn config(mode: Mode, structure: Structure) -> RunConfig {
 }
 
 fn result(run: &Run) -> RunResult {
-    RunResult::from_state("t1", &run.state, run.meter.totals(), BTreeMap::new())
+    RunResult::from_state("t1", &run.state, &run.meter, BTreeMap::new())
 }
 
 fn assert_grounded(run: &Run) {
@@ -323,6 +323,15 @@ async fn single_agent_run_is_grounded_and_passes_the_structural_checks() {
     // Every model call is accounted for, per node.
     assert_eq!(r.metadata.llm_calls as usize, run.model.requests().len());
     assert!(run.meter.by_node().contains_key("search_and_extract"));
+    assert_eq!(
+        r.metadata
+            .usage_by_node
+            .values()
+            .map(|u| u.calls)
+            .sum::<u64>(),
+        r.metadata.llm_calls,
+        "per-node usage adds up to the total"
+    );
     // Seed 004 counts ~9–12 calls for a single-agent run.
     assert!(
         (6..=14).contains(&r.metadata.llm_calls),
