@@ -44,8 +44,12 @@ fn window_opens_runs_the_demo_and_draws() {
           kill -0 $pid 2>/dev/null || break
           sleep 0.5
         done
-        sleep 1
-        import -window root "{shot}"
+        # Under load WebKit may paint a while after the run ends: look again for up to 30 s.
+        for _ in $(seq 1 60); do
+          sleep 0.5
+          import -window root "{shot}"
+          [ "$(convert "{shot}" -format %k info: 2>/dev/null || echo 0)" -gt 50 ] && break
+        done
         kill $pid 2>/dev/null
         wait $pid 2>/dev/null
         true"#,

@@ -38,7 +38,21 @@ use research_graph::{
 };
 pub use research_library::{IndexReport, Library, LibraryFolder};
 pub use research_llm::ConnectSettings;
-pub use research_llm::{Budget, ModelRouting};
+pub use research_llm::{Budget, LlmClient, ModelRouting};
+pub use research_pipeline::eval::judge::{judge as judge_report, Verdicts};
+
+/// Connects to the model named by `spec` (`research ask`, `research eval --judge`).
+pub fn connect_model(
+    spec: &str,
+    settings: &ConnectSettings,
+) -> Result<Arc<dyn LlmClient>, ApiError> {
+    Ok(research_llm::connect(spec, settings)?)
+}
+
+/// Runs the LLM-as-judge evaluators on a result.
+pub async fn judge(model: &dyn LlmClient, result: &RunResult) -> Result<Verdicts, ApiError> {
+    Ok(judge_report(model, result).await?)
+}
 pub use research_pipeline::{
     eval::{structural_checks, Check, RunResult},
     Answer, Depth, Mode, Question, ReviewPoints, RunConfig, Structure,

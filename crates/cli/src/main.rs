@@ -119,6 +119,13 @@ enum Command {
     Eval {
         /// The result file
         result: PathBuf,
+        /// Also ask a judge model (--llm) for relevance, groundedness, completeness, quality
+        /// and citation faithfulness
+        #[arg(long)]
+        judge: bool,
+        /// The judge model
+        #[arg(long, value_name = "SPEC")]
+        llm: Option<String>,
         /// Print JSON
         #[arg(long)]
         json: bool,
@@ -347,7 +354,12 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Command::Run { args, db } => research::run(*args, db.db).await,
         Command::Sessions { action, db, json } => research::sessions(action, db.db, json),
-        Command::Eval { result, json } => research::eval(result, json),
+        Command::Eval {
+            result,
+            judge,
+            llm,
+            json,
+        } => research::eval(result, llm, judge, json).await,
         Command::Settings { action, db, json } => research::settings(action, db.db, json),
         Command::Providers { db, json } => research::providers(db.db, json).await,
         Command::Demo {

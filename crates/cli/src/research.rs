@@ -643,25 +643,47 @@ pub fn sessions(
     Ok(ExitCode::SUCCESS)
 }
 
-/// `research eval RESULT.json`: the structural checks.
-pub fn eval(path: PathBuf, json: bool) -> anyhow::Result<ExitCode> {
+/// `research eval RESULT.json`: the structural checks, and with `--judge` the LLM judges.
+pub async fn eval(
+    path: PathBuf,
+    llm: Option<String>,
+    judge: bool,
+    json: bool,
+) -> anyhow::Result<ExitCode> {
     let text = std::fs::read_to_string(&path)
         .with_context(|| format!("could not read {}", path.display()))?;
     let result: RunResult = serde_json::from_str(&text)
         .map_err(|e| invalid(format!("{} is not a research result: {e}", path.display())))?;
     let checks = structural_checks(&result);
     let failed = checks.iter().filter(|c| !c.passed).count();
+    if judge {
+        let spec = llm
+            .or_else(|| std::env::var("RESEARCH_LLM").ok().filter(|s| !s.is_empty()))
+            .ok_or_else(|| invalid("--judge needs a judge model: --llm SPEC"))?;
+        let settings = research_api::connect_settings(&OsKeychain);
+        let model = research_llm_connect(&spec, &settings)?;
+        let verdicts = research_api::judge(model.as_ref(), &result).await?;
+        if json {
+            println!(
+                "{}",
+                serde_json::to_string_pretty(
+                    &serde_json::json!({"checks": checks, "judge": verdicts})
+                )?
+            );
+        } else {
+            print_checks(&checks, failed);
+            println!("{}", serde_json::to_string_pretty(&verdicts)?);
+        }
+        return Ok(if failed == 0 {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::from(1)
+        });
+    }
     if json {
         println!("{}", serde_json::to_string_pretty(&checks)?);
     } else {
-        for c in &checks {
-            if c.passed {
-                println!("pass  {}", c.name);
-            } else {
-                println!("FAIL  {}: {}", c.name, c.detail);
-            }
-        }
-        println!("{}/{} checks passed", checks.len() - failed, checks.len());
+        print_checks(&checks, failed);
     }
     Ok(if failed == 0 {
         ExitCode::SUCCESS
@@ -757,4 +779,22 @@ pub async fn providers(db: Option<PathBuf>, json: bool) -> anyhow::Result<ExitCo
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+fn print_checks(checks: &[research_api::Check], failed: usize) {
+    for c in checks {
+        if c.passed {
+            println!("pass  {}", c.name);
+        } else {
+            println!("FAIL  {}: {}", c.name, c.detail);
+        }
+    }
+    println!("{}/{} checks passed", checks.len() - failed, checks.len());
+}
+
+fn research_llm_connect(
+    spec: &str,
+    settings: &research_api::ConnectSettings,
+) -> Result<std::sync::Arc<dyn research_api::LlmClient>, ApiError> {
+    research_api::connect_model(spec, settings)
 }

@@ -487,3 +487,60 @@ fn the_builtin_tiny_model_writes_a_grounded_report() {
     check_grounding(&result, dir.path(), None);
     assert!(result["metadata"]["llm_calls"].as_u64().unwrap() >= 5);
 }
+
+#[test]
+fn eval_runs_the_llm_judges_when_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db.sqlite");
+    library(&db);
+    let result = ok(&research(
+        &[
+            "run",
+            QUESTION,
+            "--llm",
+            &script_arg(),
+            "--search",
+            "local",
+            "--no-input",
+            "--json",
+        ],
+        &db,
+    ));
+    let file = dir.path().join("result.json");
+    std::fs::write(&file, result.to_string()).unwrap();
+    let judge = json!({"answers": [
+        {"purpose": "judge_relevance", "json": {"score": 4, "reasoning": "answers it"}},
+        {"purpose": "judge_groundedness", "json": {"claims": 8, "grounded": 7, "ungrounded": ["one"]}},
+        {"purpose": "judge_completeness", "json": {"score": 4, "covered": ["a"], "missed": []}},
+        {"purpose": "judge_quality", "json": {"depth": 3, "source_diversity": 3, "rigor": 4, "clarity": 4, "citation_integration": 5}},
+        {"purpose": "judge_faithfulness", "json": {"score": 5, "problems": []}}
+    ]});
+    let judge_file = dir.path().join("judge.json");
+    std::fs::write(&judge_file, judge.to_string()).unwrap();
+    let spec = format!("scripted:{}", judge_file.display());
+    let out = Command::new(BIN)
+        .args([
+            "eval",
+            file.to_str().unwrap(),
+            "--judge",
+            "--llm",
+            &spec,
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    let verdict = ok(&out);
+    assert!(verdict["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|c| c["passed"] == true));
+    assert_eq!(verdict["judge"]["groundedness"]["grounded"], 7);
+    assert_eq!(verdict["judge"]["quality"]["citation_integration"], 5);
+    let missing = Command::new(BIN)
+        .args(["eval", file.to_str().unwrap(), "--judge"])
+        .env_remove("RESEARCH_LLM")
+        .output()
+        .unwrap();
+    assert_eq!(missing.status.code(), Some(2));
+}

@@ -284,3 +284,143 @@ pub fn structural_checks(r: &RunResult) -> Vec<Check> {
     ));
     out
 }
+
+/// LLM-as-judge evaluators (seed 004): relevance, groundedness, completeness, quality and
+/// citation faithfulness, each a structured answer from a judge model. Useful with a strong
+/// model; a small local one will give scores, not judgement.
+pub mod judge {
+    use schemars::JsonSchema;
+    use serde::{Deserialize, Serialize};
+
+    use research_llm::{generate, ChatRequest, LlmClient, LlmError, Message};
+
+    use super::RunResult;
+
+    /// Relevance: does the report answer the question?
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+    pub struct Relevance {
+        /// 1 (off topic) to 5 (answers it fully).
+        #[schemars(range(min = 1, max = 5))]
+        pub score: u8,
+        /// Why.
+        #[schemars(length(max = 400))]
+        pub reasoning: String,
+    }
+
+    /// Groundedness: factual claims of the report checked against the run's evidence.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+    pub struct Groundedness {
+        /// Claims found in the report.
+        #[schemars(range(min = 0, max = 100))]
+        pub claims: u32,
+        /// Of those, claims the evidence supports.
+        #[schemars(range(min = 0, max = 100))]
+        pub grounded: u32,
+        /// Claims not supported.
+        #[schemars(length(max = 10), inner(length(max = 200)))]
+        pub ungrounded: Vec<String>,
+    }
+
+    /// Completeness: the report against the plan's research questions.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+    pub struct Completeness {
+        /// 1 to 5.
+        #[schemars(range(min = 1, max = 5))]
+        pub score: u8,
+        /// Questions the report answers.
+        #[schemars(length(max = 10), inner(length(max = 200)))]
+        pub covered: Vec<String>,
+        /// Questions it leaves open.
+        #[schemars(length(max = 10), inner(length(max = 200)))]
+        pub missed: Vec<String>,
+    }
+
+    /// Quality: five sub-scores, 1 to 5 each.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+    pub struct Quality {
+        /// Depth of research.
+        #[schemars(range(min = 1, max = 5))]
+        pub depth: u8,
+        /// Diversity of sources.
+        #[schemars(range(min = 1, max = 5))]
+        pub source_diversity: u8,
+        /// Analytical rigour.
+        #[schemars(range(min = 1, max = 5))]
+        pub rigor: u8,
+        /// Clarity of writing.
+        #[schemars(range(min = 1, max = 5))]
+        pub clarity: u8,
+        /// How well citations are woven in.
+        #[schemars(range(min = 1, max = 5))]
+        pub citation_integration: u8,
+    }
+
+    /// Citation faithfulness: do the citations say what the report says they do?
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+    pub struct Faithfulness {
+        /// 1 to 5.
+        #[schemars(range(min = 1, max = 5))]
+        pub score: u8,
+        /// Citations that misrepresent their source.
+        #[schemars(length(max = 10), inner(length(max = 200)))]
+        pub problems: Vec<String>,
+    }
+
+    /// All five verdicts.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    pub struct Verdicts {
+        /// Relevance.
+        pub relevance: Relevance,
+        /// Groundedness.
+        pub groundedness: Groundedness,
+        /// Completeness.
+        pub completeness: Completeness,
+        /// Quality.
+        pub quality: Quality,
+        /// Citation faithfulness.
+        pub citation_faithfulness: Faithfulness,
+    }
+
+    fn evidence(r: &RunResult) -> String {
+        r.evidence
+            .iter()
+            .map(|e| format!("[{}] {} — \"{}\"\n", e.source_id, e.fact, e.quote))
+            .collect()
+    }
+
+    async fn ask<T: JsonSchema + serde::de::DeserializeOwned>(
+        judge: &dyn LlmClient,
+        purpose: &str,
+        task: &str,
+        material: String,
+    ) -> Result<T, LlmError> {
+        let mut request = ChatRequest::new(vec![
+            Message::system(format!(
+                "You are a strict evaluator of research reports. {task} Answer in JSON."
+            )),
+            Message::user(material),
+        ])
+        .purpose(purpose);
+        request.temperature = Some(0.0);
+        request.max_tokens = Some(800);
+        Ok(generate::<T>(judge, request, None).await?.value)
+    }
+
+    /// Runs the five evaluators on `result` with `judge`.
+    pub async fn judge(judge: &dyn LlmClient, r: &RunResult) -> Result<Verdicts, LlmError> {
+        let report = format!("Question: {}\n\nReport:\n{}", r.question, r.report);
+        let with_evidence = format!("{report}\n\nEvidence collected:\n{}", evidence(r));
+        let questions: String = r
+            .research_questions
+            .iter()
+            .map(|q| format!("- {q}\n"))
+            .collect();
+        Ok(Verdicts {
+            relevance: ask(judge, "judge_relevance", "Score 1-5 how well the report answers the question, section by section.", report.clone()).await?,
+            groundedness: ask(judge, "judge_groundedness", "List the report's factual claims and count how many the evidence supports.", with_evidence.clone()).await?,
+            completeness: ask(judge, "judge_completeness", "Say which planned research questions the report answers and which it misses, and score 1-5.", format!("{report}\n\nPlanned questions:\n{questions}")).await?,
+            quality: ask(judge, "judge_quality", "Score 1-5 each: research depth, source diversity, analytical rigor, clarity, citation integration.", report.clone()).await?,
+            citation_faithfulness: ask(judge, "judge_faithfulness", "Check whether each inline citation [n] represents what evidence [n] says; score 1-5.", with_evidence).await?,
+        })
+    }
+}
