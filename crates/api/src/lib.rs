@@ -9,6 +9,7 @@ mod ask;
 pub mod bindings;
 pub mod demo;
 mod error;
+mod export;
 mod keys;
 mod providers;
 mod research;
@@ -20,6 +21,7 @@ use std::sync::Arc;
 
 pub use ask::{ask, AskAnswer, AskRequest, MAX_PROMPT_CHARS};
 pub use error::{ApiError, ErrorCode};
+pub use export::{fonts_dir, ExportFormat};
 pub use keys::{
     connect_settings, delete_key, list_keys, resolve as resolve_key, set_key, KeySource, KeyStatus,
     KeyStore, KeyedProvider, MemoryKeys, OsKeychain, KEYED_PROVIDERS,
@@ -29,6 +31,7 @@ pub use research::{
     MultiSearch, PendingQuestion, ResearchOutcome, ResearchRequest, ResearchStatus, SessionDetail,
     CACHE_TTL_MS, MAX_QUESTION_CHARS,
 };
+pub use research_export::Paper;
 pub use research_fetch::{Document, DocumentKind};
 pub use research_graph::{
     CancellationToken, CheckpointInfo, Event, EventLog, EventSink, Interrupt, ThreadId,

@@ -362,7 +362,7 @@ fn title_of(question: &str) -> String {
 }
 
 impl Studio {
-    fn sessions(&self) -> Result<Arc<Sessions>, ApiError> {
+    pub(crate) fn sessions(&self) -> Result<Arc<Sessions>, ApiError> {
         Ok(Arc::new(Sessions::open(&self.path)?))
     }
 

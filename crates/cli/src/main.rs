@@ -115,6 +115,22 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Export a finished report: Markdown, PDF, or its sources as BibTeX or RIS
+    Export {
+        /// The session id, or the run (thread) id printed by `research run`
+        id: String,
+        /// The format
+        #[arg(long, value_parser = ["md", "pdf", "bib", "ris"])]
+        format: String,
+        /// Where to write it
+        #[arg(long, value_name = "FILE")]
+        out: PathBuf,
+        /// Paper size for PDF
+        #[arg(long, value_parser = ["a4", "letter"], default_value = "a4")]
+        paper: String,
+        #[command(flatten)]
+        db: DbArg,
+    },
     /// Run the structural checks on a `research run --json` result
     Eval {
         /// The result file
@@ -360,6 +376,24 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             llm,
             json,
         } => research::eval(result, llm, judge, json).await,
+        Command::Export {
+            id,
+            format,
+            out,
+            paper,
+            db,
+        } => {
+            let studio = Studio::open(db.db.as_deref())?;
+            let format: research_api::ExportFormat = format.parse()?;
+            let paper = if paper == "letter" {
+                research_api::Paper::Letter
+            } else {
+                research_api::Paper::A4
+            };
+            studio.export(&id, format, paper, &out)?;
+            eprintln!("exported to {}", out.display());
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Settings { action, db, json } => research::settings(action, db.db, json),
         Command::Providers { db, json } => research::providers(db.db, json).await,
         Command::Demo {

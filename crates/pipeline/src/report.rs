@@ -186,7 +186,8 @@ pub(crate) fn strip_model_extras(draft: &str) -> String {
     out.join("\n").trim().to_string()
 }
 
-fn date(ms: i64) -> String {
+/// A civil date (YYYY-MM-DD, UTC) from ms since the epoch.
+pub fn date(ms: i64) -> String {
     // Civil date from days since the epoch (Howard Hinnant's algorithm), so no clock crate is
     // needed for one line.
     let days = ms.div_euclid(86_400_000);

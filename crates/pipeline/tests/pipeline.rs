@@ -640,3 +640,21 @@ async fn japanese_questions_get_japanese_headings() {
         .unwrap();
     assert!(write.messages[0].content.contains("Write in Japanese"));
 }
+
+#[tokio::test]
+async fn more_rounds_never_mean_less_evidence() {
+    let mut counts = Vec::new();
+    for rounds in [1, 2, 3] {
+        let mut cfg = config(Mode::Single, Structure::Detailed);
+        cfg.max_iterations = Some(rounds);
+        cfg.min_coverage = 1.0;
+        let run = run(cfg, DETAILED).await;
+        assert!(run.state.iteration <= rounds);
+        counts.push(run.state.evidence.len());
+    }
+    assert!(counts.windows(2).all(|w| w[1] >= w[0]), "{counts:?}");
+    assert!(
+        counts[1] > counts[0],
+        "the second round found more: {counts:?}"
+    );
+}

@@ -1,0 +1,169 @@
+//! Exporting a finished report (`research export`, the app's Export menu): Markdown, PDF,
+//! BibTeX or RIS, written atomically so a failed export never leaves a half-written file.
+
+use std::path::{Path, PathBuf};
+
+use research_export::{FontSet, Paper, PdfOptions, PdfRenderer, Report, SourceRef};
+use serde::{Deserialize, Serialize};
+
+use crate::{ApiError, ErrorCode, Studio};
+
+/// An export format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
+pub enum ExportFormat {
+    /// Markdown with linked citations.
+    Md,
+    /// PDF.
+    Pdf,
+    /// BibTeX of the sources.
+    Bib,
+    /// RIS of the sources.
+    Ris,
+}
+
+impl std::str::FromStr for ExportFormat {
+    type Err = ApiError;
+    fn from_str(s: &str) -> Result<Self, ApiError> {
+        match s {
+            "md" | "markdown" => Ok(Self::Md),
+            "pdf" => Ok(Self::Pdf),
+            "bib" | "bibtex" => Ok(Self::Bib),
+            "ris" => Ok(Self::Ris),
+            other => Err(ApiError::new(
+                ErrorCode::InvalidInput,
+                format!("unknown export format `{other}`; use md, pdf, bib or ris"),
+            )),
+        }
+    }
+}
+
+/// Where the bundled fonts are: `RESEARCH_STUDIO_FONTS`, else `fonts/` beside the executable or
+/// in `../share/research-studio/` (installed layouts); `None` falls back to the system copies.
+pub fn fonts_dir() -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os("RESEARCH_STUDIO_FONTS") {
+        return Some(PathBuf::from(dir));
+    }
+    let exe = std::env::current_exe().ok()?;
+    let dir = exe.parent()?;
+    [
+        dir.join("fonts"),
+        dir.join("../share/research-studio/fonts"),
+    ]
+    .into_iter()
+    .find(|d| d.is_dir())
+}
+
+fn storage(path: &Path, e: impl std::fmt::Display) -> ApiError {
+    ApiError::new(
+        ErrorCode::Storage,
+        format!("could not write {}: {e}", path.display()),
+    )
+}
+
+impl Studio {
+    /// The latest report of a session or run, ready to export.
+    pub fn report_for_export(&self, id: &str) -> Result<Report, ApiError> {
+        let sessions = self.sessions()?;
+        let (session_id, thread) = if sessions.get(id)?.is_some() {
+            (id.to_string(), None)
+        } else if let Some(session) = sessions.session_of(id)? {
+            (session, Some(id.to_string()))
+        } else {
+            return Err(ApiError::new(
+                ErrorCode::NotFound,
+                format!("there is no session or run with id {id}"),
+            ));
+        };
+        let report = sessions
+            .reports(&session_id)?
+            .into_iter()
+            .filter(|r| thread.as_deref().is_none_or(|t| r.thread_id == t))
+            .next_back()
+            .ok_or_else(|| {
+                ApiError::new(
+                    ErrorCode::Conflict,
+                    format!(
+                        "{id} has no finished report yet; finish the run with `research resume`"
+                    ),
+                )
+            })?;
+        let models: Vec<String> = report.provenance["models"]
+            .as_object()
+            .map(|m| {
+                let mut v: Vec<String> = m
+                    .values()
+                    .filter_map(|s| s.as_str().map(String::from))
+                    .collect();
+                v.sort();
+                v.dedup();
+                v
+            })
+            .unwrap_or_default();
+        let session = sessions.get(&session_id)?.expect("the session exists");
+        let sources = sessions
+            .sources(&report.thread_id)?
+            .into_iter()
+            .map(|s| SourceRef {
+                id: s.source_id,
+                url: s.url,
+                title: s.title,
+                kind: s.kind,
+                accessed_at_ms: s.accessed_at_ms,
+            })
+            .collect();
+        Ok(Report {
+            question: session.question,
+            markdown: report.markdown,
+            sources,
+            created_at_ms: report.created_at_ms,
+            models,
+        })
+    }
+
+    /// Exports the latest report of a session or run to `out`.
+    pub fn export(
+        &self,
+        id: &str,
+        format: ExportFormat,
+        paper: Paper,
+        out: &Path,
+    ) -> Result<(), ApiError> {
+        let report = self.report_for_export(id)?;
+        let bytes = match format {
+            ExportFormat::Md => research_export::markdown(&report).into_bytes(),
+            ExportFormat::Bib => research_export::bibtex(&report).into_bytes(),
+            ExportFormat::Ris => research_export::ris(&report).into_bytes(),
+            ExportFormat::Pdf => {
+                let fonts = FontSet::locate(fonts_dir().as_deref())
+                    .map_err(|e| ApiError::new(ErrorCode::Storage, e.to_string()))?;
+                PdfRenderer::new(&fonts)
+                    .and_then(|r| r.render(&report, PdfOptions { paper }))
+                    .map_err(|e| ApiError::new(ErrorCode::Storage, e.to_string()))?
+            }
+        };
+        write_atomically(out, &bytes)
+    }
+}
+
+/// Writes `bytes` to a temporary file beside `path`, then renames it over `path`.
+fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), ApiError> {
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or_else(|| Path::new("."));
+    if path.is_dir() {
+        return Err(storage(path, "it is a folder"));
+    }
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_else(|| "export".into());
+    let tmp = dir.join(format!(".{name}.part-{}", std::process::id()));
+    let result = std::fs::write(&tmp, bytes).and_then(|_| std::fs::rename(&tmp, path));
+    if let Err(e) = result {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(storage(path, e));
+    }
+    Ok(())
+}

@@ -1,0 +1,61 @@
+//! Exporting a finished report: Markdown with linked citations, PDF laid out by typst with the
+//! fonts it needs bundled, and the sources as BibTeX and RIS for reference managers.
+//!
+//! The exporter works on a [`Report`] (the stored Markdown and the sources it cites), so the CLI,
+//! the desktop app and the tests export the same way, and nothing here touches the database.
+#![deny(missing_docs)]
+
+mod bib;
+mod markdown;
+mod pdf;
+mod typst_markup;
+
+pub use bib::{bibtex, ris};
+pub use markdown::markdown;
+pub use pdf::{FontSet, Paper, PdfOptions, PdfRenderer};
+
+use serde::{Deserialize, Serialize};
+
+/// A source the report cites.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SourceRef {
+    /// The citation number.
+    pub id: u32,
+    /// URL (`file://` for library files).
+    pub url: String,
+    /// Title.
+    pub title: String,
+    /// `web`, `academic`, `news` or `local`.
+    pub kind: String,
+    /// When it was read (ms since the epoch).
+    pub accessed_at_ms: i64,
+}
+
+/// A report to export.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    /// The question (the report's title).
+    pub question: String,
+    /// The report as stored (Markdown).
+    pub markdown: String,
+    /// Its sources.
+    pub sources: Vec<SourceRef>,
+    /// When it was written (ms since the epoch).
+    pub created_at_ms: i64,
+    /// Models that wrote it (shown in the PDF's metadata line).
+    pub models: Vec<String>,
+}
+
+/// Why an export failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ExportError {
+    /// The fonts could not be read.
+    #[error("the fonts for PDF export could not be read: {0}")]
+    Fonts(String),
+    /// Typst could not lay the report out.
+    #[error("the PDF could not be laid out: {0}")]
+    Layout(String),
+}
+
+pub(crate) use research_pipeline::report::date;
