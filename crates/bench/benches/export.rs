@@ -27,7 +27,7 @@ A `code span` and a [link](https://example.org/spec) sit here.\n\n\
 | Signal | Meaning | Range |\n|:--|:--|--:|\n| Waggle run | direction and distance | 100 m+ |\n| Round dance | food nearby | < 100 m |\n\n\
 - first point [1]\n- second point [2]\n\n> A quoted passage from a source.\n\n";
     let mut markdown = String::from("# Long report\n\n");
-    for _ in 0..120 {
+    for _ in 0..180 {
         markdown.push_str(section);
     }
     markdown.push_str("## Sources\n\n[1] One — <https://example.org/1> (accessed 2026-11-18)\n\n[2] Two — <https://example.org/2> (accessed 2026-11-18)\n\n[3] 三 — <https://example.jp/3> (accessed 2026-11-18)\n");
