@@ -78,8 +78,7 @@ impl Studio {
         let report = sessions
             .reports(&session_id)?
             .into_iter()
-            .filter(|r| thread.as_deref().is_none_or(|t| r.thread_id == t))
-            .next_back()
+            .rfind(|r| thread.as_deref().is_none_or(|t| r.thread_id == t))
             .ok_or_else(|| {
                 ApiError::new(
                     ErrorCode::Conflict,

@@ -46,6 +46,8 @@ pub struct ResearchRequest {
 struct SavedRun {
     session_id: String,
     question: String,
+    /// Earlier turns of the session, for a follow-up question.
+    context: String,
     config: RunConfig,
     allowed_hosts: Vec<String>,
     searxng_url: Option<String>,
@@ -420,6 +422,7 @@ impl Studio {
         let saved = SavedRun {
             session_id: session_id.clone(),
             question: question.to_string(),
+            context: String::new(),
             config: request.config.clone(),
             allowed_hosts: request.allowed_hosts.clone(),
             searxng_url: request.searxng_url.clone(),
@@ -432,6 +435,69 @@ impl Studio {
         })?;
         sessions.add_run(&session_id, thread_id.as_str(), question, now)?;
         Ok((session_id, thread_id))
+    }
+
+    /// Asks a follow-up question in an existing session: a new run that knows the session's
+    /// earlier questions and the summaries of their reports. Returns the new run's thread.
+    pub fn follow_up(&self, session_id: &str, question: &str) -> Result<ThreadId, ApiError> {
+        let question = question.trim();
+        if question.is_empty() {
+            return Err(ApiError::new(
+                ErrorCode::InvalidInput,
+                "the question is empty",
+            ));
+        }
+        if question.chars().count() > MAX_QUESTION_CHARS {
+            return Err(ApiError::new(
+                ErrorCode::InvalidInput,
+                format!("the question is longer than {MAX_QUESTION_CHARS} characters"),
+            ));
+        }
+        let sessions = self.sessions()?;
+        if sessions.get(session_id)?.is_none() {
+            return Err(ApiError::new(
+                ErrorCode::NotFound,
+                format!("there is no session with id {session_id}"),
+            ));
+        }
+        let runs = sessions.runs(session_id)?;
+        let last = runs
+            .last()
+            .map(|r| ThreadId::new(r.0.clone()))
+            .ok_or_else(|| {
+                ApiError::new(
+                    ErrorCode::NotFound,
+                    format!("session {session_id} has no runs"),
+                )
+            })?;
+        let previous = self.saved_run(&last)?;
+        let reports = sessions.reports(session_id)?;
+        // The last three turns: each question with the summary of its latest report.
+        let mut turns = Vec::new();
+        for (thread, asked) in runs.iter().rev().take(3).rev() {
+            let summary = reports
+                .iter()
+                .rev()
+                .find(|r| &r.thread_id == thread)
+                .map(|r| summary_of(&r.markdown))
+                .unwrap_or_else(|| "(no report)".into());
+            turns.push(format!("Question: {asked}\nAnswer (summary): {summary}"));
+        }
+        let now = self.clock.now_ms();
+        let thread_id = ThreadId::new(uuid::Uuid::now_v7().to_string());
+        let saved = SavedRun {
+            question: question.to_string(),
+            context: turns.join("\n\n"),
+            ..previous
+        };
+        self.threads.insert(&ThreadRecord {
+            thread_id: thread_id.to_string(),
+            graph: research_pipeline::STANDARD.into(),
+            config: serde_json::to_value(&saved).map_err(storage)?,
+            created_at_ms: now,
+        })?;
+        sessions.add_run(session_id, thread_id.as_str(), question, now)?;
+        Ok(thread_id)
     }
 
     fn saved_run(&self, thread: &ThreadId) -> Result<SavedRun, ApiError> {
@@ -651,8 +717,9 @@ impl Studio {
                     "the run has not asked anything yet",
                 ));
             }
-            let init = research_pipeline::initial_state(
+            let init = research_pipeline::follow_up_state(
                 &saved.question,
+                &saved.context,
                 &saved.config,
                 self.clock.now_ms(),
             );
@@ -856,5 +923,25 @@ impl Studio {
     /// The session a thread belongs to.
     pub fn session_of(&self, thread: &ThreadId) -> Result<Option<String>, ApiError> {
         Ok(self.sessions()?.session_of(thread.as_str())?)
+    }
+}
+
+/// The first section after the title of a report (its summary), cut to about 1,200 characters.
+fn summary_of(report: &str) -> String {
+    let mut out = String::new();
+    for line in report
+        .lines()
+        .skip_while(|l| !l.starts_with("## "))
+        .skip(1)
+        .take_while(|l| !l.starts_with("## "))
+    {
+        out.push_str(line.trim());
+        out.push(' ');
+    }
+    let out = out.trim();
+    if out.chars().count() > 1_200 {
+        format!("{}…", out.chars().take(1_200).collect::<String>())
+    } else {
+        out.to_string()
     }
 }

@@ -117,6 +117,10 @@ pub struct RunArgs {
     /// Write the report here too
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
+    /// Ask the question as a follow-up in this session (its earlier questions and reports are
+    /// context; its configuration is reused)
+    #[arg(long, value_name = "SESSION")]
+    pub follow_up: Option<String>,
     /// Print the result as one JSON document
     #[arg(long)]
     pub json: bool,
@@ -512,6 +516,17 @@ pub async fn run(args: RunArgs, db: Option<PathBuf>) -> anyhow::Result<ExitCode>
         args.question.clone()
     };
     let studio = Studio::open(db.as_deref())?;
+    if let Some(session) = &args.follow_up {
+        let thread = studio.follow_up(session, &question)?;
+        eprintln!("{thread}");
+        let flags = AnswerArgs {
+            answer: args.answer.clone(),
+            no_input: args.no_input,
+            ..Default::default()
+        };
+        let outcome = drive(&studio, &thread, None, &flags).await?;
+        return finish(&outcome, args.json, args.out.as_ref());
+    }
     let settings = studio.settings()?;
     let mut model_args = args.models.clone();
     if model_args.llm.is_none() && std::env::var("RESEARCH_LLM").map_or(true, |v| v.is_empty()) {

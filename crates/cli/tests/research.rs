@@ -544,3 +544,44 @@ fn eval_runs_the_llm_judges_when_asked() {
         .unwrap();
     assert_eq!(missing.status.code(), Some(2));
 }
+
+#[test]
+fn a_follow_up_continues_the_session() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db.sqlite");
+    library(&db);
+    let first = ok(&research(
+        &[
+            "run",
+            QUESTION,
+            "--llm",
+            &script_arg(),
+            "--search",
+            "local",
+            "--no-input",
+            "--json",
+        ],
+        &db,
+    ));
+    let session = first["session_id"].as_str().unwrap().to_string();
+    let next = ok(&research(
+        &[
+            "run",
+            "And how do they pollinate crops?",
+            "--follow-up",
+            &session,
+            "--no-input",
+            "--json",
+        ],
+        &db,
+    ));
+    assert_eq!(next["session_id"], session.as_str(), "same session");
+    assert_ne!(next["thread_id"], first["thread_id"]);
+    assert_eq!(next["status"], "finished");
+    check_grounding(&next, dir.path(), None);
+    let shown = ok(&research(&["sessions", "show", &session, "--json"], &db));
+    assert_eq!(shown["runs"].as_array().unwrap().len(), 2);
+    assert_eq!(shown["reports"].as_array().unwrap().len(), 2);
+    let missing = research(&["run", "x?", "--follow-up", "nope", "--no-input"], &db);
+    assert_eq!(missing.status.code(), Some(3));
+}

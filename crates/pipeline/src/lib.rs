@@ -264,7 +264,18 @@ pub fn graph(
 
 /// The initial state of a run on `question`.
 pub fn initial_state(question: &str, config: &RunConfig, now_ms: i64) -> ResearchState {
+    follow_up_state(question, "", config, now_ms)
+}
+
+/// The initial state of a follow-up question, with the session's earlier turns as `context`.
+pub fn follow_up_state(
+    question: &str,
+    context: &str,
+    config: &RunConfig,
+    now_ms: i64,
+) -> ResearchState {
     ResearchState {
+        context: context.trim().to_string(),
         query: question.trim().to_string(),
         mode: config.mode,
         language: config

@@ -159,8 +159,27 @@ fn numbered(items: &[String]) -> String {
         .collect()
 }
 
+fn follow_up_context(state: &ResearchState) -> String {
+    if state.context.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "Earlier in this research session:\n{}\n\nThe new question is a follow-up; read it in that light.\n",
+            state.context
+        )
+    }
+}
+
 fn context_block(state: &ResearchState) -> String {
-    let mut out = format!("Research question: {}\n", state.query);
+    let mut out = String::new();
+    if !state.context.is_empty() {
+        // A follow-up: the earlier turns of the session, so "it" and "they" resolve.
+        out.push_str(&format!(
+            "Earlier in this research session:\n{}\n\nThis is a follow-up question.\n",
+            state.context
+        ));
+    }
+    out.push_str(&format!("Research question: {}\n", state.query));
     if !state.clarification.is_empty() {
         out.push_str(&format!("Clarification: {}\n", state.clarification));
     }
@@ -188,7 +207,7 @@ pub(crate) async fn understand(state: Arc<ResearchState>, ctx: Ctx) -> NodeResul
         &ctx,
         "understand",
         prompts::UNDERSTAND.to_string(),
-        format!("Question: {}", state.query),
+        format!("{}Question: {}", follow_up_context(&state), state.query),
         600,
     )
     .await?;

@@ -258,6 +258,8 @@ research_graph::state! {
     pub struct ResearchState / ResearchUpdate {
         /// The user's question.
         pub query: String => Replace,
+        /// Earlier turns of the session (question and report summary) for a follow-up.
+        pub context: String => Replace,
         /// Single or multi agent (from the run configuration).
         pub mode: crate::Mode => Replace,
         /// Whether the run stops to ask the clarification question.
