@@ -408,7 +408,6 @@ impl Studio {
         }
         let now = self.clock.now_ms();
         let session_id = uuid::Uuid::now_v7().to_string();
-        let thread_id = ThreadId::new(uuid::Uuid::now_v7().to_string());
         let sessions = self.sessions()?;
         sessions.create(&SessionRecord {
             id: session_id.clone(),
@@ -427,14 +426,22 @@ impl Studio {
             allowed_hosts: request.allowed_hosts.clone(),
             searxng_url: request.searxng_url.clone(),
         };
+        let thread_id = self.register_run(&sessions, &saved)?;
+        Ok((session_id, thread_id))
+    }
+
+    /// Registers a new research thread of `saved.session_id` with what it needs to run.
+    fn register_run(&self, sessions: &Sessions, saved: &SavedRun) -> Result<ThreadId, ApiError> {
+        let now = self.clock.now_ms();
+        let thread_id = ThreadId::new(uuid::Uuid::now_v7().to_string());
         self.threads.insert(&ThreadRecord {
             thread_id: thread_id.to_string(),
             graph: research_pipeline::STANDARD.into(),
-            config: serde_json::to_value(&saved).map_err(storage)?,
+            config: serde_json::to_value(saved).map_err(storage)?,
             created_at_ms: now,
         })?;
-        sessions.add_run(&session_id, thread_id.as_str(), question, now)?;
-        Ok((session_id, thread_id))
+        sessions.add_run(&saved.session_id, thread_id.as_str(), &saved.question, now)?;
+        Ok(thread_id)
     }
 
     /// Asks a follow-up question in an existing session: a new run that knows the session's
@@ -483,21 +490,12 @@ impl Studio {
                 .unwrap_or_else(|| "(no report)".into());
             turns.push(format!("Question: {asked}\nAnswer (summary): {summary}"));
         }
-        let now = self.clock.now_ms();
-        let thread_id = ThreadId::new(uuid::Uuid::now_v7().to_string());
         let saved = SavedRun {
             question: question.to_string(),
             context: turns.join("\n\n"),
             ..previous
         };
-        self.threads.insert(&ThreadRecord {
-            thread_id: thread_id.to_string(),
-            graph: research_pipeline::STANDARD.into(),
-            config: serde_json::to_value(&saved).map_err(storage)?,
-            created_at_ms: now,
-        })?;
-        sessions.add_run(session_id, thread_id.as_str(), question, now)?;
-        Ok(thread_id)
+        self.register_run(&sessions, &saved)
     }
 
     fn saved_run(&self, thread: &ThreadId) -> Result<SavedRun, ApiError> {
@@ -603,23 +601,8 @@ impl Studio {
         let library = Arc::new(self.library()?);
         let library_has_folders = library.folders().map(|f| !f.is_empty()).unwrap_or(false);
         let search_settings = crate::search_settings(keys_store, saved.searxng_url.clone());
-        let mut names: Vec<String> = Vec::new();
-        for name in &saved.config.search {
-            let expanded = if name == "auto" {
-                let mut auto = crate::auto_providers(keys_store);
-                if library_has_folders {
-                    auto.push("local".into());
-                }
-                auto
-            } else {
-                vec![name.clone()]
-            };
-            for n in expanded {
-                if !names.contains(&n) {
-                    names.push(n);
-                }
-            }
-        }
+        let names =
+            crate::search::expand_providers(&saved.config.search, keys_store, library_has_folders);
         if names.is_empty() {
             return Err(ApiError::new(
                 ErrorCode::InvalidInput,

@@ -57,6 +57,33 @@ pub fn auto_providers(store: &dyn KeyStore) -> Vec<String> {
     }
 }
 
+/// The provider names a choice stands for: `auto` becomes the keyed providers with keys (else
+/// the keyless ones) plus the library when it has a folder; each name once, in order.
+pub(crate) fn expand_providers(
+    chosen: &[String],
+    store: &dyn KeyStore,
+    library_has_folders: bool,
+) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for name in chosen {
+        let expanded = if name == "auto" {
+            let mut auto = auto_providers(store);
+            if library_has_folders {
+                auto.push("local".to_string());
+            }
+            auto
+        } else {
+            vec![name.clone()]
+        };
+        for n in expanded {
+            if !names.contains(&n) {
+                names.push(n);
+            }
+        }
+    }
+    names
+}
+
 /// Search settings with keys from `store`.
 pub fn search_settings(store: &dyn KeyStore, searxng_url: Option<String>) -> SearchSettings {
     let mut settings = SearchSettings {
@@ -100,28 +127,9 @@ pub async fn search(
         .library
         .as_ref()
         .is_some_and(|l| l.folders().map(|f| !f.is_empty()).unwrap_or(false));
-    let auto = || {
-        let mut names = auto_providers(store);
-        if library_has_folders {
-            names.push("local".to_string());
-        }
-        names
-    };
-    let mut names: Vec<String> = Vec::new();
-    for name in &request.providers {
-        let expanded = if name == "auto" {
-            auto()
-        } else {
-            vec![name.clone()]
-        };
-        for n in expanded {
-            if !names.contains(&n) {
-                names.push(n);
-            }
-        }
-    }
+    let mut names = expand_providers(&request.providers, store, library_has_folders);
     if names.is_empty() {
-        names = auto();
+        names = expand_providers(&["auto".to_string()], store, library_has_folders);
     }
     let providers: Vec<std::sync::Arc<dyn SearchProvider>> = names
         .iter()

@@ -31,6 +31,23 @@ fn llm_error(e: LlmError) -> NodeError {
     NodeError::permanent(e)
 }
 
+/// The metered client for `role` and a request to it, shrunk to the model's context.
+fn request_for(
+    ctx: &Ctx,
+    role: &str,
+    system: String,
+    user: String,
+    max_tokens: u32,
+) -> (research_llm::Metered, ChatRequest) {
+    let client = ctx.config.models.for_role(role, ctx.node());
+    let user = fit_to_context(&client, &system, user, max_tokens);
+    let mut request =
+        ChatRequest::new(vec![Message::system(system), Message::user(user)]).purpose(role);
+    request.max_tokens = Some(max_tokens);
+    request.temperature = Some(0.2);
+    (client, request)
+}
+
 /// The extraction schema for a text of `sentences` numbered sentences.
 fn extract_schema(
     sentences: usize,
@@ -74,12 +91,7 @@ async fn ask_schema<T: DeserializeOwned>(
     max_tokens: u32,
     schema: research_llm::OutputSchema,
 ) -> Result<T, NodeError> {
-    let client = ctx.config.models.for_role(role, ctx.node());
-    let user = fit_to_context(&client, &system, user, max_tokens);
-    let mut request =
-        ChatRequest::new(vec![Message::system(system), Message::user(user)]).purpose(role);
-    request.max_tokens = Some(max_tokens);
-    request.temperature = Some(0.2);
+    let (client, request) = request_for(ctx, role, system, user, max_tokens);
     let value = match research_llm::generate_json(&client, request, schema, None).await {
         Ok(answer) => answer.value,
         // Out-of-range numbers in an otherwise readable answer: keep it, the caller filters.
@@ -106,12 +118,7 @@ async fn ask_or<T: JsonSchema + DeserializeOwned>(
     user: String,
     max_tokens: u32,
 ) -> Result<(Option<T>, Vec<Warning>), NodeError> {
-    let client = ctx.config.models.for_role(role, ctx.node());
-    let user = fit_to_context(&client, &system, user, max_tokens);
-    let mut request =
-        ChatRequest::new(vec![Message::system(system), Message::user(user)]).purpose(role);
-    request.max_tokens = Some(max_tokens);
-    request.temperature = Some(0.2);
+    let (client, request) = request_for(ctx, role, system, user, max_tokens);
     match research_llm::generate::<T>(&client, request, None).await {
         Ok(answer) => Ok((Some(answer.value), Vec::new())),
         Err(e @ LlmError::InvalidOutput { .. }) => Ok((
