@@ -585,3 +585,46 @@ fn a_follow_up_continues_the_session() {
     let missing = research(&["run", "x?", "--follow-up", "nope", "--no-input"], &db);
     assert_eq!(missing.status.code(), Some(3));
 }
+
+/// At a terminal the run asks its questions itself: `script` gives the process a pseudo-terminal
+/// and types the answers (option 2 of the clarification, then approve the plan and the report).
+#[test]
+fn an_interactive_terminal_is_asked_the_questions() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db.sqlite");
+    library(&db);
+    let script = ambiguous_script(dir.path());
+    let command = format!(
+        "{BIN} run '{QUESTION}' --llm {script} --search local --review clarify,plan,report --db {}",
+        db.display()
+    );
+    let mut child = Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("script (util-linux) runs");
+    use std::io::Write;
+    child
+        .stdin
+        .as_mut()
+        .unwrap()
+        .write_all(b"2\ny\ny\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("Which aspect of honeybees?"), "{text}");
+    assert!(
+        text.contains("Approve the plan?") && text.contains("Approve the report?"),
+        "{text}"
+    );
+    assert!(
+        text.contains("clarification: Colony organisation"),
+        "option 2 was taken: {text}"
+    );
+    assert!(
+        text.contains("done: 3 sources"),
+        "the run finished after the approval: {text}"
+    );
+}
