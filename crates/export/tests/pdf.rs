@@ -150,7 +150,7 @@ fn english_and_japanese_text_links_and_tables_come_out() {
 fn a_long_report_exports() {
     let dir = tempfile::tempdir().unwrap();
     let bytes = renderer()
-        .render(&report(120), PdfOptions::default())
+        .render(&report(160), PdfOptions::default())
         .unwrap();
     let file = dir.path().join("long.pdf");
     std::fs::write(&file, &bytes).unwrap();
