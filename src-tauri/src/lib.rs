@@ -1,93 +1,173 @@
 //! The Research Studio desktop shell: glue between the web UI and `research-api`.
 //!
-//! Commands are thin: take the arguments, call the API, map the error to `{code, message}`.
-//! Run progress streams to the page over a `tauri::ipc::Channel` owned by that one call.
+//! Commands (in [`commands`]) are thin: take the arguments, call the API, map the error to
+//! `{code, message}`. A run's progress streams to the page over a `tauri::ipc::Channel` owned by
+//! that one call; native dialogs are shown from Rust ([`dialogs`]), so the page needs no
+//! permission beyond its own commands and the menu event.
 
+pub mod commands;
+pub mod dialogs;
+
+use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
-use research_api::{
-    demo::DemoConfig, ApiError, AppInfo, CancellationToken, ErrorCode, Event, EventSink, RunReport,
-    Studio,
-};
-use tauri::ipc::Channel;
-use tauri::Manager;
+use anyhow::Context;
+use research_api::{KeyStore, MemoryKeys, OsKeychain, Studio};
+use tauri::menu::{Menu, MenuItem, PredefinedMenuItem, Submenu};
+use tauri::{Emitter, Manager, Runtime};
 
-/// What every command can reach.
-struct AppState {
-    studio: Studio,
-}
-
-/// Forwards engine events to the page.
-struct ChannelSink(Channel<Event>);
-
-impl EventSink for ChannelSink {
-    fn emit(&self, event: Event) {
-        // A closed page cannot receive; the run itself goes on and is saved.
-        let _ = self.0.send(event);
-    }
-}
-
-#[tauri::command]
-fn app_info(state: tauri::State<'_, AppState>) -> AppInfo {
-    AppInfo {
-        db_path: state.studio.db_path().display().to_string(),
-        autorun_demo: std::env::var_os("RESEARCH_STUDIO_AUTORUN_DEMO").is_some(),
-    }
-}
-
-#[tauri::command]
-async fn run_demo(
-    state: tauri::State<'_, AppState>,
-    workers: u32,
-    concurrency: u32,
-    task_ms: u64,
-    on_event: Channel<Event>,
-) -> Result<RunReport, ApiError> {
-    let studio = &state.studio;
-    let thread = studio.create_demo(DemoConfig {
-        workers,
-        concurrency,
-        task_ms,
-        exec_log: None,
-    })?;
-    let report = studio
-        .run(
-            &thread,
-            Some(Arc::new(ChannelSink(on_event))),
-            CancellationToken::new(),
-        )
-        .await?;
-    tracing::info!(thread = %thread, status = ?report.status, "demo run ended");
-    // The smoke test waits for this line on stderr.
-    eprintln!("research-studio: demo run {thread} {:?}", report.status);
-    Ok(report)
-}
+use commands::AppState;
 
 fn db_path() -> Option<PathBuf> {
     std::env::var_os("RESEARCH_STUDIO_DB").map(PathBuf::from)
 }
 
+/// Logs to stderr and to daily files in the app's log folder (a week kept).
+fn init_logging(dir: &std::path::Path) -> anyhow::Result<()> {
+    use tracing_subscriber::prelude::*;
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let files = tracing_appender::rolling::Builder::new()
+        .rotation(tracing_appender::rolling::Rotation::DAILY)
+        .max_log_files(7)
+        .filename_prefix("research-studio")
+        .filename_suffix("log")
+        .build(dir)
+        .context("opening the log file")?;
+    let filter = || {
+        tracing_subscriber::EnvFilter::try_from_env("RESEARCH_LOG")
+            .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"))
+    };
+    let _ = tracing_subscriber::registry()
+        .with(
+            tracing_subscriber::fmt::layer()
+                .with_writer(std::io::stderr)
+                .with_filter(tracing_subscriber::EnvFilter::from_env("RESEARCH_LOG")),
+        )
+        .with(
+            tracing_subscriber::fmt::layer()
+                .with_ansi(false)
+                .with_writer(files)
+                .with_filter(filter()),
+        )
+        .try_init();
+    Ok(())
+}
+
+/// The app menu: the page acts on its items (and on the same shortcuts typed in the page).
+fn menu<R: Runtime>(app: &tauri::AppHandle<R>) -> tauri::Result<Menu<R>> {
+    let item = |id: &str, text: &str, accel: &str| {
+        MenuItem::with_id(app, id, text, true, Some(accel))
+    };
+    let file = Submenu::with_items(
+        app,
+        "File",
+        true,
+        &[
+            &item("new-research", "New research", "CmdOrCtrl+N")?,
+            &item("export-md", "Export as Markdown…", "CmdOrCtrl+E")?,
+            &item("export-pdf", "Export as PDF…", "CmdOrCtrl+Shift+E")?,
+            &PredefinedMenuItem::separator(app)?,
+            &item("library", "Library", "CmdOrCtrl+L")?,
+            &item("settings", "Settings", "CmdOrCtrl+,")?,
+            &PredefinedMenuItem::separator(app)?,
+            &PredefinedMenuItem::quit(app, None)?,
+        ],
+    )?;
+    let edit = Submenu::with_items(
+        app,
+        "Edit",
+        true,
+        &[
+            &PredefinedMenuItem::undo(app, None)?,
+            &PredefinedMenuItem::redo(app, None)?,
+            &PredefinedMenuItem::separator(app)?,
+            &PredefinedMenuItem::cut(app, None)?,
+            &PredefinedMenuItem::copy(app, None)?,
+            &PredefinedMenuItem::paste(app, None)?,
+            &PredefinedMenuItem::select_all(app, None)?,
+        ],
+    )?;
+    Menu::with_items(app, &[&file, &edit])
+}
+
 /// Starts the app.
 pub fn run() {
-    tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::from_env("RESEARCH_LOG"))
-        .with_writer(std::io::stderr)
-        .init();
     let result = tauri::Builder::default()
+        // First: a second launch focuses the running window instead of opening another.
+        .plugin(tauri_plugin_single_instance::init(|app, _args, _cwd| {
+            if let Some(w) = app.get_webview_window("main") {
+                let _ = w.unminimize();
+                let _ = w.set_focus();
+            }
+        }))
+        .plugin(tauri_plugin_window_state::Builder::default().build())
         .plugin(tauri_plugin_dialog::init())
         .plugin(tauri_plugin_store::Builder::default().build())
+        .plugin(tauri_plugin_opener::init())
+        .plugin(tauri_plugin_notification::init())
+        .menu(menu)
+        .on_menu_event(|app, event| {
+            let _ = app.emit_to("main", "menu", event.id().0.as_str());
+        })
         .setup(|app| {
-            let studio = Studio::open(db_path().as_deref()).map_err(|e| {
-                ApiError::new(
-                    ErrorCode::Storage,
-                    format!("Research Studio could not open its database: {}", e.message),
-                )
-            })?;
-            app.manage(AppState { studio });
+            let log_dir = app
+                .path()
+                .app_log_dir()
+                .unwrap_or_else(|_| std::env::temp_dir().join("research-studio-logs"));
+            if let Err(e) = init_logging(&log_dir) {
+                eprintln!("research-studio: logging to files is off: {e:#}");
+            }
+            let studio = Studio::open(db_path().as_deref())
+                .map_err(|e| anyhow::anyhow!("Research Studio could not open its database: {}", e.message))?;
+            let keychain = research_api::probe_keychain();
+            let keys: Arc<dyn KeyStore> = if keychain.available {
+                Arc::new(OsKeychain)
+            } else {
+                tracing::warn!("no OS keychain: {}", keychain.detail);
+                Arc::new(MemoryKeys::default())
+            };
+            tracing::info!(db = %studio.db_path().display(), keychain = keychain.available, "Research Studio started");
+            app.manage(AppState {
+                studio,
+                keys,
+                keychain,
+                log_dir,
+                runs: Mutex::new(HashMap::new()),
+            });
             Ok(())
         })
-        .invoke_handler(tauri::generate_handler![app_info, run_demo])
+        .invoke_handler(tauri::generate_handler![
+            commands::app_info,
+            commands::graph_outline,
+            commands::estimate_run,
+            commands::create_research,
+            commands::follow_up,
+            commands::run_research,
+            commands::cancel_run,
+            commands::running,
+            commands::pending_question,
+            commands::ask_native,
+            commands::list_sessions,
+            commands::session,
+            commands::rename_session,
+            commands::delete_session,
+            commands::source_text,
+            commands::export_report,
+            commands::open_external,
+            commands::get_settings,
+            commands::set_setting,
+            commands::list_keys,
+            commands::set_key,
+            commands::delete_key,
+            commands::provider_status,
+            commands::test_connection,
+            commands::library_folders,
+            commands::library_add,
+            commands::library_remove,
+            commands::library_reindex,
+            commands::choose_model_file,
+        ])
         .run(tauri::generate_context!());
     if let Err(e) = result {
         eprintln!("research-studio: {e}");

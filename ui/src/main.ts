@@ -1,89 +1,1005 @@
-import { Channel, invoke } from "@tauri-apps/api/core";
-import type { ApiError, AppInfo, Event, JsonValue, RunReport } from "./types";
+import { Channel } from "@tauri-apps/api/core";
+import { listen } from "@tauri-apps/api/event";
+import { api, humanError } from "./api";
+import { citationInfo, claimsBySource, findQuote, sourceLabel, verificationWords } from "./citations";
+import { applyEvent, emptyLive, formatUsage, nodeWords, stuckNotice, type LiveState } from "./live";
+import type {
+  Answer, AppInfo, DialogAnswer, Event, IndexReport, Mode, PendingQuestion, ResearchOutcome, ResearchRequest,
+  RunConfig, SessionDetail, SessionRecord, Settings,
+} from "./types";
 
-const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
-const form = $<HTMLFormElement>("demo-form");
-const runButton = $<HTMLButtonElement>("run");
-const statusLine = $<HTMLParagraphElement>("status");
-const timeline = $<HTMLOListElement>("timeline");
-const bar = $<HTMLDivElement>("bar");
+const $ = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T;
+const el = <K extends keyof HTMLElementTagNameMap>(tag: K, props: Partial<HTMLElementTagNameMap[K]> = {}, ...children: (Node | string)[]) => {
+  const node = document.createElement(tag);
+  Object.assign(node, props);
+  node.append(...children);
+  return node;
+};
 
-function setStatus(text: string, kind: "" | "error" | "done" = "") {
-  statusLine.textContent = text;
-  statusLine.className = `status ${kind}`;
+// ---------- app state ----------
+let info: AppInfo | null = null;
+let settings: Settings | null = null;
+let current: { sessionId: string; threadId: string | null; detail: SessionDetail | null } | null = null;
+let live: LiveState | null = null;
+let liveModel = "the model";
+let pending: PendingQuestion | null = null;
+let needsTextKind: string | null = null;
+const runningThreads = new Set<string>();
+
+// ---------- small UI helpers ----------
+let toastTimer = 0;
+function toast(text: string, kind: "error" | "info" = "error") {
+  const t = $("toast");
+  t.textContent = text;
+  t.className = `toast ${kind}`;
+  t.hidden = false;
+  window.clearTimeout(toastTimer);
+  toastTimer = window.setTimeout(() => (t.hidden = true), kind === "error" ? 9000 : 4000);
 }
 
-function addRow(step: string, node: string, text: string) {
-  const li = document.createElement("li");
-  for (const [cls, value] of [["step", step], ["node", node], ["text", text]]) {
-    const span = document.createElement("span");
-    span.className = cls;
-    span.textContent = value;
-    li.appendChild(span);
-  }
-  timeline.appendChild(li);
-  li.scrollIntoView({ block: "nearest" });
+const VIEWS = ["view-onboarding", "view-new", "view-session", "view-library", "view-settings"];
+function show(view: string) {
+  for (const v of VIEWS) $(v).hidden = v !== view;
+  closePopover();
 }
 
-function field(value: JsonValue, key: string): string | undefined {
-  if (value !== null && typeof value === "object" && !Array.isArray(value)) {
-    const v = value[key];
-    return typeof v === "string" ? v : undefined;
-  }
-  return undefined;
+function setBusy(button: HTMLButtonElement, busy: boolean) {
+  button.disabled = busy;
+  button.setAttribute("aria-busy", String(busy));
 }
 
-function isApiError(e: unknown): e is ApiError {
-  return typeof e === "object" && e !== null && "code" in e && "message" in e;
-}
+// ---------- sessions sidebar ----------
+const STATUS_WORDS: Record<string, string> = {
+  running: "unfinished", waiting: "needs your answer", interrupted: "paused", failed: "stopped",
+  finished: "", cancelled: "cancelled", rejected: "rejected",
+};
 
-async function runDemo() {
-  const workers = Number($<HTMLInputElement>("workers").value);
-  const concurrency = Number($<HTMLInputElement>("concurrency").value);
-  const taskMs = Number($<HTMLInputElement>("task-ms").value);
-  timeline.replaceChildren();
-  bar.style.width = "0";
-  runButton.disabled = true;
-  setStatus("Running…");
-  let finished = 0;
-  const onEvent = new Channel<Event>();
-  onEvent.onmessage = (event) => {
-    if (event.type === "node_finished") {
-      if (event.node === "worker") {
-        finished += 1;
-        bar.style.width = `${Math.min(100, (100 * finished) / workers)}%`;
-      }
-      addRow(`step ${event.step}`, event.node, event.node === "worker" ? `task ${event.task} finished` : "finished");
-    } else if (event.type === "node_retrying") {
-      addRow("", event.node, `retrying: ${event.error}`);
-    } else if (event.type === "run_failed") {
-      setStatus(event.error, "error");
-    }
-  };
+async function refreshSessions() {
+  const text = $<HTMLInputElement>("session-search").value.trim();
+  let list: SessionRecord[];
   try {
-    const report = await invoke<RunReport>("run_demo", { workers, concurrency, taskMs, onEvent });
-    const summary = field(report.state, "summary") ?? report.status;
-    setStatus(`Done: ${summary}.`, "done");
+    list = await api.listSessions(text || null);
   } catch (e) {
-    setStatus(isApiError(e) ? e.message : String(e), "error");
-  } finally {
-    runButton.disabled = false;
+    toast(humanError(e));
+    return;
+  }
+  const ul = $("sessions");
+  ul.replaceChildren();
+  if (!list.length) {
+    ul.append(el("li", { className: "empty" }, text ? "No session matches." : "No sessions yet."));
+  }
+  for (const s of list) {
+    const running = current?.sessionId === s.id && current.threadId !== null && runningThreads.has(current.threadId);
+    const status = running ? "running now" : STATUS_WORDS[s.status] ?? s.status;
+    const button = el("button", { className: "session-link", title: s.question },
+      el("span", { className: "session-title" }, s.title),
+      el("span", { className: `badge ${status ? "on" : ""}` }, status));
+    button.addEventListener("click", () => void openSession(s.id));
+    const li = el("li", {}, button);
+    li.dataset.session = s.id;
+    li.dataset.status = s.status;
+    if (current?.sessionId === s.id) li.classList.add("current");
+    ul.append(li);
   }
 }
 
-form.addEventListener("submit", (e) => {
-  e.preventDefault();
-  void runDemo();
-});
+// ---------- new research ----------
+function readConfig(): RunConfig {
+  const v = (id: string) => $<HTMLInputElement>(id).value.trim();
+  const model = v("llm") || settings?.default_model || "";
+  const fast = v("fast-llm") || settings?.fast_model || null;
+  const cost = Number(v("budget-cost"));
+  return {
+    mode: v("mode") as Mode,
+    depth: v("depth") as RunConfig["depth"],
+    structure: v("structure") as RunConfig["structure"],
+    models: { model, fast_model: fast, roles: {} },
+    system_prompt: null,
+    max_iterations: null,
+    min_coverage: 0.7,
+    search: (v("search") || "auto").split(",").map((s) => s.trim()).filter(Boolean),
+    budget: { max_calls: null, max_tokens: null, max_cost_usd: v("budget-cost") && cost > 0 ? cost : null },
+    review: {
+      clarify: $<HTMLInputElement>("review-clarify").checked,
+      plan: $<HTMLInputElement>("review-plan").checked,
+      report: $<HTMLInputElement>("review-report").checked,
+    },
+    no_input: false,
+    language: v("language") || null,
+  };
+}
+
+let estimateTimer = 0;
+function scheduleEstimate() {
+  window.clearTimeout(estimateTimer);
+  estimateTimer = window.setTimeout(async () => {
+    const config = readConfig();
+    const out = $("estimate");
+    if (!config.models.model) {
+      out.textContent = "Choose a model (or set a default in Settings) to start.";
+      return;
+    }
+    try {
+      const e = await api.estimate(config);
+      const cost = e.cost_usd === null ? "cost unknown for this model" : e.cost_usd === 0 ? "no cost (local model)" : `about $${e.cost_usd.toFixed(e.cost_usd < 0.1 ? 3 : 2)}`;
+      out.textContent = `Estimate: about ${e.calls} model calls, ${Math.round(e.tokens / 1000)}k tokens, ${cost}.`;
+    } catch (err) {
+      out.textContent = humanError(err);
+    }
+  }, 150);
+}
+
+function updateQuestionCount() {
+  const q = $<HTMLTextAreaElement>("question").value;
+  const n = [...q].length;
+  $("question-count").textContent = n > 3500 ? `${n} / 4000 characters` : "";
+}
+
+async function startResearch() {
+  const question = $<HTMLTextAreaElement>("question").value.trim();
+  if (!question) {
+    toast("Type a question first.");
+    $("question").focus();
+    return;
+  }
+  const config = readConfig();
+  if (!config.models.model) {
+    toast("No model is chosen: enter one, or set a default model in Settings.");
+    $("llm").focus();
+    return;
+  }
+  const request: ResearchRequest = { question, config, allowed_hosts: [], searxng_url: null };
+  const start = $<HTMLButtonElement>("start");
+  setBusy(start, true);
+  try {
+    const started = await api.createResearch(request);
+    $<HTMLTextAreaElement>("question").value = "";
+    updateQuestionCount();
+    current = { sessionId: started.session_id, threadId: started.thread_id, detail: null };
+    liveModel = config.models.model;
+    await showSessionShell(started.session_id, question, config.mode);
+    await refreshSessions();
+    await drive(started.thread_id, null);
+  } catch (e) {
+    toast(humanError(e));
+  } finally {
+    setBusy(start, false);
+  }
+}
+
+// ---------- a session ----------
+function selectTab(tab: "report" | "sources" | "method") {
+  for (const t of ["report", "sources", "method"]) {
+    $(`tab-${t}`).setAttribute("aria-selected", String(t === tab));
+    $(`panel-${t}`).hidden = t !== tab;
+  }
+}
+
+async function showSessionShell(sessionId: string, title: string, mode: Mode) {
+  show("view-session");
+  $("session-title").textContent = title;
+  $("report").replaceChildren();
+  $("stream").textContent = "";
+  $("stream").hidden = true;
+  $("sources-body").replaceChildren();
+  $("method").replaceChildren();
+  $("answer-panel").hidden = true;
+  selectTab("report");
+  await drawGraph(mode);
+  $("live").hidden = false;
+  current = current?.sessionId === sessionId ? current : { sessionId, threadId: null, detail: null };
+}
+
+async function drawGraph(mode: Mode) {
+  const ol = $("graph");
+  ol.replaceChildren();
+  try {
+    const outline = await api.graphOutline(mode);
+    for (const node of outline.nodes) {
+      const li = el("li", { title: nodeWords(node) }, node.replace(/_/g, " "));
+      li.dataset.node = node;
+      ol.append(li);
+    }
+  } catch (e) {
+    toast(humanError(e));
+  }
+}
+
+function renderLive() {
+  if (!live) return;
+  for (const li of $("graph").querySelectorAll<HTMLLIElement>("li")) {
+    const node = li.dataset.node ?? "";
+    li.classList.toggle("active", live.active.has(node));
+    li.classList.toggle("done", live.done.has(node) && !live.active.has(node));
+    if (live.active.has(node)) li.setAttribute("aria-current", "step");
+    else li.removeAttribute("aria-current");
+  }
+  $("run-status").textContent = live.activity + (live.coverage !== null ? ` · coverage ${Math.round(live.coverage * 100)}% after round ${live.iteration}` : "");
+  $("usage").textContent = formatUsage(live.calls, live.tokens, live.costUsd);
+  const workers = $("workers");
+  workers.replaceChildren();
+  for (const w of live.workers.values()) {
+    const bar = el("progress", { max: 1, value: w.done ? 1 : Math.min(0.9, 0.15 + 0.25 * w.searches + 0.1 * w.pagesRead) });
+    bar.setAttribute("aria-label", `Worker ${w.task + 1}`);
+    workers.append(el("div", { className: `worker ${w.done ? "done" : ""}` },
+      el("span", { className: "worker-name" }, `Worker ${w.task + 1}`), bar,
+      el("span", { className: "worker-activity" }, w.activity)));
+  }
+  const list = $("live-sources");
+  if (list.childElementCount !== live.sources.length) {
+    list.replaceChildren(...live.sources.map((s) => el("li", {}, `${displayUrl(s.url)} — ${s.facts} fact${s.facts === 1 ? "" : "s"}`)));
+    $("live-sources-count").textContent = String(live.sources.length);
+  }
+  const stream = $("stream");
+  if (live.stream) {
+    stream.hidden = false;
+    if (stream.textContent !== live.stream) {
+      stream.textContent = live.stream;
+    }
+  }
+}
+
+function displayUrl(url: string): string {
+  return url.startsWith("file://") ? decodeURIComponent(url.slice(7)) : url;
+}
+
+let stuckTimer = 0;
+function setRunning(threadId: string, on: boolean) {
+  if (on) runningThreads.add(threadId);
+  else runningThreads.delete(threadId);
+  const mine = current?.threadId === threadId;
+  if (!mine) return;
+  $<HTMLButtonElement>("cancel").hidden = !on;
+  $<HTMLButtonElement>("cancel").disabled = false;
+  $("resume").hidden = true;
+  $("answer-now").hidden = true;
+  window.clearInterval(stuckTimer);
+  $("stuck").hidden = true;
+  if (on) {
+    stuckTimer = window.setInterval(() => {
+      if (!live) return;
+      const notice = stuckNotice(live, Date.now());
+      $("stuck").hidden = notice === null;
+      $("stuck").textContent = notice ?? "";
+    }, 2000);
+  }
+}
+
+/** Runs a thread until it finishes, waits for an answer, is cancelled or fails. */
+async function drive(threadId: string, answer: Answer | null) {
+  if (!current) return;
+  current.threadId = threadId;
+  live = emptyLive(Date.now());
+  $("stream").textContent = "";
+  $("answer-panel").hidden = true;
+  const channel = new Channel<Event>();
+  let frame = 0;
+  channel.onmessage = (event) => {
+    if (!live || current?.threadId !== threadId) return;
+    applyEvent(live, event, Date.now(), liveModel);
+    if (!frame) frame = requestAnimationFrame(() => { frame = 0; renderLive(); });
+  };
+  setRunning(threadId, true);
+  renderLive();
+  void refreshSessions();
+  let outcome: ResearchOutcome;
+  try {
+    outcome = await api.runResearch(threadId, answer, channel);
+  } catch (e) {
+    setRunning(threadId, false);
+    if (current?.threadId === threadId) {
+      $("run-status").textContent = humanError(e);
+      $("run-status").classList.add("error");
+      $("resume").hidden = false;
+    }
+    toast(humanError(e));
+    void refreshSessions();
+    return;
+  }
+  setRunning(threadId, false);
+  $("run-status").classList.remove("error");
+  void refreshSessions();
+  if (current?.threadId !== threadId) return;
+  renderLive();
+  if (outcome.status === "waiting" && outcome.question) {
+    pending = outcome.question;
+    $("run-status").textContent = "Waiting for your answer.";
+    $("answer-now").hidden = false;
+    if (outcome.question.question.type === "report_review") {
+      await loadSession(outcome.session_id, outcome.result.report);
+    }
+    await askPending();
+  } else if (outcome.status === "interrupted") {
+    $("run-status").textContent = "Cancelled. Everything done so far is saved; Resume continues from there.";
+    $("resume").hidden = false;
+  } else {
+    $("live").hidden = true;
+    await loadSession(outcome.session_id);
+    if (outcome.result.report) toast("The report is ready.", "info");
+  }
+}
+
+async function askPending() {
+  if (!pending || !current?.threadId) return;
+  let reply: DialogAnswer;
+  try {
+    reply = await api.askNative(pending);
+  } catch (e) {
+    toast(humanError(e));
+    return;
+  }
+  if (reply.type === "answer") {
+    pending = null;
+    await drive(current.threadId, reply.answer);
+  } else if (reply.type === "needs_text") {
+    showAnswerPanel(reply.kind);
+  } else {
+    $("run-status").textContent = "Waiting for your answer: choose Answer… when you are ready.";
+  }
+}
+
+function showAnswerPanel(kind: string) {
+  if (!pending) return;
+  needsTextKind = kind;
+  const q = pending.question;
+  const panel = $("answer-panel");
+  const options = $("answer-options");
+  options.replaceChildren();
+  const free = $<HTMLTextAreaElement>("free-answer");
+  free.value = "";
+  if (q.type === "clarify") {
+    $("answer-title").textContent = "Clarify the question";
+    $("answer-text").textContent = q.question;
+    $("free-answer-label").textContent = "Or describe what you mean";
+    for (const o of q.options) {
+      const b = el("button", { type: "button", className: "option" }, o);
+      b.addEventListener("click", () => void submitAnswer({ type: "clarify", text: o }));
+      options.append(b);
+    }
+  } else if (q.type === "plan_review") {
+    $("answer-title").textContent = "Edit the plan";
+    $("answer-text").textContent = "One research question per line; then a line with “---”; then one search per line.";
+    $("free-answer-label").textContent = "Plan";
+    free.value = `${q.plan.questions.join("\n")}\n---\n${q.plan.searches.join("\n")}`;
+  } else {
+    const revise = kind === "revise_report";
+    $("answer-title").textContent = revise ? "Request changes" : "Reject the report";
+    $("answer-text").textContent = revise ? "What should the writer change? It revises the report once." : "Why? The reason is kept with the session.";
+    $("free-answer-label").textContent = revise ? "Feedback" : "Reason";
+  }
+  panel.hidden = false;
+  free.focus();
+}
+
+async function submitAnswer(answer?: Answer) {
+  if (!pending || !current?.threadId) return;
+  const text = $<HTMLTextAreaElement>("free-answer").value.trim();
+  const q = pending.question;
+  if (!answer) {
+    if (!text) {
+      toast("Type your answer first.");
+      return;
+    }
+    if (q.type === "clarify") answer = { type: "clarify", text };
+    else if (q.type === "plan_review") {
+      const [qs, ss = ""] = text.split(/^---$/m);
+      const lines = (s: string) => s.split("\n").map((l) => l.trim()).filter(Boolean);
+      const questions = lines(qs);
+      if (!questions.length) {
+        toast("The plan needs at least one research question.");
+        return;
+      }
+      answer = { type: "edit_plan", plan: { questions, aspects: q.plan.aspects, searches: lines(ss).length ? lines(ss) : q.plan.searches } };
+    } else {
+      answer = needsTextKind === "reject_report" ? { type: "reject_report", reason: text } : { type: "revise_report", feedback: text };
+    }
+  }
+  pending = null;
+  $("answer-panel").hidden = true;
+  $("live").hidden = false;
+  await drive(current.threadId, answer);
+}
+
+async function openSession(id: string) {
+  current = { sessionId: id, threadId: null, detail: null };
+  show("view-session");
+  $("live").hidden = true;
+  $("answer-panel").hidden = true;
+  $("stream").hidden = true;
+  await loadSession(id);
+  await refreshSessions();
+  const detail = current?.detail;
+  if (!detail) return;
+  const lastRun = detail.runs[detail.runs.length - 1]?.[0] ?? null;
+  if (!lastRun) return;
+  current.threadId = lastRun;
+  const status = detail.session.status;
+  if (runningThreads.has(lastRun)) {
+    $("live").hidden = false;
+    return;
+  }
+  if (status === "waiting") {
+    const q = await api.pendingQuestion(lastRun).catch(() => null);
+    if (q) {
+      pending = q;
+      await drawGraph(modeOf(detail));
+      $("live").hidden = false;
+      $<HTMLButtonElement>("cancel").hidden = true;
+      $("run-status").textContent = "This run waits for your answer.";
+      $("answer-now").hidden = false;
+      await askPending();
+    }
+  } else if (["running", "interrupted", "failed"].includes(status)) {
+    await drawGraph(modeOf(detail));
+    $("live").hidden = false;
+    $<HTMLButtonElement>("cancel").hidden = true;
+    $("run-status").textContent = status === "failed" ? "This run stopped on an error. Resume continues from the last saved step." : "This run did not finish. Resume continues from the last saved step.";
+    $("resume").hidden = false;
+  }
+}
+
+function modeOf(detail: SessionDetail): Mode {
+  const config = detail.session.config as { mode?: Mode } | null;
+  return config?.mode === "multi" ? "multi" : "single";
+}
+
+async function loadSession(id: string, draft?: string) {
+  let detail: SessionDetail;
+  try {
+    detail = await api.session(id);
+  } catch (e) {
+    toast(humanError(e));
+    return;
+  }
+  if (current?.sessionId !== id) return;
+  current.detail = detail;
+  $("session-title").textContent = detail.session.title;
+  const report = $("report");
+  if (detail.report_html) {
+    report.innerHTML = detail.report_html; // comrak's output with raw HTML disabled
+    decorateReport(report);
+    $("stream").hidden = true;
+  } else if (draft) {
+    $("stream").textContent = draft;
+    $("stream").hidden = false;
+  } else {
+    report.replaceChildren(el("p", { className: "placeholder" }, "No report yet."));
+  }
+  renderSources(detail);
+  renderMethod(detail);
+  const hasReport = detail.reports.length > 0;
+  $<HTMLButtonElement>("export-md").disabled = !hasReport;
+  $<HTMLButtonElement>("export-pdf").disabled = !hasReport;
+}
+
+function decorateReport(root: HTMLElement) {
+  for (const a of root.querySelectorAll<HTMLAnchorElement>("a")) {
+    const href = a.getAttribute("href") ?? "";
+    const m = /^#cite-(\d+)$/.exec(href);
+    if (m) {
+      a.classList.add("cite");
+      a.dataset.source = m[1];
+      a.setAttribute("role", "button");
+      a.setAttribute("aria-haspopup", "dialog");
+      a.addEventListener("click", (e) => {
+        e.preventDefault();
+        openPopover(a, Number(m[1]));
+      });
+      a.addEventListener("mouseenter", () => openPopover(a, Number(m[1])));
+    } else if (/^(https?|mailto|file):/i.test(href)) {
+      a.classList.add("external");
+      a.addEventListener("click", (e) => {
+        e.preventDefault();
+        api.openExternal(href).catch((err) => toast(humanError(err)));
+      });
+    } else {
+      a.addEventListener("click", (e) => e.preventDefault());
+    }
+  }
+}
+
+// ---------- citation popover and source viewer ----------
+let popoverFor: HTMLElement | null = null;
+function openPopover(anchor: HTMLElement, n: number) {
+  const detail = current?.detail;
+  if (!detail) return;
+  const c = citationInfo(n, detail.sources, detail.evidence, detail.claims);
+  const pop = $("cite-popover");
+  pop.replaceChildren();
+  const title = c.source ? sourceLabel(c.source) : `Source ${n}`;
+  pop.append(el("div", { className: "source-title" }, `[${n}] ${title}`));
+  if (c.source) pop.append(el("div", { className: "source-url" }, displayUrl(c.source.url)));
+  pop.append(el("div", { className: `verify-state ${c.state}` }, verificationWords(c.state)));
+  for (const q of c.quotes.slice(0, 3)) {
+    const b = el("blockquote", { className: "quote" }, `“${q.quote}”`);
+    pop.append(b);
+  }
+  if (c.quotes.length > 3) pop.append(el("div", { className: "more" }, `and ${c.quotes.length - 3} more quotes`));
+  if (c.source) {
+    const src = c.source;
+    const open = el("button", { className: "open-source" }, "Show in source");
+    open.addEventListener("click", () => void openSource(src.sha256, sourceLabel(src), src.url, c.quotes[0]?.quote ?? ""));
+    const ext = el("button", { className: "open-link" }, src.url.startsWith("file://") ? "Show file" : "Open page");
+    ext.addEventListener("click", () => api.openExternal(src.url).catch((err) => toast(humanError(err))));
+    pop.append(el("div", { className: "actions" }, open, ext));
+  }
+  const r = anchor.getBoundingClientRect();
+  pop.hidden = false;
+  const width = Math.min(420, window.innerWidth - 24);
+  pop.style.width = `${width}px`;
+  pop.style.left = `${Math.max(12, Math.min(r.left, window.innerWidth - width - 12))}px`;
+  const below = r.bottom + 8;
+  pop.style.top = `${below + pop.offsetHeight > window.innerHeight ? Math.max(8, r.top - pop.offsetHeight - 8) : below}px`;
+  popoverFor = anchor;
+}
+
+function closePopover() {
+  $("cite-popover").hidden = true;
+  popoverFor = null;
+}
+
+let viewerUrl = "";
+async function openSource(sha256: string, title: string, url: string, quote: string) {
+  closePopover();
+  let text: string;
+  try {
+    text = await api.sourceText(sha256);
+  } catch (e) {
+    toast(humanError(e));
+    return;
+  }
+  viewerUrl = url;
+  $("source-viewer-title").textContent = title;
+  const box = $("source-text");
+  const at = quote ? findQuote(text, quote) : null;
+  if (at) {
+    const mark = el("mark", {}, text.slice(at[0], at[1]));
+    box.replaceChildren(text.slice(0, at[0]), mark, text.slice(at[1]));
+  } else {
+    box.replaceChildren(text);
+  }
+  $("source-viewer").hidden = false;
+  $("source-viewer-close").focus();
+  box.querySelector("mark")?.scrollIntoView({ block: "center" });
+}
+
+// ---------- sources and method ----------
+function renderSources(detail: SessionDetail) {
+  const body = $("sources-body");
+  body.replaceChildren();
+  const byClaims = claimsBySource(detail.evidence, detail.claims);
+  for (const s of detail.sources) {
+    const quotes = detail.evidence.filter((e) => e.source_id === s.source_id).length;
+    const claims = byClaims.get(s.source_id) ?? [];
+    const link = el("button", { className: "link" }, sourceLabel(s));
+    link.addEventListener("click", () => void openSource(s.sha256, sourceLabel(s), s.url, detail.evidence.find((e) => e.source_id === s.source_id)?.quote ?? ""));
+    const claimList = el("ul", { className: "claims" }, ...claims.slice(0, 4).map((c) => el("li", { className: c.supported ? "ok" : "no" }, c.text)));
+    body.append(el("tr", {}, el("td", {}, String(s.source_id)),
+      el("td", {}, link, el("div", { className: "source-url" }, displayUrl(s.url))),
+      el("td", {}, s.kind), el("td", {}, `${quotes} · fetched`), el("td", {}, claims.length ? claimList : "—")));
+  }
+  if (!detail.sources.length) body.append(el("tr", {}, el("td", { colSpan: 5 }, "No sources yet.")));
+}
+
+function renderMethod(detail: SessionDetail) {
+  const box = $("method");
+  box.replaceChildren();
+  const latest = detail.reports[detail.reports.length - 1];
+  const prov = (latest?.provenance ?? {}) as Record<string, unknown>;
+  const config = (detail.session.config ?? {}) as Record<string, unknown>;
+  const supported = detail.claims.filter((c) => c.supported).length;
+  const rows: [string, string][] = [
+    ["Question", detail.session.question],
+    ["Mode and depth", `${String(config.mode ?? "single")} · ${String(config.depth ?? "standard")}`],
+    ["Runs in this session", String(detail.runs.length)],
+    ["Sources read", String(detail.sources.length)],
+    ["Quoted evidence", String(detail.evidence.length)],
+    ["Claims supported", `${supported} of ${detail.claims.length}`],
+  ];
+  if (prov.llm_calls !== undefined) rows.push(["Model calls", `${String(prov.llm_calls)} (${Number(prov.prompt_tokens ?? 0) + Number(prov.completion_tokens ?? 0)} tokens)`]);
+  if (prov.models && typeof prov.models === "object") rows.push(["Models", [...new Set(Object.values(prov.models as Record<string, string>))].join(", ")]);
+  if (Array.isArray(prov.search)) rows.push(["Search providers", (prov.search as string[]).join(", ")]);
+  const dl = el("dl", { className: "method-list" });
+  for (const [k, v] of rows) dl.append(el("dt", {}, k), el("dd", {}, v));
+  box.append(dl);
+  if (detail.runs.length > 1) {
+    box.append(el("h3", {}, "Questions asked"), el("ol", {}, ...detail.runs.map(([, q]) => el("li", {}, q))));
+  }
+}
+
+// ---------- export, rename, delete, follow-up ----------
+async function exportReport(format: "md" | "pdf") {
+  if (!current) return;
+  const button = $<HTMLButtonElement>(`export-${format}`);
+  setBusy(button, true);
+  try {
+    const path = await api.exportReport(current.sessionId, format);
+    if (path) toast(`Saved ${path}`, "info");
+  } catch (e) {
+    toast(humanError(e));
+  } finally {
+    setBusy(button, false);
+  }
+}
+
+function renameSession() {
+  if (!current) return;
+  const h = $("session-title");
+  const input = el("input", { value: h.textContent ?? "", className: "rename" });
+  input.setAttribute("aria-label", "Session title");
+  h.replaceChildren(input);
+  input.focus();
+  input.select();
+  const done = async (save: boolean) => {
+    const title = input.value.trim();
+    if (save && title && current) {
+      try {
+        await api.renameSession(current.sessionId, title);
+      } catch (e) {
+        toast(humanError(e));
+      }
+    }
+    if (current) await loadSession(current.sessionId);
+    await refreshSessions();
+  };
+  input.addEventListener("keydown", (e) => {
+    if (e.key === "Enter") void done(true);
+    if (e.key === "Escape") void done(false);
+  });
+  input.addEventListener("blur", () => void done(true), { once: true });
+}
+
+async function deleteSession() {
+  if (!current) return;
+  try {
+    if (await api.deleteSession(current.sessionId)) {
+      current = null;
+      show("view-new");
+      await refreshSessions();
+    }
+  } catch (e) {
+    toast(humanError(e));
+  }
+}
+
+async function askFollowUp() {
+  if (!current) return;
+  const input = $<HTMLInputElement>("follow-up");
+  const question = input.value.trim();
+  if (!question) return;
+  try {
+    const started = await api.followUp(current.sessionId, question);
+    input.value = "";
+    current.threadId = started.thread_id;
+    const mode = current.detail ? modeOf(current.detail) : "single";
+    const config = current.detail?.session.config as { models?: { model?: string } } | null;
+    liveModel = config?.models?.model ?? liveModel;
+    await showSessionShell(started.session_id, question, mode);
+    await drive(started.thread_id, null);
+  } catch (e) {
+    toast(humanError(e));
+  }
+}
+
+// ---------- library ----------
+function progressText(r: IndexReport): string {
+  const failed = r.failed.length ? `, ${r.failed.length} could not be read` : "";
+  return `${r.scanned} files looked at: ${r.indexed} indexed, ${r.unchanged} unchanged${failed}.`;
+}
+
+async function refreshLibrary() {
+  try {
+    const folders = await api.libraryFolders();
+    const ul = $("library-folders");
+    ul.replaceChildren();
+    if (!folders.length) ul.append(el("li", { className: "empty" }, "No folders yet."));
+    for (const f of folders) {
+      const remove = el("button", { className: "danger" }, "Remove");
+      remove.setAttribute("aria-label", `Remove ${f.path}`);
+      remove.addEventListener("click", async () => {
+        try {
+          if (await api.libraryRemove(f.path)) await refreshLibrary();
+        } catch (e) {
+          toast(humanError(e));
+        }
+      });
+      ul.append(el("li", {}, el("span", { className: "path" }, f.path),
+        el("span", { className: "count" }, `${f.files} documents${f.failed ? `, ${f.failed} unreadable` : ""}`), remove));
+    }
+  } catch (e) {
+    toast(humanError(e));
+  }
+}
+
+async function indexWith(run: (c: Channel<IndexReport>) => Promise<IndexReport | null>, button: HTMLButtonElement) {
+  const bar = $("library-bar");
+  const status = $("library-status");
+  const channel = new Channel<IndexReport>();
+  channel.onmessage = (r) => {
+    status.textContent = `Indexing… ${progressText(r)}`;
+    bar.style.width = `${Math.min(95, 5 + r.scanned % 100)}%`;
+  };
+  setBusy(button, true);
+  bar.style.width = "3%";
+  try {
+    const report = await run(channel);
+    bar.style.width = report ? "100%" : "0";
+    status.textContent = report ? `Done. ${progressText(report)}` : "";
+    await refreshLibrary();
+  } catch (e) {
+    status.textContent = humanError(e);
+    bar.style.width = "0";
+  } finally {
+    setBusy(button, false);
+  }
+}
+
+// ---------- settings ----------
+const SETTING_FIELDS = ["default_model", "fast_model", "ollama_url", "search", "searxng_url", "allowed_hosts"] as const;
+
+function fillSettings(s: Settings) {
+  settings = s;
+  const value = (k: (typeof SETTING_FIELDS)[number]): string => {
+    const v = s[k];
+    return Array.isArray(v) ? v.join(", ") : v ?? "";
+  };
+  for (const k of SETTING_FIELDS) $<HTMLInputElement>(`set-${k}`).value = value(k);
+  const llm = $<HTMLInputElement>("llm");
+  if (!llm.value && s.default_model) llm.value = s.default_model;
+  if (s.search?.length) $<HTMLInputElement>("search").value = s.search.join(", ");
+  if (s.review) {
+    $<HTMLInputElement>("review-clarify").checked = s.review.includes("clarify");
+    $<HTMLInputElement>("review-plan").checked = s.review.includes("plan");
+    $<HTMLInputElement>("review-report").checked = s.review.includes("report");
+  }
+}
+
+async function saveSetting(key: string, value: string) {
+  try {
+    fillSettings(await api.setSetting(key, value));
+    toast("Saved.", "info");
+  } catch (e) {
+    toast(humanError(e));
+    if (settings) fillSettings(settings);
+  }
+}
+
+async function refreshKeys() {
+  const body = $("keys-body");
+  try {
+    const keys = await api.listKeys();
+    body.replaceChildren();
+    for (const k of keys) {
+      const input = el("input", { type: "password", autocomplete: "off", placeholder: "paste a new key" });
+      input.setAttribute("aria-label", `New key for ${k.provider}`);
+      const save = el("button", {}, "Save");
+      save.addEventListener("click", async () => {
+        if (!input.value.trim()) return;
+        try {
+          await api.setKey(k.provider, input.value.trim());
+          input.value = "";
+          toast(`The key for ${k.provider} is saved.`, "info");
+          await refreshKeys();
+        } catch (e) {
+          toast(humanError(e));
+        }
+      });
+      const del = el("button", { className: "danger", disabled: k.source !== "keychain" }, "Delete");
+      del.addEventListener("click", async () => {
+        try {
+          await api.deleteKey(k.provider);
+          await refreshKeys();
+        } catch (e) {
+          toast(humanError(e));
+        }
+      });
+      const shown = k.masked ? `${k.masked} (${k.source === "keychain" ? "keychain" : k.source === "environment" ? "environment" : k.source})` : "not set";
+      body.append(el("tr", {}, el("td", {}, k.provider), el("td", { className: "masked" }, shown), el("td", {}, input), el("td", {}, save, del)));
+    }
+  } catch (e) {
+    toast(humanError(e));
+  }
+}
+
+async function refreshProviders() {
+  const ul = $("providers");
+  ul.replaceChildren(el("li", {}, "Checking…"));
+  try {
+    const list = await api.providerStatus();
+    ul.replaceChildren();
+    for (const p of list) {
+      const result = el("span", { className: "result" });
+      const test = el("button", {}, "Test connection");
+      test.setAttribute("aria-label", `Test ${p.name}`);
+      test.addEventListener("click", async () => {
+        setBusy(test, true);
+        const target = p.kind === "model" ? modelFor(p.name) : p.name;
+        if (!target) {
+          result.textContent = "Set a model for this provider as the default model first.";
+          setBusy(test, false);
+          return;
+        }
+        try {
+          const r = await api.testConnection(target);
+          result.textContent = `${r.ok ? "✓" : "✗"} ${r.detail} (${r.latency_ms} ms)`;
+          result.className = `result ${r.ok ? "ok" : "error"}`;
+        } catch (e) {
+          result.textContent = humanError(e);
+        } finally {
+          setBusy(test, false);
+        }
+      });
+      ul.append(el("li", { className: p.ready ? "ready" : "" }, el("span", { className: "name" }, `${p.name} (${p.kind})`),
+        el("span", { className: "detail" }, p.detail), test, result));
+    }
+  } catch (e) {
+    ul.replaceChildren(el("li", {}, humanError(e)));
+  }
+}
+
+function modelFor(provider: string): string | null {
+  const candidates = [settings?.default_model, settings?.fast_model, $<HTMLInputElement>("llm").value];
+  return candidates.find((m) => m && m.split(":")[0] === provider) ?? null;
+}
+
+async function openSettings() {
+  show("view-settings");
+  try {
+    fillSettings(await api.getSettings());
+  } catch (e) {
+    toast(humanError(e));
+  }
+  await refreshKeys();
+  void refreshProviders();
+}
+
+async function chooseGguf(): Promise<boolean> {
+  try {
+    const spec = await api.chooseModelFile();
+    if (!spec) return false;
+    await saveSetting("default_model", spec);
+    $<HTMLInputElement>("llm").value = spec;
+    return true;
+  } catch (e) {
+    toast(humanError(e));
+    return false;
+  }
+}
+
+// ---------- wiring ----------
+function wire() {
+  $("new-research").addEventListener("click", () => {
+    show("view-new");
+    $("question").focus();
+  });
+  $("new-form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    void startResearch();
+  });
+  $("question").addEventListener("input", updateQuestionCount);
+  for (const id of ["mode", "depth", "structure", "llm", "fast-llm", "budget-cost", "review-report"]) {
+    $(id).addEventListener("input", scheduleEstimate);
+    $(id).addEventListener("change", scheduleEstimate);
+  }
+  let searchTimer = 0;
+  $("session-search").addEventListener("input", () => {
+    window.clearTimeout(searchTimer);
+    searchTimer = window.setTimeout(() => void refreshSessions(), 150);
+  });
+  $("open-library").addEventListener("click", () => {
+    show("view-library");
+    void refreshLibrary();
+  });
+  $("open-settings").addEventListener("click", () => void openSettings());
+  $("cancel").addEventListener("click", async () => {
+    if (!current?.threadId) return;
+    $<HTMLButtonElement>("cancel").disabled = true;
+    $("run-status").textContent = "Cancelling after the current step…";
+    await api.cancelRun(current.threadId).catch((e) => toast(humanError(e)));
+  });
+  $("resume").addEventListener("click", () => {
+    if (current?.threadId) {
+      $("resume").hidden = true;
+      void drive(current.threadId, null);
+    }
+  });
+  $("answer-now").addEventListener("click", () => void askPending());
+  $("reask").addEventListener("click", () => {
+    $("answer-panel").hidden = true;
+    void askPending();
+  });
+  $("free-answer-submit").addEventListener("click", () => void submitAnswer());
+  for (const t of ["report", "sources", "method"] as const) $(`tab-${t}`).addEventListener("click", () => selectTab(t));
+  $("export-md").addEventListener("click", () => void exportReport("md"));
+  $("export-pdf").addEventListener("click", () => void exportReport("pdf"));
+  $("rename-session").addEventListener("click", renameSession);
+  $("delete-session").addEventListener("click", () => void deleteSession());
+  $("follow-up-form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    void askFollowUp();
+  });
+  $("library-add").addEventListener("click", () => void indexWith((c) => api.libraryAdd(c), $<HTMLButtonElement>("library-add")));
+  $("library-reindex").addEventListener("click", () => void indexWith((c) => api.libraryReindex(c), $<HTMLButtonElement>("library-reindex")));
+  for (const k of SETTING_FIELDS) {
+    $(`set-${k}`).addEventListener("change", (e) => void saveSetting(k, (e.target as HTMLInputElement).value));
+  }
+  $("choose-gguf").addEventListener("click", () => void chooseGguf());
+  $("test-model").addEventListener("click", async () => {
+    const out = $("test-model-result");
+    const model = settings?.default_model;
+    if (!model) {
+      out.textContent = "Set a default model first.";
+      return;
+    }
+    out.textContent = "Testing…";
+    const r = await api.testConnection(model).catch((e) => ({ ok: false, detail: humanError(e), latency_ms: 0 }));
+    out.textContent = `${r.ok ? "✓" : "✗"} ${r.detail}`;
+    out.className = `result ${r.ok ? "ok" : "error"}`;
+  });
+  $("source-viewer-close").addEventListener("click", () => ($("source-viewer").hidden = true));
+  $("source-open-external").addEventListener("click", () => api.openExternal(viewerUrl).catch((e) => toast(humanError(e))));
+  document.addEventListener("keydown", (e) => {
+    if (e.key === "Escape") {
+      if (!$("source-viewer").hidden) $("source-viewer").hidden = true;
+      closePopover();
+    }
+  });
+  document.addEventListener("click", (e) => {
+    const pop = $("cite-popover");
+    if (!pop.hidden && popoverFor && !pop.contains(e.target as Node) && !popoverFor.contains(e.target as Node)) closePopover();
+  });
+  // Onboarding
+  $("onboard-gguf").addEventListener("click", async () => {
+    if (await chooseGguf()) show("view-new");
+  });
+  $("onboard-ollama").addEventListener("click", async () => {
+    const model = $<HTMLInputElement>("onboard-ollama-model").value.trim();
+    if (!model) return;
+    await saveSetting("default_model", `ollama:${model}`);
+    $<HTMLInputElement>("llm").value = `ollama:${model}`;
+    show("view-new");
+  });
+  $("onboard-cloud").addEventListener("click", () => void openSettings());
+  $("onboard-library").addEventListener("click", () => {
+    show("view-library");
+    void refreshLibrary();
+  });
+  $("onboard-skip").addEventListener("click", () => show("view-new"));
+}
+
+async function onMenu(id: string) {
+  switch (id) {
+    case "new-research": show("view-new"); $("question").focus(); break;
+    case "export-md": if (current?.detail?.reports.length) await exportReport("md"); break;
+    case "export-pdf": if (current?.detail?.reports.length) await exportReport("pdf"); break;
+    case "settings": await openSettings(); break;
+    case "library": show("view-library"); await refreshLibrary(); break;
+  }
+}
 
 async function start() {
+  wire();
   try {
-    const info = await invoke<AppInfo>("app_info");
-    $<HTMLDivElement>("db-path").textContent = info.db_path;
-    if (info.autorun_demo) await runDemo();
+    info = await api.appInfo();
+    fillSettings(await api.getSettings());
   } catch (e) {
-    setStatus(isApiError(e) ? e.message : String(e), "error");
+    toast(humanError(e));
   }
+  if (info && !info.keychain.available) {
+    const banner = $("keychain-banner");
+    banner.textContent = "No system keychain was found, so API keys you enter are kept only until you quit. Keys in environment variables (e.g. OPENAI_API_KEY) still work.";
+    banner.title = info.keychain.detail;
+    banner.hidden = false;
+    $("keys-help").textContent = "No system keychain: keys entered here last until you quit.";
+  }
+  if (info) $("log-dir").textContent = `Logs: ${info.log_dir} · Database: ${info.db_path} · Version ${info.version}`;
+  show(info?.first_run ? "view-onboarding" : "view-new");
+  await refreshSessions();
+  scheduleEstimate();
+  listen<string>("menu", (e) => void onMenu(e.payload)).catch(() => undefined);
+  // A run left waiting for an answer (even before a restart) is asked again.
+  const waiting = (await api.listSessions(null).catch(() => [])).find((s) => s.status === "waiting");
+  if (waiting) await openSession(waiting.id);
 }
 
 void start();

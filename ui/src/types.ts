@@ -184,9 +184,21 @@ export type AppInfo = {
  */
 db_path: string, 
 /**
- * Run the demo as soon as the window opens (set by the smoke test).
+ * The app's version.
  */
-autorun_demo: boolean, };
+version: string, 
+/**
+ * Where API keys are kept.
+ */
+keychain: KeychainStatus, 
+/**
+ * The folder of the app's log files.
+ */
+log_dir: string, 
+/**
+ * Nothing is set up yet (no default model and no session): show the onboarding.
+ */
+first_run: boolean, };
 
 export type KeySource = "keychain" | "environment" | "missing";
 
@@ -207,3 +219,771 @@ source: KeySource,
  * The key's first and last characters, e.g. `sk-…3f9a`.
  */
 masked: string | null, };
+
+export type KeychainStatus = { 
+/**
+ * Keys are saved in the OS keychain.
+ */
+available: boolean, 
+/**
+ * Why not, when not (keys are then kept only until the app quits).
+ */
+detail: string, };
+
+export type ProviderStatus = { 
+/**
+ * The provider's name.
+ */
+name: string, 
+/**
+ * `model` or `search`.
+ */
+kind: string, 
+/**
+ * Whether it can be used now.
+ */
+ready: boolean, 
+/**
+ * What was found, or what to do.
+ */
+detail: string, };
+
+export type ConnectionTest = { 
+/**
+ * It answered usefully.
+ */
+ok: boolean, 
+/**
+ * What happened, in one sentence.
+ */
+detail: string, 
+/**
+ * How long it took.
+ */
+latency_ms: number, };
+
+export type Settings = { 
+/**
+ * The default model string (`ollama:qwen2.5:7b`, `local:/path/model.gguf`, …).
+ */
+default_model: string | null, 
+/**
+ * The default fast model.
+ */
+fast_model: string | null, 
+/**
+ * Default search providers.
+ */
+search: Array<string> | null, 
+/**
+ * The SearXNG instance.
+ */
+searxng_url: string | null, 
+/**
+ * Where Ollama listens (default `http://127.0.0.1:11434`).
+ */
+ollama_url: string | null, 
+/**
+ * Hosts the fetcher may reach although they are local or private.
+ */
+allowed_hosts: Array<string>, 
+/**
+ * Review points on by default (`clarify`, `plan`, `report`).
+ */
+review: Array<string> | null, };
+
+export type StartedRun = { 
+/**
+ * The session.
+ */
+session_id: string, 
+/**
+ * The run's thread.
+ */
+thread_id: ThreadId, };
+
+export type GraphOutline = { 
+/**
+ * Node names in the order a run reaches them.
+ */
+nodes: Array<string>, 
+/**
+ * The whole graph as a Mermaid diagram.
+ */
+mermaid: string, };
+
+export type DialogAnswer = { "type": "answer", 
+/**
+ * The answer.
+ */
+answer: Answer, } | { "type": "needs_text", 
+/**
+ * `clarify`, `edit_plan`, `revise_report` or `reject_report`.
+ */
+kind: string, } | { "type": "dismissed" };
+
+export type RunEstimate = { 
+/**
+ * Model calls.
+ */
+calls: number, 
+/**
+ * Prompt and completion tokens.
+ */
+tokens: number, 
+/**
+ * Estimated cost in US dollars; `None` when a model's price is unknown.
+ */
+cost_usd: number | null, };
+
+export type ResearchRequest = { 
+/**
+ * The question.
+ */
+question: string, 
+/**
+ * The run configuration.
+ */
+config: RunConfig, 
+/**
+ * Hosts the fetcher may reach although they are local or private.
+ */
+allowed_hosts: Array<string>, 
+/**
+ * The SearXNG instance.
+ */
+searxng_url: string | null, };
+
+export type PendingQuestion = { 
+/**
+ * The engine's interrupt id.
+ */
+interrupt_id: string, 
+/**
+ * The question.
+ */
+question: Question, };
+
+export type ResearchStatus = "finished" | "waiting" | "interrupted";
+
+export type ResearchOutcome = { 
+/**
+ * The session.
+ */
+session_id: string, 
+/**
+ * The thread.
+ */
+thread_id: ThreadId, 
+/**
+ * Where it stands.
+ */
+status: ResearchStatus, 
+/**
+ * The question it waits on.
+ */
+question: PendingQuestion | null, 
+/**
+ * The result so far (final when finished).
+ */
+result: RunResult, };
+
+export type SessionDetail = { 
+/**
+ * The session.
+ */
+session: SessionRecord, 
+/**
+ * Its runs: (thread id, question).
+ */
+runs: Array<[string, string]>, 
+/**
+ * Report versions, oldest first.
+ */
+reports: Array<ReportRow>, 
+/**
+ * Sources of the latest run.
+ */
+sources: Array<SourceRow>, 
+/**
+ * Evidence of the latest run.
+ */
+evidence: Array<EvidenceRow>, 
+/**
+ * Checked claims of the latest run.
+ */
+claims: Array<ClaimRow>, 
+/**
+ * The latest report as safe HTML (citations linked as `#cite-n`), empty when none.
+ */
+report_html: string, };
+
+export type SessionRecord = { 
+/**
+ * Its id.
+ */
+id: string, 
+/**
+ * A title (the question, until renamed).
+ */
+title: string, 
+/**
+ * The question.
+ */
+question: string, 
+/**
+ * The run configuration, as JSON.
+ */
+config: JsonValue, 
+/**
+ * `running`, `waiting`, `finished`, `failed`, `cancelled`, `rejected`.
+ */
+status: string, 
+/**
+ * Created, ms since the epoch.
+ */
+created_at_ms: number, 
+/**
+ * Last changed, ms since the epoch.
+ */
+updated_at_ms: number, };
+
+export type SourceRow = { 
+/**
+ * Citation number in its run.
+ */
+source_id: number, 
+/**
+ * URL (`file://` for library files).
+ */
+url: string, 
+/**
+ * Title.
+ */
+title: string, 
+/**
+ * Kind (web, academic, news, local).
+ */
+kind: string, 
+/**
+ * SHA-256 of the stored text.
+ */
+sha256: string, 
+/**
+ * When it was read.
+ */
+accessed_at_ms: number, };
+
+export type EvidenceRow = { 
+/**
+ * Number in its run.
+ */
+evidence_id: number, 
+/**
+ * The source's citation number.
+ */
+source_id: number, 
+/**
+ * The fact.
+ */
+fact: string, 
+/**
+ * The verbatim quote.
+ */
+quote: string, };
+
+export type ClaimRow = { 
+/**
+ * The evidence it was taken from.
+ */
+evidence_id: number, 
+/**
+ * The claim.
+ */
+text: string, 
+/**
+ * Whether its quote supports it.
+ */
+supported: boolean, };
+
+export type ReportRow = { 
+/**
+ * The run.
+ */
+thread_id: string, 
+/**
+ * 1, 2, … within the run.
+ */
+version: number, 
+/**
+ * Markdown.
+ */
+markdown: string, 
+/**
+ * Models, providers, configuration, app version, token counts.
+ */
+provenance: JsonValue, 
+/**
+ * When it was written.
+ */
+created_at_ms: number, };
+
+export type LibraryFolder = { 
+/**
+ * Absolute path.
+ */
+path: string, 
+/**
+ * Files indexed.
+ */
+files: number, 
+/**
+ * Files that could not be read.
+ */
+failed: number, };
+
+export type IndexReport = { 
+/**
+ * Files looked at.
+ */
+scanned: number, 
+/**
+ * Files read and indexed (new or changed).
+ */
+indexed: number, 
+/**
+ * Files unchanged since the last pass.
+ */
+unchanged: number, 
+/**
+ * Files that could not be read, with why.
+ */
+failed: Array<[string, string]>, 
+/**
+ * Files dropped because they are gone.
+ */
+removed: number, };
+
+export type RunConfig = { 
+/**
+ * Single or multi agent.
+ */
+mode: Mode, 
+/**
+ * How much research to do.
+ */
+depth: Depth, 
+/**
+ * The report's shape.
+ */
+structure: Structure, 
+/**
+ * Which model answers which role.
+ */
+models: ModelRouting, 
+/**
+ * Extra instructions for the writer (audience, tone).
+ */
+system_prompt: string | null, 
+/**
+ * Overrides the depth's number of rounds.
+ */
+max_iterations: number | null, 
+/**
+ * Coverage at which the gap loop stops.
+ */
+min_coverage: number, 
+/**
+ * Search providers (`auto`, `local`, `tavily`, …).
+ */
+search: Array<string>, 
+/**
+ * Limits on model use.
+ */
+budget: Budget, 
+/**
+ * Which review points stop the run.
+ */
+review: ReviewPoints, 
+/**
+ * Never wait for a person: take the best interpretation and approve review points.
+ */
+no_input: boolean, 
+/**
+ * The report's language (`en`, `ja`, …); the question's language when absent.
+ */
+language: string | null, };
+
+export type Mode = "single" | "multi";
+
+export type Depth = "quick" | "standard" | "comprehensive";
+
+export type Structure = "detailed" | "concise" | "bullet_points";
+
+export type ReviewPoints = { 
+/**
+ * Ask the clarification question when the question is ambiguous.
+ */
+clarify: boolean, 
+/**
+ * Show the plan for approval before searching.
+ */
+plan: boolean, 
+/**
+ * Show the report for approval before it is final.
+ */
+report: boolean, };
+
+export type Question = { "type": "clarify", 
+/**
+ * The question to show.
+ */
+question: string, 
+/**
+ * Choices.
+ */
+options: Array<string>, 
+/**
+ * Kinds of ambiguity found.
+ */
+ambiguities: Array<string>, } | { "type": "plan_review", 
+/**
+ * The plan.
+ */
+plan: Plan, } | { "type": "report_review", 
+/**
+ * The draft report (Markdown).
+ */
+report: string, };
+
+export type Answer = { "type": "clarify", 
+/**
+ * The answer.
+ */
+text: string, } | { "type": "approve_plan" } | { "type": "edit_plan", 
+/**
+ * The edited plan.
+ */
+plan: Plan, } | { "type": "cancel_plan" } | { "type": "approve_report" } | { "type": "revise_report", 
+/**
+ * What to change.
+ */
+feedback: string, } | { "type": "reject_report", 
+/**
+ * Why.
+ */
+reason: string, };
+
+export type Plan = { 
+/**
+ * 3–5 research questions.
+ */
+questions: Array<string>, 
+/**
+ * Aspects the report should cover.
+ */
+aspects: Array<string>, 
+/**
+ * Initial web searches.
+ */
+searches: Array<string>, };
+
+export type Outcome = "running" | "finished" | "cancelled" | "rejected";
+
+export type Progress = { "type": "searching", 
+/**
+ * The query.
+ */
+query: string, } | { "type": "skipped", 
+/**
+ * The query.
+ */
+query: string, 
+/**
+ * The earlier query it resembles.
+ */
+similar_to: string, } | { "type": "reading", 
+/**
+ * Its URL.
+ */
+url: string, } | { "type": "read", 
+/**
+ * Its URL.
+ */
+url: string, 
+/**
+ * Facts taken from it.
+ */
+facts: number, } | { "type": "warning", 
+/**
+ * What.
+ */
+message: string, } | { "type": "coverage", 
+/**
+ * The round.
+ */
+iteration: number, 
+/**
+ * Coverage so far.
+ */
+coverage: number, 
+/**
+ * Gaps named.
+ */
+gaps: number, } | { "type": "writing" } | { "type": "quotes_unquoted", 
+/**
+ * How many quoted spans.
+ */
+count: number, } | { "type": "citations_repaired", 
+/**
+ * Markers pointed at the right source.
+ */
+repaired: number, 
+/**
+ * Markers dropped.
+ */
+removed: number, };
+
+export type Source = { 
+/**
+ * The citation number, stable for the run (`[n]` in the report).
+ */
+id: number, 
+/**
+ * Where it came from: an http(s) URL or a `file://` URL of a library file.
+ */
+url: string, 
+/**
+ * Its title (the URL when it had none).
+ */
+title: string, 
+/**
+ * `web`, `academic`, `news` or `local`.
+ */
+kind: string, 
+/**
+ * The search provider that found it.
+ */
+provider: string, 
+/**
+ * SHA-256 of the stored extracted text: quotes are checked against that text.
+ */
+sha256: string, 
+/**
+ * When it was read (ms since the epoch).
+ */
+accessed_at_ms: number, };
+
+export type Evidence = { 
+/**
+ * Number within the run.
+ */
+id: number, 
+/**
+ * The source's citation number.
+ */
+source_id: number, 
+/**
+ * The source's URL (workers know URLs before sources are numbered).
+ */
+source_url: string, 
+/**
+ * The fact in the model's words.
+ */
+fact: string, 
+/**
+ * The exact text of the source that supports it.
+ */
+quote: string, 
+/**
+ * The research question (index into the plan) it answers, when known.
+ */
+question: number | null, 
+/**
+ * The search that led to it.
+ */
+query: string, };
+
+export type Claim = { 
+/**
+ * The evidence item the claim comes from.
+ */
+evidence_id: number, 
+/**
+ * The claim.
+ */
+text: string, 
+/**
+ * Whether the quote supports it.
+ */
+supported: boolean, };
+
+export type Metadata = { 
+/**
+ * `single` or `multi`.
+ */
+mode: string, 
+/**
+ * Rounds of the gap or synthesis loop.
+ */
+iterations: number, 
+/**
+ * Searches run.
+ */
+queries: Array<string>, 
+/**
+ * Searches skipped as near-duplicates.
+ */
+queries_skipped: Array<string>, 
+/**
+ * Sources read.
+ */
+sources_count: number, 
+/**
+ * Evidence items.
+ */
+evidence_count: number, 
+/**
+ * Model calls.
+ */
+llm_calls: number, 
+/**
+ * Prompt tokens.
+ */
+prompt_tokens: number, 
+/**
+ * Completion tokens.
+ */
+completion_tokens: number, 
+/**
+ * Estimated cost in US dollars (a lower bound when some prices are unknown).
+ */
+cost_usd: number, 
+/**
+ * Wall time from start to the report, ms.
+ */
+wall_ms: number, 
+/**
+ * Claims supported by their quotes.
+ */
+claims_supported: number, 
+/**
+ * Claims checked.
+ */
+claims_total: number, 
+/**
+ * Supported / total.
+ */
+confidence: number, 
+/**
+ * Coverage of the research questions.
+ */
+coverage: number, 
+/**
+ * Coverage after each round.
+ */
+coverage_history: Array<number>, 
+/**
+ * The report's language.
+ */
+language: string, 
+/**
+ * How the run ended.
+ */
+outcome: Outcome, 
+/**
+ * Models per role.
+ */
+models: { [key in string]: string }, 
+/**
+ * Model use per graph node.
+ */
+usage_by_node: { [key in string]: UsageTotals }, 
+/**
+ * Warnings.
+ */
+warnings: Array<string>, };
+
+export type RunResult = { 
+/**
+ * The thread of the run.
+ */
+thread_id: string, 
+/**
+ * The question.
+ */
+question: string, 
+/**
+ * The report (Markdown).
+ */
+report: string, 
+/**
+ * Sources read.
+ */
+sources: Array<Source>, 
+/**
+ * Evidence with verbatim quotes.
+ */
+evidence: Array<Evidence>, 
+/**
+ * Checked claims.
+ */
+claims: Array<Claim>, 
+/**
+ * The plan's research questions.
+ */
+research_questions: Array<string>, 
+/**
+ * Counts and settings.
+ */
+metadata: Metadata, };
+
+export type ModelRouting = { 
+/**
+ * The default model string.
+ */
+model: string, 
+/**
+ * The model for fast roles (defaults to `model`).
+ */
+fast_model: string | null, 
+/**
+ * Role name → model string, overriding both.
+ */
+roles: { [key in string]: string }, };
+
+export type Budget = { 
+/**
+ * Model calls.
+ */
+max_calls: number | null, 
+/**
+ * Prompt and completion tokens together.
+ */
+max_tokens: number | null, 
+/**
+ * Estimated cost in US dollars.
+ */
+max_cost_usd: number | null, };
+
+export type UsageTotals = { 
+/**
+ * Calls made.
+ */
+calls: number, 
+/**
+ * Prompt tokens.
+ */
+prompt_tokens: number, 
+/**
+ * Completion tokens.
+ */
+completion_tokens: number, 
+/**
+ * Estimated cost of the calls whose price is known.
+ */
+cost_usd: number, 
+/**
+ * Calls whose price is unknown (so `cost_usd` is a lower bound).
+ */
+unpriced_calls: number, };

@@ -5,10 +5,12 @@
 //! window: progress goes to an [`EventSink`], and cancellation comes in as a token.
 #![deny(missing_docs)]
 
+mod app;
 mod ask;
 pub mod bindings;
 pub mod demo;
 mod error;
+mod estimate;
 mod export;
 mod keys;
 mod providers;
@@ -19,8 +21,13 @@ mod settings;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+pub use app::{
+    graph_outline, probe_keychain, ConnectionTest, DialogAnswer, GraphOutline, KeychainStatus,
+    StartedRun,
+};
 pub use ask::{ask, AskAnswer, AskRequest, MAX_PROMPT_CHARS};
 pub use error::{ApiError, ErrorCode};
+pub use estimate::{estimate, RunEstimate};
 pub use export::{fonts_dir, ExportFormat};
 pub use keys::{
     connect_settings, delete_key, list_keys, resolve as resolve_key, set_key, KeySource, KeyStatus,
@@ -101,8 +108,14 @@ pub fn default_db_path() -> Result<PathBuf, ApiError> {
 pub struct AppInfo {
     /// The database file in use.
     pub db_path: String,
-    /// Run the demo as soon as the window opens (set by the smoke test).
-    pub autorun_demo: bool,
+    /// The app's version.
+    pub version: String,
+    /// Where API keys are kept.
+    pub keychain: KeychainStatus,
+    /// The folder of the app's log files.
+    pub log_dir: String,
+    /// Nothing is set up yet (no default model and no session): show the onboarding.
+    pub first_run: bool,
 }
 
 /// How a run ended.

@@ -27,7 +27,7 @@ pub const MAX_QUESTION_CHARS: usize = 4_000;
 pub const CACHE_TTL_MS: i64 = 24 * 3_600_000;
 
 /// A research run to start.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(default)]
 pub struct ResearchRequest {
     /// The question.
@@ -54,7 +54,7 @@ struct SavedRun {
 }
 
 /// A question the run waits on.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct PendingQuestion {
     /// The engine's interrupt id.
     pub interrupt_id: String,
@@ -63,7 +63,7 @@ pub struct PendingQuestion {
 }
 
 /// Where a run stands after running.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum ResearchStatus {
     /// The report is written (or the run was cancelled or rejected by its reviewer).
@@ -75,7 +75,7 @@ pub enum ResearchStatus {
 }
 
 /// The outcome of running or resuming a research thread.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct ResearchOutcome {
     /// The session.
     pub session_id: String,
@@ -90,7 +90,7 @@ pub struct ResearchOutcome {
 }
 
 /// A session with its runs, reports and findings.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct SessionDetail {
     /// The session.
     pub session: SessionRecord,
@@ -102,6 +102,10 @@ pub struct SessionDetail {
     pub sources: Vec<SourceRow>,
     /// Evidence of the latest run.
     pub evidence: Vec<EvidenceRow>,
+    /// Checked claims of the latest run.
+    pub claims: Vec<ClaimRow>,
+    /// The latest report as safe HTML (citations linked as `#cite-n`), empty when none.
+    pub report_html: String,
 }
 
 fn storage(e: impl std::fmt::Display) -> ApiError {
@@ -569,6 +573,7 @@ impl Studio {
         saved: &SavedRun,
         keys_store: &dyn KeyStore,
         sessions: &Arc<Sessions>,
+        events: Option<Arc<dyn EventSink>>,
     ) -> Result<research_pipeline::Env, ApiError> {
         // Calls made before a resume count against the same budget.
         let history: Vec<research_llm::CallRecord> = sessions
@@ -585,6 +590,13 @@ impl Studio {
                     if let Ok(value) = serde_json::to_value(call) {
                         if let Err(e) = ledger.add_call(&thread_key, &value) {
                             tracing::warn!("could not record a model call: {e}");
+                        }
+                        // Live counters (tokens, cost) in the app.
+                        if let Some(sink) = &events {
+                            sink.emit(Event::Custom {
+                                node: call.node.clone(),
+                                payload: serde_json::json!({"type": "llm_call", "call": value}),
+                            });
                         }
                     }
                 }),
@@ -666,7 +678,7 @@ impl Studio {
     ) -> Result<ResearchOutcome, ApiError> {
         let saved = self.saved_run(thread)?;
         let sessions = self.sessions()?;
-        let env = self.research_env(thread, &saved, keys_store, &sessions)?;
+        let env = self.research_env(thread, &saved, keys_store, &sessions, events.clone())?;
         let meter = env.models.meter().clone();
         let routing = env.models.routing().clone();
         let graph = research_pipeline::graph(&saved.config, Some(self.cp()))?;
@@ -861,10 +873,18 @@ impl Studio {
         })?;
         let runs = sessions.runs(id)?;
         let latest = runs.last().map(|r| r.0.clone()).unwrap_or_default();
+        let reports = sessions.reports(id)?;
+        let sources = sessions.sources(&latest)?;
+        let known: BTreeSet<u32> = sources.iter().map(|s| s.source_id).collect();
         Ok(SessionDetail {
-            reports: sessions.reports(id)?,
-            sources: sessions.sources(&latest)?,
+            report_html: reports
+                .last()
+                .map(|r| research_export::html(&r.markdown, &known))
+                .unwrap_or_default(),
+            reports,
+            sources,
             evidence: sessions.evidence(&latest)?,
+            claims: sessions.claims(&latest)?,
             runs,
             session,
         })

@@ -6,11 +6,13 @@
 #![deny(missing_docs)]
 
 mod bib;
+mod html;
 mod markdown;
 mod pdf;
 mod typst_markup;
 
 pub use bib::{bibtex, ris};
+pub use html::html;
 pub use markdown::markdown;
 pub use pdf::{FontSet, Paper, PdfOptions, PdfRenderer};
 

@@ -44,7 +44,7 @@ pub enum LibraryError {
 }
 
 /// Counts of one indexing pass.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct IndexReport {
     /// Files looked at.
     pub scanned: usize,
@@ -59,7 +59,7 @@ pub struct IndexReport {
 }
 
 /// A folder in the library.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct LibraryFolder {
     /// Absolute path.
     pub path: String,

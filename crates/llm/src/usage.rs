@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use crate::{ChatRequest, ChatResponse, LlmClient, LlmError, TokenSink};
 
 /// Limits of one run; `None` is no limit.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(default)]
 pub struct Budget {
     /// Model calls.
@@ -90,7 +90,7 @@ pub struct CallRecord {
 }
 
 /// Sums over a set of calls.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct UsageTotals {
     /// Calls made.
     pub calls: u64,
@@ -307,7 +307,7 @@ pub fn estimate_tokens(text: &str) -> usize {
 
 /// Which model answers which pipeline role: a strong model by default, a fast one where the
 /// work is narrow (extraction, checking), and any role overridden by name.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(default)]
 pub struct ModelRouting {
     /// The default model string.

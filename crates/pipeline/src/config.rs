@@ -5,7 +5,7 @@ use research_llm::{Budget, ModelRouting};
 use serde::{Deserialize, Serialize};
 
 /// Single agent (an iterative search loop) or several parallel workers.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum Mode {
     /// One agent searches, reads and looks for gaps in a loop.
@@ -16,7 +16,7 @@ pub enum Mode {
 }
 
 /// How much research to do (seed 000's depth levels).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum Depth {
     /// A few searches, one round.
@@ -98,7 +98,7 @@ impl Depth {
 }
 
 /// The shape of the written report.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum Structure {
     /// Sections with full paragraphs.
@@ -111,7 +111,7 @@ pub enum Structure {
 }
 
 /// Which human review points stop the run for an answer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(default)]
 pub struct ReviewPoints {
     /// Ask the clarification question when the question is ambiguous.
@@ -144,7 +144,7 @@ impl ReviewPoints {
 }
 
 /// Everything chosen for one run.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(default)]
 pub struct RunConfig {
     /// Single or multi agent.

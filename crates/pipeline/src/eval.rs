@@ -10,7 +10,7 @@ use crate::report::cited_ids;
 use crate::state::{Claim, Evidence, Outcome, ResearchState, Source};
 
 /// Counts and settings of a run.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(default)]
 pub struct Metadata {
     /// `single` or `multi`.
@@ -58,7 +58,7 @@ pub struct Metadata {
 }
 
 /// One run's result.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(default)]
 pub struct RunResult {
     /// The thread of the run.

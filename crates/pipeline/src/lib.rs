@@ -101,7 +101,7 @@ pub struct Env {
 }
 
 /// Progress a run reports while it works (besides the engine's own node events).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Progress {
     /// A search started.

@@ -5,7 +5,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// A document the run read, numbered for citation.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct Source {
     /// The citation number, stable for the run (`[n]` in the report).
     pub id: u32,
@@ -24,7 +24,7 @@ pub struct Source {
 }
 
 /// A fact taken from a source, with the verbatim span that says it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct Evidence {
     /// Number within the run.
     pub id: u32,
@@ -43,7 +43,7 @@ pub struct Evidence {
 }
 
 /// A checked claim (seed 004's verify step).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct Claim {
     /// The evidence item the claim comes from.
     pub evidence_id: u32,
@@ -69,7 +69,7 @@ pub struct Understanding {
 }
 
 /// The research plan.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema, ts_rs::TS)]
 pub struct Plan {
     /// 3–5 research questions.
     pub questions: Vec<String>,
@@ -171,7 +171,7 @@ pub struct Warning {
 }
 
 /// The questions a run can stop with, each an engine interrupt payload.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Question {
     /// The question is ambiguous: which reading?
@@ -196,7 +196,7 @@ pub enum Question {
 }
 
 /// An answer to a [`Question`].
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Answer {
     /// The chosen option or free text.
@@ -228,7 +228,7 @@ pub enum Answer {
 }
 
 /// How the run ended.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum Outcome {
     /// Not finished.

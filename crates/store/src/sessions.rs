@@ -15,7 +15,7 @@ use sha2::Digest;
 use crate::{open_connection, StoreError};
 
 /// A session as listed.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct SessionRecord {
     /// Its id.
     pub id: String,
@@ -34,7 +34,7 @@ pub struct SessionRecord {
 }
 
 /// A source row.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct SourceRow {
     /// Citation number in its run.
     pub source_id: u32,
@@ -51,7 +51,7 @@ pub struct SourceRow {
 }
 
 /// An evidence row.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct EvidenceRow {
     /// Number in its run.
     pub evidence_id: u32,
@@ -64,7 +64,7 @@ pub struct EvidenceRow {
 }
 
 /// A checked claim row.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct ClaimRow {
     /// The evidence it was taken from.
     pub evidence_id: u32,
@@ -75,7 +75,7 @@ pub struct ClaimRow {
 }
 
 /// A report version.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct ReportRow {
     /// The run.
     pub thread_id: String,
@@ -354,6 +354,22 @@ impl Sessions {
                 source_id: r.get(1)?,
                 fact: r.get(2)?,
                 quote: r.get(3)?,
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// A run's checked claims.
+    pub fn claims(&self, thread: &str) -> Result<Vec<ClaimRow>, StoreError> {
+        let conn = self.conn();
+        let mut stmt = conn.prepare(
+            "SELECT evidence_id, text, supported FROM claims WHERE thread_id = ?1 ORDER BY rowid",
+        )?;
+        let rows = stmt.query_map([thread], |r| {
+            Ok(ClaimRow {
+                evidence_id: r.get(0)?,
+                text: r.get(1)?,
+                supported: r.get(2)?,
             })
         })?;
         Ok(rows.collect::<Result<_, _>>()?)

@@ -1,0 +1,188 @@
+//! What the desktop app needs beyond the CLI's commands: the keychain's availability, the
+//! outline of the graph a run will walk, connection tests, and the shapes its native dialogs
+//! answer with. Kept here (GUI-free) so the Tauri crate stays glue and the tests reach it.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use research_pipeline::{Mode, RunConfig};
+use serde::{Deserialize, Serialize};
+
+use crate::keys::{KeyStore, OsKeychain};
+use crate::{ApiError, ErrorCode, Studio, ThreadId};
+
+/// Whether API keys can be kept in the OS keychain.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+pub struct KeychainStatus {
+    /// Keys are saved in the OS keychain.
+    pub available: bool,
+    /// Why not, when not (keys are then kept only until the app quits).
+    pub detail: String,
+}
+
+/// Checks the OS keychain with a real write, read and delete: a reachable but locked keychain
+/// accepts the connection and only fails on the write.
+pub fn probe_keychain() -> KeychainStatus {
+    let store = OsKeychain;
+    let probe = "research-studio-probe";
+    let result = store
+        .set(probe, "probe")
+        .and_then(|()| store.get(probe))
+        .and_then(|got| {
+            let _ = store.delete(probe);
+            match got.as_deref() {
+                Some("probe") => Ok(()),
+                _ => Err(ApiError::new(
+                    ErrorCode::Storage,
+                    "the OS keychain did not return what was saved",
+                )),
+            }
+        });
+    match result {
+        Ok(()) => KeychainStatus {
+            available: true,
+            detail: String::new(),
+        },
+        Err(e) => KeychainStatus {
+            available: false,
+            detail: e.message,
+        },
+    }
+}
+
+/// A new research: its session and first run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct StartedRun {
+    /// The session.
+    pub session_id: String,
+    /// The run's thread.
+    pub thread_id: ThreadId,
+}
+
+/// The nodes a run walks, in order, for the live graph view.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct GraphOutline {
+    /// Node names in the order a run reaches them.
+    pub nodes: Vec<String>,
+    /// The whole graph as a Mermaid diagram.
+    pub mermaid: String,
+}
+
+/// The outline of the research graph in `mode`.
+pub fn graph_outline(mode: Mode) -> Result<GraphOutline, ApiError> {
+    let config = RunConfig {
+        mode,
+        ..RunConfig::default()
+    };
+    let graph = research_pipeline::graph(&config, None)?;
+    let all: Vec<String> = graph.node_names().map(String::from).collect();
+    // Both modes share one graph; show the path this mode takes.
+    let skip: &[&str] = match mode {
+        Mode::Single => &["orchestrate", "search_worker", "collect", "synthesize"],
+        Mode::Multi => &["search_and_extract", "detect_gaps"],
+    };
+    Ok(GraphOutline {
+        nodes: all
+            .into_iter()
+            .filter(|n| !skip.contains(&n.as_str()))
+            .collect(),
+        mermaid: graph.mermaid(),
+    })
+}
+
+/// What a native question dialog returned.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum DialogAnswer {
+    /// A complete answer: resume the run with it.
+    Answer {
+        /// The answer.
+        answer: research_pipeline::Answer,
+    },
+    /// The user wants to type (free text, an edited plan, feedback or a reason).
+    NeedsText {
+        /// `clarify`, `edit_plan`, `revise_report` or `reject_report`.
+        kind: String,
+    },
+    /// The dialog was closed without a choice: the run keeps waiting.
+    Dismissed,
+}
+
+/// The result of testing one provider.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct ConnectionTest {
+    /// It answered usefully.
+    pub ok: bool,
+    /// What happened, in one sentence.
+    pub detail: String,
+    /// How long it took.
+    pub latency_ms: u64,
+}
+
+impl Studio {
+    /// Tests a model (by model string) or a search provider (by name) with one small request.
+    pub async fn test_connection(
+        &self,
+        target: &str,
+        keys: &dyn KeyStore,
+    ) -> Result<ConnectionTest, ApiError> {
+        let target = target.trim();
+        let started = Instant::now();
+        let result: Result<String, ApiError> = if target.contains(':') {
+            let mut connect = crate::keys::connect_settings(keys);
+            if let Some(url) = self.settings()?.ollama_url {
+                connect.ollama_url = url;
+            }
+            crate::ask(
+                crate::AskRequest {
+                    prompt: "Reply with the single word OK.".into(),
+                    llm: target.to_string(),
+                    system: None,
+                    schema: None,
+                },
+                &connect,
+                None,
+            )
+            .await
+            .map(|a| {
+                format!(
+                    "{} answered: {}",
+                    a.model,
+                    a.text.trim().chars().take(60).collect::<String>()
+                )
+            })
+        } else {
+            let settings = self.settings()?;
+            let library = Arc::new(self.library()?);
+            crate::search(
+                crate::SearchRequest {
+                    query: "honeybee".into(),
+                    providers: vec![target.to_string()],
+                    limit: 1,
+                    searxng_url: settings.searxng_url.clone(),
+                    library: Some(library),
+                },
+                &crate::search_settings(keys, settings.searxng_url),
+                keys,
+            )
+            .await
+            .and_then(|out| match out.failures.first() {
+                Some(f) => Err(ApiError::new(ErrorCode::ProviderFailed, f.message.clone())),
+                None => Ok(format!("{} answered with {} result(s)", target, out.hits.len())),
+            })
+        };
+        let latency_ms = started.elapsed().as_millis() as u64;
+        Ok(match result {
+            Ok(detail) => ConnectionTest {
+                ok: true,
+                detail,
+                latency_ms,
+            },
+            Err(e) => ConnectionTest {
+                ok: false,
+                detail: e.message,
+                latency_ms,
+            },
+        })
+    }
+}

@@ -1,0 +1,466 @@
+//! The commands the page calls. Each is a thin wrapper over `research-api` (the same functions
+//! the CLI and the tests use) that maps failures to `{code, message}`.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use research_api::{
+    Answer, ApiError, AppInfo, CancellationToken, ConnectionTest, DialogAnswer, ErrorCode, Event,
+    EventSink, ExportFormat, GraphOutline, IndexReport, KeyStatus, KeyStore, KeychainStatus,
+    LibraryFolder, Mode, Paper, PendingQuestion, ProviderStatus, ResearchOutcome,
+    ResearchRequest, ResearchStatus, RunConfig, RunEstimate, SessionDetail, SessionRecord,
+    Settings, StartedRun, Studio, ThreadId,
+};
+use tauri::ipc::Channel;
+use tauri::{AppHandle, Manager, Runtime, State};
+
+use crate::dialogs;
+
+/// What every command can reach.
+pub struct AppState {
+    /// The database and everything in it.
+    pub studio: Studio,
+    /// Where keys are kept: the OS keychain, or memory for this session when there is none.
+    pub keys: Arc<dyn KeyStore>,
+    /// Whether the OS keychain works.
+    pub keychain: KeychainStatus,
+    /// The log folder.
+    pub log_dir: PathBuf,
+    /// Runs in progress, by thread, so Cancel can reach them.
+    pub runs: Mutex<HashMap<String, CancellationToken>>,
+}
+
+type Res<T> = Result<T, ApiError>;
+
+/// Forwards engine events to the page.
+struct ChannelSink(Channel<Event>);
+
+impl EventSink for ChannelSink {
+    fn emit(&self, event: Event) {
+        // A closed page cannot receive; the run itself goes on and is saved.
+        let _ = self.0.send(event);
+    }
+}
+
+#[tauri::command]
+pub fn app_info(state: State<'_, AppState>) -> Res<AppInfo> {
+    let studio = &state.studio;
+    let first_run =
+        studio.settings()?.default_model.is_none() && studio.list_sessions(None)?.is_empty();
+    // The smoke test waits for this line: the page has loaded and reached Rust.
+    eprintln!("research-studio: ready");
+    Ok(AppInfo {
+        db_path: studio.db_path().display().to_string(),
+        version: env!("CARGO_PKG_VERSION").to_string(),
+        keychain: state.keychain.clone(),
+        log_dir: state.log_dir.display().to_string(),
+        first_run,
+    })
+}
+
+#[tauri::command]
+pub fn graph_outline(mode: Mode) -> Res<GraphOutline> {
+    research_api::graph_outline(mode)
+}
+
+#[tauri::command]
+pub fn estimate_run(config: RunConfig) -> RunEstimate {
+    research_api::estimate(&config)
+}
+
+#[tauri::command]
+pub fn create_research(state: State<'_, AppState>, mut request: ResearchRequest) -> Res<StartedRun> {
+    let settings = state.studio.settings()?;
+    if request.searxng_url.is_none() {
+        request.searxng_url = settings.searxng_url.clone();
+    }
+    for host in settings.allowed_hosts {
+        if !request.allowed_hosts.contains(&host) {
+            request.allowed_hosts.push(host);
+        }
+    }
+    let (session_id, thread_id) = state.studio.start_research(&request)?;
+    tracing::info!(session = %session_id, thread = %thread_id, "research created");
+    Ok(StartedRun {
+        session_id,
+        thread_id,
+    })
+}
+
+#[tauri::command]
+pub fn follow_up(state: State<'_, AppState>, session_id: String, question: String) -> Res<StartedRun> {
+    let thread_id = state.studio.follow_up(&session_id, &question)?;
+    Ok(StartedRun {
+        session_id,
+        thread_id,
+    })
+}
+
+/// Runs (or resumes, with an answer when it waits) a research thread, streaming its events.
+#[tauri::command]
+pub async fn run_research<R: Runtime>(
+    app: AppHandle<R>,
+    state: State<'_, AppState>,
+    thread_id: ThreadId,
+    answer: Option<Answer>,
+    on_event: Channel<Event>,
+) -> Res<ResearchOutcome> {
+    let key = thread_id.to_string();
+    let cancel = CancellationToken::new();
+    {
+        let mut runs = state.runs.lock().unwrap_or_else(|p| p.into_inner());
+        if runs.contains_key(&key) {
+            return Err(ApiError::new(
+                ErrorCode::Conflict,
+                "this run is already going; wait for it or cancel it first",
+            ));
+        }
+        runs.insert(key.clone(), cancel.clone());
+    }
+    let result = state
+        .studio
+        .run_research(
+            &thread_id,
+            answer,
+            state.keys.as_ref(),
+            Some(Arc::new(ChannelSink(on_event))),
+            cancel,
+        )
+        .await;
+    state
+        .runs
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .remove(&key);
+    match &result {
+        Ok(outcome) => {
+            tracing::info!(thread = %key, status = ?outcome.status, "research run stopped");
+            eprintln!("research-studio: run {key} {:?}", outcome.status);
+            if outcome.status != ResearchStatus::Interrupted {
+                notify_if_unfocused(&app, outcome);
+            }
+        }
+        Err(e) => {
+            tracing::warn!(thread = %key, code = ?e.code, "research run failed: {}", e.message);
+            eprintln!("research-studio: run {key} failed: {}", e.message);
+        }
+    }
+    result
+}
+
+/// A long run that ends while the user looks elsewhere says so with a system notification.
+fn notify_if_unfocused<R: Runtime>(app: &AppHandle<R>, outcome: &ResearchOutcome) {
+    use tauri_plugin_notification::NotificationExt;
+    let focused = app
+        .get_webview_window("main")
+        .and_then(|w| w.is_focused().ok())
+        .unwrap_or(true);
+    if focused {
+        return;
+    }
+    let body = match outcome.status {
+        ResearchStatus::Waiting => "The research needs your answer.".to_string(),
+        _ => format!(
+            "The report is ready: {} sources, {} claims checked.",
+            outcome.result.sources.len(),
+            outcome.result.claims.len()
+        ),
+    };
+    if let Err(e) = app
+        .notification()
+        .builder()
+        .title("Research Studio")
+        .body(body)
+        .show()
+    {
+        tracing::debug!("no notification: {e}");
+    }
+}
+
+#[tauri::command]
+pub fn cancel_run(state: State<'_, AppState>, thread_id: ThreadId) -> bool {
+    match state
+        .runs
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .get(thread_id.as_str())
+    {
+        Some(token) => {
+            token.cancel();
+            true
+        }
+        None => false,
+    }
+}
+
+#[tauri::command]
+pub fn running(state: State<'_, AppState>) -> Vec<String> {
+    state
+        .runs
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .keys()
+        .cloned()
+        .collect()
+}
+
+#[tauri::command]
+pub async fn pending_question(state: State<'_, AppState>, thread_id: ThreadId) -> Res<Option<PendingQuestion>> {
+    state.studio.research_question(&thread_id).await
+}
+
+/// Asks a pending question in a native dialog.
+#[tauri::command]
+pub async fn ask_native<R: Runtime>(app: AppHandle<R>, pending: PendingQuestion) -> Res<DialogAnswer> {
+    dialogs::ask(app, pending).await
+}
+
+#[tauri::command]
+pub fn list_sessions(state: State<'_, AppState>, text: Option<String>) -> Res<Vec<SessionRecord>> {
+    state
+        .studio
+        .list_sessions(text.as_deref().filter(|t| !t.trim().is_empty()))
+}
+
+#[tauri::command]
+pub fn session(state: State<'_, AppState>, id: String) -> Res<SessionDetail> {
+    state.studio.session(&id)
+}
+
+#[tauri::command]
+pub fn rename_session(state: State<'_, AppState>, id: String, title: String) -> Res<()> {
+    state.studio.rename_session(&id, &title)
+}
+
+/// Deletes a session after a native confirmation; false when the user kept it.
+#[tauri::command]
+pub async fn delete_session<R: Runtime>(app: AppHandle<R>, state: State<'_, AppState>, id: String) -> Res<bool> {
+    let detail = state.studio.session(&id)?;
+    if state
+        .runs
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .keys()
+        .any(|t| detail.runs.iter().any(|(r, _)| r == t))
+    {
+        return Err(ApiError::new(
+            ErrorCode::Conflict,
+            "this session has a run going; cancel it before deleting the session",
+        ));
+    }
+    let text = format!(
+        "Delete “{}”?\n\nIts reports, sources and history are removed from this computer. This cannot be undone.",
+        detail.session.title
+    );
+    if !dialogs::confirm(app, "Delete session", text, "Delete").await? {
+        return Ok(false);
+    }
+    state.studio.delete_session(&id)?;
+    Ok(true)
+}
+
+#[tauri::command]
+pub fn source_text(state: State<'_, AppState>, sha256: String) -> Res<String> {
+    state.studio.source_text(&sha256)
+}
+
+/// Exports the session's latest report where the user chooses; the path, or `None` when the
+/// save dialog was cancelled.
+#[tauri::command]
+pub async fn export_report<R: Runtime>(
+    app: AppHandle<R>,
+    state: State<'_, AppState>,
+    session_id: String,
+    format: String,
+) -> Res<Option<String>> {
+    let format: ExportFormat = format.parse()?;
+    let (ext, filter): (&str, (&'static str, &'static [&'static str])) = match format {
+        ExportFormat::Md => ("md", ("Markdown", &["md"])),
+        ExportFormat::Pdf => ("pdf", ("PDF", &["pdf"])),
+        ExportFormat::Bib => ("bib", ("BibTeX", &["bib"])),
+        ExportFormat::Ris => ("ris", ("RIS", &["ris"])),
+    };
+    // Fail before the dialog when there is nothing to export.
+    let report = state.studio.report_for_export(&session_id)?;
+    let name = file_stem(&report.question);
+    let Some(mut path) =
+        dialogs::save_path(app, "Export report", format!("{name}.{ext}"), filter).await?
+    else {
+        return Ok(None);
+    };
+    if path.extension().is_none() {
+        path.set_extension(ext);
+    }
+    let studio = &state.studio;
+    studio.export(&session_id, format, Paper::default(), &path)?;
+    tracing::info!(path = %path.display(), "report exported");
+    Ok(Some(path.display().to_string()))
+}
+
+/// A file name from a question: letters, digits and dashes, at most 60 characters.
+fn file_stem(question: &str) -> String {
+    let mut out = String::new();
+    for c in question.chars() {
+        if c.is_alphanumeric() {
+            out.extend(c.to_lowercase());
+        } else if !out.ends_with('-') && !out.is_empty() {
+            out.push('-');
+        }
+        if out.chars().count() >= 60 {
+            break;
+        }
+    }
+    let out = out.trim_matches('-').to_string();
+    if out.is_empty() {
+        "report".into()
+    } else {
+        out
+    }
+}
+
+/// Opens a link of a report or a source in the system browser (or file manager for library
+/// files); nothing external ever opens inside the app.
+#[tauri::command]
+pub fn open_external<R: Runtime>(app: AppHandle<R>, url: String) -> Res<()> {
+    use tauri_plugin_opener::OpenerExt;
+    let parsed = url::Url::parse(&url)
+        .map_err(|e| ApiError::new(ErrorCode::InvalidInput, format!("`{url}` is not a link: {e}")))?;
+    match parsed.scheme() {
+        "http" | "https" | "mailto" => app.opener().open_url(url, None::<&str>),
+        "file" => app.opener().reveal_item_in_dir(
+            parsed
+                .to_file_path()
+                .map_err(|()| ApiError::new(ErrorCode::InvalidInput, "not a local file"))?,
+        ),
+        other => {
+            return Err(ApiError::new(
+                ErrorCode::InvalidInput,
+                format!("links of kind `{other}:` are not opened"),
+            ))
+        }
+    }
+    .map_err(|e| ApiError::new(ErrorCode::Storage, format!("could not open the link: {e}")))
+}
+
+#[tauri::command]
+pub fn get_settings(state: State<'_, AppState>) -> Res<Settings> {
+    state.studio.settings()
+}
+
+/// Sets one setting (checked as `research settings set` checks it); empty text unsets it.
+#[tauri::command]
+pub fn set_setting<R: Runtime>(app: AppHandle<R>, state: State<'_, AppState>, key: String, value: String) -> Res<Settings> {
+    let path = state.studio.settings_path();
+    let mut settings = state.studio.settings()?;
+    if value.trim().is_empty() {
+        settings.unset(&key)?;
+    } else {
+        settings.set(&key, &value)?;
+    }
+    settings.save(&path)?;
+    // The store plugin shares the file: reload its copy so it never writes an old one back.
+    if let Ok(store) = tauri_plugin_store::StoreExt::store(&app, &path) {
+        let _ = store.reload();
+    }
+    Ok(settings)
+}
+
+#[tauri::command]
+pub fn list_keys(state: State<'_, AppState>) -> Vec<KeyStatus> {
+    research_api::list_keys(state.keys.as_ref())
+}
+
+#[tauri::command]
+pub fn set_key(state: State<'_, AppState>, provider: String, key: String) -> Res<Vec<KeyStatus>> {
+    research_api::set_key(state.keys.as_ref(), &provider, &key)?;
+    Ok(research_api::list_keys(state.keys.as_ref()))
+}
+
+#[tauri::command]
+pub fn delete_key(state: State<'_, AppState>, provider: String) -> Res<Vec<KeyStatus>> {
+    research_api::delete_key(state.keys.as_ref(), &provider)?;
+    Ok(research_api::list_keys(state.keys.as_ref()))
+}
+
+#[tauri::command]
+pub async fn provider_status(state: State<'_, AppState>) -> Res<Vec<ProviderStatus>> {
+    let settings = state.studio.settings()?;
+    let library = state.studio.library().ok();
+    Ok(research_api::providers(state.keys.as_ref(), &settings, library.as_ref()).await)
+}
+
+#[tauri::command]
+pub async fn test_connection(state: State<'_, AppState>, target: String) -> Res<ConnectionTest> {
+    state.studio.test_connection(&target, state.keys.as_ref()).await
+}
+
+#[tauri::command]
+pub fn library_folders(state: State<'_, AppState>) -> Res<Vec<LibraryFolder>> {
+    Ok(state.studio.library()?.folders()?)
+}
+
+/// Asks for a folder with the native picker and indexes it, reporting progress.
+#[tauri::command]
+pub async fn library_add<R: Runtime>(
+    app: AppHandle<R>,
+    state: State<'_, AppState>,
+    on_progress: Channel<IndexReport>,
+) -> Res<Option<IndexReport>> {
+    let Some(folder) = dialogs::pick(app, "Add a folder to the library", true, None).await? else {
+        return Ok(None);
+    };
+    let library = state.studio.library()?;
+    let report = tauri::async_runtime::spawn_blocking(move || {
+        library.add(&folder, &|r| {
+            let _ = on_progress.send(r.clone());
+        })
+    })
+    .await
+    .map_err(|e| ApiError::new(ErrorCode::Storage, format!("indexing stopped: {e}")))??;
+    Ok(Some(report))
+}
+
+#[tauri::command]
+pub async fn library_remove<R: Runtime>(app: AppHandle<R>, state: State<'_, AppState>, path: String) -> Res<bool> {
+    let text = format!(
+        "Remove {path} from the library?\n\nIts files stay on disk; only the index is removed."
+    );
+    if !dialogs::confirm(app, "Remove folder", text, "Remove").await? {
+        return Ok(false);
+    }
+    state.studio.library()?.remove(std::path::Path::new(&path))?;
+    Ok(true)
+}
+
+#[tauri::command]
+pub async fn library_reindex(state: State<'_, AppState>, on_progress: Channel<IndexReport>) -> Res<IndexReport> {
+    let library = state.studio.library()?;
+    tauri::async_runtime::spawn_blocking(move || {
+        library.reindex(&|r| {
+            let _ = on_progress.send(r.clone());
+        })
+    })
+    .await
+    .map_err(|e| ApiError::new(ErrorCode::Storage, format!("indexing stopped: {e}")))?
+    .map_err(ApiError::from)
+}
+
+/// Asks for a GGUF model file with the native picker; returns its model string.
+#[tauri::command]
+pub async fn choose_model_file<R: Runtime>(app: AppHandle<R>) -> Res<Option<String>> {
+    let picked = dialogs::pick(app, "Choose a GGUF model", false, Some(("GGUF model", &["gguf"]))).await?;
+    Ok(picked.map(|p| format!("local:{}", p.display())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::file_stem;
+
+    #[test]
+    fn file_names_come_from_the_question() {
+        assert_eq!(file_stem("How do honeybees communicate?"), "how-do-honeybees-communicate");
+        assert_eq!(file_stem("???"), "report");
+        assert_eq!(file_stem("ミツバチの言語"), "ミツバチの言語");
+    }
+}

@@ -1,0 +1,62 @@
+// Typed wrappers over the app's commands. Every type comes from the Rust side (types.ts).
+import { Channel, invoke } from "@tauri-apps/api/core";
+import type {
+  Answer, ApiError, AppInfo, ConnectionTest, DialogAnswer, ErrorCode, Event, GraphOutline, IndexReport,
+  KeyStatus, LibraryFolder, Mode, PendingQuestion, ProviderStatus, ResearchOutcome, ResearchRequest,
+  RunConfig, RunEstimate, SessionDetail, SessionRecord, Settings, StartedRun,
+} from "./types";
+
+export function isApiError(e: unknown): e is ApiError {
+  return typeof e === "object" && e !== null && "code" in e && "message" in e;
+}
+
+const ADVICE: Partial<Record<ErrorCode, string>> = {
+  provider_auth: "Check the key in Settings.",
+  provider_unavailable: "Check the connection or the provider's URL in Settings; the run can be resumed.",
+  run_failed: "Nothing is lost: resume the run when the cause is fixed.",
+};
+
+/** One human sentence for any failure: never a debug string. */
+export function humanError(e: unknown): string {
+  if (isApiError(e)) {
+    const message = e.message.charAt(0).toUpperCase() + e.message.slice(1);
+    const end = /[.!?]$/.test(message) ? "" : ".";
+    const advice = ADVICE[e.code];
+    return advice ? `${message}${end} ${advice}` : `${message}${end}`;
+  }
+  if (e instanceof Error) return e.message;
+  return typeof e === "string" ? e : "Something went wrong.";
+}
+
+export const api = {
+  appInfo: () => invoke<AppInfo>("app_info"),
+  graphOutline: (mode: Mode) => invoke<GraphOutline>("graph_outline", { mode }),
+  estimate: (config: RunConfig) => invoke<RunEstimate>("estimate_run", { config }),
+  createResearch: (request: ResearchRequest) => invoke<StartedRun>("create_research", { request }),
+  followUp: (sessionId: string, question: string) => invoke<StartedRun>("follow_up", { sessionId, question }),
+  runResearch: (threadId: string, answer: Answer | null, onEvent: Channel<Event>) =>
+    invoke<ResearchOutcome>("run_research", { threadId, answer, onEvent }),
+  cancelRun: (threadId: string) => invoke<boolean>("cancel_run", { threadId }),
+  running: () => invoke<string[]>("running"),
+  pendingQuestion: (threadId: string) => invoke<PendingQuestion | null>("pending_question", { threadId }),
+  askNative: (pending: PendingQuestion) => invoke<DialogAnswer>("ask_native", { pending }),
+  listSessions: (text: string | null) => invoke<SessionRecord[]>("list_sessions", { text }),
+  session: (id: string) => invoke<SessionDetail>("session", { id }),
+  renameSession: (id: string, title: string) => invoke<null>("rename_session", { id, title }),
+  deleteSession: (id: string) => invoke<boolean>("delete_session", { id }),
+  sourceText: (sha256: string) => invoke<string>("source_text", { sha256 }),
+  exportReport: (sessionId: string, format: "md" | "pdf") => invoke<string | null>("export_report", { sessionId, format }),
+  openExternal: (url: string) => invoke<null>("open_external", { url }),
+  getSettings: () => invoke<Settings>("get_settings"),
+  setSetting: (key: string, value: string) => invoke<Settings>("set_setting", { key, value }),
+  listKeys: () => invoke<KeyStatus[]>("list_keys"),
+  setKey: (provider: string, key: string) => invoke<KeyStatus[]>("set_key", { provider, key }),
+  deleteKey: (provider: string) => invoke<KeyStatus[]>("delete_key", { provider }),
+  providerStatus: () => invoke<ProviderStatus[]>("provider_status"),
+  testConnection: (target: string) => invoke<ConnectionTest>("test_connection", { target }),
+  libraryFolders: () => invoke<LibraryFolder[]>("library_folders"),
+  libraryAdd: (onProgress: Channel<IndexReport>) => invoke<IndexReport | null>("library_add", { onProgress }),
+  libraryRemove: (path: string) => invoke<boolean>("library_remove", { path }),
+  libraryReindex: (onProgress: Channel<IndexReport>) => invoke<IndexReport>("library_reindex", { onProgress }),
+  chooseModelFile: () => invoke<string | null>("choose_model_file"),
+};
