@@ -18,8 +18,8 @@ step "llama.cpp server (built once into the cache)"
 RS_LLAMA_SERVER="$(bash scripts/fetch-llama-server.sh | tail -n 1)"
 export RS_LLAMA_SERVER
 
-step "UI: type check and build"
-(cd ui && npm run build --silent)
+step "UI: type check, build and unit tests"
+(cd ui && npm run build --silent && npm test --silent)
 
 step "rustfmt"
 cargo fmt --all -- --check

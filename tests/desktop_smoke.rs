@@ -26,7 +26,7 @@ fn unique_colours(png: &Path) -> usize {
 }
 
 #[test]
-fn window_opens_runs_the_demo_and_draws() {
+fn window_opens_reaches_rust_and_draws() {
     for tool in ["xvfb-run", "import", "convert"] {
         assert!(have(tool), "{tool} is missing: run scripts/install-deps.sh (Xvfb and ImageMagick are needed for this test)");
     }
@@ -35,12 +35,12 @@ fn window_opens_runs_the_demo_and_draws() {
     let log = home.join("app.log");
     let shot = home.join("screen.png");
     // The app runs in its own HOME with its own database; the shell waits (at most 120 s) for the
-    // line the app prints when the demo run it started through the UI has finished.
+    // line the app prints when the page has loaded and called its first command.
     let script = format!(
         r#""{APP}" > "{log}" 2>&1 &
         pid=$!
         for _ in $(seq 1 240); do
-          grep -q "demo run .* Finished" "{log}" && break
+          grep -q "research-studio: ready" "{log}" && break
           kill -0 $pid 2>/dev/null || break
           sleep 0.5
         done
@@ -63,15 +63,14 @@ fn window_opens_runs_the_demo_and_draws() {
         .env("XDG_CONFIG_HOME", home.join("config"))
         .env("XDG_CACHE_HOME", home.join("cache"))
         .env("NO_AT_BRIDGE", "1")
-        .env("RESEARCH_STUDIO_AUTORUN_DEMO", "1")
         .env("RESEARCH_STUDIO_DB", home.join("research.sqlite3"))
         .status()
         .expect("xvfb-run starts");
     assert!(status.success(), "xvfb-run failed");
     let output = std::fs::read_to_string(&log).unwrap_or_default();
     assert!(
-        output.contains("Finished"),
-        "the demo run did not finish through the UI; app output:\n{output}"
+        output.contains("research-studio: ready"),
+        "the page never reached Rust; app output:\n{output}"
     );
     let colours = unique_colours(&shot);
     assert!(

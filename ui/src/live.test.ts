@@ -1,0 +1,68 @@
+import { describe, expect, it } from "vitest";
+import { applyEvent, emptyLive, formatUsage, stuckNotice } from "./live";
+import type { Event } from "./types";
+
+const started = (node: string, task = 0): Event => ({ type: "node_started", step: 1, task, node });
+const finished = (node: string, task = 0): Event => ({ type: "node_finished", step: 1, task, node, update: null });
+const custom = (node: string, payload: Record<string, unknown>): Event =>
+  ({ type: "custom", node, payload } as unknown as Event);
+
+describe("live run view", () => {
+  it("tracks the active node, finished nodes and the streamed report", () => {
+    const s = emptyLive(0);
+    applyEvent(s, started("plan"), 1);
+    expect([...s.active]).toEqual(["plan"]);
+    expect(s.activity).toBe("Planning the research");
+    applyEvent(s, finished("plan"), 2);
+    expect(s.active.size).toBe(0);
+    expect(s.done.has("plan")).toBe(true);
+    applyEvent(s, custom("write_report", { type: "writing" }), 3);
+    applyEvent(s, { type: "token", node: "write_report", text: "# Bees" }, 4);
+    applyEvent(s, { type: "token", node: "write_report", text: " dance" }, 5);
+    expect(s.stream).toBe("# Bees dance");
+  });
+
+  it("shows workers with their progress and sources as they are read", () => {
+    const s = emptyLive(0);
+    applyEvent(s, started("search_worker", 0), 1);
+    applyEvent(s, started("search_worker", 1), 1);
+    applyEvent(s, custom("search_worker", { type: "searching", query: "waggle dance" }), 2);
+    applyEvent(s, custom("search_worker", { type: "read", url: "https://example.org/a", facts: 3 }), 3);
+    applyEvent(s, custom("search_worker", { type: "read", url: "https://example.org/a", facts: 3 }), 3);
+    applyEvent(s, finished("search_worker", 0), 4);
+    expect(s.workers.size).toBe(2);
+    expect(s.workers.get(0)?.done).toBe(true);
+    expect(s.workers.get(1)?.activity).toContain("waggle dance");
+    expect(s.sources).toEqual([{ url: "https://example.org/a", facts: 3 }]);
+  });
+
+  it("adds up model calls, tokens and cost", () => {
+    const s = emptyLive(0);
+    for (let i = 0; i < 3; i++) {
+      applyEvent(s, custom("plan", { type: "llm_call", call: { prompt_tokens: 1000, completion_tokens: 200, cost_usd: 0.001 } }), i);
+    }
+    expect(s.calls).toBe(3);
+    expect(s.tokens).toBe(3600);
+    expect(formatUsage(s.calls, s.tokens, s.costUsd)).toBe("3 calls · 3.6k tokens · $0.0030");
+    expect(formatUsage(1, 50, 0)).toBe("1 calls · 50 tokens");
+  });
+
+  it("says what a silent run waits on, and only after a while", () => {
+    const s = emptyLive(0);
+    applyEvent(s, started("search_and_extract"), 1000);
+    applyEvent(s, custom("search_and_extract", { type: "reading", url: "https://slow.example.com/page" }), 2000);
+    expect(stuckNotice(s, 10_000)).toBeNull();
+    const notice = stuckNotice(s, 32_000);
+    expect(notice).toContain("No progress for 30 s");
+    expect(notice).toContain("slow.example.com");
+    applyEvent(s, { type: "run_finished", steps: 9 } as Event, 40_000);
+    expect(stuckNotice(s, 90_000)).toBeNull();
+  });
+
+  it("reports retries as warnings naming the error", () => {
+    const s = emptyLive(0);
+    applyEvent(s, { type: "node_retrying", node: "plan", attempt: 1, error: "429 Too Many Requests", delay_ms: 2000 }, 1);
+    expect(s.warnings[0]).toContain("429 Too Many Requests");
+    expect(s.waitingOn?.what).toContain("retrying");
+  });
+});
