@@ -8,9 +8,9 @@ use std::sync::{Arc, Mutex};
 use research_api::{
     Answer, ApiError, AppInfo, CancellationToken, ConnectionTest, DialogAnswer, ErrorCode, Event,
     EventSink, ExportFormat, GraphOutline, IndexReport, KeyStatus, KeyStore, KeychainStatus,
-    LibraryFolder, Mode, Paper, PendingQuestion, ProviderStatus, ResearchOutcome,
-    ResearchRequest, ResearchStatus, RunConfig, RunEstimate, SessionDetail, SessionRecord,
-    Settings, StartedRun, Studio, ThreadId,
+    LibraryFolder, Mode, Paper, PendingQuestion, ProviderStatus, ResearchOutcome, ResearchRequest,
+    ResearchStatus, RunConfig, RunEstimate, SessionDetail, SessionRecord, Settings, StartedRun,
+    Studio, ThreadId,
 };
 use tauri::ipc::Channel;
 use tauri::{AppHandle, Manager, Runtime, State};
@@ -70,7 +70,10 @@ pub fn estimate_run(config: RunConfig) -> RunEstimate {
 }
 
 #[tauri::command]
-pub fn create_research(state: State<'_, AppState>, mut request: ResearchRequest) -> Res<StartedRun> {
+pub fn create_research(
+    state: State<'_, AppState>,
+    mut request: ResearchRequest,
+) -> Res<StartedRun> {
     let settings = state.studio.settings()?;
     if request.searxng_url.is_none() {
         request.searxng_url = settings.searxng_url.clone();
@@ -89,7 +92,11 @@ pub fn create_research(state: State<'_, AppState>, mut request: ResearchRequest)
 }
 
 #[tauri::command]
-pub fn follow_up(state: State<'_, AppState>, session_id: String, question: String) -> Res<StartedRun> {
+pub fn follow_up(
+    state: State<'_, AppState>,
+    session_id: String,
+    question: String,
+) -> Res<StartedRun> {
     let thread_id = state.studio.follow_up(&session_id, &question)?;
     Ok(StartedRun {
         session_id,
@@ -206,13 +213,19 @@ pub fn running(state: State<'_, AppState>) -> Vec<String> {
 }
 
 #[tauri::command]
-pub async fn pending_question(state: State<'_, AppState>, thread_id: ThreadId) -> Res<Option<PendingQuestion>> {
+pub async fn pending_question(
+    state: State<'_, AppState>,
+    thread_id: ThreadId,
+) -> Res<Option<PendingQuestion>> {
     state.studio.research_question(&thread_id).await
 }
 
 /// Asks a pending question in a native dialog.
 #[tauri::command]
-pub async fn ask_native<R: Runtime>(app: AppHandle<R>, pending: PendingQuestion) -> Res<DialogAnswer> {
+pub async fn ask_native<R: Runtime>(
+    app: AppHandle<R>,
+    pending: PendingQuestion,
+) -> Res<DialogAnswer> {
     dialogs::ask(app, pending).await
 }
 
@@ -235,7 +248,11 @@ pub fn rename_session(state: State<'_, AppState>, id: String, title: String) -> 
 
 /// Deletes a session after a native confirmation; false when the user kept it.
 #[tauri::command]
-pub async fn delete_session<R: Runtime>(app: AppHandle<R>, state: State<'_, AppState>, id: String) -> Res<bool> {
+pub async fn delete_session<R: Runtime>(
+    app: AppHandle<R>,
+    state: State<'_, AppState>,
+    id: String,
+) -> Res<bool> {
     let detail = state.studio.session(&id)?;
     if state
         .runs
@@ -324,8 +341,12 @@ fn file_stem(question: &str) -> String {
 #[tauri::command]
 pub fn open_external<R: Runtime>(app: AppHandle<R>, url: String) -> Res<()> {
     use tauri_plugin_opener::OpenerExt;
-    let parsed = url::Url::parse(&url)
-        .map_err(|e| ApiError::new(ErrorCode::InvalidInput, format!("`{url}` is not a link: {e}")))?;
+    let parsed = url::Url::parse(&url).map_err(|e| {
+        ApiError::new(
+            ErrorCode::InvalidInput,
+            format!("`{url}` is not a link: {e}"),
+        )
+    })?;
     match parsed.scheme() {
         "http" | "https" | "mailto" => app.opener().open_url(url, None::<&str>),
         "file" => app.opener().reveal_item_in_dir(
@@ -350,7 +371,12 @@ pub fn get_settings(state: State<'_, AppState>) -> Res<Settings> {
 
 /// Sets one setting (checked as `research settings set` checks it); empty text unsets it.
 #[tauri::command]
-pub fn set_setting<R: Runtime>(app: AppHandle<R>, state: State<'_, AppState>, key: String, value: String) -> Res<Settings> {
+pub fn set_setting<R: Runtime>(
+    app: AppHandle<R>,
+    state: State<'_, AppState>,
+    key: String,
+    value: String,
+) -> Res<Settings> {
     let path = state.studio.settings_path();
     let mut settings = state.studio.settings()?;
     if value.trim().is_empty() {
@@ -392,7 +418,10 @@ pub async fn provider_status(state: State<'_, AppState>) -> Res<Vec<ProviderStat
 
 #[tauri::command]
 pub async fn test_connection(state: State<'_, AppState>, target: String) -> Res<ConnectionTest> {
-    state.studio.test_connection(&target, state.keys.as_ref()).await
+    state
+        .studio
+        .test_connection(&target, state.keys.as_ref())
+        .await
 }
 
 #[tauri::command]
@@ -422,19 +451,29 @@ pub async fn library_add<R: Runtime>(
 }
 
 #[tauri::command]
-pub async fn library_remove<R: Runtime>(app: AppHandle<R>, state: State<'_, AppState>, path: String) -> Res<bool> {
+pub async fn library_remove<R: Runtime>(
+    app: AppHandle<R>,
+    state: State<'_, AppState>,
+    path: String,
+) -> Res<bool> {
     let text = format!(
         "Remove {path} from the library?\n\nIts files stay on disk; only the index is removed."
     );
     if !dialogs::confirm(app, "Remove folder", text, "Remove").await? {
         return Ok(false);
     }
-    state.studio.library()?.remove(std::path::Path::new(&path))?;
+    state
+        .studio
+        .library()?
+        .remove(std::path::Path::new(&path))?;
     Ok(true)
 }
 
 #[tauri::command]
-pub async fn library_reindex(state: State<'_, AppState>, on_progress: Channel<IndexReport>) -> Res<IndexReport> {
+pub async fn library_reindex(
+    state: State<'_, AppState>,
+    on_progress: Channel<IndexReport>,
+) -> Res<IndexReport> {
     let library = state.studio.library()?;
     tauri::async_runtime::spawn_blocking(move || {
         library.reindex(&|r| {
@@ -449,7 +488,13 @@ pub async fn library_reindex(state: State<'_, AppState>, on_progress: Channel<In
 /// Asks for a GGUF model file with the native picker; returns its model string.
 #[tauri::command]
 pub async fn choose_model_file<R: Runtime>(app: AppHandle<R>) -> Res<Option<String>> {
-    let picked = dialogs::pick(app, "Choose a GGUF model", false, Some(("GGUF model", &["gguf"]))).await?;
+    let picked = dialogs::pick(
+        app,
+        "Choose a GGUF model",
+        false,
+        Some(("GGUF model", &["gguf"])),
+    )
+    .await?;
     Ok(picked.map(|p| format!("local:{}", p.display())))
 }
 
@@ -459,7 +504,10 @@ mod tests {
 
     #[test]
     fn file_names_come_from_the_question() {
-        assert_eq!(file_stem("How do honeybees communicate?"), "how-do-honeybees-communicate");
+        assert_eq!(
+            file_stem("How do honeybees communicate?"),
+            "how-do-honeybees-communicate"
+        );
         assert_eq!(file_stem("???"), "report");
         assert_eq!(file_stem("ミツバチの言語"), "ミツバチの言語");
     }

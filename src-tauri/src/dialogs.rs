@@ -5,7 +5,9 @@ use std::path::PathBuf;
 
 use research_api::{Answer, ApiError, DialogAnswer, ErrorCode, PendingQuestion, Question};
 use tauri::{AppHandle, Runtime};
-use tauri_plugin_dialog::{DialogExt, MessageDialogButtons, MessageDialogKind, MessageDialogResult};
+use tauri_plugin_dialog::{
+    DialogExt, MessageDialogButtons, MessageDialogKind, MessageDialogResult,
+};
 
 /// Titles the end-to-end tests look the dialogs up by.
 pub const CLARIFY_TITLE: &str = "Clarify the question";
@@ -17,7 +19,9 @@ pub const REPORT_TITLE: &str = "Review the report";
 const OTHER: &str = "Other…";
 
 /// Runs a blocking dialog call off the async runtime's threads.
-async fn blocking<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> Result<T, ApiError> {
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, ApiError> {
     tauri::async_runtime::spawn_blocking(f)
         .await
         .map_err(|e| ApiError::new(ErrorCode::Storage, format!("the dialog failed: {e}")))
@@ -76,7 +80,9 @@ pub async fn ask<R: Runtime>(
                 text.push_str("\n\nChoose “Other…” for the other readings or to type your own.");
             }
             let buttons = match labels.as_slice() {
-                [a, b] => MessageDialogButtons::YesNoCancelCustom(a.clone(), b.clone(), OTHER.into()),
+                [a, b] => {
+                    MessageDialogButtons::YesNoCancelCustom(a.clone(), b.clone(), OTHER.into())
+                }
                 [a] => MessageDialogButtons::OkCancelCustom(a.clone(), OTHER.into()),
                 _ => MessageDialogButtons::OkCustom(OTHER.into()),
             };
@@ -202,7 +208,10 @@ pub async fn save_path<R: Runtime>(
     picked
         .map(|p| {
             p.into_path().map_err(|e| {
-                ApiError::new(ErrorCode::InvalidInput, format!("that place cannot be saved to: {e}"))
+                ApiError::new(
+                    ErrorCode::InvalidInput,
+                    format!("that place cannot be saved to: {e}"),
+                )
             })
         })
         .transpose()
@@ -229,8 +238,12 @@ pub async fn pick<R: Runtime>(
     .await?;
     picked
         .map(|p| {
-            p.into_path()
-                .map_err(|e| ApiError::new(ErrorCode::InvalidInput, format!("that path cannot be used: {e}")))
+            p.into_path().map_err(|e| {
+                ApiError::new(
+                    ErrorCode::InvalidInput,
+                    format!("that path cannot be used: {e}"),
+                )
+            })
         })
         .transpose()
 }

@@ -56,9 +56,8 @@ fn init_logging(dir: &std::path::Path) -> anyhow::Result<()> {
 
 /// The app menu: the page acts on its items (and on the same shortcuts typed in the page).
 fn menu<R: Runtime>(app: &tauri::AppHandle<R>) -> tauri::Result<Menu<R>> {
-    let item = |id: &str, text: &str, accel: &str| {
-        MenuItem::with_id(app, id, text, true, Some(accel))
-    };
+    let item =
+        |id: &str, text: &str, accel: &str| MenuItem::with_id(app, id, text, true, Some(accel));
     let file = Submenu::with_items(
         app,
         "File",

@@ -168,7 +168,11 @@ impl Studio {
             .await
             .and_then(|out| match out.failures.first() {
                 Some(f) => Err(ApiError::new(ErrorCode::ProviderFailed, f.message.clone())),
-                None => Ok(format!("{} answered with {} result(s)", target, out.hits.len())),
+                None => Ok(format!(
+                    "{} answered with {} result(s)",
+                    target,
+                    out.hits.len()
+                )),
             })
         };
         let latency_ms = started.elapsed().as_millis() as u64;

@@ -44,7 +44,8 @@ pub fn estimate(config: &RunConfig) -> RunEstimate {
     match config.mode {
         Mode::Single => {
             // The first round runs the planned searches; later rounds about half as many.
-            let searches = limits.initial_searches as u64 + (rounds - 1) * (limits.initial_searches as u64).div_ceil(2);
+            let searches = limits.initial_searches as u64
+                + (rounds - 1) * (limits.initial_searches as u64).div_ceil(2);
             let pages = (searches * pages_per_search).min(max_pages);
             calls.push(("extract", pages * chunks));
             calls.push(("gaps", rounds));
@@ -91,9 +92,11 @@ mod tests {
 
     #[test]
     fn deeper_runs_cost_more_and_local_models_cost_nothing() {
-        let mut config = RunConfig::default();
-        config.models = research_llm::ModelRouting::single("openai:gpt-4o-mini");
-        config.depth = Depth::Quick;
+        let mut config = RunConfig {
+            models: research_llm::ModelRouting::single("openai:gpt-4o-mini"),
+            depth: Depth::Quick,
+            ..RunConfig::default()
+        };
         let quick = estimate(&config);
         config.depth = Depth::Comprehensive;
         let deep = estimate(&config);

@@ -33,7 +33,9 @@ fn link_citations<'a>(arena: &'a Arena<'a>, root: &'a AstNode<'a>, sources: &BTr
             !matches!(
                 n.data.borrow().value,
                 NodeValue::Link(_) | NodeValue::Image(_) | NodeValue::CodeBlock(_)
-            ) && n.children().any(|c| matches!(c.data.borrow().value, NodeValue::Text(_)))
+            ) && n
+                .children()
+                .any(|c| matches!(c.data.borrow().value, NodeValue::Text(_)))
         })
         .collect();
     for parent in parents {
@@ -134,7 +136,10 @@ mod tests {
     fn links_keep_their_text_and_tables_render() {
         let md = "[The paper [1]](https://example.org/p)\n\n| a | b |\n|---|---|\n| x [2] | y |\n";
         let out = html(md, &known());
-        assert!(out.contains("<a href=\"https://example.org/p\">The paper [1]</a>"), "{out}");
+        assert!(
+            out.contains("<a href=\"https://example.org/p\">The paper [1]</a>"),
+            "{out}"
+        );
         assert!(out.contains("<td>x <a href=\"#cite-2\""), "{out}");
     }
 }
