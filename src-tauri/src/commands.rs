@@ -163,7 +163,11 @@ fn notify_if_unfocused<R: Runtime>(app: &AppHandle<R>, outcome: &ResearchOutcome
         .get_webview_window("main")
         .and_then(|w| w.is_focused().ok())
         .unwrap_or(true);
-    if focused {
+    if focused
+        || app
+            .try_state::<tauri_plugin_notification::Notification<R>>()
+            .is_none()
+    {
         return;
     }
     let body = match outcome.status {

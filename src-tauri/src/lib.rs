@@ -90,6 +90,42 @@ fn menu<R: Runtime>(app: &tauri::AppHandle<R>) -> tauri::Result<Menu<R>> {
     Menu::with_items(app, &[&file, &edit])
 }
 
+/// Every command the page may call (the tests register the same list on a mock app).
+pub fn invoke_handler<R: Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + Send + Sync + 'static
+{
+    tauri::generate_handler![
+        commands::app_info,
+        commands::graph_outline,
+        commands::estimate_run,
+        commands::create_research,
+        commands::follow_up,
+        commands::run_research,
+        commands::cancel_run,
+        commands::running,
+        commands::pending_question,
+        commands::ask_native,
+        commands::list_sessions,
+        commands::session,
+        commands::rename_session,
+        commands::delete_session,
+        commands::source_text,
+        commands::export_report,
+        commands::open_external,
+        commands::get_settings,
+        commands::set_setting,
+        commands::list_keys,
+        commands::set_key,
+        commands::delete_key,
+        commands::provider_status,
+        commands::test_connection,
+        commands::library_folders,
+        commands::library_add,
+        commands::library_remove,
+        commands::library_reindex,
+        commands::choose_model_file,
+    ]
+}
+
 /// Starts the app.
 pub fn run() {
     let result = tauri::Builder::default()
@@ -136,37 +172,7 @@ pub fn run() {
             });
             Ok(())
         })
-        .invoke_handler(tauri::generate_handler![
-            commands::app_info,
-            commands::graph_outline,
-            commands::estimate_run,
-            commands::create_research,
-            commands::follow_up,
-            commands::run_research,
-            commands::cancel_run,
-            commands::running,
-            commands::pending_question,
-            commands::ask_native,
-            commands::list_sessions,
-            commands::session,
-            commands::rename_session,
-            commands::delete_session,
-            commands::source_text,
-            commands::export_report,
-            commands::open_external,
-            commands::get_settings,
-            commands::set_setting,
-            commands::list_keys,
-            commands::set_key,
-            commands::delete_key,
-            commands::provider_status,
-            commands::test_connection,
-            commands::library_folders,
-            commands::library_add,
-            commands::library_remove,
-            commands::library_reindex,
-            commands::choose_model_file,
-        ])
+        .invoke_handler(invoke_handler())
         .run(tauri::generate_context!());
     if let Err(e) = result {
         eprintln!("research-studio: {e}");
