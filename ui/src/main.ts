@@ -454,6 +454,12 @@ async function loadSession(id: string, draft?: string) {
   if (current?.sessionId !== id) return;
   current.detail = detail;
   $("session-title").textContent = detail.session.title;
+  const supported = detail.claims.filter((c) => c.supported).length;
+  const when = new Date(detail.session.updated_at_ms).toLocaleString();
+  const status = STATUS_WORDS[detail.session.status] || detail.session.status;
+  $("session-meta").textContent = detail.reports.length
+    ? `${status === "finished" ? "Finished" : status} ${when} · ${detail.sources.length} sources · ${supported} of ${detail.claims.length} claims supported by their quotes`
+    : `${status || detail.session.status} · ${when}`;
   const report = $("report");
   if (detail.report_html) {
     report.innerHTML = detail.report_html; // comrak's output with raw HTML disabled
