@@ -126,6 +126,7 @@ fn answer(purpose: &str, value: serde_json::Value) -> ScriptedAnswer {
         contains: None,
         text: None,
         json: Some(value),
+        delay_ms: None,
     }
 }
 
@@ -150,6 +151,7 @@ fn script() -> Vec<ScriptedAnswer> {
             contains: None,
             text: Some("## Summary\nOwnership rules are checked at compile time [1]. Collectors run at run time [2].".into()),
             json: None,
+            delay_ms: None,
         },
     ]
 }

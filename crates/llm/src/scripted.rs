@@ -24,6 +24,9 @@ pub struct ScriptedAnswer {
     /// …or as JSON, sent as its text.
     #[serde(default)]
     pub json: Option<serde_json::Value>,
+    /// Wait this long before answering (a slow model: cancelling, progress notices).
+    #[serde(default)]
+    pub delay_ms: Option<u64>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -70,7 +73,7 @@ impl ScriptedLlm {
         self.requests.lock().map(|r| r.clone()).unwrap_or_default()
     }
 
-    fn pick(&self, request: &ChatRequest) -> Result<String, LlmError> {
+    fn pick(&self, request: &ChatRequest) -> Result<(String, u64), LlmError> {
         let last = request
             .messages
             .last()
@@ -102,11 +105,12 @@ impl ScriptedLlm {
             })?;
         used[chosen] = true;
         let answer = &self.answers[chosen];
-        Ok(match (&answer.text, &answer.json) {
+        let text = match (&answer.text, &answer.json) {
             (Some(text), _) => text.clone(),
             (None, Some(json)) => json.to_string(),
             (None, None) => String::new(),
-        })
+        };
+        Ok((text, answer.delay_ms.unwrap_or(0)))
     }
 }
 
@@ -124,7 +128,10 @@ impl LlmClient for ScriptedLlm {
         if let Ok(mut r) = self.requests.lock() {
             r.push(request.clone());
         }
-        let text = self.pick(request)?;
+        let (text, delay_ms) = self.pick(request)?;
+        if delay_ms > 0 {
+            tokio::time::sleep(Duration::from_millis(delay_ms)).await;
+        }
         if let Some(sink) = on_token {
             for piece in text.split_inclusive(' ') {
                 sink(piece);

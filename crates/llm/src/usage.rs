@@ -418,6 +418,7 @@ mod tests {
             contains: None,
             text: Some("four words of answer".into()),
             json: None,
+            delay_ms: None,
         }]))
     }
 

@@ -79,6 +79,7 @@ async fn a_user_schema_is_enforced() {
         contains: None,
         text: None,
         json: Some(json),
+        delay_ms: None,
     };
     let schema = OutputSchema {
         name: "city".into(),

@@ -110,6 +110,7 @@ fn answer(purpose: &str, json: serde_json::Value) -> ScriptedAnswer {
         contains: None,
         text: None,
         json: Some(json),
+        delay_ms: None,
     }
 }
 
@@ -167,6 +168,7 @@ fn script(write: &str) -> Vec<ScriptedAnswer> {
             contains: None,
             text: Some(write.to_string()),
             json: None,
+            delay_ms: None,
         },
     ]
 }
