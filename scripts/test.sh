@@ -18,6 +18,10 @@ step "llama.cpp server (built once into the cache)"
 RS_LLAMA_SERVER="$(bash scripts/fetch-llama-server.sh | tail -n 1)"
 export RS_LLAMA_SERVER
 
+step "tauri-driver (installed once into the cache, for the end-to-end tests)"
+RS_TAURI_DRIVER="$(bash scripts/fetch-tauri-driver.sh | tail -n 1)"
+export RS_TAURI_DRIVER
+
 step "UI: type check, build and unit tests"
 (cd ui && npm run build --silent && npm test --silent)
 

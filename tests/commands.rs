@@ -46,6 +46,7 @@ impl App {
                 },
                 log_dir: dir.path().join("logs"),
                 runs: Mutex::new(HashMap::new()),
+                download: Mutex::new(None),
             })
             .invoke_handler(research_studio::invoke_handler())
             .build(tauri::generate_context!(test = true))
@@ -326,4 +327,60 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
         }
     }
     out
+}
+
+/// Serves `body` to every request on a local port; its URL for `name`.
+fn serve_file(body: Vec<u8>, name: &str) -> String {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/{name}", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for sock in listener.incoming() {
+            let mut sock = sock.unwrap();
+            let mut buf = [0u8; 4096];
+            let _ = sock.read(&mut buf);
+            let head = format!("HTTP/1.1 200 OK\r\ncontent-length: {}\r\n\r\n", body.len());
+            let _ = sock.write_all(head.as_bytes());
+            let _ = sock.write_all(&body);
+        }
+    });
+    url
+}
+
+#[test]
+fn a_model_downloads_into_the_data_folder_and_bad_links_are_clear_errors() {
+    let app = App::new();
+    let models = app.ok("recommended_models", json!({}));
+    assert!(models.as_array().unwrap().len() >= 2, "{models}");
+
+    let mut body = b"GGUF".to_vec();
+    body.extend(std::iter::repeat_n(7u8, 250_000));
+    let url = serve_file(body.clone(), "tiny.gguf");
+    let done = app.ok(
+        "download_model",
+        json!({"url": url, "onProgress": "__CHANNEL__:2"}),
+    );
+    let path = PathBuf::from(done["path"].as_str().unwrap());
+    assert_eq!(path, app.dir.path().join("models/tiny.gguf"));
+    assert_eq!(std::fs::read(&path).unwrap(), body);
+    assert_eq!(done["spec"], format!("local:{}", path.display()));
+    // Nothing is downloading any more, so there is nothing to stop.
+    assert_eq!(app.ok("cancel_download", json!({})), false);
+
+    let err = app
+        .call(
+            "download_model",
+            json!({"url": "not a link", "onProgress": "__CHANNEL__:3"}),
+        )
+        .unwrap_err();
+    assert_eq!(err["code"], "invalid_input", "{err}");
+    let html = serve_file(b"<html>login</html>".to_vec(), "page.gguf");
+    let err = app
+        .call(
+            "download_model",
+            json!({"url": html, "onProgress": "__CHANNEL__:4"}),
+        )
+        .unwrap_err();
+    assert_eq!(err["code"], "provider_failed", "{err}");
+    assert!(!app.dir.path().join("models/page.gguf").exists());
 }

@@ -6,11 +6,11 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use research_api::{
-    Answer, ApiError, AppInfo, CancellationToken, ConnectionTest, DialogAnswer, ErrorCode, Event,
-    EventSink, ExportFormat, GraphOutline, IndexReport, KeyStatus, KeyStore, KeychainStatus,
-    LibraryFolder, Mode, Paper, PendingQuestion, ProviderStatus, ResearchOutcome, ResearchRequest,
-    ResearchStatus, RunConfig, RunEstimate, SessionDetail, SessionRecord, Settings, StartedRun,
-    Studio, ThreadId,
+    Answer, ApiError, AppInfo, CancellationToken, ConnectionTest, DialogAnswer, DownloadProgress,
+    DownloadRequest, DownloadedModel, ErrorCode, Event, EventSink, ExportFormat, GraphOutline,
+    IndexReport, KeyStatus, KeyStore, KeychainStatus, LibraryFolder, Mode, Paper, PendingQuestion,
+    ProviderStatus, RecommendedModel, ResearchOutcome, ResearchRequest, ResearchStatus, RunConfig,
+    RunEstimate, SessionDetail, SessionRecord, Settings, StartedRun, Studio, ThreadId,
 };
 use tauri::ipc::Channel;
 use tauri::{AppHandle, Manager, Runtime, State};
@@ -29,6 +29,8 @@ pub struct AppState {
     pub log_dir: PathBuf,
     /// Runs in progress, by thread, so Cancel can reach them.
     pub runs: Mutex<HashMap<String, CancellationToken>>,
+    /// The model download in progress, so it can be stopped.
+    pub download: Mutex<Option<CancellationToken>>,
 }
 
 type Res<T> = Result<T, ApiError>;
@@ -500,6 +502,76 @@ pub async fn choose_model_file<R: Runtime>(app: AppHandle<R>) -> Res<Option<Stri
     )
     .await?;
     Ok(picked.map(|p| format!("local:{}", p.display())))
+}
+
+/// The models the app offers to download.
+#[tauri::command]
+pub fn recommended_models() -> Vec<RecommendedModel> {
+    research_api::recommended_models()
+}
+
+/// Downloads a GGUF model (a recommended one, or any direct link) into the app's data folder,
+/// streaming progress; a stopped download continues next time.
+#[tauri::command]
+pub async fn download_model(
+    state: State<'_, AppState>,
+    url: String,
+    on_progress: Channel<DownloadProgress>,
+) -> Res<DownloadedModel> {
+    let cancel = CancellationToken::new();
+    {
+        let mut slot = state.download.lock().expect("download slot");
+        if slot.as_ref().is_some_and(|c| !c.is_cancelled()) {
+            return Err(ApiError::new(
+                ErrorCode::Conflict,
+                "a model is already downloading; wait for it or stop it first",
+            ));
+        }
+        *slot = Some(cancel.clone());
+    }
+    let known = research_api::recommended_models()
+        .into_iter()
+        .find(|m| m.url == url);
+    let dir = state
+        .studio
+        .db_path()
+        .parent()
+        .map(|d| d.join("models"))
+        .unwrap_or_else(|| PathBuf::from("models"));
+    tracing::info!(%url, dir = %dir.display(), "model download started");
+    let result = research_api::download_model(
+        DownloadRequest {
+            url,
+            dir,
+            file_name: known.map(|m| m.file_name),
+            sha256: None,
+        },
+        &|p| {
+            let _ = on_progress.send(p);
+        },
+        cancel,
+    )
+    .await;
+    *state.download.lock().expect("download slot") = None;
+    match &result {
+        Ok(m) => {
+            tracing::info!(path = %m.path, bytes = m.bytes, hash_checked = m.hash_checked, "model downloaded")
+        }
+        Err(e) => tracing::warn!(error = %e, "model download failed"),
+    }
+    result
+}
+
+/// Stops the model download; what arrived is kept for next time.
+#[tauri::command]
+pub fn cancel_download(state: State<'_, AppState>) -> bool {
+    match state.download.lock().expect("download slot").take() {
+        Some(c) => {
+            c.cancel();
+            true
+        }
+        None => false,
+    }
 }
 
 #[cfg(test)]

@@ -123,6 +123,9 @@ pub fn invoke_handler<R: Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + 
         commands::library_remove,
         commands::library_reindex,
         commands::choose_model_file,
+        commands::recommended_models,
+        commands::download_model,
+        commands::cancel_download,
     ]
 }
 
@@ -169,6 +172,7 @@ pub fn run() {
                 keychain,
                 log_dir,
                 runs: Mutex::new(HashMap::new()),
+                download: Mutex::new(None),
             });
             Ok(())
         })

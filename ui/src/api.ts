@@ -1,9 +1,9 @@
 // Typed wrappers over the app's commands. Every type comes from the Rust side (types.ts).
 import { Channel, invoke } from "@tauri-apps/api/core";
 import type {
-  Answer, ApiError, AppInfo, ConnectionTest, DialogAnswer, ErrorCode, Event, GraphOutline, IndexReport,
+  Answer, ApiError, AppInfo, ConnectionTest, DialogAnswer, DownloadedModel, DownloadProgress, ErrorCode, Event, GraphOutline, IndexReport,
   KeyStatus, LibraryFolder, Mode, PendingQuestion, ProviderStatus, ResearchOutcome, ResearchRequest,
-  RunConfig, RunEstimate, SessionDetail, SessionRecord, Settings, StartedRun,
+  RecommendedModel, RunConfig, RunEstimate, SessionDetail, SessionRecord, Settings, StartedRun,
 } from "./types";
 
 export function isApiError(e: unknown): e is ApiError {
@@ -59,4 +59,8 @@ export const api = {
   libraryRemove: (path: string) => invoke<boolean>("library_remove", { path }),
   libraryReindex: (onProgress: Channel<IndexReport>) => invoke<IndexReport>("library_reindex", { onProgress }),
   chooseModelFile: () => invoke<string | null>("choose_model_file"),
+  recommendedModels: () => invoke<RecommendedModel[]>("recommended_models"),
+  downloadModel: (url: string, onProgress: Channel<DownloadProgress>) =>
+    invoke<DownloadedModel>("download_model", { url, onProgress }),
+  cancelDownload: () => invoke<boolean>("cancel_download"),
 };

@@ -2,10 +2,11 @@ import { Channel } from "@tauri-apps/api/core";
 import { listen } from "@tauri-apps/api/event";
 import { api, humanError } from "./api";
 import { citationInfo, claimsBySource, findQuote, sourceLabel, verificationWords } from "./citations";
+import { downloadPercent, downloadText, formatBytes } from "./download";
 import { applyEvent, emptyLive, formatUsage, nodeWords, stuckNotice, type LiveState } from "./live";
 import type {
-  Answer, AppInfo, DialogAnswer, Event, IndexReport, Mode, PendingQuestion, ResearchOutcome, ResearchRequest,
-  RunConfig, SessionDetail, SessionRecord, Settings,
+  Answer, AppInfo, DialogAnswer, DownloadProgress, Event, IndexReport, Mode, PendingQuestion, ResearchOutcome, ResearchRequest,
+  RecommendedModel, RunConfig, SessionDetail, SessionRecord, Settings,
 } from "./types";
 
 const $ = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T;
@@ -856,6 +857,7 @@ async function openSettings() {
     toast(humanError(e));
   }
   await refreshKeys();
+  void fillModelChoice();
   void refreshProviders();
 }
 
@@ -869,6 +871,67 @@ async function chooseGguf(): Promise<boolean> {
   } catch (e) {
     toast(humanError(e));
     return false;
+  }
+}
+
+// ---------- model download ----------
+const OTHER_MODEL = "other";
+let models: RecommendedModel[] = [];
+
+async function fillModelChoice() {
+  const select = $<HTMLSelectElement>("model-choice");
+  if (select.options.length) return;
+  try {
+    models = await api.recommendedModels();
+  } catch (e) {
+    toast(humanError(e));
+  }
+  for (const m of models) select.append(el("option", { value: m.id }, `${m.name} — about ${formatBytes(m.approx_bytes)}`));
+  select.append(el("option", { value: OTHER_MODEL }, "Another model (a direct link to a .gguf file)"));
+  describeModelChoice();
+}
+
+function describeModelChoice() {
+  const id = $<HTMLSelectElement>("model-choice").value;
+  const m = models.find((x) => x.id === id);
+  $("model-url").hidden = id !== OTHER_MODEL;
+  $("model-note").textContent = m ? `${m.note} Licence: ${m.license}.` : "Paste a direct link to a GGUF file, e.g. from a Hugging Face “resolve” URL.";
+}
+
+async function downloadModel() {
+  const id = $<HTMLSelectElement>("model-choice").value;
+  const url = id === OTHER_MODEL ? $<HTMLInputElement>("model-url").value.trim() : models.find((m) => m.id === id)?.url ?? "";
+  if (!url) {
+    toast("Paste the link to a .gguf file first.");
+    return;
+  }
+  const bar = $("download-bar");
+  const status = $("download-status");
+  const start = $<HTMLButtonElement>("download-model");
+  const stop = $<HTMLButtonElement>("cancel-download");
+  const channel = new Channel<DownloadProgress>();
+  channel.onmessage = (p) => {
+    status.textContent = downloadText(p);
+    const pct = downloadPercent(p);
+    bar.style.width = `${pct ?? 50}%`;
+  };
+  start.disabled = true;
+  stop.hidden = false;
+  status.textContent = "Connecting…";
+  status.classList.remove("error");
+  bar.style.width = "0";
+  try {
+    const done = await api.downloadModel(url, channel);
+    bar.style.width = "100%";
+    await saveSetting("default_model", done.spec);
+    $<HTMLInputElement>("llm").value = done.spec;
+    status.textContent = `Downloaded ${formatBytes(done.bytes)}${done.hash_checked ? ", checksum verified" : ""}; it is now the default model.`;
+  } catch (e) {
+    status.textContent = humanError(e);
+    status.classList.add("error");
+  } finally {
+    start.disabled = false;
+    stop.hidden = true;
   }
 }
 
@@ -930,6 +993,14 @@ function wire() {
     $(`set-${k}`).addEventListener("change", (e) => void saveSetting(k, (e.target as HTMLInputElement).value));
   }
   $("choose-gguf").addEventListener("click", () => void chooseGguf());
+  $("model-choice").addEventListener("change", describeModelChoice);
+  $("download-model").addEventListener("click", () => void downloadModel());
+  $("cancel-download").addEventListener("click", () => void api.cancelDownload());
+  $("onboard-download").addEventListener("click", () => {
+    void openSettings();
+    $("download-title").scrollIntoView();
+    $("model-choice").focus();
+  });
   $("test-model").addEventListener("click", async () => {
     const out = $("test-model-result");
     const model = settings?.default_model;

@@ -418,6 +418,76 @@ claims: Array<ClaimRow>,
  */
 report_html: string, };
 
+export type RecommendedModel = { 
+/**
+ * Stable id (`qwen2.5-3b`).
+ */
+id: string, 
+/**
+ * Display name.
+ */
+name: string, 
+/**
+ * Where it is downloaded from.
+ */
+url: string, 
+/**
+ * The file name it is saved as.
+ */
+file_name: string, 
+/**
+ * Approximate size in bytes, shown before downloading.
+ */
+approx_bytes: number, 
+/**
+ * One line on when to pick it.
+ */
+note: string, 
+/**
+ * Its licence.
+ */
+license: string, };
+
+export type DownloadProgress = { 
+/**
+ * Bytes on disk so far (including a resumed part).
+ */
+received: number, 
+/**
+ * The full size when the server said so.
+ */
+total: number | null, 
+/**
+ * Bytes per second over the last moments.
+ */
+bytes_per_sec: number, 
+/**
+ * `downloading`, `verifying` or `done`.
+ */
+phase: string, };
+
+export type DownloadedModel = { 
+/**
+ * Where the file is.
+ */
+path: string, 
+/**
+ * The model string to use it (`local:PATH`).
+ */
+spec: string, 
+/**
+ * Its size.
+ */
+bytes: number, 
+/**
+ * Its SHA-256.
+ */
+sha256: string, 
+/**
+ * Whether the hash was checked against one the catalog or the server stated.
+ */
+hash_checked: boolean, };
+
 export type SessionRecord = { 
 /**
  * Its id.

@@ -13,6 +13,7 @@ mod error;
 mod estimate;
 mod export;
 mod keys;
+mod models;
 mod providers;
 mod research;
 mod search;
@@ -32,6 +33,10 @@ pub use export::{fonts_dir, ExportFormat};
 pub use keys::{
     connect_settings, delete_key, list_keys, resolve as resolve_key, set_key, KeySource, KeyStatus,
     KeyStore, KeyedProvider, MemoryKeys, OsKeychain, KEYED_PROVIDERS,
+};
+pub use models::{
+    download_model, human_bytes, recommended_models, DownloadProgress, DownloadRequest,
+    DownloadedModel, RecommendedModel,
 };
 pub use providers::{providers, ProviderStatus};
 pub use research::{

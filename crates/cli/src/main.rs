@@ -194,6 +194,13 @@ enum Command {
         #[command(flatten)]
         db: DbArg,
     },
+    /// Models for the built-in engine: list the recommended ones, download one
+    Models {
+        #[command(subcommand)]
+        action: ModelsAction,
+        #[command(flatten)]
+        db: DbArg,
+    },
     /// Fetch a web page or PDF and print its readable text
     Fetch {
         /// The URL
@@ -252,6 +259,24 @@ enum LibraryAction {
         /// Print JSON
         #[arg(long)]
         json: bool,
+    },
+}
+
+#[derive(Subcommand)]
+enum ModelsAction {
+    /// List the recommended models
+    List,
+    /// Download a recommended model (by id) or any direct .gguf link; an interrupted download
+    /// continues where it stopped. Prints the model string (`local:PATH`) on the last line.
+    Download {
+        /// A model id from `research models list`, or an http(s) link to a .gguf file
+        model: String,
+        /// Where to save it (default: the `models` folder beside the database)
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+        /// Make it the default model in the settings
+        #[arg(long)]
+        set_default: bool,
     },
 }
 
@@ -447,6 +472,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         } => ask(prompt, llm, schema, system, json).await,
         Command::Keys { action } => keys(action),
         Command::Library { action, db } => library(action, db),
+        Command::Models { action, db } => models(action, db).await,
         Command::Search {
             query,
             search,
@@ -590,6 +616,101 @@ async fn ask(
         println!("{}", serde_json::to_string_pretty(value)?);
     } else {
         println!();
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+async fn models(action: ModelsAction, db: DbArg) -> anyhow::Result<ExitCode> {
+    let catalog = research_api::recommended_models();
+    match action {
+        ModelsAction::List => {
+            for m in catalog {
+                println!(
+                    "{}\t{} (about {})\n\t{}",
+                    m.id,
+                    m.name,
+                    research_api::human_bytes(m.approx_bytes),
+                    m.note
+                );
+            }
+        }
+        ModelsAction::Download {
+            model,
+            dir,
+            set_default,
+        } => {
+            let known = catalog.iter().find(|m| m.id == model);
+            let url = match known {
+                Some(m) => m.url.clone(),
+                None if model.contains("://") => model.clone(),
+                None => {
+                    let ids: Vec<&str> = catalog.iter().map(|m| m.id.as_str()).collect();
+                    return Err(research_api::ApiError::new(
+                        ErrorCode::InvalidInput,
+                        format!(
+                            "no recommended model is called “{model}”; choose one of {} or give a link to a .gguf file",
+                            ids.join(", ")
+                        ),
+                    )
+                    .into());
+                }
+            };
+            let studio = Studio::open(db.db.as_deref())?;
+            let dir = dir.unwrap_or_else(|| {
+                studio
+                    .db_path()
+                    .parent()
+                    .map(|d| d.join("models"))
+                    .unwrap_or_else(|| PathBuf::from("models"))
+            });
+            let cancel = research_api::CancellationToken::new();
+            let on_ctrl_c = cancel.clone();
+            tokio::spawn(async move {
+                if tokio::signal::ctrl_c().await.is_ok() {
+                    on_ctrl_c.cancel();
+                }
+            });
+            let progress = |p: research_api::DownloadProgress| {
+                let total = p
+                    .total
+                    .map(|t| format!(" of {}", research_api::human_bytes(t)))
+                    .unwrap_or_default();
+                eprint!(
+                    "\r{} {}{total} ({}/s)     ",
+                    p.phase,
+                    research_api::human_bytes(p.received),
+                    research_api::human_bytes(p.bytes_per_sec)
+                );
+            };
+            let result = research_api::download_model(
+                research_api::DownloadRequest {
+                    url,
+                    dir,
+                    file_name: known.map(|m| m.file_name.clone()),
+                    sha256: None,
+                },
+                &progress,
+                cancel,
+            )
+            .await;
+            eprintln!();
+            let done = result?;
+            eprintln!(
+                "saved {} ({}, sha256 {}{})",
+                done.path,
+                research_api::human_bytes(done.bytes),
+                done.sha256,
+                if done.hash_checked { ", verified" } else { "" }
+            );
+            if set_default {
+                let path = studio.settings_path();
+                let mut settings = research_api::Settings::load(&path)?;
+                settings.set("default_model", &done.spec)?;
+                settings.save(&path)?;
+                eprintln!("it is now the default model");
+            }
+            println!("{}", done.spec);
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -628,3 +628,57 @@ fn an_interactive_terminal_is_asked_the_questions() {
         "the run finished after the approval: {text}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn models_download_a_gguf_and_make_it_the_default() {
+    use wiremock::{matchers::path, Mock, MockServer, ResponseTemplate};
+    let server = MockServer::start().await;
+    let mut body = b"GGUF".to_vec();
+    body.extend(std::iter::repeat_n(3u8, 100_000));
+    Mock::given(path("/m/tiny-q4.gguf"))
+        .respond_with(ResponseTemplate::new(200).set_body_bytes(body.clone()))
+        .mount(&server)
+        .await;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db.sqlite");
+    let url = format!("{}/m/tiny-q4.gguf", server.uri());
+    let (db2, models) = (db.clone(), dir.path().join("models"));
+    let out = tokio::task::spawn_blocking(move || {
+        research(
+            &[
+                "models",
+                "download",
+                &url,
+                "--dir",
+                models.to_str().unwrap(),
+                "--set-default",
+            ],
+            &db2,
+        )
+    })
+    .await
+    .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let saved = dir.path().join("models/tiny-q4.gguf");
+    assert_eq!(std::fs::read(&saved).unwrap(), body);
+    let spec = format!("local:{}", saved.display());
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), spec);
+    assert!(stderr.contains("now the default model"), "{stderr}");
+    let db3 = db.clone();
+    let settings = tokio::task::spawn_blocking(move || research(&["settings", "--json"], &db3))
+        .await
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&settings.stdout).contains(&spec),
+        "{}",
+        String::from_utf8_lossy(&settings.stdout)
+    );
+
+    let db4 = db.clone();
+    let out = tokio::task::spawn_blocking(move || research(&["models", "download", "gpt-9"], &db4))
+        .await
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no recommended model"));
+}

@@ -1,0 +1,469 @@
+//! Downloading a GGUF model for the built-in local model, with progress, resumption and checks.
+//!
+//! A model is gigabytes over a home connection, so a download must survive being stopped: bytes
+//! go to `<name>.part`, a later attempt continues it with a `Range` request, and only a complete,
+//! checked file is renamed into place. Checks: the expected size, the SHA-256 when the catalog or
+//! the server (Hugging Face's `X-Linked-Etag`) states one, and the GGUF magic bytes — so an HTML
+//! error page or a truncated file never becomes the configured model.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use futures::StreamExt;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio_util::sync::CancellationToken;
+
+use crate::{ApiError, ErrorCode};
+
+/// A model the app offers to download.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+pub struct RecommendedModel {
+    /// Stable id (`qwen2.5-3b`).
+    pub id: String,
+    /// Display name.
+    pub name: String,
+    /// Where it is downloaded from.
+    pub url: String,
+    /// The file name it is saved as.
+    pub file_name: String,
+    /// Approximate size in bytes, shown before downloading.
+    #[ts(type = "number")]
+    pub approx_bytes: u64,
+    /// One line on when to pick it.
+    pub note: String,
+    /// Its licence.
+    pub license: String,
+}
+
+/// The models the app recommends, smallest last. Official GGUF builds from the model authors.
+pub fn recommended_models() -> Vec<RecommendedModel> {
+    let m =
+        |id: &str, name: &str, url: &str, bytes: u64, note: &str, license: &str| RecommendedModel {
+            id: id.into(),
+            name: name.into(),
+            file_name: url.rsplit('/').next().unwrap_or(id).to_string(),
+            url: url.into(),
+            approx_bytes: bytes,
+            note: note.into(),
+            license: license.into(),
+        };
+    vec![
+        m(
+            "qwen2.5-3b",
+            "Qwen2.5 3B Instruct (Q4_K_M)",
+            "https://huggingface.co/Qwen/Qwen2.5-3B-Instruct-GGUF/resolve/main/qwen2.5-3b-instruct-q4_k_m.gguf",
+            2_100_000_000,
+            "The best balance for research on a laptop: follows the JSON steps reliably; needs about 4 GB of memory.",
+            "Qwen Research",
+        ),
+        m(
+            "qwen2.5-1.5b",
+            "Qwen2.5 1.5B Instruct (Q4_K_M)",
+            "https://huggingface.co/Qwen/Qwen2.5-1.5B-Instruct-GGUF/resolve/main/qwen2.5-1.5b-instruct-q4_k_m.gguf",
+            1_120_000_000,
+            "Faster and smaller (about 2 GB of memory); reports are shorter and less careful.",
+            "Apache-2.0",
+        ),
+    ]
+}
+
+/// How far a download has got.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+pub struct DownloadProgress {
+    /// Bytes on disk so far (including a resumed part).
+    #[ts(type = "number")]
+    pub received: u64,
+    /// The full size when the server said so.
+    #[ts(type = "number | null")]
+    pub total: Option<u64>,
+    /// Bytes per second over the last moments.
+    #[ts(type = "number")]
+    pub bytes_per_sec: u64,
+    /// `downloading`, `verifying` or `done`.
+    pub phase: String,
+}
+
+/// A finished download.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+pub struct DownloadedModel {
+    /// Where the file is.
+    pub path: String,
+    /// The model string to use it (`local:PATH`).
+    pub spec: String,
+    /// Its size.
+    #[ts(type = "number")]
+    pub bytes: u64,
+    /// Its SHA-256.
+    pub sha256: String,
+    /// Whether the hash was checked against one the catalog or the server stated.
+    pub hash_checked: bool,
+}
+
+/// What to download.
+#[derive(Debug, Clone)]
+pub struct DownloadRequest {
+    /// `http` or `https` URL.
+    pub url: String,
+    /// The folder to save into (created when missing).
+    pub dir: PathBuf,
+    /// The file name; from the URL when `None`.
+    pub file_name: Option<String>,
+    /// The expected SHA-256 (hex), when known.
+    pub sha256: Option<String>,
+}
+
+fn err(code: ErrorCode, message: impl Into<String>) -> ApiError {
+    ApiError::new(code, message)
+}
+
+fn storage(path: &Path, e: std::io::Error) -> ApiError {
+    let hint = if e.raw_os_error() == Some(28) {
+        " (the disk is full)"
+    } else {
+        ""
+    };
+    err(
+        ErrorCode::Storage,
+        format!("could not write {}: {e}{hint}", path.display()),
+    )
+}
+
+fn file_name_of(url: &reqwest::Url) -> Option<String> {
+    let name = url.path_segments()?.next_back()?.to_string();
+    let name = percent_decode(&name);
+    let ok = !name.is_empty()
+        && !name.starts_with('.')
+        && !name.contains(['/', '\\'])
+        && name.to_ascii_lowercase().ends_with(".gguf");
+    ok.then_some(name)
+}
+
+fn percent_decode(s: &str) -> String {
+    url::form_urlencoded::parse(format!("x={}", s.replace('+', "%2B")).as_bytes())
+        .next()
+        .map(|(_, v)| v.into_owned())
+        .unwrap_or_else(|| s.to_string())
+}
+
+/// A SHA-256 the server states for the file: Hugging Face sends the LFS object id as
+/// `X-Linked-Etag` on the redirecting answer and as `ETag` on the file itself.
+fn stated_sha(headers: &reqwest::header::HeaderMap) -> Option<String> {
+    ["x-linked-etag", "etag"].iter().find_map(|h| {
+        let v = headers.get(*h)?.to_str().ok()?;
+        let v = v
+            .trim_start_matches("W/")
+            .trim_matches('"')
+            .to_ascii_lowercase();
+        (v.len() == 64 && v.bytes().all(|b| b.is_ascii_hexdigit())).then_some(v)
+    })
+}
+
+async fn hash_file(path: &Path) -> Result<Sha256, ApiError> {
+    let mut f = tokio::fs::File::open(path)
+        .await
+        .map_err(|e| storage(path, e))?;
+    let mut h = Sha256::new();
+    let mut buf = vec![0u8; 1 << 20];
+    loop {
+        let n = f.read(&mut buf).await.map_err(|e| storage(path, e))?;
+        if n == 0 {
+            return Ok(h);
+        }
+        h.update(&buf[..n]);
+    }
+}
+
+/// Downloads a GGUF model; see the module docs. Cancelling keeps the part for next time.
+pub async fn download_model(
+    request: DownloadRequest,
+    progress: &(dyn Fn(DownloadProgress) + Send + Sync),
+    cancel: CancellationToken,
+) -> Result<DownloadedModel, ApiError> {
+    let url = reqwest::Url::parse(request.url.trim()).map_err(|e| {
+        err(
+            ErrorCode::InvalidInput,
+            format!("“{}” is not a URL: {e}", request.url),
+        )
+    })?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(err(
+            ErrorCode::InvalidInput,
+            "models are downloaded over http or https",
+        ));
+    }
+    let name = match request.file_name.clone() {
+        Some(n) => n,
+        None => file_name_of(&url).ok_or_else(|| {
+            err(
+                ErrorCode::InvalidInput,
+                "the URL does not name a .gguf file; give a direct link to the model file",
+            )
+        })?,
+    };
+    tokio::fs::create_dir_all(&request.dir)
+        .await
+        .map_err(|e| storage(&request.dir, e))?;
+    let target = request.dir.join(&name);
+    let part = request.dir.join(format!("{name}.part"));
+
+    let client = reqwest::Client::builder()
+        .connect_timeout(Duration::from_secs(20))
+        // Between chunks, not for the whole body: a large model takes as long as it takes.
+        .read_timeout(Duration::from_secs(60))
+        .user_agent(concat!("ResearchStudio/", env!("CARGO_PKG_VERSION")))
+        .build()
+        .map_err(|e| err(ErrorCode::ProviderUnavailable, e.to_string()))?;
+
+    let mut have = tokio::fs::metadata(&part)
+        .await
+        .map(|m| m.len())
+        .unwrap_or(0);
+    let mut req = client.get(url.clone());
+    if have > 0 {
+        req = req.header(reqwest::header::RANGE, format!("bytes={have}-"));
+    }
+    let host = url.host_str().unwrap_or("the server").to_string();
+    let resp = tokio::select! {
+        r = req.send() => r,
+        _ = cancel.cancelled() => return Err(cancelled()),
+    }
+    .map_err(|e| {
+        let what = if e.is_timeout() {
+            "timed out"
+        } else {
+            "failed"
+        };
+        err(
+            ErrorCode::ProviderUnavailable,
+            format!("the download from {host} {what}: {e}"),
+        )
+    })?;
+    let status = resp.status();
+    if status == reqwest::StatusCode::RANGE_NOT_SATISFIABLE && have > 0 {
+        // The part is already whole (or stale): start again rather than guess.
+        tokio::fs::remove_file(&part).await.ok();
+        return Box::pin(download_model(request, progress, cancel)).await;
+    }
+    if status == reqwest::StatusCode::UNAUTHORIZED || status == reqwest::StatusCode::FORBIDDEN {
+        return Err(err(
+            ErrorCode::ProviderAuth,
+            format!("{host} refused the download ({status}); the model may need an account or licence acceptance"),
+        ));
+    }
+    if status == reqwest::StatusCode::NOT_FOUND {
+        return Err(err(
+            ErrorCode::NotFound,
+            format!("{host} has no file at {url}"),
+        ));
+    }
+    if !status.is_success() {
+        return Err(err(
+            ErrorCode::ProviderUnavailable,
+            format!("{host} answered {status}; try again later"),
+        ));
+    }
+    let stated = request
+        .sha256
+        .clone()
+        .map(|s| s.to_ascii_lowercase())
+        .or_else(|| stated_sha(resp.headers()));
+    let resumed = status == reqwest::StatusCode::PARTIAL_CONTENT;
+    if !resumed {
+        have = 0;
+    }
+    let total = resp.content_length().map(|n| n + have);
+    if let Some(t) = total {
+        let free = free_bytes(&request.dir);
+        if let Some(free) = free {
+            if free < t - have {
+                return Err(err(
+                    ErrorCode::Storage,
+                    format!(
+                        "the model needs {} but {} has only {} free",
+                        human_bytes(t - have),
+                        request.dir.display(),
+                        human_bytes(free)
+                    ),
+                ));
+            }
+        }
+    }
+    let mut file = tokio::fs::OpenOptions::new()
+        .create(true)
+        .write(true)
+        .append(resumed)
+        .truncate(!resumed)
+        .open(&part)
+        .await
+        .map_err(|e| storage(&part, e))?;
+
+    let mut received = have;
+    let mut stream = resp.bytes_stream();
+    let mut window = (Instant::now(), received);
+    let mut rate = 0u64;
+    let mut last_report = Instant::now() - Duration::from_secs(1);
+    progress(DownloadProgress {
+        received,
+        total,
+        bytes_per_sec: 0,
+        phase: "downloading".into(),
+    });
+    loop {
+        let chunk = tokio::select! {
+            c = stream.next() => c,
+            _ = cancel.cancelled() => {
+                file.flush().await.ok();
+                return Err(cancelled());
+            }
+        };
+        let Some(chunk) = chunk else { break };
+        let chunk = chunk.map_err(|e| {
+            err(
+                ErrorCode::ProviderUnavailable,
+                format!(
+                    "the download from {host} broke off after {}: {e}; downloading again continues where it stopped",
+                    human_bytes(received)
+                ),
+            )
+        })?;
+        file.write_all(&chunk)
+            .await
+            .map_err(|e| storage(&part, e))?;
+        received += chunk.len() as u64;
+        let now = Instant::now();
+        let span = now.duration_since(window.0);
+        if span >= Duration::from_secs(1) {
+            rate = ((received - window.1) as f64 / span.as_secs_f64()) as u64;
+            window = (now, received);
+        }
+        if now.duration_since(last_report) >= Duration::from_millis(200) {
+            last_report = now;
+            progress(DownloadProgress {
+                received,
+                total,
+                bytes_per_sec: rate,
+                phase: "downloading".into(),
+            });
+        }
+    }
+    file.flush().await.map_err(|e| storage(&part, e))?;
+    file.sync_all().await.map_err(|e| storage(&part, e))?;
+    drop(file);
+    if let Some(t) = total {
+        if received != t {
+            return Err(err(
+                ErrorCode::ProviderUnavailable,
+                format!(
+                    "the download stopped at {} of {}; downloading again continues where it stopped",
+                    human_bytes(received),
+                    human_bytes(t)
+                ),
+            ));
+        }
+    }
+
+    progress(DownloadProgress {
+        received,
+        total,
+        bytes_per_sec: 0,
+        phase: "verifying".into(),
+    });
+    let mut head = [0u8; 4];
+    let magic_ok = match tokio::fs::File::open(&part).await {
+        Ok(mut f) => f.read_exact(&mut head).await.is_ok() && &head == b"GGUF",
+        Err(_) => false,
+    };
+    if !magic_ok {
+        tokio::fs::remove_file(&part).await.ok();
+        return Err(err(
+            ErrorCode::ProviderFailed,
+            format!("{host} did not send a GGUF model file (it does not start with “GGUF”)"),
+        ));
+    }
+    let sha = format!("{:x}", hash_file(&part).await?.finalize());
+    if let Some(expected) = &stated {
+        if &sha != expected {
+            tokio::fs::remove_file(&part).await.ok();
+            return Err(err(
+                ErrorCode::ProviderFailed,
+                format!("the downloaded file is damaged: its SHA-256 is {sha}, expected {expected}; it was deleted, download it again"),
+            ));
+        }
+    }
+    tokio::fs::rename(&part, &target)
+        .await
+        .map_err(|e| storage(&target, e))?;
+    progress(DownloadProgress {
+        received,
+        total: Some(received),
+        bytes_per_sec: 0,
+        phase: "done".into(),
+    });
+    Ok(DownloadedModel {
+        spec: format!("local:{}", target.display()),
+        path: target.display().to_string(),
+        bytes: received,
+        sha256: sha,
+        hash_checked: stated.is_some(),
+    })
+}
+
+fn cancelled() -> ApiError {
+    err(
+        ErrorCode::Conflict,
+        "the download was stopped; starting it again continues where it stopped",
+    )
+}
+
+/// Free space on the file system holding `dir`, where the platform tells.
+fn free_bytes(dir: &Path) -> Option<u64> {
+    fs4::available_space(dir).ok()
+}
+
+/// `1.2 GB`.
+pub fn human_bytes(n: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KB", "MB", "GB", "TB"];
+    let mut v = n as f64;
+    let mut i = 0;
+    while v >= 1000.0 && i < UNITS.len() - 1 {
+        v /= 1000.0;
+        i += 1;
+    }
+    if i == 0 {
+        format!("{n} B")
+    } else {
+        format!("{v:.1} {}", UNITS[i])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_hashes_from_urls_and_headers() {
+        let u =
+            reqwest::Url::parse("https://h/x/resolve/main/My%20Model-q4.gguf?download=1").unwrap();
+        assert_eq!(file_name_of(&u).as_deref(), Some("My Model-q4.gguf"));
+        let u = reqwest::Url::parse("https://h/x/model.bin").unwrap();
+        assert_eq!(file_name_of(&u), None);
+        let mut h = reqwest::header::HeaderMap::new();
+        h.insert("etag", "\"abc\"".parse().unwrap());
+        assert_eq!(stated_sha(&h), None);
+        let sha = "a".repeat(64);
+        h.insert("x-linked-etag", format!("\"{sha}\"").parse().unwrap());
+        assert_eq!(stated_sha(&h), Some(sha));
+        assert_eq!(human_bytes(999), "999 B");
+        assert_eq!(human_bytes(2_100_000_000), "2.1 GB");
+    }
+
+    #[test]
+    fn the_catalog_names_gguf_files() {
+        for m in recommended_models() {
+            assert!(m.file_name.ends_with(".gguf"), "{m:?}");
+            assert!(m.url.starts_with("https://"), "{m:?}");
+        }
+    }
+}

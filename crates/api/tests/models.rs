@@ -1,0 +1,280 @@
+//! Downloading a model from a local server: progress, the stated hash, resuming a broken
+//! download, and every way the server can get it wrong.
+
+use std::sync::{Arc, Mutex};
+
+use research_api::{download_model, DownloadProgress, DownloadRequest, ErrorCode};
+use sha2::{Digest, Sha256};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio_util::sync::CancellationToken;
+use wiremock::matchers::{header, method, path};
+use wiremock::{Mock, MockServer, ResponseTemplate};
+
+/// A fake GGUF file of `n` bytes.
+fn model_bytes(n: usize) -> Vec<u8> {
+    let mut v = b"GGUF".to_vec();
+    v.extend((0..n - 4).map(|i| (i * 7 % 251) as u8));
+    v
+}
+
+fn sha(b: &[u8]) -> String {
+    format!("{:x}", Sha256::digest(b))
+}
+
+fn request(url: String, dir: &std::path::Path) -> DownloadRequest {
+    DownloadRequest {
+        url,
+        dir: dir.to_path_buf(),
+        file_name: None,
+        sha256: None,
+    }
+}
+
+type Seen = Arc<Mutex<Vec<DownloadProgress>>>;
+
+fn recorder() -> (Seen, impl Fn(DownloadProgress) + Send + Sync) {
+    let seen: Seen = Arc::default();
+    let s = seen.clone();
+    (seen, move |p| s.lock().unwrap().push(p))
+}
+
+#[tokio::test]
+async fn downloads_checks_the_stated_hash_and_reports_progress() {
+    let body = model_bytes(3_000_000);
+    let server = MockServer::start().await;
+    Mock::given(method("GET"))
+        .and(path("/org/m/resolve/main/tiny-q4.gguf"))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .insert_header("x-linked-etag", format!("\"{}\"", sha(&body)))
+                .set_body_bytes(body.clone()),
+        )
+        .mount(&server)
+        .await;
+    let dir = tempfile::tempdir().unwrap();
+    let (seen, on) = recorder();
+    let url = format!("{}/org/m/resolve/main/tiny-q4.gguf", server.uri());
+    let done = download_model(request(url, dir.path()), &on, CancellationToken::new())
+        .await
+        .unwrap();
+    assert!(done.hash_checked);
+    assert_eq!(done.sha256, sha(&body));
+    assert_eq!(done.bytes, body.len() as u64);
+    assert_eq!(std::fs::read(&done.path).unwrap(), body);
+    assert_eq!(done.spec, format!("local:{}", done.path));
+    assert!(!dir.path().join("tiny-q4.gguf.part").exists());
+    let seen = seen.lock().unwrap();
+    let phases: Vec<&str> = seen.iter().map(|p| p.phase.as_str()).collect();
+    assert_eq!(phases.first(), Some(&"downloading"));
+    assert!(phases.contains(&"verifying"));
+    assert_eq!(phases.last(), Some(&"done"));
+    assert!(seen.iter().all(|p| p.total == Some(body.len() as u64)));
+    assert!(seen.windows(2).all(|w| w[0].received <= w[1].received));
+}
+
+#[tokio::test]
+async fn a_part_is_continued_with_a_range_request() {
+    let body = model_bytes(100_000);
+    let server = MockServer::start().await;
+    Mock::given(method("GET"))
+        .and(path("/m.gguf"))
+        .and(header("range", "bytes=40000-"))
+        .respond_with(
+            ResponseTemplate::new(206)
+                .insert_header("content-range", "bytes 40000-99999/100000")
+                .set_body_bytes(body[40_000..].to_vec()),
+        )
+        .expect(1)
+        .mount(&server)
+        .await;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("m.gguf.part"), &body[..40_000]).unwrap();
+    let mut req = request(format!("{}/m.gguf", server.uri()), dir.path());
+    req.sha256 = Some(sha(&body).to_uppercase());
+    let (seen, on) = recorder();
+    let done = download_model(req, &on, CancellationToken::new())
+        .await
+        .unwrap();
+    assert!(done.hash_checked);
+    assert_eq!(std::fs::read(&done.path).unwrap(), body);
+    assert_eq!(seen.lock().unwrap()[0].received, 40_000);
+}
+
+#[tokio::test]
+async fn a_server_ignoring_the_range_starts_the_file_over() {
+    let body = model_bytes(50_000);
+    let server = MockServer::start().await;
+    Mock::given(method("GET"))
+        .respond_with(ResponseTemplate::new(200).set_body_bytes(body.clone()))
+        .mount(&server)
+        .await;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("m.gguf.part"), b"stale bytes").unwrap();
+    let (_, on) = recorder();
+    let done = download_model(
+        request(format!("{}/m.gguf", server.uri()), dir.path()),
+        &on,
+        CancellationToken::new(),
+    )
+    .await
+    .unwrap();
+    assert!(!done.hash_checked);
+    assert_eq!(std::fs::read(&done.path).unwrap(), body);
+}
+
+/// A server that promises `total` bytes, sends `sent`, then hangs up — then serves the rest.
+async fn flaky_server(body: Vec<u8>, sent: usize) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        let mut first = true;
+        loop {
+            let (mut sock, _) = listener.accept().await.unwrap();
+            let mut buf = vec![0u8; 4096];
+            let n = sock.read(&mut buf).await.unwrap();
+            let req = String::from_utf8_lossy(&buf[..n]).to_ascii_lowercase();
+            if first {
+                first = false;
+                let head = format!(
+                    "HTTP/1.1 200 OK\r\ncontent-length: {}\r\ncontent-type: application/octet-stream\r\n\r\n",
+                    body.len()
+                );
+                sock.write_all(head.as_bytes()).await.unwrap();
+                sock.write_all(&body[..sent]).await.unwrap();
+                sock.flush().await.unwrap();
+                drop(sock);
+            } else {
+                let from: usize = req
+                    .split("range: bytes=")
+                    .nth(1)
+                    .and_then(|r| r.split('-').next())
+                    .and_then(|n| n.trim().parse().ok())
+                    .unwrap_or(0);
+                let head = format!(
+                    "HTTP/1.1 206 Partial Content\r\ncontent-length: {}\r\ncontent-range: bytes {from}-{}/{}\r\n\r\n",
+                    body.len() - from,
+                    body.len() - 1,
+                    body.len()
+                );
+                sock.write_all(head.as_bytes()).await.unwrap();
+                sock.write_all(&body[from..]).await.unwrap();
+            }
+        }
+    });
+    format!("http://{addr}/flaky.gguf")
+}
+
+#[tokio::test]
+async fn a_broken_off_download_keeps_its_part_and_continues() {
+    let body = model_bytes(200_000);
+    let url = flaky_server(body.clone(), 70_000).await;
+    let dir = tempfile::tempdir().unwrap();
+    let (_, on) = recorder();
+    let e = download_model(
+        request(url.clone(), dir.path()),
+        &on,
+        CancellationToken::new(),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(e.code, ErrorCode::ProviderUnavailable, "{e}");
+    assert!(e.message.contains("continues where it stopped"), "{e}");
+    let part = std::fs::metadata(dir.path().join("flaky.gguf.part")).unwrap();
+    assert!(part.len() > 0 && part.len() <= 70_000);
+    assert!(!dir.path().join("flaky.gguf").exists());
+    let done = download_model(request(url, dir.path()), &on, CancellationToken::new())
+        .await
+        .unwrap();
+    assert_eq!(std::fs::read(&done.path).unwrap(), body);
+}
+
+#[tokio::test]
+async fn wrong_files_and_refusals_are_clear_errors_and_leave_nothing() {
+    let server = MockServer::start().await;
+    Mock::given(path("/page.gguf"))
+        .respond_with(
+            ResponseTemplate::new(200).set_body_string("<html><body>Sign in</body></html>"),
+        )
+        .mount(&server)
+        .await;
+    let body = model_bytes(10_000);
+    Mock::given(path("/bad-hash.gguf"))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .insert_header("etag", format!("\"{}\"", "0".repeat(64)))
+                .set_body_bytes(body),
+        )
+        .mount(&server)
+        .await;
+    Mock::given(path("/gated.gguf"))
+        .respond_with(ResponseTemplate::new(401))
+        .mount(&server)
+        .await;
+    Mock::given(path("/busy.gguf"))
+        .respond_with(ResponseTemplate::new(503))
+        .mount(&server)
+        .await;
+    let dir = tempfile::tempdir().unwrap();
+    let (_, on) = recorder();
+    let get = |p: &str| {
+        download_model(
+            request(format!("{}{p}", server.uri()), dir.path()),
+            &on,
+            CancellationToken::new(),
+        )
+    };
+    let e = get("/page.gguf").await.unwrap_err();
+    assert_eq!(e.code, ErrorCode::ProviderFailed);
+    assert!(e.message.contains("GGUF"), "{e}");
+    let e = get("/bad-hash.gguf").await.unwrap_err();
+    assert!(e.message.contains("damaged"), "{e}");
+    let e = get("/gated.gguf").await.unwrap_err();
+    assert_eq!(e.code, ErrorCode::ProviderAuth, "{e}");
+    let e = get("/missing.gguf").await.unwrap_err();
+    assert_eq!(e.code, ErrorCode::NotFound, "{e}");
+    let e = get("/busy.gguf").await.unwrap_err();
+    assert_eq!(e.code, ErrorCode::ProviderUnavailable, "{e}");
+    assert!(e.message.contains("503"), "{e}");
+    let e = get("/model.bin").await.unwrap_err();
+    assert_eq!(e.code, ErrorCode::InvalidInput, "{e}");
+    let e = download_model(
+        request("ftp://example.com/m.gguf".into(), dir.path()),
+        &on,
+        CancellationToken::new(),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(e.code, ErrorCode::InvalidInput, "{e}");
+    let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().flatten().collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+#[tokio::test]
+async fn cancelling_stops_the_download() {
+    let server = MockServer::start().await;
+    Mock::given(path("/slow.gguf"))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_delay(std::time::Duration::from_secs(30))
+                .set_body_bytes(model_bytes(1000)),
+        )
+        .mount(&server)
+        .await;
+    let dir = tempfile::tempdir().unwrap();
+    let cancel = CancellationToken::new();
+    let c = cancel.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        c.cancel();
+    });
+    let (_, on) = recorder();
+    let e = download_model(
+        request(format!("{}/slow.gguf", server.uri()), dir.path()),
+        &on,
+        cancel,
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(e.code, ErrorCode::Conflict);
+    assert!(e.message.contains("stopped"), "{e}");
+}

@@ -1,0 +1,255 @@
+//! The real app under Xvfb, driven as a person would: through its page (WebDriver via
+//! `tauri-driver`) and its native dialogs (xdotool), with the scripted model over a local library.
+//! Screenshots of every step land in `$CARGO_TARGET_DIR/e2e-artifacts/<test>/`.
+
+#[path = "support/desktop.rs"]
+mod desktop;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use desktop::{artifacts, file_appears, read, App, Display, Profile};
+use research_api::{Settings, Studio};
+use serde_json::{json, Value};
+
+const QUESTION: &str = "How do honeybees communicate and organise their colonies?";
+const SENTINEL: &str = "sk-SENTINEL-e2e-4242424242-KEY";
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/cli/tests/fixtures")
+}
+
+/// A copy of the fixture script, changed by `edit`.
+fn script(dir: &Path, name: &str, edit: impl FnOnce(&mut Value)) -> String {
+    let mut s: Value =
+        serde_json::from_str(&std::fs::read_to_string(fixtures().join("script.json")).unwrap())
+            .unwrap();
+    edit(&mut s);
+    let path = dir.join(name);
+    std::fs::write(&path, serde_json::to_vec(&s).unwrap()).unwrap();
+    format!("scripted:{}", path.display())
+}
+
+/// A profile whose library holds the fixture corpus and whose default model is `model`.
+fn profile(root: &Path, model: &str) -> Profile {
+    let profile = Profile::new(root);
+    let studio = Studio::open(Some(&profile.db())).unwrap();
+    studio
+        .library()
+        .unwrap()
+        .add(&fixtures().join("corpus"), &|_| {})
+        .unwrap();
+    let mut settings = Settings::default();
+    settings.set("default_model", model).unwrap();
+    settings.set("search", "local").unwrap();
+    settings.save(&studio.settings_path()).unwrap();
+    profile
+}
+
+async fn set_review(app: &App, plan: bool, report: bool) {
+    for (id, on) in [("review-plan", plan), ("review-report", report)] {
+        let checked = app
+            .js(&format!("return document.getElementById('{id}').checked"))
+            .await;
+        if checked != json!(on) {
+            app.click(&format!("#{id}")).await;
+        }
+    }
+}
+
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(files_under(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn research_with_review_dialogs_citations_export_and_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let shots = artifacts("research_with_review_dialogs_citations_export_and_restart");
+    let model = script(dir.path(), "script.json", |_| {});
+    let profile = profile(&dir.path().join("profile"), &model);
+    let display = Display::start();
+    let app = App::start(&display, &profile, &shots).await;
+    app.shot("01-start").await;
+
+    // A key typed in Settings is shown masked only (no keychain here: kept for the session).
+    app.click("#open-settings").await;
+    app.wait("#keys-body tr", 20).await;
+    app.fill("input[aria-label='New key for openai']", SENTINEL)
+        .await;
+    app.click("#keys-body tr:first-child button").await;
+    let masked = app
+        .wait_text("#keys-body tr:first-child .masked", 20, |t| t.contains('…'))
+        .await;
+    assert!(!masked.contains(SENTINEL), "{masked}");
+    assert!(app
+        .wait("#keychain-banner", 5)
+        .await
+        .is_displayed()
+        .await
+        .unwrap());
+    app.shot("02-settings").await;
+
+    // New research with both review points: each is a native dialog.
+    app.click("#new-research").await;
+    app.fill("#question", QUESTION).await;
+    set_review(&app, true, true).await;
+    assert!(app.text("#estimate").await.contains("model calls"));
+    app.click("#start").await;
+    let plan = app.dialog("Review the plan", 60).await;
+    app.shot("03-plan-dialog").await;
+    app.keys(&plan, &["Return"]); // Approve (the first button has the focus)
+    let report = app.dialog("Review the report", 60).await;
+    app.shot("04-report-dialog").await;
+    app.keys(&report, &["Return"]); // Approve
+
+    // The report with working citation popovers.
+    let cite = app.wait("#report a.cite", 60).await;
+    app.shot("05-report").await;
+    assert!(app.text("#session-meta").await.contains("claims supported"));
+    cite.click().await.unwrap();
+    let pop = app.wait("#cite-popover .quote", 10).await;
+    let quote = pop.text().await.unwrap();
+    assert!(quote.len() > 20, "{quote}");
+    let state = app.text("#cite-popover .verify-state").await;
+    assert!(state.starts_with("Verified"), "{state}");
+    app.shot("06-citation").await;
+    app.click("#cite-popover .open-source").await;
+    let mark = app
+        .wait("#source-text mark", 10)
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        quote.contains(mark.split_whitespace().next().unwrap()),
+        "{mark} / {quote}"
+    );
+    app.shot("07-source").await;
+    app.click("#source-viewer-close").await;
+    app.click("#tab-sources").await;
+    assert!(app.text("#sources-body").await.contains("The waggle dance"));
+    app.click("#tab-method").await;
+    assert!(app.text("#method").await.contains("Claims supported"));
+    app.click("#tab-report").await;
+
+    // Export through the native save dialog.
+    let md = dir.path().join("out/bees.md");
+    let pdf = dir.path().join("out/bees.pdf");
+    std::fs::create_dir_all(md.parent().unwrap()).unwrap();
+    app.click("#export-md").await;
+    app.save_as("Export report", &md).await;
+    assert!(
+        file_appears(&md, 30).await,
+        "{} was not written",
+        md.display()
+    );
+    let text = read(&md);
+    assert!(
+        text.contains("## Sources") && text.contains("[1]"),
+        "{text}"
+    );
+    app.click("#export-pdf").await;
+    app.save_as("Export report", &pdf).await;
+    assert!(
+        file_appears(&pdf, 60).await,
+        "{} was not written",
+        pdf.display()
+    );
+    assert!(std::fs::read(&pdf).unwrap().starts_with(b"%PDF-"));
+    let out = std::process::Command::new("pdftotext")
+        .arg(&pdf)
+        .arg("-")
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).contains("honeybees"));
+    app.shot("08-exported").await;
+    app.quit().await;
+
+    // After a restart the session is still there and opens with its report.
+    let app = App::start(&display, &profile, &shots).await;
+    let item = app
+        .wait("#sessions li[data-status='finished'] button", 20)
+        .await;
+    assert!(item.text().await.unwrap().contains("honeybees"));
+    item.click().await.unwrap();
+    app.wait("#report a.cite", 20).await;
+    app.shot("09-after-restart").await;
+    app.quit().await;
+
+    // The key typed in Settings is nowhere in what the app wrote.
+    let mut written = files_under(&profile.root);
+    written.extend([md, pdf]);
+    for f in written {
+        let bytes = std::fs::read(&f).unwrap_or_default();
+        assert!(
+            !bytes
+                .windows(SENTINEL.len())
+                .any(|w| w == SENTINEL.as_bytes()),
+            "{} holds the API key",
+            f.display()
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn clarification_dialog_then_cancel_and_resume() {
+    let dir = tempfile::tempdir().unwrap();
+    let shots = artifacts("clarification_dialog_then_cancel_and_resume");
+    // The question is found ambiguous; extraction is slow enough to cancel mid-run.
+    let model = script(dir.path(), "ambiguous.json", |s| {
+        s["answers"][0] = json!({"purpose": "understand", "json": {
+            "is_clear": false, "ambiguities": ["scope"], "question": "Which aspect of honeybees?",
+            "options": ["Communication", "Colony organisation", "Pollination"],
+            "interpretation": "Honeybee communication and colony life"}});
+        for a in s["answers"].as_array_mut().unwrap() {
+            if a["purpose"] == "extract" {
+                a["delay_ms"] = json!(1500);
+            }
+        }
+    });
+    let profile = profile(&dir.path().join("profile"), &model);
+    let display = Display::start();
+    let app = App::start(&display, &profile, &shots).await;
+
+    app.fill("#question", "Tell me about honeybees").await;
+    set_review(&app, false, false).await;
+    app.click("#start").await;
+    let clarify = app.dialog("Clarify the question", 60).await;
+    app.shot("01-clarify-dialog").await;
+    app.keys(&clarify, &["Return"]); // the first reading: Communication
+
+    // The run goes on; cancel it while it reads.
+    app.wait("#graph li.active", 30).await;
+    app.wait("#cancel", 10).await;
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    app.shot("02-running").await;
+    app.click("#cancel").await;
+    app.wait("#resume", 60).await;
+    let status = app.text("#run-status").await;
+    assert!(status.contains("Cancelled"), "{status}");
+    app.shot("03-cancelled").await;
+
+    // The sidebar marks it unfinished; Resume finishes it without asking again.
+    let badge = app.text("#sessions li.current .badge").await;
+    assert_eq!(badge, "paused");
+    app.click("#resume").await;
+    app.wait("#report a.cite", 120).await;
+    app.shot("04-resumed-report").await;
+    let meta = app.text("#session-meta").await;
+    assert!(meta.starts_with("Finished"), "{meta}");
+    let log = read(&app.log);
+    assert!(
+        log.contains("Interrupted") && log.contains("Finished"),
+        "{log}"
+    );
+    app.quit().await;
+}

@@ -1,0 +1,403 @@
+//! Driving the real app end to end: a private Xvfb display, `tauri-driver` (WebKitWebDriver)
+//! for the page, and `xdotool` for the native GTK dialogs WebDriver cannot see.
+//!
+//! Every wait has a deadline and every failure names what was missing, so a broken app fails
+//! the test instead of hanging CI.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use fantoccini::{Client, ClientBuilder, Locator};
+
+/// A private X display, closed on drop.
+pub struct Display {
+    proc: Child,
+    /// `:N`.
+    pub name: String,
+}
+
+fn need(tool: &str, script: &str) {
+    let found = Command::new("sh")
+        .args(["-c", &format!("command -v {tool}")])
+        .stdout(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(found, "{tool} is missing: run {script}");
+}
+
+impl Display {
+    /// Starts Xvfb on a free display number.
+    pub fn start() -> Self {
+        need("Xvfb", "scripts/install-deps.sh");
+        need("xdotool", "scripts/install-deps.sh");
+        need("import", "scripts/install-deps.sh");
+        for n in 140..240 {
+            if Path::new(&format!("/tmp/.X{n}-lock")).exists() {
+                continue;
+            }
+            let name = format!(":{n}");
+            let proc = Command::new("Xvfb")
+                .args([&name, "-screen", "0", "1280x800x24", "-nolisten", "tcp"])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("Xvfb starts");
+            let socket = PathBuf::from(format!("/tmp/.X11-unix/X{n}"));
+            let deadline = Instant::now() + Duration::from_secs(10);
+            while !socket.exists() && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            if socket.exists() {
+                return Self { proc, name };
+            }
+        }
+        panic!("no free X display number");
+    }
+}
+
+impl Drop for Display {
+    fn drop(&mut self) {
+        let _ = self.proc.kill();
+        let _ = self.proc.wait();
+    }
+}
+
+/// Where an app instance keeps its files: HOME and XDG folders, the database, the log.
+pub struct Profile {
+    /// The folder holding everything.
+    pub root: PathBuf,
+}
+
+impl Profile {
+    /// A profile in `root`.
+    pub fn new(root: &Path) -> Self {
+        for d in ["home", "data", "config", "cache"] {
+            std::fs::create_dir_all(root.join(d)).unwrap();
+        }
+        Self {
+            root: root.to_path_buf(),
+        }
+    }
+
+    /// The app's database.
+    pub fn db(&self) -> PathBuf {
+        self.root.join("data/research.sqlite3")
+    }
+
+    fn env(&self, display: &Display) -> Vec<(String, String)> {
+        let p = |s: &str| self.root.join(s).display().to_string();
+        vec![
+            ("HOME".into(), p("home")),
+            ("XDG_DATA_HOME".into(), p("data")),
+            ("XDG_CONFIG_HOME".into(), p("config")),
+            ("XDG_CACHE_HOME".into(), p("cache")),
+            ("RESEARCH_STUDIO_DB".into(), self.db().display().to_string()),
+            ("DISPLAY".into(), display.name.clone()),
+            ("NO_AT_BRIDGE".into(), "1".into()),
+            ("RESEARCH_LOG".into(), "info".into()),
+            // No session bus: the app must say it has no keychain and keep keys in memory.
+            (
+                "DBUS_SESSION_BUS_ADDRESS".into(),
+                "unix:path=/nonexistent".into(),
+            ),
+        ]
+    }
+}
+
+fn tauri_driver() -> PathBuf {
+    if let Some(p) = std::env::var_os("RS_TAURI_DRIVER") {
+        return PathBuf::from(p);
+    }
+    let home = std::env::var("HOME").unwrap_or_default();
+    let p = PathBuf::from(home).join(".cache/research-studio/tools/bin/tauri-driver");
+    assert!(
+        p.exists(),
+        "tauri-driver is missing: run scripts/fetch-tauri-driver.sh"
+    );
+    p
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// The running app, driven through WebDriver.
+pub struct App {
+    driver: Child,
+    /// The WebDriver session.
+    pub client: Client,
+    /// What the app and the driver printed.
+    pub log: PathBuf,
+    shots: PathBuf,
+    display: String,
+}
+
+/// Where screenshots go: `$RS_E2E_ARTIFACTS/<test>`, else `$CARGO_TARGET_DIR/e2e-artifacts/<test>`.
+pub fn artifacts(test: &str) -> PathBuf {
+    let base = std::env::var_os("RS_E2E_ARTIFACTS")
+        .map(PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("CARGO_TARGET_DIR").map(|d| PathBuf::from(d).join("e2e-artifacts"))
+        })
+        .unwrap_or_else(|| std::env::temp_dir().join("research-studio-e2e"));
+    let dir = base.join(test);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+impl App {
+    /// Starts the app on `display` with `profile`, and waits for its page.
+    pub async fn start(display: &Display, profile: &Profile, shots: &Path) -> Self {
+        need("WebKitWebDriver", "scripts/install-deps.sh");
+        let port = free_port();
+        let native = free_port();
+        let log = profile.root.join(format!("app-{port}.log"));
+        let mut cmd = Command::new(tauri_driver());
+        cmd.args([
+            "--port",
+            &port.to_string(),
+            "--native-port",
+            &native.to_string(),
+        ])
+        .stdout(std::fs::File::create(&log).unwrap())
+        .stderr(std::fs::File::options().append(true).open(&log).unwrap());
+        for (k, v) in profile.env(display) {
+            cmd.env(k, v);
+        }
+        let driver = cmd.spawn().expect("tauri-driver starts");
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(Instant::now() < deadline, "tauri-driver did not listen");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        let mut caps = serde_json::Map::new();
+        caps.insert("browserName".into(), "wry".into());
+        caps.insert(
+            "tauri:options".into(),
+            serde_json::json!({"application": env!("CARGO_BIN_EXE_research-studio")}),
+        );
+        // A session request can hang when the app cannot start: bound it.
+        let client = tokio::time::timeout(
+            Duration::from_secs(90),
+            ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
+                .capabilities(caps)
+                .connect(&format!("http://127.0.0.1:{port}")),
+        )
+        .await
+        .unwrap_or_else(|_| panic!("no WebDriver session within 90 s; log:\n{}", read(&log)))
+        .unwrap_or_else(|e| panic!("no WebDriver session: {e}; log:\n{}", read(&log)));
+        let app = Self {
+            driver,
+            client,
+            log,
+            shots: shots.to_path_buf(),
+            display: display.name.clone(),
+        };
+        app.wait("#new-research", 60).await;
+        app
+    }
+
+    /// Fails the test with a screenshot and the app's log.
+    pub async fn fail(&self, what: &str) -> ! {
+        self.shot("failure").await;
+        panic!("{what}\napp log:\n{}", read(&self.log));
+    }
+
+    /// Waits until `css` matches a displayed element.
+    pub async fn wait(&self, css: &str, secs: u64) -> fantoccini::elements::Element {
+        let deadline = Instant::now() + Duration::from_secs(secs);
+        loop {
+            if let Ok(found) = self.client.find_all(Locator::Css(css)).await {
+                for e in found {
+                    if e.is_displayed().await.unwrap_or(false) {
+                        return e;
+                    }
+                }
+            }
+            if Instant::now() > deadline {
+                self.fail(&format!("`{css}` did not appear within {secs} s"))
+                    .await;
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    }
+
+    /// Waits until `css` is gone or hidden.
+    pub async fn wait_gone(&self, css: &str, secs: u64) {
+        let deadline = Instant::now() + Duration::from_secs(secs);
+        loop {
+            let mut shown = false;
+            if let Ok(found) = self.client.find_all(Locator::Css(css)).await {
+                for e in found {
+                    shown |= e.is_displayed().await.unwrap_or(false);
+                }
+            }
+            if !shown {
+                return;
+            }
+            if Instant::now() > deadline {
+                self.fail(&format!("`{css}` was still shown after {secs} s"))
+                    .await;
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    }
+
+    /// Clicks the element `css`.
+    pub async fn click(&self, css: &str) {
+        let e = self.wait(css, 30).await;
+        if let Err(err) = e.click().await {
+            self.fail(&format!("could not click `{css}`: {err}")).await;
+        }
+    }
+
+    /// Replaces the text of the field `css`.
+    pub async fn fill(&self, css: &str, text: &str) {
+        let e = self.wait(css, 30).await;
+        e.clear().await.unwrap();
+        e.send_keys(text).await.unwrap();
+    }
+
+    /// The text of `css` (found again if the page re-rendered it meanwhile).
+    pub async fn text(&self, css: &str) -> String {
+        self.wait_text(css, 30, |_| true).await
+    }
+
+    /// Waits until the text of `css` satisfies `ok`; that text. Elements are looked up afresh on
+    /// every try, so a list the page redraws cannot leave the test holding a stale element.
+    pub async fn wait_text(&self, css: &str, secs: u64, ok: impl Fn(&str) -> bool) -> String {
+        let deadline = Instant::now() + Duration::from_secs(secs);
+        let mut last = String::new();
+        loop {
+            if let Ok(found) = self.client.find_all(Locator::Css(css)).await {
+                for e in found {
+                    if !e.is_displayed().await.unwrap_or(false) {
+                        continue;
+                    }
+                    if let Ok(t) = e.text().await {
+                        if ok(&t) {
+                            return t;
+                        }
+                        last = t;
+                    }
+                }
+            }
+            if Instant::now() > deadline {
+                self.fail(&format!(
+                    "`{css}` did not show the expected text within {secs} s (last: {last:?})"
+                ))
+                .await;
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    }
+
+    /// Runs JavaScript in the page.
+    pub async fn js(&self, script: &str) -> serde_json::Value {
+        self.client.execute(script, vec![]).await.unwrap()
+    }
+
+    /// Saves a screenshot of the whole display (native dialogs included).
+    pub async fn shot(&self, name: &str) -> PathBuf {
+        let path = self.shots.join(format!("{name}.png"));
+        let _ = Command::new("import")
+            .args(["-window", "root"])
+            .arg(&path)
+            .env("DISPLAY", &self.display)
+            .status();
+        path
+    }
+
+    /// Waits for a native dialog titled `title`; its X window id.
+    pub async fn dialog(&self, title: &str, secs: u64) -> String {
+        let deadline = Instant::now() + Duration::from_secs(secs);
+        loop {
+            let out = Command::new("xdotool")
+                .args(["search", "--name", &format!("^{title}$")])
+                .env("DISPLAY", &self.display)
+                .output()
+                .unwrap();
+            let ids = String::from_utf8_lossy(&out.stdout);
+            if let Some(id) = ids.lines().next() {
+                // Let GTK finish laying it out before keys arrive.
+                tokio::time::sleep(Duration::from_millis(400)).await;
+                return id.to_string();
+            }
+            if Instant::now() > deadline {
+                self.fail(&format!("no dialog “{title}” within {secs} s"))
+                    .await;
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    }
+
+    /// Sends keys (xdotool names: `Return`, `Tab`, `ctrl+a`) to dialog window `wid`.
+    pub fn keys(&self, wid: &str, keys: &[&str]) {
+        let mut args = vec!["windowfocus", "--sync", wid, "key", "--clearmodifiers"];
+        args.extend_from_slice(keys);
+        let ok = Command::new("xdotool")
+            .args(&args)
+            .env("DISPLAY", &self.display)
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(ok, "xdotool could not send {keys:?}");
+    }
+
+    /// Types `text` into the focused field of dialog `wid`.
+    pub fn type_text(&self, wid: &str, text: &str) {
+        let ok = Command::new("xdotool")
+            .args(["windowfocus", "--sync", wid, "type", "--delay", "2", text])
+            .env("DISPLAY", &self.display)
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(ok, "xdotool could not type");
+    }
+
+    /// Answers a GTK save dialog titled `title` with `path`.
+    pub async fn save_as(&self, title: &str, path: &Path) {
+        let wid = self.dialog(title, 30).await;
+        self.keys(&wid, &["ctrl+a"]);
+        self.type_text(&wid, &path.display().to_string());
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        self.keys(&wid, &["Return"]);
+    }
+
+    /// Ends the session and the app.
+    pub async fn quit(mut self) {
+        let _ = self.client.clone().close().await;
+        let _ = self.driver.kill();
+        let _ = self.driver.wait();
+    }
+}
+
+impl Drop for App {
+    fn drop(&mut self) {
+        let _ = self.driver.kill();
+    }
+}
+
+/// A file's text, or a note that it could not be read.
+pub fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| format!("({}: {e})", path.display()))
+}
+
+/// Waits for a file to exist and be non-empty.
+pub async fn file_appears(path: &Path, secs: u64) -> bool {
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    while Instant::now() < deadline {
+        if std::fs::metadata(path).is_ok_and(|m| m.len() > 0) {
+            // A moment more so an atomic rename has landed.
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    false
+}
