@@ -183,16 +183,27 @@ impl App {
             "tauri:options".into(),
             serde_json::json!({"application": env!("CARGO_BIN_EXE_research-studio")}),
         );
-        // A session request can hang when the app cannot start: bound it.
-        let client = tokio::time::timeout(
-            Duration::from_secs(90),
-            ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
-                .capabilities(caps)
-                .connect(&format!("http://127.0.0.1:{port}")),
-        )
-        .await
-        .unwrap_or_else(|_| panic!("no WebDriver session within 90 s; log:\n{}", read(&log)))
-        .unwrap_or_else(|e| panic!("no WebDriver session: {e}; log:\n{}", read(&log)));
+        // tauri-driver listens before its WebKitWebDriver does, and a session request can hang
+        // when the app cannot start: retry refused connections, bound the whole wait.
+        let deadline = Instant::now() + Duration::from_secs(90);
+        let client = loop {
+            let attempt = tokio::time::timeout(
+                Duration::from_secs(60),
+                ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
+                    .capabilities(caps.clone())
+                    .connect(&format!("http://127.0.0.1:{port}")),
+            )
+            .await;
+            match attempt {
+                Ok(Ok(client)) => break client,
+                Ok(Err(e)) if Instant::now() < deadline => {
+                    tracing_note(&format!("no WebDriver session yet ({e}); retrying"));
+                    tokio::time::sleep(Duration::from_millis(500)).await;
+                }
+                Ok(Err(e)) => panic!("no WebDriver session: {e}; log:\n{}", read(&log)),
+                Err(_) => panic!("no WebDriver session within 60 s; log:\n{}", read(&log)),
+            }
+        };
         let app = Self {
             driver,
             client,
@@ -250,11 +261,18 @@ impl App {
         }
     }
 
-    /// Clicks the element `css`.
+    /// Clicks the element `css`, finding it again if the page redrew it under the pointer.
     pub async fn click(&self, css: &str) {
-        let e = self.wait(css, 30).await;
-        if let Err(err) = e.click().await {
-            self.fail(&format!("could not click `{css}`: {err}")).await;
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            let e = self.wait(css, 30).await;
+            match e.click().await {
+                Ok(()) => return,
+                Err(err) if Instant::now() < deadline && is_stale(&err) => {
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                }
+                Err(err) => self.fail(&format!("could not click `{css}`: {err}")).await,
+            }
         }
     }
 
@@ -320,12 +338,13 @@ impl App {
         let deadline = Instant::now() + Duration::from_secs(secs);
         loop {
             let out = Command::new("xdotool")
-                .args(["search", "--name", &format!("^{title}$")])
+                .args(["search", "--onlyvisible", "--name", &format!("^{title}$")])
                 .env("DISPLAY", &self.display)
                 .output()
                 .unwrap();
             let ids = String::from_utf8_lossy(&out.stdout);
-            if let Some(id) = ids.lines().next() {
+            // The newest window last: an earlier dialog of the same title may linger unmapped.
+            if let Some(id) = ids.lines().last() {
                 // Let GTK finish laying it out before keys arrive.
                 tokio::time::sleep(Duration::from_millis(400)).await;
                 return id.to_string();
@@ -381,6 +400,15 @@ impl Drop for App {
     fn drop(&mut self) {
         let _ = self.driver.kill();
     }
+}
+
+fn tracing_note(what: &str) {
+    eprintln!("e2e: {what}");
+}
+
+fn is_stale(err: &fantoccini::error::CmdError) -> bool {
+    matches!(err, fantoccini::error::CmdError::Standard(e)
+        if e.error == fantoccini::error::ErrorStatus::StaleElementReference)
 }
 
 /// A file's text, or a note that it could not be read.

@@ -44,7 +44,7 @@ describe("live run view", () => {
     expect(s.calls).toBe(3);
     expect(s.tokens).toBe(3600);
     expect(formatUsage(s.calls, s.tokens, s.costUsd)).toBe("3 calls · 3.6k tokens · $0.0030");
-    expect(formatUsage(1, 50, 0)).toBe("1 calls · 50 tokens");
+    expect(formatUsage(1, 50, 0)).toBe("1 call · 50 tokens");
   });
 
   it("says what a silent run waits on, and only after a while", () => {

@@ -193,5 +193,5 @@ export function stuckNotice(state: LiveState, now: number, afterMs = 20_000): st
 export function formatUsage(calls: number, tokens: number, costUsd: number): string {
   const t = tokens >= 10_000 ? `${(tokens / 1000).toFixed(0)}k` : tokens >= 1000 ? `${(tokens / 1000).toFixed(1)}k` : `${tokens}`;
   const cost = costUsd > 0 ? ` · $${costUsd < 0.01 ? costUsd.toFixed(4) : costUsd.toFixed(2)}` : "";
-  return `${calls} calls · ${t} tokens${cost}`;
+  return `${calls} call${calls === 1 ? "" : "s"} · ${t} tokens${cost}`;
 }

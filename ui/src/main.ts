@@ -275,8 +275,9 @@ async function drive(threadId: string, answer: Answer | null) {
   $("answer-panel").hidden = true;
   const channel = new Channel<Event>();
   let frame = 0;
+  let over = false;
   channel.onmessage = (event) => {
-    if (!live || current?.threadId !== threadId) return;
+    if (over || !live || current?.threadId !== threadId) return;
     applyEvent(live, event, Date.now(), liveModel);
     if (!frame) frame = requestAnimationFrame(() => { frame = 0; renderLive(); });
   };
@@ -287,6 +288,8 @@ async function drive(threadId: string, answer: Answer | null) {
   try {
     outcome = await api.runResearch(threadId, answer, channel);
   } catch (e) {
+    over = true;
+    cancelAnimationFrame(frame);
     setRunning(threadId, false);
     if (current?.threadId === threadId) {
       $("run-status").textContent = humanError(e);
@@ -297,6 +300,9 @@ async function drive(threadId: string, answer: Answer | null) {
     void refreshSessions();
     return;
   }
+  // Late events must not redraw over the outcome's status line.
+  over = true;
+  cancelAnimationFrame(frame);
   setRunning(threadId, false);
   $("run-status").classList.remove("error");
   void refreshSessions();
@@ -785,7 +791,7 @@ async function refreshKeys() {
         try {
           await api.setKey(k.provider, input.value.trim());
           input.value = "";
-          toast(`The key for ${k.provider} is saved.`, "info");
+          toast(info?.keychain.available === false ? `The key for ${k.provider} is kept until you quit (no system keychain).` : `The key for ${k.provider} is saved in the system keychain.`, "info");
           await refreshKeys();
         } catch (e) {
           toast(humanError(e));
