@@ -53,6 +53,10 @@ impl Display {
             if socket.exists() {
                 return Self { proc, name };
             }
+            // Taken meanwhile, or Xvfb failed: try the next number.
+            let mut proc = proc;
+            let _ = proc.kill();
+            let _ = proc.wait();
         }
         panic!("no free X display number");
     }
