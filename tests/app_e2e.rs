@@ -221,8 +221,16 @@ async fn clarification_dialog_then_cancel_and_resume() {
     app.fill("#question", "Tell me about honeybees").await;
     set_review(&app, false, false).await;
     app.click("#start").await;
-    let clarify = app.dialog("Clarify the question", 60).await;
+    app.dialog("Clarify the question", 60).await;
     app.shot("01-clarify-dialog").await;
+
+    // Quit with the question unanswered: after a restart, reopening the session asks it again.
+    app.quit().await;
+    let app = App::start(&display, &profile, &shots).await;
+    app.click("#sessions li[data-status='waiting'] button")
+        .await;
+    let clarify = app.dialog("Clarify the question", 30).await;
+    app.shot("01b-asked-again-after-restart").await;
     app.keys(&clarify, &["Return"]); // the first reading: Communication
 
     // The run goes on; cancel it while it reads.

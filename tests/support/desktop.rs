@@ -91,7 +91,8 @@ impl Profile {
         self.root.join("data/research.sqlite3")
     }
 
-    fn env(&self, display: &Display) -> Vec<(String, String)> {
+    /// The environment an app instance runs with.
+    pub fn env(&self, display: &Display) -> Vec<(String, String)> {
         let p = |s: &str| self.root.join(s).display().to_string();
         vec![
             ("HOME".into(), p("home")),
