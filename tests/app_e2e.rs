@@ -8,7 +8,7 @@ mod desktop;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use desktop::{artifacts, file_appears, read, App, Display, Profile};
+use desktop::{artifacts, read, App, Display, Profile};
 use research_api::{Settings, Studio};
 use serde_json::{json, Value};
 
@@ -148,11 +148,7 @@ async fn research_with_review_dialogs_citations_export_and_restart() {
     std::fs::create_dir_all(md.parent().unwrap()).unwrap();
     app.click("#export-md").await;
     app.save_as("Export report", &md).await;
-    assert!(
-        file_appears(&md, 30).await,
-        "{} was not written",
-        md.display()
-    );
+    app.expect_file(&md, 60).await;
     let text = read(&md);
     assert!(
         text.contains("## Sources") && text.contains("](#source-1)"),
@@ -160,11 +156,7 @@ async fn research_with_review_dialogs_citations_export_and_restart() {
     );
     app.click("#export-pdf").await;
     app.save_as("Export report", &pdf).await;
-    assert!(
-        file_appears(&pdf, 60).await,
-        "{} was not written",
-        pdf.display()
-    );
+    app.expect_file(&pdf, 120).await;
     assert!(std::fs::read(&pdf).unwrap().starts_with(b"%PDF-"));
     let out = std::process::Command::new("pdftotext")
         .arg(&pdf)

@@ -176,6 +176,8 @@ impl App {
         for (k, v) in profile.env(display) {
             cmd.env(k, v);
         }
+        // Its own process group, so that ending it also ends WebKitWebDriver and the app.
+        std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
         let driver = cmd.spawn().expect("tauri-driver starts");
         let deadline = Instant::now() + Duration::from_secs(20);
         while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
@@ -329,6 +331,17 @@ impl App {
 
     /// Saves a screenshot of the whole display (native dialogs included).
     pub async fn shot(&self, name: &str) -> PathBuf {
+        // WebKit paints in its own process: let two frames pass so the picture shows the page
+        // as it is now, not as it was (a busy machine can lag by a second).
+        let _ = tokio::time::timeout(
+            Duration::from_secs(3),
+            self.client.execute_async(
+                "const done = arguments[0]; requestAnimationFrame(() => requestAnimationFrame(() => done(null)));",
+                vec![],
+            ),
+        )
+        .await;
+        tokio::time::sleep(Duration::from_millis(300)).await;
         let path = self.shots.join(format!("{name}.png"));
         let _ = Command::new("import")
             .args(["-window", "root"])
@@ -389,13 +402,54 @@ impl App {
         let wid = self.dialog(title, 30).await;
         self.keys(&wid, &["ctrl+a"]);
         self.type_text(&wid, &path.display().to_string());
-        tokio::time::sleep(Duration::from_millis(200)).await;
+        tokio::time::sleep(Duration::from_millis(300)).await;
         self.keys(&wid, &["Return"]);
+        // A busy machine can drop the first Return while the dialog is still settling.
+        for _ in 0..3 {
+            tokio::time::sleep(Duration::from_secs(2)).await;
+            if !self.window_exists(&wid) {
+                return;
+            }
+            self.keys(&wid, &["Return"]);
+        }
+    }
+
+    fn window_exists(&self, wid: &str) -> bool {
+        Command::new("xdotool")
+            .args(["getwindowname", wid])
+            .env("DISPLAY", &self.display)
+            .stderr(Stdio::null())
+            .stdout(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+            && Command::new("xdotool")
+                .args(["search", "--onlyvisible", "--name", "."])
+                .env("DISPLAY", &self.display)
+                .output()
+                .map(|o| String::from_utf8_lossy(&o.stdout).lines().any(|l| l == wid))
+                .unwrap_or(false)
+    }
+
+    /// Waits for a file the app writes; fails with a screenshot and the log when it does not.
+    pub async fn expect_file(&self, path: &Path, secs: u64) {
+        if !file_appears(path, secs).await {
+            self.fail(&format!(
+                "{} was not written within {secs} s",
+                path.display()
+            ))
+            .await;
+        }
     }
 
     /// Ends the session and the app.
     pub async fn quit(mut self) {
         let _ = self.client.clone().close().await;
+        self.end();
+    }
+
+    fn end(&mut self) {
+        let group = format!("-{}", self.driver.id());
+        let _ = Command::new("kill").args(["-KILL", "--", &group]).status();
         let _ = self.driver.kill();
         let _ = self.driver.wait();
     }
@@ -403,7 +457,7 @@ impl App {
 
 impl Drop for App {
     fn drop(&mut self) {
-        let _ = self.driver.kill();
+        self.end();
     }
 }
 
