@@ -216,14 +216,24 @@ async fn clarification_dialog_then_cancel_and_resume() {
     app.dialog("Clarify the question", 60).await;
     app.shot("01-clarify-dialog").await;
 
-    // Quit with the question unanswered: after a restart, reopening the session asks it again.
+    // Quit with the question unanswered: after a restart the app asks it again by itself, and
+    // opening the session meanwhile does not ask twice.
     app.quit().await;
     let app = App::start(&display, &profile, &shots).await;
+    app.dialog("Clarify the question", 30).await;
     app.click("#sessions li[data-status='waiting'] button")
         .await;
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert_eq!(
+        app.dialogs("Clarify the question"),
+        1,
+        "the question is asked twice"
+    );
     let clarify = app.dialog("Clarify the question", 30).await;
     app.shot("01b-asked-again-after-restart").await;
     app.keys(&clarify, &["Return"]); // the first reading: Communication
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(app.dialogs("Clarify the question"), 0);
 
     // The run goes on; cancel it while it reads.
     app.wait("#graph li.active", 30).await;

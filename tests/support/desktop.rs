@@ -29,36 +29,43 @@ fn need(tool: &str, script: &str) {
 }
 
 impl Display {
-    /// Starts Xvfb on a free display number.
+    /// Starts Xvfb on a display number it finds free itself (`-displayfd`), so that tests
+    /// running side by side never share a screen.
     pub fn start() -> Self {
+        use std::io::{BufRead, BufReader};
         need("Xvfb", "scripts/install-deps.sh");
         need("xdotool", "scripts/install-deps.sh");
         need("import", "scripts/install-deps.sh");
-        for n in 140..240 {
-            if Path::new(&format!("/tmp/.X{n}-lock")).exists() {
-                continue;
+        let mut proc = Command::new("Xvfb")
+            .args([
+                "-displayfd",
+                "1",
+                "-screen",
+                "0",
+                "1280x800x24",
+                "-nolisten",
+                "tcp",
+            ])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("Xvfb starts");
+        let mut line = String::new();
+        let read = BufReader::new(proc.stdout.take().expect("piped"))
+            .read_line(&mut line)
+            .unwrap_or(0);
+        let n: u32 = match line.trim().parse() {
+            Ok(n) if read > 0 => n,
+            _ => {
+                let _ = proc.kill();
+                let _ = proc.wait();
+                panic!("Xvfb did not report a display number");
             }
-            let name = format!(":{n}");
-            let proc = Command::new("Xvfb")
-                .args([&name, "-screen", "0", "1280x800x24", "-nolisten", "tcp"])
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .expect("Xvfb starts");
-            let socket = PathBuf::from(format!("/tmp/.X11-unix/X{n}"));
-            let deadline = Instant::now() + Duration::from_secs(10);
-            while !socket.exists() && Instant::now() < deadline {
-                std::thread::sleep(Duration::from_millis(50));
-            }
-            if socket.exists() {
-                return Self { proc, name };
-            }
-            // Taken meanwhile, or Xvfb failed: try the next number.
-            let mut proc = proc;
-            let _ = proc.kill();
-            let _ = proc.wait();
+        };
+        Self {
+            proc,
+            name: format!(":{n}"),
         }
-        panic!("no free X display number");
     }
 }
 
@@ -373,6 +380,16 @@ impl App {
             }
             tokio::time::sleep(Duration::from_millis(200)).await;
         }
+    }
+
+    /// How many native dialogs titled `title` are on screen.
+    pub fn dialogs(&self, title: &str) -> usize {
+        Command::new("xdotool")
+            .args(["search", "--onlyvisible", "--name", &format!("^{title}$")])
+            .env("DISPLAY", &self.display)
+            .output()
+            .map(|o| String::from_utf8_lossy(&o.stdout).lines().count())
+            .unwrap_or(0)
     }
 
     /// Sends keys (xdotool names: `Return`, `Tab`, `ctrl+a`) to dialog window `wid`.

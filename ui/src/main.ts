@@ -326,15 +326,24 @@ async function drive(threadId: string, answer: Answer | null) {
   }
 }
 
+/** Threads whose question is on screen in a native dialog: never ask twice at once. */
+const asking = new Set<string>();
+
 async function askPending() {
   if (!pending || !current?.threadId) return;
+  const threadId = current.threadId;
+  if (asking.has(threadId)) return;
+  asking.add(threadId);
   let reply: DialogAnswer;
   try {
     reply = await api.askNative(pending);
   } catch (e) {
     toast(humanError(e));
     return;
+  } finally {
+    asking.delete(threadId);
   }
+  if (current?.threadId !== threadId) return;
   if (reply.type === "answer") {
     pending = null;
     await drive(current.threadId, reply.answer);
@@ -806,7 +815,8 @@ async function refreshKeys() {
           toast(humanError(e));
         }
       });
-      const shown = k.masked ? `${k.masked} (${k.source === "keychain" ? "keychain" : k.source === "environment" ? "environment" : k.source})` : "not set";
+      const where = k.source === "keychain" ? (info?.keychain.available === false ? "until you quit" : "keychain") : k.source === "environment" ? "environment" : k.source;
+      const shown = k.masked ? `${k.masked} (${where})` : "not set";
       body.append(el("tr", {}, el("td", {}, k.provider), el("td", { className: "masked" }, shown), el("td", {}, input), el("td", {}, save, del)));
     }
   } catch (e) {
@@ -923,6 +933,7 @@ async function downloadModel() {
   };
   start.disabled = true;
   stop.hidden = false;
+  $("download-progress").hidden = false;
   status.textContent = "Connecting…";
   status.classList.remove("error");
   bar.style.width = "0";
