@@ -10,12 +10,11 @@ mod desktop;
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use desktop::{App, Display, Profile};
-use research_api::{Settings, Studio};
 use serde_json::json;
 
 const APP: &str = env!("CARGO_BIN_EXE_research-studio");
@@ -88,10 +87,6 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
-fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/cli/tests/fixtures")
-}
-
 /// Launches the app directly and times it to "ready"; then idles and measures it.
 fn launch(display: &Display, profile: &Profile, idle: Duration) -> (f64, f64, Vec<(String, f64)>) {
     let t = Instant::now();
@@ -153,19 +148,8 @@ fn main() {
         eprintln!("skipping the run: set RS_TEST_MODEL (scripts/fetch-model.sh prints it)");
         return;
     };
-    let profile = Profile::new(&dir.path().join("run"));
-    let studio = Studio::open(Some(&profile.db())).unwrap();
-    studio
-        .library()
-        .unwrap()
-        .add(&fixtures().join("corpus"), &|_| {})
-        .unwrap();
-    let mut settings = Settings::default();
     let spec = format!("local:{}", PathBuf::from(model).display());
-    settings.set("default_model", &spec).unwrap();
-    settings.set("search", "local").unwrap();
-    settings.save(&studio.settings_path()).unwrap();
-    drop(studio);
+    let profile = Profile::with_library(&dir.path().join("run"), &spec);
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

@@ -9,7 +9,6 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use desktop::{artifacts, read, App, Display, Profile};
-use research_api::{Settings, Studio};
 use serde_json::{json, Value};
 
 const QUESTION: &str = "How do honeybees communicate and organise their colonies?";
@@ -28,22 +27,6 @@ fn script(dir: &Path, name: &str, edit: impl FnOnce(&mut Value)) -> String {
     let path = dir.join(name);
     std::fs::write(&path, serde_json::to_vec(&s).unwrap()).unwrap();
     format!("scripted:{}", path.display())
-}
-
-/// A profile whose library holds the fixture corpus and whose default model is `model`.
-fn profile(root: &Path, model: &str) -> Profile {
-    let profile = Profile::new(root);
-    let studio = Studio::open(Some(&profile.db())).unwrap();
-    studio
-        .library()
-        .unwrap()
-        .add(&fixtures().join("corpus"), &|_| {})
-        .unwrap();
-    let mut settings = Settings::default();
-    settings.set("default_model", model).unwrap();
-    settings.set("search", "local").unwrap();
-    settings.save(&studio.settings_path()).unwrap();
-    profile
 }
 
 async fn set_review(app: &App, plan: bool, report: bool) {
@@ -75,7 +58,7 @@ async fn research_with_review_dialogs_citations_export_and_restart() {
     let dir = tempfile::tempdir().unwrap();
     let shots = artifacts("research_with_review_dialogs_citations_export_and_restart");
     let model = script(dir.path(), "script.json", |_| {});
-    let profile = profile(&dir.path().join("profile"), &model);
+    let profile = Profile::with_library(&dir.path().join("profile"), &model);
     let display = Display::start();
     let app = App::start(&display, &profile, &shots).await;
     app.shot("01-start").await;
@@ -206,7 +189,7 @@ async fn clarification_dialog_then_cancel_and_resume() {
             }
         }
     });
-    let profile = profile(&dir.path().join("profile"), &model);
+    let profile = Profile::with_library(&dir.path().join("profile"), &model);
     let display = Display::start();
     let app = App::start(&display, &profile, &shots).await;
 

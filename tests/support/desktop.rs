@@ -93,6 +93,20 @@ impl Profile {
         }
     }
 
+    /// A profile whose library holds the fixture corpus of the CLI tests, whose default model
+    /// is `model` and whose searches stay in the library.
+    pub fn with_library(root: &Path, model: &str) -> Self {
+        let profile = Self::new(root);
+        let studio = research_api::Studio::open(Some(&profile.db())).unwrap();
+        let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/cli/tests/fixtures/corpus");
+        studio.library().unwrap().add(&corpus, &|_| {}).unwrap();
+        let mut settings = research_api::Settings::default();
+        settings.set("default_model", model).unwrap();
+        settings.set("search", "local").unwrap();
+        settings.save(&studio.settings_path()).unwrap();
+        profile
+    }
+
     /// The app's database.
     pub fn db(&self) -> PathBuf {
         self.root.join("data/research.sqlite3")
