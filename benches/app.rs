@@ -4,6 +4,8 @@
 //! Memory is the resident set of the app and every WebKit process it started.
 //!
 //! `cargo bench --bench app` (needs Xvfb, tauri-driver and `RS_TEST_MODEL`); prints JSON lines.
+//! To measure the release build without building the bench in release too:
+//! `RS_APP_BIN=$CARGO_TARGET_DIR/release/research-studio cargo bench --profile dev --bench app`.
 
 #[path = "../tests/support/desktop.rs"]
 mod desktop;
@@ -17,7 +19,13 @@ use std::time::{Duration, Instant};
 use desktop::{App, Display, Profile};
 use serde_json::json;
 
-const APP: &str = env!("CARGO_BIN_EXE_research-studio");
+/// The app measured: `RS_APP_BIN` (e.g. the release build the bundles ship), else the one
+/// cargo built for this bench.
+fn app_bin() -> PathBuf {
+    std::env::var_os("RS_APP_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_research-studio")))
+}
 
 /// Parent of every process, from /proc.
 fn parents() -> HashMap<u32, u32> {
@@ -75,7 +83,7 @@ fn tree_rss(root: u32) -> (f64, Vec<(String, f64)>) {
 
 /// The running app's pid (started through tauri-driver), found by its executable.
 fn app_pid() -> Option<u32> {
-    let exe = std::fs::canonicalize(APP).ok()?;
+    let exe = std::fs::canonicalize(app_bin()).ok()?;
     std::fs::read_dir("/proc").ok()?.flatten().find_map(|e| {
         let pid = e.file_name().to_string_lossy().parse::<u32>().ok()?;
         (std::fs::read_link(e.path().join("exe")).ok()? == exe).then_some(pid)
@@ -90,7 +98,7 @@ fn median(mut v: Vec<f64>) -> f64 {
 /// Launches the app directly and times it to "ready"; then idles and measures it.
 fn launch(display: &Display, profile: &Profile, idle: Duration) -> (f64, f64, Vec<(String, f64)>) {
     let t = Instant::now();
-    let mut cmd = Command::new(APP);
+    let mut cmd = Command::new(app_bin());
     cmd.stderr(Stdio::piped()).stdout(Stdio::null());
     for (k, v) in profile.env(display) {
         cmd.env(k, v);

@@ -9,7 +9,13 @@ if [ ! -x "$tools/bin/cargo-tauri" ]; then
   echo "package: installing the Tauri CLI into $tools (about 10 minutes, once)"
   cargo install tauri-cli --version "^2" --locked --root "$tools"
 fi
-bundles="${BUNDLES:-deb,appimage}"
 (cd ui && npm run build --silent)
-"$tools/bin/cargo-tauri" build --bundles "$bundles"
+"$tools/bin/cargo-tauri" build --bundles "${BUNDLES:-deb}"
+# The AppImage needs linuxdeploy and AppRun, which the Tauri CLI downloads from GitHub: try it,
+# and say so plainly where GitHub cannot be reached instead of losing the .deb.
+if [ -z "${BUNDLES:-}" ]; then
+  if ! "$tools/bin/cargo-tauri" bundle --bundles appimage; then
+    echo "package: no AppImage (its tooling is downloaded from github.com, which could not be reached); the .deb is built" >&2
+  fi
+fi
 echo "$CARGO_TARGET_DIR/release/bundle"

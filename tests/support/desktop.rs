@@ -209,7 +209,8 @@ impl App {
         caps.insert("browserName".into(), "wry".into());
         caps.insert(
             "tauri:options".into(),
-            serde_json::json!({"application": env!("CARGO_BIN_EXE_research-studio")}),
+            serde_json::json!({"application": std::env::var("RS_APP_BIN")
+                .unwrap_or_else(|_| env!("CARGO_BIN_EXE_research-studio").to_string())}),
         );
         // tauri-driver listens before its WebKitWebDriver does, and a session request can hang
         // when the app cannot start: retry refused connections, bound the whole wait.
