@@ -226,6 +226,16 @@ pub async fn pending_question(
     state.studio.research_question(&thread_id).await
 }
 
+/// The steps a thread has gone through, oldest first (the live graph marks them done when a run
+/// is resumed).
+#[tauri::command]
+pub async fn run_history(
+    state: State<'_, AppState>,
+    thread_id: ThreadId,
+) -> Res<Vec<research_api::CheckpointInfo>> {
+    state.studio.history(&thread_id).await
+}
+
 /// Asks a pending question in a native dialog.
 #[tauri::command]
 pub async fn ask_native<R: Runtime>(

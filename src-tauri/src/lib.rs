@@ -103,6 +103,7 @@ pub fn invoke_handler<R: Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + 
         commands::cancel_run,
         commands::running,
         commands::pending_question,
+        commands::run_history,
         commands::ask_native,
         commands::list_sessions,
         commands::session,

@@ -1,7 +1,7 @@
 // Typed wrappers over the app's commands. Every type comes from the Rust side (types.ts).
 import { Channel, invoke } from "@tauri-apps/api/core";
 import type {
-  Answer, ApiError, AppInfo, ConnectionTest, DialogAnswer, DownloadedModel, DownloadProgress, ErrorCode, Event, GraphOutline, IndexReport,
+  Answer, ApiError, AppInfo, CheckpointInfo, ConnectionTest, DialogAnswer, DownloadedModel, DownloadProgress, ErrorCode, Event, GraphOutline, IndexReport,
   KeyStatus, LibraryFolder, Mode, PendingQuestion, ProviderStatus, ResearchOutcome, ResearchRequest,
   RecommendedModel, RunConfig, RunEstimate, SessionDetail, SessionRecord, Settings, StartedRun,
 } from "./types";
@@ -39,6 +39,7 @@ export const api = {
   cancelRun: (threadId: string) => invoke<boolean>("cancel_run", { threadId }),
   running: () => invoke<string[]>("running"),
   pendingQuestion: (threadId: string) => invoke<PendingQuestion | null>("pending_question", { threadId }),
+  runHistory: (threadId: string) => invoke<CheckpointInfo[]>("run_history", { threadId }),
   askNative: (pending: PendingQuestion) => invoke<DialogAnswer>("ask_native", { pending }),
   listSessions: (text: string | null) => invoke<SessionRecord[]>("list_sessions", { text }),
   session: (id: string) => invoke<SessionDetail>("session", { id }),

@@ -282,7 +282,9 @@ async function drive(threadId: string, answer: Answer | null) {
     if (!frame) frame = requestAnimationFrame(() => { frame = 0; renderLive(); });
   };
   setRunning(threadId, true);
+  $("session-meta").textContent = `Running since ${new Date().toLocaleTimeString()}`;
   renderLive();
+  void markEarlierSteps(threadId);
   void refreshSessions();
   let outcome: ResearchOutcome;
   try {
@@ -328,6 +330,14 @@ async function drive(threadId: string, answer: Answer | null) {
 
 /** Threads whose question is on screen in a native dialog: never ask twice at once. */
 const asking = new Set<string>();
+
+/** A resumed run shows the steps it finished before as done: every scheduled step but the last. */
+async function markEarlierSteps(threadId: string) {
+  const history = await api.runHistory(threadId).catch(() => []);
+  if (!live || current?.threadId !== threadId || history.length < 2) return;
+  for (const cp of history.slice(0, -1)) for (const node of cp.next) live.done.add(node);
+  renderLive();
+}
 
 async function askPending() {
   if (!pending || !current?.threadId) return;
