@@ -122,7 +122,20 @@ async fn research_with_review_dialogs_citations_export_and_restart() {
     app.click("#tab-sources").await;
     assert!(app.text("#sources-body").await.contains("The waggle dance"));
     app.click("#tab-method").await;
-    assert!(app.text("#method").await.contains("Claims supported"));
+    let method = app.text("#method").await;
+    for part in [
+        "Claims supported",
+        "Plan",
+        "Searches run",
+        "Rounds of searching",
+        "Coverage",
+    ] {
+        assert!(
+            method.contains(part),
+            "{part} missing from the Method panel: {method}"
+        );
+    }
+    app.shot("07b-method").await;
     app.click("#tab-report").await;
 
     // Export through the native save dialog.
@@ -185,7 +198,7 @@ async fn clarification_dialog_then_cancel_and_resume() {
             "interpretation": "Honeybee communication and colony life"}});
         for a in s["answers"].as_array_mut().unwrap() {
             if a["purpose"] == "extract" {
-                a["delay_ms"] = json!(3000);
+                a["delay_ms"] = json!(4000);
             }
         }
     });
@@ -195,6 +208,9 @@ async fn clarification_dialog_then_cancel_and_resume() {
 
     app.fill("#question", "Tell me about honeybees").await;
     set_review(&app, false, false).await;
+    // Multi-agent mode, so the live view shows parallel workers.
+    app.js("const m = document.getElementById('mode'); m.value = 'multi'; m.dispatchEvent(new Event('change'));")
+        .await;
     app.click("#start").await;
     app.dialog("Clarify the question", 60).await;
     app.shot("01-clarify-dialog").await;
@@ -214,13 +230,25 @@ async fn clarification_dialog_then_cancel_and_resume() {
     );
     let clarify = app.dialog("Clarify the question", 30).await;
     app.shot("01b-asked-again-after-restart").await;
-    app.keys(&clarify, &["Return"]); // the first reading: Communication
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    // "Other…" (the third button) opens the page's own field for a reading in the user's words.
+    app.keys(&clarify, &["Tab", "Tab", "space"]);
+    app.wait("#answer-panel:not([hidden]) #free-answer", 30)
+        .await;
     assert_eq!(app.dialogs("Clarify the question"), 0);
+    let options = app.text("#answer-options").await;
+    assert!(options.contains("Pollination"), "{options}");
+    app.fill(
+        "#free-answer",
+        "How foragers tell nestmates where flowers are",
+    )
+    .await;
+    app.shot("01c-other-answer").await;
+    app.click("#free-answer-submit").await;
 
-    // The run goes on; cancel it while it reads.
+    // The run goes on with parallel workers; cancel it while they read.
     app.wait("#graph li.active", 30).await;
     app.wait("#cancel", 10).await;
+    app.wait("#workers .worker", 30).await;
     tokio::time::sleep(Duration::from_millis(800)).await;
     app.shot("02-running").await;
     app.click("#cancel").await;
@@ -237,6 +265,14 @@ async fn clarification_dialog_then_cancel_and_resume() {
     app.shot("04-resumed-report").await;
     let meta = app.text("#session-meta").await;
     assert!(meta.starts_with("Finished"), "{meta}");
+    app.click("#tab-method").await;
+    let method = app.text("#method").await;
+    assert!(
+        method.contains("How foragers tell nestmates where flowers are")
+            && method.contains("multi"),
+        "{method}"
+    );
+    app.shot("05-method").await;
     let log = read(&app.log);
     assert!(
         log.contains("Interrupted") && log.contains("Finished"),

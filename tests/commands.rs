@@ -125,6 +125,29 @@ fn a_research_runs_through_the_commands_and_its_session_shows_a_grounded_report(
     let sources = detail["sources"].as_array().unwrap();
     assert!(!sources.is_empty());
     assert!(!detail["claims"].as_array().unwrap().is_empty());
+    // The Method panel's record: the plan, the searches run and the rounds.
+    let method = &detail["method"];
+    assert!(
+        !method["research_questions"].as_array().unwrap().is_empty(),
+        "{method}"
+    );
+    assert_eq!(
+        method["question_coverage"].as_array().unwrap().len(),
+        method["research_questions"].as_array().unwrap().len(),
+        "{method}"
+    );
+    assert!(
+        !method["metadata"]["queries"].as_array().unwrap().is_empty(),
+        "{method}"
+    );
+    assert!(
+        method["metadata"]["iterations"].as_u64().unwrap() >= 1,
+        "{method}"
+    );
+    assert!(
+        !method["interpretation"].as_str().unwrap().is_empty(),
+        "{method}"
+    );
     // Each source's stored text holds its evidence quotes verbatim.
     for s in sources {
         let text = app.ok("source_text", json!({"sha256": s["sha256"]}));

@@ -4,8 +4,8 @@ import type { Event } from "./types";
 
 const started = (node: string, task = 0): Event => ({ type: "node_started", step: 1, task, node });
 const finished = (node: string, task = 0): Event => ({ type: "node_finished", step: 1, task, node, update: null });
-const custom = (node: string, payload: Record<string, unknown>): Event =>
-  ({ type: "custom", node, payload } as unknown as Event);
+const custom = (node: string, payload: Record<string, unknown>, task: number | null = null): Event =>
+  ({ type: "custom", node, task, payload } as unknown as Event);
 
 describe("live run view", () => {
   it("tracks the active node, finished nodes and the streamed report", () => {
@@ -17,8 +17,8 @@ describe("live run view", () => {
     expect(s.active.size).toBe(0);
     expect(s.done.has("plan")).toBe(true);
     applyEvent(s, custom("write_report", { type: "writing" }), 3);
-    applyEvent(s, { type: "token", node: "write_report", text: "# Bees" }, 4);
-    applyEvent(s, { type: "token", node: "write_report", text: " dance" }, 5);
+    applyEvent(s, { type: "token", node: "write_report", task: 0, text: "# Bees" }, 4);
+    applyEvent(s, { type: "token", node: "write_report", task: 0, text: " dance" }, 5);
     expect(s.stream).toBe("# Bees dance");
   });
 
@@ -34,6 +34,25 @@ describe("live run view", () => {
     expect(s.workers.get(0)?.done).toBe(true);
     expect(s.workers.get(1)?.activity).toContain("waggle dance");
     expect(s.sources).toEqual([{ url: "https://example.org/a", facts: 3 }]);
+  });
+
+  it("credits each worker with its own sub-question and progress, and starts a new round afresh", () => {
+    const s = emptyLive(0);
+    applyEvent(s, started("search_worker", 0), 1);
+    applyEvent(s, started("search_worker", 1), 1);
+    applyEvent(s, custom("search_worker", { type: "assigned", question: "How do bees dance?" }, 0), 2);
+    applyEvent(s, custom("search_worker", { type: "assigned", question: "Who is the queen?" }, 1), 2);
+    applyEvent(s, custom("search_worker", { type: "searching", query: "waggle dance" }, 0), 3);
+    applyEvent(s, custom("search_worker", { type: "read", url: "https://example.org/q", facts: 2 }, 1), 3);
+    expect(s.workers.get(0)?.question).toBe("How do bees dance?");
+    expect(s.workers.get(0)?.searches).toBe(1);
+    expect(s.workers.get(0)?.pagesRead).toBe(0);
+    expect(s.workers.get(1)?.question).toBe("Who is the queen?");
+    expect(s.workers.get(1)?.pagesRead).toBe(1);
+    applyEvent(s, finished("search_worker", 0), 4);
+    applyEvent(s, started("search_worker", 0), 5);
+    expect(s.workers.get(0)?.done).toBe(false);
+    expect(s.workers.get(0)?.question).toBe("");
   });
 
   it("adds up model calls, tokens and cost", () => {

@@ -3,6 +3,8 @@ import type { Event, JsonValue, Progress } from "./types";
 
 export interface Worker {
   task: number;
+  /** Its sub-question, once it said. */
+  question: string;
   activity: string;
   searches: number;
   pagesRead: number;
@@ -74,7 +76,7 @@ function asProgress(payload: JsonValue): Progress | null {
 function worker(state: LiveState, task: number): Worker {
   let w = state.workers.get(task);
   if (!w) {
-    w = { task, activity: "starting", searches: 0, pagesRead: 0, done: false };
+    w = { task, question: "", activity: "starting", searches: 0, pagesRead: 0, done: false };
     state.workers.set(task, w);
   }
   return w;
@@ -91,7 +93,11 @@ export function applyEvent(state: LiveState, event: Event, now: number, model = 
       state.active.add(event.node);
       state.activity = nodeWords(event.node);
       state.waitingOn = { node: event.node, what: `waiting on ${model}`, since: now };
-      if (event.node === "search_worker") worker(state, event.task);
+      // A later round reuses task numbers: its worker starts afresh.
+      if (event.node === "search_worker") {
+        state.workers.delete(event.task);
+        worker(state, event.task);
+      }
       break;
     case "node_finished":
       state.active.delete(event.node);
@@ -120,8 +126,11 @@ export function applyEvent(state: LiveState, event: Event, now: number, model = 
       }
       const p = asProgress(payload);
       if (!p) break;
-      const w = event.node === "search_worker" ? latestBusyWorker(state) : null;
+      const w = event.node !== "search_worker" ? null : event.task != null ? worker(state, event.task) : latestBusyWorker(state);
       switch (p.type) {
+        case "assigned":
+          if (w) w.question = p.question;
+          break;
         case "searching":
           state.activity = `Searching “${p.query}”`;
           state.waitingOn = { node: event.node, what: `waiting on the search providers for “${p.query}”`, since: now };
@@ -176,7 +185,7 @@ export function applyEvent(state: LiveState, event: Event, now: number, model = 
 }
 
 function latestBusyWorker(state: LiveState): Worker | null {
-  // Workers run concurrently and progress does not name its task: credit the newest busy one.
+  // Events from before tasks were named: credit the newest busy worker.
   let found: Worker | null = null;
   for (const w of state.workers.values()) if (!w.done) found = w;
   return found;

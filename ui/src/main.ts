@@ -3,6 +3,7 @@ import { listen } from "@tauri-apps/api/event";
 import { api, humanError } from "./api";
 import { citationInfo, claimsBySource, findQuote, sourceLabel, verificationWords } from "./citations";
 import { downloadPercent, downloadText, formatBytes } from "./download";
+import { methodView } from "./method";
 import { applyEvent, emptyLive, formatUsage, nodeWords, stuckNotice, type LiveState } from "./live";
 import type {
   Answer, AppInfo, DialogAnswer, DownloadProgress, Event, IndexReport, Mode, PendingQuestion, ResearchOutcome, ResearchRequest,
@@ -224,7 +225,8 @@ function renderLive() {
     bar.setAttribute("aria-label", `Worker ${w.task + 1}`);
     workers.append(el("div", { className: `worker ${w.done ? "done" : ""}` },
       el("span", { className: "worker-name" }, `Worker ${w.task + 1}`), bar,
-      el("span", { className: "worker-activity" }, w.activity)));
+      el("span", { className: "worker-activity" }, w.activity),
+      el("span", { className: "worker-question" }, w.question)));
   }
   const list = $("live-sources");
   if (list.childElementCount !== live.sources.length) {
@@ -616,27 +618,22 @@ function renderSources(detail: SessionDetail) {
 function renderMethod(detail: SessionDetail) {
   const box = $("method");
   box.replaceChildren();
-  const latest = detail.reports[detail.reports.length - 1];
-  const prov = (latest?.provenance ?? {}) as Record<string, unknown>;
-  const config = (detail.session.config ?? {}) as Record<string, unknown>;
-  const supported = detail.claims.filter((c) => c.supported).length;
-  const rows: [string, string][] = [
-    ["Question", detail.session.question],
-    ["Mode and depth", `${String(config.mode ?? "single")} · ${String(config.depth ?? "standard")}`],
-    ["Runs in this session", String(detail.runs.length)],
-    ["Sources read", String(detail.sources.length)],
-    ["Quoted evidence", String(detail.evidence.length)],
-    ["Claims supported", `${supported} of ${detail.claims.length}`],
-  ];
-  if (prov.llm_calls !== undefined) rows.push(["Model calls", `${String(prov.llm_calls)} (${Number(prov.prompt_tokens ?? 0) + Number(prov.completion_tokens ?? 0)} tokens)`]);
-  if (prov.models && typeof prov.models === "object") rows.push(["Models", [...new Set(Object.values(prov.models as Record<string, string>))].join(", ")]);
-  if (Array.isArray(prov.search)) rows.push(["Search providers", (prov.search as string[]).join(", ")]);
+  const view = methodView(detail);
   const dl = el("dl", { className: "method-list" });
-  for (const [k, v] of rows) dl.append(el("dt", {}, k), el("dd", {}, v));
+  for (const [k, v] of view.rows) dl.append(el("dt", {}, k), el("dd", {}, v));
   box.append(dl);
-  if (detail.runs.length > 1) {
-    box.append(el("h3", {}, "Questions asked"), el("ol", {}, ...detail.runs.map(([, q]) => el("li", {}, q))));
+  if (view.plan.length) {
+    const items = view.plan.map((p) => {
+      const li = el("li", {}, p.question);
+      if (p.coverage) li.append(" ", el("span", { className: `coverage ${p.coverage.replace(/ /g, "-")}` }, p.coverage));
+      return li;
+    });
+    box.append(el("h3", {}, "Plan"), el("ol", { className: "method-plan" }, ...items));
   }
+  if (view.searches.length) box.append(el("h3", {}, "Searches run"), el("ol", {}, ...view.searches.map((q) => el("li", {}, q))));
+  if (view.skipped.length) box.append(el("h3", {}, "Skipped as near-duplicates"), el("ul", {}, ...view.skipped.map((q) => el("li", {}, q))));
+  if (view.gaps.length) box.append(el("h3", {}, "Still missing"), el("ul", {}, ...view.gaps.map((g) => el("li", {}, g))));
+  if (view.turns.length) box.append(el("h3", {}, "Questions asked"), el("ol", {}, ...view.turns.map((q) => el("li", {}, q))));
 }
 
 // ---------- export, rename, delete, follow-up ----------

@@ -82,6 +82,11 @@ delay_ms: number, } | { "type": "custom",
  */
 node: string, 
 /**
+ * Task index within its step, when a task said it (parallel workers are told apart by
+ * it); `None` for events from outside a task.
+ */
+task: number | null, 
+/**
  * What the node said.
  */
 payload: JsonValue, } | { "type": "token", 
@@ -89,6 +94,10 @@ payload: JsonValue, } | { "type": "token",
  * Node name.
  */
 node: string, 
+/**
+ * Task index within its step.
+ */
+task: number | null, 
 /**
  * The text.
  */
@@ -416,7 +425,38 @@ claims: Array<ClaimRow>,
 /**
  * The latest report as safe HTML (citations linked as `#cite-n`), empty when none.
  */
-report_html: string, };
+report_html: string, 
+/**
+ * How the latest report's run went (none for reports saved before it was recorded).
+ */
+method: RunMethod | null, };
+
+export type RunMethod = { 
+/**
+ * The reading of the question the run took: the user's clarification or the model's
+ * interpretation.
+ */
+interpretation: string, 
+/**
+ * The plan's research questions.
+ */
+research_questions: Array<string>, 
+/**
+ * Coverage of each research question (0, 0.5 or 1), in plan order.
+ */
+question_coverage: Array<number>, 
+/**
+ * What the last round found still missing.
+ */
+gaps: Array<string>, 
+/**
+ * Workers run (multi mode), over all rounds.
+ */
+workers: number, 
+/**
+ * Counts, searches, coverage per round and usage.
+ */
+metadata: Metadata, };
 
 export type RecommendedModel = { 
 /**
@@ -760,7 +800,11 @@ searches: Array<string>, };
 
 export type Outcome = "running" | "finished" | "cancelled" | "rejected";
 
-export type Progress = { "type": "searching", 
+export type Progress = { "type": "assigned", 
+/**
+ * The sub-question.
+ */
+question: string, } | { "type": "searching", 
 /**
  * The query.
  */

@@ -36,6 +36,7 @@ pub fn typescript() -> String {
         crate::ResearchStatus::decl(&cfg),
         crate::ResearchOutcome::decl(&cfg),
         crate::SessionDetail::decl(&cfg),
+        crate::RunMethod::decl(&cfg),
         crate::RecommendedModel::decl(&cfg),
         crate::DownloadProgress::decl(&cfg),
         crate::DownloadedModel::decl(&cfg),

@@ -40,8 +40,8 @@ pub use models::{
 };
 pub use providers::{providers, ProviderStatus};
 pub use research::{
-    MultiSearch, PendingQuestion, ResearchOutcome, ResearchRequest, ResearchStatus, SessionDetail,
-    CACHE_TTL_MS, MAX_QUESTION_CHARS,
+    MultiSearch, PendingQuestion, ResearchOutcome, ResearchRequest, ResearchStatus, RunMethod,
+    SessionDetail, CACHE_TTL_MS, MAX_QUESTION_CHARS,
 };
 pub use research_export::Paper;
 pub use research_fetch::{Document, DocumentKind};

@@ -106,6 +106,48 @@ pub struct SessionDetail {
     pub claims: Vec<ClaimRow>,
     /// The latest report as safe HTML (citations linked as `#cite-n`), empty when none.
     pub report_html: String,
+    /// How the latest report's run went (none for reports saved before it was recorded).
+    pub method: Option<RunMethod>,
+}
+
+/// How a run went: the plan, the searches, the rounds and coverage, for the Method panel.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(default)]
+pub struct RunMethod {
+    /// The reading of the question the run took: the user's clarification or the model's
+    /// interpretation.
+    pub interpretation: String,
+    /// The plan's research questions.
+    pub research_questions: Vec<String>,
+    /// Coverage of each research question (0, 0.5 or 1), in plan order.
+    pub question_coverage: Vec<f64>,
+    /// What the last round found still missing.
+    pub gaps: Vec<String>,
+    /// Workers run (multi mode), over all rounds.
+    pub workers: u64,
+    /// Counts, searches, coverage per round and usage.
+    pub metadata: research_pipeline::eval::Metadata,
+}
+
+impl RunMethod {
+    fn from_state(state: &ResearchState, result: &RunResult) -> Self {
+        Self {
+            interpretation: if state.clarification.is_empty() {
+                state.understanding.interpretation.clone()
+            } else {
+                state.clarification.clone()
+            },
+            research_questions: state.plan.questions.clone(),
+            question_coverage: state
+                .coverage_by_question
+                .iter()
+                .map(|c| c.score())
+                .collect(),
+            gaps: state.gaps.clone(),
+            workers: state.done_workers,
+            metadata: result.metadata.clone(),
+        }
+    }
 }
 
 fn storage(e: impl std::fmt::Display) -> ApiError {
@@ -595,6 +637,7 @@ impl Studio {
                         if let Some(sink) = &events {
                             sink.emit(Event::Custom {
                                 node: call.node.clone(),
+                                task: None,
                                 payload: serde_json::json!({"type": "llm_call", "call": value}),
                             });
                         }
@@ -844,6 +887,7 @@ impl Studio {
                     "prompt_tokens": result.metadata.prompt_tokens,
                     "completion_tokens": result.metadata.completion_tokens,
                     "cost_usd": result.metadata.cost_usd,
+                    "method": RunMethod::from_state(state, result),
                 });
                 sessions.add_report(
                     &saved.session_id,
@@ -876,7 +920,11 @@ impl Studio {
         let reports = sessions.reports(id)?;
         let sources = sessions.sources(&latest)?;
         let known: BTreeSet<u32> = sources.iter().map(|s| s.source_id).collect();
+        let method = reports
+            .last()
+            .and_then(|r| serde_json::from_value(r.provenance.get("method")?.clone()).ok());
         Ok(SessionDetail {
+            method,
             report_html: reports
                 .last()
                 .map(|r| research_export::html(&r.markdown, &known))

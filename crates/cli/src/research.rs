@@ -241,7 +241,12 @@ impl EventSink for RunProgress {
                 "write_report" | "revise_report" => "writing the report".to_string(),
                 _ => return,
             },
-            Event::Custom { payload, .. } => match payload["type"].as_str() {
+            Event::Custom { payload, task, .. } => match payload["type"].as_str() {
+                Some("assigned") => format!(
+                    "  worker {}: {}",
+                    task.map_or(0, |t| t + 1),
+                    payload["question"].as_str().unwrap_or("")
+                ),
                 Some("searching") => {
                     format!("  searching: {}", payload["query"].as_str().unwrap_or(""))
                 }

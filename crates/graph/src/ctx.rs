@@ -90,6 +90,7 @@ impl<C> NodeCtx<C> {
             let payload = serde_json::to_value(payload).unwrap_or(Value::Null);
             sink.emit(Event::Custom {
                 node: self.node.to_string(),
+                task: Some(self.task),
                 payload,
             });
         }
@@ -100,6 +101,7 @@ impl<C> NodeCtx<C> {
         if let Some(sink) = &self.sink {
             sink.emit(Event::Token {
                 node: self.node.to_string(),
+                task: Some(self.task),
                 text: text.to_string(),
             });
         }

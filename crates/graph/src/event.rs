@@ -82,6 +82,9 @@ pub enum Event {
     Custom {
         /// Node name.
         node: String,
+        /// Task index within its step, when a task said it (parallel workers are told apart by
+        /// it); `None` for events from outside a task.
+        task: Option<u32>,
         /// What the node said.
         payload: Value,
     },
@@ -89,6 +92,8 @@ pub enum Event {
     Token {
         /// Node name.
         node: String,
+        /// Task index within its step.
+        task: Option<u32>,
         /// The text.
         text: String,
     },

@@ -104,6 +104,11 @@ pub struct Env {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Progress {
+    /// A worker (multi mode) took its sub-question.
+    Assigned {
+        /// The sub-question.
+        question: String,
+    },
     /// A search started.
     Searching {
         /// The query.

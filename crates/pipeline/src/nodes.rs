@@ -1057,6 +1057,9 @@ struct WorkerSummaryOut {
 
 pub(crate) async fn search_worker(input: WorkerInput, ctx: Ctx) -> NodeResult {
     let a = &input.assignment;
+    ctx.emit(Progress::Assigned {
+        question: a.question.clone(),
+    });
     let context = format!("{}Sub-question: {}\n", input.context, a.question);
     let harvest = harvest(
         &ctx,
