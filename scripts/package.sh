@@ -10,7 +10,11 @@ if [ ! -x "$tools/bin/cargo-tauri" ]; then
   cargo install tauri-cli --version "^2" --locked --root "$tools"
 fi
 (cd ui && npm run build --silent)
-"$tools/bin/cargo-tauri" build --bundles "${BUNDLES:-deb}"
+"$tools/bin/cargo-tauri" build --no-bundle
+# Symbols and debug info are a fifth of the binary and no use to someone running it (logs carry
+# the context), so the bundles get a stripped copy, as Debian's own packages do.
+strip "$CARGO_TARGET_DIR/release/research-studio"
+"$tools/bin/cargo-tauri" bundle --bundles "${BUNDLES:-deb}"
 # The AppImage needs linuxdeploy and AppRun, which the Tauri CLI downloads from GitHub: try it,
 # and say so plainly where GitHub cannot be reached instead of losing the .deb.
 if [ -z "${BUNDLES:-}" ]; then
