@@ -58,6 +58,8 @@ async fn research_with_review_dialogs_citations_export_and_restart() {
     let dir = tempfile::tempdir().unwrap();
     let shots = artifacts("research_with_review_dialogs_citations_export_and_restart");
     let model = script(dir.path(), "script.json", |_| {});
+    // The same answers under another name, set for the writing step only.
+    let writer = script(dir.path(), "writer.json", |_| {});
     let profile = Profile::with_library(&dir.path().join("profile"), &model);
     let display = Display::start();
     let app = App::start(&display, &profile, &shots).await;
@@ -85,6 +87,10 @@ async fn research_with_review_dialogs_citations_export_and_restart() {
     app.click("#new-research").await;
     app.fill("#question", QUESTION).await;
     set_review(&app, true, true).await;
+    app.click("#more-settings summary").await;
+    app.fill("#role-write", &writer).await;
+    app.fill("#budget-calls", "200").await;
+    app.shot("02b-models-per-step").await;
     assert!(app.text("#estimate").await.contains("model calls"));
     app.click("#start").await;
     let plan = app.dialog("Review the plan", 60).await;
@@ -135,6 +141,10 @@ async fn research_with_review_dialogs_citations_export_and_restart() {
             "{part} missing from the Method panel: {method}"
         );
     }
+    assert!(
+        method.contains("writer.json") && method.contains("script.json"),
+        "the writing step's own model is not listed: {method}"
+    );
     app.shot("07b-method").await;
     app.click("#tab-report").await;
 

@@ -125,6 +125,17 @@ fn a_research_runs_through_the_commands_and_its_session_shows_a_grounded_report(
     let sources = detail["sources"].as_array().unwrap();
     assert!(!sources.is_empty());
     assert!(!detail["claims"].as_array().unwrap().is_empty());
+    // A follow-up that has not run yet leaves the report and the findings it cites together.
+    let follow = app.ok(
+        "follow_up",
+        json!({"sessionId": session, "question": "And how do they find water?"}),
+    );
+    assert_ne!(follow["thread_id"].as_str().unwrap(), thread);
+    let before = app.ok("session", json!({"id": session}));
+    assert_eq!(before["runs"].as_array().unwrap().len(), 2);
+    assert_eq!(before["sources"], detail["sources"]);
+    assert_eq!(before["report_html"], detail["report_html"]);
+
     // The Method panel's record: the plan, the searches run and the rounds.
     let method = &detail["method"];
     assert!(

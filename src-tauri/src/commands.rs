@@ -419,6 +419,16 @@ pub fn set_key(state: State<'_, AppState>, provider: String, key: String) -> Res
     Ok(research_api::list_keys(state.keys.as_ref()))
 }
 
+/// Asks in a native dialog before a stored key is removed (the removal itself is `delete_key`,
+/// so that it stays testable without a display).
+#[tauri::command]
+pub async fn confirm_delete_key<R: Runtime>(app: AppHandle<R>, provider: String) -> Res<bool> {
+    let text = format!(
+        "Delete the API key for {provider}?\n\nIt is removed from the system keychain; research with {provider} needs a key again."
+    );
+    dialogs::confirm(app, "Delete API key", text, "Delete").await
+}
+
 #[tauri::command]
 pub fn delete_key(state: State<'_, AppState>, provider: String) -> Res<Vec<KeyStatus>> {
     research_api::delete_key(state.keys.as_ref(), &provider)?;

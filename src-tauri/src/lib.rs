@@ -54,7 +54,8 @@ fn init_logging(dir: &std::path::Path) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The app menu: the page acts on its items (and on the same shortcuts typed in the page).
+/// The app menu. Its accelerators are the app's shortcuts: GTK activates them before the focused
+/// web view sees the key, and the page acts on the `menu` event each item sends.
 fn menu<R: Runtime>(app: &tauri::AppHandle<R>) -> tauri::Result<Menu<R>> {
     let item =
         |id: &str, text: &str, accel: &str| MenuItem::with_id(app, id, text, true, Some(accel));
@@ -116,6 +117,7 @@ pub fn invoke_handler<R: Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + 
         commands::set_setting,
         commands::list_keys,
         commands::set_key,
+        commands::confirm_delete_key,
         commands::delete_key,
         commands::provider_status,
         commands::test_connection,

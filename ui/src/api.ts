@@ -52,6 +52,7 @@ export const api = {
   setSetting: (key: string, value: string) => invoke<Settings>("set_setting", { key, value }),
   listKeys: () => invoke<KeyStatus[]>("list_keys"),
   setKey: (provider: string, key: string) => invoke<KeyStatus[]>("set_key", { provider, key }),
+  confirmDeleteKey: (provider: string) => invoke<boolean>("confirm_delete_key", { provider }),
   deleteKey: (provider: string) => invoke<KeyStatus[]>("delete_key", { provider }),
   providerStatus: () => invoke<ProviderStatus[]>("provider_status"),
   testConnection: (target: string) => invoke<ConnectionTest>("test_connection", { target }),

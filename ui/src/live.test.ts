@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { applyEvent, emptyLive, formatUsage, stuckNotice } from "./live";
+import { applyEvent, emptyLive, formatUsage, modelForNode, stuckNotice } from "./live";
 import type { Event } from "./types";
 
 const started = (node: string, task = 0): Event => ({ type: "node_started", step: 1, task, node });
@@ -76,6 +76,17 @@ describe("live run view", () => {
     expect(notice).toContain("slow.example.com");
     applyEvent(s, { type: "run_finished", steps: 9 } as Event, 40_000);
     expect(stuckNotice(s, 90_000)).toBeNull();
+  });
+
+  it("names the model each step waits on: the fast one for extraction, a step's own if set", () => {
+    const routing = { model: "openai:gpt-4o", fast_model: "ollama:qwen2.5:3b", roles: { write: "anthropic:claude" } };
+    expect(modelForNode(routing, "plan")).toBe("openai:gpt-4o");
+    expect(modelForNode(routing, "search_and_extract")).toBe("ollama:qwen2.5:3b");
+    expect(modelForNode(routing, "write_report")).toBe("anthropic:claude");
+    expect(modelForNode(null, "plan")).toBe("the model");
+    const s = emptyLive(0);
+    applyEvent(s, started("search_and_extract"), 1000, routing);
+    expect(stuckNotice(s, 40_000)).toContain("waiting on ollama:qwen2.5:3b since");
   });
 
   it("reports retries as warnings naming the error", () => {

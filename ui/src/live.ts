@@ -1,5 +1,24 @@
 // The live view of a run, as a pure fold over the engine's events (tested without a DOM).
-import type { Event, JsonValue, Progress } from "./types";
+import type { Event, JsonValue, ModelRouting, Progress } from "./types";
+
+/** The model role each step asks (the pipeline's purposes). */
+const NODE_ROLES: Record<string, string> = {
+  understand: "understand", plan: "plan", search_and_extract: "extract", search_worker: "extract",
+  detect_gaps: "gaps", orchestrate: "orchestrate", synthesize: "synthesize", verify: "verify",
+  write_report: "write", revise_report: "write",
+};
+const FAST_ROLES = ["understand", "extract", "verify", "summarize"];
+
+/** The model string a step's calls go to under `routing` (the engine's own rule). */
+export function modelForNode(routing: ModelRouting | null | undefined, node: string): string {
+  if (!routing?.model) return "the model";
+  const role = NODE_ROLES[node];
+  if (!role) return routing.model;
+  const own = routing.roles?.[role];
+  if (own) return own;
+  if (routing.fast_model && FAST_ROLES.includes(role)) return routing.fast_model;
+  return routing.model;
+}
 
 export interface Worker {
   task: number;
@@ -83,7 +102,8 @@ function worker(state: LiveState, task: number): Worker {
 }
 
 /** Applies one event; returns the same (mutated) state for convenience. */
-export function applyEvent(state: LiveState, event: Event, now: number, model = "the model"): LiveState {
+export function applyEvent(state: LiveState, event: Event, now: number, routing: ModelRouting | null = null): LiveState {
+  const model = (node: string) => modelForNode(routing, node);
   state.lastEventAt = now;
   switch (event.type) {
     case "run_started":
@@ -92,7 +112,7 @@ export function applyEvent(state: LiveState, event: Event, now: number, model = 
     case "node_started":
       state.active.add(event.node);
       state.activity = nodeWords(event.node);
-      state.waitingOn = { node: event.node, what: `waiting on ${model}`, since: now };
+      state.waitingOn = { node: event.node, what: `waiting on ${model(event.node)}`, since: now };
       // A later round reuses task numbers: its worker starts afresh.
       if (event.node === "search_worker") {
         state.workers.delete(event.task);
@@ -157,7 +177,7 @@ export function applyEvent(state: LiveState, event: Event, now: number, model = 
         case "writing":
           state.activity = "Writing the report";
           state.stream = "";
-          state.waitingOn = { node: event.node, what: `waiting on ${model} to write`, since: now };
+          state.waitingOn = { node: event.node, what: `waiting on ${model(event.node)} to write`, since: now };
           break;
         default:
           break;

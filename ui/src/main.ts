@@ -7,7 +7,7 @@ import { methodView } from "./method";
 import { applyEvent, emptyLive, formatUsage, nodeWords, stuckNotice, type LiveState } from "./live";
 import type {
   Answer, AppInfo, DialogAnswer, DownloadProgress, Event, IndexReport, Mode, PendingQuestion, ResearchOutcome, ResearchRequest,
-  RecommendedModel, RunConfig, SessionDetail, SessionRecord, Settings,
+  ModelRouting, RecommendedModel, RunConfig, SessionDetail, SessionRecord, Settings,
 } from "./types";
 
 const $ = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T;
@@ -23,7 +23,10 @@ let info: AppInfo | null = null;
 let settings: Settings | null = null;
 let current: { sessionId: string; threadId: string | null; detail: SessionDetail | null } | null = null;
 let live: LiveState | null = null;
-let liveModel = "the model";
+/** Each running thread's live view, kept while another session is on screen. */
+const lives = new Map<string, LiveState>();
+/** The model routing of threads started in this window (others come from their session). */
+const routings = new Map<string, ModelRouting>();
 let pending: PendingQuestion | null = null;
 let needsTextKind: string | null = null;
 const runningThreads = new Set<string>();
@@ -86,21 +89,53 @@ async function refreshSessions() {
 }
 
 // ---------- new research ----------
+/** The pipeline's model roles, in the order they run; "fast" ones default to the fast model. */
+const ROLES: [role: string, words: string, fast: boolean][] = [
+  ["understand", "Reading the question", true],
+  ["plan", "Planning", false],
+  ["extract", "Taking facts from pages", true],
+  ["gaps", "Finding gaps", false],
+  ["orchestrate", "Splitting the work (multi-agent)", false],
+  ["summarize", "Worker summaries (multi-agent)", true],
+  ["synthesize", "Combining findings (multi-agent)", false],
+  ["verify", "Checking claims", true],
+  ["write", "Writing the report", false],
+];
+
+function buildRoleInputs() {
+  const box = $("role-models");
+  box.replaceChildren(...ROLES.map(([role, words, fast]) => {
+    const input = el("input", { id: `role-${role}`, placeholder: fast ? "fast model" : "model" });
+    input.dataset.role = role;
+    input.addEventListener("input", scheduleEstimate);
+    return el("label", {}, words, input);
+  }));
+}
+
 function readConfig(): RunConfig {
   const v = (id: string) => $<HTMLInputElement>(id).value.trim();
   const model = v("llm") || settings?.default_model || "";
   const fast = v("fast-llm") || settings?.fast_model || null;
   const cost = Number(v("budget-cost"));
+  const whole = (id: string) => {
+    const n = Math.floor(Number(v(id)));
+    return v(id) && n > 0 ? n : null;
+  };
+  const roles: Record<string, string> = {};
+  for (const [role] of ROLES) {
+    const spec = v(`role-${role}`);
+    if (spec) roles[role] = spec;
+  }
   return {
     mode: v("mode") as Mode,
     depth: v("depth") as RunConfig["depth"],
     structure: v("structure") as RunConfig["structure"],
-    models: { model, fast_model: fast, roles: {} },
+    models: { model, fast_model: fast, roles },
     system_prompt: null,
     max_iterations: null,
     min_coverage: 0.7,
     search: (v("search") || "auto").split(",").map((s) => s.trim()).filter(Boolean),
-    budget: { max_calls: null, max_tokens: null, max_cost_usd: v("budget-cost") && cost > 0 ? cost : null },
+    budget: { max_calls: whole("budget-calls"), max_tokens: whole("budget-tokens"), max_cost_usd: v("budget-cost") && cost > 0 ? cost : null },
     review: {
       clarify: $<HTMLInputElement>("review-clarify").checked,
       plan: $<HTMLInputElement>("review-plan").checked,
@@ -158,7 +193,7 @@ async function startResearch() {
     $<HTMLTextAreaElement>("question").value = "";
     updateQuestionCount();
     current = { sessionId: started.session_id, threadId: started.thread_id, detail: null };
-    liveModel = config.models.model;
+    routings.set(started.thread_id, config.models);
     await showSessionShell(started.session_id, question, config.mode);
     await refreshSessions();
     await drive(started.thread_id, null);
@@ -228,6 +263,13 @@ function renderLive() {
       el("span", { className: "worker-activity" }, w.activity),
       el("span", { className: "worker-question" }, w.question)));
   }
+  // Retries and pages that could not be read: the run goes on, but the user should know.
+  const problems = $("live-warnings");
+  if (problems.childElementCount !== live.warnings.length) {
+    problems.replaceChildren(...live.warnings.map((w) => el("li", {}, w)));
+    $("live-warnings-count").textContent = String(live.warnings.length);
+  }
+  $("live-warnings-box").hidden = live.warnings.length === 0;
   const list = $("live-sources");
   if (list.childElementCount !== live.sources.length) {
     list.replaceChildren(...live.sources.map((s) => el("li", {}, `${displayUrl(s.url)} — ${s.facts} fact${s.facts === 1 ? "" : "s"}`)));
@@ -272,15 +314,21 @@ function setRunning(threadId: string, on: boolean) {
 async function drive(threadId: string, answer: Answer | null) {
   if (!current) return;
   current.threadId = threadId;
-  live = emptyLive(Date.now());
+  const mine = emptyLive(Date.now());
+  lives.set(threadId, mine);
+  live = mine;
+  const routing = routings.get(threadId) ?? (current.detail?.session.config as RunConfig | null)?.models ?? null;
   $("stream").textContent = "";
   $("answer-panel").hidden = true;
   const channel = new Channel<Event>();
   let frame = 0;
   let over = false;
   channel.onmessage = (event) => {
-    if (over || !live || current?.threadId !== threadId) return;
-    applyEvent(live, event, Date.now(), liveModel);
+    if (over) return;
+    // Events of a run whose session is not on screen still count, for when it is reopened.
+    applyEvent(mine, event, Date.now(), routing);
+    if (current?.threadId !== threadId) return;
+    live = mine;
     if (!frame) frame = requestAnimationFrame(() => { frame = 0; renderLive(); });
   };
   setRunning(threadId, true);
@@ -293,6 +341,7 @@ async function drive(threadId: string, answer: Answer | null) {
     outcome = await api.runResearch(threadId, answer, channel);
   } catch (e) {
     over = true;
+    lives.delete(threadId);
     cancelAnimationFrame(frame);
     setRunning(threadId, false);
     if (current?.threadId === threadId) {
@@ -306,6 +355,7 @@ async function drive(threadId: string, answer: Answer | null) {
   }
   // Late events must not redraw over the outcome's status line.
   over = true;
+  lives.delete(threadId);
   cancelAnimationFrame(frame);
   setRunning(threadId, false);
   $("run-status").classList.remove("error");
@@ -336,9 +386,10 @@ const asking = new Set<string>();
 /** A resumed run shows the steps it finished before as done: every scheduled step but the last. */
 async function markEarlierSteps(threadId: string) {
   const history = await api.runHistory(threadId).catch(() => []);
-  if (!live || current?.threadId !== threadId || history.length < 2) return;
-  for (const cp of history.slice(0, -1)) for (const node of cp.next) live.done.add(node);
-  renderLive();
+  const mine = lives.get(threadId);
+  if (!mine || history.length < 2) return;
+  for (const cp of history.slice(0, -1)) for (const node of cp.next) mine.done.add(node);
+  if (current?.threadId === threadId) renderLive();
 }
 
 async function askPending() {
@@ -443,7 +494,12 @@ async function openSession(id: string) {
   current.threadId = lastRun;
   const status = detail.session.status;
   if (runningThreads.has(lastRun)) {
+    // Back to a run still going: its own live view, Cancel and the stall watch again.
+    live = lives.get(lastRun) ?? live;
+    await drawGraph(modeOf(detail));
     $("live").hidden = false;
+    setRunning(lastRun, true);
+    renderLive();
     return;
   }
   if (status === "waiting") {
@@ -638,7 +694,11 @@ function renderMethod(detail: SessionDetail) {
 
 // ---------- export, rename, delete, follow-up ----------
 async function exportReport(format: "md" | "pdf") {
-  if (!current) return;
+  if (!current?.detail?.reports.length) {
+    // The menu and its shortcut reach here even where the buttons are disabled.
+    toast(current ? "This session has no report to export yet." : "Open a session with a report to export it.", "info");
+    return;
+  }
   const button = $<HTMLButtonElement>(`export-${format}`);
   setBusy(button, true);
   try {
@@ -659,7 +719,11 @@ function renameSession() {
   h.replaceChildren(input);
   input.focus();
   input.select();
+  // Enter, Escape and the blur that follows them all end the edit: only the first one counts.
+  let finished = false;
   const done = async (save: boolean) => {
+    if (finished) return;
+    finished = true;
     const title = input.value.trim();
     if (save && title && current) {
       try {
@@ -696,13 +760,18 @@ async function askFollowUp() {
   const input = $<HTMLInputElement>("follow-up");
   const question = input.value.trim();
   if (!question) return;
+  const runs = current.detail?.runs ?? [];
+  if (runs.some(([thread]) => runningThreads.has(thread)) || (current.threadId && runningThreads.has(current.threadId))) {
+    toast("This session's research is still running: wait for it or cancel it, then ask your follow-up.", "info");
+    return;
+  }
   try {
     const started = await api.followUp(current.sessionId, question);
     input.value = "";
     current.threadId = started.thread_id;
     const mode = current.detail ? modeOf(current.detail) : "single";
-    const config = current.detail?.session.config as { models?: { model?: string } } | null;
-    liveModel = config?.models?.model ?? liveModel;
+    const config = current.detail?.session.config as RunConfig | null;
+    if (config?.models) routings.set(started.thread_id, config.models);
     await showSessionShell(started.session_id, question, mode);
     await drive(started.thread_id, null);
   } catch (e) {
@@ -713,7 +782,8 @@ async function askFollowUp() {
 // ---------- library ----------
 function progressText(r: IndexReport): string {
   const failed = r.failed.length ? `, ${r.failed.length} could not be read` : "";
-  return `${r.scanned} files looked at: ${r.indexed} indexed, ${r.unchanged} unchanged${failed}.`;
+  const of = r.total ? ` of ${r.total}` : "";
+  return `${r.scanned}${of} files looked at: ${r.indexed} indexed, ${r.unchanged} unchanged${failed}.`;
 }
 
 async function refreshLibrary() {
@@ -740,24 +810,33 @@ async function refreshLibrary() {
   }
 }
 
+/** Fills a bar to `percent` (or leaves its value unknown to assistive tech when `null`). */
+function setBar(bar: HTMLElement, percent: number | null, shown = percent ?? 50) {
+  bar.style.width = `${shown}%`;
+  const box = bar.parentElement;
+  if (!box) return;
+  if (percent === null) box.removeAttribute("aria-valuenow");
+  else box.setAttribute("aria-valuenow", String(Math.round(percent)));
+}
+
 async function indexWith(run: (c: Channel<IndexReport>) => Promise<IndexReport | null>, button: HTMLButtonElement) {
   const bar = $("library-bar");
   const status = $("library-status");
   const channel = new Channel<IndexReport>();
   channel.onmessage = (r) => {
     status.textContent = `Indexing… ${progressText(r)}`;
-    bar.style.width = `${Math.min(95, 5 + r.scanned % 100)}%`;
+    setBar(bar, r.total ? (100 * r.scanned) / r.total : null, r.total ? undefined : 3);
   };
   setBusy(button, true);
-  bar.style.width = "3%";
+  setBar(bar, 0, 3);
   try {
     const report = await run(channel);
-    bar.style.width = report ? "100%" : "0";
+    setBar(bar, report ? 100 : 0);
     status.textContent = report ? `Done. ${progressText(report)}` : "";
     await refreshLibrary();
   } catch (e) {
     status.textContent = humanError(e);
-    bar.style.width = "0";
+    setBar(bar, 0);
   } finally {
     setBusy(button, false);
   }
@@ -802,6 +881,7 @@ async function refreshKeys() {
       const input = el("input", { type: "password", autocomplete: "off", placeholder: "paste a new key" });
       input.setAttribute("aria-label", `New key for ${k.provider}`);
       const save = el("button", {}, "Save");
+      save.setAttribute("aria-label", `Save the key for ${k.provider}`);
       save.addEventListener("click", async () => {
         if (!input.value.trim()) return;
         try {
@@ -814,8 +894,10 @@ async function refreshKeys() {
         }
       });
       const del = el("button", { className: "danger", disabled: k.source !== "keychain" }, "Delete");
+      del.setAttribute("aria-label", `Delete the key for ${k.provider}`);
       del.addEventListener("click", async () => {
         try {
+          if (!(await api.confirmDeleteKey(k.provider))) return;
           await api.deleteKey(k.provider);
           await refreshKeys();
         } catch (e) {
@@ -935,18 +1017,17 @@ async function downloadModel() {
   const channel = new Channel<DownloadProgress>();
   channel.onmessage = (p) => {
     status.textContent = downloadText(p);
-    const pct = downloadPercent(p);
-    bar.style.width = `${pct ?? 50}%`;
+    setBar(bar, downloadPercent(p));
   };
   start.disabled = true;
   stop.hidden = false;
   $("download-progress").hidden = false;
   status.textContent = "Connecting…";
   status.classList.remove("error");
-  bar.style.width = "0";
+  setBar(bar, 0);
   try {
     const done = await api.downloadModel(url, channel);
-    bar.style.width = "100%";
+    setBar(bar, 100);
     await saveSetting("default_model", done.spec);
     $<HTMLInputElement>("llm").value = done.spec;
     status.textContent = `Downloaded ${formatBytes(done.bytes)}${done.hash_checked ? ", checksum verified" : ""}; it is now the default model.`;
@@ -970,7 +1051,8 @@ function wire() {
     void startResearch();
   });
   $("question").addEventListener("input", updateQuestionCount);
-  for (const id of ["mode", "depth", "structure", "llm", "fast-llm", "budget-cost", "review-report"]) {
+  buildRoleInputs();
+  for (const id of ["mode", "depth", "structure", "llm", "fast-llm", "budget-cost", "budget-calls", "budget-tokens", "review-report"]) {
     $(id).addEventListener("input", scheduleEstimate);
     $(id).addEventListener("change", scheduleEstimate);
   }

@@ -411,15 +411,15 @@ runs: Array<[string, string]>,
  */
 reports: Array<ReportRow>, 
 /**
- * Sources of the latest run.
+ * Sources of the run that wrote the latest report (of the latest run when none has).
  */
 sources: Array<SourceRow>, 
 /**
- * Evidence of the latest run.
+ * Evidence of that run.
  */
 evidence: Array<EvidenceRow>, 
 /**
- * Checked claims of the latest run.
+ * Checked claims of that run.
  */
 claims: Array<ClaimRow>, 
 /**
@@ -653,6 +653,11 @@ files: number,
 failed: number, };
 
 export type IndexReport = { 
+/**
+ * Files this pass looks at (all of them, known before the first is read, so that progress
+ * can be shown as a fraction).
+ */
+total: number, 
 /**
  * Files looked at.
  */

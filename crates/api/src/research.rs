@@ -98,11 +98,11 @@ pub struct SessionDetail {
     pub runs: Vec<(String, String)>,
     /// Report versions, oldest first.
     pub reports: Vec<research_store::ReportRow>,
-    /// Sources of the latest run.
+    /// Sources of the run that wrote the latest report (of the latest run when none has).
     pub sources: Vec<SourceRow>,
-    /// Evidence of the latest run.
+    /// Evidence of that run.
     pub evidence: Vec<EvidenceRow>,
-    /// Checked claims of the latest run.
+    /// Checked claims of that run.
     pub claims: Vec<ClaimRow>,
     /// The latest report as safe HTML (citations linked as `#cite-n`), empty when none.
     pub report_html: String,
@@ -906,7 +906,7 @@ impl Studio {
         Ok(self.sessions()?.list(text)?)
     }
 
-    /// A session with its runs, reports and the latest run's sources and evidence.
+    /// A session with its runs, reports, and the sources and evidence behind its latest report.
     pub fn session(&self, id: &str) -> Result<SessionDetail, ApiError> {
         let sessions = self.sessions()?;
         let session = sessions.get(id)?.ok_or_else(|| {
@@ -916,8 +916,14 @@ impl Studio {
             )
         })?;
         let runs = sessions.runs(id)?;
-        let latest = runs.last().map(|r| r.0.clone()).unwrap_or_default();
         let reports = sessions.reports(id)?;
+        // Findings come from the run that wrote the report shown, so its citations resolve even
+        // while a follow-up has not written its own yet.
+        let latest = reports
+            .last()
+            .map(|r| r.thread_id.clone())
+            .or_else(|| runs.last().map(|r| r.0.clone()))
+            .unwrap_or_default();
         let sources = sessions.sources(&latest)?;
         let known: BTreeSet<u32> = sources.iter().map(|s| s.source_id).collect();
         let method = reports

@@ -46,6 +46,9 @@ pub enum LibraryError {
 /// Counts of one indexing pass.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct IndexReport {
+    /// Files this pass looks at (all of them, known before the first is read, so that progress
+    /// can be shown as a fraction).
+    pub total: usize,
     /// Files looked at.
     pub scanned: usize,
     /// Files read and indexed (new or changed).
@@ -248,7 +251,8 @@ impl Library {
             "INSERT OR IGNORE INTO library_roots (path, added_at_ms) VALUES (?1, ?2)",
             params![folder.to_string_lossy(), now_ms()],
         )?;
-        self.index_folder(&folder, progress)
+        let listing = list_files(&folder);
+        self.index_folder(&folder, listing, progress)
     }
 
     /// Removes a folder and everything indexed from it.
@@ -302,9 +306,29 @@ impl Library {
             let rows = stmt.query_map([], |r| r.get(0))?;
             rows.collect::<Result<_, _>>()?
         };
-        let mut total = IndexReport::default();
-        for root in roots {
-            let r = self.index_folder(Path::new(&root), progress)?;
+        // Every folder is listed first, so progress counts against the whole pass.
+        let listed: Vec<(String, Listing)> = roots
+            .into_iter()
+            .map(|root| {
+                let listing = list_files(Path::new(&root));
+                (root, listing)
+            })
+            .collect();
+        let mut total = IndexReport {
+            total: listed.iter().map(|(_, l)| l.files.len()).sum(),
+            ..Default::default()
+        };
+        for (root, listing) in listed {
+            let before = total.clone();
+            let r = self.index_folder(Path::new(&root), listing, &|r: &IndexReport| {
+                let mut sum = before.clone();
+                sum.scanned += r.scanned;
+                sum.indexed += r.indexed;
+                sum.unchanged += r.unchanged;
+                sum.removed += r.removed;
+                sum.failed.extend(r.failed.iter().cloned());
+                progress(&sum);
+            })?;
             total.scanned += r.scanned;
             total.indexed += r.indexed;
             total.unchanged += r.unchanged;
@@ -317,39 +341,18 @@ impl Library {
     fn index_folder(
         &self,
         root: &Path,
+        listing: Listing,
         progress: &dyn Fn(&IndexReport),
     ) -> Result<IndexReport, LibraryError> {
         let root_key = root.to_string_lossy().to_string();
-        let mut report = IndexReport::default();
+        let mut report = IndexReport {
+            total: listing.files.len(),
+            failed: listing.failed,
+            ..Default::default()
+        };
         let mut seen = std::collections::HashSet::new();
-        let walker = walkdir::WalkDir::new(root)
-            .follow_links(false)
-            .into_iter()
-            .filter_entry(|e| e.depth() == 0 || !e.file_name().to_string_lossy().starts_with('.'));
-        for entry in walker {
-            let entry = match entry {
-                Ok(e) => e,
-                Err(e) => {
-                    report.failed.push((
-                        e.path()
-                            .map(|p| p.display().to_string())
-                            .unwrap_or_default(),
-                        e.to_string(),
-                    ));
-                    continue;
-                }
-            };
-            if !entry.file_type().is_file() {
-                continue;
-            }
-            let path = entry.path();
-            let ext = path
-                .extension()
-                .map(|e| e.to_string_lossy().to_lowercase())
-                .unwrap_or_default();
-            if !EXTENSIONS.contains(&ext.as_str()) {
-                continue;
-            }
+        progress(&report);
+        for path in &listing.files {
             report.scanned += 1;
             let key = path.to_string_lossy().to_string();
             seen.insert(key.clone());
@@ -358,7 +361,7 @@ impl Library {
                 Ok(false) => report.unchanged += 1,
                 Err(why) => report.failed.push((key, why)),
             }
-            if report.scanned % 50 == 0 {
+            if report.scanned % 20 == 0 {
                 progress(&report);
             }
         }
@@ -595,6 +598,50 @@ impl SearchProvider for Library {
             detail: e.to_string(),
         })
     }
+}
+
+/// The files of one folder a pass will look at, and the entries that could not be listed.
+struct Listing {
+    files: Vec<PathBuf>,
+    failed: Vec<(String, String)>,
+}
+
+/// Lists `root`'s indexable files (hidden folders skipped, links not followed).
+fn list_files(root: &Path) -> Listing {
+    let mut listing = Listing {
+        files: Vec::new(),
+        failed: Vec::new(),
+    };
+    let walker = walkdir::WalkDir::new(root)
+        .follow_links(false)
+        .into_iter()
+        .filter_entry(|e| e.depth() == 0 || !e.file_name().to_string_lossy().starts_with('.'));
+    for entry in walker {
+        let entry = match entry {
+            Ok(e) => e,
+            Err(e) => {
+                listing.failed.push((
+                    e.path()
+                        .map(|p| p.display().to_string())
+                        .unwrap_or_default(),
+                    e.to_string(),
+                ));
+                continue;
+            }
+        };
+        if !entry.file_type().is_file() {
+            continue;
+        }
+        let ext = entry
+            .path()
+            .extension()
+            .map(|e| e.to_string_lossy().to_lowercase())
+            .unwrap_or_default();
+        if EXTENSIONS.contains(&ext.as_str()) {
+            listing.files.push(entry.into_path());
+        }
+    }
+    listing
 }
 
 #[cfg(test)]

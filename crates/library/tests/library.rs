@@ -32,7 +32,15 @@ fn indexes_mixed_files_searches_and_reindexes_incrementally() {
     write(d, ".hidden/secret.md", "waggle secret");
     write(d, "image.png", [0x89u8, b'P', b'N', b'G']);
 
-    let report = lib.add(d, &|_| {}).unwrap();
+    // Progress knows the whole count from its first report and climbs to it.
+    let seen = std::sync::Mutex::new(Vec::new());
+    let report = lib
+        .add(d, &|r| seen.lock().unwrap().push((r.scanned, r.total)))
+        .unwrap();
+    let seen = seen.into_inner().unwrap();
+    assert_eq!(seen.first(), Some(&(0, 5)), "{seen:?}");
+    assert_eq!(seen.last(), Some(&(5, 5)), "{seen:?}");
+    assert_eq!(report.total, 5);
     assert_eq!(
         report.scanned, 5,
         "hidden folders and other extensions are skipped: {report:?}"
@@ -65,7 +73,11 @@ fn indexes_mixed_files_searches_and_reindexes_incrementally() {
     assert!(lib.search("zebra", 5).unwrap().is_empty());
 
     // Unchanged files are not read again; a changed file is; a deleted file disappears.
-    let again = lib.reindex(&|_| {}).unwrap();
+    let last = std::sync::Mutex::new(None);
+    let again = lib
+        .reindex(&|r| *last.lock().unwrap() = Some((r.scanned, r.total)))
+        .unwrap();
+    assert_eq!(last.into_inner().unwrap(), Some((5, 5)));
     assert_eq!(
         (again.indexed, again.unchanged),
         (0, 5),
