@@ -361,7 +361,7 @@ impl Library {
                 Ok(false) => report.unchanged += 1,
                 Err(why) => report.failed.push((key, why)),
             }
-            if report.scanned % 20 == 0 {
+            if report.scanned.is_multiple_of(20) {
                 progress(&report);
             }
         }
