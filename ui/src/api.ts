@@ -16,10 +16,30 @@ const ADVICE: Partial<Record<ErrorCode, string>> = {
   run_failed: "Nothing is lost: resume the run when the cause is fixed.",
 };
 
+// The Rust side words its hints for the `research` CLI; in the app the same fix is a place in
+// the window. Each rule maps one CLI hint to its place.
+const GUI_WORDS: [RegExp, string][] = [
+  [/with `research keys set [^`]*`/g, "in Settings → API keys"],
+  [/with `research library add [^`]*`/g, "in the Library"],
+  [/with `research settings set searxng_url [^`]*`/g, "in Settings (SearXNG address)"],
+  [/finish the run with `research resume`/g, "resume the run first"],
+  [/: --searxng-url URL/g, "; set it in Settings"],
+  [/; add --allow-host \S+ to reach it/g, ""],
+  [/pass --llm \(e\.g\./g, "choose one in New research or set a default in Settings (e.g."],
+  [/; pass --db PATH/g, ""],
+  [/--llm /g, ""],
+];
+
+/** `text` with the CLI's hints replaced by where the app does the same. */
+export function guiWords(text: string): string {
+  return GUI_WORDS.reduce((t, [pattern, words]) => t.replace(pattern, words), text);
+}
+
 /** One human sentence for any failure: never a debug string. */
 export function humanError(e: unknown): string {
   if (isApiError(e)) {
-    const message = e.message.charAt(0).toUpperCase() + e.message.slice(1);
+    const words = guiWords(e.message);
+    const message = words.charAt(0).toUpperCase() + words.slice(1);
     const end = /[.!?]$/.test(message) ? "" : ".";
     const advice = ADVICE[e.code];
     return advice ? `${message}${end} ${advice}` : `${message}${end}`;

@@ -1,6 +1,6 @@
 import { Channel } from "@tauri-apps/api/core";
 import { listen } from "@tauri-apps/api/event";
-import { api, humanError } from "./api";
+import { api, guiWords, humanError } from "./api";
 import { citationInfo, claimsBySource, findQuote, sourceLabel, verificationWords } from "./citations";
 import { downloadPercent, downloadText, formatBytes } from "./download";
 import { methodView } from "./method";
@@ -251,7 +251,7 @@ function renderLive() {
     if (live.active.has(node)) li.setAttribute("aria-current", "step");
     else li.removeAttribute("aria-current");
   }
-  $("run-status").textContent = live.activity + (live.coverage !== null ? ` · coverage ${Math.round(live.coverage * 100)}% after round ${live.iteration}` : "");
+  $("run-status").textContent = guiWords(live.activity) + (live.coverage !== null ? ` · coverage ${Math.round(live.coverage * 100)}% after round ${live.iteration}` : "");
   $("usage").textContent = formatUsage(live.calls, live.tokens, live.costUsd);
   const workers = $("workers");
   workers.replaceChildren();
@@ -266,7 +266,7 @@ function renderLive() {
   // Retries and pages that could not be read: the run goes on, but the user should know.
   const problems = $("live-warnings");
   if (problems.childElementCount !== live.warnings.length) {
-    problems.replaceChildren(...live.warnings.map((w) => el("li", {}, w)));
+    problems.replaceChildren(...live.warnings.map((w) => el("li", {}, guiWords(w))));
     $("live-warnings-count").textContent = String(live.warnings.length);
   }
   $("live-warnings-box").hidden = live.warnings.length === 0;
@@ -925,15 +925,17 @@ async function refreshProviders() {
       test.setAttribute("aria-label", `Test ${p.name}`);
       test.addEventListener("click", async () => {
         setBusy(test, true);
-        const target = p.kind === "model" ? modelFor(p.name) : p.name;
+        const target = p.kind === "model" ? modelFor(p.name) ?? PROBE_MODELS[p.name] ?? null : p.name;
         if (!target) {
-          result.textContent = "Set a model for this provider as the default model first.";
+          result.textContent = p.name === "ollama"
+            ? "Choose an Ollama model you have pulled (e.g. ollama:qwen2.5:7b) as the default model, then test it."
+            : "Set a model of this provider as the default model first, then test it.";
           setBusy(test, false);
           return;
         }
         try {
           const r = await api.testConnection(target);
-          result.textContent = `${r.ok ? "✓" : "✗"} ${r.detail} (${r.latency_ms} ms)`;
+          result.textContent = `${r.ok ? "✓" : "✗"} ${guiWords(r.detail)} (${r.latency_ms} ms)`;
           result.className = `result ${r.ok ? "ok" : "error"}`;
         } catch (e) {
           result.textContent = humanError(e);
@@ -942,12 +944,19 @@ async function refreshProviders() {
         }
       });
       ul.append(el("li", { className: p.ready ? "ready" : "" }, el("span", { className: "name" }, `${p.name} (${p.kind})`),
-        el("span", { className: "detail" }, p.detail), test, result));
+        el("span", { className: "detail" }, guiWords(p.detail)), test, result));
     }
   } catch (e) {
     ul.replaceChildren(el("li", {}, humanError(e)));
   }
 }
+
+/** Small models to test a cloud key with before any model of that provider is chosen. */
+const PROBE_MODELS: Record<string, string> = {
+  openai: "openai:gpt-4o-mini",
+  anthropic: "anthropic:claude-3-5-haiku-latest",
+  gemini: "gemini:gemini-2.0-flash",
+};
 
 function modelFor(provider: string): string | null {
   const candidates = [settings?.default_model, settings?.fast_model, $<HTMLInputElement>("llm").value];
