@@ -310,16 +310,22 @@ function setRunning(threadId: string, on: boolean) {
   }
 }
 
-/** Runs a thread until it finishes, waits for an answer, is cancelled or fails. */
-async function drive(threadId: string, answer: Answer | null) {
-  if (!current) return;
-  current.threadId = threadId;
+/**
+ * Runs a thread until it finishes, waits for an answer, is cancelled or fails. `onScreen` is
+ * false for a thread whose session the user has left (an answer given after switching away).
+ */
+async function drive(threadId: string, answer: Answer | null, onScreen = true) {
+  if (onScreen && !current) return;
   const mine = emptyLive(Date.now());
   lives.set(threadId, mine);
-  live = mine;
-  const routing = routings.get(threadId) ?? (current.detail?.session.config as RunConfig | null)?.models ?? null;
-  $("stream").textContent = "";
-  $("answer-panel").hidden = true;
+  const routing = routings.get(threadId)
+    ?? (onScreen ? (current?.detail?.session.config as RunConfig | null)?.models : null) ?? null;
+  if (onScreen && current) {
+    current.threadId = threadId;
+    live = mine;
+    $("stream").textContent = "";
+    $("answer-panel").hidden = true;
+  }
   const channel = new Channel<Event>();
   let frame = 0;
   let over = false;
@@ -332,8 +338,10 @@ async function drive(threadId: string, answer: Answer | null) {
     if (!frame) frame = requestAnimationFrame(() => { frame = 0; renderLive(); });
   };
   setRunning(threadId, true);
-  $("session-meta").textContent = `Running since ${new Date().toLocaleTimeString()}`;
-  renderLive();
+  if (onScreen) {
+    $("session-meta").textContent = `Running since ${new Date().toLocaleTimeString()}`;
+    renderLive();
+  }
   void markEarlierSteps(threadId);
   void refreshSessions();
   let outcome: ResearchOutcome;
@@ -358,9 +366,12 @@ async function drive(threadId: string, answer: Answer | null) {
   lives.delete(threadId);
   cancelAnimationFrame(frame);
   setRunning(threadId, false);
-  $("run-status").classList.remove("error");
   void refreshSessions();
-  if (current?.threadId !== threadId) return;
+  if (current?.threadId !== threadId) {
+    if (outcome.status === "finished" && outcome.result.report) toast("A research you left running has finished: its report is in the sidebar.", "info");
+    return;
+  }
+  $("run-status").classList.remove("error");
   renderLive();
   if (outcome.status === "waiting" && outcome.question) {
     pending = outcome.question;
@@ -406,7 +417,11 @@ async function askPending() {
   } finally {
     asking.delete(threadId);
   }
-  if (current?.threadId !== threadId) return;
+  if (current?.threadId !== threadId) {
+    // The user moved to another session while the dialog was open: the answer still counts.
+    if (reply.type === "answer") await drive(threadId, reply.answer, false);
+    return;
+  }
   if (reply.type === "answer") {
     pending = null;
     await drive(current.threadId, reply.answer);
