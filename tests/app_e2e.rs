@@ -230,6 +230,11 @@ async fn clarification_dialog_then_cancel_and_resume() {
     app.quit().await;
     let app = App::start(&display, &profile, &shots).await;
     app.dialog("Clarify the question", 30).await;
+    // The New research form remembers the last research's choices (tauri-plugin-store).
+    assert_eq!(
+        app.js("return document.getElementById('mode').value").await,
+        json!("multi")
+    );
     app.click("#sessions li[data-status='waiting'] button")
         .await;
     tokio::time::sleep(Duration::from_millis(1500)).await;

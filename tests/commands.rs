@@ -287,6 +287,19 @@ fn settings_estimates_and_the_graph_outline() {
     app.ok("set_setting", json!({"key": "default_model", "value": ""}));
     assert!(app.ok("get_settings", json!({}))["default_model"].is_null());
 
+    // The app's own preferences (store plugin) start empty, keep what was saved, and live in
+    // the profile folder beside the database.
+    let fresh = app.ok("preferences", json!({}));
+    assert_eq!(fresh["onboarding_done"], false);
+    assert!(fresh["mode"].is_null());
+    let prefs = json!({"mode": "multi", "depth": "quick", "structure": "concise", "language": "ja",
+        "search": "local, wikipedia", "review": {"clarify": false, "plan": true, "report": false},
+        "onboarding_done": true});
+    app.ok("save_preferences", json!({"preferences": prefs}));
+    assert_eq!(app.ok("preferences", json!({})), prefs);
+    let stored = std::fs::read_to_string(app.dir.path().join("preferences.json")).unwrap();
+    assert!(stored.contains("wikipedia"), "{stored}");
+
     let cheap = app.ok(
         "estimate_run",
         json!({"config": {"depth": "quick", "models": {"model": "openai:gpt-4o-mini"}}}),

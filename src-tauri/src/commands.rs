@@ -9,8 +9,9 @@ use research_api::{
     Answer, ApiError, AppInfo, CancellationToken, ConnectionTest, DialogAnswer, DownloadProgress,
     DownloadRequest, DownloadedModel, ErrorCode, Event, EventSink, ExportFormat, GraphOutline,
     IndexReport, KeyStatus, KeyStore, KeychainStatus, LibraryFolder, Mode, Paper, PendingQuestion,
-    ProviderStatus, RecommendedModel, ResearchOutcome, ResearchRequest, ResearchStatus, RunConfig,
-    RunEstimate, SessionDetail, SessionRecord, Settings, StartedRun, Studio, ThreadId,
+    Preferences, ProviderStatus, RecommendedModel, ResearchOutcome, ResearchRequest,
+    ResearchStatus, RunConfig, RunEstimate, SessionDetail, SessionRecord, Settings, StartedRun,
+    Studio, ThreadId,
 };
 use tauri::ipc::Channel;
 use tauri::{AppHandle, Manager, Runtime, State};
@@ -406,6 +407,50 @@ pub fn set_setting<R: Runtime>(
         let _ = store.reload();
     }
     Ok(settings)
+}
+
+/// The app's own preferences file, beside the database (so a profile is one folder).
+fn preferences_store<R: Runtime>(
+    app: &AppHandle<R>,
+    state: &AppState,
+) -> Res<Arc<tauri_plugin_store::Store<R>>> {
+    let path = state.studio.db_path().with_file_name("preferences.json");
+    tauri_plugin_store::StoreExt::store(app, path).map_err(|e| {
+        ApiError::new(
+            ErrorCode::Storage,
+            format!("could not open the preferences: {e}"),
+        )
+    })
+}
+
+/// What the app remembers between launches (last research choices, onboarding dismissed).
+#[tauri::command]
+pub fn preferences<R: Runtime>(app: AppHandle<R>, state: State<'_, AppState>) -> Res<Preferences> {
+    let store = preferences_store(&app, &state)?;
+    // A file edited into nonsense falls back to defaults rather than locking the user out.
+    Ok(store
+        .get("preferences")
+        .and_then(|v| serde_json::from_value(v).ok())
+        .unwrap_or_default())
+}
+
+/// Saves the app's preferences.
+#[tauri::command]
+pub fn save_preferences<R: Runtime>(
+    app: AppHandle<R>,
+    state: State<'_, AppState>,
+    preferences: Preferences,
+) -> Res<()> {
+    let store = preferences_store(&app, &state)?;
+    let value = serde_json::to_value(&preferences)
+        .map_err(|e| ApiError::new(ErrorCode::Storage, e.to_string()))?;
+    store.set("preferences", value);
+    store.save().map_err(|e| {
+        ApiError::new(
+            ErrorCode::Storage,
+            format!("could not save the preferences: {e}"),
+        )
+    })
 }
 
 #[tauri::command]

@@ -115,6 +115,8 @@ pub fn invoke_handler<R: Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + 
         commands::open_external,
         commands::get_settings,
         commands::set_setting,
+        commands::preferences,
+        commands::save_preferences,
         commands::list_keys,
         commands::set_key,
         commands::confirm_delete_key,

@@ -2,7 +2,7 @@
 import { Channel, invoke } from "@tauri-apps/api/core";
 import type {
   Answer, ApiError, AppInfo, CheckpointInfo, ConnectionTest, DialogAnswer, DownloadedModel, DownloadProgress, ErrorCode, Event, GraphOutline, IndexReport,
-  KeyStatus, LibraryFolder, Mode, PendingQuestion, ProviderStatus, ResearchOutcome, ResearchRequest,
+  KeyStatus, LibraryFolder, Mode, PendingQuestion, Preferences, ProviderStatus, ResearchOutcome, ResearchRequest,
   RecommendedModel, RunConfig, RunEstimate, SessionDetail, SessionRecord, Settings, StartedRun,
 } from "./types";
 
@@ -50,6 +50,8 @@ export function humanError(e: unknown): string {
 
 export const api = {
   appInfo: () => invoke<AppInfo>("app_info"),
+  preferences: () => invoke<Preferences>("preferences"),
+  savePreferences: (preferences: Preferences) => invoke<null>("save_preferences", { preferences }),
   graphOutline: (mode: Mode) => invoke<GraphOutline>("graph_outline", { mode }),
   estimate: (config: RunConfig) => invoke<RunEstimate>("estimate_run", { config }),
   createResearch: (request: ResearchRequest) => invoke<StartedRun>("create_research", { request }),

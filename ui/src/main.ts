@@ -7,7 +7,7 @@ import { methodView } from "./method";
 import { applyEvent, emptyLive, formatUsage, nodeWords, stuckNotice, type LiveState } from "./live";
 import type {
   Answer, AppInfo, DialogAnswer, DownloadProgress, Event, IndexReport, Mode, PendingQuestion, ResearchOutcome, ResearchRequest,
-  ModelRouting, RecommendedModel, RunConfig, SessionDetail, SessionRecord, Settings,
+  ModelRouting, Preferences, RecommendedModel, RunConfig, SessionDetail, SessionRecord, Settings,
 } from "./types";
 
 const $ = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T;
@@ -21,6 +21,7 @@ const el = <K extends keyof HTMLElementTagNameMap>(tag: K, props: Partial<HTMLEl
 // ---------- app state ----------
 let info: AppInfo | null = null;
 let settings: Settings | null = null;
+let prefs: Preferences = { mode: null, depth: null, structure: null, language: null, search: null, review: null, onboarding_done: false };
 let current: { sessionId: string; threadId: string | null; detail: SessionDetail | null } | null = null;
 let live: LiveState | null = null;
 /** Each running thread's live view, kept while another session is on screen. */
@@ -194,6 +195,10 @@ async function startResearch() {
     updateQuestionCount();
     current = { sessionId: started.session_id, threadId: started.thread_id, detail: null };
     routings.set(started.thread_id, config.models);
+    void savePreferences({
+      mode: config.mode, depth: config.depth, structure: config.structure, language: config.language,
+      search: $<HTMLInputElement>("search").value.trim() || null, review: config.review,
+    });
     await showSessionShell(started.session_id, question, config.mode);
     await refreshSessions();
     await drive(started.thread_id, null);
@@ -869,12 +874,33 @@ function fillSettings(s: Settings) {
   for (const k of SETTING_FIELDS) $<HTMLInputElement>(`set-${k}`).value = value(k);
   const llm = $<HTMLInputElement>("llm");
   if (!llm.value && s.default_model) llm.value = s.default_model;
-  if (s.search?.length) $<HTMLInputElement>("search").value = s.search.join(", ");
-  if (s.review) {
-    $<HTMLInputElement>("review-clarify").checked = s.review.includes("clarify");
-    $<HTMLInputElement>("review-plan").checked = s.review.includes("plan");
-    $<HTMLInputElement>("review-report").checked = s.review.includes("report");
+}
+
+/**
+ * Fills the New research form once at start: the last research's choices (the store), else the
+ * shared defaults (settings). Later visits to Settings never overwrite what the user typed.
+ */
+function fillForm(p: Preferences, s: Settings | null) {
+  const set = (id: string, v: string | null | undefined) => {
+    if (v) $<HTMLInputElement>(id).value = v;
+  };
+  set("mode", p.mode);
+  set("depth", p.depth);
+  set("structure", p.structure);
+  set("language", p.language);
+  set("search", p.search ?? (s?.search?.length ? s.search.join(", ") : null));
+  const review = p.review ?? (s?.review ? { clarify: s.review.includes("clarify"), plan: s.review.includes("plan"), report: s.review.includes("report") } : null);
+  if (review) {
+    $<HTMLInputElement>("review-clarify").checked = review.clarify;
+    $<HTMLInputElement>("review-plan").checked = review.plan;
+    $<HTMLInputElement>("review-report").checked = review.report;
   }
+}
+
+async function savePreferences(change: Partial<Preferences>) {
+  prefs = { ...prefs, ...change };
+  // Remembering is a convenience: a failure is logged, never in the user's way.
+  await api.savePreferences(prefs).catch((e) => console.warn(humanError(e)));
 }
 
 async function saveSetting(key: string, value: string) {
@@ -1172,6 +1198,10 @@ function wire() {
     void refreshLibrary();
   });
   $("onboard-skip").addEventListener("click", () => show("view-new"));
+  // Any choice made on the onboarding page, or skipping it, means it has done its job.
+  for (const b of $("view-onboarding").querySelectorAll("button")) {
+    b.addEventListener("click", () => void savePreferences({ onboarding_done: true }));
+  }
 }
 
 async function onMenu(id: string) {
@@ -1192,6 +1222,8 @@ async function start() {
   } catch (e) {
     toast(humanError(e));
   }
+  prefs = await api.preferences().catch(() => prefs);
+  fillForm(prefs, settings);
   if (info && !info.keychain.available) {
     const banner = $("keychain-banner");
     banner.textContent = "No system keychain was found, so API keys you enter are kept only until you quit. Keys in environment variables (e.g. OPENAI_API_KEY) still work.";
@@ -1200,7 +1232,7 @@ async function start() {
     $("keys-help").textContent = "No system keychain: keys entered here last until you quit.";
   }
   if (info) $("log-dir").textContent = `Logs: ${info.log_dir} · Database: ${info.db_path} · Version ${info.version}`;
-  show(info?.first_run ? "view-onboarding" : "view-new");
+  show(info?.first_run && !prefs.onboarding_done ? "view-onboarding" : "view-new");
   await refreshSessions();
   scheduleEstimate();
   listen<string>("menu", (e) => void onMenu(e.payload)).catch(() => undefined);

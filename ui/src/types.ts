@@ -209,6 +209,36 @@ log_dir: string,
  */
 first_run: boolean, };
 
+export type Preferences = { 
+/**
+ * Mode of the last research.
+ */
+mode: Mode | null, 
+/**
+ * Depth of the last research.
+ */
+depth: Depth | null, 
+/**
+ * Report structure of the last research.
+ */
+structure: Structure | null, 
+/**
+ * Report language of the last research (`None`: the question's).
+ */
+language: string | null, 
+/**
+ * Search providers of the last research, as typed.
+ */
+search: string | null, 
+/**
+ * Review points of the last research.
+ */
+review: ReviewPoints | null, 
+/**
+ * The onboarding was dismissed or completed.
+ */
+onboarding_done: boolean, };
+
 export type KeySource = "keychain" | "environment" | "missing";
 
 export type KeyStatus = { 

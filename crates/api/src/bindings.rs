@@ -21,6 +21,7 @@ pub fn typescript() -> String {
         crate::RunReport::decl(&cfg),
         crate::ThreadSummary::decl(&cfg),
         crate::AppInfo::decl(&cfg),
+        crate::Preferences::decl(&cfg),
         crate::KeySource::decl(&cfg),
         crate::KeyStatus::decl(&cfg),
         crate::KeychainStatus::decl(&cfg),

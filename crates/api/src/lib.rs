@@ -123,6 +123,29 @@ pub struct AppInfo {
     pub first_run: bool,
 }
 
+/// What the desktop app remembers between launches that the CLI has no use for: the choices of
+/// the last research started and whether the onboarding was dismissed. The app keeps it with
+/// `tauri-plugin-store`, beside the database; shared settings (models, URLs) live in
+/// [`Settings`] instead.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(default)]
+pub struct Preferences {
+    /// Mode of the last research.
+    pub mode: Option<Mode>,
+    /// Depth of the last research.
+    pub depth: Option<Depth>,
+    /// Report structure of the last research.
+    pub structure: Option<Structure>,
+    /// Report language of the last research (`None`: the question's).
+    pub language: Option<String>,
+    /// Search providers of the last research, as typed.
+    pub search: Option<String>,
+    /// Review points of the last research.
+    pub review: Option<ReviewPoints>,
+    /// The onboarding was dismissed or completed.
+    pub onboarding_done: bool,
+}
+
 /// How a run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
