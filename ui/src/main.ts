@@ -686,9 +686,16 @@ function renderSources(detail: SessionDetail) {
     const claimList = el("ul", { className: "claims" }, ...claims.slice(0, 4).map((c) => el("li", { className: c.supported ? "ok" : "no" }, c.text)));
     body.append(el("tr", {}, el("td", {}, String(s.source_id)),
       el("td", {}, link, el("div", { className: "source-url" }, displayUrl(s.url))),
-      el("td", {}, s.kind), el("td", {}, `${quotes} · fetched`), el("td", {}, claims.length ? claimList : "—")));
+      el("td", {}, s.kind), el("td", {}, `read · ${quotes} quote${quotes === 1 ? "" : "s"}`), el("td", {}, claims.length ? claimList : "—")));
   }
-  if (!detail.sources.length) body.append(el("tr", {}, el("td", { colSpan: 5 }, "No sources yet.")));
+  // Pages the searches found but the run could not read: listed so nothing is silently dropped.
+  for (const u of detail.method?.unread ?? []) {
+    const link = el("button", { className: "link" }, displayUrl(u.url));
+    link.addEventListener("click", () => api.openExternal(u.url).catch((e) => toast(humanError(e))));
+    body.append(el("tr", { className: "unread" }, el("td", {}, "—"), el("td", {}, link), el("td", {}, "—"),
+      el("td", {}, `not read: ${guiWords(u.reason)}`), el("td", {}, "—")));
+  }
+  if (!detail.sources.length && !detail.method?.unread.length) body.append(el("tr", {}, el("td", { colSpan: 5 }, "No sources yet.")));
 }
 
 function renderMethod(detail: SessionDetail) {

@@ -484,9 +484,23 @@ gaps: Array<string>,
  */
 workers: number, 
 /**
+ * Pages the searches found that could not be read, with why.
+ */
+unread: Array<UnreadPage>, 
+/**
  * Counts, searches, coverage per round and usage.
  */
 metadata: Metadata, };
+
+export type UnreadPage = { 
+/**
+ * Its address.
+ */
+url: string, 
+/**
+ * Why, in one sentence.
+ */
+reason: string, };
 
 export type RecommendedModel = { 
 /**

@@ -38,6 +38,7 @@ pub fn typescript() -> String {
         crate::ResearchOutcome::decl(&cfg),
         crate::SessionDetail::decl(&cfg),
         crate::RunMethod::decl(&cfg),
+        crate::UnreadPage::decl(&cfg),
         crate::RecommendedModel::decl(&cfg),
         crate::DownloadProgress::decl(&cfg),
         crate::DownloadedModel::decl(&cfg),

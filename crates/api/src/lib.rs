@@ -41,7 +41,7 @@ pub use models::{
 pub use providers::{providers, ProviderStatus};
 pub use research::{
     MultiSearch, PendingQuestion, ResearchOutcome, ResearchRequest, ResearchStatus, RunMethod,
-    SessionDetail, CACHE_TTL_MS, MAX_QUESTION_CHARS,
+    SessionDetail, UnreadPage, CACHE_TTL_MS, MAX_QUESTION_CHARS,
 };
 pub use research_export::Paper;
 pub use research_fetch::{Document, DocumentKind};

@@ -125,8 +125,19 @@ pub struct RunMethod {
     pub gaps: Vec<String>,
     /// Workers run (multi mode), over all rounds.
     pub workers: u64,
+    /// Pages the searches found that could not be read, with why.
+    pub unread: Vec<UnreadPage>,
     /// Counts, searches, coverage per round and usage.
     pub metadata: research_pipeline::eval::Metadata,
+}
+
+/// A page a search found that the run could not read (blocked, broken, too big, not text…).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+pub struct UnreadPage {
+    /// Its address.
+    pub url: String,
+    /// Why, in one sentence.
+    pub reason: String,
 }
 
 impl RunMethod {
@@ -145,6 +156,25 @@ impl RunMethod {
                 .collect(),
             gaps: state.gaps.clone(),
             workers: state.done_workers,
+            unread: {
+                let mut seen = BTreeSet::new();
+                state
+                    .warnings
+                    .iter()
+                    .filter_map(|w| {
+                        let url = w.url.clone()?;
+                        // "could not read URL: why" → "why"
+                        let reason = w
+                            .message
+                            .split_once(": ")
+                            .map_or(w.message.as_str(), |(_, r)| r);
+                        seen.insert(url.clone()).then(|| UnreadPage {
+                            url,
+                            reason: reason.to_string(),
+                        })
+                    })
+                    .collect()
+            },
             metadata: result.metadata.clone(),
         }
     }
@@ -1000,5 +1030,58 @@ fn summary_of(report: &str) -> String {
         format!("{}…", out.chars().take(1_200).collect::<String>())
     } else {
         out.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use research_llm::{Budget, Meter, PriceTable};
+    use research_pipeline::{initial_state, RunConfig, Warning};
+
+    use super::*;
+
+    #[test]
+    fn the_method_lists_each_unreadable_page_once_with_its_reason() {
+        let mut state = initial_state("Why?", &RunConfig::default(), 0);
+        let page = |url: &str, message: &str| Warning {
+            node: "search_and_extract".into(),
+            message: message.into(),
+            url: Some(url.into()),
+        };
+        state.warnings = vec![
+            page(
+                "https://a.example/x",
+                "could not read https://a.example/x: the server answered 404",
+            ),
+            Warning {
+                node: "search_and_extract".into(),
+                message: "the search \"bees\" failed: timeout".into(),
+                url: None,
+            },
+            page(
+                "https://a.example/x",
+                "could not read https://a.example/x: the server answered 404",
+            ),
+            page(
+                "https://b.example/big.pdf",
+                "could not read https://b.example/big.pdf: it is larger than 5 MB",
+            ),
+        ];
+        let meter = Meter::new(Budget::default(), PriceTable::builtin());
+        let result = RunResult::from_state("t", &state, &meter, Default::default());
+        let method = RunMethod::from_state(&state, &result);
+        assert_eq!(
+            method.unread,
+            vec![
+                UnreadPage {
+                    url: "https://a.example/x".into(),
+                    reason: "the server answered 404".into()
+                },
+                UnreadPage {
+                    url: "https://b.example/big.pdf".into(),
+                    reason: "it is larger than 5 MB".into()
+                },
+            ]
+        );
     }
 }

@@ -485,6 +485,15 @@ fn warn(ctx: &Ctx, message: String) -> Warning {
     Warning {
         node: ctx.node().to_string(),
         message,
+        url: None,
+    }
+}
+
+/// A page that could not be read: a warning that names its URL, for the Sources list.
+fn unread(ctx: &Ctx, url: &str, message: String) -> Warning {
+    Warning {
+        url: Some(url.to_string()),
+        ..warn(ctx, message)
     }
 }
 
@@ -588,11 +597,23 @@ async fn read_page(
     });
     let doc = match env.fetcher.fetch(&hit.url).await {
         Ok(doc) => doc,
-        Err(e) => return Err(warn(ctx, format!("could not read {}: {e}", hit.url))),
+        Err(e) => {
+            return Err(unread(
+                ctx,
+                &hit.url,
+                format!("could not read {}: {e}", hit.url),
+            ))
+        }
     };
     let sha256 = match env.documents.put(&doc.text) {
         Ok(sha) => sha,
-        Err(e) => return Err(warn(ctx, format!("could not store {}: {e}", hit.url))),
+        Err(e) => {
+            return Err(unread(
+                ctx,
+                &hit.url,
+                format!("could not store {}: {e}", hit.url),
+            ))
+        }
     };
     let title = doc
         .title

@@ -168,6 +168,9 @@ pub struct Warning {
     pub node: String,
     /// What happened.
     pub message: String,
+    /// The page it is about, when a page could not be read or stored.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
 }
 
 /// The questions a run can stop with, each an engine interrupt payload.
