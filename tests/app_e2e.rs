@@ -125,6 +125,28 @@ async fn research_with_review_dialogs_citations_export_and_restart() {
     );
     app.shot("07-source").await;
     app.click("#source-viewer-close").await;
+
+    // The same by keyboard: Enter on a citation moves focus into its popover, Enter there opens
+    // the source, Escape closes it and focus goes back to the citation; arrows move between tabs.
+    const ENTER: &str = "\u{E007}";
+    const ESCAPE: &str = "\u{E00C}";
+    app.js("document.querySelector('#report a.cite').focus()")
+        .await;
+    app.press(ENTER).await;
+    app.wait("#cite-popover .quote", 10).await;
+    assert_eq!(app.focused().await, "open-source");
+    app.press(ENTER).await;
+    app.wait("#source-text mark", 10).await;
+    assert_eq!(app.focused().await, "source-viewer-close");
+    app.press(ESCAPE).await;
+    app.wait_gone("#source-viewer:not([hidden])", 10).await;
+    assert_eq!(app.focused().await, "cite");
+    app.js("document.getElementById('tab-report').focus()")
+        .await;
+    app.press("\u{E014}").await; // ArrowRight
+    assert_eq!(app.focused().await, "tab-sources");
+    assert!(app.text("#sources-body").await.contains("The waggle dance"));
+
     app.click("#tab-sources").await;
     assert!(app.text("#sources-body").await.contains("The waggle dance"));
     app.click("#tab-method").await;

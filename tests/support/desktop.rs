@@ -312,6 +312,20 @@ impl App {
         e.send_keys(text).await.unwrap();
     }
 
+    /// Types `keys` (WebDriver key codes such as `"\u{E007}"` for Enter) into the focused element.
+    pub async fn press(&self, keys: &str) {
+        let focused = self.client.active_element().await.unwrap();
+        focused.send_keys(keys).await.unwrap();
+    }
+
+    /// The id (or, without one, the class) of the focused element.
+    pub async fn focused(&self) -> String {
+        let v = self
+            .js("const e = document.activeElement; return e ? (e.id || e.className) : ''")
+            .await;
+        v.as_str().unwrap_or_default().to_string()
+    }
+
     /// The text of `css` (found again if the page re-rendered it meanwhile).
     pub async fn text(&self, css: &str) -> String {
         self.wait_text(css, 30, |_| true).await

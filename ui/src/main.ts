@@ -213,6 +213,7 @@ async function startResearch() {
 function selectTab(tab: "report" | "sources" | "method") {
   for (const t of ["report", "sources", "method"]) {
     $(`tab-${t}`).setAttribute("aria-selected", String(t === tab));
+    $(`tab-${t}`).tabIndex = t === tab ? 0 : -1;
     $(`panel-${t}`).hidden = t !== tab;
   }
 }
@@ -593,7 +594,8 @@ function decorateReport(root: HTMLElement) {
       a.setAttribute("aria-haspopup", "dialog");
       a.addEventListener("click", (e) => {
         e.preventDefault();
-        openPopover(a, Number(m[1]));
+        // A click or Enter moves focus into the popover, so its buttons are reachable by keyboard.
+        openPopover(a, Number(m[1]), true);
       });
       a.addEventListener("mouseenter", () => openPopover(a, Number(m[1])));
     } else if (/^(https?|mailto|file):/i.test(href)) {
@@ -610,7 +612,7 @@ function decorateReport(root: HTMLElement) {
 
 // ---------- citation popover and source viewer ----------
 let popoverFor: HTMLElement | null = null;
-function openPopover(anchor: HTMLElement, n: number) {
+function openPopover(anchor: HTMLElement, n: number, focus = false) {
   const detail = current?.detail;
   if (!detail) return;
   const c = citationInfo(n, detail.sources, detail.evidence, detail.claims);
@@ -641,15 +643,29 @@ function openPopover(anchor: HTMLElement, n: number) {
   const below = r.bottom + 8;
   pop.style.top = `${below + pop.offsetHeight > window.innerHeight ? Math.max(8, r.top - pop.offsetHeight - 8) : below}px`;
   popoverFor = anchor;
+  if (focus) (pop.querySelector<HTMLElement>("button") ?? pop).focus();
 }
 
 function closePopover() {
-  $("cite-popover").hidden = true;
+  const pop = $("cite-popover");
+  const hadFocus = pop.contains(document.activeElement);
+  const anchor = popoverFor;
+  pop.hidden = true;
   popoverFor = null;
+  if (hadFocus) anchor?.focus();
+}
+
+/** Where focus was before the source viewer opened, to go back there when it closes. */
+let viewerReturn: HTMLElement | null = null;
+function closeViewer() {
+  $("source-viewer").hidden = true;
+  viewerReturn?.focus();
+  viewerReturn = null;
 }
 
 let viewerUrl = "";
 async function openSource(sha256: string, title: string, url: string, quote: string) {
+  viewerReturn = popoverFor ?? (document.activeElement as HTMLElement | null);
   closePopover();
   let text: string;
   try {
@@ -1176,11 +1192,38 @@ function wire() {
     out.textContent = `${r.ok ? "✓" : "✗"} ${r.detail}`;
     out.className = `result ${r.ok ? "ok" : "error"}`;
   });
-  $("source-viewer-close").addEventListener("click", () => ($("source-viewer").hidden = true));
+  $("source-viewer-close").addEventListener("click", closeViewer);
+  // The viewer is modal: Tab cycles through its own controls.
+  $("source-viewer").addEventListener("keydown", (e) => {
+    if (e.key !== "Tab") return;
+    const items = [...$("source-viewer").querySelectorAll<HTMLElement>("button, [href], [tabindex]:not([tabindex='-1'])")];
+    if (!items.length) return;
+    const first = items[0];
+    const last = items[items.length - 1];
+    if (e.shiftKey && document.activeElement === first) {
+      e.preventDefault();
+      last.focus();
+    } else if (!e.shiftKey && document.activeElement === last) {
+      e.preventDefault();
+      first.focus();
+    }
+  });
+  // Tabs follow the ARIA pattern: arrow keys move between them.
+  const tabs = ["report", "sources", "method"] as const;
+  for (const [i, t] of tabs.entries()) {
+    $(`tab-${t}`).addEventListener("keydown", (e) => {
+      const step = e.key === "ArrowRight" ? 1 : e.key === "ArrowLeft" ? -1 : 0;
+      if (!step) return;
+      e.preventDefault();
+      const next = tabs[(i + step + tabs.length) % tabs.length];
+      selectTab(next);
+      $(`tab-${next}`).focus();
+    });
+  }
   $("source-open-external").addEventListener("click", () => api.openExternal(viewerUrl).catch((e) => toast(humanError(e))));
   document.addEventListener("keydown", (e) => {
     if (e.key === "Escape") {
-      if (!$("source-viewer").hidden) $("source-viewer").hidden = true;
+      if (!$("source-viewer").hidden) closeViewer();
       closePopover();
     }
   });
