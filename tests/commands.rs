@@ -125,6 +125,14 @@ fn a_research_runs_through_the_commands_and_its_session_shows_a_grounded_report(
     let sources = detail["sources"].as_array().unwrap();
     assert!(!sources.is_empty());
     assert!(!detail["claims"].as_array().unwrap().is_empty());
+    // The run's usage so far, from its call ledger (a resumed run's counters start there).
+    let usage = app.ok("run_usage", json!({"threadId": thread}));
+    assert!(usage["calls"].as_u64().unwrap() > 0, "{usage}");
+    assert_eq!(
+        usage["calls"], detail["reports"][0]["provenance"]["llm_calls"],
+        "{usage}"
+    );
+
     // A follow-up that has not run yet leaves the report and the findings it cites together.
     let follow = app.ok(
         "follow_up",

@@ -246,6 +246,15 @@ pub async fn ask_native<R: Runtime>(
     dialogs::ask(app, pending).await
 }
 
+/// What a run's model calls have used so far.
+#[tauri::command]
+pub fn run_usage(
+    state: State<'_, AppState>,
+    thread_id: ThreadId,
+) -> Res<research_api::UsageTotals> {
+    state.studio.run_usage(&thread_id)
+}
+
 #[tauri::command]
 pub fn list_sessions(state: State<'_, AppState>, text: Option<String>) -> Res<Vec<SessionRecord>> {
     state

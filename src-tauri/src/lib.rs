@@ -106,6 +106,7 @@ pub fn invoke_handler<R: Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + 
         commands::pending_question,
         commands::run_history,
         commands::ask_native,
+        commands::run_usage,
         commands::list_sessions,
         commands::session,
         commands::rename_session,

@@ -3,7 +3,7 @@ import { Channel, invoke } from "@tauri-apps/api/core";
 import type {
   Answer, ApiError, AppInfo, CheckpointInfo, ConnectionTest, DialogAnswer, DownloadedModel, DownloadProgress, ErrorCode, Event, GraphOutline, IndexReport,
   KeyStatus, LibraryFolder, Mode, PendingQuestion, Preferences, ProviderStatus, ResearchOutcome, ResearchRequest,
-  RecommendedModel, RunConfig, RunEstimate, SessionDetail, SessionRecord, Settings, StartedRun,
+  RecommendedModel, RunConfig, RunEstimate, SessionDetail, SessionRecord, Settings, StartedRun, UsageTotals,
 } from "./types";
 
 export function isApiError(e: unknown): e is ApiError {
@@ -62,6 +62,7 @@ export const api = {
   running: () => invoke<string[]>("running"),
   pendingQuestion: (threadId: string) => invoke<PendingQuestion | null>("pending_question", { threadId }),
   runHistory: (threadId: string) => invoke<CheckpointInfo[]>("run_history", { threadId }),
+  runUsage: (threadId: string) => invoke<UsageTotals>("run_usage", { threadId }),
   askNative: (pending: PendingQuestion) => invoke<DialogAnswer>("ask_native", { pending }),
   listSessions: (text: string | null) => invoke<SessionRecord[]>("list_sessions", { text }),
   session: (id: string) => invoke<SessionDetail>("session", { id }),

@@ -349,6 +349,7 @@ async function drive(threadId: string, answer: Answer | null, onScreen = true) {
     renderLive();
   }
   void markEarlierSteps(threadId);
+  void countEarlierCalls(threadId, mine);
   void refreshSessions();
   let outcome: ResearchOutcome;
   try {
@@ -406,6 +407,18 @@ async function markEarlierSteps(threadId: string) {
   const mine = lives.get(threadId);
   if (!mine || history.length < 2) return;
   for (const cp of history.slice(0, -1)) for (const node of cp.next) mine.done.add(node);
+  if (current?.threadId === threadId) renderLive();
+}
+
+/** A resumed run's counters start from the calls it made before (the budget counts them too). */
+async function countEarlierCalls(threadId: string, mine: LiveState) {
+  const before = await api.runUsage(threadId).catch(() => null);
+  if (!before?.calls) return;
+  // The ledger holds every call so far, this leg's included; the fold may already have seen a
+  // call made after the ledger was read, so the larger of the two is right.
+  mine.calls = Math.max(mine.calls, before.calls);
+  mine.tokens = Math.max(mine.tokens, before.prompt_tokens + before.completion_tokens);
+  mine.costUsd = Math.max(mine.costUsd, before.cost_usd);
   if (current?.threadId === threadId) renderLive();
 }
 

@@ -53,7 +53,7 @@ use research_graph::{
 };
 pub use research_library::{IndexReport, Library, LibraryFolder};
 pub use research_llm::ConnectSettings;
-pub use research_llm::{Budget, LlmClient, ModelRouting};
+pub use research_llm::{Budget, LlmClient, ModelRouting, UsageTotals};
 pub use research_pipeline::eval::judge::{judge as judge_report, Verdicts};
 
 /// Connects to the model named by `spec` (`research ask`, `research eval --judge`).

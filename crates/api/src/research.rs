@@ -931,6 +931,21 @@ impl Studio {
         Ok(())
     }
 
+    /// What a run's model calls have used so far (a resumed run's counters start from it).
+    pub fn run_usage(&self, thread: &ThreadId) -> Result<research_llm::UsageTotals, ApiError> {
+        let calls: Vec<research_llm::CallRecord> = self
+            .sessions()?
+            .calls(thread.as_str())?
+            .into_iter()
+            .filter_map(|v| serde_json::from_value(v).ok())
+            .collect();
+        Ok(
+            Meter::new(research_llm::Budget::default(), PriceTable::builtin())
+                .with_history(calls)
+                .totals(),
+        )
+    }
+
     /// Sessions, newest first, optionally only those matching `text`.
     pub fn list_sessions(&self, text: Option<&str>) -> Result<Vec<SessionRecord>, ApiError> {
         Ok(self.sessions()?.list(text)?)
