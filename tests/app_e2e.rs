@@ -81,6 +81,22 @@ async fn research_with_review_dialogs_citations_export_and_restart() {
         .is_displayed()
         .await
         .unwrap());
+    // Testing the key sends it to a provider that cannot be reached here: the answer is a
+    // sentence, and the key shows up nowhere (the whole-profile search below covers the logs).
+    // The provider list now knows the key.
+    app.wait_text("#providers li:first-child .detail", 10, |t| {
+        !t.contains("no key")
+    })
+    .await;
+    app.js("document.querySelector(\"button[aria-label='Test openai']\").scrollIntoView({block: 'center'})")
+        .await;
+    app.click("button[aria-label='Test openai']").await;
+    let tested = app
+        .wait_text("button[aria-label='Test openai'] + .result", 60, |t| {
+            !t.is_empty()
+        })
+        .await;
+    assert!(!tested.contains(SENTINEL), "{tested}");
     app.shot("02-settings").await;
 
     // New research with both review points: each is a native dialog.

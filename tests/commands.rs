@@ -347,7 +347,7 @@ fn keys_are_only_ever_returned_masked() {
         .iter()
         .find(|k| k["provider"] == "openai")
         .unwrap();
-    assert_eq!(openai["source"], "keychain");
+    assert_eq!(openai["source"], "session");
     assert!(openai["masked"].as_str().unwrap().contains('…'));
     assert!(!app
         .ok("list_keys", json!({}))

@@ -637,6 +637,17 @@ function openPopover(anchor: HTMLElement, n: number, focus = false) {
   pop.append(el("div", { className: `verify-state ${c.state}` }, verificationWords(c.state)));
   for (const q of c.quotes.slice(0, 3)) {
     const b = el("blockquote", { className: "quote" }, `“${q.quote}”`);
+    if (c.source) {
+      // Each quote opens the source at that quote.
+      const src = c.source;
+      b.tabIndex = 0;
+      b.title = "Show this passage in the source";
+      const show = () => void openSource(src.sha256, sourceLabel(src), src.url, q.quote);
+      b.addEventListener("click", show);
+      b.addEventListener("keydown", (e) => {
+        if (e.key === "Enter") show();
+      });
+    }
     pop.append(b);
   }
   if (c.quotes.length > 3) pop.append(el("div", { className: "more" }, `and ${c.quotes.length - 3} more quotes`));
@@ -964,24 +975,34 @@ async function refreshKeys() {
         try {
           await api.setKey(k.provider, input.value.trim());
           input.value = "";
-          toast(info?.keychain.available === false ? `The key for ${k.provider} is kept until you quit (no system keychain).` : `The key for ${k.provider} is saved in the system keychain.`, "info");
+          // A first cloud key with no model chosen yet: start from that provider's small model.
+          const probe = PROBE_MODELS[k.provider];
+          const chosen = probe && !settings?.default_model ? probe : null;
+          if (chosen) {
+            await saveSetting("default_model", chosen);
+            $<HTMLInputElement>("llm").value = chosen;
+          }
+          const where = info?.keychain.available === false ? `The key for ${k.provider} is kept until you quit (no system keychain).` : `The key for ${k.provider} is saved in the system keychain.`;
+          toast(chosen ? `${where} The default model is now ${chosen}; change it above.` : where, "info");
           await refreshKeys();
+          await refreshProviders();
         } catch (e) {
           toast(humanError(e));
         }
       });
-      const del = el("button", { className: "danger", disabled: k.source !== "keychain" }, "Delete");
+      const del = el("button", { className: "danger", disabled: k.source !== "keychain" && k.source !== "session" }, "Delete");
       del.setAttribute("aria-label", `Delete the key for ${k.provider}`);
       del.addEventListener("click", async () => {
         try {
           if (!(await api.confirmDeleteKey(k.provider))) return;
           await api.deleteKey(k.provider);
           await refreshKeys();
+          await refreshProviders();
         } catch (e) {
           toast(humanError(e));
         }
       });
-      const where = k.source === "keychain" ? (info?.keychain.available === false ? "until you quit" : "keychain") : k.source === "environment" ? "environment" : k.source;
+      const where = { keychain: "keychain", session: "until you quit", environment: "environment", missing: "" }[k.source];
       const shown = k.masked ? `${k.masked} (${where})` : "not set";
       body.append(el("tr", {}, el("td", {}, k.provider), el("td", { className: "masked" }, shown), el("td", {}, input), el("td", {}, save, del)));
     }

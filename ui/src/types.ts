@@ -239,7 +239,7 @@ review: ReviewPoints | null,
  */
 onboarding_done: boolean, };
 
-export type KeySource = "keychain" | "environment" | "missing";
+export type KeySource = "keychain" | "session" | "environment" | "missing";
 
 export type KeyStatus = { 
 /**

@@ -81,6 +81,10 @@ pub trait KeyStore: Send + Sync {
     fn set(&self, provider: &str, key: &str) -> Result<(), ApiError>;
     /// Forgets a key (no error when there was none).
     fn delete(&self, provider: &str) -> Result<(), ApiError>;
+    /// Where keys from this store are said to come from.
+    fn source(&self) -> KeySource {
+        KeySource::Keychain
+    }
 }
 
 /// The OS keychain (Secret Service on Linux, Keychain on macOS, Credential Manager on Windows).
@@ -154,6 +158,9 @@ impl KeyStore for MemoryKeys {
             .remove(provider);
         Ok(())
     }
+    fn source(&self) -> KeySource {
+        KeySource::Session
+    }
 }
 
 /// Where a provider's key comes from.
@@ -162,6 +169,8 @@ impl KeyStore for MemoryKeys {
 pub enum KeySource {
     /// The OS keychain.
     Keychain,
+    /// Kept in memory until the app quits (no OS keychain to keep it in).
+    Session,
     /// The environment variable.
     Environment,
     /// Not set.
@@ -199,7 +208,7 @@ pub fn resolve(store: &dyn KeyStore, provider: &str) -> Option<(String, KeySourc
         .find(|p| p.name == provider)
         .map(|p| p.env);
     match store.get(provider) {
-        Ok(Some(key)) if !key.trim().is_empty() => return Some((key, KeySource::Keychain)),
+        Ok(Some(key)) if !key.trim().is_empty() => return Some((key, store.source())),
         Ok(_) => {}
         Err(e) => tracing::debug!(%provider, error = %e, "keychain not available"),
     }
@@ -264,12 +273,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn keychain_first_then_environment_and_masked() {
+    fn stored_first_then_environment_and_masked() {
         let store = MemoryKeys::default();
         set_key(&store, "anthropic", "  sk-ant-abcdefgh1234  ").unwrap();
         let listed = list_keys(&store);
         let anthropic = listed.iter().find(|k| k.provider == "anthropic").unwrap();
-        assert_eq!(anthropic.source, KeySource::Keychain);
+        // Keys held in memory say so: they are gone when the app quits.
+        assert_eq!(anthropic.source, KeySource::Session);
         assert_eq!(anthropic.masked.as_deref(), Some("sk-…1234"));
         assert_eq!(
             resolve(&store, "anthropic").unwrap().0,

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::keys::{self, KeyStore};
+use crate::keys::{self, KeySource, KeyStore};
 use crate::settings::Settings;
 use crate::Library;
 
@@ -58,7 +58,13 @@ fn keyed(store: &dyn KeyStore, name: &str, kind: &str, required: bool) -> Provid
             name,
             kind,
             true,
-            format!("key set ({source:?})").to_lowercase(),
+            match source {
+                KeySource::Keychain => "key set (keychain)",
+                KeySource::Session => "key set (until the app quits)",
+                KeySource::Environment => "key set (environment variable)",
+                KeySource::Missing => "no key",
+            }
+            .to_string(),
         ),
         None if required => status(
             name,

@@ -816,6 +816,7 @@ fn keys(action: KeysAction) -> anyhow::Result<ExitCode> {
                 for k in keys {
                     let source = match k.source {
                         research_api::KeySource::Keychain => "keychain".to_string(),
+                        research_api::KeySource::Session => "this session".to_string(),
                         research_api::KeySource::Environment => format!("${}", k.env),
                         research_api::KeySource::Missing => {
                             format!("not set (keychain or ${})", k.env)
