@@ -1,5 +1,5 @@
-//! Starts the real desktop app under Xvfb, lets it run the demo graph through the IPC channel,
-//! takes a screenshot of the screen and checks that the window drew something.
+//! Starts the real desktop app under Xvfb, waits until the page has loaded and reached Rust
+//! (its first command prints "ready"), takes a screenshot and checks that the window drew something.
 
 use std::path::Path;
 use std::process::Command;
