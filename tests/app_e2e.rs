@@ -333,3 +333,108 @@ async fn clarification_dialog_then_cancel_and_resume() {
     );
     app.quit().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn library_follow_up_rename_and_delete() {
+    let dir = tempfile::tempdir().unwrap();
+    let shots = artifacts("library_follow_up_rename_and_delete");
+    let model = script(dir.path(), "script.json", |_| {});
+    let profile = Profile::with_library(&dir.path().join("profile"), &model);
+    // A folder of the user's own notes, added through the native folder picker.
+    let notes = dir.path().join("notes");
+    std::fs::create_dir_all(&notes).unwrap();
+    std::fs::write(
+        notes.join("wasps.md"),
+        "# Wasps\n\nPaper wasps build their nests from chewed wood fibre mixed with saliva. \
+         A queen starts the nest alone in spring.\n",
+    )
+    .unwrap();
+    let notes = notes.canonicalize().unwrap();
+    let display = Display::start();
+    let app = App::start(&display, &profile, &shots).await;
+
+    // Library: the fixture folder is listed with its documents; another is added and indexed.
+    app.click("#open-library").await;
+    app.wait_text("#library-folders", 20, |t| t.contains("documents"))
+        .await;
+    app.click("#library-add").await;
+    app.choose_folder("Add a folder to the library", &notes)
+        .await;
+    let status = app
+        .wait_text("#library-status", 60, |t| t.starts_with("Done"))
+        .await;
+    assert!(status.contains("1 of 1 files"), "{status}");
+    let folders = app
+        .wait_text("#library-folders", 20, |t| t.contains("notes"))
+        .await;
+    assert!(
+        folders.contains("1 document") && !folders.contains("1 documents"),
+        "{folders}"
+    );
+    // Re-indexing counts against the whole library and ends full.
+    app.click("#library-reindex").await;
+    let status = app
+        .wait_text("#library-status", 60, |t| t.starts_with("Done"))
+        .await;
+    let (done, total) = status
+        .trim_start_matches("Done. ")
+        .split_once(" files")
+        .and_then(|(n, _)| n.split_once(" of "))
+        .unwrap_or_else(|| panic!("{status}"));
+    assert_eq!(done, total, "{status}");
+    assert_eq!(
+        app.js("return document.querySelector('#view-library .progress').getAttribute('aria-valuenow')")
+            .await,
+        json!("100")
+    );
+    app.shot("01-library").await;
+    // Removing a folder is confirmed in a native dialog.
+    app.click(&format!("button[aria-label='Remove {}']", notes.display()))
+        .await;
+    let confirm = app.dialog("Remove folder", 30).await;
+    app.shot("02-remove-folder-dialog").await;
+    app.keys(&confirm, &["Return"]);
+    app.wait_text("#library-folders", 20, |t| !t.contains("notes"))
+        .await;
+
+    // A research, then a follow-up in the same session.
+    app.click("#new-research").await;
+    app.fill("#question", QUESTION).await;
+    set_review(&app, false, false).await;
+    app.click("#start").await;
+    app.wait("#report a.cite", 60).await;
+    app.fill("#follow-up", "And how do they find water?").await;
+    app.click("#follow-up-submit").await;
+    app.wait_text("#session-meta", 60, |t| t.starts_with("Finished"))
+        .await;
+    app.click("#tab-method").await;
+    let method = app
+        .wait_text("#method", 30, |t| t.contains("Questions asked"))
+        .await;
+    assert!(method.contains("And how do they find water?"), "{method}");
+    app.shot("03-follow-up").await;
+    assert_eq!(
+        app.js("return document.querySelectorAll('#sessions li').length")
+            .await,
+        json!(1),
+        "the follow-up continues the session"
+    );
+
+    // Rename in place; Enter keeps the new title.
+    // The field opens focused with the old title selected, so typing replaces it.
+    app.click("#rename-session").await;
+    app.wait("#session-title input", 10).await;
+    app.press("Bees, and water\u{E007}").await;
+    app.wait_inner_text("#sessions", "Bees, and water", 20)
+        .await;
+    app.shot("04-renamed").await;
+
+    // Delete, confirmed in a native dialog.
+    app.click("#delete-session").await;
+    let confirm = app.dialog("Delete session", 30).await;
+    app.shot("05-delete-dialog").await;
+    app.keys(&confirm, &["Return"]);
+    app.wait_inner_text("#sessions", "No sessions yet", 20)
+        .await;
+    app.quit().await;
+}

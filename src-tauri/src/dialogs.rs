@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use research_api::{Answer, ApiError, DialogAnswer, ErrorCode, PendingQuestion, Question};
-use tauri::{AppHandle, Runtime};
+use tauri::{AppHandle, Manager, Runtime};
 use tauri_plugin_dialog::{
     DialogExt, MessageDialogButtons, MessageDialogKind, MessageDialogResult,
 };
@@ -225,6 +225,10 @@ pub async fn pick<R: Runtime>(
     filter: Option<(&'static str, &'static [&'static str])>,
 ) -> Result<Option<PathBuf>, ApiError> {
     let mut dialog = app.dialog().file().set_title(title);
+    // Start at home rather than GTK's "Recent", where a folder cannot be chosen at all.
+    if let Ok(home) = app.path().home_dir() {
+        dialog = dialog.set_directory(home);
+    }
     if let Some((name, ext)) = filter {
         dialog = dialog.add_filter(name, ext);
     }

@@ -312,6 +312,26 @@ impl App {
         e.send_keys(text).await.unwrap();
     }
 
+    /// Waits until the page's `innerText` of `css` contains `text` (read by script: WebKit's
+    /// WebDriver answers some list items' text as empty).
+    pub async fn wait_inner_text(&self, css: &str, text: &str, secs: u64) {
+        let deadline = Instant::now() + Duration::from_secs(secs);
+        let script =
+            format!("const e = document.querySelector({css:?}); return e ? e.innerText : ''");
+        let mut last = serde_json::Value::Null;
+        while Instant::now() < deadline {
+            last = self.js(&script).await;
+            if last.as_str().is_some_and(|t| t.contains(text)) {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(250)).await;
+        }
+        self.fail(&format!(
+            "`{css}` did not come to contain {text:?} within {secs} s (last: {last})"
+        ))
+        .await
+    }
+
     /// Types `keys` (WebDriver key codes such as `"\u{E007}"` for Enter) into the focused element.
     pub async fn press(&self, keys: &str) {
         let focused = self.client.active_element().await.unwrap();
@@ -451,6 +471,26 @@ impl App {
         tokio::time::sleep(Duration::from_millis(300)).await;
         self.keys(&wid, &["Return"]);
         // A busy machine can drop the first Return while the dialog is still settling.
+        for _ in 0..3 {
+            tokio::time::sleep(Duration::from_secs(2)).await;
+            if !self.window_exists(&wid) {
+                return;
+            }
+            self.keys(&wid, &["Return"]);
+        }
+    }
+
+    /// Answers a GTK folder chooser titled `title` with `path`: its location field opens with
+    /// Ctrl+L (typing a leading `/` would open it too, but eats the first characters).
+    pub async fn choose_folder(&self, title: &str, path: &Path) {
+        let wid = self.dialog(title, 30).await;
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        self.keys(&wid, &["ctrl+l"]);
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        self.keys(&wid, &["ctrl+a"]);
+        self.type_text(&wid, &path.display().to_string());
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        self.keys(&wid, &["Return"]);
         for _ in 0..3 {
             tokio::time::sleep(Duration::from_secs(2)).await;
             if !self.window_exists(&wid) {

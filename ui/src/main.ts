@@ -870,7 +870,7 @@ async function refreshLibrary() {
         }
       });
       ul.append(el("li", {}, el("span", { className: "path" }, f.path),
-        el("span", { className: "count" }, `${f.files} documents${f.failed ? `, ${f.failed} unreadable` : ""}`), remove));
+        el("span", { className: "count" }, `${f.files} document${f.files === 1 ? "" : "s"}${f.failed ? `, ${f.failed} unreadable` : ""}`), remove));
     }
   } catch (e) {
     toast(humanError(e));

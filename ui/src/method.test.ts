@@ -29,6 +29,7 @@ describe("method panel", () => {
   it("shows the plan with coverage, the searches, rounds and what is missing", () => {
     const view = methodView(detail(true));
     const rows = Object.fromEntries(view.rows);
+    expect(rows["Question"]).toBe("And wasps?"); // the report is the follow-up's
     expect(rows["Understood as"]).toBe("Honeybee communication");
     expect(rows["Rounds of searching"]).toBe("2");
     expect(rows["Coverage"]).toBe("83 % (by round: 50 % → 83 %)");
@@ -54,6 +55,7 @@ describe("method panel", () => {
   it("words coverage and durations", () => {
     expect(coverageWords(undefined)).toBe("");
     expect(durationWords(4_400)).toBe("4 s");
+    expect(durationWords(300)).toBe("under 1 s");
     expect(durationWords(600_000)).toBe("10 min 00 s");
   });
 });

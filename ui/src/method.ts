@@ -29,6 +29,7 @@ export function coverageWords(score: number | undefined): string {
 
 /** A duration in seconds or minutes. */
 export function durationWords(ms: number): string {
+  if (ms < 1000) return "under 1 s";
   const s = Math.round(ms / 1000);
   if (s < 60) return `${s} s`;
   const m = Math.floor(s / 60);
@@ -43,8 +44,10 @@ export function methodView(detail: SessionDetail): MethodView {
   const method = detail.method;
   const meta = method?.metadata;
   const supported = detail.claims.filter((c) => c.supported).length;
-  const rows: [string, string][] = [["Question", detail.session.question]];
-  if (method?.interpretation && method.interpretation !== detail.session.question) {
+  // The question of the run that wrote this report: a follow-up's, not the session's first.
+  const question = detail.runs.find(([thread]) => thread === latest?.thread_id)?.[1] ?? detail.session.question;
+  const rows: [string, string][] = [["Question", question]];
+  if (method?.interpretation && method.interpretation !== question) {
     rows.push(["Understood as", method.interpretation]);
   }
   rows.push(["Mode and depth", `${String(meta?.mode ?? config.mode ?? "single")} · ${String(config.depth ?? "standard")}`]);
