@@ -22,4 +22,11 @@ if [ -z "${BUNDLES:-}" ]; then
     echo "package: no AppImage (its tooling is downloaded from github.com, which could not be reached); the .deb is built" >&2
   fi
 fi
+# The bundler names the .deb after the product ("Research Studio_…"); a name without a space is
+# what the README's `apt install ./research-studio_*.deb` expects.
+for deb in "$CARGO_TARGET_DIR/release/bundle/deb/"*" "*.deb; do
+  [ -e "$deb" ] || continue
+  name=$(basename "$deb" | tr 'A-Z ' 'a-z-')
+  mv -f "$deb" "$(dirname "$deb")/$name"
+done
 echo "$CARGO_TARGET_DIR/release/bundle"
