@@ -466,18 +466,7 @@ impl App {
     /// Answers a GTK save dialog titled `title` with `path`.
     pub async fn save_as(&self, title: &str, path: &Path) {
         let wid = self.dialog(title, 30).await;
-        self.keys(&wid, &["ctrl+a"]);
-        self.type_text(&wid, &path.display().to_string());
-        tokio::time::sleep(Duration::from_millis(300)).await;
-        self.keys(&wid, &["Return"]);
-        // A busy machine can drop the first Return while the dialog is still settling.
-        for _ in 0..3 {
-            tokio::time::sleep(Duration::from_secs(2)).await;
-            if !self.window_exists(&wid) {
-                return;
-            }
-            self.keys(&wid, &["Return"]);
-        }
+        self.type_path(&wid, path, &[]).await;
     }
 
     /// Answers a GTK folder chooser titled `title` with `path`: its location field opens with
@@ -485,18 +474,28 @@ impl App {
     pub async fn choose_folder(&self, title: &str, path: &Path) {
         let wid = self.dialog(title, 30).await;
         tokio::time::sleep(Duration::from_millis(500)).await;
-        self.keys(&wid, &["ctrl+l"]);
+        self.type_path(&wid, path, &["ctrl+l"]).await;
+    }
+
+    /// Sends `first`, replaces the focused field with `path` and presses Return until the file
+    /// dialog `wid` closes.
+    async fn type_path(&self, wid: &str, path: &Path, first: &[&str]) {
+        if !first.is_empty() {
+            self.keys(wid, first);
+            tokio::time::sleep(Duration::from_millis(300)).await;
+        }
+        self.keys(wid, &["ctrl+a"]);
+        self.type_text(wid, &path.display().to_string());
         tokio::time::sleep(Duration::from_millis(300)).await;
-        self.keys(&wid, &["ctrl+a"]);
-        self.type_text(&wid, &path.display().to_string());
-        tokio::time::sleep(Duration::from_millis(500)).await;
-        self.keys(&wid, &["Return"]);
+        self.keys(wid, &["Return"]);
+        // A busy machine can drop the first Return while the dialog is still settling, and a
+        // folder chooser takes one Return to enter the folder and one to choose it.
         for _ in 0..3 {
             tokio::time::sleep(Duration::from_secs(2)).await;
-            if !self.window_exists(&wid) {
+            if !self.window_exists(wid) {
                 return;
             }
-            self.keys(&wid, &["Return"]);
+            self.keys(wid, &["Return"]);
         }
     }
 
