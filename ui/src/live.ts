@@ -7,7 +7,8 @@ const NODE_ROLES: Record<string, string> = {
   detect_gaps: "gaps", orchestrate: "orchestrate", synthesize: "synthesize", verify: "verify",
   write_report: "write", revise_report: "write",
 };
-const FAST_ROLES = ["understand", "extract", "verify", "summarize"];
+/** Roles the fast model answers unless overridden (the engine's `FAST_ROLES`). */
+export const FAST_ROLES = ["understand", "extract", "verify", "summarize"];
 
 /** The model string a step's calls go to under `routing` (the engine's own rule). */
 export function modelForNode(routing: ModelRouting | null | undefined, node: string): string {

@@ -4,7 +4,7 @@ import { api, guiWords, humanError } from "./api";
 import { citationInfo, claimsBySource, findQuote, sourceLabel, verificationWords } from "./citations";
 import { downloadPercent, downloadText, formatBytes } from "./download";
 import { methodView } from "./method";
-import { applyEvent, emptyLive, formatUsage, nodeWords, stuckNotice, type LiveState } from "./live";
+import { FAST_ROLES, applyEvent, emptyLive, formatUsage, nodeWords, stuckNotice, type LiveState } from "./live";
 import type {
   Answer, AppInfo, DialogAnswer, DownloadProgress, Event, IndexReport, Mode, PendingQuestion, ResearchOutcome, ResearchRequest,
   ModelRouting, Preferences, RecommendedModel, RunConfig, SessionDetail, SessionRecord, Settings,
@@ -90,24 +90,23 @@ async function refreshSessions() {
 }
 
 // ---------- new research ----------
-/** The pipeline's model roles, in the order they run; "fast" ones default to the fast model. */
-const ROLES: [role: string, words: string, fast: boolean][] = [
-  ["understand", "Reading the question", true],
-  ["plan", "Planning", false],
-  ["extract", "Taking facts from pages", true],
-  ["gaps", "Finding gaps", false],
-  ["orchestrate", "Splitting the work (multi-agent)", false],
-  ["summarize", "Worker summaries (multi-agent)", true],
-  ["synthesize", "Combining findings (multi-agent)", false],
-  ["verify", "Checking claims", true],
-  ["write", "Writing the report", false],
+/** The pipeline's model roles, in the order they run. */
+const ROLES: [role: string, words: string][] = [
+  ["understand", "Reading the question"],
+  ["plan", "Planning"],
+  ["extract", "Taking facts from pages"],
+  ["gaps", "Finding gaps"],
+  ["orchestrate", "Splitting the work (multi-agent)"],
+  ["summarize", "Worker summaries (multi-agent)"],
+  ["synthesize", "Combining findings (multi-agent)"],
+  ["verify", "Checking claims"],
+  ["write", "Writing the report"],
 ];
 
 function buildRoleInputs() {
   const box = $("role-models");
-  box.replaceChildren(...ROLES.map(([role, words, fast]) => {
-    const input = el("input", { id: `role-${role}`, placeholder: fast ? "fast model" : "model" });
-    input.dataset.role = role;
+  box.replaceChildren(...ROLES.map(([role, words]) => {
+    const input = el("input", { id: `role-${role}`, placeholder: FAST_ROLES.includes(role) ? "fast model" : "model" });
     input.addEventListener("input", scheduleEstimate);
     return el("label", {}, words, input);
   }));
@@ -210,8 +209,9 @@ async function startResearch() {
 }
 
 // ---------- a session ----------
-function selectTab(tab: "report" | "sources" | "method") {
-  for (const t of ["report", "sources", "method"]) {
+const TABS = ["report", "sources", "method"] as const;
+function selectTab(tab: (typeof TABS)[number]) {
+  for (const t of TABS) {
     $(`tab-${t}`).setAttribute("aria-selected", String(t === tab));
     $(`tab-${t}`).tabIndex = t === tab ? 0 : -1;
     $(`panel-${t}`).hidden = t !== tab;
@@ -339,6 +339,11 @@ async function drive(threadId: string, answer: Answer | null, onScreen = true) {
     if (over) return;
     // Events of a run whose session is not on screen still count, for when it is reopened.
     applyEvent(mine, event, Date.now(), routing);
+    // A resumed run catches up on what it did before: steps finished and calls made.
+    if (event.type === "run_started" && event.resumed) {
+      void markEarlierSteps(threadId);
+      void countEarlierCalls(threadId, mine);
+    }
     if (current?.threadId !== threadId) return;
     live = mine;
     if (!frame) frame = requestAnimationFrame(() => { frame = 0; renderLive(); });
@@ -348,8 +353,6 @@ async function drive(threadId: string, answer: Answer | null, onScreen = true) {
     $("session-meta").textContent = `Running since ${new Date().toLocaleTimeString()}`;
     renderLive();
   }
-  void markEarlierSteps(threadId);
-  void countEarlierCalls(threadId, mine);
   void refreshSessions();
   let outcome: ResearchOutcome;
   try {
@@ -1243,13 +1246,12 @@ function wire() {
     }
   });
   // Tabs follow the ARIA pattern: arrow keys move between them.
-  const tabs = ["report", "sources", "method"] as const;
-  for (const [i, t] of tabs.entries()) {
+  for (const [i, t] of TABS.entries()) {
     $(`tab-${t}`).addEventListener("keydown", (e) => {
       const step = e.key === "ArrowRight" ? 1 : e.key === "ArrowLeft" ? -1 : 0;
       if (!step) return;
       e.preventDefault();
-      const next = tabs[(i + step + tabs.length) % tabs.length];
+      const next = TABS[(i + step + TABS.length) % TABS.length];
       selectTab(next);
       $(`tab-${next}`).focus();
     });

@@ -140,6 +140,25 @@ pub struct UnreadPage {
     pub reason: String,
 }
 
+/// The pages named by `warnings`, each once, with the reason after "could not read URL: ".
+fn unread_pages(warnings: &[research_pipeline::Warning]) -> Vec<UnreadPage> {
+    let mut seen = BTreeSet::new();
+    warnings
+        .iter()
+        .filter_map(|w| {
+            let url = w.url.clone()?;
+            let reason = w
+                .message
+                .split_once(": ")
+                .map_or(w.message.as_str(), |(_, r)| r);
+            seen.insert(url.clone()).then(|| UnreadPage {
+                url,
+                reason: reason.to_string(),
+            })
+        })
+        .collect()
+}
+
 impl RunMethod {
     fn from_state(state: &ResearchState, result: &RunResult) -> Self {
         Self {
@@ -156,25 +175,7 @@ impl RunMethod {
                 .collect(),
             gaps: state.gaps.clone(),
             workers: state.done_workers,
-            unread: {
-                let mut seen = BTreeSet::new();
-                state
-                    .warnings
-                    .iter()
-                    .filter_map(|w| {
-                        let url = w.url.clone()?;
-                        // "could not read URL: why" → "why"
-                        let reason = w
-                            .message
-                            .split_once(": ")
-                            .map_or(w.message.as_str(), |(_, r)| r);
-                        seen.insert(url.clone()).then(|| UnreadPage {
-                            url,
-                            reason: reason.to_string(),
-                        })
-                    })
-                    .collect()
-            },
+            unread: unread_pages(&state.warnings),
             metadata: result.metadata.clone(),
         }
     }
