@@ -9,7 +9,7 @@ use research_api::{
     Answer, ApiError, AppInfo, CancellationToken, ConnectionTest, DialogAnswer, DownloadProgress,
     DownloadRequest, DownloadedModel, ErrorCode, Event, EventSink, ExportFormat, GraphOutline,
     IndexReport, KeyStatus, KeyStore, KeychainStatus, LibraryFolder, Mode, Paper, PendingQuestion,
-    Preferences, ProviderStatus, RecommendedModel, ResearchOutcome, ResearchRequest,
+    PipelineInfo, Preferences, ProviderStatus, RoleInfo, RecommendedModel, ResearchOutcome, ResearchRequest,
     ResearchStatus, RunConfig, RunEstimate, SessionDetail, SessionRecord, Settings, StartedRun,
     Studio, ThreadId,
 };
@@ -63,13 +63,39 @@ pub fn app_info(state: State<'_, AppState>) -> Res<AppInfo> {
 }
 
 #[tauri::command]
-pub fn graph_outline(mode: Mode) -> Res<GraphOutline> {
-    research_api::graph_outline(mode)
+pub fn graph_outline(
+    state: State<'_, AppState>,
+    pipeline: Option<String>,
+    mode: Mode,
+) -> Res<GraphOutline> {
+    let config = RunConfig {
+        mode,
+        ..RunConfig::default()
+    };
+    state
+        .studio
+        .outline(pipeline.as_deref().unwrap_or_default(), &config)
 }
 
 #[tauri::command]
-pub fn estimate_run(config: RunConfig) -> RunEstimate {
-    research_api::estimate(&config)
+pub fn estimate_run(
+    state: State<'_, AppState>,
+    pipeline: Option<String>,
+    config: RunConfig,
+) -> Res<RunEstimate> {
+    state
+        .studio
+        .estimate(pipeline.as_deref().unwrap_or_default(), &config)
+}
+
+#[tauri::command]
+pub fn pipelines(state: State<'_, AppState>) -> Vec<PipelineInfo> {
+    state.studio.pipelines()
+}
+
+#[tauri::command]
+pub fn roles() -> Vec<RoleInfo> {
+    research_api::roles()
 }
 
 #[tauri::command]

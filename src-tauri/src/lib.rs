@@ -97,6 +97,8 @@ pub fn invoke_handler<R: Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + 
     tauri::generate_handler![
         commands::app_info,
         commands::graph_outline,
+        commands::pipelines,
+        commands::roles,
         commands::estimate_run,
         commands::create_research,
         commands::follow_up,

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from "vitest";
 
 vi.mock("@tauri-apps/api/core", () => ({ invoke: vi.fn(), Channel: class {} }));
-const { guiWords, humanError, isApiError } = await import("./api");
+const { fixWords, humanError, isApiError } = await import("./api");
 
 describe("errors shown to the user", () => {
   it("turn {code, message} into one sentence with advice", () => {
@@ -13,21 +13,24 @@ describe("errors shown to the user", () => {
       .toBe("The model timed out. Nothing is lost: resume the run when the cause is fixed.");
   });
 
-  it("point to the app's own settings instead of CLI commands", () => {
-    expect(humanError({ code: "provider_auth", message: "no API key is set for openai; set it with `research keys set openai` or the OPENAI_API_KEY environment variable" }))
-      .toBe("No API key is set for openai; set it in Settings → API keys or the OPENAI_API_KEY environment variable. Check the key in Settings.");
-    expect(guiWords("the library is empty; add a folder with `research library add DIR`")).toBe("the library is empty; add a folder in the Library");
-    expect(guiWords("no model is chosen; pass --llm (e.g. ollama:qwen2.5:7b or local:/path/model.gguf)"))
-      .toBe("no model is chosen; choose one in New research or set a default in Settings (e.g. ollama:qwen2.5:7b or local:/path/model.gguf)");
-    expect(guiWords("built in: --llm local:/path/model.gguf")).toBe("built in: local:/path/model.gguf");
-    expect(guiWords("intranet.local is this machine; add --allow-host intranet.local to reach it")).toBe("intranet.local is this machine");
-    expect(guiWords("searxng needs the address of your instance: --searxng-url URL")).toBe("searxng needs the address of your instance; set it in Settings");
-    expect(guiWords("s1 has no finished report yet; finish the run with `research resume`")).toBe("s1 has no finished report yet; resume the run first");
+  it("point to the app's own places where the api names a fix", () => {
+    expect(humanError({ code: "provider_auth", message: "no API key is set for openai (nor the OPENAI_API_KEY environment variable)", fix: { place: "api_keys", provider: "openai" } }))
+      .toBe("No API key is set for openai (nor the OPENAI_API_KEY environment variable). Set or check the openai key in Settings → API keys.");
+    expect(humanError({ code: "invalid_input", message: "the library is empty", fix: { place: "library" } }))
+      .toBe("The library is empty. Add a folder in the Library.");
+    expect(humanError({ code: "invalid_input", message: "no model is chosen (e.g. ollama:qwen2.5:7b or local:/path/model.gguf)", fix: { place: "model" } }))
+      .toBe("No model is chosen (e.g. ollama:qwen2.5:7b or local:/path/model.gguf). Choose a model in New research, or a default model in Settings.");
+    expect(fixWords({ place: "allow_host", host: "intranet.local" })).toBe("Add intranet.local to the allowed hosts in Settings to reach it.");
+    expect(fixWords({ place: "searxng_url" })).toBe("Set the SearXNG address in Settings.");
+    expect(humanError({ code: "conflict", message: "s1 has no finished report yet; its run must finish first", fix: { place: "resume_run", thread: "t1" } }))
+      .toBe("S1 has no finished report yet; its run must finish first. Resume the run first.");
+    expect(fixWords(null)).toBe("");
   });
 
   it("never shows a debug dump", () => {
     expect(humanError(new Error("boom"))).toBe("boom");
     expect(humanError(42)).toBe("Something went wrong.");
     expect(isApiError({ code: "storage" })).toBe(false);
+    expect(humanError({ code: "provider_auth", message: "the key for OpenAI was refused", fix: null })).toContain("Check the key in Settings.");
   });
 });

@@ -1,9 +1,9 @@
 // Typed wrappers over the app's commands. Every type comes from the Rust side (types.ts).
 import { Channel, invoke } from "@tauri-apps/api/core";
 import type {
-  Answer, ApiError, AppInfo, CheckpointInfo, ConnectionTest, DialogAnswer, DownloadedModel, DownloadProgress, ErrorCode, Event, GraphOutline, IndexReport,
-  KeyStatus, LibraryFolder, Mode, PendingQuestion, Preferences, ProviderStatus, ResearchOutcome, ResearchRequest,
-  RecommendedModel, RunConfig, RunEstimate, SessionDetail, SessionRecord, Settings, StartedRun, UsageTotals,
+  Answer, ApiError, AppInfo, Fix, CheckpointInfo, ConnectionTest, DialogAnswer, DownloadedModel, DownloadProgress, ErrorCode, Event, GraphOutline, IndexReport,
+  KeyStatus, LibraryFolder, Mode, PendingQuestion, PipelineInfo, Preferences, ProviderStatus, ResearchOutcome, ResearchRequest,
+  RecommendedModel, RoleInfo, RunConfig, RunEstimate, SessionDetail, SessionRecord, Settings, StartedRun, UsageTotals,
 } from "./types";
 
 export function isApiError(e: unknown): e is ApiError {
@@ -16,32 +16,26 @@ const ADVICE: Partial<Record<ErrorCode, string>> = {
   run_failed: "Nothing is lost: resume the run when the cause is fixed.",
 };
 
-// The Rust side words its hints for the `research` CLI; in the app the same fix is a place in
-// the window. Each rule maps one CLI hint to its place.
-const GUI_WORDS: [RegExp, string][] = [
-  [/with `research keys set [^`]*`/g, "in Settings → API keys"],
-  [/with `research library add [^`]*`/g, "in the Library"],
-  [/with `research settings set searxng_url [^`]*`/g, "in Settings (SearXNG address)"],
-  [/finish the run with `research resume`/g, "resume the run first"],
-  [/: --searxng-url URL/g, "; set it in Settings"],
-  [/; add --allow-host \S+ to reach it/g, ""],
-  [/pass --llm \(e\.g\./g, "choose one in New research or set a default in Settings (e.g."],
-  [/; pass --db PATH/g, ""],
-  [/--llm /g, ""],
-];
-
-/** `text` with the CLI's hints replaced by where the app does the same. */
-export function guiWords(text: string): string {
-  return GUI_WORDS.reduce((t, [pattern, words]) => t.replace(pattern, words), text);
+/** Where the app fixes what an error or a provider status names (the api's `Fix`, a place). */
+export function fixWords(fix: Fix | null | undefined): string {
+  if (!fix) return "";
+  switch (fix.place) {
+    case "api_keys": return `Set or check the ${fix.provider} key in Settings → API keys.`;
+    case "model": return "Choose a model in New research, or a default model in Settings.";
+    case "searxng_url": return "Set the SearXNG address in Settings.";
+    case "library": return "Add a folder in the Library.";
+    case "resume_run": return "Resume the run first.";
+    case "allow_host": return `Add ${fix.host} to the allowed hosts in Settings to reach it.`;
+    case "data_folder": return "Check that your home folder exists and can be written.";
+  }
 }
 
 /** One human sentence for any failure: never a debug string. */
 export function humanError(e: unknown): string {
   if (isApiError(e)) {
-    const words = guiWords(e.message);
-    const message = words.charAt(0).toUpperCase() + words.slice(1);
+    const message = e.message.charAt(0).toUpperCase() + e.message.slice(1);
     const end = /[.!?]$/.test(message) ? "" : ".";
-    const advice = ADVICE[e.code];
+    const advice = fixWords(e.fix) || ADVICE[e.code];
     return advice ? `${message}${end} ${advice}` : `${message}${end}`;
   }
   if (e instanceof Error) return e.message;
@@ -54,6 +48,8 @@ export const api = {
   savePreferences: (preferences: Preferences) => invoke<null>("save_preferences", { preferences }),
   graphOutline: (mode: Mode) => invoke<GraphOutline>("graph_outline", { mode }),
   estimate: (config: RunConfig) => invoke<RunEstimate>("estimate_run", { config }),
+  roles: () => invoke<RoleInfo[]>("roles"),
+  pipelines: () => invoke<PipelineInfo[]>("pipelines"),
   createResearch: (request: ResearchRequest) => invoke<StartedRun>("create_research", { request }),
   followUp: (sessionId: string, question: string) => invoke<StartedRun>("follow_up", { sessionId, question }),
   runResearch: (threadId: string, answer: Answer | null, onEvent: Channel<Event>) =>

@@ -1,23 +1,26 @@
 // The live view of a run, as a pure fold over the engine's events (tested without a DOM).
-import type { Event, JsonValue, ModelRouting, Progress } from "./types";
+import type { Event, JsonValue, ModelRouting, OutlineStep, Progress, RoleInfo } from "./types";
 
-/** The model role each step asks (the pipeline's purposes). */
-const NODE_ROLES: Record<string, string> = {
-  understand: "understand", plan: "plan", search_and_extract: "extract", search_worker: "extract",
-  detect_gaps: "gaps", orchestrate: "orchestrate", synthesize: "synthesize", verify: "verify",
-  write_report: "write", revise_report: "write",
-};
-/** Roles the fast model answers unless overridden (the engine's `FAST_ROLES`). */
-export const FAST_ROLES = ["understand", "extract", "verify", "summarize"];
+/**
+ * What the live view knows of the pipeline a run walks, both from the api: its steps (each with
+ * its model role and what the run does there) and the roles (which the fast model answers).
+ */
+export interface RunGuide {
+  steps: OutlineStep[];
+  roles: RoleInfo[];
+}
 
-/** The model string a step's calls go to under `routing` (the engine's own rule). */
-export function modelForNode(routing: ModelRouting | null | undefined, node: string): string {
+export const noGuide: RunGuide = { steps: [], roles: [] };
+
+/** The model string a step's calls go to under `routing` (the engine's own rule, from its tables). */
+export function modelForNode(routing: ModelRouting | null | undefined, node: string, guide: RunGuide): string {
   if (!routing?.model) return "the model";
-  const role = NODE_ROLES[node];
+  const role = guide.steps.find((s) => s.node === node)?.role;
   if (!role) return routing.model;
   const own = routing.roles?.[role];
   if (own) return own;
-  if (routing.fast_model && FAST_ROLES.includes(role)) return routing.fast_model;
+  const fast = guide.roles.find((r) => r.role === role)?.fast ?? false;
+  if (routing.fast_model && fast) return routing.fast_model;
   return routing.model;
 }
 
@@ -48,33 +51,21 @@ export interface LiveState {
   warnings: string[];
   coverage: number | null;
   iteration: number;
+  /** The pipeline's steps and roles, for words and models. */
+  guide: RunGuide;
 }
 
-export function emptyLive(now: number): LiveState {
+export function emptyLive(now: number, guide: RunGuide = noGuide): LiveState {
   return {
     active: new Set(), done: new Set(), workers: new Map(), sources: [], stream: "", calls: 0, tokens: 0,
     costUsd: 0, activity: "Starting…", waitingOn: null, lastEventAt: now, warnings: [], coverage: null, iteration: 0,
+    guide,
   };
 }
 
-const NODE_WORDS: Record<string, string> = {
-  understand: "Reading the question",
-  clarify: "Waiting for your answer",
-  plan: "Planning the research",
-  review_plan: "Waiting for the plan review",
-  search_and_extract: "Searching and reading sources",
-  detect_gaps: "Looking for gaps",
-  orchestrate: "Splitting the work between workers",
-  search_worker: "Workers are researching",
-  collect: "Collecting the workers' findings",
-  synthesize: "Combining the findings",
-  verify: "Checking claims against the sources",
-  write_report: "Writing the report",
-  review_report: "Waiting for the report review",
-};
-
-export function nodeWords(node: string): string {
-  return NODE_WORDS[node] ?? node.replace(/_/g, " ");
+/** What the run does at `node`, in words (the pipeline's own, from its outline). */
+export function nodeWords(node: string, guide: RunGuide): string {
+  return guide.steps.find((s) => s.node === node)?.doing ?? node.replace(/_/g, " ");
 }
 
 function hostOf(url: string): string {
@@ -104,7 +95,7 @@ function worker(state: LiveState, task: number): Worker {
 
 /** Applies one event; returns the same (mutated) state for convenience. */
 export function applyEvent(state: LiveState, event: Event, now: number, routing: ModelRouting | null = null): LiveState {
-  const model = (node: string) => modelForNode(routing, node);
+  const model = (node: string) => modelForNode(routing, node, state.guide);
   state.lastEventAt = now;
   switch (event.type) {
     case "run_started":
@@ -112,7 +103,7 @@ export function applyEvent(state: LiveState, event: Event, now: number, routing:
       break;
     case "node_started":
       state.active.add(event.node);
-      state.activity = nodeWords(event.node);
+      state.activity = nodeWords(event.node, state.guide);
       state.waitingOn = { node: event.node, what: `waiting on ${model(event.node)}`, since: now };
       // A later round reuses task numbers: its worker starts afresh.
       if (event.node === "search_worker") {
@@ -130,23 +121,21 @@ export function applyEvent(state: LiveState, event: Event, now: number, routing:
       }
       break;
     case "node_retrying":
-      state.warnings.push(`${nodeWords(event.node)}: ${event.error} (trying again in ${Math.round(event.delay_ms / 1000)} s)`);
+      state.warnings.push(`${nodeWords(event.node, state.guide)}: ${event.error} (trying again in ${Math.round(event.delay_ms / 1000)} s)`);
       state.waitingOn = { node: event.node, what: `retrying after: ${event.error}`, since: now };
       break;
     case "token":
       state.stream += event.text;
       break;
     case "custom": {
-      const payload = event.payload;
-      if (payload && typeof payload === "object" && !Array.isArray(payload) && payload.type === "llm_call") {
-        const call = payload.call as Record<string, JsonValue>;
+      const p = asProgress(event.payload);
+      if (!p) break;
+      if (p.type === "llm_call") {
         state.calls += 1;
-        state.tokens += Number(call.prompt_tokens ?? 0) + Number(call.completion_tokens ?? 0);
-        state.costUsd += Number(call.cost_usd ?? 0);
+        state.tokens += p.call.prompt_tokens + p.call.completion_tokens;
+        state.costUsd += p.call.cost_usd ?? 0;
         break;
       }
-      const p = asProgress(payload);
-      if (!p) break;
       const w = event.node !== "search_worker" ? null : event.task != null ? worker(state, event.task) : latestBusyWorker(state);
       switch (p.type) {
         case "assigned":
@@ -217,7 +206,7 @@ export function stuckNotice(state: LiveState, now: number, afterMs = 20_000): st
   if (!state.waitingOn || now - state.lastEventAt < afterMs) return null;
   const seconds = Math.round((now - state.lastEventAt) / 1000);
   const since = new Date(state.waitingOn.since).toLocaleTimeString();
-  return `No progress for ${seconds} s: ${nodeWords(state.waitingOn.node).toLowerCase()}, ${state.waitingOn.what} since ${since}. You can keep waiting, or cancel and resume later.`;
+  return `No progress for ${seconds} s: ${nodeWords(state.waitingOn.node, state.guide).toLowerCase()}, ${state.waitingOn.what} since ${since}. You can keep waiting, or cancel and resume later.`;
 }
 
 export function formatUsage(calls: number, tokens: number, costUsd: number): string {

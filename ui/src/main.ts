@@ -1,13 +1,13 @@
 import { Channel } from "@tauri-apps/api/core";
 import { listen } from "@tauri-apps/api/event";
-import { api, guiWords, humanError } from "./api";
+import { api, fixWords, humanError } from "./api";
 import { citationInfo, claimsBySource, findQuote, sourceLabel, verificationWords } from "./citations";
 import { downloadPercent, downloadText, formatBytes } from "./download";
 import { methodView } from "./method";
-import { FAST_ROLES, applyEvent, emptyLive, formatUsage, nodeWords, stuckNotice, type LiveState } from "./live";
+import { applyEvent, emptyLive, formatUsage, noGuide, stuckNotice, type LiveState, type RunGuide } from "./live";
 import type {
   Answer, AppInfo, DialogAnswer, DownloadProgress, Event, IndexReport, Mode, PendingQuestion, ResearchOutcome, ResearchRequest,
-  ModelRouting, Preferences, RecommendedModel, RunConfig, SessionDetail, SessionRecord, Settings,
+  ModelRouting, Preferences, RecommendedModel, RoleInfo, RunConfig, SessionDetail, SessionRecord, Settings,
 } from "./types";
 
 const $ = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T;
@@ -90,23 +90,20 @@ async function refreshSessions() {
 }
 
 // ---------- new research ----------
-/** The pipeline's model roles, in the order they run. */
-const ROLES: [role: string, words: string][] = [
-  ["understand", "Reading the question"],
-  ["plan", "Planning"],
-  ["extract", "Taking facts from pages"],
-  ["gaps", "Finding gaps"],
-  ["orchestrate", "Splitting the work (multi-agent)"],
-  ["summarize", "Worker summaries (multi-agent)"],
-  ["synthesize", "Combining findings (multi-agent)"],
-  ["verify", "Checking claims"],
-  ["write", "Writing the report"],
-];
+/** The model roles, in the order they run, with their words and routing rule (from the api). */
+let roleInfos: RoleInfo[] = [];
+/** The steps and roles of the pipeline last outlined, for the live view's words and models. */
+let guide: RunGuide = noGuide;
 
-function buildRoleInputs() {
+async function buildRoleInputs() {
+  try {
+    roleInfos = await api.roles();
+  } catch (e) {
+    toast(humanError(e));
+  }
   const box = $("role-models");
-  box.replaceChildren(...ROLES.map(([role, words]) => {
-    const input = el("input", { id: `role-${role}`, placeholder: FAST_ROLES.includes(role) ? "fast model" : "model" });
+  box.replaceChildren(...roleInfos.map(({ role, words, fast }) => {
+    const input = el("input", { id: `role-${role}`, placeholder: fast ? "fast model" : "model" });
     input.addEventListener("input", scheduleEstimate);
     return el("label", {}, words, input);
   }));
@@ -122,7 +119,7 @@ function readConfig(): RunConfig {
     return v(id) && n > 0 ? n : null;
   };
   const roles: Record<string, string> = {};
-  for (const [role] of ROLES) {
+  for (const { role } of roleInfos) {
     const spec = v(`role-${role}`);
     if (spec) roles[role] = spec;
   }
@@ -185,7 +182,7 @@ async function startResearch() {
     $("llm").focus();
     return;
   }
-  const request: ResearchRequest = { question, config, allowed_hosts: [], searxng_url: null };
+  const request: ResearchRequest = { question, pipeline: "", config, allowed_hosts: [], searxng_url: null };
   const start = $<HTMLButtonElement>("start");
   setBusy(start, true);
   try {
@@ -238,9 +235,10 @@ async function drawGraph(mode: Mode) {
   ol.replaceChildren();
   try {
     const outline = await api.graphOutline(mode);
-    for (const node of outline.nodes) {
-      const li = el("li", { title: nodeWords(node) }, node.replace(/_/g, " "));
-      li.dataset.node = node;
+    guide = { steps: outline.steps, roles: roleInfos };
+    for (const step of outline.steps) {
+      const li = el("li", { title: step.doing }, step.node.replace(/_/g, " "));
+      li.dataset.node = step.node;
       ol.append(li);
     }
   } catch (e) {
@@ -257,7 +255,7 @@ function renderLive() {
     if (live.active.has(node)) li.setAttribute("aria-current", "step");
     else li.removeAttribute("aria-current");
   }
-  $("run-status").textContent = guiWords(live.activity) + (live.coverage !== null ? ` · coverage ${Math.round(live.coverage * 100)}% after round ${live.iteration}` : "");
+  $("run-status").textContent = live.activity + (live.coverage !== null ? ` · coverage ${Math.round(live.coverage * 100)}% after round ${live.iteration}` : "");
   $("usage").textContent = formatUsage(live.calls, live.tokens, live.costUsd);
   const workers = $("workers");
   workers.replaceChildren();
@@ -272,7 +270,7 @@ function renderLive() {
   // Retries and pages that could not be read: the run goes on, but the user should know.
   const problems = $("live-warnings");
   if (problems.childElementCount !== live.warnings.length) {
-    problems.replaceChildren(...live.warnings.map((w) => el("li", {}, guiWords(w))));
+    problems.replaceChildren(...live.warnings.map((w) => el("li", {}, w)));
     $("live-warnings-count").textContent = String(live.warnings.length);
   }
   $("live-warnings-box").hidden = live.warnings.length === 0;
@@ -322,7 +320,7 @@ function setRunning(threadId: string, on: boolean) {
  */
 async function drive(threadId: string, answer: Answer | null, onScreen = true) {
   if (onScreen && !current) return;
-  const mine = emptyLive(Date.now());
+  const mine = emptyLive(Date.now(), guide);
   lives.set(threadId, mine);
   const routing = routings.get(threadId)
     ?? (onScreen ? (current?.detail?.session.config as RunConfig | null)?.models : null) ?? null;
@@ -736,7 +734,7 @@ function renderSources(detail: SessionDetail) {
     const link = el("button", { className: "link" }, displayUrl(u.url));
     link.addEventListener("click", () => api.openExternal(u.url).catch((e) => toast(humanError(e))));
     body.append(el("tr", { className: "unread" }, el("td", {}, "—"), el("td", {}, link), el("td", {}, "—"),
-      el("td", {}, `not read: ${guiWords(u.reason)}`), el("td", {}, "—")));
+      el("td", {}, `not read: ${u.reason}`), el("td", {}, "—")));
   }
   if (!detail.sources.length && !detail.method?.unread.length) body.append(el("tr", {}, el("td", { colSpan: 5 }, "No sources yet.")));
 }
@@ -1036,7 +1034,7 @@ async function refreshProviders() {
         }
         try {
           const r = await api.testConnection(target);
-          result.textContent = `${r.ok ? "✓" : "✗"} ${guiWords(r.detail)} (${r.latency_ms} ms)`;
+          result.textContent = `${r.ok ? "✓" : "✗"} ${r.detail} (${r.latency_ms} ms)${r.fix ? ` ${fixWords(r.fix)}` : ""}`;
           result.className = `result ${r.ok ? "ok" : "error"}`;
         } catch (e) {
           result.textContent = humanError(e);
@@ -1045,7 +1043,7 @@ async function refreshProviders() {
         }
       });
       ul.append(el("li", { className: p.ready ? "ready" : "" }, el("span", { className: "name" }, `${p.name} (${p.kind})`),
-        el("span", { className: "detail" }, guiWords(p.detail)), test, result));
+        el("span", { className: "detail" }, p.fix ? `${p.detail}. ${fixWords(p.fix)}` : p.detail), test, result));
     }
   } catch (e) {
     ul.replaceChildren(el("li", {}, humanError(e)));
@@ -1161,7 +1159,7 @@ function wire() {
     void startResearch();
   });
   $("question").addEventListener("input", updateQuestionCount);
-  buildRoleInputs();
+  void buildRoleInputs();
   for (const id of ["mode", "depth", "structure", "llm", "fast-llm", "budget-cost", "budget-calls", "budget-tokens", "review-report"]) {
     $(id).addEventListener("input", scheduleEstimate);
     $(id).addEventListener("change", scheduleEstimate);

@@ -20,7 +20,7 @@ function detail(withMethod: boolean): SessionDetail {
     report_html: "",
     method: withMethod ? {
       interpretation: "Honeybee communication", research_questions: ["How do bees talk?", "Who does what?", "Which crops?"],
-      question_coverage: [1, 0.5, 0], gaps: ["crop yields"], workers: 0, metadata,
+      question_coverage: ["well_covered", "partial", "missing"], gaps: ["crop yields"], workers: 0, metadata,
     } : null,
   } as unknown as SessionDetail;
 }

@@ -1,5 +1,5 @@
 // The Method panel: how a run went, in words, from a session's details.
-import type { SessionDetail } from "./types";
+import type { Coverage, SessionDetail } from "./types";
 
 /** What the Method panel shows. */
 export interface MethodView {
@@ -20,11 +20,14 @@ export interface MethodView {
 const percent = (x: number) => `${Math.round(x * 100)} %`;
 
 /** Coverage of one research question in words. */
-export function coverageWords(score: number | undefined): string {
-  if (score === undefined) return "";
-  if (score >= 1) return "answered";
-  if (score > 0) return "partly answered";
-  return "nothing found";
+const COVERAGE_WORDS: Record<Coverage, string> = {
+  well_covered: "answered",
+  partial: "partly answered",
+  missing: "nothing found",
+};
+
+export function coverageWords(level: Coverage | undefined): string {
+  return level === undefined ? "" : COVERAGE_WORDS[level];
 }
 
 /** A duration in seconds or minutes. */

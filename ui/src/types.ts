@@ -151,7 +151,25 @@ code: ErrorCode,
 /**
  * One sentence for the user.
  */
-message: string, };
+message: string, 
+/**
+ * Where to fix it, when there is one place.
+ */
+fix: Fix | null, };
+
+export type Fix = { "place": "api_keys", 
+/**
+ * The provider (`openai`, `tavily`, …).
+ */
+provider: string, } | { "place": "model" } | { "place": "searxng_url" } | { "place": "library" } | { "place": "resume_run", 
+/**
+ * The run's thread.
+ */
+thread: string, } | { "place": "allow_host", 
+/**
+ * The host.
+ */
+host: string, } | { "place": "data_folder" };
 
 export type RunStatus = "finished" | "interrupted" | "cancelled";
 
@@ -283,9 +301,13 @@ kind: string,
  */
 ready: boolean, 
 /**
- * What was found, or what to do.
+ * What was found.
  */
-detail: string, };
+detail: string, 
+/**
+ * Where to make it usable, when it is not.
+ */
+fix: Fix | null, };
 
 export type ConnectionTest = { 
 /**
@@ -299,7 +321,11 @@ detail: string,
 /**
  * How long it took.
  */
-latency_ms: number, };
+latency_ms: number, 
+/**
+ * Where to fix it, when it failed and there is one place.
+ */
+fix: Fix | null, };
 
 export type Settings = { 
 /**
@@ -343,9 +369,17 @@ thread_id: ThreadId, };
 
 export type GraphOutline = { 
 /**
+ * The pipeline.
+ */
+pipeline: PipelineInfo, 
+/**
  * Node names in the order a run reaches them.
  */
 nodes: Array<string>, 
+/**
+ * Each step with its model role and what the run does there.
+ */
+steps: Array<OutlineStep>, 
 /**
  * The whole graph as a Mermaid diagram.
  */
@@ -380,6 +414,10 @@ export type ResearchRequest = {
  * The question.
  */
 question: string, 
+/**
+ * The pipeline to run (its registered name; empty for the default).
+ */
+pipeline: string, 
 /**
  * The run configuration.
  */
@@ -472,9 +510,9 @@ interpretation: string,
  */
 research_questions: Array<string>, 
 /**
- * Coverage of each research question (0, 0.5 or 1), in plan order.
+ * Coverage of each research question, in plan order.
  */
-question_coverage: Array<number>, 
+question_coverage: Array<Coverage>, 
 /**
  * What the last round found still missing.
  */
@@ -893,7 +931,11 @@ coverage: number,
 /**
  * Gaps named.
  */
-gaps: number, } | { "type": "writing" } | { "type": "quotes_unquoted", 
+gaps: number, } | { "type": "writing" } | { "type": "llm_call", 
+/**
+ * The call.
+ */
+call: CallRecord, } | { "type": "quotes_unquoted", 
 /**
  * How many quoted spans.
  */
@@ -1100,6 +1142,96 @@ research_questions: Array<string>,
  * Counts and settings.
  */
 metadata: Metadata, };
+
+export type Coverage = "missing" | "partial" | "well_covered";
+
+export type Role = "understand" | "plan" | "extract" | "gaps" | "orchestrate" | "summarize" | "synthesize" | "verify" | "write";
+
+export type RoleInfo = { 
+/**
+ * The role.
+ */
+role: Role, 
+/**
+ * What it does, in words for the app.
+ */
+words: string, 
+/**
+ * Whether the fast model answers it unless a per-role model is set.
+ */
+fast: boolean, 
+/**
+ * Typical prompt tokens of one call (for estimates).
+ */
+prompt_tokens: number, 
+/**
+ * Typical completion tokens of one call (for estimates).
+ */
+completion_tokens: number, };
+
+export type PipelineInfo = { 
+/**
+ * The name it is registered (and saved with each thread) under.
+ */
+name: string, 
+/**
+ * A short title.
+ */
+title: string, 
+/**
+ * One sentence on when to use it.
+ */
+summary: string, };
+
+export type OutlineStep = { 
+/**
+ * The graph node.
+ */
+node: string, 
+/**
+ * The model role its calls use (none for steps without model calls).
+ */
+role: Role | null, 
+/**
+ * What the run is doing while at this step, in words.
+ */
+doing: string, };
+
+export type WarningKind = "other" | "search_failed" | "unreadable" | "not_stored" | "not_extracted";
+
+export type CallRecord = { 
+/**
+ * The graph node that made the call.
+ */
+node: string, 
+/**
+ * The request's purpose (`plan`, `extract`, …).
+ */
+purpose: string, 
+/**
+ * The model string.
+ */
+model: string, 
+/**
+ * Prompt tokens.
+ */
+prompt_tokens: number, 
+/**
+ * Completion tokens.
+ */
+completion_tokens: number, 
+/**
+ * Wall time in milliseconds.
+ */
+latency_ms: number, 
+/**
+ * Estimated cost, when the price is known.
+ */
+cost_usd: number | null, 
+/**
+ * Whether the call failed.
+ */
+failed: boolean, };
 
 export type ModelRouting = { 
 /**

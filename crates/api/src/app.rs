@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use research_pipeline::{Mode, RunConfig};
+use research_pipeline::RunConfig;
 use serde::{Deserialize, Serialize};
 
 use crate::keys::{KeyStore, OsKeychain};
@@ -59,35 +59,49 @@ pub struct StartedRun {
     pub thread_id: ThreadId,
 }
 
-/// The nodes a run walks, in order, for the live graph view.
+/// The steps a run walks, in order, for the live graph view.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct GraphOutline {
+    /// The pipeline.
+    pub pipeline: research_pipeline::PipelineInfo,
     /// Node names in the order a run reaches them.
     pub nodes: Vec<String>,
+    /// Each step with its model role and what the run does there.
+    pub steps: Vec<research_pipeline::OutlineStep>,
     /// The whole graph as a Mermaid diagram.
     pub mermaid: String,
 }
 
-/// The outline of the research graph in `mode`.
-pub fn graph_outline(mode: Mode) -> Result<GraphOutline, ApiError> {
-    let config = RunConfig {
-        mode,
-        ..RunConfig::default()
-    };
-    let graph = research_pipeline::graph(&config, None)?;
-    let all: Vec<String> = graph.node_names().map(String::from).collect();
-    // Both modes share one graph; show the path this mode takes.
-    let skip: &[&str] = match mode {
-        Mode::Single => &["orchestrate", "search_worker", "collect", "synthesize"],
-        Mode::Multi => &["search_and_extract", "detect_gaps"],
-    };
-    Ok(GraphOutline {
-        nodes: all
-            .into_iter()
-            .filter(|n| !skip.contains(&n.as_str()))
-            .collect(),
-        mermaid: graph.mermaid(),
-    })
+/// Every model role, with the words the app shows and whether the fast model answers it.
+pub fn roles() -> Vec<research_pipeline::RoleInfo> {
+    research_pipeline::Role::ALL
+        .into_iter()
+        .map(research_pipeline::Role::info)
+        .collect()
+}
+
+impl Studio {
+    /// The outline of `pipeline` (the default one for an empty name) for `config`.
+    pub fn outline(&self, pipeline: &str, config: &RunConfig) -> Result<GraphOutline, ApiError> {
+        let pipeline = self.pipeline(pipeline)?;
+        let outline = pipeline.outline(config)?;
+        Ok(GraphOutline {
+            pipeline: pipeline.info(),
+            nodes: outline.steps.iter().map(|s| s.node.clone()).collect(),
+            steps: outline.steps,
+            mermaid: outline.mermaid,
+        })
+    }
+
+    /// What a run of `pipeline` with `config` is expected to use: shown before it starts, so
+    /// the user can set a budget knowingly. A guide, not a promise (the budget enforces).
+    pub fn estimate(
+        &self,
+        pipeline: &str,
+        config: &RunConfig,
+    ) -> Result<research_pipeline::RunEstimate, ApiError> {
+        Ok(self.pipeline(pipeline)?.estimate(config))
+    }
 }
 
 /// What a native question dialog returned.
@@ -117,6 +131,8 @@ pub struct ConnectionTest {
     pub detail: String,
     /// How long it took.
     pub latency_ms: u64,
+    /// Where to fix it, when it failed and there is one place.
+    pub fix: Option<crate::Fix>,
 }
 
 impl Studio {
@@ -167,7 +183,10 @@ impl Studio {
             )
             .await
             .and_then(|out| match out.failures.first() {
-                Some(f) => Err(ApiError::new(ErrorCode::ProviderFailed, f.message.clone())),
+                Some(f) => Err(ApiError {
+                    fix: f.fix.clone(),
+                    ..ApiError::new(ErrorCode::ProviderFailed, f.message.clone())
+                }),
                 None => Ok(format!(
                     "{} answered with {} result(s)",
                     target,
@@ -181,11 +200,13 @@ impl Studio {
                 ok: true,
                 detail,
                 latency_ms,
+                fix: None,
             },
             Err(e) => ConnectionTest {
                 ok: false,
                 detail: e.message,
                 latency_ms,
+                fix: e.fix,
             },
         })
     }

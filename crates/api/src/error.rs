@@ -1,4 +1,6 @@
-//! The API's error: a small code the UI and the CLI branch on, and one sentence for the user.
+//! The API's error: a small code the UI and the CLI branch on, one sentence for the user, and
+//! where to fix it. The fix names a place, not a command: the CLI words it as the command to
+//! type, the app as the place in the window, so neither rewrites the other's words.
 
 use serde::{Deserialize, Serialize};
 
@@ -27,7 +29,36 @@ pub enum ErrorCode {
     ProviderFailed,
 }
 
-/// An API error: `{code, message}` on the IPC boundary.
+/// Where the user fixes what went wrong.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(tag = "place", rename_all = "snake_case")]
+pub enum Fix {
+    /// A provider's API key: set it, or check the one given.
+    ApiKeys {
+        /// The provider (`openai`, `tavily`, …).
+        provider: String,
+    },
+    /// The model: choose one for the run or a default one.
+    Model,
+    /// The address of the SearXNG instance.
+    SearxngUrl,
+    /// The library: add a folder.
+    Library,
+    /// A run that must finish first: resume it.
+    ResumeRun {
+        /// The run's thread.
+        thread: String,
+    },
+    /// A local or private host the fetcher refuses unless it is allowed.
+    AllowHost {
+        /// The host.
+        host: String,
+    },
+    /// Where the database is kept.
+    DataFolder,
+}
+
+/// An API error: `{code, message, fix}` on the IPC boundary.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error, ts_rs::TS)]
 #[error("{message}")]
 pub struct ApiError {
@@ -35,6 +66,9 @@ pub struct ApiError {
     pub code: ErrorCode,
     /// One sentence for the user.
     pub message: String,
+    /// Where to fix it, when there is one place.
+    #[serde(default)]
+    pub fix: Option<Fix>,
 }
 
 impl ApiError {
@@ -43,7 +77,14 @@ impl ApiError {
         Self {
             code,
             message: message.into(),
+            fix: None,
         }
+    }
+
+    /// This error, fixed at `fix`.
+    pub fn fix(mut self, fix: Fix) -> Self {
+        self.fix = Some(fix);
+        self
     }
 }
 
@@ -65,7 +106,18 @@ impl From<research_llm::LlmError> for ApiError {
             | L::Timeout { .. } => ErrorCode::ProviderUnavailable,
             _ => ErrorCode::ProviderFailed,
         };
-        ApiError::new(code, e.to_string())
+        let fix = match &e {
+            L::MissingKey { provider, .. } | L::Unauthorized { provider, .. } => {
+                Some(Fix::ApiKeys {
+                    provider: provider.clone(),
+                })
+            }
+            _ => None,
+        };
+        ApiError {
+            fix,
+            ..ApiError::new(code, e.to_string())
+        }
     }
 }
 
@@ -77,7 +129,16 @@ impl From<research_fetch::FetchError> for ApiError {
             F::Timeout { .. } | F::Unreachable { .. } => ErrorCode::ProviderUnavailable,
             _ => ErrorCode::ProviderFailed,
         };
-        ApiError::new(code, e.to_string())
+        let fix = match &e {
+            F::Blocked { url, .. } => url::Url::parse(url)
+                .ok()
+                .and_then(|u| u.host_str().map(|h| Fix::AllowHost { host: h.to_string() })),
+            _ => None,
+        };
+        ApiError {
+            fix,
+            ..ApiError::new(code, e.to_string())
+        }
     }
 }
 
@@ -85,12 +146,24 @@ impl From<research_search::SearchError> for ApiError {
     fn from(e: research_search::SearchError) -> Self {
         use research_search::SearchError as S;
         let code = match &e {
-            S::Config(_) => ErrorCode::InvalidInput,
+            S::Config(_) | S::MissingUrl { .. } => ErrorCode::InvalidInput,
             S::MissingKey { .. } | S::Unauthorized { .. } => ErrorCode::ProviderAuth,
             S::RateLimited { .. } | S::Unavailable { .. } => ErrorCode::ProviderUnavailable,
             _ => ErrorCode::ProviderFailed,
         };
-        ApiError::new(code, e.to_string())
+        let fix = match &e {
+            S::MissingKey { provider, .. } | S::Unauthorized { provider, .. } => {
+                Some(Fix::ApiKeys {
+                    provider: provider.to_string(),
+                })
+            }
+            S::MissingUrl { .. } => Some(Fix::SearxngUrl),
+            _ => None,
+        };
+        ApiError {
+            fix,
+            ..ApiError::new(code, e.to_string())
+        }
     }
 }
 

@@ -80,12 +80,20 @@ impl Studio {
             .into_iter()
             .rfind(|r| thread.as_deref().is_none_or(|t| r.thread_id == t))
             .ok_or_else(|| {
-                ApiError::new(
+                let unfinished = thread.clone().or_else(|| {
+                    sessions
+                        .runs(&session_id)
+                        .ok()
+                        .and_then(|runs| runs.last().map(|r| r.0.clone()))
+                });
+                let error = ApiError::new(
                     ErrorCode::Conflict,
-                    format!(
-                        "{id} has no finished report yet; finish the run with `research resume`"
-                    ),
-                )
+                    format!("{id} has no finished report yet; its run must finish first"),
+                );
+                match unfinished {
+                    Some(thread) => error.fix(crate::Fix::ResumeRun { thread }),
+                    None => error,
+                }
             })?;
         let models: Vec<String> = report.provenance["models"]
             .as_object()

@@ -10,7 +10,6 @@ mod ask;
 pub mod bindings;
 pub mod demo;
 mod error;
-mod estimate;
 mod export;
 mod keys;
 mod models;
@@ -23,12 +22,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 pub use app::{
-    graph_outline, probe_keychain, ConnectionTest, DialogAnswer, GraphOutline, KeychainStatus,
-    StartedRun,
+    probe_keychain, roles, ConnectionTest, DialogAnswer, GraphOutline, KeychainStatus, StartedRun,
 };
 pub use ask::{ask, AskAnswer, AskRequest, MAX_PROMPT_CHARS};
-pub use error::{ApiError, ErrorCode};
-pub use estimate::{estimate, RunEstimate};
+pub use error::{ApiError, ErrorCode, Fix};
 pub use export::{fonts_dir, ExportFormat};
 pub use keys::{
     connect_settings, delete_key, list_keys, resolve as resolve_key, set_key, KeySource, KeyStatus,
@@ -40,8 +37,8 @@ pub use models::{
 };
 pub use providers::{providers, ProviderStatus};
 pub use research::{
-    MultiSearch, PendingQuestion, ResearchOutcome, ResearchRequest, ResearchStatus, RunMethod,
-    SessionDetail, UnreadPage, CACHE_TTL_MS, MAX_QUESTION_CHARS,
+    MultiSearch, PendingQuestion, ResearchOutcome, ResearchRequest, ResearchStatus, SessionDetail,
+    CACHE_TTL_MS, MAX_QUESTION_CHARS,
 };
 pub use research_export::Paper;
 pub use research_fetch::{Document, DocumentKind};
@@ -55,6 +52,9 @@ pub use research_library::{IndexReport, Library, LibraryFolder};
 pub use research_llm::ConnectSettings;
 pub use research_llm::{Budget, LlmClient, ModelRouting, UsageTotals};
 pub use research_pipeline::eval::judge::{judge as judge_report, Verdicts};
+pub use research_pipeline::{
+    Pipeline, PipelineInfo, Registry, Role, RoleInfo, RunEstimate, RunMethod, UnreadPage,
+};
 
 /// Connects to the model named by `spec` (`research ask`, `research eval --judge`).
 pub fn connect_model(
@@ -99,8 +99,9 @@ pub fn default_db_path() -> Result<PathBuf, ApiError> {
     let dirs = directories::BaseDirs::new().ok_or_else(|| {
         ApiError::new(
             ErrorCode::Storage,
-            "could not find a home folder to keep the database in; pass --db PATH",
+            "could not find a home folder to keep the database in",
         )
+        .fix(Fix::DataFolder)
     })?;
     Ok(dirs
         .data_dir()
@@ -188,6 +189,7 @@ pub struct Studio {
     threads: Threads,
     clock: Arc<dyn Clock>,
     path: PathBuf,
+    registry: Registry,
 }
 
 const DEMO: &str = "demo";
@@ -204,7 +206,19 @@ impl Studio {
             threads: Threads::open(&path)?,
             clock: Arc::new(SystemClock),
             path,
+            registry: Registry::builtin(),
         })
+    }
+
+    /// Makes `pipeline` runnable here besides the built-in ones (its threads resume on it).
+    pub fn with_pipeline(mut self, pipeline: Arc<dyn Pipeline>) -> Self {
+        self.registry = self.registry.with(pipeline);
+        self
+    }
+
+    /// The pipelines a research can run on, the default first.
+    pub fn pipelines(&self) -> Vec<PipelineInfo> {
+        self.registry.list()
     }
 
     /// Uses `clock` for new threads and checkpoints (tests).
@@ -242,11 +256,12 @@ impl Studio {
         demo::graph(None).map(|g| g.mermaid()).unwrap_or_default()
     }
 
-    /// The research pipeline as Mermaid.
-    pub fn research_mermaid() -> String {
-        research_pipeline::graph(&RunConfig::default(), None)
-            .map(|g| g.mermaid())
-            .unwrap_or_default()
+    /// A research pipeline (the default one for an empty name) as Mermaid.
+    pub fn research_mermaid(&self, pipeline: &str) -> Result<String, ApiError> {
+        Ok(self
+            .pipeline(pipeline)?
+            .outline(&RunConfig::default())?
+            .mermaid)
     }
 
     /// Registers a new demo thread; run it with [`Studio::run`].

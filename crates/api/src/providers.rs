@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::keys::{self, KeySource, KeyStore};
 use crate::settings::Settings;
-use crate::Library;
+use crate::{Fix, Library};
 
 /// One provider's readiness.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
@@ -18,8 +18,10 @@ pub struct ProviderStatus {
     pub kind: String,
     /// Whether it can be used now.
     pub ready: bool,
-    /// What was found, or what to do.
+    /// What was found.
     pub detail: String,
+    /// Where to make it usable, when it is not.
+    pub fix: Option<Fix>,
 }
 
 fn status(name: &str, kind: &str, ready: bool, detail: impl Into<String>) -> ProviderStatus {
@@ -28,6 +30,14 @@ fn status(name: &str, kind: &str, ready: bool, detail: impl Into<String>) -> Pro
         kind: kind.into(),
         ready,
         detail: detail.into(),
+        fix: None,
+    }
+}
+
+impl ProviderStatus {
+    fn fix(mut self, fix: Fix) -> Self {
+        self.fix = Some(fix);
+        self
     }
 }
 
@@ -66,12 +76,9 @@ fn keyed(store: &dyn KeyStore, name: &str, kind: &str, required: bool) -> Provid
             }
             .to_string(),
         ),
-        None if required => status(
-            name,
-            kind,
-            false,
-            format!("no key; set one with `research keys set {name}`"),
-        ),
+        None if required => status(name, kind, false, "no key").fix(Fix::ApiKeys {
+            provider: name.to_string(),
+        }),
         None => status(
             name,
             kind,
@@ -149,7 +156,7 @@ pub async fn providers(
             "openai-compat",
             "model",
             true,
-            "any server by URL: --llm openai-compat:http://HOST:PORT/v1#MODEL",
+            "any server by URL: openai-compat:http://HOST:PORT/v1#MODEL",
         )),
     }
     match models.iter().flatten().find(|m| m.starts_with("local:")) {
@@ -170,7 +177,7 @@ pub async fn providers(
             "local",
             "model",
             true,
-            "built in: --llm local:/path/model.gguf",
+            "built in: local:/path/model.gguf",
         )),
     }
 
@@ -197,12 +204,7 @@ pub async fn providers(
                         format!("{url} is not reachable ({e})"),
                     ),
                 },
-                None => status(
-                    name,
-                    "search",
-                    false,
-                    "no instance; set one with `research settings set searxng_url URL`",
-                ),
+                None => status(name, "search", false, "no instance").fix(Fix::SearxngUrl),
             },
             "semantic-scholar" => keyed(store, name, "search", false),
             _ if *needs_key => keyed(store, name, "search", true),
@@ -220,12 +222,7 @@ pub async fn providers(
                 format!("{} folder(s), {files} file(s) indexed", folders.len()),
             )
         }
-        Some(Ok(_)) => status(
-            "local",
-            "search",
-            false,
-            "the library is empty; add a folder with `research library add DIR`",
-        ),
+        Some(Ok(_)) => status("local", "search", false, "the library is empty").fix(Fix::Library),
         Some(Err(e)) => status(
             "local",
             "search",

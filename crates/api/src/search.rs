@@ -1,8 +1,6 @@
 //! Searching several providers at once (`research search`), with `auto` choosing what is set up.
 
-use std::collections::HashSet;
-
-use research_search::{Hit, SearchProvider, SearchQuery, SearchSettings};
+use research_search::{Hit, MultiSearch, SearchProvider, SearchQuery, SearchSettings};
 use serde::{Deserialize, Serialize};
 
 use crate::{keys, ApiError, ErrorCode, KeyStore};
@@ -29,6 +27,9 @@ pub struct ProviderFailure {
     pub provider: String,
     /// What went wrong.
     pub message: String,
+    /// Where to fix it, when there is one place.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fix: Option<crate::Fix>,
 }
 
 /// Merged results.
@@ -98,15 +99,6 @@ pub fn search_settings(store: &dyn KeyStore, searxng_url: Option<String>) -> Sea
     settings
 }
 
-fn normal(url: &str) -> String {
-    let url = url.split('#').next().unwrap_or(url);
-    url.trim_end_matches('/')
-        .trim_start_matches("https://")
-        .trim_start_matches("http://")
-        .trim_start_matches("www.")
-        .to_lowercase()
-}
-
 /// Runs the query on every provider at once and merges what comes back.
 pub async fn search(
     request: SearchRequest,
@@ -131,48 +123,39 @@ pub async fn search(
     if names.is_empty() {
         names = expand_providers(&["auto".to_string()], store, library_has_folders);
     }
-    let providers: Vec<std::sync::Arc<dyn SearchProvider>> = names
+    let providers: Vec<(String, std::sync::Arc<dyn SearchProvider>)> = names
         .iter()
-        .map(|n| match (n.as_str(), &request.library) {
-            ("local", Some(library)) => Ok(library.clone() as std::sync::Arc<dyn SearchProvider>),
-            ("local", None) => Err(ApiError::new(
-                ErrorCode::Storage,
-                "the local library could not be opened",
-            )),
-            _ => research_search::provider(n, settings).map_err(ApiError::from),
+        .map(|n| {
+            let provider = match (n.as_str(), &request.library) {
+                ("local", Some(library)) => {
+                    Ok(library.clone() as std::sync::Arc<dyn SearchProvider>)
+                }
+                ("local", None) => Err(ApiError::new(
+                    ErrorCode::Storage,
+                    "the local library could not be opened",
+                )),
+                _ => research_search::provider(n, settings).map_err(ApiError::from),
+            };
+            provider.map(|p| (n.clone(), p))
         })
         .collect::<Result<_, _>>()?;
     let q = SearchQuery::new(query, request.limit.max(1));
-    let answers = futures::future::join_all(providers.iter().map(|p| p.search(&q))).await;
-    let mut lists = Vec::new();
-    let mut failures = Vec::new();
-    for (name, answer) in names.iter().zip(answers) {
-        match answer {
-            Ok(hits) => lists.push(hits),
-            Err(e) => failures.push(ProviderFailure {
-                provider: name.clone(),
-                message: e.to_string(),
-            }),
-        }
-    }
-    if lists.is_empty() {
+    let (hits, failed) = MultiSearch::new(providers).search_all(&q).await;
+    let failures: Vec<ProviderFailure> = failed
+        .into_iter()
+        .map(|(provider, e)| ProviderFailure {
+            provider,
+            message: e.to_string(),
+            fix: ApiError::from(e).fix,
+        })
+        .collect();
+    // Every provider either answered or failed: all failed when the failures are all of them.
+    if failures.len() == names.len() {
         let detail: Vec<String> = failures.iter().map(|f| f.message.clone()).collect();
         return Err(ApiError::new(
             ErrorCode::ProviderUnavailable,
             format!("every search provider failed: {}", detail.join("; ")),
         ));
-    }
-    let mut seen = HashSet::new();
-    let mut hits = Vec::new();
-    let longest = lists.iter().map(Vec::len).max().unwrap_or(0);
-    for rank in 0..longest {
-        for list in &lists {
-            if let Some(hit) = list.get(rank) {
-                if seen.insert(normal(&hit.url)) {
-                    hits.push(hit.clone());
-                }
-            }
-        }
     }
     Ok(SearchOutcome {
         hits,

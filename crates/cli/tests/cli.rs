@@ -215,6 +215,33 @@ fn errors_are_one_sentence_and_a_non_zero_exit() {
 }
 
 #[test]
+fn an_unknown_choice_is_refused_with_the_valid_ones() {
+    let refused = |args: &[&str], expected: &[&str]| {
+        let out = research(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        for e in expected {
+            assert!(err.contains(e), "{args:?}: {err}");
+        }
+    };
+    refused(
+        &["run", "q", "--depth", "bogus"],
+        &[
+            "invalid value 'bogus' for '--depth <DEPTH>'",
+            "[possible values: quick, standard, comprehensive]",
+        ],
+    );
+    refused(
+        &["run", "q", "--review", "plan,bogus"],
+        &["[possible values: clarify, plan, report, none]"],
+    );
+    refused(
+        &["export", "x", "--format", "docx", "--out", "x.docx"],
+        &["[possible values: md, pdf, bib, ris]"],
+    );
+}
+
+#[test]
 fn graph_prints_mermaid() {
     let out = research(&["graph", "demo", "--mermaid"]);
     let text = String::from_utf8(out.stdout).unwrap();

@@ -108,7 +108,7 @@ impl Resolve for GuardedResolver {
                 .find_map(|a| private_reason(a.ip()).map(|r| (a.ip(), r)))
             {
                 let error: Box<dyn std::error::Error + Send + Sync> = format!(
-                    "{host} resolves to {ip}, {reason}; add --allow-host {host} to reach it"
+                    "{host} resolves to {ip}, {reason}"
                 )
                 .into();
                 return Err(error);

@@ -279,7 +279,7 @@ impl HttpFetcher {
         if let Some(reason) = literal.and_then(guard::private_reason) {
             return Err(FetchError::Blocked {
                 url: url.to_string(),
-                reason: format!("{host} is {reason}; add --allow-host {host} to reach it"),
+                reason: format!("{host} is {reason}"),
             });
         }
         if host.eq_ignore_ascii_case("localhost")
@@ -287,7 +287,7 @@ impl HttpFetcher {
         {
             return Err(FetchError::Blocked {
                 url: url.to_string(),
-                reason: format!("{host} is this machine; add --allow-host {host} to reach it"),
+                reason: format!("{host} is this machine"),
             });
         }
         Ok(())

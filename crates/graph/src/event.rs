@@ -171,3 +171,10 @@ impl EventSink for EventLog {
         }
     }
 }
+
+/// Hands an event to the run's sink, if it has one; the event is only built when someone listens.
+pub(crate) fn emit(sink: &Option<Arc<dyn EventSink>>, event: impl FnOnce() -> Event) {
+    if let Some(sink) = sink {
+        sink.emit(event());
+    }
+}

@@ -15,14 +15,19 @@
 
 extern crate self as research_graph;
 
+mod algo;
 mod checkpoint;
 pub mod conformance;
 mod ctx;
 mod error;
 mod event;
 mod graph;
+mod persist;
 mod run;
+mod runner;
 mod state;
+mod superstep;
+mod thread;
 
 pub use checkpoint::{
     CheckpointChain, CheckpointError, CheckpointRecord, Checkpointer, MemoryCheckpointer, ThreadId,
@@ -34,8 +39,9 @@ pub use event::{Event, EventLog, EventSink, Interrupt, InterruptKind};
 pub use graph::{
     CompileOptions, CompiledGraph, NodeOptions, Route, Routes, Send, StateGraph, END, START,
 };
-pub use run::{CheckpointInfo, Resume, RunOptions, RunOutcome, ThreadState, ThreadStatus};
+pub use run::{Resume, RunOptions, RunOutcome};
 pub use state::{Append, MergeByKey, ReduceError, Reducer, Replace, State, Sum};
+pub use thread::{CheckpointInfo, ThreadState, ThreadStatus};
 pub use tokio_util::sync::CancellationToken;
 
 #[doc(hidden)]

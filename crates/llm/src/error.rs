@@ -10,7 +10,7 @@ pub enum LlmError {
     #[error("{0}")]
     Config(String),
     /// No key is set for a provider that needs one.
-    #[error("no API key is set for {provider}; set it with `research keys set {provider}` or the {env} environment variable")]
+    #[error("no API key is set for {provider} (nor the {env} environment variable)")]
     MissingKey {
         /// Provider name.
         provider: String,
@@ -18,7 +18,7 @@ pub enum LlmError {
         env: String,
     },
     /// The provider refused the key (401/403). Never retried.
-    #[error("the key for {provider} was refused (HTTP {status}); check it with `research keys set {provider}`")]
+    #[error("the key for {provider} was refused (HTTP {status}); check it")]
     Unauthorized {
         /// Provider name.
         provider: String,

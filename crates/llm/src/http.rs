@@ -2,7 +2,7 @@
 //! another attempt (429 with `Retry-After`, 5xx, dropped connections), and the mapping of every
 //! failure to an [`LlmError`] that names the provider and says what to do.
 
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use serde_json::Value;
 
@@ -15,7 +15,8 @@ pub struct RetryConfig {
     pub max_attempts: u32,
     /// Wait after the first failure; doubled after each further one, with ±25% jitter.
     pub base_delay: Duration,
-    /// Upper bound of one wait, `Retry-After` included.
+    /// Upper bound of one wait, `Retry-After` included (which is also bounded by
+    /// [`research_http_retry::MAX_RETRY_AFTER`] however large this is).
     pub max_delay: Duration,
 }
 
@@ -137,8 +138,7 @@ impl Http {
                         .headers()
                         .get(reqwest::header::RETRY_AFTER)
                         .and_then(|v| v.to_str().ok())
-                        .and_then(|v| v.trim().parse::<f64>().ok())
-                        .map(|s| Duration::from_secs_f64(s.max(0.0)));
+                        .and_then(|v| research_http_retry::parse_retry_after(v, SystemTime::now()));
                     let message = error_message(&resp.text().await.unwrap_or_default());
                     let lower = message.to_lowercase();
                     let error = match status {

@@ -10,6 +10,10 @@
 #![deny(missing_docs)]
 
 mod anthropic;
+/// The conformance suite every HTTP [`LlmClient`] passes, each against a mock of its API
+/// (feature `conformance`; see `tests/llm_conformance.rs`).
+#[cfg(feature = "conformance")]
+pub mod conformance;
 mod error;
 mod gemini;
 mod http;
@@ -40,7 +44,7 @@ pub use structured::{generate, generate_json, schema_of, Structured};
 pub use types::{ChatRequest, ChatResponse, Message, OutputSchema, Role, Usage};
 pub use usage::{
     estimate_tokens, Budget, CallRecord, Meter, Metered, ModelRouting, Price, PriceTable,
-    RoleModels, UsageTotals, FAST_ROLES,
+    RoleModels, UsageTotals,
 };
 
 /// Receives streamed pieces of an answer as they arrive.

@@ -69,7 +69,7 @@ impl PriceTable {
 }
 
 /// One recorded model call.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct CallRecord {
     /// The graph node that made the call.
     pub node: String,
@@ -318,9 +318,6 @@ pub struct ModelRouting {
     pub roles: BTreeMap<String, String>,
 }
 
-/// Roles answered by the fast model unless overridden.
-pub const FAST_ROLES: &[&str] = &["understand", "extract", "verify", "summarize"];
-
 impl ModelRouting {
     /// One model for everything.
     pub fn single(model: impl Into<String>) -> Self {
@@ -330,13 +327,14 @@ impl ModelRouting {
         }
     }
 
-    /// The model string for `role`.
-    pub fn model_for(&self, role: &str) -> &str {
+    /// The model string for `role`: its own override, else the fast model for a role the
+    /// caller calls `fast` (which roles those are is the pipeline's rule), else the default.
+    pub fn model_for(&self, role: &str, fast: bool) -> &str {
         if let Some(model) = self.roles.get(role) {
             return model;
         }
         match &self.fast_model {
-            Some(fast) if FAST_ROLES.contains(&role) => fast,
+            Some(fast_model) if fast => fast_model,
             _ => &self.model,
         }
     }
@@ -379,9 +377,10 @@ impl RoleModels {
         })
     }
 
-    /// The metered client for `role`, recording calls as made by `node`.
-    pub fn for_role(&self, role: &str, node: &str) -> Metered {
-        let spec = self.routing.model_for(role);
+    /// The metered client for `role` (answered by the fast model when `fast`), recording calls
+    /// as made by `node`.
+    pub fn for_role(&self, role: &str, fast: bool, node: &str) -> Metered {
+        let spec = self.routing.model_for(role, fast);
         let inner = self.clients[spec].clone();
         Metered::new(inner, self.meter.clone(), node)
     }
@@ -462,9 +461,9 @@ mod tests {
         routing
             .roles
             .insert("write".into(), "anthropic:claude-sonnet-4-5".into());
-        assert_eq!(routing.model_for("plan"), "openai:gpt-4o");
-        assert_eq!(routing.model_for("extract"), "openai:gpt-4o-mini");
-        assert_eq!(routing.model_for("write"), "anthropic:claude-sonnet-4-5");
+        assert_eq!(routing.model_for("plan", false), "openai:gpt-4o");
+        assert_eq!(routing.model_for("extract", true), "openai:gpt-4o-mini");
+        assert_eq!(routing.model_for("write", false), "anthropic:claude-sonnet-4-5");
         assert_eq!(routing.models().len(), 3);
     }
 

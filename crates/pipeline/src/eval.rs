@@ -7,7 +7,9 @@ use research_llm::UsageTotals;
 use serde::{Deserialize, Serialize};
 
 use crate::report::cited_ids;
-use crate::state::{Claim, Evidence, Outcome, ResearchState, Source};
+use crate::pipelines::standard::ResearchState;
+use crate::records::{Claim, Evidence, Outcome, Source};
+
 
 /// Counts and settings of a run.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
@@ -79,51 +81,35 @@ pub struct RunResult {
     pub metadata: Metadata,
 }
 
+impl Metadata {
+    /// Fills the usage counters from the run's meter and records the models per role.
+    pub fn with_usage(
+        &mut self,
+        meter: &research_llm::Meter,
+        models: std::collections::BTreeMap<String, String>,
+    ) {
+        let usage = meter.totals();
+        self.llm_calls = usage.calls;
+        self.prompt_tokens = usage.prompt_tokens;
+        self.completion_tokens = usage.completion_tokens;
+        self.cost_usd = usage.cost_usd;
+        self.models = models;
+        self.usage_by_node = meter.by_node();
+    }
+}
+
 impl RunResult {
-    /// The result of a finished state.
+    /// The result of a standard-pipeline state.
     pub fn from_state(
         thread_id: &str,
         state: &ResearchState,
         meter: &research_llm::Meter,
         models: std::collections::BTreeMap<String, String>,
     ) -> Self {
-        let usage = meter.totals();
-        let supported = state.claims.iter().filter(|c| c.supported).count();
-        Self {
-            thread_id: thread_id.to_string(),
-            question: state.query.clone(),
-            report: state.report.clone(),
-            sources: state.sources.clone(),
-            evidence: state.evidence.clone(),
-            claims: state.claims.clone(),
-            research_questions: state.plan.questions.clone(),
-            metadata: Metadata {
-                mode: match state.mode {
-                    crate::Mode::Single => "single".into(),
-                    crate::Mode::Multi => "multi".into(),
-                },
-                iterations: state.iteration,
-                queries: state.searches_done.clone(),
-                queries_skipped: state.searches_skipped.clone(),
-                sources_count: state.sources.len(),
-                evidence_count: state.evidence.len(),
-                llm_calls: usage.calls,
-                prompt_tokens: usage.prompt_tokens,
-                completion_tokens: usage.completion_tokens,
-                cost_usd: usage.cost_usd,
-                wall_ms: (state.finished_at_ms - state.started_at_ms).max(0),
-                claims_supported: supported,
-                claims_total: state.claims.len(),
-                confidence: state.confidence,
-                coverage: state.coverage,
-                coverage_history: state.coverage_history.clone(),
-                language: state.language.clone(),
-                outcome: state.outcome.clone(),
-                models,
-                usage_by_node: meter.by_node(),
-                warnings: state.warnings.iter().map(|w| w.message.clone()).collect(),
-            },
-        }
+        let mut result = crate::pipelines::standard::result_of(state);
+        result.thread_id = thread_id.to_string();
+        result.metadata.with_usage(meter, models);
+        result
     }
 }
 

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use regex::Regex;
 
-use crate::state::{Evidence, ResearchState, Source};
+use crate::records::{Claim, Decision, Evidence, Source};
 use crate::text::overlap;
 
 /// Section headings in one language.
@@ -220,23 +220,50 @@ pub(crate) fn findings_section(language: &str, evidence: &[Evidence]) -> String 
     out
 }
 
+/// What the report's fixed sections are made from, whichever pipeline wrote it.
+#[derive(Debug, Clone, Copy)]
+pub struct Facts<'a> {
+    /// The question (the report's title).
+    pub query: &'a str,
+    /// The report's language.
+    pub language: &'a str,
+    /// Sources read.
+    pub sources: &'a [Source],
+    /// All evidence.
+    pub evidence: &'a [Evidence],
+    /// Checked claims.
+    pub claims: &'a [Claim],
+    /// Supported / checked claims.
+    pub confidence: f64,
+    /// Rounds of research.
+    pub iteration: u32,
+    /// Searches run.
+    pub searches_done: &'a [String],
+    /// Coverage of the research questions.
+    pub coverage: f64,
+    /// The plan's research questions.
+    pub questions: &'a [String],
+    /// Decisions taken at review points.
+    pub decisions: &'a [Decision],
+}
+
 /// Assembles the final report: title, the writer's body, findings, caveats, sources and method.
 pub(crate) fn assemble(
-    state: &ResearchState,
+    state: &Facts<'_>,
     body: &str,
     evidence: &[Evidence],
     caveats: &[String],
     now_ms: i64,
     llm_calls: u64,
 ) -> String {
-    let h = headings(&state.language);
+    let h = headings(state.language);
     let mut report = format!("# {}\n\n", state.query.trim());
     let body = body.trim();
     if !body.is_empty() {
         report.push_str(body);
         report.push_str("\n\n");
     }
-    report.push_str(&findings_section(&state.language, evidence));
+    report.push_str(&findings_section(state.language, evidence));
     report.push('\n');
     if !caveats.is_empty() {
         report.push_str(&format!("## {}\n\n", h.caveats));
@@ -246,7 +273,7 @@ pub(crate) fn assemble(
         report.push('\n');
     }
     let cited = cited_ids(&report);
-    report.push_str(&sources_section(&state.language, &state.sources, &cited));
+    report.push_str(&sources_section(state.language, state.sources, &cited));
     report.push('\n');
     report.push_str(&method_section(state, now_ms, llm_calls));
     report
@@ -275,8 +302,8 @@ pub(crate) fn sources_section(language: &str, sources: &[Source], cited: &BTreeS
 }
 
 /// The method section (seed 001): what was done and how much of it checked out.
-pub(crate) fn method_section(state: &ResearchState, now_ms: i64, llm_calls: u64) -> String {
-    let h = headings(&state.language);
+pub(crate) fn method_section(state: &Facts<'_>, now_ms: i64, llm_calls: u64) -> String {
+    let h = headings(state.language);
     let supported = state.claims.iter().filter(|c| c.supported).count();
     let total = state.claims.len();
     let mut out = format!("## {}\n\n", h.method);
@@ -310,7 +337,7 @@ pub(crate) fn method_section(state: &ResearchState, now_ms: i64, llm_calls: u64)
         out.push_str(&line);
         out.push('\n');
     }
-    for d in &state.decisions {
+    for d in state.decisions {
         let auto = if d.automatic {
             if state.language == "ja" {
                 "（自動）"
@@ -326,8 +353,8 @@ pub(crate) fn method_section(state: &ResearchState, now_ms: i64, llm_calls: u64)
 }
 
 /// The honest answer when nothing was found (seed 003's graceful degradation).
-pub(crate) fn nothing_found(state: &ResearchState, now_ms: i64, llm_calls: u64) -> String {
-    let h = headings(&state.language);
+pub(crate) fn nothing_found(state: &Facts<'_>, now_ms: i64, llm_calls: u64) -> String {
+    let h = headings(state.language);
     let body = if state.language == "ja" {
         "この質問について、読める出典から根拠を見つけることができませんでした。推測で答えることはしません。\n\n\
 次を試してください:\n\n- 質問をより具体的に言い換える\n- ライブラリに関連する資料のフォルダを追加する\n\
@@ -345,6 +372,27 @@ report does not answer it rather than guess.\n\nWhat might help:\n\n- rephrase t
         h.summary,
         method_section(state, now_ms, llm_calls)
     )
+}
+
+/// The first section after the title of a report (its summary), cut to about 1,200 characters:
+/// what a follow-up question is told of an earlier turn.
+pub fn summary_of(report: &str) -> String {
+    let mut out = String::new();
+    for line in report
+        .lines()
+        .skip_while(|l| !l.starts_with("## "))
+        .skip(1)
+        .take_while(|l| !l.starts_with("## "))
+    {
+        out.push_str(line.trim());
+        out.push(' ');
+    }
+    let out = out.trim();
+    if out.chars().count() > 1_200 {
+        format!("{}…", out.chars().take(1_200).collect::<String>())
+    } else {
+        out.to_string()
+    }
 }
 
 #[cfg(test)]

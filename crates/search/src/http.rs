@@ -1,7 +1,7 @@
 //! HTTP shared by the search providers: timeouts, retries of 429/5xx honouring `Retry-After`,
 //! and failures mapped to [`SearchError`].
 
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use serde_json::Value;
 
@@ -63,8 +63,7 @@ impl Http {
                         .headers()
                         .get(reqwest::header::RETRY_AFTER)
                         .and_then(|v| v.to_str().ok())
-                        .and_then(|v| v.trim().parse::<f64>().ok())
-                        .map(|s| Duration::from_secs_f64(s.clamp(0.0, 30.0)));
+                        .and_then(|v| research_http_retry::parse_retry_after(v, SystemTime::now()));
                     let body = resp.text().await.map_err(|e| SearchError::BadResponse {
                         provider,
                         detail: e.to_string(),

@@ -6,7 +6,12 @@
 //! with a [`SearchError`] that names the provider and says what to do.
 #![deny(missing_docs)]
 
+/// The conformance suite every HTTP [`SearchProvider`] passes, each against a mock of its API
+/// (feature `conformance`; see `tests/search_conformance.rs`).
+#[cfg(feature = "conformance")]
+pub mod conformance;
 mod http;
+mod merge;
 mod providers;
 
 use std::sync::Arc;
@@ -15,6 +20,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 
+pub use merge::{merge_by_rank, normalize_url, MultiSearch};
 pub use providers::{
     ArXiv, Brave, DuckDuckGo, NewsApi, SearXng, SemanticScholar, Serper, Tavily, Wikipedia,
 };
@@ -74,12 +80,18 @@ impl SearchQuery {
 #[non_exhaustive]
 pub enum SearchError {
     /// The provider needs a key and none is set.
-    #[error("{provider} needs an API key; set it with `research keys set {provider}` or ${env}")]
+    #[error("{provider} needs an API key (or ${env})")]
     MissingKey {
         /// Provider name.
         provider: &'static str,
         /// Environment variable.
         env: &'static str,
+    },
+    /// The provider is a server of the user's own and its address is not set.
+    #[error("{provider} needs the address of your instance")]
+    MissingUrl {
+        /// Provider name.
+        provider: &'static str,
     },
     /// The key was refused.
     #[error("the key for {provider} was refused (HTTP {status})")]
@@ -209,10 +221,8 @@ pub fn provider(
                 .searxng_url
                 .clone()
                 .or_else(|| settings.base_urls.get("searxng").cloned())
-                .ok_or_else(|| {
-                    SearchError::Config(
-                        "searxng needs the address of your instance: --searxng-url URL".into(),
-                    )
+                .ok_or(SearchError::MissingUrl {
+                    provider: "searxng",
                 })?;
             Arc::new(SearXng::new(url, t))
         }

@@ -1,5 +1,5 @@
-//! The research state and the records it holds: sources, evidence, claims, plans, the questions
-//! asked of the user and their answers.
+//! The records every pipeline works with: sources, evidence, claims, plans, warnings, the
+//! questions asked of the user and their answers.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -81,7 +81,17 @@ pub struct Plan {
 
 /// Coverage of one research question.
 #[derive(
-    Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+    Debug,
+    Clone,
+    Copy,
+    Default,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Serialize,
+    JsonSchema,
+    ts_rs::TS,
 )]
 #[serde(rename_all = "snake_case")]
 pub enum Coverage {
@@ -92,6 +102,33 @@ pub enum Coverage {
     Partial,
     /// Answered.
     WellCovered,
+}
+
+// Also read from the scores (0, 0.5, 1) that reports saved before the levels were.
+impl<'de> Deserialize<'de> for Coverage {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(rename_all = "snake_case")]
+        enum Named {
+            Missing,
+            Partial,
+            WellCovered,
+        }
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Level {
+            Named(Named),
+            Score(f64),
+        }
+        Ok(match Level::deserialize(d)? {
+            Level::Named(Named::Missing) => Coverage::Missing,
+            Level::Named(Named::Partial) => Coverage::Partial,
+            Level::Named(Named::WellCovered) => Coverage::WellCovered,
+            Level::Score(s) if s >= 1.0 => Coverage::WellCovered,
+            Level::Score(s) if s > 0.0 => Coverage::Partial,
+            Level::Score(_) => Coverage::Missing,
+        })
+    }
 }
 
 impl Coverage {
@@ -161,16 +198,39 @@ pub struct Synthesis {
     pub needs_more_research: bool,
 }
 
+/// What kind of trouble a [`Warning`] reports.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
+pub enum WarningKind {
+    /// Anything else (a step went on without the model's answer, …).
+    #[default]
+    Other,
+    /// A search failed while others answered.
+    SearchFailed,
+    /// A page could not be fetched or read.
+    Unreadable,
+    /// A page was read but its text could not be stored.
+    NotStored,
+    /// A page was read but no facts could be taken from it.
+    NotExtracted,
+}
+
 /// A warning kept with the run (a failed search, an unreadable page).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Warning {
     /// The node.
     pub node: String,
-    /// What happened.
+    /// What happened, in one sentence.
     pub message: String,
     /// The page it is about, when a page could not be read or stored.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
+    /// What kind of trouble it is.
+    #[serde(default)]
+    pub kind: WarningKind,
+    /// Why, without the page's address (what the Sources list shows next to it).
+    #[serde(default)]
+    pub detail: String,
 }
 
 /// The questions a run can stop with, each an engine interrupt payload.
@@ -254,80 +314,4 @@ pub struct Decision {
     pub decision: String,
     /// Whether it was taken automatically.
     pub automatic: bool,
-}
-
-research_graph::state! {
-    /// Everything a research run knows.
-    pub struct ResearchState / ResearchUpdate {
-        /// The user's question.
-        pub query: String => Replace,
-        /// Earlier turns of the session (question and report summary) for a follow-up.
-        pub context: String => Replace,
-        /// Single or multi agent (from the run configuration).
-        pub mode: crate::Mode => Replace,
-        /// Whether the run stops to ask the clarification question.
-        pub ask_clarification: bool => Replace,
-        /// The report's language.
-        pub language: String => Replace,
-        /// Result of the understand step.
-        pub understanding: Understanding => Replace,
-        /// The user's clarification (or the interpretation taken).
-        pub clarification: String => Replace,
-        /// The plan.
-        pub plan: Plan => Replace,
-        /// Searches waiting to run (single mode).
-        pub pending_searches: Vec<String> => Replace,
-        /// Searches run, in order.
-        pub searches_done: Vec<String> => Append,
-        /// Searches skipped as near-duplicates of earlier ones.
-        pub searches_skipped: Vec<String> => Append,
-        /// Sources read, by citation number order.
-        pub sources: Vec<Source> => Replace,
-        /// Evidence, in the order found.
-        pub evidence: Vec<Evidence> => Replace,
-        /// What workers found, before collection (multi mode).
-        pub found: Vec<Found> => Append,
-        /// Worker reports (multi mode).
-        pub worker_results: Vec<WorkerResult> => Append,
-        /// Workers finished, summed over rounds.
-        pub done_workers: u64 => Sum,
-        /// Coverage per research question.
-        pub coverage_by_question: Vec<Coverage> => Replace,
-        /// Overall coverage, 0–1.
-        pub coverage: f64 => Replace,
-        /// Coverage after each round.
-        pub coverage_history: Vec<f64> => Append,
-        /// Gaps named by the last round.
-        pub gaps: Vec<String> => Replace,
-        /// Rounds done.
-        pub iteration: u32 => Replace,
-        /// This round's worker assignments (multi mode).
-        pub assignments: Vec<Assignment> => Replace,
-        /// The last synthesis (multi mode).
-        pub synthesis: Synthesis => Replace,
-        /// Checked claims.
-        pub claims: Vec<Claim> => Replace,
-        /// Supported claims / all claims.
-        pub confidence: f64 => Replace,
-        /// The report (Markdown).
-        pub report: String => Replace,
-        /// The writer's part of the report (without findings, sources, method).
-        pub draft: String => Replace,
-        /// The reviewer's feedback for a revision.
-        pub feedback: String => Replace,
-        /// Earlier versions of the report, oldest first.
-        pub report_versions: Vec<String> => Append,
-        /// Decisions at review points.
-        pub decisions: Vec<Decision> => Append,
-        /// Why the report was rejected.
-        pub rejection: String => Replace,
-        /// How the run ended.
-        pub outcome: Outcome => Replace,
-        /// Warnings.
-        pub warnings: Vec<Warning> => Append,
-        /// When the run started (ms since the epoch).
-        pub started_at_ms: i64 => Replace,
-        /// When the report was finished.
-        pub finished_at_ms: i64 => Replace,
-    }
 }

@@ -1,0 +1,296 @@
+//! The providers a research run uses: searches and pages cached in SQLite, library files read
+//! through the library, source texts stored by hash, models metered against the run's budget
+//! with every call kept in its ledger, and every event saved to the session's audit trail.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use research_fetch::{Document, FetchError, Fetcher};
+use research_graph::EventSink;
+use research_llm::{Meter, PriceTable, RoleModels};
+use research_pipeline::{DocumentError, Documents, Progress};
+use research_search::{Hit, MultiSearch, SearchError, SearchProvider, SearchQuery};
+use research_store::Sessions;
+use serde::{Deserialize, Serialize};
+
+use super::{SavedRun, CACHE_TTL_MS};
+use crate::keys::{self, KeyStore};
+use crate::{ApiError, ErrorCode, Event, Library, Studio, ThreadId};
+
+pub(super) fn storage(e: impl std::fmt::Display) -> ApiError {
+    ApiError::new(ErrorCode::Storage, e.to_string())
+}
+
+/// Source texts in the session database.
+struct StoreDocuments {
+    sessions: Arc<Sessions>,
+    clock: Arc<dyn research_graph::Clock>,
+}
+
+impl Documents for StoreDocuments {
+    fn put(&self, text: &str) -> Result<String, DocumentError> {
+        self.sessions
+            .put_document(text, self.clock.now_ms())
+            .map_err(|e| DocumentError(e.to_string()))
+    }
+    fn get(&self, sha256: &str) -> Result<Option<String>, DocumentError> {
+        self.sessions
+            .document(sha256)
+            .map_err(|e| DocumentError(e.to_string()))
+    }
+}
+
+/// Search answers cached in SQLite for [`CACHE_TTL_MS`] (seed 004's `cached_search`). The
+/// local library is never cached: it changes when the user edits files.
+struct CachedSearch {
+    key: String,
+    inner: Arc<dyn SearchProvider>,
+    sessions: Arc<Sessions>,
+    clock: Arc<dyn research_graph::Clock>,
+}
+
+#[async_trait]
+impl SearchProvider for CachedSearch {
+    fn name(&self) -> &'static str {
+        "cached"
+    }
+
+    async fn search(&self, query: &SearchQuery) -> Result<Vec<Hit>, SearchError> {
+        let now = self.clock.now_ms();
+        if let Ok(Some(value)) =
+            self.sessions
+                .cached_search(&self.key, &query.text, query.limit, now, CACHE_TTL_MS)
+        {
+            if let Ok(hits) = serde_json::from_value::<Vec<Hit>>(value) {
+                return Ok(hits);
+            }
+        }
+        let hits = self.inner.search(query).await?;
+        if let Ok(value) = serde_json::to_value(&hits) {
+            if let Err(e) =
+                self.sessions
+                    .cache_search(&self.key, &query.text, query.limit, &value, now)
+            {
+                tracing::warn!("could not cache a search: {e}");
+            }
+        }
+        Ok(hits)
+    }
+}
+
+/// Web pages through the guarded HTTP fetcher (cached), library files through the library.
+struct RoutedFetcher {
+    web: Arc<dyn Fetcher>,
+    library: Option<Arc<Library>>,
+    sessions: Arc<Sessions>,
+    clock: Arc<dyn research_graph::Clock>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct PageMeta {
+    final_url: String,
+    title: Option<String>,
+    kind: research_fetch::DocumentKind,
+    content_type: String,
+    bytes: usize,
+}
+
+#[async_trait]
+impl Fetcher for RoutedFetcher {
+    async fn fetch(&self, url: &str) -> Result<Document, FetchError> {
+        if url.starts_with("file:") {
+            let Some(library) = self.library.clone() else {
+                return Err(FetchError::NoText {
+                    url: url.into(),
+                    reason: "there is no library to read it from".into(),
+                });
+            };
+            let owned = url.to_string();
+            return tokio::task::spawn_blocking(move || library.read(&owned))
+                .await
+                .map_err(|e| FetchError::NoText {
+                    url: url.into(),
+                    reason: e.to_string(),
+                })?;
+        }
+        let now = self.clock.now_ms();
+        if let Ok(Some((meta, text))) = self.sessions.cached_page(url, now, CACHE_TTL_MS) {
+            if let Ok(meta) = serde_json::from_value::<PageMeta>(meta) {
+                return Ok(Document {
+                    url: url.into(),
+                    final_url: meta.final_url,
+                    title: meta.title,
+                    text_sha256: research_pipeline::sha256_hex(&text),
+                    text,
+                    kind: meta.kind,
+                    content_type: meta.content_type,
+                    bytes: meta.bytes,
+                });
+            }
+        }
+        let doc = self.web.fetch(url).await?;
+        let meta = PageMeta {
+            final_url: doc.final_url.clone(),
+            title: doc.title.clone(),
+            kind: doc.kind,
+            content_type: doc.content_type.clone(),
+            bytes: doc.bytes,
+        };
+        if let Ok(meta) = serde_json::to_value(meta) {
+            if let Err(e) = self.sessions.cache_page(url, &meta, &doc.text, now) {
+                tracing::warn!("could not cache {url}: {e}");
+            }
+        }
+        Ok(doc)
+    }
+}
+
+/// Saves every event of a run to its audit trail and passes it on.
+pub(super) struct AuditSink {
+    pub(super) sessions: Arc<Sessions>,
+    pub(super) session: String,
+    pub(super) thread: String,
+    pub(super) clock: Arc<dyn research_graph::Clock>,
+    pub(super) next: Option<Arc<dyn EventSink>>,
+}
+
+impl EventSink for AuditSink {
+    fn emit(&self, event: Event) {
+        // Tokens are the report being typed: too many to keep, and the report itself is kept.
+        if !matches!(event, Event::Token { .. }) {
+            if let Ok(mut value) = serde_json::to_value(&event) {
+                let kind = value["type"].as_str().unwrap_or("event").to_string();
+                if let Some(map) = value.as_object_mut() {
+                    map.remove("type");
+                    // Node updates can be large (whole evidence lists): keep their keys only.
+                    if let Some(update) = map.get_mut("update") {
+                        if let Some(obj) = update.as_object() {
+                            let keys: Vec<String> = obj
+                                .iter()
+                                .filter(|(_, v)| !v.is_null())
+                                .map(|(k, _)| k.clone())
+                                .collect();
+                            *update = serde_json::json!(keys);
+                        }
+                    }
+                }
+                if let Err(e) = self.sessions.add_event(
+                    &self.session,
+                    &self.thread,
+                    self.clock.now_ms(),
+                    &kind,
+                    &value,
+                ) {
+                    tracing::warn!("could not save an event: {e}");
+                }
+            }
+        }
+        if let Some(next) = &self.next {
+            next.emit(event);
+        }
+    }
+}
+
+impl Studio {
+    pub(super) fn research_env(
+        &self,
+        thread: &ThreadId,
+        saved: &SavedRun,
+        keys_store: &dyn KeyStore,
+        sessions: &Arc<Sessions>,
+        events: Option<Arc<dyn EventSink>>,
+    ) -> Result<research_pipeline::Env, ApiError> {
+        // Calls made before a resume count against the same budget.
+        let history: Vec<research_llm::CallRecord> = sessions
+            .calls(thread.as_str())?
+            .into_iter()
+            .filter_map(|v| serde_json::from_value(v).ok())
+            .collect();
+        let ledger = sessions.clone();
+        let thread_key = thread.to_string();
+        let meter = Arc::new(
+            Meter::new(saved.config.budget, PriceTable::builtin())
+                .with_history(history)
+                .on_call(move |call| {
+                    if let Ok(value) = serde_json::to_value(call) {
+                        if let Err(e) = ledger.add_call(&thread_key, &value) {
+                            tracing::warn!("could not record a model call: {e}");
+                        }
+                        // Live counters (tokens, cost) in the app.
+                        if let Some(sink) = &events {
+                            let progress = Progress::LlmCall { call: call.clone() };
+                            if let Ok(payload) = serde_json::to_value(progress) {
+                                sink.emit(Event::Custom {
+                                    node: call.node.clone(),
+                                    task: None,
+                                    payload,
+                                });
+                            }
+                        }
+                    }
+                }),
+        );
+        let mut settings = keys::connect_settings(keys_store);
+        if let Some(url) = self.settings()?.ollama_url {
+            settings.ollama_url = url;
+        }
+        let models = RoleModels::connect(saved.config.models.clone(), meter, |spec| {
+            research_llm::connect(spec, &settings)
+        })
+        .map_err(ApiError::from)?;
+
+        let library = Arc::new(self.library()?);
+        let library_has_folders = library.folders().map(|f| !f.is_empty()).unwrap_or(false);
+        let search_settings = crate::search_settings(keys_store, saved.searxng_url.clone());
+        let names =
+            crate::search::expand_providers(&saved.config.search, keys_store, library_has_folders);
+        if names.is_empty() {
+            return Err(ApiError::new(
+                ErrorCode::InvalidInput,
+                "no search provider is chosen",
+            ));
+        }
+        let mut providers: Vec<(String, Arc<dyn SearchProvider>)> = Vec::new();
+        for name in &names {
+            let provider: Arc<dyn SearchProvider> = if name == "local" {
+                library.clone()
+            } else {
+                Arc::new(CachedSearch {
+                    key: name.clone(),
+                    inner: research_search::provider(name, &search_settings)?,
+                    sessions: sessions.clone(),
+                    clock: self.clock.clone(),
+                })
+            };
+            providers.push((name.clone(), provider));
+        }
+        let mut allowed = saved.allowed_hosts.clone();
+        if let Some(url) = &saved.searxng_url {
+            if let Some(host) = url::Url::parse(url)
+                .ok()
+                .and_then(|u| u.host_str().map(String::from))
+            {
+                allowed.push(host);
+            }
+        }
+        let web = research_fetch::HttpFetcher::new(research_fetch::FetchPolicy {
+            allowed_hosts: research_fetch::AllowedHosts::new(allowed),
+            ..Default::default()
+        })?;
+        Ok(research_pipeline::Env {
+            config: saved.config.clone(),
+            models,
+            search: Arc::new(MultiSearch::new(providers)),
+            fetcher: Arc::new(RoutedFetcher {
+                web: Arc::new(web),
+                library: Some(library),
+                sessions: sessions.clone(),
+                clock: self.clock.clone(),
+            }),
+            documents: Arc::new(StoreDocuments {
+                sessions: sessions.clone(),
+                clock: self.clock.clone(),
+            }),
+        })
+    }
+}

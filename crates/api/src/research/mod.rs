@@ -1,0 +1,429 @@
+//! Research runs: starting one on any registered pipeline, asking a follow-up in its session,
+//! running and resuming it, and the questions it waits on. The providers a run uses are in
+//! `env`; what a run leaves in its session is in `sessions`.
+
+mod env;
+mod sessions;
+
+use std::sync::Arc;
+
+use research_graph::{EventSink, RunOptions};
+use research_pipeline::eval::RunResult;
+use research_pipeline::{Answer, Outcome, Pipeline, Question, RunConfig, RunRequest, RunStatus};
+pub use research_search::MultiSearch;
+use research_store::{SessionRecord, Sessions, ThreadRecord};
+use serde::{Deserialize, Serialize};
+
+pub use self::sessions::SessionDetail;
+use self::env::{storage, AuditSink};
+use crate::keys::KeyStore;
+use crate::{ApiError, CancellationToken, ErrorCode, Studio, ThreadId};
+
+/// The longest question accepted (a question, not a document).
+pub const MAX_QUESTION_CHARS: usize = 4_000;
+
+/// How long a cached search answer or page is used again.
+pub const CACHE_TTL_MS: i64 = 24 * 3_600_000;
+
+/// A research run to start.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(default)]
+pub struct ResearchRequest {
+    /// The question.
+    pub question: String,
+    /// The pipeline to run (its registered name; empty for the default).
+    pub pipeline: String,
+    /// The run configuration.
+    pub config: RunConfig,
+    /// Hosts the fetcher may reach although they are local or private.
+    pub allowed_hosts: Vec<String>,
+    /// The SearXNG instance.
+    pub searxng_url: Option<String>,
+}
+
+/// What is saved with a research thread, so a later process resumes it the same way.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+struct SavedRun {
+    session_id: String,
+    question: String,
+    /// Earlier turns of the session, for a follow-up question.
+    context: String,
+    config: RunConfig,
+    allowed_hosts: Vec<String>,
+    searxng_url: Option<String>,
+}
+
+/// A question the run waits on.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct PendingQuestion {
+    /// The engine's interrupt id.
+    pub interrupt_id: String,
+    /// The question.
+    pub question: Question,
+}
+
+/// Where a run stands after running.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
+pub enum ResearchStatus {
+    /// The report is written (or the run was cancelled or rejected by its reviewer).
+    Finished,
+    /// It waits for an answer.
+    Waiting,
+    /// It was cancelled from outside; resume continues it.
+    Interrupted,
+}
+
+/// The outcome of running or resuming a research thread.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct ResearchOutcome {
+    /// The session.
+    pub session_id: String,
+    /// The thread.
+    pub thread_id: ThreadId,
+    /// Where it stands.
+    pub status: ResearchStatus,
+    /// The question it waits on.
+    pub question: Option<PendingQuestion>,
+    /// The result so far (final when finished).
+    pub result: RunResult,
+}
+
+fn title_of(question: &str) -> String {
+    let line = question.lines().next().unwrap_or_default().trim();
+    if line.chars().count() <= 80 {
+        line.to_string()
+    } else {
+        format!("{}…", line.chars().take(79).collect::<String>())
+    }
+}
+
+impl Studio {
+    pub(crate) fn sessions(&self) -> Result<Arc<Sessions>, ApiError> {
+        Ok(Arc::new(Sessions::open(&self.path)?))
+    }
+
+    /// Creates a session and its first research thread; run it with [`Studio::run_research`].
+    pub fn start_research(
+        &self,
+        request: &ResearchRequest,
+    ) -> Result<(String, ThreadId), ApiError> {
+        let question = request.question.trim();
+        if question.is_empty() {
+            return Err(ApiError::new(
+                ErrorCode::InvalidInput,
+                "the question is empty; type what you want to find out",
+            ));
+        }
+        let chars = question.chars().count();
+        if chars > MAX_QUESTION_CHARS {
+            return Err(ApiError::new(
+                ErrorCode::InvalidInput,
+                format!(
+                    "the question is {chars} characters long; keep it under {MAX_QUESTION_CHARS} (put long material in a library folder instead)"
+                ),
+            ));
+        }
+        if request.config.models.model.trim().is_empty() {
+            return Err(ApiError::new(
+                ErrorCode::InvalidInput,
+                "no model is chosen (e.g. ollama:qwen2.5:7b or local:/path/model.gguf)",
+            )
+            .fix(crate::Fix::Model));
+        }
+        for model in request.config.models.models() {
+            model
+                .parse::<research_llm::ModelSpec>()
+                .map_err(|e| ApiError::new(ErrorCode::InvalidInput, e.to_string()))?;
+        }
+        if !(0.0..=1.0).contains(&request.config.min_coverage) {
+            return Err(ApiError::new(
+                ErrorCode::InvalidInput,
+                "the minimum coverage must be between 0 and 1",
+            ));
+        }
+        let pipeline = self.pipeline(&request.pipeline)?.info().name;
+        let now = self.clock.now_ms();
+        let session_id = uuid::Uuid::now_v7().to_string();
+        let sessions = self.sessions()?;
+        sessions.create(&SessionRecord {
+            id: session_id.clone(),
+            title: title_of(question),
+            question: question.to_string(),
+            config: serde_json::to_value(&request.config).map_err(storage)?,
+            status: "running".into(),
+            created_at_ms: now,
+            updated_at_ms: now,
+        })?;
+        let saved = SavedRun {
+            session_id: session_id.clone(),
+            question: question.to_string(),
+            context: String::new(),
+            config: request.config.clone(),
+            allowed_hosts: request.allowed_hosts.clone(),
+            searxng_url: request.searxng_url.clone(),
+        };
+        let thread_id = self.register_run(&sessions, &pipeline, &saved)?;
+        Ok((session_id, thread_id))
+    }
+
+    /// The pipeline registered as `name` (the default one for an empty name).
+    pub(crate) fn pipeline(&self, name: &str) -> Result<Arc<dyn Pipeline>, ApiError> {
+        let name = name.trim();
+        let found = if name.is_empty() {
+            self.registry.default_pipeline()
+        } else {
+            self.registry.get(name)
+        };
+        found.ok_or_else(|| {
+            let known: Vec<String> = self.registry.list().into_iter().map(|p| p.name).collect();
+            ApiError::new(
+                ErrorCode::InvalidInput,
+                format!(
+                    "there is no pipeline called {name}; choose one of: {}",
+                    known.join(", ")
+                ),
+            )
+        })
+    }
+
+    /// The pipeline a research thread runs on (the one it started with).
+    fn pipeline_of(&self, thread: &ThreadId) -> Result<Arc<dyn Pipeline>, ApiError> {
+        let record = self.record(thread)?;
+        self.registry.get(&record.graph).ok_or_else(|| {
+            ApiError::new(
+                ErrorCode::InvalidInput,
+                format!("run {thread} is a {} run, not a research run", record.graph),
+            )
+        })
+    }
+
+    /// Registers a new research thread of `saved.session_id` on `pipeline`.
+    fn register_run(
+        &self,
+        sessions: &Sessions,
+        pipeline: &str,
+        saved: &SavedRun,
+    ) -> Result<ThreadId, ApiError> {
+        let now = self.clock.now_ms();
+        let thread_id = ThreadId::new(uuid::Uuid::now_v7().to_string());
+        self.threads.insert(&ThreadRecord {
+            thread_id: thread_id.to_string(),
+            graph: pipeline.into(),
+            config: serde_json::to_value(saved).map_err(storage)?,
+            created_at_ms: now,
+        })?;
+        sessions.add_run(&saved.session_id, thread_id.as_str(), &saved.question, now)?;
+        Ok(thread_id)
+    }
+
+    /// Asks a follow-up question in an existing session: a new run that knows the session's
+    /// earlier questions and the summaries of their reports. Returns the new run's thread.
+    pub fn follow_up(&self, session_id: &str, question: &str) -> Result<ThreadId, ApiError> {
+        let question = question.trim();
+        if question.is_empty() {
+            return Err(ApiError::new(
+                ErrorCode::InvalidInput,
+                "the question is empty",
+            ));
+        }
+        if question.chars().count() > MAX_QUESTION_CHARS {
+            return Err(ApiError::new(
+                ErrorCode::InvalidInput,
+                format!("the question is longer than {MAX_QUESTION_CHARS} characters"),
+            ));
+        }
+        let sessions = self.sessions()?;
+        if sessions.get(session_id)?.is_none() {
+            return Err(ApiError::new(
+                ErrorCode::NotFound,
+                format!("there is no session with id {session_id}"),
+            ));
+        }
+        let runs = sessions.runs(session_id)?;
+        let last = runs
+            .last()
+            .map(|r| ThreadId::new(r.0.clone()))
+            .ok_or_else(|| {
+                ApiError::new(
+                    ErrorCode::NotFound,
+                    format!("session {session_id} has no runs"),
+                )
+            })?;
+        let previous = self.saved_run(&last)?;
+        let pipeline = self.pipeline_of(&last)?.info().name;
+        let reports = sessions.reports(session_id)?;
+        // The last three turns: each question with the summary of its latest report (as its
+        // pipeline gave it; reports saved before summaries were kept are summarised now).
+        let mut turns = Vec::new();
+        for (thread, asked) in runs.iter().rev().take(3).rev() {
+            let summary = reports
+                .iter()
+                .rev()
+                .find(|r| &r.thread_id == thread)
+                .map(|r| match r.provenance.get("summary").and_then(|v| v.as_str()) {
+                    Some(summary) => summary.to_string(),
+                    None => research_pipeline::report::summary_of(&r.markdown),
+                })
+                .unwrap_or_else(|| "(no report)".into());
+            turns.push(format!("Question: {asked}\nAnswer (summary): {summary}"));
+        }
+        let saved = SavedRun {
+            question: question.to_string(),
+            context: turns.join("\n\n"),
+            ..previous
+        };
+        self.register_run(&sessions, &pipeline, &saved)
+    }
+
+    fn saved_run(&self, thread: &ThreadId) -> Result<SavedRun, ApiError> {
+        self.pipeline_of(thread)?;
+        let record = self.record(thread)?;
+        serde_json::from_value(record.config).map_err(|e| {
+            ApiError::new(
+                ErrorCode::Storage,
+                format!("the saved configuration of run {thread} is unreadable: {e}"),
+            )
+        })
+    }
+
+    /// The question a research thread waits on, if any.
+    pub async fn research_question(
+        &self,
+        thread: &ThreadId,
+    ) -> Result<Option<PendingQuestion>, ApiError> {
+        let saved = self.saved_run(thread)?;
+        let pipeline = self.pipeline_of(thread)?;
+        let interrupts = pipeline
+            .waiting_on(&saved.config, self.cp(), thread)
+            .await?;
+        Ok(pending_question(interrupts))
+    }
+
+    /// Whether `thread` is a research run (of any registered pipeline).
+    pub fn is_research(&self, thread: &ThreadId) -> Result<bool, ApiError> {
+        Ok(self.registry.get(&self.record(thread)?.graph).is_some())
+    }
+
+    /// Changes the models of a research thread before it is resumed (e.g. after a provider
+    /// failed part-way).
+    pub fn set_research_models(
+        &self,
+        thread: &ThreadId,
+        models: research_llm::ModelRouting,
+    ) -> Result<(), ApiError> {
+        let mut saved = self.saved_run(thread)?;
+        for model in models.models() {
+            model
+                .parse::<research_llm::ModelSpec>()
+                .map_err(|e| ApiError::new(ErrorCode::InvalidInput, e.to_string()))?;
+        }
+        saved.config.models = models;
+        self.threads
+            .set_config(
+                thread.as_str(),
+                &serde_json::to_value(&saved).map_err(storage)?,
+            )
+            .map_err(ApiError::from)
+    }
+
+    /// Runs a research thread: from its start the first time, then from its last checkpoint
+    /// (after a failure, a cancel or a killed process), with `answer` when it waits on a
+    /// question.
+    pub async fn run_research(
+        &self,
+        thread: &ThreadId,
+        answer: Option<Answer>,
+        keys_store: &dyn KeyStore,
+        events: Option<Arc<dyn EventSink>>,
+        cancel: CancellationToken,
+    ) -> Result<ResearchOutcome, ApiError> {
+        let saved = self.saved_run(thread)?;
+        let pipeline = self.pipeline_of(thread)?;
+        let sessions = self.sessions()?;
+        let env = self.research_env(thread, &saved, keys_store, &sessions, events.clone())?;
+        let sink: Arc<dyn EventSink> = Arc::new(AuditSink {
+            sessions: sessions.clone(),
+            session: saved.session_id.clone(),
+            thread: thread.to_string(),
+            clock: self.clock.clone(),
+            next: events,
+        });
+        let mut opts = RunOptions::new(thread.clone(), env)
+            .cancel(cancel)
+            .clock(self.clock.clone())
+            .max_concurrency(4);
+        opts.events = Some(sink);
+        let started = pipeline
+            .has_started(&saved.config, self.cp(), thread)
+            .await?;
+        let set_status = |status: &str| {
+            if let Err(e) = sessions.set_status(&saved.session_id, status, self.clock.now_ms()) {
+                tracing::warn!("could not update the session: {e}");
+            }
+        };
+        if !started && answer.is_some() {
+            return Err(ApiError::new(
+                ErrorCode::Conflict,
+                "the run has not asked anything yet",
+            ));
+        }
+        set_status("running");
+        let result = if started {
+            pipeline
+                .resume(&saved.config, answer, self.cp(), opts)
+                .await
+        } else {
+            let request = RunRequest {
+                question: saved.question.clone(),
+                context: saved.context.clone(),
+                config: saved.config.clone(),
+                now_ms: self.clock.now_ms(),
+            };
+            pipeline.start(request, self.cp(), opts).await
+        };
+        let run = match result {
+            Ok(run) => run,
+            Err(e) => {
+                set_status("failed");
+                return Err(ApiError::from(e));
+            }
+        };
+        let (status, question) = match &run.status {
+            RunStatus::Finished => (ResearchStatus::Finished, None),
+            RunStatus::Waiting(interrupts) => (
+                ResearchStatus::Waiting,
+                pending_question(interrupts.clone()),
+            ),
+            RunStatus::Cancelled => (ResearchStatus::Interrupted, None),
+        };
+        self.save_research(&sessions, &saved, thread, &run)?;
+        set_status(match (status, &run.view.result.metadata.outcome) {
+            (ResearchStatus::Waiting, _) => "waiting",
+            (ResearchStatus::Interrupted, _) => "interrupted",
+            (_, Outcome::Cancelled) => "cancelled",
+            (_, Outcome::Rejected) => "rejected",
+            _ => "finished",
+        });
+        Ok(ResearchOutcome {
+            session_id: saved.session_id,
+            thread_id: thread.clone(),
+            status,
+            question,
+            result: run.view.result,
+        })
+    }
+}
+
+/// The first question among `interrupts` that is a research question.
+fn pending_question(interrupts: Vec<research_graph::Interrupt>) -> Option<PendingQuestion> {
+    interrupts.into_iter().next().and_then(|i| {
+        serde_json::from_value::<Question>(i.payload)
+            .ok()
+            .map(|question| PendingQuestion {
+                interrupt_id: i.id,
+                question,
+            })
+    })
+}

@@ -1,0 +1,209 @@
+//! What a run leaves in its session (sources, evidence, claims, each new report with its
+//! provenance, method and summary), and reading, renaming and deleting sessions.
+
+use std::collections::BTreeSet;
+
+use research_llm::{Meter, PriceTable};
+use research_pipeline::Run;
+use research_store::{ClaimRow, EvidenceRow, SessionRecord, Sessions, SourceRow};
+use serde::{Deserialize, Serialize};
+
+use super::SavedRun;
+use crate::{ApiError, ErrorCode, RunMethod, Studio, ThreadId};
+
+/// A session with its runs, reports and findings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct SessionDetail {
+    /// The session.
+    pub session: SessionRecord,
+    /// Its runs: (thread id, question).
+    pub runs: Vec<(String, String)>,
+    /// Report versions, oldest first.
+    pub reports: Vec<research_store::ReportRow>,
+    /// Sources of the run that wrote the latest report (of the latest run when none has).
+    pub sources: Vec<SourceRow>,
+    /// Evidence of that run.
+    pub evidence: Vec<EvidenceRow>,
+    /// Checked claims of that run.
+    pub claims: Vec<ClaimRow>,
+    /// The latest report as safe HTML (citations linked as `#cite-n`), empty when none.
+    pub report_html: String,
+    /// How the latest report's run went (none for reports saved before it was recorded).
+    pub method: Option<RunMethod>,
+}
+
+impl Studio {
+    pub(super) fn save_research(
+        &self,
+        sessions: &Sessions,
+        saved: &SavedRun,
+        thread: &ThreadId,
+        run: &Run,
+    ) -> Result<(), ApiError> {
+        let (result, method) = (&run.view.result, &run.view.method);
+        let sources: Vec<SourceRow> = result
+            .sources
+            .iter()
+            .map(|s| SourceRow {
+                source_id: s.id,
+                url: s.url.clone(),
+                title: s.title.clone(),
+                kind: s.kind.clone(),
+                sha256: s.sha256.clone(),
+                accessed_at_ms: s.accessed_at_ms,
+            })
+            .collect();
+        let evidence: Vec<EvidenceRow> = result
+            .evidence
+            .iter()
+            .map(|e| EvidenceRow {
+                evidence_id: e.id,
+                source_id: e.source_id,
+                fact: e.fact.clone(),
+                quote: e.quote.clone(),
+            })
+            .collect();
+        let claims: Vec<ClaimRow> = result
+            .claims
+            .iter()
+            .map(|c| ClaimRow {
+                evidence_id: c.evidence_id,
+                text: c.text.clone(),
+                supported: c.supported,
+            })
+            .collect();
+        sessions.save_findings(
+            &saved.session_id,
+            thread.as_str(),
+            &sources,
+            &evidence,
+            &claims,
+        )?;
+        if !result.report.is_empty() {
+            let known: BTreeSet<String> = sessions
+                .reports(&saved.session_id)?
+                .into_iter()
+                .filter(|r| r.thread_id == thread.as_str())
+                .map(|r| r.markdown)
+                .collect();
+            if !known.contains(&result.report) {
+                let provenance = serde_json::json!({
+                    "app_version": env!("CARGO_PKG_VERSION"),
+                    "models": result.metadata.models,
+                    "search": saved.config.search,
+                    "config": saved.config,
+                    "llm_calls": result.metadata.llm_calls,
+                    "prompt_tokens": result.metadata.prompt_tokens,
+                    "completion_tokens": result.metadata.completion_tokens,
+                    "cost_usd": result.metadata.cost_usd,
+                    "method": method,
+                    "summary": run.view.summary,
+                });
+                sessions.add_report(
+                    &saved.session_id,
+                    thread.as_str(),
+                    &result.report,
+                    &provenance,
+                    self.clock.now_ms(),
+                )?;
+            }
+        }
+        Ok(())
+    }
+
+    /// What a run's model calls have used so far (a resumed run's counters start from it).
+    pub fn run_usage(&self, thread: &ThreadId) -> Result<research_llm::UsageTotals, ApiError> {
+        let calls: Vec<research_llm::CallRecord> = self
+            .sessions()?
+            .calls(thread.as_str())?
+            .into_iter()
+            .filter_map(|v| serde_json::from_value(v).ok())
+            .collect();
+        Ok(
+            Meter::new(research_llm::Budget::default(), PriceTable::builtin())
+                .with_history(calls)
+                .totals(),
+        )
+    }
+
+    /// Sessions, newest first, optionally only those matching `text`.
+    pub fn list_sessions(&self, text: Option<&str>) -> Result<Vec<SessionRecord>, ApiError> {
+        Ok(self.sessions()?.list(text)?)
+    }
+
+    /// A session with its runs, reports, and the sources and evidence behind its latest report.
+    pub fn session(&self, id: &str) -> Result<SessionDetail, ApiError> {
+        let sessions = self.sessions()?;
+        let session = sessions.get(id)?.ok_or_else(|| {
+            ApiError::new(
+                ErrorCode::NotFound,
+                format!("there is no session with id {id}"),
+            )
+        })?;
+        let runs = sessions.runs(id)?;
+        let reports = sessions.reports(id)?;
+        // Findings come from the run that wrote the report shown, so its citations resolve even
+        // while a follow-up has not written its own yet.
+        let latest = reports
+            .last()
+            .map(|r| r.thread_id.clone())
+            .or_else(|| runs.last().map(|r| r.0.clone()))
+            .unwrap_or_default();
+        let sources = sessions.sources(&latest)?;
+        let known: BTreeSet<u32> = sources.iter().map(|s| s.source_id).collect();
+        let method = reports
+            .last()
+            .and_then(|r| serde_json::from_value(r.provenance.get("method")?.clone()).ok());
+        Ok(SessionDetail {
+            method,
+            report_html: reports
+                .last()
+                .map(|r| research_export::html(&r.markdown, &known))
+                .unwrap_or_default(),
+            reports,
+            sources,
+            evidence: sessions.evidence(&latest)?,
+            claims: sessions.claims(&latest)?,
+            runs,
+            session,
+        })
+    }
+
+    /// The stored text of a source, by its hash (to show and highlight a quote).
+    pub fn source_text(&self, sha256: &str) -> Result<String, ApiError> {
+        self.sessions()?
+            .document(sha256)?
+            .ok_or_else(|| ApiError::new(ErrorCode::NotFound, "that source's text is not stored"))
+    }
+
+    /// Renames a session.
+    pub fn rename_session(&self, id: &str, title: &str) -> Result<(), ApiError> {
+        let title = title.trim();
+        if title.is_empty() {
+            return Err(ApiError::new(ErrorCode::InvalidInput, "the title is empty"));
+        }
+        if !self.sessions()?.rename(id, title, self.clock.now_ms())? {
+            return Err(ApiError::new(
+                ErrorCode::NotFound,
+                format!("there is no session with id {id}"),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Deletes a session and everything it produced.
+    pub fn delete_session(&self, id: &str) -> Result<(), ApiError> {
+        if !self.sessions()?.delete(id)? {
+            return Err(ApiError::new(
+                ErrorCode::NotFound,
+                format!("there is no session with id {id}"),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The session a thread belongs to.
+    pub fn session_of(&self, thread: &ThreadId) -> Result<Option<String>, ApiError> {
+        Ok(self.sessions()?.session_of(thread.as_str())?)
+    }
+}

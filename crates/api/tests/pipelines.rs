@@ -1,0 +1,211 @@
+//! A pipeline registered from outside runs through `Studio` like a built-in one: started,
+//! stopped at its question, resumed after the database is reopened, outlined and estimated —
+//! with no change to the api, the CLI or the app. This is the test of the pipeline seam.
+
+use std::sync::Arc;
+
+use research_api::{
+    MemoryKeys, ResearchRequest, ResearchStatus, Role, Studio, CancellationToken,
+};
+use research_graph::{
+    Checkpointer, CompileOptions, CompiledGraph, GraphError, StateGraph, END, START,
+};
+use research_pipeline::eval::RunResult;
+use research_pipeline::{
+    Answer, Ctx, Env, Flow, OutlineStep, PipelineInfo, Question, RunConfig, RunRequest, RunView,
+};
+
+research_graph::state! {
+    /// A toy pipeline's state: the question, the user's answer, the report.
+    pub struct EchoState / EchoUpdate {
+        /// The question.
+        pub question: String => Replace,
+        /// The user's answer.
+        pub answer: String => Replace,
+        /// The report.
+        pub report: String => Replace,
+    }
+}
+
+/// Asks the user one question, then has the writer model echo the answer as the report.
+struct Echo;
+
+async fn ask(state: Arc<EchoState>, ctx: Ctx) -> Result<EchoUpdate, research_graph::NodeError> {
+    let answer: Answer = ctx.interrupt(Question::Clarify {
+        question: format!("What do you mean by {}?", state.question),
+        options: vec!["this".into(), "that".into()],
+        ambiguities: vec![],
+    })?;
+    let Answer::Clarify { text } = answer else {
+        return Err(research_graph::NodeError::permanent("a clarification was expected"));
+    };
+    Ok(EchoUpdate {
+        answer: Some(text),
+        ..Default::default()
+    })
+}
+
+async fn write(state: Arc<EchoState>, ctx: Ctx) -> Result<EchoUpdate, research_graph::NodeError> {
+    use research_llm::{ChatRequest, LlmClient, Message};
+    let client = Role::Write.client(&ctx.config.models, ctx.node());
+    let request = ChatRequest::new(vec![Message::user(state.answer.clone())]).purpose("write");
+    let reply = client
+        .complete(&request, None)
+        .await
+        .map_err(research_graph::NodeError::permanent)?;
+    Ok(EchoUpdate {
+        report: Some(format!("# {}\n\n## Summary\n\n{}\n", state.question, reply.text)),
+        ..Default::default()
+    })
+}
+
+impl Flow for Echo {
+    type State = EchoState;
+    fn info(&self) -> PipelineInfo {
+        PipelineInfo {
+            name: "echo".into(),
+            title: "Echo".into(),
+            summary: "Asks what you mean and writes it down.".into(),
+        }
+    }
+    fn roles(&self) -> Vec<Role> {
+        vec![Role::Write]
+    }
+    fn graph(
+        &self,
+        _: &RunConfig,
+        checkpointer: Option<Arc<dyn Checkpointer>>,
+    ) -> Result<CompiledGraph<EchoState, Env>, GraphError> {
+        let mut g = StateGraph::<EchoState, Env>::new();
+        g.add_node("ask", ask);
+        g.add_node("write", write);
+        g.add_edge(START, "ask");
+        g.add_edge("ask", "write");
+        g.add_edge("write", END);
+        g.compile(CompileOptions {
+            checkpointer,
+            ..Default::default()
+        })
+    }
+    fn steps(&self, _: &RunConfig) -> Vec<OutlineStep> {
+        vec![
+            OutlineStep::new("ask", None, "Waiting for your answer"),
+            OutlineStep::new("write", Some(Role::Write), "Writing it down"),
+        ]
+    }
+    fn calls(&self, _: &RunConfig) -> Vec<(Role, u64)> {
+        vec![(Role::Write, 1)]
+    }
+    fn initial(&self, request: &RunRequest) -> EchoState {
+        EchoState {
+            question: request.question.clone(),
+            ..Default::default()
+        }
+    }
+    fn view(&self, state: &EchoState) -> RunView {
+        RunView {
+            result: RunResult {
+                question: state.question.clone(),
+                report: state.report.clone(),
+                ..Default::default()
+            },
+            summary: state.answer.clone(),
+            ..Default::default()
+        }
+    }
+}
+
+fn studio(db: &std::path::Path) -> Studio {
+    Studio::open(Some(db)).unwrap().with_pipeline(Arc::new(Echo))
+}
+
+#[tokio::test]
+async fn a_registered_pipeline_runs_stops_resumes_after_reopening_and_is_outlined() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("studio.sqlite3");
+    let script = dir.path().join("script.json");
+    std::fs::write(
+        &script,
+        r#"{"answers": [{"purpose": "write", "text": "You meant the honeybee."}]}"#,
+    )
+    .unwrap();
+    let keys = MemoryKeys::default();
+    let config = RunConfig {
+        models: research_api::ModelRouting::single(format!("scripted:{}", script.display())),
+        search: vec!["wikipedia".into()],
+        ..RunConfig::default()
+    };
+
+    let first = studio(&db);
+    assert!(first.pipelines().iter().any(|p| p.name == "echo"));
+    let outline = first.outline("echo", &config).unwrap();
+    assert_eq!(outline.nodes, ["ask", "write"]);
+    assert_eq!(outline.steps[1].role, Some(Role::Write));
+    assert!(outline.mermaid.contains("ask"));
+    let estimate = first.estimate("echo", &config).unwrap();
+    assert_eq!(estimate.calls, 1);
+    assert_eq!(estimate.cost_usd, Some(0.0));
+
+    let (session, thread) = first
+        .start_research(&ResearchRequest {
+            question: "bees".into(),
+            pipeline: "echo".into(),
+            config: config.clone(),
+            ..Default::default()
+        })
+        .unwrap();
+    let waiting = first
+        .run_research(&thread, None, &keys, None, CancellationToken::new())
+        .await
+        .unwrap();
+    assert_eq!(waiting.status, ResearchStatus::Waiting);
+    assert!(matches!(
+        waiting.question.unwrap().question,
+        Question::Clarify { .. }
+    ));
+    drop(first);
+
+    // A new process: the thread resumes on the pipeline it started with.
+    let second = studio(&db);
+    assert!(second.is_research(&thread).unwrap());
+    let pending = second.research_question(&thread).await.unwrap().unwrap();
+    assert!(matches!(pending.question, Question::Clarify { .. }));
+    let done = second
+        .run_research(
+            &thread,
+            Some(Answer::Clarify {
+                text: "the insect".into(),
+            }),
+            &keys,
+            None,
+            CancellationToken::new(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(done.status, ResearchStatus::Finished);
+    assert!(done.result.report.contains("You meant the honeybee."));
+    assert_eq!(done.result.metadata.llm_calls, 1);
+    assert_eq!(done.result.metadata.models["write"], config.models.model);
+    let detail = second.session(&session).unwrap();
+    assert_eq!(detail.reports.len(), 1);
+    assert_eq!(detail.reports[0].provenance["summary"], "the insect");
+
+    // A follow-up runs on the same pipeline; without it registered, the thread is refused.
+    let follow = second.follow_up(&session, "and wasps?").unwrap();
+    assert!(second.is_research(&follow).unwrap());
+    let plain = Studio::open(Some(&db)).unwrap();
+    let refused = plain
+        .run_research(&follow, None, &keys, None, CancellationToken::new())
+        .await
+        .unwrap_err();
+    assert!(refused.message.contains("echo"), "{}", refused.message);
+    assert!(plain.start_research(&ResearchRequest {
+        question: "bees".into(),
+        pipeline: "echo".into(),
+        config,
+        ..Default::default()
+    })
+    .unwrap_err()
+    .message
+    .contains("standard"));
+}

@@ -1,0 +1,69 @@
+//! `research export`: a finished report as Markdown or PDF, or its sources as BibTeX or RIS.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use research_api::{ExportFormat, Paper};
+
+use super::DbArg;
+
+/// `--format`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, clap::ValueEnum)]
+pub enum FormatArg {
+    Md,
+    Pdf,
+    Bib,
+    Ris,
+}
+
+impl From<FormatArg> for ExportFormat {
+    fn from(format: FormatArg) -> Self {
+        match format {
+            FormatArg::Md => ExportFormat::Md,
+            FormatArg::Pdf => ExportFormat::Pdf,
+            FormatArg::Bib => ExportFormat::Bib,
+            FormatArg::Ris => ExportFormat::Ris,
+        }
+    }
+}
+
+/// `--paper`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, clap::ValueEnum)]
+pub enum PaperArg {
+    A4,
+    Letter,
+}
+
+impl From<PaperArg> for Paper {
+    fn from(paper: PaperArg) -> Self {
+        match paper {
+            PaperArg::A4 => Paper::A4,
+            PaperArg::Letter => Paper::Letter,
+        }
+    }
+}
+
+#[derive(clap::Args)]
+pub struct ExportArgs {
+    /// The session id, or the run (thread) id printed by `research run`
+    id: String,
+    /// The format
+    #[arg(long, value_enum)]
+    format: FormatArg,
+    /// Where to write it
+    #[arg(long, value_name = "FILE")]
+    out: PathBuf,
+    /// Paper size for PDF
+    #[arg(long, value_enum, default_value_t = PaperArg::A4)]
+    paper: PaperArg,
+    #[command(flatten)]
+    db: DbArg,
+}
+
+/// `research export`.
+pub fn export(args: ExportArgs) -> anyhow::Result<ExitCode> {
+    let studio = args.db.open()?;
+    studio.export(&args.id, args.format.into(), args.paper.into(), &args.out)?;
+    eprintln!("exported to {}", args.out.display());
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,254 @@
+//! The graph engine's commands: `research graph`, `demo`, `resume` and `history`.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::Context;
+use research_api::{ApiError, Event, EventSink, RunReport, RunStatus, Studio, ThreadId};
+
+use super::research::{AnswerArgs, ModelArgs};
+use super::{cancel_on_ctrl_c, resumable, DbArg};
+
+/// The graphs `research graph` shows.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, clap::ValueEnum)]
+pub enum GraphName {
+    Demo,
+    Research,
+}
+
+#[derive(clap::Args)]
+pub struct GraphArgs {
+    /// Which graph
+    #[arg(value_enum)]
+    name: GraphName,
+    /// Print it as a Mermaid flowchart
+    #[arg(long)]
+    mermaid: bool,
+}
+
+#[derive(clap::Args)]
+pub struct DemoArgs {
+    #[command(flatten)]
+    db: DbArg,
+    /// Number of workers
+    #[arg(long, default_value_t = 8)]
+    workers: u32,
+    /// Workers running at once
+    #[arg(long, default_value_t = 4)]
+    concurrency: u32,
+    /// Milliseconds each worker sleeps
+    #[arg(long, default_value_t = 200)]
+    task_ms: u64,
+    /// Append each worker's index to this file as it finishes
+    #[arg(long, value_name = "FILE")]
+    exec_log: Option<PathBuf>,
+    /// Print the final state as JSON on the last line
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(clap::Args)]
+pub struct ResumeArgs {
+    /// The thread id printed when the run started
+    thread: String,
+    #[command(flatten)]
+    db: DbArg,
+    #[command(flatten)]
+    models: ModelArgs,
+    #[command(flatten)]
+    answer: AnswerArgs,
+    /// Write the report here too (research runs)
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+    /// Print the result as JSON
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(clap::Args)]
+pub struct HistoryArgs {
+    /// The thread id
+    thread: String,
+    #[command(flatten)]
+    db: DbArg,
+    /// Print JSON
+    #[arg(long)]
+    json: bool,
+}
+
+/// `research graph`.
+pub fn graph(args: GraphArgs) -> anyhow::Result<ExitCode> {
+    let research = args.name == GraphName::Research;
+    let text = if research {
+        research_mermaid()?
+    } else {
+        Studio::demo_mermaid()
+    };
+    if args.mermaid {
+        print!("{text}");
+    } else if research {
+        println!("research: understand -> [clarify] -> plan -> [review] -> (search_and_extract <-> detect_gaps | orchestrate -> search_worker x N (Send) -> collect -> synthesize) -> verify -> write_report -> [review] -> [revise]");
+    } else {
+        println!("demo: plan -> worker x N (Send) -> summarize");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The default research pipeline as Mermaid, without opening a database.
+fn research_mermaid() -> anyhow::Result<String> {
+    let pipeline = research_api::Registry::builtin()
+        .default_pipeline()
+        .context("no research pipeline is built in")?;
+    Ok(pipeline
+        .outline(&research_api::RunConfig::default())
+        .map_err(ApiError::from)?
+        .mermaid)
+}
+
+/// `research demo`.
+pub async fn demo(args: DemoArgs) -> anyhow::Result<ExitCode> {
+    let studio = args.db.open()?;
+    let thread = studio.create_demo(research_api::demo::DemoConfig {
+        workers: args.workers,
+        concurrency: args.concurrency,
+        task_ms: args.task_ms,
+        exec_log: args.exec_log,
+    })?;
+    println!("{thread}");
+    std::io::stdout().flush().ok();
+    let report = studio
+        .run(&thread, Some(Arc::new(Progress)), cancel_on_ctrl_c())
+        .await
+        .map_err(|e| resumable(e, &thread))?;
+    finish(&report, args.json)
+}
+
+/// `research resume`: a research thread goes to [`super::research::resume`], a demo one runs on.
+pub async fn resume(args: ResumeArgs) -> anyhow::Result<ExitCode> {
+    let studio = args.db.open()?;
+    let thread = ThreadId::new(args.thread);
+    if studio.is_research(&thread)? {
+        return super::research::resume(
+            &studio,
+            thread,
+            args.models,
+            args.answer,
+            args.json,
+            args.out,
+        )
+        .await;
+    }
+    let report = studio
+        .resume(&thread, Some(Arc::new(Progress)), cancel_on_ctrl_c())
+        .await
+        .map_err(|e| resumable(e, &thread))?;
+    finish(&report, args.json)
+}
+
+/// `research history`.
+pub async fn history(args: HistoryArgs) -> anyhow::Result<ExitCode> {
+    let studio = args.db.open()?;
+    let history = studio.history(&ThreadId::new(args.thread)).await?;
+    if args.json {
+        println!("{}", serde_json::to_string(&history)?);
+    } else {
+        for h in history {
+            let next = if h.next.is_empty() {
+                "(end)".to_string()
+            } else {
+                summarize_next(&h.next)
+            };
+            println!(
+                "checkpoint {:>4}  step {:>4}  {}  next: {next}",
+                h.checkpoint, h.step, h.created_at_ms
+            );
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Prints progress on stderr, one line per event worth a line.
+struct Progress;
+
+impl EventSink for Progress {
+    fn emit(&self, event: Event) {
+        let line = match event {
+            Event::NodeFinished { step, node, .. } => format!("step {step}: {node} finished"),
+            Event::NodeRetrying {
+                node,
+                attempt,
+                error,
+                delay_ms,
+            } => {
+                format!("{node}: attempt {attempt} failed ({error}); retrying in {delay_ms} ms")
+            }
+            Event::Interrupted { interrupts } => format!(
+                "waiting for input at {}",
+                interrupts
+                    .iter()
+                    .map(|i| i.node.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            _ => return,
+        };
+        eprintln!("{line}");
+    }
+
+    fn wants_updates(&self) -> bool {
+        false
+    }
+}
+
+fn summarize_next(next: &[String]) -> String {
+    // "worker x20" reads better than twenty names.
+    let mut parts: Vec<(String, usize)> = Vec::new();
+    for n in next {
+        match parts.last_mut() {
+            Some((name, count)) if name == n => *count += 1,
+            _ => parts.push((n.clone(), 1)),
+        }
+    }
+    parts
+        .into_iter()
+        .map(|(n, c)| if c > 1 { format!("{n} x{c}") } else { n })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn finish(report: &RunReport, json: bool) -> anyhow::Result<ExitCode> {
+    match report.status {
+        RunStatus::Finished => eprintln!("finished"),
+        RunStatus::Interrupted => eprintln!(
+            "waiting for input; continue with: research resume {}",
+            report.thread_id
+        ),
+        RunStatus::Cancelled => eprintln!(
+            "cancelled; continue with: research resume {}",
+            report.thread_id
+        ),
+    }
+    if json {
+        println!("{}", serde_json::to_string(&report.state)?);
+    }
+    Ok(if report.status == RunStatus::Cancelled {
+        ExitCode::from(130)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::summarize_next;
+
+    #[test]
+    fn runs_of_the_same_node_are_counted() {
+        let next: Vec<String> = ["plan", "worker", "worker", "worker", "summarize"]
+            .map(String::from)
+            .to_vec();
+        assert_eq!(summarize_next(&next), "plan, worker x3, summarize");
+    }
+}

@@ -1,0 +1,116 @@
+//! `research library`: your own folders, indexed and searchable.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use research_api::{ApiError, IndexReport};
+
+use super::DbArg;
+
+#[derive(clap::Args)]
+pub struct LibraryArgs {
+    #[command(subcommand)]
+    action: LibraryAction,
+    #[command(flatten)]
+    db: DbArg,
+}
+
+#[derive(clap::Subcommand)]
+enum LibraryAction {
+    /// Add a folder and index it (Markdown, text, HTML and PDF files)
+    Add {
+        /// The folder
+        dir: PathBuf,
+    },
+    /// Remove a folder and what was indexed from it
+    Remove {
+        /// The folder
+        dir: PathBuf,
+    },
+    /// List the folders
+    List {
+        /// Print JSON
+        #[arg(long)]
+        json: bool,
+    },
+    /// Index new and changed files again
+    Reindex,
+    /// Search the library
+    Search {
+        /// The query
+        query: String,
+        /// Results at most
+        #[arg(long, default_value_t = 10)]
+        limit: usize,
+        /// Print JSON
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+fn progress(r: &IndexReport) {
+    eprint!(
+        "\rscanned {} files: {} indexed, {} unchanged, {} unreadable",
+        r.scanned,
+        r.indexed,
+        r.unchanged,
+        r.failed.len()
+    );
+}
+
+fn summary(r: &IndexReport) {
+    eprintln!();
+    for (path, why) in r.failed.iter().take(20) {
+        eprintln!("skipped {path}: {why}");
+    }
+    if r.failed.len() > 20 {
+        eprintln!("… and {} more unreadable files", r.failed.len() - 20);
+    }
+    if r.removed > 0 {
+        eprintln!("{} files were gone and are no longer indexed", r.removed);
+    }
+}
+
+/// `research library …`.
+pub fn library(args: LibraryArgs) -> anyhow::Result<ExitCode> {
+    let library = args.db.open()?.library()?;
+    match args.action {
+        LibraryAction::Add { dir } => {
+            summary(&library.add(&dir, &progress).map_err(ApiError::from)?)
+        }
+        LibraryAction::Reindex => summary(&library.reindex(&progress).map_err(ApiError::from)?),
+        LibraryAction::Remove { dir } => {
+            library.remove(&dir).map_err(ApiError::from)?;
+            eprintln!("removed {} from the library", dir.display());
+        }
+        LibraryAction::List { json } => {
+            let folders = library.folders().map_err(ApiError::from)?;
+            if json {
+                println!("{}", serde_json::to_string(&folders)?);
+            } else if folders.is_empty() {
+                eprintln!("the library is empty; add a folder with: research library add DIR");
+            } else {
+                for f in folders {
+                    println!("{}  ({} files, {} unreadable)", f.path, f.files, f.failed);
+                }
+            }
+        }
+        LibraryAction::Search { query, limit, json } => {
+            let hits = library.search(&query, limit).map_err(ApiError::from)?;
+            if json {
+                println!("{}", serde_json::to_string(&hits)?);
+            } else {
+                for (i, hit) in hits.iter().enumerate() {
+                    println!(
+                        "{}. {}\n   {}\n   {}\n",
+                        i + 1,
+                        hit.title,
+                        hit.url,
+                        hit.snippet
+                    );
+                }
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,335 @@
+//! `research run`, `research resume` of research threads, and `research eval`.
+
+mod eval;
+mod interact;
+mod options;
+mod progress;
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::Context;
+use research_api::{
+    Answer, ApiError, ErrorCode, ModelRouting, OsKeychain, ResearchOutcome, ResearchRequest,
+    ResearchStatus, Studio, ThreadId,
+};
+
+pub use eval::{eval, EvalArgs};
+use interact::{answer_from_flags, ask_terminal, how_to_answer};
+use options::{config, invalid, DepthArg, ModeArg, ReviewPoint, ReviewPointParser, StructureArg};
+
+use super::DbArg;
+
+/// Options shared by `run` and `resume`: which models answer.
+#[derive(clap::Args, Clone, Default)]
+pub struct ModelArgs {
+    /// The model for planning, writing and everything not routed elsewhere
+    /// (default: $RESEARCH_LLM), e.g. ollama:qwen2.5:7b or local:/path/model.gguf
+    #[arg(long, value_name = "SPEC")]
+    pub llm: Option<String>,
+    /// A faster model for extraction, checking and summaries
+    #[arg(long, value_name = "SPEC")]
+    pub fast_llm: Option<String>,
+    /// Route one role to a model: ROLE=SPEC (roles: understand, plan, extract, gaps,
+    /// orchestrate, summarize, synthesize, verify, write); repeatable
+    #[arg(long = "role", value_name = "ROLE=SPEC")]
+    pub roles: Vec<String>,
+}
+
+impl ModelArgs {
+    fn routing(&self) -> Result<Option<ModelRouting>, ApiError> {
+        let model = self
+            .llm
+            .clone()
+            .or_else(|| std::env::var("RESEARCH_LLM").ok().filter(|s| !s.is_empty()));
+        let Some(model) = model else {
+            if self.fast_llm.is_some() || !self.roles.is_empty() {
+                return Err(ApiError::new(
+                    ErrorCode::InvalidInput,
+                    "--fast-llm and --role need --llm too",
+                ));
+            }
+            return Ok(None);
+        };
+        let mut routing = ModelRouting::single(model);
+        routing.fast_model = self.fast_llm.clone();
+        for r in &self.roles {
+            let (role, spec) = r.split_once('=').ok_or_else(|| {
+                ApiError::new(
+                    ErrorCode::InvalidInput,
+                    format!("--role {r}: write ROLE=SPEC, e.g. write=openai:gpt-4o"),
+                )
+            })?;
+            routing.roles.insert(role.trim().into(), spec.trim().into());
+        }
+        Ok(Some(routing))
+    }
+}
+
+/// `research run`'s options.
+#[derive(clap::Args)]
+pub struct RunArgs {
+    /// The question to research
+    pub question: String,
+    #[command(flatten)]
+    pub models: ModelArgs,
+    /// single: one agent in a search loop; multi: parallel workers per sub-question
+    #[arg(long, value_enum, default_value_t = ModeArg::Single)]
+    pub mode: ModeArg,
+    /// How much to research
+    #[arg(long, value_enum, default_value_t = DepthArg::Standard)]
+    pub depth: DepthArg,
+    /// The report's shape
+    #[arg(long, value_enum, default_value_t = StructureArg::Detailed)]
+    pub structure: StructureArg,
+    /// Search providers, comma-separated (auto, local, tavily, brave, serper, searxng,
+    /// duckduckgo, semantic-scholar, arxiv, wikipedia, newsapi)
+    #[arg(long, value_name = "SPEC[,SPEC…]")]
+    pub search: Option<String>,
+    /// Your SearXNG instance
+    #[arg(long, value_name = "URL")]
+    pub searxng_url: Option<String>,
+    /// Let the fetcher reach this local or private host; repeatable
+    #[arg(long = "allow-host", value_name = "HOST")]
+    pub allow_hosts: Vec<String>,
+    /// Review points that stop for an answer (comma-separated), or none
+    #[arg(
+        long,
+        value_name = "POINTS",
+        value_delimiter = ',',
+        value_parser = ReviewPointParser,
+        action = clap::ArgAction::Set
+    )]
+    pub review: Option<Vec<ReviewPoint>>,
+    /// Answer the clarification question in advance
+    #[arg(long, value_name = "TEXT")]
+    pub answer: Option<String>,
+    /// Never wait: take the best reading of the question and approve review points
+    #[arg(long)]
+    pub no_input: bool,
+    /// Extra instructions for the writer
+    #[arg(long, value_name = "TEXT")]
+    pub system_prompt: Option<String>,
+    /// Rounds of the gap loop (overrides the depth)
+    #[arg(long, value_name = "N")]
+    pub max_iterations: Option<u32>,
+    /// Coverage at which searching stops (0–1)
+    #[arg(long, value_name = "X", default_value_t = 0.7)]
+    pub min_coverage: f64,
+    /// The report's language (en, ja, …); default: the question's
+    #[arg(long, value_name = "CODE")]
+    pub language: Option<String>,
+    /// Stop after this many model calls
+    #[arg(long, value_name = "N")]
+    pub max_calls: Option<u64>,
+    /// Stop after this many tokens
+    #[arg(long, value_name = "N")]
+    pub max_tokens: Option<u64>,
+    /// Stop after this estimated cost in US dollars
+    #[arg(long, value_name = "USD")]
+    pub max_cost: Option<f64>,
+    /// Write the report here too
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// Ask the question as a follow-up in this session (its earlier questions and reports are
+    /// context; its configuration is reused)
+    #[arg(long, value_name = "SESSION")]
+    pub follow_up: Option<String>,
+    /// Print the result as one JSON document
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub db: DbArg,
+}
+
+/// How a waiting research thread is answered from the command line.
+#[derive(clap::Args, Clone, Default)]
+pub struct AnswerArgs {
+    /// The clarification answer
+    #[arg(long, value_name = "TEXT")]
+    pub answer: Option<String>,
+    /// Approve the plan or the report
+    #[arg(long)]
+    pub approve: bool,
+    /// Replace the plan with this JSON file ({"questions": [], "aspects": [], "searches": []})
+    #[arg(long, value_name = "FILE")]
+    pub plan: Option<PathBuf>,
+    /// Cancel the run at the plan review
+    #[arg(long)]
+    pub cancel: bool,
+    /// Ask for one revision of the report with this feedback
+    #[arg(long, value_name = "FEEDBACK")]
+    pub revise: Option<String>,
+    /// Reject the report, with a reason
+    #[arg(long, value_name = "REASON")]
+    pub reject: Option<String>,
+    /// Never wait: approve review points and take the best reading
+    #[arg(long)]
+    pub no_input: bool,
+}
+
+/// `research run`.
+pub async fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
+    let question = super::arg_or_stdin(args.question.clone(), "the question")?;
+    let studio = args.db.open()?;
+    let flags = AnswerArgs {
+        answer: args.answer.clone(),
+        no_input: args.no_input,
+        ..Default::default()
+    };
+    if let Some(session) = &args.follow_up {
+        let thread = studio.follow_up(session, &question)?;
+        eprintln!("{thread}");
+        let outcome = drive(&studio, &thread, None, &flags).await?;
+        return finish(&outcome, args.json, args.out.as_ref());
+    }
+    let settings = studio.settings()?;
+    let mut model_args = args.models.clone();
+    if model_args.llm.is_none() && std::env::var("RESEARCH_LLM").map_or(true, |v| v.is_empty()) {
+        model_args.llm = settings.default_model.clone();
+    }
+    if model_args.fast_llm.is_none() {
+        model_args.fast_llm = settings.fast_model.clone();
+    }
+    let models = model_args.routing()?.ok_or_else(|| {
+        invalid("no model is chosen; pass --llm SPEC (e.g. ollama:qwen2.5:7b, local:/path/model.gguf), set RESEARCH_LLM, or `research settings set default_model SPEC`")
+    })?;
+    let mut allowed_hosts = settings.allowed_hosts.clone();
+    allowed_hosts.extend(args.allow_hosts.iter().cloned());
+    let request = ResearchRequest {
+        question,
+        pipeline: String::new(),
+        config: config(&args, models, &settings)?,
+        allowed_hosts,
+        searxng_url: args.searxng_url.clone().or(settings.searxng_url.clone()),
+    };
+    let (_session, thread) = studio.start_research(&request)?;
+    eprintln!("{thread}");
+    let outcome = drive(&studio, &thread, None, &flags).await?;
+    finish(&outcome, args.json, args.out.as_ref())
+}
+
+/// `research resume` of a research thread.
+pub async fn resume(
+    studio: &Studio,
+    thread: ThreadId,
+    models: ModelArgs,
+    flags: AnswerArgs,
+    json: bool,
+    out: Option<PathBuf>,
+) -> anyhow::Result<ExitCode> {
+    if let Some(routing) = models.routing()? {
+        studio.set_research_models(&thread, routing)?;
+    }
+    // A waiting run needs its answer before it can go on.
+    let answer = match studio.research_question(&thread).await? {
+        Some(pending) => match answer_from_flags(&pending.question, &flags)? {
+            Some(a) => Some(a),
+            None if std::io::stdin().is_terminal() && !flags.no_input => {
+                Some(ask_terminal(&pending.question)?)
+            }
+            None => {
+                return Err(invalid(how_to_answer(&pending, &thread)).into());
+            }
+        },
+        None => None,
+    };
+    let outcome = drive(studio, &thread, answer, &flags).await?;
+    finish(&outcome, json, out.as_ref())
+}
+
+/// Runs a research thread until it finishes or waits on a question nobody here can answer.
+async fn drive(
+    studio: &Studio,
+    thread: &ThreadId,
+    mut answer: Option<Answer>,
+    flags: &AnswerArgs,
+) -> anyhow::Result<ResearchOutcome> {
+    let keys = OsKeychain;
+    let interactive = std::io::stdin().is_terminal() && !flags.no_input;
+    let mut used_flags = answer.is_some();
+    loop {
+        let outcome = studio
+            .run_research(
+                thread,
+                answer.take(),
+                &keys,
+                Some(Arc::new(progress::RunProgress)),
+                super::cancel_on_ctrl_c(),
+            )
+            .await
+            .map_err(|e| super::resumable(e, thread))?;
+        let Some(pending) = outcome.question.clone() else {
+            return Ok(outcome);
+        };
+        // Flags answer the first question they fit; a terminal answers the rest.
+        let from_flags = if used_flags {
+            None
+        } else {
+            answer_from_flags(&pending.question, flags)?
+        };
+        answer = match from_flags {
+            Some(a) => {
+                used_flags = true;
+                Some(a)
+            }
+            None if interactive => Some(ask_terminal(&pending.question)?),
+            None => {
+                eprintln!("{}", how_to_answer(&pending, thread));
+                return Ok(outcome);
+            }
+        };
+    }
+}
+
+fn finish(
+    outcome: &ResearchOutcome,
+    json: bool,
+    out: Option<&PathBuf>,
+) -> anyhow::Result<ExitCode> {
+    let r = &outcome.result;
+    if let Some(path) = out {
+        if !r.report.is_empty() {
+            std::fs::write(path, &r.report)
+                .with_context(|| format!("could not write {}", path.display()))?;
+            eprintln!("report written to {}", path.display());
+        }
+    }
+    if json {
+        let mut value = serde_json::to_value(r)?;
+        if let Some(map) = value.as_object_mut() {
+            map.insert("session_id".into(), outcome.session_id.clone().into());
+            map.insert("status".into(), serde_json::to_value(outcome.status)?);
+            map.insert(
+                "pending_question".into(),
+                serde_json::to_value(&outcome.question)?,
+            );
+        }
+        println!("{}", serde_json::to_string_pretty(&value)?);
+    } else if outcome.status == ResearchStatus::Finished && !r.report.is_empty() {
+        println!("{}", r.report);
+    }
+    let m = &r.metadata;
+    match outcome.status {
+        ResearchStatus::Finished => eprintln!(
+            "done: {} sources, {} evidence items, {}/{} claims supported, {} model calls, {} tokens",
+            m.sources_count,
+            m.evidence_count,
+            m.claims_supported,
+            m.claims_total,
+            m.llm_calls,
+            m.prompt_tokens + m.completion_tokens
+        ),
+        ResearchStatus::Waiting => {}
+        ResearchStatus::Interrupted => {
+            eprintln!(
+                "cancelled; continue with: research resume {}",
+                outcome.thread_id
+            );
+            return Ok(ExitCode::from(130));
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

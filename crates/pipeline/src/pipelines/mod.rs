@@ -1,0 +1,4 @@
+//! The pipelines, one module each: its state, thin node adapters over the shared
+//! [`steps`](crate::steps), its wiring, and its [`Flow`](crate::Flow) impl.
+
+pub mod standard;

@@ -1,0 +1,360 @@
+//! The standard pipeline (seed 004): read the question and ask for a clarification when it is
+//! ambiguous, plan research questions and searches, then either loop search → read → extract →
+//! find gaps (single agent) or send one worker per sub-question in parallel and synthesise their
+//! findings (multi agent), check claims against their quotes, and write a cited report that a
+//! person may approve, send back for one revision, or reject.
+
+mod nodes;
+mod state;
+
+use std::sync::Arc;
+
+use research_graph::{
+    Checkpointer, CompileOptions, CompiledGraph, GraphError, NodeOptions, StateGraph, END, START,
+};
+
+pub use self::state::{ResearchState, ResearchUpdate};
+use crate::config::{Mode, RunConfig};
+use crate::eval::{Metadata, RunResult};
+use crate::family::{Flow, OutlineStep, PipelineInfo, RunRequest, RunView};
+use crate::method::{unread_pages, RunMethod};
+use crate::records::Outcome;
+use crate::roles::Role;
+use crate::{report, text, Env};
+
+/// The name the standard pipeline is registered (and its threads saved) under.
+pub const NAME: &str = "standard";
+
+/// The standard pipeline.
+pub struct Standard;
+
+/// Every node: its name, its model role, what the run is doing there, and the modes that walk
+/// it (in the order a run reaches them).
+const NODES: &[(&str, Option<Role>, &str, &[Mode])] = &[
+    ("understand", Some(Role::Understand), "Reading the question", BOTH),
+    ("clarify", None, "Waiting for your answer", BOTH),
+    ("plan", Some(Role::Plan), "Planning the research", BOTH),
+    ("review_plan", None, "Waiting for the plan review", BOTH),
+    ("search_and_extract", Some(Role::Extract), "Searching and reading sources", SINGLE),
+    ("detect_gaps", Some(Role::Gaps), "Looking for gaps", SINGLE),
+    ("orchestrate", Some(Role::Orchestrate), "Splitting the work between workers", MULTI),
+    ("search_worker", Some(Role::Extract), "Workers are researching", MULTI),
+    ("collect", None, "Collecting the workers' findings", MULTI),
+    ("synthesize", Some(Role::Synthesize), "Combining the findings", MULTI),
+    ("verify", Some(Role::Verify), "Checking claims against the sources", BOTH),
+    ("write_report", Some(Role::Write), "Writing the report", BOTH),
+    ("review_report", None, "Waiting for the report review", BOTH),
+    ("revise_report", Some(Role::Write), "Revising the report", BOTH),
+];
+const BOTH: &[Mode] = &[Mode::Single, Mode::Multi];
+const SINGLE: &[Mode] = &[Mode::Single];
+const MULTI: &[Mode] = &[Mode::Multi];
+
+impl Flow for Standard {
+    type State = ResearchState;
+
+    fn info(&self) -> PipelineInfo {
+        PipelineInfo {
+            name: NAME.into(),
+            title: "Standard".into(),
+            summary: "Plans, searches and reads until the questions are covered (one agent, or \
+parallel workers in multi mode), checks each claim against its quote and writes a cited report."
+                .into(),
+        }
+    }
+
+    fn roles(&self) -> Vec<Role> {
+        Role::ALL.to_vec()
+    }
+
+    fn graph(
+        &self,
+        config: &RunConfig,
+        checkpointer: Option<Arc<dyn Checkpointer>>,
+    ) -> Result<CompiledGraph<ResearchState, Env>, GraphError> {
+        graph(config, checkpointer)
+    }
+
+    fn steps(&self, config: &RunConfig) -> Vec<OutlineStep> {
+        NODES
+            .iter()
+            .filter(|(_, _, _, modes)| modes.contains(&config.mode))
+            .map(|&(node, role, doing, _)| OutlineStep::new(node, role, doing))
+            .collect()
+    }
+
+    fn calls(&self, config: &RunConfig) -> Vec<(Role, u64)> {
+        let limits = config.limits();
+        let rounds = u64::from(limits.max_iterations.max(1));
+        let pages_per_search = limits.pages_per_search as u64;
+        let chunks = limits.chunks_per_page as u64;
+        let max_pages = limits.max_sources as u64;
+        let mut calls = vec![(Role::Understand, 1), (Role::Plan, 1)];
+        match config.mode {
+            Mode::Single => {
+                // The first round runs the planned searches; later rounds about half as many.
+                let searches = limits.initial_searches as u64
+                    + (rounds - 1) * (limits.initial_searches as u64).div_ceil(2);
+                let pages = (searches * pages_per_search).min(max_pages);
+                calls.push((Role::Extract, pages * chunks));
+                calls.push((Role::Gaps, rounds));
+            }
+            Mode::Multi => {
+                let workers = limits.workers as u64;
+                let searches = workers * limits.searches_per_worker as u64 * rounds;
+                let pages = (searches * pages_per_search).min(max_pages * rounds);
+                calls.push((Role::Orchestrate, rounds));
+                calls.push((Role::Extract, pages * chunks));
+                calls.push((Role::Summarize, workers * rounds));
+                calls.push((Role::Synthesize, rounds));
+            }
+        }
+        calls.push((Role::Verify, 1));
+        calls.push((Role::Write, if config.review.report { 2 } else { 1 }));
+        calls
+    }
+
+    fn initial(&self, request: &RunRequest) -> ResearchState {
+        follow_up_state(
+            &request.question,
+            &request.context,
+            &request.config,
+            request.now_ms,
+        )
+    }
+
+    fn view(&self, state: &ResearchState) -> RunView {
+        let result = result_of(state);
+        RunView {
+            method: RunMethod {
+                interpretation: if state.clarification.is_empty() {
+                    state.understanding.interpretation.clone()
+                } else {
+                    state.clarification.clone()
+                },
+                research_questions: state.plan.questions.clone(),
+                question_coverage: state.coverage_by_question.clone(),
+                gaps: state.gaps.clone(),
+                workers: state.done_workers,
+                unread: unread_pages(&state.warnings),
+                metadata: result.metadata.clone(),
+            },
+            summary: report::summary_of(&state.report),
+            result,
+        }
+    }
+}
+
+/// The shared result of a state, without usage (the meter's part).
+pub(crate) fn result_of(state: &ResearchState) -> RunResult {
+    let supported = state.claims.iter().filter(|c| c.supported).count();
+    RunResult {
+        thread_id: String::new(),
+        question: state.query.clone(),
+        report: state.report.clone(),
+        sources: state.sources.clone(),
+        evidence: state.evidence.clone(),
+        claims: state.claims.clone(),
+        research_questions: state.plan.questions.clone(),
+        metadata: Metadata {
+            mode: match state.mode {
+                Mode::Single => "single".into(),
+                Mode::Multi => "multi".into(),
+            },
+            iterations: state.iteration,
+            queries: state.searches_done.clone(),
+            queries_skipped: state.searches_skipped.clone(),
+            sources_count: state.sources.len(),
+            evidence_count: state.evidence.len(),
+            wall_ms: (state.finished_at_ms - state.started_at_ms).max(0),
+            claims_supported: supported,
+            claims_total: state.claims.len(),
+            confidence: state.confidence,
+            coverage: state.coverage,
+            coverage_history: state.coverage_history.clone(),
+            language: state.language.clone(),
+            outcome: state.outcome.clone(),
+            warnings: state.warnings.iter().map(|w| w.message.clone()).collect(),
+            ..Default::default()
+        },
+    }
+}
+
+/// Builds the standard pipeline (both modes; the plan's `mode` chooses the path) for a run
+/// configured by `config`.
+pub fn graph(
+    config: &RunConfig,
+    checkpointer: Option<Arc<dyn Checkpointer>>,
+) -> Result<CompiledGraph<ResearchState, Env>, GraphError> {
+    let limits = config.limits();
+    let min_coverage = config.min_coverage;
+    let mut g = StateGraph::<ResearchState, Env>::new();
+    g.add_node("understand", nodes::understand);
+    g.add_node("clarify", nodes::clarify);
+    g.add_node("plan", nodes::plan);
+    g.add_node("review_plan", nodes::review_plan);
+    g.add_node("search_and_extract", nodes::search_and_extract);
+    g.add_node("detect_gaps", nodes::detect_gaps);
+    g.add_node("orchestrate", nodes::orchestrate);
+    g.add_worker(
+        "search_worker",
+        NodeOptions::default(),
+        nodes::search_worker,
+    );
+    g.add_node("collect", nodes::collect);
+    g.add_node("synthesize", nodes::synthesize);
+    g.add_node("verify", nodes::verify);
+    g.add_node("write_report", nodes::write_report);
+    g.add_node("review_report", nodes::review_report);
+    g.add_node("revise_report", nodes::revise_report);
+
+    g.add_edge(START, "understand");
+    g.add_conditional_edges(
+        "understand",
+        |s: &ResearchState| {
+            if s.ask_clarification {
+                "clarify"
+            } else {
+                "plan"
+            }
+        },
+        &["clarify", "plan"],
+    );
+    g.add_edge("clarify", "plan");
+    g.add_edge("plan", "review_plan");
+    g.add_conditional_edges(
+        "review_plan",
+        |s: &ResearchState| match (&s.outcome, s.mode) {
+            (Outcome::Cancelled, _) => END,
+            (_, Mode::Single) => "search_and_extract",
+            (_, Mode::Multi) => "orchestrate",
+        },
+        &["search_and_extract", "orchestrate"],
+    );
+    g.add_edge("search_and_extract", "detect_gaps");
+    g.add_conditional_edges(
+        "detect_gaps",
+        move |s: &ResearchState| {
+            if nodes::after_gaps(s, min_coverage, limits.max_iterations) {
+                "verify"
+            } else {
+                "search_and_extract"
+            }
+        },
+        &["search_and_extract", "verify"],
+    );
+    g.add_conditional_edges(
+        "orchestrate",
+        move |s: &ResearchState| nodes::fan_out(s, limits.max_sources),
+        &["search_worker"],
+    );
+    g.add_edge("search_worker", "collect");
+    g.add_edge("collect", "synthesize");
+    g.add_conditional_edges(
+        "synthesize",
+        move |s: &ResearchState| {
+            if nodes::after_synthesis(s, limits.max_iterations) {
+                "verify"
+            } else {
+                "orchestrate"
+            }
+        },
+        &["orchestrate", "verify"],
+    );
+    g.add_edge("verify", "write_report");
+    g.add_edge("write_report", "review_report");
+    g.add_conditional_edges(
+        "review_report",
+        |s: &ResearchState| {
+            if s.outcome == Outcome::Running {
+                "revise_report"
+            } else {
+                END
+            }
+        },
+        &["revise_report"],
+    );
+    g.add_edge("revise_report", END);
+    g.compile(CompileOptions {
+        checkpointer,
+        ..Default::default()
+    })
+}
+
+/// The initial state of a run on `question`.
+pub fn initial_state(question: &str, config: &RunConfig, now_ms: i64) -> ResearchState {
+    follow_up_state(question, "", config, now_ms)
+}
+
+/// The initial state of a follow-up question, with the session's earlier turns as `context`.
+pub fn follow_up_state(
+    question: &str,
+    context: &str,
+    config: &RunConfig,
+    now_ms: i64,
+) -> ResearchState {
+    ResearchState {
+        context: context.trim().to_string(),
+        query: question.trim().to_string(),
+        mode: config.mode,
+        language: config
+            .language
+            .clone()
+            .unwrap_or_else(|| text::detect_language(question)),
+        started_at_ms: now_ms,
+        ..Default::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Depth;
+    use crate::family::Pipeline;
+
+    #[test]
+    fn deeper_runs_cost_more_and_local_models_cost_nothing() {
+        let estimate = |config: &RunConfig| Pipeline::estimate(&Standard, config);
+        let mut config = RunConfig {
+            models: research_llm::ModelRouting::single("openai:gpt-4o-mini"),
+            depth: Depth::Quick,
+            ..RunConfig::default()
+        };
+        let quick = estimate(&config);
+        config.depth = Depth::Comprehensive;
+        let deep = estimate(&config);
+        assert!(deep.calls > quick.calls && deep.tokens > quick.tokens);
+        assert!(deep.cost_usd.unwrap() > quick.cost_usd.unwrap());
+        config.mode = Mode::Multi;
+        assert!(estimate(&config).calls > 0);
+        config.models = research_llm::ModelRouting::single("ollama:qwen2.5:7b");
+        assert_eq!(estimate(&config).cost_usd, Some(0.0));
+        config.models = research_llm::ModelRouting::single("openai:some-future-model");
+        assert_eq!(estimate(&config).cost_usd, None);
+    }
+
+    #[test]
+    fn each_mode_outlines_only_its_own_path() {
+        let nodes = |mode| {
+            Standard
+                .steps(&RunConfig {
+                    mode,
+                    ..RunConfig::default()
+                })
+                .into_iter()
+                .map(|s| s.node)
+                .collect::<Vec<_>>()
+        };
+        let single = nodes(Mode::Single);
+        assert!(single.contains(&"search_and_extract".to_string()));
+        assert!(!single.contains(&"search_worker".to_string()));
+        let multi = nodes(Mode::Multi);
+        assert!(multi.contains(&"search_worker".to_string()));
+        assert!(!multi.contains(&"detect_gaps".to_string()));
+        // Every node of the graph is in the table, in the order the graph adds them.
+        let graph = graph(&RunConfig::default(), None).unwrap();
+        let all: Vec<&str> = graph.node_names().collect();
+        let table: Vec<&str> = NODES.iter().map(|n| n.0).collect();
+        assert_eq!(all, table);
+    }
+}

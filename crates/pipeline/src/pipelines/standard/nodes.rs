@@ -1,0 +1,367 @@
+//! The standard pipeline's node adapters: each picks its inputs out of [`ResearchState`], calls a
+//! shared step, and maps the step's values into a [`ResearchUpdate`].
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use research_graph::NodeError;
+
+use super::state::{ResearchState, ResearchUpdate};
+use crate::ask::Ctx;
+use crate::records::*;
+use crate::report::Facts;
+use crate::steps::gaps::{find_gaps, GapInput};
+use crate::steps::harvest::{harvest, number, skip_repeats};
+use crate::steps::intake;
+use crate::steps::planning::{self, PlanReview};
+use crate::steps::verify;
+use crate::steps::workers::{self, OrchestrateInput, SynthesisInput, WorkerInput};
+use crate::steps::write::{self, WriteInput};
+use crate::steps::Brief;
+use crate::Progress;
+
+type NodeResult = Result<ResearchUpdate, NodeError>;
+
+fn brief(state: &ResearchState) -> Brief {
+    Brief {
+        query: state.query.clone(),
+        context: state.context.clone(),
+        clarification: state.clarification.clone(),
+    }
+}
+
+pub(super) async fn understand(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
+    let reading = intake::understand(&ctx, &brief(&state)).await?;
+    let mut update = ResearchUpdate {
+        ask_clarification: Some(reading.ask_user),
+        warnings: Some(reading.warnings),
+        understanding: Some(reading.understanding),
+        ..Default::default()
+    };
+    if let Some((taken, decision)) = reading.taken {
+        update.decisions = Some(vec![decision]);
+        update.clarification = Some(taken);
+    }
+    Ok(update)
+}
+
+pub(super) async fn clarify(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
+    let (text, decision) = intake::clarify(&ctx, &state.understanding)?;
+    Ok(ResearchUpdate {
+        decisions: Some(vec![decision]),
+        clarification: Some(text),
+        ..Default::default()
+    })
+}
+
+pub(super) async fn plan(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
+    let (plan, warnings) = planning::plan(&ctx, &brief(&state)).await?;
+    Ok(ResearchUpdate {
+        mode: Some(ctx.config.config.mode),
+        warnings: Some(warnings),
+        pending_searches: Some(plan.searches.clone()),
+        plan: Some(plan),
+        iteration: Some(0),
+        ..Default::default()
+    })
+}
+
+pub(super) async fn review_plan(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
+    Ok(
+        match planning::review_plan(&ctx, &state.plan, &state.query)? {
+            PlanReview::Approved(decision) => ResearchUpdate {
+                decisions: decision.map(|d| vec![d]),
+                ..Default::default()
+            },
+            PlanReview::Edited(plan, decision) => ResearchUpdate {
+                decisions: Some(vec![decision]),
+                pending_searches: Some(plan.searches.clone()),
+                plan: Some(plan),
+                ..Default::default()
+            },
+            PlanReview::Cancelled(decision) => ResearchUpdate {
+                decisions: Some(vec![decision]),
+                outcome: Some(Outcome::Cancelled),
+                finished_at_ms: Some(ctx.clock.now_ms()),
+                ..Default::default()
+            },
+        },
+    )
+}
+
+pub(super) async fn search_and_extract(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
+    let l = ctx.config.config.limits();
+    let (queries, skipped) = skip_repeats(&ctx, &state.pending_searches, &state.searches_done);
+    let known: BTreeSet<String> = state.sources.iter().map(|s| s.url.clone()).collect();
+    let room = l.max_sources.saturating_sub(state.sources.len());
+    let harvest = harvest(
+        &ctx,
+        &queries,
+        &known,
+        room,
+        &brief(&state).block(),
+        &state.plan.questions,
+    )
+    .await?;
+    let mut sources = state.sources.clone();
+    let mut evidence = state.evidence.clone();
+    number(&mut sources, &mut evidence, harvest.found);
+    Ok(ResearchUpdate {
+        sources: Some(sources),
+        evidence: Some(evidence),
+        searches_done: Some(harvest.searches_done),
+        searches_skipped: Some(skipped),
+        pending_searches: Some(Vec::new()),
+        warnings: Some(harvest.warnings),
+        ..Default::default()
+    })
+}
+
+pub(super) async fn detect_gaps(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
+    let iteration = state.iteration + 1;
+    let report = find_gaps(
+        &ctx,
+        GapInput {
+            brief: &brief(&state),
+            questions: &state.plan.questions,
+            evidence: &state.evidence,
+            before: &state.coverage_by_question,
+            coverage_before: state.coverage,
+            searches_done: &state.searches_done,
+            round: iteration,
+        },
+    )
+    .await?;
+    Ok(ResearchUpdate {
+        coverage_by_question: Some(report.by_question),
+        coverage: Some(report.coverage),
+        coverage_history: Some(vec![report.coverage]),
+        gaps: Some(report.gaps),
+        warnings: Some(report.warnings),
+        pending_searches: Some(report.new_searches),
+        iteration: Some(iteration),
+        ..Default::default()
+    })
+}
+
+/// The gap loop's exits (seed 004): enough coverage, nothing left to search, or out of rounds.
+pub(super) fn after_gaps(state: &ResearchState, min_coverage: f64, max_iterations: u32) -> bool {
+    state.coverage >= min_coverage
+        || state.pending_searches.is_empty()
+        || state.iteration >= max_iterations
+}
+
+pub(super) async fn orchestrate(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
+    let (assignments, warnings) = workers::orchestrate(
+        &ctx,
+        OrchestrateInput {
+            brief: &brief(&state),
+            plan: &state.plan,
+            synthesis: &state.synthesis,
+            searches_done: &state.searches_done,
+            round: state.iteration + 1,
+        },
+    )
+    .await?;
+    Ok(ResearchUpdate {
+        assignments: Some(assignments),
+        warnings: Some(warnings),
+        ..Default::default()
+    })
+}
+
+/// The fan-out: one worker per assignment.
+pub(super) fn fan_out(state: &ResearchState, max_sources: usize) -> Vec<research_graph::Send> {
+    let known: BTreeSet<String> = state.sources.iter().map(|s| s.url.clone()).collect();
+    let room = max_sources.saturating_sub(state.sources.len());
+    let per_worker = (room / state.assignments.len().max(1)).max(1);
+    let context = brief(state).block();
+    state
+        .assignments
+        .iter()
+        .map(|a| {
+            research_graph::Send::new(
+                "search_worker",
+                WorkerInput {
+                    assignment: a.clone(),
+                    known_urls: known.clone(),
+                    max_sources: per_worker,
+                    context: context.clone(),
+                },
+            )
+        })
+        .collect()
+}
+
+pub(super) async fn search_worker(input: WorkerInput, ctx: Ctx) -> NodeResult {
+    let (harvest, result) = workers::research(&ctx, &input).await?;
+    Ok(ResearchUpdate {
+        found: Some(harvest.found),
+        worker_results: Some(vec![result]),
+        done_workers: Some(1),
+        searches_done: Some(harvest.searches_done),
+        warnings: Some(harvest.warnings),
+        ..Default::default()
+    })
+}
+
+pub(super) async fn collect(state: Arc<ResearchState>, _ctx: Ctx) -> NodeResult {
+    let mut sources = state.sources.clone();
+    let mut evidence = state.evidence.clone();
+    // `found` holds every round's pages in worker order; numbering skips what is known.
+    number(&mut sources, &mut evidence, state.found.iter().cloned());
+    Ok(ResearchUpdate {
+        sources: Some(sources),
+        evidence: Some(evidence),
+        ..Default::default()
+    })
+}
+
+pub(super) async fn synthesize(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
+    let round = state.iteration + 1;
+    let this_round: Vec<&WorkerResult> = state
+        .worker_results
+        .iter()
+        .filter(|w| w.assignment.round == round)
+        .collect();
+    let (synthesis, coverage, warnings) = workers::synthesize(
+        &ctx,
+        SynthesisInput {
+            brief: &brief(&state),
+            reports: &this_round,
+            has_evidence: !state.evidence.is_empty(),
+            coverage_before: state.coverage,
+            searches_done: &state.searches_done,
+            round,
+        },
+    )
+    .await?;
+    Ok(ResearchUpdate {
+        gaps: Some(synthesis.gaps.clone()),
+        synthesis: Some(synthesis),
+        warnings: Some(warnings),
+        iteration: Some(round),
+        coverage: Some(coverage),
+        coverage_history: Some(vec![coverage]),
+        ..Default::default()
+    })
+}
+
+/// Whether the synthesis loop is done.
+pub(super) fn after_synthesis(state: &ResearchState, max_iterations: u32) -> bool {
+    !state.synthesis.needs_more_research
+        || state.iteration >= max_iterations
+        || state.synthesis.additional_searches.is_empty()
+}
+
+pub(super) async fn verify(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
+    let v = verify::verify(&ctx, &state.evidence).await?;
+    Ok(ResearchUpdate {
+        claims: Some(v.claims),
+        confidence: Some(v.confidence),
+        warnings: (!v.warnings.is_empty()).then_some(v.warnings),
+        ..Default::default()
+    })
+}
+
+/// The record the report's fixed sections come from.
+pub(super) fn facts(state: &ResearchState) -> Facts<'_> {
+    Facts {
+        query: &state.query,
+        language: &state.language,
+        sources: &state.sources,
+        evidence: &state.evidence,
+        claims: &state.claims,
+        confidence: state.confidence,
+        iteration: state.iteration,
+        searches_done: &state.searches_done,
+        coverage: state.coverage,
+        questions: &state.plan.questions,
+        decisions: &state.decisions,
+    }
+}
+
+fn write_input<'a>(state: &'a ResearchState, brief: &'a Brief) -> WriteInput<'a> {
+    WriteInput {
+        brief,
+        facts: facts(state),
+        synthesis: (state.mode == crate::Mode::Multi).then_some(state.synthesis.summary.as_str()),
+    }
+}
+
+pub(super) async fn write_report(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
+    ctx.emit(Progress::Writing);
+    let brief = brief(&state);
+    let draft = write::write(&ctx, &write_input(&state, &brief), None).await?;
+    Ok(ResearchUpdate {
+        report: Some(draft.report),
+        draft: Some(draft.body),
+        ..Default::default()
+    })
+}
+
+pub(super) async fn review_report(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
+    let config = &ctx.config.config;
+    let finish = |decisions: Option<Vec<Decision>>| ResearchUpdate {
+        outcome: Some(Outcome::Finished),
+        finished_at_ms: Some(ctx.clock.now_ms()),
+        decisions,
+        ..Default::default()
+    };
+    if !config.review.report || state.draft.is_empty() {
+        return Ok(finish(None));
+    }
+    if config.no_input {
+        return Ok(finish(Some(vec![Decision {
+            point: "report review".into(),
+            decision: "approved".into(),
+            automatic: true,
+        }])));
+    }
+    let answer: Answer = ctx.interrupt(Question::ReportReview {
+        report: state.report.clone(),
+    })?;
+    let decision = |d: String| {
+        Some(vec![Decision {
+            point: "report review".into(),
+            decision: d,
+            automatic: false,
+        }])
+    };
+    match answer {
+        Answer::ApproveReport => Ok(finish(decision("approved".into()))),
+        Answer::ReviseReport { feedback } => Ok(ResearchUpdate {
+            feedback: Some(feedback.trim().to_string()),
+            decisions: decision(format!("revision requested: {}", feedback.trim())),
+            ..Default::default()
+        }),
+        Answer::RejectReport { reason } => Ok(ResearchUpdate {
+            outcome: Some(Outcome::Rejected),
+            rejection: Some(reason.trim().to_string()),
+            finished_at_ms: Some(ctx.clock.now_ms()),
+            decisions: decision(format!("rejected: {}", reason.trim())),
+            ..Default::default()
+        }),
+        other => Err(NodeError::permanent(format!(
+            "the report review needs approve, revise or reject, not {other:?}"
+        ))),
+    }
+}
+
+pub(super) async fn revise_report(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
+    let brief = brief(&state);
+    let draft = write::write(
+        &ctx,
+        &write_input(&state, &brief),
+        Some((&state.draft, &state.feedback)),
+    )
+    .await?;
+    Ok(ResearchUpdate {
+        report_versions: Some(vec![state.report.clone()]),
+        report: Some(draft.report),
+        draft: Some(draft.body),
+        outcome: Some(Outcome::Finished),
+        finished_at_ms: Some(ctx.clock.now_ms()),
+        ..Default::default()
+    })
+}

@@ -1,0 +1,79 @@
+//! The standard pipeline's state.
+
+use crate::records::*;
+
+research_graph::state! {
+    /// Everything a research run knows.
+    pub struct ResearchState / ResearchUpdate {
+        /// The user's question.
+        pub query: String => Replace,
+        /// Earlier turns of the session (question and report summary) for a follow-up.
+        pub context: String => Replace,
+        /// Single or multi agent (from the run configuration).
+        pub mode: crate::Mode => Replace,
+        /// Whether the run stops to ask the clarification question.
+        pub ask_clarification: bool => Replace,
+        /// The report's language.
+        pub language: String => Replace,
+        /// Result of the understand step.
+        pub understanding: Understanding => Replace,
+        /// The user's clarification (or the interpretation taken).
+        pub clarification: String => Replace,
+        /// The plan.
+        pub plan: Plan => Replace,
+        /// Searches waiting to run (single mode).
+        pub pending_searches: Vec<String> => Replace,
+        /// Searches run, in order.
+        pub searches_done: Vec<String> => Append,
+        /// Searches skipped as near-duplicates of earlier ones.
+        pub searches_skipped: Vec<String> => Append,
+        /// Sources read, by citation number order.
+        pub sources: Vec<Source> => Replace,
+        /// Evidence, in the order found.
+        pub evidence: Vec<Evidence> => Replace,
+        /// What workers found, before collection (multi mode).
+        pub found: Vec<Found> => Append,
+        /// Worker reports (multi mode).
+        pub worker_results: Vec<WorkerResult> => Append,
+        /// Workers finished, summed over rounds.
+        pub done_workers: u64 => Sum,
+        /// Coverage per research question.
+        pub coverage_by_question: Vec<Coverage> => Replace,
+        /// Overall coverage, 0–1.
+        pub coverage: f64 => Replace,
+        /// Coverage after each round.
+        pub coverage_history: Vec<f64> => Append,
+        /// Gaps named by the last round.
+        pub gaps: Vec<String> => Replace,
+        /// Rounds done.
+        pub iteration: u32 => Replace,
+        /// This round's worker assignments (multi mode).
+        pub assignments: Vec<Assignment> => Replace,
+        /// The last synthesis (multi mode).
+        pub synthesis: Synthesis => Replace,
+        /// Checked claims.
+        pub claims: Vec<Claim> => Replace,
+        /// Supported claims / all claims.
+        pub confidence: f64 => Replace,
+        /// The report (Markdown).
+        pub report: String => Replace,
+        /// The writer's part of the report (without findings, sources, method).
+        pub draft: String => Replace,
+        /// The reviewer's feedback for a revision.
+        pub feedback: String => Replace,
+        /// Earlier versions of the report, oldest first.
+        pub report_versions: Vec<String> => Append,
+        /// Decisions at review points.
+        pub decisions: Vec<Decision> => Append,
+        /// Why the report was rejected.
+        pub rejection: String => Replace,
+        /// How the run ended.
+        pub outcome: Outcome => Replace,
+        /// Warnings.
+        pub warnings: Vec<Warning> => Append,
+        /// When the run started (ms since the epoch).
+        pub started_at_ms: i64 => Replace,
+        /// When the report was finished.
+        pub finished_at_ms: i64 => Replace,
+    }
+}

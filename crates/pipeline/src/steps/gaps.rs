@@ -1,0 +1,134 @@
+//! Finding gaps (the single agent's loop): how well the evidence answers each research question,
+//! what is missing, and which new searches would fill it.
+
+use research_graph::NodeError;
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::{clean_list, distinct_searches, numbered, Brief};
+use crate::ask::{ask_or, Ctx};
+use crate::prompts::{self, fill};
+use crate::roles::Role;
+use crate::records::{Coverage, Evidence, Warning};
+use crate::Progress;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+struct QuestionCoverage {
+    #[schemars(range(min = 1, max = 10))]
+    question: i64,
+    status: Coverage,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+struct GapsOut {
+    #[schemars(length(max = 6))]
+    coverage: Vec<QuestionCoverage>,
+    #[schemars(length(max = 4), inner(length(max = 150)))]
+    gaps: Vec<String>,
+    #[schemars(length(max = 5), inner(length(max = 80)))]
+    new_searches: Vec<String>,
+}
+
+pub(crate) fn evidence_listing(evidence: &[Evidence]) -> String {
+    evidence
+        .iter()
+        .map(|e| format!("- [{}] {}\n", e.source_id, e.fact.replace('\n', " ")))
+        .collect()
+}
+
+/// Where the research stands after a round.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GapReport {
+    /// Coverage per research question (never lower than before).
+    pub by_question: Vec<Coverage>,
+    /// Overall coverage, 0–1 (never lower than before).
+    pub coverage: f64,
+    /// What is still missing.
+    pub gaps: Vec<String>,
+    /// New searches, none repeating one already run.
+    pub new_searches: Vec<String>,
+    /// Warnings.
+    pub warnings: Vec<Warning>,
+}
+
+/// What the gap finder is given.
+pub struct GapInput<'a> {
+    /// The question.
+    pub brief: &'a Brief,
+    /// The plan's research questions.
+    pub questions: &'a [String],
+    /// All evidence so far.
+    pub evidence: &'a [Evidence],
+    /// Coverage per question after the previous round.
+    pub before: &'a [Coverage],
+    /// Overall coverage after the previous round.
+    pub coverage_before: f64,
+    /// Searches already run.
+    pub searches_done: &'a [String],
+    /// This round's number (from 1).
+    pub round: u32,
+}
+
+/// Judges the coverage of `input.questions` by the evidence and proposes new searches.
+pub async fn find_gaps(ctx: &Ctx, input: GapInput<'_>) -> Result<GapReport, NodeError> {
+    let l = ctx.config.config.limits();
+    let questions = input.questions;
+    let user = format!(
+        "{}Research questions:\n{}\nEvidence collected so far:\n{}",
+        input.brief.block(),
+        numbered(questions),
+        if input.evidence.is_empty() {
+            "(none)\n".to_string()
+        } else {
+            evidence_listing(input.evidence)
+        }
+    );
+    let (out, warnings) = ask_or::<GapsOut>(
+        ctx,
+        Role::Gaps,
+        fill(
+            prompts::GAPS,
+            &[("searches", l.initial_searches.to_string())],
+        ),
+        user,
+        600,
+    )
+    .await?;
+    let out = out.unwrap_or_else(|| GapsOut {
+        coverage: Vec::new(),
+        gaps: Vec::new(),
+        new_searches: Vec::new(),
+    });
+    // Evidence only accumulates, so a question's coverage never goes down.
+    let mut by_question = input.before.to_vec();
+    by_question.resize(questions.len(), Coverage::Missing);
+    for c in out.coverage {
+        let i = c.question.clamp(0, 1_000) as usize;
+        if i >= 1 && i <= by_question.len() {
+            by_question[i - 1] = by_question[i - 1].max(c.status);
+        }
+    }
+    if input.evidence.is_empty() {
+        // Nothing found cannot cover anything, whatever the model says.
+        by_question.iter_mut().for_each(|c| *c = Coverage::Missing);
+    }
+    let coverage = if by_question.is_empty() {
+        0.0
+    } else {
+        by_question.iter().map(|c| c.score()).sum::<f64>() / by_question.len() as f64
+    };
+    let coverage = coverage.max(input.coverage_before).clamp(0.0, 1.0);
+    let new_searches = distinct_searches(out.new_searches, input.searches_done, l.initial_searches);
+    ctx.emit(Progress::Coverage {
+        iteration: input.round,
+        coverage,
+        gaps: out.gaps.len(),
+    });
+    Ok(GapReport {
+        by_question,
+        coverage,
+        gaps: clean_list(out.gaps, 5),
+        new_searches,
+        warnings,
+    })
+}

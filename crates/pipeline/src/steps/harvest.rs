@@ -1,0 +1,407 @@
+//! Harvesting: search → read → extract by sentence number. The extractor is shown a page as
+//! numbered sentences and answers with numbers (the JSON schema is cut to the numbers that
+//! exist), so every quote is a verbatim span of the stored text — and it is checked anyway.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use futures::stream::{self, StreamExt};
+use research_graph::NodeError;
+use research_search::{Hit, SearchQuery};
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::numbered;
+use crate::ask::{ask_schema, warn, Ctx};
+use crate::config::DepthLimits;
+use crate::prompts::{self, fill};
+use crate::roles::Role;
+use crate::records::{Evidence, Found, Source, Warning, WarningKind};
+use crate::text::{self, normalize, query_similarity, quote_in, DUPLICATE_QUERY};
+use crate::Progress;
+
+/// How many page fetches and extractions run at once within one step.
+const PARALLEL_PAGES: usize = 8;
+
+/// The extraction schema for a text of `sentences` numbered sentences.
+pub(crate) fn extract_schema(
+    sentences: usize,
+    max_facts: usize,
+    at_least_one: bool,
+) -> research_llm::OutputSchema {
+    let number = serde_json::json!({"type": "integer", "minimum": 1, "maximum": sentences.max(1)});
+    research_llm::OutputSchema {
+        name: "ExtractOut".into(),
+        schema: serde_json::json!({
+            "type": "object",
+            "properties": {
+                "facts": {
+                    "type": "array",
+                    "minItems": if at_least_one { 1 } else { 0 },
+                    "maxItems": max_facts,
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "fact": {"type": "string", "maxLength": 300},
+                            "sentence": number,
+                            "end_sentence": number,
+                        },
+                        "required": ["fact", "sentence", "end_sentence"],
+                        "additionalProperties": false,
+                    }
+                }
+            },
+            "required": ["facts"],
+            "additionalProperties": false,
+        }),
+    }
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+struct FactOut {
+    #[schemars(length(max = 300))]
+    fact: String,
+    #[schemars(range(min = 1, max = 80))]
+    sentence: i64,
+    #[schemars(range(min = 1, max = 80))]
+    end_sentence: i64,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+struct ExtractOut {
+    #[schemars(length(max = 6))]
+    facts: Vec<FactOut>,
+}
+
+/// What a batch of searches produced.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Harvest {
+    /// Pages read with the evidence taken from each (not yet numbered).
+    pub found: Vec<Found>,
+    /// The searches run.
+    pub searches_done: Vec<String>,
+    /// Failed searches and unreadable pages.
+    pub warnings: Vec<Warning>,
+}
+
+/// A page that could not be read: a warning that names its URL, for the Sources list.
+fn unread(ctx: &Ctx, url: &str, kind: WarningKind, message: String, detail: String) -> Warning {
+    Warning {
+        url: Some(url.to_string()),
+        kind,
+        detail,
+        ..warn(ctx, message)
+    }
+}
+
+/// Splits `pending` into the searches to run and those skipped as near-duplicates of `done`
+/// (or of each other), reporting each skip.
+pub fn skip_repeats(ctx: &Ctx, pending: &[String], done: &[String]) -> (Vec<String>, Vec<String>) {
+    let mut skipped = Vec::new();
+    let mut queries: Vec<String> = Vec::new();
+    for q in pending {
+        let earlier = done.iter().chain(queries.iter());
+        if let Some(similar) = earlier
+            .into_iter()
+            .find(|d| query_similarity(d, q) >= DUPLICATE_QUERY)
+        {
+            ctx.emit(Progress::Skipped {
+                query: q.clone(),
+                similar_to: similar.clone(),
+            });
+            skipped.push(q.clone());
+        } else {
+            queries.push(q.clone());
+        }
+    }
+    (queries, skipped)
+}
+
+/// Runs `queries`, reads the best new hits and extracts evidence from each page.
+pub async fn harvest(
+    ctx: &Ctx,
+    queries: &[String],
+    known_urls: &BTreeSet<String>,
+    max_new_sources: usize,
+    question_context: &str,
+    questions: &[String],
+) -> Result<Harvest, NodeError> {
+    let l = ctx.config.config.limits();
+    let env = ctx.config.clone();
+    let mut warnings = Vec::new();
+    let searches: Vec<(String, Result<Vec<Hit>, String>)> = stream::iter(queries.iter().cloned())
+        .map(|q| {
+            let env = env.clone();
+            let ctx = ctx.clone();
+            async move {
+                ctx.emit(Progress::Searching { query: q.clone() });
+                let result = env
+                    .search
+                    .search(&SearchQuery::new(q.clone(), l.results_per_search))
+                    .await
+                    .map_err(|e| e.to_string());
+                (q, result)
+            }
+        })
+        .buffered(PARALLEL_PAGES)
+        .collect()
+        .await;
+    let mut picked: Vec<(String, Hit)> = Vec::new();
+    let mut picked_urls = known_urls.clone();
+    let mut searches_done = Vec::new();
+    let mut failures = 0;
+    for (query, result) in searches {
+        searches_done.push(query.clone());
+        match result {
+            Ok(hits) => {
+                let mut taken = 0;
+                for hit in hits {
+                    if taken >= l.pages_per_search || picked.len() >= max_new_sources {
+                        break;
+                    }
+                    if picked_urls.insert(hit.url.clone()) {
+                        picked.push((query.clone(), hit));
+                        taken += 1;
+                    }
+                }
+            }
+            Err(e) => {
+                failures += 1;
+                let mut w = warn(ctx, format!("the search \"{query}\" failed: {e}"));
+                w.kind = WarningKind::SearchFailed;
+                w.detail = e;
+                warnings.push(w);
+            }
+        }
+    }
+    if failures > 0 && failures == queries.len() {
+        // Every search failed: that is a provider problem to fix and resume, not "nothing found".
+        return Err(NodeError::permanent(format!(
+            "every search failed ({})",
+            warnings
+                .last()
+                .map(|w| w.message.as_str())
+                .unwrap_or("no detail")
+        )));
+    }
+    let pages: Vec<Result<Option<Found>, Warning>> = stream::iter(picked)
+        .map(|(query, hit)| read_page(ctx, query, hit, question_context, questions, l))
+        .buffered(PARALLEL_PAGES)
+        .collect()
+        .await;
+    let mut found = Vec::new();
+    for page in pages {
+        match page {
+            Ok(Some(f)) => found.push(f),
+            Ok(None) => {}
+            Err(w) => warnings.push(w),
+        }
+    }
+    Ok(Harvest {
+        found,
+        searches_done,
+        warnings,
+    })
+}
+
+/// Fetches one hit, stores its text, and extracts quoted facts from its most relevant chunks.
+/// A page that cannot be read is a warning, not a failure; a model failure is a failure.
+async fn read_page(
+    ctx: &Ctx,
+    query: String,
+    hit: Hit,
+    question_context: &str,
+    questions: &[String],
+    l: DepthLimits,
+) -> Result<Option<Found>, Warning> {
+    let env = &ctx.config;
+    ctx.emit(Progress::Reading {
+        url: hit.url.clone(),
+    });
+    let doc = match env.fetcher.fetch(&hit.url).await {
+        Ok(doc) => doc,
+        Err(e) => {
+            return Err(unread(
+                ctx,
+                &hit.url,
+                WarningKind::Unreadable,
+                format!("could not read {}: {e}", hit.url),
+                e.to_string(),
+            ))
+        }
+    };
+    let sha256 = match env.documents.put(&doc.text) {
+        Ok(sha) => sha,
+        Err(e) => {
+            return Err(unread(
+                ctx,
+                &hit.url,
+                WarningKind::NotStored,
+                format!("could not store {}: {e}", hit.url),
+                e.to_string(),
+            ))
+        }
+    };
+    let title = doc
+        .title
+        .clone()
+        .filter(|t| !t.trim().is_empty())
+        .unwrap_or_else(|| {
+            if hit.title.trim().is_empty() {
+                hit.url.clone()
+            } else {
+                hit.title.clone()
+            }
+        });
+    let source = Source {
+        id: 0,
+        url: if hit.url.starts_with("file://") {
+            hit.url.clone()
+        } else {
+            doc.final_url.clone()
+        },
+        title,
+        kind: format!("{:?}", hit.kind).to_lowercase(),
+        provider: hit.provider.clone(),
+        sha256,
+        accessed_at_ms: ctx.clock.now_ms(),
+    };
+    let evidence = match extract(ctx, &doc.text, &query, question_context, questions, l).await {
+        Ok(evidence) => evidence,
+        Err(e) => {
+            let mut w = warn(
+                ctx,
+                format!("could not extract facts from {}: {e}", hit.url),
+            );
+            w.kind = WarningKind::NotExtracted;
+            w.detail = e.to_string();
+            return Err(w)
+        }
+    };
+    ctx.emit(Progress::Read {
+        url: source.url.clone(),
+        facts: evidence.len(),
+    });
+    let evidence = evidence
+        .into_iter()
+        .map(|mut e| {
+            e.source_url = source.url.clone();
+            e.query = query.clone();
+            e
+        })
+        .collect();
+    Ok(Some(Found { source, evidence }))
+}
+
+async fn extract(
+    ctx: &Ctx,
+    doc_text: &str,
+    query: &str,
+    question_context: &str,
+    questions: &[String],
+    l: DepthLimits,
+) -> Result<Vec<Evidence>, NodeError> {
+    // The most relevant chunks, in document order.
+    let relevance_key = format!("{query} {question_context}");
+    let mut chunks: Vec<(usize, std::ops::Range<usize>)> =
+        text::chunks(doc_text, text::CHUNK_CHARS)
+            .into_iter()
+            .map(|r| (text::overlap(&relevance_key, &doc_text[r.clone()]), r))
+            .collect();
+    chunks.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.start.cmp(&b.1.start)));
+    chunks.truncate(l.chunks_per_page);
+    chunks.sort_by_key(|c| c.1.start);
+    let mut sentences = Vec::new();
+    for (_, range) in chunks {
+        sentences.extend(text::sentences(doc_text, range));
+    }
+    sentences.truncate(80);
+    if sentences.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut listing = String::new();
+    for (i, s) in sentences.iter().enumerate() {
+        listing.push_str(&format!("[{}] {}\n", i + 1, &doc_text[s.range.clone()]));
+    }
+    let user = format!(
+        "{question_context}Research questions:\n{}Search: {query}\n\nText:\n{listing}",
+        numbered(questions)
+    );
+    // The schema is cut to this text: sentence numbers that exist, as many facts as wanted,
+    // and at least one when the text is plainly on the topic, so a small model constrained by
+    // the grammar cannot answer with numbers that point nowhere.
+    let on_topic = text::overlap(&relevance_key, &listing) >= 2;
+    let out: ExtractOut = ask_schema(
+        ctx,
+        Role::Extract,
+        fill(prompts::EXTRACT, &[("facts", l.facts_per_page.to_string())]),
+        user,
+        600,
+        extract_schema(sentences.len(), l.facts_per_page, on_topic),
+    )
+    .await?;
+    let normalized = normalize(doc_text);
+    let mut evidence: Vec<Evidence> = Vec::new();
+    for f in out.facts.into_iter().take(l.facts_per_page) {
+        let first = f.sentence.clamp(0, 10_000) as usize;
+        if first == 0 || first > sentences.len() {
+            continue;
+        }
+        // A continuation that runs past the text or too far is read as the one sentence.
+        let end = f.end_sentence.clamp(0, 10_000) as usize;
+        let last = if end >= first && end <= sentences.len() && end - first <= 3 {
+            end
+        } else {
+            first
+        };
+        let span = sentences[first - 1].range.start..sentences[last - 1].range.end;
+        let quote = doc_text[span].trim().to_string();
+        // Verbatim by construction; checked anyway, since this is the product's promise.
+        if !quote_in(&quote, &normalized) || evidence.iter().any(|e| e.quote == quote) {
+            continue;
+        }
+        let fact = f.fact.trim().to_string();
+        evidence.push(Evidence {
+            id: 0,
+            source_id: 0,
+            source_url: String::new(),
+            fact: if fact.is_empty() { quote.clone() } else { fact },
+            quote,
+            question: None,
+            query: String::new(),
+        });
+    }
+    Ok(evidence)
+}
+
+/// Numbers new sources and evidence after those already known, dropping duplicates.
+pub fn number(
+    sources: &mut Vec<Source>,
+    evidence: &mut Vec<Evidence>,
+    found: impl IntoIterator<Item = Found>,
+) {
+    let mut ids: BTreeMap<String, u32> = sources.iter().map(|s| (s.url.clone(), s.id)).collect();
+    for f in found {
+        let id = match ids.get(&f.source.url) {
+            Some(id) => *id,
+            None => {
+                let id = sources.len() as u32 + 1;
+                let mut source = f.source.clone();
+                source.id = id;
+                sources.push(source);
+                ids.insert(f.source.url.clone(), id);
+                id
+            }
+        };
+        for mut e in f.evidence {
+            if evidence
+                .iter()
+                .any(|x| x.source_id == id && x.quote == e.quote)
+            {
+                continue;
+            }
+            e.id = evidence.len() as u32 + 1;
+            e.source_id = id;
+            evidence.push(e);
+        }
+    }
+}

@@ -1,0 +1,125 @@
+//! Reading the question: is it clear enough to research, and if not, which reading to take or
+//! which clarification to ask.
+
+use research_graph::NodeError;
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::Brief;
+use crate::ask::{ask_or, Ctx};
+use crate::prompts;
+use crate::roles::Role;
+use crate::records::{Answer, Decision, Question, Understanding, Warning};
+
+#[derive(Debug, Deserialize, JsonSchema)]
+struct UnderstandOut {
+    is_clear: bool,
+    #[schemars(length(max = 3), inner(length(max = 40)))]
+    ambiguities: Vec<String>,
+    #[schemars(length(max = 200))]
+    question: String,
+    #[schemars(length(max = 5), inner(length(max = 80)))]
+    options: Vec<String>,
+    #[schemars(length(max = 200))]
+    interpretation: String,
+}
+
+/// What reading the question gave.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reading {
+    /// The model's reading (`is_clear` already corrected for clarifications without choices).
+    pub understanding: Understanding,
+    /// Whether to stop and ask the user.
+    pub ask_user: bool,
+    /// The reading taken without asking, for an unclear question nobody will be asked about.
+    pub taken: Option<(String, Decision)>,
+    /// Warnings (the model's answer was unusable).
+    pub warnings: Vec<Warning>,
+}
+
+/// Reads `brief.query`: clear, or which clarification to ask (when the configuration lets the
+/// run ask), or which reading to take.
+pub async fn understand(ctx: &Ctx, brief: &Brief) -> Result<Reading, NodeError> {
+    let (out, warnings) = ask_or::<UnderstandOut>(
+        ctx,
+        Role::Understand,
+        prompts::UNDERSTAND.to_string(),
+        format!("{}Question: {}", brief.follow_up(), brief.query),
+        600,
+    )
+    .await?;
+    let out = out.unwrap_or_else(|| UnderstandOut {
+        is_clear: true,
+        ambiguities: Vec::new(),
+        question: String::new(),
+        options: Vec::new(),
+        interpretation: String::new(),
+    });
+    let mut options: Vec<String> = Vec::new();
+    for o in out.options {
+        let o = o.trim().to_string();
+        if !o.is_empty() && !options.iter().any(|x| x.eq_ignore_ascii_case(&o)) {
+            options.push(o);
+        }
+    }
+    options.truncate(5);
+    // A clarification without real choices would only stall the run.
+    let is_clear = out.is_clear || options.len() < 2 || out.question.trim().is_empty();
+    let understanding = Understanding {
+        is_clear,
+        ambiguities: out.ambiguities,
+        question: out.question.trim().to_string(),
+        options,
+        interpretation: out.interpretation.trim().to_string(),
+    };
+    let config = &ctx.config.config;
+    let ask_user = !is_clear && config.review.clarify && !config.no_input;
+    let taken = (!is_clear && !ask_user).then(|| {
+        let reading = if understanding.interpretation.is_empty() {
+            brief.query.clone()
+        } else {
+            understanding.interpretation.clone()
+        };
+        let decision = Decision {
+            point: "clarification".into(),
+            decision: format!("the question was read as: {reading}"),
+            automatic: true,
+        };
+        (reading, decision)
+    });
+    Ok(Reading {
+        understanding,
+        ask_user,
+        taken,
+        warnings,
+    })
+}
+
+/// Asks the user the clarification question (an interrupt) and returns the reading to take
+/// with its decision record.
+pub fn clarify(ctx: &Ctx, u: &Understanding) -> Result<(String, Decision), NodeError> {
+    let answer: Answer = ctx.interrupt(Question::Clarify {
+        question: u.question.clone(),
+        options: u.options.clone(),
+        ambiguities: u.ambiguities.clone(),
+    })?;
+    let text = match answer {
+        Answer::Clarify { text } => text.trim().to_string(),
+        other => {
+            return Err(NodeError::permanent(format!(
+                "the clarification question needs a clarification answer, not {other:?}"
+            )))
+        }
+    };
+    let text = if text.is_empty() {
+        u.interpretation.clone()
+    } else {
+        text
+    };
+    let decision = Decision {
+        point: "clarification".into(),
+        decision: text.clone(),
+        automatic: false,
+    };
+    Ok((text, decision))
+}

@@ -1,0 +1,101 @@
+//! The shared steps every pipeline is built from. Each is a function from explicit inputs (and
+//! the run's [`Ctx`](crate::ask::Ctx) for models, providers, clock and progress) to domain
+//! values — a reading of the question, a plan, a [`Harvest`](harvest::Harvest), claims, a
+//! draft — and knows nothing of any pipeline's state. A pipeline's node adapters pick the inputs
+//! out of its own state and map the values into its updates.
+
+pub mod gaps;
+pub mod harvest;
+pub mod intake;
+pub mod planning;
+pub mod verify;
+pub mod workers;
+pub mod write;
+
+use crate::text::{query_similarity, DUPLICATE_QUERY};
+
+/// What every prompt is told about the question: the earlier turns of the session (for a
+/// follow-up), the question and the user's clarification.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Brief {
+    /// The question.
+    pub query: String,
+    /// Earlier turns of the session, empty for a first question.
+    pub context: String,
+    /// The user's clarification or the reading taken.
+    pub clarification: String,
+}
+
+impl Brief {
+    /// The block that opens most prompts.
+    pub fn block(&self) -> String {
+        let mut out = String::new();
+        if !self.context.is_empty() {
+            // A follow-up: the earlier turns of the session, so "it" and "they" resolve.
+            out.push_str(&format!(
+                "Earlier in this research session:\n{}\n\nThis is a follow-up question.\n",
+                self.context
+            ));
+        }
+        out.push_str(&format!("Research question: {}\n", self.query));
+        if !self.clarification.is_empty() {
+            out.push_str(&format!("Clarification: {}\n", self.clarification));
+        }
+        out
+    }
+
+    /// The earlier turns, for the step that reads the question.
+    pub(crate) fn follow_up(&self) -> String {
+        if self.context.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "Earlier in this research session:\n{}\n\nThe new question is a follow-up; read it in that light.\n",
+                self.context
+            )
+        }
+    }
+}
+
+pub(crate) fn numbered(items: &[String]) -> String {
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, q)| format!("{}. {q}\n", i + 1))
+        .collect()
+}
+
+/// Trims, drops empties and near-duplicates (of each other and of `done`), and caps the count.
+pub(crate) fn distinct_searches(candidates: Vec<String>, done: &[String], max: usize) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for c in candidates {
+        let c = c.trim().trim_matches('"').trim().to_string();
+        if c.is_empty() || c.chars().count() > 300 {
+            continue;
+        }
+        let seen = done
+            .iter()
+            .chain(out.iter())
+            .any(|d| query_similarity(d, &c) >= DUPLICATE_QUERY);
+        if !seen {
+            out.push(c);
+        }
+        if out.len() >= max {
+            break;
+        }
+    }
+    out
+}
+
+/// Trims, drops empties and repeats, and caps the count.
+pub(crate) fn clean_list(items: Vec<String>, max: usize) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for i in items {
+        let i = i.trim().to_string();
+        if !i.is_empty() && !out.contains(&i) {
+            out.push(i);
+        }
+    }
+    out.truncate(max);
+    out
+}

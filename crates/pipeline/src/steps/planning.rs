@@ -1,0 +1,118 @@
+//! Planning: research questions, aspects and the first searches; and the plan review point.
+
+use research_graph::NodeError;
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::{clean_list, distinct_searches, Brief};
+use crate::ask::{ask_or, Ctx};
+use crate::prompts::{self, fill};
+use crate::roles::Role;
+use crate::records::{Answer, Decision, Plan, Question, Warning};
+
+#[derive(Debug, Deserialize, JsonSchema)]
+struct PlanOut {
+    #[schemars(length(min = 1, max = 5), inner(length(min = 3, max = 160)))]
+    questions: Vec<String>,
+    #[schemars(length(max = 6), inner(length(max = 60)))]
+    aspects: Vec<String>,
+    #[schemars(length(min = 1, max = 6), inner(length(min = 3, max = 80)))]
+    searches: Vec<String>,
+}
+
+/// Plans the research of `brief`: at least one question and one search (the question itself
+/// when the model offers nothing usable).
+pub async fn plan(ctx: &Ctx, brief: &Brief) -> Result<(Plan, Vec<Warning>), NodeError> {
+    let l = ctx.config.config.limits();
+    let (out, warnings) = ask_or::<PlanOut>(
+        ctx,
+        Role::Plan,
+        fill(
+            prompts::PLAN,
+            &[
+                ("questions", l.questions.to_string()),
+                ("searches", l.initial_searches.to_string()),
+            ],
+        ),
+        brief.block(),
+        700,
+    )
+    .await?;
+    let out = out.unwrap_or_else(|| PlanOut {
+        questions: Vec::new(),
+        aspects: Vec::new(),
+        searches: Vec::new(),
+    });
+    let mut questions = clean_list(out.questions, l.questions);
+    if questions.is_empty() {
+        questions.push(brief.query.clone());
+    }
+    let mut searches = distinct_searches(out.searches, &[], l.initial_searches);
+    if searches.is_empty() {
+        searches.push(brief.query.clone());
+    }
+    let plan = Plan {
+        questions,
+        aspects: clean_list(out.aspects, 8),
+        searches,
+    };
+    Ok((plan, warnings))
+}
+
+/// What the plan review decided.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PlanReview {
+    /// Go on with the plan (the decision is recorded when a review point was passed).
+    Approved(Option<Decision>),
+    /// Go on with this plan instead.
+    Edited(Plan, Decision),
+    /// Stop the run.
+    Cancelled(Decision),
+}
+
+/// The plan review point: skipped unless configured, approved automatically without input,
+/// else an interrupt that approves, edits or cancels the plan.
+pub fn review_plan(ctx: &Ctx, plan: &Plan, query: &str) -> Result<PlanReview, NodeError> {
+    let config = &ctx.config.config;
+    if !config.review.plan {
+        return Ok(PlanReview::Approved(None));
+    }
+    let decision = |d: &str, automatic: bool| Decision {
+        point: "plan review".into(),
+        decision: d.into(),
+        automatic,
+    };
+    if config.no_input {
+        return Ok(PlanReview::Approved(Some(decision("approved", true))));
+    }
+    let answer: Answer = ctx.interrupt(Question::PlanReview { plan: plan.clone() })?;
+    match answer {
+        Answer::ApprovePlan => Ok(PlanReview::Approved(Some(decision("approved", false)))),
+        Answer::EditPlan { plan } => {
+            let l = config.limits();
+            let questions = clean_list(plan.questions, 10);
+            let searches = distinct_searches(plan.searches, &[], l.initial_searches.max(10));
+            if searches.is_empty() {
+                return Err(NodeError::permanent(
+                    "the edited plan has no searches; give at least one",
+                ));
+            }
+            Ok(PlanReview::Edited(
+                Plan {
+                    questions: if questions.is_empty() {
+                        vec![query.to_string()]
+                    } else {
+                        questions
+                    },
+                    aspects: plan.aspects,
+                    searches,
+                },
+                decision("edited", false),
+            ))
+        }
+        Answer::CancelPlan => Ok(PlanReview::Cancelled(decision("cancelled", false))),
+        other => Err(NodeError::permanent(format!(
+            "the plan review needs approve, edit or cancel, not {other:?}"
+        ))),
+    }
+}

@@ -1,0 +1,324 @@
+//! Multi-agent research: the orchestrator splits the question into assignments, each worker
+//! harvests for its sub-question and summarises, and the synthesis combines a round's reports and
+//! decides whether another round is worth it.
+
+use std::collections::BTreeSet;
+
+use research_graph::NodeError;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::harvest::{harvest, Harvest};
+use super::{clean_list, distinct_searches, numbered, Brief};
+use crate::ask::{ask_or, Ctx};
+use crate::prompts::{self, fill};
+use crate::roles::Role;
+use crate::records::{Assignment, Evidence, Plan, Synthesis, Warning, WorkerResult};
+use crate::text::{query_similarity, DUPLICATE_QUERY};
+use crate::Progress;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+struct SubQuestionOut {
+    #[schemars(length(max = 200))]
+    question: String,
+    #[schemars(length(max = 3), inner(length(max = 80)))]
+    searches: Vec<String>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+struct OrchestrateOut {
+    #[schemars(length(max = 5))]
+    sub_questions: Vec<SubQuestionOut>,
+}
+
+/// What the orchestrator is given.
+pub struct OrchestrateInput<'a> {
+    /// The question.
+    pub brief: &'a Brief,
+    /// The plan.
+    pub plan: &'a Plan,
+    /// The last synthesis (empty before the first round).
+    pub synthesis: &'a Synthesis,
+    /// Searches already run.
+    pub searches_done: &'a [String],
+    /// This round's number (from 1).
+    pub round: u32,
+}
+
+/// Splits the work of a round into assignments (the plan's own searches, split among workers,
+/// when the model offers nothing usable).
+pub async fn orchestrate(
+    ctx: &Ctx,
+    input: OrchestrateInput<'_>,
+) -> Result<(Vec<Assignment>, Vec<Warning>), NodeError> {
+    let l = ctx.config.config.limits();
+    let brief = input.brief;
+    let mut user = format!(
+        "{}Planned research questions:\n{}",
+        brief.block(),
+        numbered(&input.plan.questions)
+    );
+    if input.round > 1 {
+        user.push_str(&format!(
+            "\nEarlier rounds left these gaps:\n{}\nSuggested searches:\n{}\nSearches already run (do not repeat):\n{}",
+            numbered(&input.synthesis.gaps),
+            numbered(&input.synthesis.additional_searches),
+            numbered(input.searches_done)
+        ));
+    }
+    let (out, warnings) = ask_or::<OrchestrateOut>(
+        ctx,
+        Role::Orchestrate,
+        fill(
+            prompts::ORCHESTRATE,
+            &[
+                ("workers", l.workers.to_string()),
+                ("searches", l.searches_per_worker.to_string()),
+            ],
+        ),
+        user,
+        700,
+    )
+    .await?;
+    let out = out.unwrap_or_else(|| OrchestrateOut {
+        sub_questions: Vec::new(),
+    });
+    let round = input.round;
+    let mut done = input.searches_done.to_vec();
+    let mut assignments = Vec::new();
+    for sq in out.sub_questions.into_iter().take(l.workers) {
+        let question = sq.question.trim().to_string();
+        if question.is_empty() {
+            continue;
+        }
+        let mut searches = distinct_searches(sq.searches, &done, l.searches_per_worker);
+        if searches.is_empty()
+            && !done
+                .iter()
+                .any(|d| query_similarity(d, &question) >= DUPLICATE_QUERY)
+        {
+            searches.push(question.clone());
+        }
+        if searches.is_empty() {
+            continue;
+        }
+        done.extend(searches.iter().cloned());
+        assignments.push(Assignment {
+            index: assignments.len(),
+            round,
+            question,
+            searches,
+            query: brief.query.clone(),
+        });
+    }
+    if assignments.is_empty() {
+        let pending = distinct_searches(
+            input
+                .plan
+                .searches
+                .iter()
+                .chain(input.synthesis.additional_searches.iter())
+                .cloned()
+                .collect(),
+            input.searches_done,
+            l.workers * l.searches_per_worker,
+        );
+        for (i, chunk) in pending.chunks(l.searches_per_worker).enumerate() {
+            assignments.push(Assignment {
+                index: i,
+                round,
+                question: input
+                    .plan
+                    .questions
+                    .get(i)
+                    .cloned()
+                    .unwrap_or_else(|| brief.query.clone()),
+                searches: chunk.to_vec(),
+                query: brief.query.clone(),
+            });
+        }
+    }
+    Ok((assignments, warnings))
+}
+
+/// A worker's input: its assignment and the URLs already read.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct WorkerInput {
+    /// The assignment.
+    pub assignment: Assignment,
+    /// URLs already read (not read again).
+    pub known_urls: BTreeSet<String>,
+    /// Sources this worker may add.
+    pub max_sources: usize,
+    /// The question's prompt block.
+    pub context: String,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+struct WorkerSummaryOut {
+    #[schemars(length(max = 800))]
+    answer: String,
+    #[schemars(length(max = 5), inner(length(max = 150)))]
+    findings: Vec<String>,
+    confidence: f64,
+    #[schemars(length(max = 3), inner(length(max = 120)))]
+    gaps: Vec<String>,
+}
+
+/// One worker's work: harvest for its sub-question, then summarise what it found.
+pub async fn research(
+    ctx: &Ctx,
+    input: &WorkerInput,
+) -> Result<(Harvest, WorkerResult), NodeError> {
+    let a = &input.assignment;
+    ctx.emit(Progress::Assigned {
+        question: a.question.clone(),
+    });
+    let context = format!("{}Sub-question: {}\n", input.context, a.question);
+    let mut harvest = harvest(
+        ctx,
+        &a.searches,
+        &input.known_urls,
+        input.max_sources,
+        &context,
+        std::slice::from_ref(&a.question),
+    )
+    .await?;
+    let facts: Vec<Evidence> = harvest
+        .found
+        .iter()
+        .flat_map(|f| f.evidence.iter().cloned())
+        .collect();
+    let summary = if facts.is_empty() {
+        WorkerSummaryOut {
+            answer: String::new(),
+            findings: Vec::new(),
+            confidence: 0.0,
+            gaps: vec![a.question.clone()],
+        }
+    } else {
+        let listing: String = facts
+            .iter()
+            .map(|e| format!("- {}\n", e.fact.replace('\n', " ")))
+            .collect();
+        let (out, skipped) = ask_or::<WorkerSummaryOut>(
+            ctx,
+            Role::Summarize,
+            prompts::WORKER_SUMMARY.to_string(),
+            format!("{context}\nFacts found:\n{listing}"),
+            700,
+        )
+        .await?;
+        harvest.warnings.extend(skipped);
+        out.unwrap_or(WorkerSummaryOut {
+            answer: String::new(),
+            findings: facts.iter().take(5).map(|e| e.fact.clone()).collect(),
+            confidence: 0.5,
+            gaps: Vec::new(),
+        })
+    };
+    let result = WorkerResult {
+        assignment: a.clone(),
+        answer: summary.answer.trim().to_string(),
+        findings: clean_list(summary.findings, 6),
+        confidence: summary.confidence.clamp(0.0, 1.0),
+        gaps: clean_list(summary.gaps, 4),
+        searches_done: harvest.searches_done.clone(),
+    };
+    Ok((harvest, result))
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+struct SynthesisOut {
+    needs_more_research: bool,
+    #[schemars(length(max = 1000))]
+    summary: String,
+    #[schemars(length(max = 3), inner(length(max = 150)))]
+    conflicts: Vec<String>,
+    #[schemars(length(max = 3), inner(length(max = 150)))]
+    gaps: Vec<String>,
+    #[schemars(length(max = 5), inner(length(max = 80)))]
+    additional_searches: Vec<String>,
+}
+
+/// What the synthesis is given.
+pub struct SynthesisInput<'a> {
+    /// The question.
+    pub brief: &'a Brief,
+    /// This round's worker reports.
+    pub reports: &'a [&'a WorkerResult],
+    /// Whether any evidence exists at all.
+    pub has_evidence: bool,
+    /// Coverage after the previous round.
+    pub coverage_before: f64,
+    /// Searches already run.
+    pub searches_done: &'a [String],
+    /// This round's number (from 1).
+    pub round: u32,
+}
+
+/// Combines a round's worker reports; coverage is their mean confidence (never lower than
+/// before, zero without evidence).
+pub async fn synthesize(
+    ctx: &Ctx,
+    input: SynthesisInput<'_>,
+) -> Result<(Synthesis, f64, Vec<Warning>), NodeError> {
+    let l = ctx.config.config.limits();
+    let mut listing = String::new();
+    for w in input.reports {
+        listing.push_str(&format!(
+            "### {}\nAnswer: {}\nFindings:\n{}Confidence: {:.2}\nGaps: {}\n\n",
+            w.assignment.question,
+            w.answer,
+            w.findings
+                .iter()
+                .map(|f| format!("- {f}\n"))
+                .collect::<String>(),
+            w.confidence,
+            w.gaps.join("; ")
+        ));
+    }
+    let (out, warnings) = ask_or::<SynthesisOut>(
+        ctx,
+        Role::Synthesize,
+        fill(
+            prompts::SYNTHESIZE,
+            &[("searches", l.initial_searches.to_string())],
+        ),
+        format!("{}\nResearcher reports:\n{listing}", input.brief.block()),
+        800,
+    )
+    .await?;
+    let out = out.unwrap_or_else(|| SynthesisOut {
+        needs_more_research: false,
+        summary: String::new(),
+        conflicts: Vec::new(),
+        gaps: Vec::new(),
+        additional_searches: Vec::new(),
+    });
+    let confidences: Vec<f64> = input.reports.iter().map(|w| w.confidence).collect();
+    let mean = if confidences.is_empty() || !input.has_evidence {
+        0.0
+    } else {
+        confidences.iter().sum::<f64>() / confidences.len() as f64
+    };
+    let coverage = mean.max(input.coverage_before).clamp(0.0, 1.0);
+    let additional = distinct_searches(
+        out.additional_searches,
+        input.searches_done,
+        l.initial_searches,
+    );
+    ctx.emit(Progress::Coverage {
+        iteration: input.round,
+        coverage,
+        gaps: out.gaps.len(),
+    });
+    let synthesis = Synthesis {
+        summary: out.summary.trim().to_string(),
+        conflicts: clean_list(out.conflicts, 4),
+        gaps: clean_list(out.gaps, 4),
+        additional_searches: additional,
+        needs_more_research: out.needs_more_research,
+    };
+    Ok((synthesis, coverage, warnings))
+}

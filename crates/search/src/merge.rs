@@ -1,0 +1,286 @@
+//! Several providers as one: their hit lists merged by rank, each URL once.
+//!
+//! `research search` and a research run both ask several providers the same query at once; the
+//! one rule for putting their answers together lives here so both give the same order.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+
+use crate::{Hit, SearchError, SearchProvider, SearchQuery};
+
+/// `url` reduced for duplicate detection: without fragment, trailing slashes, `https://` or
+/// `http://`, a leading `www.`, and lowercased.
+///
+/// Only for comparing: the hit keeps the URL the provider gave.
+pub fn normalize_url(url: &str) -> String {
+    let url = url.split('#').next().unwrap_or(url);
+    url.trim_end_matches('/')
+        .trim_start_matches("https://")
+        .trim_start_matches("http://")
+        .trim_start_matches("www.")
+        .to_lowercase()
+}
+
+/// The hits of `lists` interleaved by rank — every list's first hit in list order, then every
+/// list's second, and so on — keeping only the first hit of each [`normalize_url`] URL.
+pub fn merge_by_rank(lists: &[Vec<Hit>]) -> Vec<Hit> {
+    let mut seen = HashSet::new();
+    let mut hits = Vec::new();
+    let longest = lists.iter().map(Vec::len).max().unwrap_or(0);
+    for rank in 0..longest {
+        for list in lists {
+            if let Some(hit) = list.get(rank) {
+                if seen.insert(normalize_url(&hit.url)) {
+                    hits.push(hit.clone());
+                }
+            }
+        }
+    }
+    hits
+}
+
+/// Several providers queried at once, their hits merged by rank with duplicate URLs removed
+/// ([`merge_by_rank`]); a provider that fails is reported while another answers.
+pub struct MultiSearch {
+    providers: Vec<(String, Arc<dyn SearchProvider>)>,
+}
+
+impl MultiSearch {
+    /// Searches all of `providers`, each under its name; their order is the merge order.
+    pub fn new(providers: Vec<(String, Arc<dyn SearchProvider>)>) -> Self {
+        Self { providers }
+    }
+
+    /// The merged hits of the providers that answered, and each failing provider's name and
+    /// error, in provider order. When every provider fails the hits are empty.
+    pub async fn search_all(&self, query: &SearchQuery) -> (Vec<Hit>, Vec<(String, SearchError)>) {
+        let answers =
+            futures::future::join_all(self.providers.iter().map(|(_, p)| p.search(query))).await;
+        let mut lists = Vec::new();
+        let mut failures = Vec::new();
+        for ((name, _), answer) in self.providers.iter().zip(answers) {
+            match answer {
+                Ok(hits) => lists.push(hits),
+                Err(e) => failures.push((name.clone(), e)),
+            }
+        }
+        (merge_by_rank(&lists), failures)
+    }
+}
+
+/// Fails only when every provider failed (naming each); otherwise the merged hits, with the
+/// failures logged as warnings.
+#[async_trait]
+impl SearchProvider for MultiSearch {
+    fn name(&self) -> &'static str {
+        "multi"
+    }
+
+    async fn search(&self, query: &SearchQuery) -> Result<Vec<Hit>, SearchError> {
+        let (hits, failures) = self.search_all(query).await;
+        if !failures.is_empty() && failures.len() == self.providers.len() {
+            let detail: Vec<String> = failures.iter().map(|(n, e)| format!("{n}: {e}")).collect();
+            return Err(SearchError::Config(format!(
+                "every search provider failed ({})",
+                detail.join("; ")
+            )));
+        }
+        for (name, e) in failures {
+            tracing::warn!("search provider {name} failed: {e}");
+        }
+        Ok(hits)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::HitKind;
+
+    fn hit(url: &str, provider: &str) -> Hit {
+        Hit {
+            title: url.into(),
+            url: url.into(),
+            snippet: String::new(),
+            published: None,
+            kind: HitKind::Web,
+            provider: provider.into(),
+        }
+    }
+
+    fn urls(hits: &[Hit]) -> Vec<(&str, &str)> {
+        hits.iter()
+            .map(|h| (h.url.as_str(), h.provider.as_str()))
+            .collect()
+    }
+
+    struct Fixed(Result<Vec<Hit>, SearchError>);
+
+    #[async_trait]
+    impl SearchProvider for Fixed {
+        fn name(&self) -> &'static str {
+            "fixed"
+        }
+        async fn search(&self, _: &SearchQuery) -> Result<Vec<Hit>, SearchError> {
+            self.0.clone()
+        }
+    }
+
+    fn fixed(
+        name: &str,
+        answer: Result<Vec<Hit>, SearchError>,
+    ) -> (String, Arc<dyn SearchProvider>) {
+        (name.to_string(), Arc::new(Fixed(answer)))
+    }
+
+    #[test]
+    fn urls_normalize_for_comparison() {
+        for same in [
+            "https://www.Example.com/a/",
+            "http://example.com/a",
+            "example.com/a#section",
+            "https://www.EXAMPLE.com/A//",
+        ] {
+            assert_eq!(normalize_url(same), "example.com/a", "{same}");
+        }
+        // The scheme and `www.` are stripped before lowercasing, so only in lowercase (as
+        // providers write them); kept so because both callers always compared URLs this way.
+        assert_eq!(
+            normalize_url("HTTPS://WWW.EXAMPLE.COM/A"),
+            "https://www.example.com/a"
+        );
+        // The query string still counts; `file://` is left as it is.
+        assert_eq!(normalize_url("https://a.org/p?q=1"), "a.org/p?q=1");
+        assert_ne!(
+            normalize_url("https://a.org/p?q=1"),
+            normalize_url("https://a.org/p?q=2")
+        );
+        assert_eq!(
+            normalize_url("file:///home/me/Notes.md"),
+            "file:///home/me/notes.md"
+        );
+        assert_eq!(normalize_url(""), "");
+    }
+
+    #[test]
+    fn merge_interleaves_by_rank_and_keeps_the_first_of_each_url() {
+        let lists = vec![
+            vec![
+                hit("https://a.org/1", "x"),
+                hit("https://a.org/2", "x"),
+                hit("https://a.org/3", "x"),
+            ],
+            vec![hit("http://www.a.org/2/", "y"), hit("https://b.org/1", "y")],
+            vec![],
+            vec![hit("https://a.org/1#top", "z")],
+        ];
+        assert_eq!(
+            urls(&merge_by_rank(&lists)),
+            [
+                // Rank 1: z's `a.org/1#top` is x's `a.org/1` again.
+                ("https://a.org/1", "x"),
+                ("http://www.a.org/2/", "y"),
+                // Rank 2: x's `a.org/2` came already, from y.
+                ("https://b.org/1", "y"),
+                ("https://a.org/3", "x"),
+            ]
+        );
+        assert!(merge_by_rank(&[]).is_empty());
+        assert!(merge_by_rank(&[vec![], vec![]]).is_empty());
+    }
+
+    #[test]
+    fn duplicates_within_one_list_are_dropped_too() {
+        let lists = vec![vec![
+            hit("https://a.org/", "x"),
+            hit("https://a.org", "x"),
+            hit("https://b.org", "x"),
+        ]];
+        assert_eq!(
+            urls(&merge_by_rank(&lists)),
+            [("https://a.org/", "x"), ("https://b.org", "x")]
+        );
+    }
+
+    #[tokio::test]
+    async fn multi_search_merges_and_reports_failures_per_provider() {
+        let down = SearchError::Unavailable {
+            provider: "brave",
+            reason: "HTTP 503".into(),
+        };
+        let multi = MultiSearch::new(vec![
+            fixed(
+                "tavily",
+                Ok(vec![
+                    hit("https://a.org", "tavily"),
+                    hit("https://b.org", "tavily"),
+                ]),
+            ),
+            fixed("brave", Err(down.clone())),
+            fixed(
+                "serper",
+                Ok(vec![
+                    hit("https://www.a.org/", "serper"),
+                    hit("https://c.org", "serper"),
+                ]),
+            ),
+        ]);
+        let query = SearchQuery::new("bees", 5);
+        let (hits, failures) = multi.search_all(&query).await;
+        assert_eq!(
+            urls(&hits),
+            [
+                ("https://a.org", "tavily"),
+                ("https://b.org", "tavily"),
+                ("https://c.org", "serper")
+            ]
+        );
+        assert_eq!(failures, vec![("brave".to_string(), down)]);
+        // As a provider: a partial failure is only logged.
+        assert_eq!(multi.search(&query).await.unwrap(), hits);
+        assert_eq!(multi.name(), "multi");
+    }
+
+    #[tokio::test]
+    async fn multi_search_fails_only_when_every_provider_fails() {
+        let multi = MultiSearch::new(vec![
+            fixed(
+                "duckduckgo",
+                Err(SearchError::RateLimited {
+                    provider: "duckduckgo",
+                }),
+            ),
+            fixed("wikipedia", Err(SearchError::Config("no".into()))),
+        ]);
+        let query = SearchQuery::new("bees", 5);
+        let (hits, failures) = multi.search_all(&query).await;
+        assert!(hits.is_empty());
+        assert_eq!(failures.len(), 2);
+        let SearchError::Config(message) = multi.search(&query).await.unwrap_err() else {
+            panic!("not a Config error");
+        };
+        assert!(
+            message.starts_with("every search provider failed (duckduckgo: "),
+            "{message}"
+        );
+        assert!(message.ends_with("; wikipedia: no)"), "{message}");
+
+        // One provider answering with nothing is not a failure; nor are no providers at all.
+        let quiet = MultiSearch::new(vec![
+            fixed(
+                "duckduckgo",
+                Err(SearchError::RateLimited {
+                    provider: "duckduckgo",
+                }),
+            ),
+            fixed("wikipedia", Ok(vec![])),
+        ]);
+        assert_eq!(quiet.search(&query).await.unwrap(), vec![]);
+        assert_eq!(
+            MultiSearch::new(vec![]).search(&query).await.unwrap(),
+            vec![]
+        );
+    }
+}
