@@ -78,6 +78,11 @@ pub fn graph_outline(
 }
 
 #[tauri::command]
+pub fn run_outline(state: State<'_, AppState>, thread_id: String) -> Res<GraphOutline> {
+    state.studio.run_outline(&ThreadId::new(thread_id))
+}
+
+#[tauri::command]
 pub fn estimate_run(
     state: State<'_, AppState>,
     pipeline: Option<String>,
@@ -99,19 +104,12 @@ pub fn roles() -> Vec<RoleInfo> {
 }
 
 #[tauri::command]
-pub fn create_research(
-    state: State<'_, AppState>,
-    mut request: ResearchRequest,
-) -> Res<StartedRun> {
-    let settings = state.studio.settings()?;
-    if request.searxng_url.is_none() {
-        request.searxng_url = settings.searxng_url.clone();
-    }
-    for host in settings.allowed_hosts {
-        if !request.allowed_hosts.contains(&host) {
-            request.allowed_hosts.push(host);
-        }
-    }
+pub fn default_config() -> RunConfig {
+    RunConfig::default()
+}
+
+#[tauri::command]
+pub fn create_research(state: State<'_, AppState>, request: ResearchRequest) -> Res<StartedRun> {
     let (session_id, thread_id) = state.studio.start_research(&request)?;
     tracing::info!(session = %session_id, thread = %thread_id, "research created");
     Ok(StartedRun {

@@ -97,8 +97,10 @@ pub fn invoke_handler<R: Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + 
     tauri::generate_handler![
         commands::app_info,
         commands::graph_outline,
+        commands::run_outline,
         commands::pipelines,
         commands::roles,
+        commands::default_config,
         commands::estimate_run,
         commands::create_research,
         commands::follow_up,

@@ -95,6 +95,22 @@ let roleInfos: RoleInfo[] = [];
 /** The steps and roles of the pipeline last outlined, for the live view's words and models. */
 let guide: RunGuide = noGuide;
 
+/** The pipeline picker, from the api's registry: each with the sentence on when to use it. */
+async function buildPipelinePicker() {
+  const select = $<HTMLSelectElement>("pipeline");
+  try {
+    const pipelines = await api.pipelines();
+    select.replaceChildren(...pipelines.map((p) => el("option", { value: p.name, title: p.summary }, p.title)));
+    select.title = pipelines[0]?.summary ?? "";
+  } catch (e) {
+    toast(humanError(e));
+  }
+  select.addEventListener("change", () => {
+    select.title = select.selectedOptions[0]?.title ?? "";
+    scheduleEstimate();
+  });
+}
+
 async function buildRoleInputs() {
   try {
     roleInfos = await api.roles();
@@ -109,10 +125,13 @@ async function buildRoleInputs() {
   }));
 }
 
+/** A run's defaults as the api gives them (what the form leaves open is filled there from Settings). */
+let defaults: RunConfig | null = null;
+
 function readConfig(): RunConfig {
   const v = (id: string) => $<HTMLInputElement>(id).value.trim();
-  const model = v("llm") || settings?.default_model || "";
-  const fast = v("fast-llm") || settings?.fast_model || null;
+  const model = v("llm");
+  const fast = v("fast-llm") || null;
   const cost = Number(v("budget-cost"));
   const whole = (id: string) => {
     const n = Math.floor(Number(v(id)));
@@ -123,15 +142,14 @@ function readConfig(): RunConfig {
     const spec = v(`role-${role}`);
     if (spec) roles[role] = spec;
   }
+  // What the form does not offer comes from the api's defaults (or, unloaded, the api fills it).
   return {
+    ...defaults,
     mode: v("mode") as Mode,
     depth: v("depth") as RunConfig["depth"],
     structure: v("structure") as RunConfig["structure"],
     models: { model, fast_model: fast, roles },
-    system_prompt: null,
-    max_iterations: null,
-    min_coverage: 0.7,
-    search: (v("search") || "auto").split(",").map((s) => s.trim()).filter(Boolean),
+    search: v("search").split(",").map((s) => s.trim()).filter(Boolean),
     budget: { max_calls: whole("budget-calls"), max_tokens: whole("budget-tokens"), max_cost_usd: v("budget-cost") && cost > 0 ? cost : null },
     review: {
       clarify: $<HTMLInputElement>("review-clarify").checked,
@@ -140,7 +158,7 @@ function readConfig(): RunConfig {
     },
     no_input: false,
     language: v("language") || null,
-  };
+  } as RunConfig;
 }
 
 let estimateTimer = 0;
@@ -149,12 +167,12 @@ function scheduleEstimate() {
   estimateTimer = window.setTimeout(async () => {
     const config = readConfig();
     const out = $("estimate");
-    if (!config.models.model) {
+    if (!config.models.model && !settings?.default_model) {
       out.textContent = "Choose a model (or set a default in Settings) to start.";
       return;
     }
     try {
-      const e = await api.estimate(config);
+      const e = await api.estimate($<HTMLSelectElement>("pipeline").value, config);
       const cost = e.cost_usd === null ? "cost unknown for this model" : e.cost_usd === 0 ? "no cost (local model)" : `about $${e.cost_usd.toFixed(e.cost_usd < 0.1 ? 3 : 2)}`;
       out.textContent = `Estimate: about ${e.calls} model calls, ${Math.round(e.tokens / 1000)}k tokens, ${cost}.`;
     } catch (err) {
@@ -182,7 +200,7 @@ async function startResearch() {
     $("llm").focus();
     return;
   }
-  const request: ResearchRequest = { question, pipeline: "", config, allowed_hosts: [], searxng_url: null };
+  const request: ResearchRequest = { question, pipeline: $<HTMLSelectElement>("pipeline").value, review: config.review, config, allowed_hosts: [], searxng_url: null };
   const start = $<HTMLButtonElement>("start");
   setBusy(start, true);
   try {
@@ -230,11 +248,12 @@ async function showSessionShell(sessionId: string, title: string, mode: Mode) {
   current = current?.sessionId === sessionId ? current : { sessionId, threadId: null, detail: null };
 }
 
-async function drawGraph(mode: Mode) {
+/** Draws the steps of `thread`'s pipeline, or (a run not yet registered) the chosen one's. */
+async function drawGraph(mode: Mode, thread: string | null = null) {
   const ol = $("graph");
   ol.replaceChildren();
   try {
-    const outline = await api.graphOutline(mode);
+    const outline = thread ? await api.runOutline(thread) : await api.graphOutline($<HTMLSelectElement>("pipeline").value, mode);
     guide = { steps: outline.steps, roles: roleInfos };
     for (const step of outline.steps) {
       const li = el("li", { title: step.doing }, step.node.replace(/_/g, " "));
@@ -531,7 +550,7 @@ async function openSession(id: string) {
   if (runningThreads.has(lastRun)) {
     // Back to a run still going: its own live view, Cancel and the stall watch again.
     live = lives.get(lastRun) ?? live;
-    await drawGraph(modeOf(detail));
+    await drawGraph(modeOf(detail), lastRun);
     $("live").hidden = false;
     setRunning(lastRun, true);
     renderLive();
@@ -541,7 +560,7 @@ async function openSession(id: string) {
     const q = await api.pendingQuestion(lastRun).catch(() => null);
     if (q) {
       pending = q;
-      await drawGraph(modeOf(detail));
+      await drawGraph(modeOf(detail), lastRun);
       $("live").hidden = false;
       $<HTMLButtonElement>("cancel").hidden = true;
       $("run-status").textContent = "This run waits for your answer.";
@@ -549,7 +568,7 @@ async function openSession(id: string) {
       await askPending();
     }
   } else if (["running", "interrupted", "failed"].includes(status)) {
-    await drawGraph(modeOf(detail));
+    await drawGraph(modeOf(detail), lastRun);
     $("live").hidden = false;
     $<HTMLButtonElement>("cancel").hidden = true;
     $("run-status").textContent = status === "failed" ? "This run stopped on an error. Resume continues from the last saved step." : "This run did not finish. Resume continues from the last saved step.";
@@ -1160,6 +1179,7 @@ function wire() {
   });
   $("question").addEventListener("input", updateQuestionCount);
   void buildRoleInputs();
+  void buildPipelinePicker();
   for (const id of ["mode", "depth", "structure", "llm", "fast-llm", "budget-cost", "budget-calls", "budget-tokens", "review-report"]) {
     $(id).addEventListener("input", scheduleEstimate);
     $(id).addEventListener("change", scheduleEstimate);
@@ -1302,6 +1322,7 @@ async function start() {
   wire();
   try {
     info = await api.appInfo();
+    defaults = await api.defaultConfig();
     fillSettings(await api.getSettings());
   } catch (e) {
     toast(humanError(e));

@@ -419,6 +419,11 @@ question: string,
  */
 pipeline: string, 
 /**
+ * The review points chosen for this run; when absent, those in the settings (else the
+ * configuration's).
+ */
+review: ReviewPoints | null, 
+/**
  * The run configuration.
  */
 config: RunConfig, 

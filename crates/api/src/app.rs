@@ -100,7 +100,12 @@ impl Studio {
         pipeline: &str,
         config: &RunConfig,
     ) -> Result<research_pipeline::RunEstimate, ApiError> {
-        Ok(self.pipeline(pipeline)?.estimate(config))
+        // Priced with the models the run would get: settings fill what `config` leaves open.
+        let request = self.with_defaults(crate::ResearchRequest {
+            config: config.clone(),
+            ..Default::default()
+        })?;
+        Ok(self.pipeline(pipeline)?.estimate(&request.config))
     }
 }
 

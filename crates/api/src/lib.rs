@@ -53,7 +53,8 @@ pub use research_llm::ConnectSettings;
 pub use research_llm::{Budget, LlmClient, ModelRouting, UsageTotals};
 pub use research_pipeline::eval::judge::{judge as judge_report, Verdicts};
 pub use research_pipeline::{
-    Pipeline, PipelineInfo, Registry, Role, RoleInfo, RunEstimate, RunMethod, UnreadPage,
+    OutlineStep, Pipeline, PipelineInfo, Progress, Registry, Role, RoleInfo, RunEstimate,
+    RunMethod, UnreadPage,
 };
 
 /// Connects to the model named by `spec` (`research ask`, `research eval --judge`).

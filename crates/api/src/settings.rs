@@ -71,6 +71,34 @@ fn url(value: &str) -> Result<String, ApiError> {
 }
 
 impl Settings {
+    /// The review points saved here, when any are (a hand-edited file may hold anything: an
+    /// unknown point is an error naming it).
+    pub fn review_points(&self) -> Result<Option<research_pipeline::ReviewPoints>, ApiError> {
+        let Some(saved) = &self.review else {
+            return Ok(None);
+        };
+        let mut points = research_pipeline::ReviewPoints::none();
+        for point in saved
+            .iter()
+            .flat_map(|s| s.split(','))
+            .map(str::trim)
+            .filter(|p| !p.is_empty())
+        {
+            match point {
+                "clarify" => points.clarify = true,
+                "plan" => points.plan = true,
+                "report" => points.report = true,
+                "none" => {}
+                other => {
+                    return Err(invalid(format!(
+                        "the review setting names `{other}`; use clarify, plan, report or none"
+                    )))
+                }
+            }
+        }
+        Ok(Some(points))
+    }
+
     /// The settings file for the database at `db` (same folder).
     pub fn path_for(db: &Path) -> PathBuf {
         db.parent()
@@ -233,6 +261,26 @@ mod tests {
         assert!(!std::fs::read_to_string(&path)
             .unwrap()
             .contains("searxng_url"));
+    }
+
+    #[test]
+    fn saved_review_points_read_like_the_flag() {
+        let saved = |points: &[&str]| Settings {
+            review: Some(points.iter().map(|p| p.to_string()).collect()),
+            ..Default::default()
+        };
+        let points = saved(&["plan, report", "none"]).review_points().unwrap().unwrap();
+        assert!(!points.clarify && points.plan && points.report);
+        assert_eq!(
+            saved(&[""]).review_points().unwrap(),
+            Some(research_pipeline::ReviewPoints::none())
+        );
+        assert_eq!(Settings::default().review_points().unwrap(), None);
+        let err = saved(&["plan,bogus"]).review_points().unwrap_err();
+        assert_eq!(
+            err.message,
+            "the review setting names `bogus`; use clarify, plan, report or none"
+        );
     }
 
     #[test]

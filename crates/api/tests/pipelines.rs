@@ -209,3 +209,56 @@ async fn a_registered_pipeline_runs_stops_resumes_after_reopening_and_is_outline
     .message
     .contains("standard"));
 }
+
+/// Settings fill what a request leaves open, in one place: models, providers, review points,
+/// the SearXNG address and the allowed hosts; what the request says wins.
+#[test]
+fn settings_fill_what_a_request_leaves_open() {
+    let dir = tempfile::tempdir().unwrap();
+    let studio = Studio::open(Some(&dir.path().join("studio.sqlite3"))).unwrap();
+    let mut settings = studio.settings().unwrap();
+    settings.set("default_model", "ollama:qwen2.5:7b").unwrap();
+    settings.set("fast_model", "ollama:qwen2.5:3b").unwrap();
+    settings.set("search", "wikipedia,arxiv").unwrap();
+    settings.set("review", "report").unwrap();
+    settings.set("searxng_url", "http://127.0.0.1:8888").unwrap();
+    settings.set("allowed_hosts", "intranet.local").unwrap();
+    settings.save(&studio.settings_path()).unwrap();
+
+    let filled = studio
+        .with_defaults(ResearchRequest {
+            question: "q".into(),
+            config: RunConfig {
+                search: vec![],
+                ..RunConfig::default()
+            },
+            allowed_hosts: vec!["docs.local".into()],
+            ..Default::default()
+        })
+        .unwrap();
+    assert_eq!(filled.config.models.model, "ollama:qwen2.5:7b");
+    assert_eq!(
+        filled.config.models.fast_model.as_deref(),
+        Some("ollama:qwen2.5:3b")
+    );
+    assert_eq!(filled.config.search, ["wikipedia", "arxiv"]);
+    assert!(filled.config.review.report && !filled.config.review.clarify);
+    assert_eq!(filled.searxng_url.as_deref(), Some("http://127.0.0.1:8888"));
+    assert_eq!(filled.allowed_hosts, ["docs.local", "intranet.local"]);
+
+    let chosen = studio
+        .with_defaults(ResearchRequest {
+            question: "q".into(),
+            config: RunConfig {
+                models: research_api::ModelRouting::single("openai:gpt-4o-mini"),
+                search: vec!["local".into()],
+                ..RunConfig::default()
+            },
+            review: Some(research_api::ReviewPoints::none()),
+            ..Default::default()
+        })
+        .unwrap();
+    assert_eq!(chosen.config.models.model, "openai:gpt-4o-mini");
+    assert_eq!(chosen.config.search, ["local"]);
+    assert!(!chosen.config.review.report && !chosen.config.review.clarify);
+}

@@ -2,6 +2,7 @@
 //! each command to its family's module under `commands/`.
 
 mod commands;
+mod fix;
 
 use std::process::ExitCode;
 
@@ -104,9 +105,9 @@ async fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
 /// Prints the error as one sentence and picks the exit code: 2 for invalid input, 3 for
 /// something not found, 1 otherwise.
 fn fail(e: &anyhow::Error) -> ExitCode {
-    // One sentence: the API error's own message, or the outermost context.
+    // One sentence: the API error's own message and how to fix it, or the outermost context.
     let message = match e.downcast_ref::<ApiError>() {
-        Some(api) => api.message.clone(),
+        Some(api) => fix::with_hint(&api.message, api.fix.as_ref()),
         None => format!("{e:#}"),
     };
     eprintln!("research: {message}");

@@ -107,10 +107,8 @@ impl Resolve for GuardedResolver {
                 .iter()
                 .find_map(|a| private_reason(a.ip()).map(|r| (a.ip(), r)))
             {
-                let error: Box<dyn std::error::Error + Send + Sync> = format!(
-                    "{host} resolves to {ip}, {reason}"
-                )
-                .into();
+                let error: Box<dyn std::error::Error + Send + Sync> =
+                    format!("{host} resolves to {ip}, {reason}").into();
                 return Err(error);
             }
             Ok(Box::new(addrs.into_iter()) as Addrs)

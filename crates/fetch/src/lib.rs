@@ -7,6 +7,10 @@
 //! and its SHA-256, because every quote in a report is checked against that stored text.
 #![deny(missing_docs)]
 
+/// The conformance suite every web [`Fetcher`] passes against local servers (feature
+/// `conformance`; see `tests/fetch_conformance.rs`).
+#[cfg(feature = "conformance")]
+pub mod conformance;
 mod extract;
 pub mod guard;
 

@@ -480,7 +480,10 @@ pub async fn other_refusals_carry_the_servers_message(api: &dyn MockApi) {
             message,
         } => {
             assert_eq!(provider, api.provider());
-            assert!(message.contains("Unsupported value: 'temperature'"), "{message}");
+            assert!(
+                message.contains("Unsupported value: 'temperature'"),
+                "{message}"
+            );
         }
         other => panic!("expected a refused request, got {other:?}"),
     }
@@ -510,7 +513,9 @@ pub async fn context_overflow_is_named(api: &dyn MockApi) {
 pub async fn malformed_json_is_a_clear_error(api: &dyn MockApi) {
     let server = MockServer::start().await;
     api.call(false)
-        .respond_with(ResponseTemplate::new(200).set_body_raw("{\"choices\": [", "application/json"))
+        .respond_with(
+            ResponseTemplate::new(200).set_body_raw("{\"choices\": [", "application/json"),
+        )
         .expect(1)
         .mount(&server)
         .await;

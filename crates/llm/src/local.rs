@@ -21,6 +21,10 @@ use llama_cpp_2::sampling::LlamaSampler;
 use crate::{ChatRequest, ChatResponse, LlmClient, LlmError, Role, TokenSink, Usage};
 
 /// Settings of the built-in model.
+///
+/// The sampling defaults were measured on SmolLM2-135M-Instruct (see `samples_sensibly` in
+/// `tests/local_model.rs`): without repetition penalties a small model loops one phrase for the
+/// whole answer. A request's `temperature`, `top_p` and `repeat_penalty` override these.
 #[derive(Debug, Clone)]
 pub struct LocalConfig {
     /// Context window in tokens (prompt and answer together).
@@ -31,6 +35,36 @@ pub struct LocalConfig {
     pub threads: i32,
     /// Sampling seed, for repeatable answers.
     pub seed: u32,
+    /// Temperature when the request sets none (0 = always the most likely token).
+    pub temperature: f32,
+    /// Sample only from the this many most likely tokens (0 = no limit).
+    pub top_k: i32,
+    /// Nucleus sampling when the request sets none (1 = off).
+    pub top_p: f32,
+    /// Drop tokens less likely than this fraction of the most likely one (0 = off).
+    pub min_p: f32,
+    /// llama.cpp's repetition penalty when the request sets none: logits of tokens among the last
+    /// `repeat_last_n` generated are divided by it (1 = off).
+    pub repeat_penalty: f32,
+    /// How many of the last generated tokens the repetition, frequency and presence penalties
+    /// look at (0 = none).
+    pub repeat_last_n: i32,
+    /// Subtracted from a token's logit once per time it occurs among the last `repeat_last_n`
+    /// (0 = off).
+    pub frequency_penalty: f32,
+    /// Subtracted from a token's logit when it occurs among the last `repeat_last_n` (0 = off).
+    pub presence_penalty: f32,
+    /// DRY ("don't repeat yourself") penalty: strength of the penalty on a token that would extend
+    /// a sequence already seen in the answer (0 = off). It grows as `dry_base` to the power of
+    /// how far the repeat runs beyond `dry_allowed_length` tokens.
+    pub dry_multiplier: f32,
+    /// DRY: base of the exponential penalty.
+    pub dry_base: f32,
+    /// DRY: repeats of up to this many tokens are not penalised.
+    pub dry_allowed_length: i32,
+    /// Generation stops when the last tokens are the same cycle of 3–12 tokens this many times
+    /// in a row (0 = never): a backstop against loops the penalties did not prevent.
+    pub loop_repeats: u32,
 }
 
 impl Default for LocalConfig {
@@ -40,9 +74,27 @@ impl Default for LocalConfig {
             default_max_tokens: 512,
             threads: 2,
             seed: 42,
+            temperature: 0.7,
+            top_k: 40,
+            top_p: 0.95,
+            min_p: 0.05,
+            repeat_penalty: 1.15,
+            repeat_last_n: 128,
+            frequency_penalty: 0.0,
+            presence_penalty: 0.0,
+            dry_multiplier: 0.8,
+            dry_base: 1.75,
+            dry_allowed_length: 2,
+            loop_repeats: 4,
         }
     }
 }
+
+/// Shortest and longest cycle (in tokens) the loop guard looks for.
+const LOOP_PERIODS: std::ops::RangeInclusive<usize> = 3..=12;
+
+/// DRY's default sequence breakers (llama.cpp's): a repeat does not extend across these.
+const DRY_BREAKERS: [&str; 4] = ["\n", ":", "\"", "*"];
 
 /// llama.cpp's backend may be initialised once per process.
 fn backend() -> Result<&'static LlamaBackend, LlmError> {
@@ -120,6 +172,130 @@ fn bad(path: &Path, detail: impl std::fmt::Display) -> LlmError {
     }
 }
 
+/// The sampler chain of one request: the grammar (when the answer must follow a schema) first,
+/// so every later step sees only tokens it allows; then the repetition penalties and DRY, the
+/// truncations (top-k, top-p, min-p), the temperature and the draw.
+fn sampler_chain(
+    model: &LlamaModel,
+    path: &Path,
+    config: &LocalConfig,
+    request: &ChatRequest,
+) -> Result<LlamaSampler, LlmError> {
+    let mut samplers = Vec::new();
+    if let Some(schema) = &request.schema {
+        let grammar =
+            llama_cpp_2::json_schema_to_grammar(&schema.schema.to_string()).map_err(|e| {
+                LlmError::Config(format!(
+                    "the schema `{}` cannot be turned into a grammar: {e}",
+                    schema.name
+                ))
+            })?;
+        samplers.push(LlamaSampler::grammar(model, &grammar, "root").map_err(|e| bad(path, e))?);
+    }
+    let repeat = request.repeat_penalty.unwrap_or(config.repeat_penalty);
+    if config.repeat_last_n > 0
+        && (repeat != 1.0 || config.frequency_penalty != 0.0 || config.presence_penalty != 0.0)
+    {
+        samplers.push(LlamaSampler::penalties(
+            model.n_vocab(),
+            config.repeat_last_n,
+            repeat.max(f32::MIN_POSITIVE),
+            config.frequency_penalty,
+            config.presence_penalty,
+        ));
+    }
+    if config.dry_multiplier > 0.0 {
+        samplers.push(LlamaSampler::dry(
+            model,
+            config.dry_multiplier,
+            config.dry_base,
+            config.dry_allowed_length,
+            config.context_tokens as i32,
+            DRY_BREAKERS,
+        ));
+    }
+    if config.top_k > 0 {
+        samplers.push(LlamaSampler::top_k(config.top_k));
+    }
+    let top_p = request.top_p.unwrap_or(config.top_p);
+    if top_p > 0.0 && top_p < 1.0 {
+        samplers.push(LlamaSampler::top_p(top_p, 1));
+    }
+    if config.min_p > 0.0 {
+        samplers.push(LlamaSampler::min_p(config.min_p, 1));
+    }
+    let temperature = request.temperature.unwrap_or(config.temperature);
+    if temperature > 0.0 {
+        samplers.push(LlamaSampler::temp(temperature));
+        samplers.push(LlamaSampler::dist(config.seed));
+    } else {
+        samplers.push(LlamaSampler::greedy());
+    }
+    Ok(LlamaSampler::chain_simple(samplers))
+}
+
+/// Holds back decoded text that may be the start of a stop string, so that what is streamed is
+/// exactly the answer: a stop string is never sent, not even in part.
+struct StopScan<'a> {
+    stops: Vec<&'a str>,
+    held: String,
+}
+
+impl<'a> StopScan<'a> {
+    fn new(stops: &'a [String]) -> Self {
+        Self {
+            stops: stops
+                .iter()
+                .map(String::as_str)
+                .filter(|s| !s.is_empty())
+                .collect(),
+            held: String::new(),
+        }
+    }
+
+    /// Takes the next decoded piece; returns the text that is certainly part of the answer, and
+    /// whether a stop string was reached (the answer then ends before it).
+    fn push(&mut self, piece: &str) -> (String, bool) {
+        self.held.push_str(piece);
+        if let Some(at) = self.stops.iter().filter_map(|s| self.held.find(s)).min() {
+            self.held.truncate(at);
+            return (std::mem::take(&mut self.held), true);
+        }
+        let keep = self
+            .stops
+            .iter()
+            .map(|stop| {
+                (1..stop.len().min(self.held.len() + 1))
+                    .rev()
+                    .find(|&k| stop.is_char_boundary(k) && self.held.ends_with(&stop[..k]))
+                    .unwrap_or(0)
+            })
+            .max()
+            .unwrap_or(0);
+        let rest = self.held.split_off(self.held.len() - keep);
+        (std::mem::replace(&mut self.held, rest), false)
+    }
+
+    /// The text still held back when generation ended without reaching a stop string.
+    fn finish(&mut self) -> String {
+        std::mem::take(&mut self.held)
+    }
+}
+
+/// Whether the tokens end in the same cycle of 3–12 tokens `repeats` times in a row.
+fn loops<T: PartialEq>(tokens: &[T], repeats: usize) -> bool {
+    if repeats < 2 {
+        return false;
+    }
+    LOOP_PERIODS.into_iter().any(|period| {
+        let span = period * repeats;
+        span <= tokens.len() && {
+            let tail = &tokens[tokens.len() - span..];
+            (period..span).all(|i| tail[i] == tail[i - period])
+        }
+    })
+}
+
 /// Runs one generation on the calling (blocking) thread, sending pieces as they are decoded.
 fn generate_blocking(
     model: &LlamaModel,
@@ -177,40 +353,45 @@ fn generate_blocking(
     }
     ctx.decode(&mut batch).map_err(|e| bad(path, e))?;
 
-    let mut samplers = Vec::new();
-    if let Some(schema) = &request.schema {
-        let grammar =
-            llama_cpp_2::json_schema_to_grammar(&schema.schema.to_string()).map_err(|e| {
-                LlmError::Config(format!(
-                    "the schema `{}` cannot be turned into a grammar: {e}",
-                    schema.name
-                ))
-            })?;
-        samplers.push(LlamaSampler::grammar(model, &grammar, "root").map_err(|e| bad(path, e))?);
-    }
-    samplers.push(LlamaSampler::top_k(40));
-    samplers.push(LlamaSampler::top_p(0.95, 1));
-    samplers.push(LlamaSampler::temp(request.temperature.unwrap_or(0.7)));
-    samplers.push(LlamaSampler::dist(config.seed));
-    let mut sampler = LlamaSampler::chain_simple(samplers);
-
-    let mut decoder = encoding_rs::UTF_8.new_decoder();
-    let mut text = String::new();
-    let mut pos = tokens.len() as i32;
-    let mut generated = 0usize;
-    while generated < max_tokens {
-        let token = sampler.sample(&ctx, batch.n_tokens() - 1);
-        if vocab.is_eog(token) {
-            break;
-        }
-        let bytes = vocab.token_to_piece(token, false, None);
-        let mut piece = String::with_capacity(bytes.len() + 4);
-        let _ = decoder.decode_to_string(&bytes, &mut piece, false);
+    let mut sampler = sampler_chain(model, path, config, request)?;
+    let mut stops = StopScan::new(&request.stop);
+    let emit = |piece: String, text: &mut String| {
         if !piece.is_empty() {
             send(Piece::Text(piece.clone()));
             text.push_str(&piece);
         }
-        generated += 1;
+    };
+
+    let mut decoder = encoding_rs::UTF_8.new_decoder();
+    let mut text = String::new();
+    let mut pos = tokens.len() as i32;
+    let mut generated = Vec::with_capacity(max_tokens);
+    let mut stopped = false;
+    while generated.len() < max_tokens {
+        let token = sampler.sample(&ctx, batch.n_tokens() - 1);
+        if vocab.is_eog(token) {
+            break;
+        }
+        generated.push(token);
+        let bytes = vocab.token_to_piece(token, false, None);
+        let mut piece = String::with_capacity(bytes.len() + 4);
+        let _ = decoder.decode_to_string(&bytes, &mut piece, false);
+        let (ready, hit) = stops.push(&piece);
+        emit(ready, &mut text);
+        if hit {
+            stopped = true;
+            break;
+        }
+        if loops(&generated, config.loop_repeats as usize) {
+            tracing::debug!(
+                tokens = generated.len(),
+                "the built-in model repeats itself; generation stopped"
+            );
+            break;
+        }
+        if generated.len() == max_tokens {
+            break;
+        }
         batch.clear();
         batch
             .add(token, pos, &[0], true)
@@ -218,6 +399,10 @@ fn generate_blocking(
         pos += 1;
         ctx.decode(&mut batch).map_err(|e| bad(path, e))?;
     }
+    if !stopped {
+        emit(stops.finish(), &mut text);
+    }
+    let generated = generated.len();
     Ok((
         text,
         Usage {
@@ -279,5 +464,82 @@ impl LlmClient for LocalLlm {
             usage,
             latency: started.elapsed().max(Duration::from_nanos(1)),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scan(stops: &[&str], pieces: &[&str]) -> (String, bool) {
+        let stops: Vec<String> = stops.iter().map(|s| s.to_string()).collect();
+        let mut scan = StopScan::new(&stops);
+        let mut out = String::new();
+        for piece in pieces {
+            let (ready, hit) = scan.push(piece);
+            out.push_str(&ready);
+            if hit {
+                return (out, true);
+            }
+        }
+        out.push_str(&scan.finish());
+        (out, false)
+    }
+
+    #[test]
+    fn a_stop_string_ends_the_answer_and_is_not_part_of_it() {
+        assert_eq!(
+            scan(&["\n\n"], &["one", " two\n", "\nthree"]),
+            ("one two".into(), true)
+        );
+        assert_eq!(
+            scan(&["END", "##"], &["a #", "b E", "N", "Dx"]),
+            ("a #b ".into(), true)
+        );
+        assert_eq!(scan(&["STOP"], &["ST", "OP"]), ("".into(), true));
+    }
+
+    #[test]
+    fn text_that_only_starts_like_a_stop_string_is_kept() {
+        assert_eq!(
+            scan(&["END"], &["the E", "ND", "ING", " EN"]),
+            ("the ".into(), true)
+        );
+        assert_eq!(
+            scan(&["END"], &["the E", "nd", " EN"]),
+            ("the End EN".into(), false)
+        );
+        assert_eq!(scan(&[], &["a", "b"]), ("ab".into(), false));
+        assert_eq!(scan(&["", "é!"], &["café", "s"]), ("cafés".into(), false));
+    }
+
+    #[test]
+    fn a_held_back_prefix_is_released_as_soon_as_it_cannot_be_a_stop() {
+        let stops = vec!["</answer>".to_string()];
+        let mut scan = StopScan::new(&stops);
+        assert_eq!(scan.push("x </an"), ("x ".into(), false));
+        assert_eq!(scan.push("d"), ("</and".into(), false));
+    }
+
+    #[test]
+    fn a_short_cycle_repeated_four_times_is_a_loop() {
+        let cycle = [7, 8, 9];
+        let mut tokens: Vec<i32> = (0..20).collect();
+        for _ in 0..3 {
+            tokens.extend(cycle);
+        }
+        assert!(!loops(&tokens, 4));
+        tokens.extend(cycle);
+        assert!(loops(&tokens, 4));
+        assert!(!loops(&tokens, 0), "0 turns the guard off");
+        let long: Vec<i32> = (0..4).flat_map(|_| 100..112).collect();
+        assert!(loops(&long, 4), "12-token cycles are caught");
+        let longer: Vec<i32> = (0..4).flat_map(|_| 100..113).collect();
+        assert!(!loops(&longer, 4), "13-token cycles are not");
+        assert!(
+            !loops(&[1, 2, 1, 2, 1, 2, 1, 2], 4),
+            "2-token cycles are not"
+        );
+        assert!(!loops(&(0..200).collect::<Vec<i32>>(), 4));
     }
 }

@@ -67,6 +67,19 @@ pub struct ChatRequest {
     pub temperature: Option<f32>,
     /// Upper bound on generated tokens.
     pub max_tokens: Option<u32>,
+    /// Nucleus sampling: sample only from the most likely tokens whose probabilities add up to
+    /// this (0–1). Unset: the provider's (or the built-in model's) default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub top_p: Option<f32>,
+    /// Generation stops when the answer would contain one of these strings; the string itself is
+    /// not part of the answer. Providers limit how many they take (OpenAI 4, Gemini 5).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stop: Vec<String>,
+    /// Repetition penalty in llama.cpp's sense: logits of recently generated tokens are divided
+    /// by it (1.0 = off, 1.1 = mild). Used by the built-in model and Ollama; other providers have
+    /// no equivalent and ignore it. Unset: the model's default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repeat_penalty: Option<f32>,
     /// When set, the answer must be JSON following this schema.
     pub schema: Option<OutputSchema>,
     /// The pipeline role asking (planner, writer, …): routes scripted answers and accounting.

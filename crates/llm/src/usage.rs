@@ -463,7 +463,10 @@ mod tests {
             .insert("write".into(), "anthropic:claude-sonnet-4-5".into());
         assert_eq!(routing.model_for("plan", false), "openai:gpt-4o");
         assert_eq!(routing.model_for("extract", true), "openai:gpt-4o-mini");
-        assert_eq!(routing.model_for("write", false), "anthropic:claude-sonnet-4-5");
+        assert_eq!(
+            routing.model_for("write", false),
+            "anthropic:claude-sonnet-4-5"
+        );
         assert_eq!(routing.models().len(), 3);
     }
 

@@ -38,7 +38,12 @@ fn role_content(messages: &Value) -> Vec<(Role, String)> {
         .as_array()
         .into_iter()
         .flatten()
-        .map(|m| (role(m["role"].as_str().unwrap_or_default()), text(&m["content"])))
+        .map(|m| {
+            (
+                role(m["role"].as_str().unwrap_or_default()),
+                text(&m["content"]),
+            )
+        })
         .collect()
 }
 
@@ -366,9 +371,8 @@ impl MockApi for Gemini {
             500..=599 => "INTERNAL",
             _ => "INVALID_ARGUMENT",
         };
-        ResponseTemplate::new(status).set_body_json(
-            json!({"error": {"code": status, "message": message, "status": name}}),
-        )
+        ResponseTemplate::new(status)
+            .set_body_json(json!({"error": {"code": status, "message": message, "status": name}}))
     }
 
     fn context_overflow(&self) -> ResponseTemplate {

@@ -6,20 +6,28 @@
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-use research_llm::{connect, generate, ChatRequest, ConnectSettings, LlmClient, LlmError, Message};
+use research_llm::{
+    connect, generate, ChatRequest, ConnectSettings, LlmClient, LlmError, LocalConfig, LocalLlm,
+    Message,
+};
 
-fn model() -> Option<Arc<dyn LlmClient>> {
+fn model_path() -> Option<PathBuf> {
     let path = std::env::var_os("RS_TEST_MODEL")
         .map(PathBuf::from)
         .filter(|p| p.is_file());
-    let Some(path) = path else {
+    if path.is_none() {
         assert!(
             std::env::var_os("CI").is_none(),
             "RS_TEST_MODEL does not name the test model; scripts/test.sh fetches it with scripts/fetch-model.sh"
         );
         eprintln!("skipped: set RS_TEST_MODEL to the SmolLM2 GGUF (scripts/fetch-model.sh prints its path)");
-        return None;
-    };
+    }
+    path
+}
+
+fn model() -> Option<Arc<dyn LlmClient>> {
+    let path = model_path();
+    let Some(path) = path else { return None };
     Some(
         connect(
             &format!("local:{}", path.display()),
@@ -93,4 +101,155 @@ fn a_missing_model_file_is_a_clear_error() {
         .unwrap()
         .to_string();
     assert_eq!(err, "there is no model file at /nonexistent/model.gguf");
+}
+
+/// Distinct word 4-grams over all word 4-grams (words lower-cased, punctuation around them
+/// dropped): 1.0 never repeats a 4-word phrase, a looped answer tends to 0.
+fn distinct_4gram_ratio(text: &str) -> f64 {
+    let words: Vec<String> = text
+        .split_whitespace()
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase()
+        })
+        .filter(|w| !w.is_empty())
+        .collect();
+    if words.len() < 4 {
+        return 1.0;
+    }
+    let grams: Vec<&[String]> = words.windows(4).collect();
+    let distinct: std::collections::HashSet<&[String]> = grams.iter().copied().collect();
+    distinct.len() as f64 / grams.len() as f64
+}
+
+/// The sampling the built-in model had before: top-k 40, top-p 0.95, temperature, no penalties.
+fn old_sampling() -> LocalConfig {
+    LocalConfig {
+        top_k: 40,
+        top_p: 0.95,
+        min_p: 0.0,
+        repeat_penalty: 1.0,
+        frequency_penalty: 0.0,
+        presence_penalty: 0.0,
+        dry_multiplier: 0.0,
+        loop_repeats: 0,
+        ..LocalConfig::default()
+    }
+}
+
+const PARAGRAPH_TOPICS: [&str; 3] = [
+    "how honey bees communicate",
+    "the causes of the French Revolution",
+    "how vaccines train the immune system",
+];
+
+/// A writer-like request: facts with source numbers, to be cited as [n].
+const GROUNDED: &str = "Write a paragraph of about 200 words on how honey bees communicate, \
+citing sources as [1], [2], [3].\n\nEvidence:\n[1] Foragers perform a waggle dance whose angle \
+gives the direction of food relative to the sun.\n[2] The duration of the waggle run encodes the \
+distance to the food source.\n[3] Bees also use pheromones, such as the queen's mandibular \
+pheromone, to regulate colony behaviour.";
+
+/// Asks for a ~200-word paragraph, as the report writer does.
+async fn paragraph(config: LocalConfig, topic: &str, temperature: f32) -> (String, f64) {
+    let path = model_path().unwrap();
+    let model = LocalLlm::open(&path, config).unwrap();
+    let user = if topic == "grounded" {
+        GROUNDED.to_string()
+    } else {
+        format!("Write a paragraph of about 200 words on {topic}.")
+    };
+    let mut request = ChatRequest::new(vec![
+        Message::system("You are a research assistant who writes clear, factual prose."),
+        Message::user(user),
+    ]);
+    request.max_tokens = Some(400);
+    request.temperature = Some(temperature);
+    let answer = model.complete(&request, None).await.unwrap();
+    let ratio = distinct_4gram_ratio(&answer.text);
+    (answer.text, ratio)
+}
+
+#[test]
+fn the_distinct_4gram_ratio_counts_repeated_phrases() {
+    assert_eq!(distinct_4gram_ratio("one two three four five"), 1.0);
+    let looped = "The fact is that ".repeat(20);
+    assert!(distinct_4gram_ratio(&looped) < 0.1);
+}
+
+/// The built-in model's defaults keep a ~200-word paragraph from looping: most of its 4-word
+/// phrases are distinct (the old sampling looped one phrase for the whole answer).
+#[tokio::test]
+async fn samples_sensibly() {
+    if model_path().is_none() {
+        return;
+    }
+    let (text, ratio) = paragraph(LocalConfig::default(), PARAGRAPH_TOPICS[0], 0.3).await;
+    eprintln!("distinct 4-grams {ratio:.3}: {text}");
+    assert!(text.split_whitespace().count() >= 60, "{text}");
+    assert!(ratio > 0.6, "distinct 4-gram ratio {ratio:.3}: {text}");
+}
+
+/// Prints the distinct-4-gram ratio of paragraphs on several topics with the old sampling and
+/// the defaults (the loop guard off in both, to measure the sampling alone). Run with
+/// `cargo test -p research-llm --test local_model -- --ignored --nocapture measure_sampling`;
+/// RS_SAMPLING_SWEEP=1 also tries other settings.
+#[tokio::test]
+#[ignore = "a measurement, not a check: prints numbers"]
+async fn measure_sampling() {
+    if model_path().is_none() {
+        return;
+    }
+    let new = LocalConfig {
+        loop_repeats: 0,
+        ..LocalConfig::default()
+    };
+    let mut configs = vec![("old", old_sampling()), ("new", new.clone())];
+    if std::env::var_os("RS_SAMPLING_SWEEP").is_some() {
+        let with = |repeat_penalty: f32, dry_multiplier: f32| LocalConfig {
+            repeat_penalty,
+            dry_multiplier,
+            ..new.clone()
+        };
+        configs = vec![
+            ("rp1.05", with(1.05, 0.0)),
+            ("rp1.1", with(1.1, 0.0)),
+            ("rp1.15", with(1.15, 0.0)),
+            ("dry0.8", with(1.0, 0.8)),
+            ("rp1.05+dry0.8", with(1.05, 0.8)),
+            ("rp1.1+dry0.8", with(1.1, 0.8)),
+            ("rp1.1+dry0.5", with(1.1, 0.5)),
+            ("rp1.15+dry0.8", with(1.15, 0.8)),
+        ];
+    }
+    let temperatures: Vec<f32> = std::env::var("RS_SAMPLING_TEMPERATURES")
+        .unwrap_or_else(|_| "0,0.3,0.7".into())
+        .split(',')
+        .map(|t| t.parse().unwrap())
+        .collect();
+    for temperature in temperatures {
+        for (name, config) in &configs {
+            let (mut ratios, mut words) = (Vec::new(), 0);
+            for topic in PARAGRAPH_TOPICS.into_iter().chain(["grounded"]) {
+                let (text, ratio) = paragraph(config.clone(), topic, temperature).await;
+                let count = text.split_whitespace().count();
+                let cites = text.matches("[1]").count()
+                    + text.matches("[2]").count()
+                    + text.matches("[3]").count();
+                eprintln!("--- {name} t={temperature} {topic}: {ratio:.3}, {count} words, {cites} citations\n{text}");
+                ratios.push(ratio);
+                words += count;
+            }
+            let words = words / ratios.len();
+            let mean = ratios.iter().sum::<f64>() / ratios.len() as f64;
+            eprintln!(
+                "=== {name:<16} t={temperature}: mean {mean:.3}, {words} words on average ({})",
+                ratios
+                    .iter()
+                    .map(|r| format!("{r:.3}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
+    }
 }

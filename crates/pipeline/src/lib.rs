@@ -28,6 +28,7 @@ mod config;
 mod env;
 pub mod eval;
 mod family;
+pub mod guard;
 mod method;
 pub mod pipelines;
 mod prompts;

@@ -457,6 +457,17 @@ impl SearchProvider for ArXiv {
             provider: "arxiv",
             detail: format!("malformed Atom XML ({e})"),
         })?;
+        // A well-formed page that is not an Atom feed (a captive portal, a proxy's notice) is a
+        // broken answer, not "no results".
+        if doc.root_element().tag_name().name() != "feed" {
+            return Err(SearchError::BadResponse {
+                provider: "arxiv",
+                detail: format!(
+                    "the answer is not an Atom feed (its root is <{}>)",
+                    doc.root_element().tag_name().name()
+                ),
+            });
+        }
         let text_of = |node: roxmltree::Node, tag: &str| -> String {
             node.children()
                 .find(|c| c.tag_name().name() == tag)

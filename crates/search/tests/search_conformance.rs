@@ -5,7 +5,9 @@
 use research_search::conformance::{Format, MockSearch, Sample, QUERY};
 use research_search::{HitKind, SearchError};
 use serde_json::{json, Value};
-use wiremock::matchers::{body_partial_json, body_string_contains, header, method, path, query_param};
+use wiremock::matchers::{
+    body_partial_json, body_string_contains, header, method, path, query_param,
+};
 use wiremock::{Mock, MockBuilder, ResponseTemplate};
 
 fn json_answer(v: Value) -> ResponseTemplate {
@@ -30,10 +32,13 @@ impl MockSearch for Tavily {
             .enumerate()
             .map(|(i, s)| json!({"title": s.title, "url": s.url, "content": s.snippet, "score": 0.9 - i as f64 / 10.0, "raw_content": null, "published_date": s.published}))
             .collect();
-        json_answer(json!({"query": QUERY, "follow_up_questions": null, "answer": null, "images": [], "results": results, "response_time": 1.2}))
+        json_answer(
+            json!({"query": QUERY, "follow_up_questions": null, "answer": null, "images": [], "results": results, "response_time": 1.2}),
+        )
     }
     fn error(&self, status: u16) -> ResponseTemplate {
-        ResponseTemplate::new(status).set_body_json(json!({"detail": {"error": format!("HTTP {status}")}}))
+        ResponseTemplate::new(status)
+            .set_body_json(json!({"detail": {"error": format!("HTTP {status}")}}))
     }
     fn kind(&self) -> HitKind {
         HitKind::Web
@@ -56,9 +61,11 @@ impl MockSearch for Brave {
         // Brave highlights the query's words in descriptions.
         let results: Vec<Value> = results
             .iter()
-            .map(|s| json!({"type": "search_result", "title": s.title, "url": s.url,
+            .map(|s| {
+                json!({"type": "search_result", "title": s.title, "url": s.url,
                             "description": s.snippet.replacen("dance", "<strong>dance</strong>", 1),
-                            "age": "3 days ago", "page_age": s.published}))
+                            "age": "3 days ago", "page_age": s.published})
+            })
             .collect();
         let mut v = json!({"type": "search", "query": {"original": QUERY}});
         if !results.is_empty() {
@@ -194,7 +201,9 @@ impl MockSearch for DuckDuckGo {
             ));
         }
         if results.is_empty() {
-            page.push_str(r#"<div class="no-results">No results found for <b>honey bee dance</b>.</div>"#);
+            page.push_str(
+                r#"<div class="no-results">No results found for <b>honey bee dance</b>.</div>"#,
+            );
         }
         page.push_str("</div></body></html>");
         ResponseTemplate::new(200).set_body_raw(page, "text/html")
@@ -310,7 +319,9 @@ impl MockSearch for Wikipedia {
                                  "snippet": s.snippet.replacen("dance", r#"<span class="searchmatch">dance</span>"#, 1),
                                  "timestamp": s.published}))
             .collect();
-        json_answer(json!({"batchcomplete": "", "query": {"searchinfo": {"totalhits": search.len()}, "search": search}}))
+        json_answer(
+            json!({"batchcomplete": "", "query": {"searchinfo": {"totalhits": search.len()}, "search": search}}),
+        )
     }
     fn kind(&self) -> HitKind {
         HitKind::Web
@@ -349,23 +360,7 @@ mod semantic_scholar {
 }
 
 mod arxiv {
-    // Every case but one, which fails: see `known_gap_an_html_page_is_read_as_no_results`.
-    research_search::search_conformance!(@tests super::ArXiv;
-        hits_have_the_common_shape, honours_the_limit, no_results_is_an_empty_list,
-        a_refused_key_is_not_retried, rate_limits_are_retried_then_reported,
-        rate_limits_honour_retry_after_then_succeed, server_errors_are_retried,
-        other_statuses_are_not_retried, a_malformed_answer_is_a_clear_error,
-        a_silent_service_times_out, a_service_that_is_not_running_is_unavailable);
-
-    /// Known gap in `ArXiv::search` (src/providers.rs): a well-formed HTML page (a captive
-    /// portal, a proxy's notice) parses as XML without `<entry>` elements, so it is read as "no
-    /// results" instead of an error; the JSON providers refuse HTML. A fix checks that the root
-    /// element is an Atom `<feed>`.
-    #[tokio::test]
-    #[ignore = "known gap: arXiv reads an HTML page as no results"]
-    async fn known_gap_an_html_page_is_read_as_no_results() {
-        research_search::conformance::an_html_page_is_not_an_answer(&super::ArXiv).await;
-    }
+    research_search::search_conformance!(super::ArXiv);
 }
 
 mod wikipedia {

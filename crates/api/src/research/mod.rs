@@ -33,6 +33,9 @@ pub struct ResearchRequest {
     pub question: String,
     /// The pipeline to run (its registered name; empty for the default).
     pub pipeline: String,
+    /// The review points chosen for this run; when absent, those in the settings (else the
+    /// configuration's).
+    pub review: Option<research_pipeline::ReviewPoints>,
     /// The run configuration.
     pub config: RunConfig,
     /// Hosts the fetcher may reach although they are local or private.
@@ -109,6 +112,7 @@ impl Studio {
         &self,
         request: &ResearchRequest,
     ) -> Result<(String, ThreadId), ApiError> {
+        let request = &self.with_defaults(request.clone())?;
         let question = request.question.trim();
         if question.is_empty() {
             return Err(ApiError::new(
@@ -166,6 +170,43 @@ impl Studio {
         };
         let thread_id = self.register_run(&sessions, &pipeline, &saved)?;
         Ok((session_id, thread_id))
+    }
+
+    /// `request` with the user's settings filling what it leaves open: the default and fast
+    /// models, the search providers (an empty list), the SearXNG address, and the hosts the
+    /// fetcher may reach. The one place settings become run defaults.
+    pub fn with_defaults(&self, mut request: ResearchRequest) -> Result<ResearchRequest, ApiError> {
+        let settings = self.settings()?;
+        let models = &mut request.config.models;
+        if models.model.trim().is_empty() {
+            models.model = settings.default_model.clone().unwrap_or_default();
+        }
+        if models.fast_model.is_none() {
+            models.fast_model = settings.fast_model.clone();
+        }
+        if request.config.search.is_empty() {
+            request.config.search = settings
+                .search
+                .clone()
+                .filter(|s| !s.is_empty())
+                .unwrap_or_else(|| RunConfig::default().search);
+        }
+        if request.searxng_url.is_none() {
+            request.searxng_url = settings.searxng_url.clone();
+        }
+        let review = match request.review.take() {
+            Some(review) => Some(review),
+            None => settings.review_points()?,
+        };
+        if let Some(review) = review {
+            request.config.review = review;
+        }
+        for host in settings.allowed_hosts {
+            if !request.allowed_hosts.contains(&host) {
+                request.allowed_hosts.push(host);
+            }
+        }
+        Ok(request)
     }
 
     /// The pipeline registered as `name` (the default one for an empty name).
@@ -299,6 +340,12 @@ impl Studio {
             .waiting_on(&saved.config, self.cp(), thread)
             .await?;
         Ok(pending_question(interrupts))
+    }
+
+    /// The outline of the pipeline `thread` runs, for its configuration.
+    pub fn run_outline(&self, thread: &ThreadId) -> Result<crate::GraphOutline, ApiError> {
+        let saved = self.saved_run(thread)?;
+        self.outline(&self.pipeline_of(thread)?.info().name, &saved.config)
     }
 
     /// Whether `thread` is a research run (of any registered pipeline).

@@ -5,27 +5,25 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use anyhow::Context;
-use research_api::{ApiError, Event, EventSink, RunReport, RunStatus, Studio, ThreadId};
+use research_api::{
+    ApiError, ErrorCode, Event, EventSink, Mode, Registry, RunConfig, RunReport, RunStatus, Studio,
+    ThreadId,
+};
 
 use super::research::{AnswerArgs, ModelArgs};
 use super::{cancel_on_ctrl_c, resumable, DbArg};
 
-/// The graphs `research graph` shows.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, clap::ValueEnum)]
-pub enum GraphName {
-    Demo,
-    Research,
-}
-
 #[derive(clap::Args)]
 pub struct GraphArgs {
-    /// Which graph
-    #[arg(value_enum)]
-    name: GraphName,
+    /// Which graph: `demo` or a research pipeline (`--list` names them)
+    #[arg(required_unless_present = "list")]
+    name: Option<String>,
     /// Print it as a Mermaid flowchart
     #[arg(long)]
     mermaid: bool,
+    /// List the research pipelines
+    #[arg(long, conflicts_with = "name")]
+    list: bool,
 }
 
 #[derive(clap::Args)]
@@ -80,31 +78,62 @@ pub struct HistoryArgs {
 
 /// `research graph`.
 pub fn graph(args: GraphArgs) -> anyhow::Result<ExitCode> {
-    let research = args.name == GraphName::Research;
-    let text = if research {
-        research_mermaid()?
-    } else {
-        Studio::demo_mermaid()
-    };
+    // The registry of the built-in pipelines: no database is opened to show one.
+    let registry = Registry::builtin();
+    if args.list {
+        for (i, info) in registry.list().iter().enumerate() {
+            let default = if i == 0 { " (default)" } else { "" };
+            println!("{}{default}: {}", info.name, info.summary);
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let name = args.name.unwrap_or_default();
+    if name == "demo" {
+        if args.mermaid {
+            print!("{}", Studio::demo_mermaid());
+        } else {
+            println!("demo: plan -> worker x N (Send) -> summarize");
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let pipeline = registry.get(&name).ok_or_else(|| {
+        let known: Vec<String> = registry.list().into_iter().map(|p| p.name).collect();
+        ApiError::new(
+            ErrorCode::InvalidInput,
+            format!(
+                "there is no graph called {name}; choose demo or a pipeline: {}",
+                known.join(", ")
+            ),
+        )
+    })?;
+    let info = pipeline.info();
     if args.mermaid {
-        print!("{text}");
-    } else if research {
-        println!("research: understand -> [clarify] -> plan -> [review] -> (search_and_extract <-> detect_gaps | orchestrate -> search_worker x N (Send) -> collect -> synthesize) -> verify -> write_report -> [review] -> [revise]");
-    } else {
-        println!("demo: plan -> worker x N (Send) -> summarize");
+        print!(
+            "{}",
+            pipeline
+                .outline(&RunConfig::default())
+                .map_err(ApiError::from)?
+                .mermaid
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!("{}: {}", info.name, info.summary);
+    for mode in [Mode::Single, Mode::Multi] {
+        let config = RunConfig {
+            mode,
+            ..RunConfig::default()
+        };
+        let steps: Vec<String> = pipeline
+            .outline(&config)
+            .map_err(ApiError::from)?
+            .steps
+            .into_iter()
+            .map(|s| s.node)
+            .collect();
+        let mode = format!("{mode:?}").to_lowercase();
+        println!("  {mode}: {}", steps.join(" -> "));
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// The default research pipeline as Mermaid, without opening a database.
-fn research_mermaid() -> anyhow::Result<String> {
-    let pipeline = research_api::Registry::builtin()
-        .default_pipeline()
-        .context("no research pipeline is built in")?;
-    Ok(pipeline
-        .outline(&research_api::RunConfig::default())
-        .map_err(ApiError::from)?
-        .mermaid)
 }
 
 /// `research demo`.

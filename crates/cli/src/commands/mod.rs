@@ -47,13 +47,13 @@ pub fn cancel_on_ctrl_c() -> CancellationToken {
 /// A failed run is saved: say how to continue it.
 pub fn resumable(e: ApiError, thread: &ThreadId) -> ApiError {
     if e.code == ErrorCode::RunFailed {
-        ApiError::new(
-            e.code,
-            format!(
+        ApiError {
+            message: format!(
                 "{} (the run is saved; continue it with: research resume {thread})",
                 e.message
             ),
-        )
+            ..e
+        }
     } else {
         e
     }

@@ -45,7 +45,10 @@ pub async fn search(args: SearchArgs) -> anyhow::Result<ExitCode> {
     };
     let outcome = research_api::search(request, &settings, &store).await?;
     for failure in &outcome.failures {
-        eprintln!("warning: {}", failure.message);
+        eprintln!(
+            "warning: {}",
+            crate::fix::with_hint(&failure.message, failure.fix.as_ref())
+        );
     }
     if args.json {
         println!("{}", serde_json::to_string(&outcome)?);

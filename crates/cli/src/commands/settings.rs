@@ -105,7 +105,7 @@ pub async fn providers(args: ProvidersArgs) -> anyhow::Result<ExitCode> {
                 p.kind,
                 p.name,
                 if p.ready { "ready" } else { "not ready" },
-                p.detail
+                crate::fix::with_hint(&p.detail, p.fix.as_ref())
             );
         }
     }

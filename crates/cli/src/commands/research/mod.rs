@@ -13,12 +13,15 @@ use std::sync::Arc;
 use anyhow::Context;
 use research_api::{
     Answer, ApiError, ErrorCode, ModelRouting, OsKeychain, ResearchOutcome, ResearchRequest,
-    ResearchStatus, Studio, ThreadId,
+    ResearchStatus, Role, RunConfig, Studio, ThreadId,
 };
 
 pub use eval::{eval, EvalArgs};
 use interact::{answer_from_flags, ask_terminal, how_to_answer};
-use options::{config, invalid, DepthArg, ModeArg, ReviewPoint, ReviewPointParser, StructureArg};
+use options::{
+    config, invalid, review_points, DepthArg, ModeArg, ReviewPoint, ReviewPointParser,
+    StructureArg,
+};
 
 use super::DbArg;
 
@@ -32,19 +35,51 @@ pub struct ModelArgs {
     /// A faster model for extraction, checking and summaries
     #[arg(long, value_name = "SPEC")]
     pub fast_llm: Option<String>,
-    /// Route one role to a model: ROLE=SPEC (roles: understand, plan, extract, gaps,
-    /// orchestrate, summarize, synthesize, verify, write); repeatable
+    /// Route one role to a model: ROLE=SPEC (a wrong role lists the roles); repeatable
     #[arg(long = "role", value_name = "ROLE=SPEC")]
     pub roles: Vec<String>,
 }
 
 impl ModelArgs {
-    fn routing(&self) -> Result<Option<ModelRouting>, ApiError> {
-        let model = self
-            .llm
+    /// The routing the flags ask for, its models left empty for the settings to fill.
+    fn routing_or_default(&self) -> Result<ModelRouting, ApiError> {
+        Ok(ModelRouting {
+            model: self.model().unwrap_or_default(),
+            fast_model: self.fast_llm.clone(),
+            roles: self.role_models()?,
+        })
+    }
+
+    fn model(&self) -> Option<String> {
+        self.llm
             .clone()
-            .or_else(|| std::env::var("RESEARCH_LLM").ok().filter(|s| !s.is_empty()));
-        let Some(model) = model else {
+            .or_else(|| std::env::var("RESEARCH_LLM").ok().filter(|s| !s.is_empty()))
+    }
+
+    fn role_models(&self) -> Result<std::collections::BTreeMap<String, String>, ApiError> {
+        let mut roles = std::collections::BTreeMap::new();
+        for r in &self.roles {
+            let (role, spec) = r.split_once('=').ok_or_else(|| {
+                ApiError::new(
+                    ErrorCode::InvalidInput,
+                    format!("--role {r}: write ROLE=SPEC, e.g. write=openai:gpt-4o"),
+                )
+            })?;
+            let role = role.trim();
+            if Role::from_name(role).is_none() {
+                let known: Vec<&str> = Role::ALL.iter().map(|r| r.name()).collect();
+                return Err(ApiError::new(
+                    ErrorCode::InvalidInput,
+                    format!("--role {role}: there is no such role; use {}", known.join(", ")),
+                ));
+            }
+            roles.insert(role.into(), spec.trim().into());
+        }
+        Ok(roles)
+    }
+
+    fn routing(&self) -> Result<Option<ModelRouting>, ApiError> {
+        let Some(model) = self.model() else {
             if self.fast_llm.is_some() || !self.roles.is_empty() {
                 return Err(ApiError::new(
                     ErrorCode::InvalidInput,
@@ -53,18 +88,11 @@ impl ModelArgs {
             }
             return Ok(None);
         };
-        let mut routing = ModelRouting::single(model);
-        routing.fast_model = self.fast_llm.clone();
-        for r in &self.roles {
-            let (role, spec) = r.split_once('=').ok_or_else(|| {
-                ApiError::new(
-                    ErrorCode::InvalidInput,
-                    format!("--role {r}: write ROLE=SPEC, e.g. write=openai:gpt-4o"),
-                )
-            })?;
-            routing.roles.insert(role.trim().into(), spec.trim().into());
-        }
-        Ok(Some(routing))
+        Ok(Some(ModelRouting {
+            model,
+            fast_model: self.fast_llm.clone(),
+            roles: self.role_models()?,
+        }))
     }
 }
 
@@ -73,6 +101,9 @@ impl ModelArgs {
 pub struct RunArgs {
     /// The question to research
     pub question: String,
+    /// The pipeline to run (`research graph --list`); default: the standard one
+    #[arg(long, value_name = "NAME")]
+    pub pipeline: Option<String>,
     #[command(flatten)]
     pub models: ModelArgs,
     /// single: one agent in a search loop; multi: parallel workers per sub-question
@@ -116,7 +147,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "N")]
     pub max_iterations: Option<u32>,
     /// Coverage at which searching stops (0–1)
-    #[arg(long, value_name = "X", default_value_t = 0.7)]
+    #[arg(long, value_name = "X", default_value_t = RunConfig::default().min_coverage)]
     pub min_coverage: f64,
     /// The report's language (en, ja, …); default: the question's
     #[arg(long, value_name = "CODE")]
@@ -185,25 +216,15 @@ pub async fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         let outcome = drive(&studio, &thread, None, &flags).await?;
         return finish(&outcome, args.json, args.out.as_ref());
     }
-    let settings = studio.settings()?;
-    let mut model_args = args.models.clone();
-    if model_args.llm.is_none() && std::env::var("RESEARCH_LLM").map_or(true, |v| v.is_empty()) {
-        model_args.llm = settings.default_model.clone();
-    }
-    if model_args.fast_llm.is_none() {
-        model_args.fast_llm = settings.fast_model.clone();
-    }
-    let models = model_args.routing()?.ok_or_else(|| {
-        invalid("no model is chosen; pass --llm SPEC (e.g. ollama:qwen2.5:7b, local:/path/model.gguf), set RESEARCH_LLM, or `research settings set default_model SPEC`")
-    })?;
-    let mut allowed_hosts = settings.allowed_hosts.clone();
-    allowed_hosts.extend(args.allow_hosts.iter().cloned());
+    // What the flags leave open (models, providers, review points, hosts) the api fills from
+    // the settings.
     let request = ResearchRequest {
         question,
-        pipeline: String::new(),
-        config: config(&args, models, &settings)?,
-        allowed_hosts,
-        searxng_url: args.searxng_url.clone().or(settings.searxng_url.clone()),
+        pipeline: args.pipeline.clone().unwrap_or_default(),
+        review: args.review.clone().map(review_points),
+        config: config(&args, args.models.routing_or_default()?),
+        allowed_hosts: args.allow_hosts.clone(),
+        searxng_url: args.searxng_url.clone(),
     };
     let (_session, thread) = studio.start_research(&request)?;
     eprintln!("{thread}");
@@ -250,13 +271,14 @@ async fn drive(
     let keys = OsKeychain;
     let interactive = std::io::stdin().is_terminal() && !flags.no_input;
     let mut used_flags = answer.is_some();
+    let steps = studio.run_outline(thread)?.steps;
     loop {
         let outcome = studio
             .run_research(
                 thread,
                 answer.take(),
                 &keys,
-                Some(Arc::new(progress::RunProgress)),
+                Some(Arc::new(progress::RunProgress::new(steps.clone()))),
                 super::cancel_on_ctrl_c(),
             )
             .await

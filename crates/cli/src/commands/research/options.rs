@@ -8,8 +8,7 @@ use std::ffi::OsStr;
 use clap::builder::{EnumValueParser, PossibleValue, TypedValueParser};
 use clap::ValueEnum;
 use research_api::{
-    ApiError, Budget, Depth, ErrorCode, Mode, ModelRouting, ReviewPoints, RunConfig, Settings,
-    Structure,
+    ApiError, Budget, Depth, ErrorCode, Mode, ModelRouting, ReviewPoints, RunConfig, Structure,
 };
 
 use super::RunArgs;
@@ -106,7 +105,7 @@ impl TypedValueParser for ReviewPointParser {
     }
 }
 
-fn review_points(points: impl IntoIterator<Item = ReviewPoint>) -> ReviewPoints {
+pub(super) fn review_points(points: impl IntoIterator<Item = ReviewPoint>) -> ReviewPoints {
     let mut review = ReviewPoints::none();
     for point in points {
         match point {
@@ -119,41 +118,14 @@ fn review_points(points: impl IntoIterator<Item = ReviewPoint>) -> ReviewPoints 
     review
 }
 
-/// The review points saved in the settings (a hand-edited file may hold anything).
-fn saved_review_points(saved: &[String]) -> Result<Vec<ReviewPoint>, ApiError> {
-    saved
-        .iter()
-        .flat_map(|s| s.split(','))
-        .map(str::trim)
-        .filter(|p| !p.is_empty())
-        .map(|p| {
-            ReviewPoint::from_str(p, false)
-                .map_err(|_| invalid(format!("--review {p}: use clarify, plan, report or none")))
-        })
-        .collect()
-}
-
 pub(super) fn invalid(message: impl Into<String>) -> ApiError {
     ApiError::new(ErrorCode::InvalidInput, message)
 }
 
-/// The run configuration `args` ask for, with `settings` filling in what they leave out.
-pub(super) fn config(
-    args: &RunArgs,
-    models: ModelRouting,
-    settings: &Settings,
-) -> Result<RunConfig, ApiError> {
-    let review = match (&args.review, &settings.review) {
-        (Some(points), _) => review_points(points.iter().copied()),
-        (None, Some(saved)) => review_points(saved_review_points(saved)?),
-        (None, None) => review_points([ReviewPoint::Clarify]),
-    };
-    let search = args
-        .search
-        .clone()
-        .or_else(|| settings.search.as_ref().map(|s| s.join(",")))
-        .unwrap_or_else(|| "auto".into());
-    Ok(RunConfig {
+/// The run configuration `args` ask for. What they leave open (models, providers, review
+/// points) stays empty or default for the api to fill from the settings.
+pub(super) fn config(args: &RunArgs, models: ModelRouting) -> RunConfig {
+    RunConfig {
         mode: args.mode.into(),
         depth: args.depth.into(),
         structure: args.structure.into(),
@@ -161,8 +133,10 @@ pub(super) fn config(
         system_prompt: args.system_prompt.clone(),
         max_iterations: args.max_iterations,
         min_coverage: args.min_coverage,
-        search: search
-            .split(',')
+        search: args
+            .search
+            .iter()
+            .flat_map(|s| s.split(','))
             .map(|s| s.trim().to_string())
             .filter(|s| !s.is_empty())
             .collect(),
@@ -171,10 +145,14 @@ pub(super) fn config(
             max_tokens: args.max_tokens,
             max_cost_usd: args.max_cost,
         },
-        review,
+        review: args
+            .review
+            .clone()
+            .map(review_points)
+            .unwrap_or_default(),
         no_input: args.no_input,
         language: args.language.clone(),
-    })
+    }
 }
 
 #[cfg(test)]
@@ -189,9 +167,9 @@ mod tests {
         args: RunArgs,
     }
 
-    fn config_of(argv: &[&str], settings: &Settings) -> Result<RunConfig, ApiError> {
+    fn config_of(argv: &[&str]) -> RunConfig {
         let run = Run::try_parse_from(["run", "q"].iter().chain(argv)).unwrap();
-        config(&run.args, ModelRouting::single("scripted:x"), settings)
+        config(&run.args, ModelRouting::single("scripted:x"))
     }
 
     fn points(c: &RunConfig) -> (bool, bool, bool) {
@@ -200,58 +178,37 @@ mod tests {
 
     #[test]
     fn choices_map_to_the_run_configuration() {
-        let defaults = config_of(&[], &Settings::default()).unwrap();
+        let defaults = config_of(&[]);
         assert_eq!(defaults.mode, Mode::Single);
         assert_eq!(defaults.depth, Depth::Standard);
         assert_eq!(defaults.structure, Structure::Detailed);
         assert_eq!(points(&defaults), (true, false, false));
-        let chosen = config_of(
-            &[
-                "--mode",
-                "multi",
-                "--depth",
-                "quick",
-                "--structure",
-                "bullet_points",
-            ],
-            &Settings::default(),
-        )
-        .unwrap();
+        assert!(defaults.search.is_empty(), "left for the settings");
+        let chosen = config_of(&[
+            "--mode",
+            "multi",
+            "--depth",
+            "quick",
+            "--structure",
+            "bullet_points",
+            "--search",
+            "local, wikipedia",
+        ]);
         assert_eq!(chosen.mode, Mode::Multi);
         assert_eq!(chosen.depth, Depth::Quick);
         assert_eq!(chosen.structure, Structure::BulletPoints);
-        let deep = config_of(&["--depth", "comprehensive"], &Settings::default()).unwrap();
+        assert_eq!(chosen.search, ["local", "wikipedia"]);
+        let deep = config_of(&["--depth", "comprehensive"]);
         assert_eq!(deep.depth, Depth::Comprehensive);
     }
 
     #[test]
-    fn review_points_come_from_the_flag_then_the_settings() {
-        let saved = Settings {
-            review: Some(vec!["report".into()]),
-            ..Default::default()
-        };
-        let flag = |v: &str| points(&config_of(&["--review", v], &saved).unwrap());
+    fn review_points_come_from_the_flag() {
+        let flag = |v: &str| points(&config_of(&["--review", v]));
         assert_eq!(flag(" plan, report"), (false, true, true));
         assert_eq!(flag("clarify,,plan"), (true, true, false));
         assert_eq!(flag("none"), (false, false, false));
         assert_eq!(flag(""), (false, false, false));
-        assert_eq!(
-            points(&config_of(&[], &saved).unwrap()),
-            (false, false, true)
-        );
         assert!(Run::try_parse_from(["run", "q", "--review", "plan,bogus"]).is_err());
-    }
-
-    #[test]
-    fn saved_review_points_read_like_the_flag() {
-        let saved = vec!["plan, report".to_string(), "none".to_string()];
-        let points = review_points(saved_review_points(&saved).unwrap());
-        assert!(!points.clarify && points.plan && points.report);
-        assert!(saved_review_points(&[String::new()]).unwrap().is_empty());
-        let err = saved_review_points(&["plan,bogus".into()]).unwrap_err();
-        assert_eq!(
-            err.message,
-            "--review bogus: use clarify, plan, report or none"
-        );
     }
 }

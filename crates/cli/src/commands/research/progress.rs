@@ -1,52 +1,67 @@
-//! A research run's progress, one line on stderr per step worth a line.
+//! A research run's progress, one line on stderr per step worth a line. The words for each step
+//! come from the pipeline's outline, so a new pipeline's steps read as well as the standard's.
 
-use research_api::{Event, EventSink};
+use std::sync::Mutex;
+
+use research_api::{Event, EventSink, OutlineStep, Progress};
 
 /// Prints a research run's progress on stderr.
-pub(super) struct RunProgress;
+pub(super) struct RunProgress {
+    /// The steps of the pipeline the run walks.
+    steps: Vec<OutlineStep>,
+    /// The step last announced, so parallel workers announce their step once.
+    last: Mutex<String>,
+}
+
+impl RunProgress {
+    pub(super) fn new(steps: Vec<OutlineStep>) -> Self {
+        Self {
+            steps,
+            last: Mutex::new(String::new()),
+        }
+    }
+
+    fn step_line(&self, node: &str) -> Option<String> {
+        // Steps without a model call (review points, collecting) say nothing worth a line.
+        let step = self.steps.iter().find(|s| s.node == node && s.role.is_some())?;
+        let mut last = self.last.lock().unwrap_or_else(|p| p.into_inner());
+        if *last == node {
+            return None;
+        }
+        *last = node.to_string();
+        Some(step.doing.to_lowercase())
+    }
+}
 
 impl EventSink for RunProgress {
     fn emit(&self, event: Event) {
         let line = match event {
-            Event::NodeStarted { node, .. } => match node.as_str() {
-                "understand" => "reading the question".to_string(),
-                "plan" => "planning".to_string(),
-                "detect_gaps" => "looking for gaps".to_string(),
-                "orchestrate" => "splitting the question among workers".to_string(),
-                "synthesize" => "combining the workers' findings".to_string(),
-                "verify" => "checking claims against their quotes".to_string(),
-                "write_report" | "revise_report" => "writing the report".to_string(),
-                _ => return,
+            Event::NodeStarted { node, .. } => match self.step_line(&node) {
+                Some(line) => line,
+                None => return,
             },
-            Event::Custom { payload, task, .. } => match payload["type"].as_str() {
-                Some("assigned") => format!(
-                    "  worker {}: {}",
-                    task.map_or(0, |t| t + 1),
-                    payload["question"].as_str().unwrap_or("")
-                ),
-                Some("searching") => {
-                    format!("  searching: {}", payload["query"].as_str().unwrap_or(""))
+            Event::Custom { payload, task, .. } => {
+                let Ok(progress) = serde_json::from_value::<Progress>(payload) else {
+                    return;
+                };
+                match progress {
+                    Progress::Assigned { question } => {
+                        format!("  worker {}: {question}", task.map_or(0, |t| t + 1))
+                    }
+                    Progress::Searching { query } => format!("  searching: {query}"),
+                    Progress::Skipped { query, similar_to } => {
+                        format!("  skipped (same as \"{similar_to}\"): {query}")
+                    }
+                    Progress::Read { url, facts } => format!("  read {url} ({facts} facts)"),
+                    Progress::Warning { message } => format!("  warning: {message}"),
+                    Progress::Coverage {
+                        iteration,
+                        coverage,
+                        ..
+                    } => format!("  round {iteration}: coverage {:.0}%", coverage * 100.0),
+                    _ => return,
                 }
-                Some("skipped") => format!(
-                    "  skipped (same as \"{}\"): {}",
-                    payload["similar_to"].as_str().unwrap_or(""),
-                    payload["query"].as_str().unwrap_or("")
-                ),
-                Some("read") => format!(
-                    "  read {} ({} facts)",
-                    payload["url"].as_str().unwrap_or(""),
-                    payload["facts"]
-                ),
-                Some("warning") => {
-                    format!("  warning: {}", payload["message"].as_str().unwrap_or(""))
-                }
-                Some("coverage") => format!(
-                    "  round {}: coverage {:.0}%",
-                    payload["iteration"],
-                    payload["coverage"].as_f64().unwrap_or(0.0) * 100.0
-                ),
-                _ => return,
-            },
+            }
             Event::NodeRetrying { node, error, .. } => {
                 format!("  {node} failed ({error}); retrying")
             }

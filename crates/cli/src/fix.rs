@@ -1,0 +1,49 @@
+//! Where to fix an error, worded as the command to type.
+//!
+//! The API names the place ([`Fix`]); the desktop app words it as a place in its window, and the
+//! CLI as the command or flag that fixes it.
+
+use research_api::Fix;
+
+/// The command that fixes it, as a clause to follow the message.
+pub fn hint(fix: &Fix) -> String {
+    match fix {
+        Fix::ApiKeys { provider } => format!("set one with `research keys set {provider}`"),
+        Fix::Model => {
+            "pass --llm SPEC, or set a default with `research settings set default_model SPEC`"
+                .into()
+        }
+        Fix::SearxngUrl => {
+            "set one with --searxng-url URL or `research settings set searxng_url URL`".into()
+        }
+        Fix::Library => "add a folder with `research library add DIR`".into(),
+        Fix::ResumeRun { thread } => format!("finish the run with `research resume {thread}`"),
+        Fix::AllowHost { host } => format!("add --allow-host {host} to reach it"),
+        Fix::DataFolder => "pass --db PATH".into(),
+    }
+}
+
+/// `message`, followed by how to fix it when there is a fix.
+pub fn with_hint(message: &str, fix: Option<&Fix>) -> String {
+    match fix {
+        Some(fix) => format!("{message}; {}", hint(fix)),
+        None => message.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_fix_follows_the_message() {
+        let host = Fix::AllowHost {
+            host: "127.0.0.1".into(),
+        };
+        assert_eq!(
+            with_hint("127.0.0.1 is a loopback address", Some(&host)),
+            "127.0.0.1 is a loopback address; add --allow-host 127.0.0.1 to reach it"
+        );
+        assert_eq!(with_hint("no key", None), "no key");
+    }
+}
