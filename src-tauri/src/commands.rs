@@ -9,9 +9,9 @@ use research_api::{
     Answer, ApiError, AppInfo, CancellationToken, ConnectionTest, DialogAnswer, DownloadProgress,
     DownloadRequest, DownloadedModel, ErrorCode, Event, EventSink, ExportFormat, GraphOutline,
     IndexReport, KeyStatus, KeyStore, KeychainStatus, LibraryFolder, Mode, Paper, PendingQuestion,
-    PipelineInfo, Preferences, ProviderStatus, RoleInfo, RecommendedModel, ResearchOutcome, ResearchRequest,
-    ResearchStatus, RunConfig, RunEstimate, SessionDetail, SessionRecord, Settings, StartedRun,
-    Studio, ThreadId,
+    PipelineInfo, Preferences, ProviderStatus, RecommendedModel, ResearchOutcome, ResearchRequest,
+    ResearchStatus, RoleInfo, RunConfig, RunEstimate, SessionDetail, SessionRecord, Settings,
+    StartedRun, Studio, ThreadId,
 };
 use tauri::ipc::Channel;
 use tauri::{AppHandle, Manager, Runtime, State};

@@ -1144,11 +1144,39 @@ claims: Array<Claim>,
  */
 research_questions: Array<string>, 
 /**
+ * The audit of the report's cited sentences.
+ */
+audit: Array<AuditEntry>, 
+/**
  * Counts and settings.
  */
 metadata: Metadata, };
 
 export type Coverage = "missing" | "partial" | "well_covered";
+
+export type AuditEntry = { 
+/**
+ * The sentence as the report has it (as the writer had it, for a removed one).
+ */
+sentence: string, 
+/**
+ * The sources it cites.
+ */
+sources: Array<number>, 
+/**
+ * What the audit decided.
+ */
+status: AuditStatus, 
+/**
+ * The evidence items that decided it.
+ */
+evidence: Array<number>, 
+/**
+ * Which check decided, in words.
+ */
+check: string, };
+
+export type AuditStatus = "verified" | "partly" | "rewritten" | "flagged" | "removed";
 
 export type Role = "understand" | "plan" | "extract" | "gaps" | "orchestrate" | "summarize" | "synthesize" | "verify" | "write";
 

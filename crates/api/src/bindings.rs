@@ -66,6 +66,8 @@ pub fn typescript() -> String {
         research_pipeline::eval::Metadata::decl(&cfg),
         research_pipeline::eval::RunResult::decl(&cfg),
         research_pipeline::Coverage::decl(&cfg),
+        research_pipeline::steps::audit::AuditEntry::decl(&cfg),
+        research_pipeline::steps::audit::AuditStatus::decl(&cfg),
         research_pipeline::Role::decl(&cfg),
         research_pipeline::RoleInfo::decl(&cfg),
         research_pipeline::PipelineInfo::decl(&cfg),

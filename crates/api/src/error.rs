@@ -130,9 +130,11 @@ impl From<research_fetch::FetchError> for ApiError {
             _ => ErrorCode::ProviderFailed,
         };
         let fix = match &e {
-            F::Blocked { url, .. } => url::Url::parse(url)
-                .ok()
-                .and_then(|u| u.host_str().map(|h| Fix::AllowHost { host: h.to_string() })),
+            F::Blocked { url, .. } => url::Url::parse(url).ok().and_then(|u| {
+                u.host_str().map(|h| Fix::AllowHost {
+                    host: h.to_string(),
+                })
+            }),
             _ => None,
         };
         ApiError {

@@ -269,7 +269,10 @@ mod tests {
             review: Some(points.iter().map(|p| p.to_string()).collect()),
             ..Default::default()
         };
-        let points = saved(&["plan, report", "none"]).review_points().unwrap().unwrap();
+        let points = saved(&["plan, report", "none"])
+            .review_points()
+            .unwrap()
+            .unwrap();
         assert!(!points.clarify && points.plan && points.report);
         assert_eq!(
             saved(&[""]).review_points().unwrap(),

@@ -4,9 +4,7 @@
 
 use std::sync::Arc;
 
-use research_api::{
-    MemoryKeys, ResearchRequest, ResearchStatus, Role, Studio, CancellationToken,
-};
+use research_api::{CancellationToken, MemoryKeys, ResearchRequest, ResearchStatus, Role, Studio};
 use research_graph::{
     Checkpointer, CompileOptions, CompiledGraph, GraphError, StateGraph, END, START,
 };
@@ -37,7 +35,9 @@ async fn ask(state: Arc<EchoState>, ctx: Ctx) -> Result<EchoUpdate, research_gra
         ambiguities: vec![],
     })?;
     let Answer::Clarify { text } = answer else {
-        return Err(research_graph::NodeError::permanent("a clarification was expected"));
+        return Err(research_graph::NodeError::permanent(
+            "a clarification was expected",
+        ));
     };
     Ok(EchoUpdate {
         answer: Some(text),
@@ -54,7 +54,10 @@ async fn write(state: Arc<EchoState>, ctx: Ctx) -> Result<EchoUpdate, research_g
         .await
         .map_err(research_graph::NodeError::permanent)?;
     Ok(EchoUpdate {
-        report: Some(format!("# {}\n\n## Summary\n\n{}\n", state.question, reply.text)),
+        report: Some(format!(
+            "# {}\n\n## Summary\n\n{}\n",
+            state.question, reply.text
+        )),
         ..Default::default()
     })
 }
@@ -116,7 +119,9 @@ impl Flow for Echo {
 }
 
 fn studio(db: &std::path::Path) -> Studio {
-    Studio::open(Some(db)).unwrap().with_pipeline(Arc::new(Echo))
+    Studio::open(Some(db))
+        .unwrap()
+        .with_pipeline(Arc::new(Echo))
 }
 
 #[tokio::test]
@@ -199,15 +204,16 @@ async fn a_registered_pipeline_runs_stops_resumes_after_reopening_and_is_outline
         .await
         .unwrap_err();
     assert!(refused.message.contains("echo"), "{}", refused.message);
-    assert!(plain.start_research(&ResearchRequest {
-        question: "bees".into(),
-        pipeline: "echo".into(),
-        config,
-        ..Default::default()
-    })
-    .unwrap_err()
-    .message
-    .contains("standard"));
+    assert!(plain
+        .start_research(&ResearchRequest {
+            question: "bees".into(),
+            pipeline: "echo".into(),
+            config,
+            ..Default::default()
+        })
+        .unwrap_err()
+        .message
+        .contains("standard"));
 }
 
 /// Settings fill what a request leaves open, in one place: models, providers, review points,
@@ -221,7 +227,9 @@ fn settings_fill_what_a_request_leaves_open() {
     settings.set("fast_model", "ollama:qwen2.5:3b").unwrap();
     settings.set("search", "wikipedia,arxiv").unwrap();
     settings.set("review", "report").unwrap();
-    settings.set("searxng_url", "http://127.0.0.1:8888").unwrap();
+    settings
+        .set("searxng_url", "http://127.0.0.1:8888")
+        .unwrap();
     settings.set("allowed_hosts", "intranet.local").unwrap();
     settings.save(&studio.settings_path()).unwrap();
 

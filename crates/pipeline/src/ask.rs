@@ -7,8 +7,8 @@ use research_llm::{estimate_tokens, ChatRequest, LlmClient, LlmError, Message};
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 
-use crate::roles::Role;
 use crate::records::{Warning, WarningKind};
+use crate::roles::Role;
 use crate::{Env, Progress};
 
 /// The context every step runs in: the engine's node context over the run's [`Env`].

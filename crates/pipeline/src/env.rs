@@ -136,4 +136,3 @@ pub enum Progress {
         removed: usize,
     },
 }
-

@@ -6,10 +6,9 @@ use std::collections::BTreeSet;
 use research_llm::UsageTotals;
 use serde::{Deserialize, Serialize};
 
-use crate::report::cited_ids;
 use crate::pipelines::standard::ResearchState;
 use crate::records::{Claim, Evidence, Outcome, Source};
-
+use crate::report::cited_ids;
 
 /// Counts and settings of a run.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
@@ -77,6 +76,8 @@ pub struct RunResult {
     pub claims: Vec<Claim>,
     /// The plan's research questions.
     pub research_questions: Vec<String>,
+    /// The audit of the report's cited sentences.
+    pub audit: Vec<crate::steps::audit::AuditEntry>,
     /// Counts and settings.
     pub metadata: Metadata,
 }

@@ -19,8 +19,8 @@ use serde::{Deserialize, Serialize};
 use crate::config::RunConfig;
 use crate::eval::RunResult;
 use crate::method::RunMethod;
-use crate::roles::Role;
 use crate::records::Answer;
+use crate::roles::Role;
 use crate::Env;
 
 /// A pipeline's name and what it is for, for `research graph --list` and the app's picker.

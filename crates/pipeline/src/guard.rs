@@ -23,6 +23,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::fmt;
+use std::sync::LazyLock;
 
 use unicode_segmentation::UnicodeSegmentation;
 
@@ -124,46 +125,46 @@ pub const SHARED_TERMS: usize = 2;
 // Words
 // ---------------------------------------------------------------------------------------------
 
-const STOP_WORDS: &[&str] = &[
-    "a", "about", "above", "after", "again", "against", "all", "also", "am", "an", "and", "any",
-    "are", "aren't", "as", "at", "be", "because", "been", "before", "being", "below", "between",
-    "both", "but", "by", "can", "can't", "cannot", "could", "couldn't", "describe", "did",
-    "didn't", "do", "does", "doesn't", "doing", "don't", "down", "during", "each", "either",
-    "etc", "explain", "few", "for", "from", "further", "had", "hadn't", "has", "hasn't", "have",
-    "haven't", "having", "he", "her", "here", "hers", "herself", "him", "himself", "his", "how",
-    "however", "i", "if", "in", "into", "is", "isn't", "it", "it's", "its", "itself", "just",
-    "let's", "may", "me", "might", "more", "most", "must", "my", "myself", "nor", "of", "off",
-    "on", "once", "only", "or", "other", "our", "ours", "ourselves", "out", "over", "own",
-    "please", "same", "shall", "she", "should", "shouldn't", "so", "some", "such", "tell",
-    "than", "that", "that's", "the", "their", "theirs", "them", "themselves", "then", "there",
-    "there's", "these", "they", "this", "those", "through", "thus", "to", "too", "under",
-    "until", "up", "upon", "us", "very", "via", "vs", "versus", "was", "wasn't", "we", "were",
-    "weren't", "what", "what's", "when", "where", "whether", "which", "while", "who", "whom",
-    "whose", "why", "will", "with", "within", "without", "won't", "would", "wouldn't", "you",
-    "your", "yours", "yourself",
-];
+const STOP_WORDS: &str =
+    "a about above after again against all also am an and any are aren't as at be because been \
+    before being below between both but by can can't cannot could couldn't describe did didn't \
+    do does doesn't doing don't down during each either etc explain few for from further had \
+    hadn't has hasn't have haven't having he her here hers herself him himself his how however \
+    i if in into is isn't it it's its itself just let's may me might more most must my myself \
+    nor of off on once only or other our ours ourselves out over own please same shall she \
+    should shouldn't so some such tell than that that's the their theirs them themselves then \
+    there there's these they this those through thus to too under until up upon us very via vs \
+    versus was wasn't we were weren't what what's when where whether which while who whom whose \
+    why will with within without won't would wouldn't you your yours yourself";
 
 /// Words a complete English question or query does not end with.
-const DANGLING: &[&str] = &[
-    "a", "an", "and", "are", "as", "at", "between", "but", "by", "for", "from", "in", "into",
-    "is", "its", "of", "on", "or", "our", "than", "that", "the", "their", "this", "to", "via",
-    "vs", "was", "were", "with", "your",
-];
+const DANGLING: &str =
+    "a an and are as at between but by for from in into is its of on or our than that the their \
+    this to via vs was were with your";
 
 /// Questions that open with these end with a question mark when they are complete.
-const INTERROGATIVE: &[&str] = &[
-    "are", "can", "could", "did", "do", "does", "has", "have", "how", "is", "should", "was",
-    "were", "what", "when", "where", "which", "who", "whom", "whose", "why", "will", "would",
-];
+const INTERROGATIVE: &str =
+    "are can could did do does has have how is should was were what when where which who whom \
+    whose why will would";
 
 /// Kanji that carry no topic on their own ("what", "etc.", "-ic", "thing", "for").
+/// Whether `word` is in the space-separated `list`.
+fn listed(list: &str, word: &str) -> bool {
+    list.split_whitespace().any(|w| w == word)
+}
+
+static STOP_SET: LazyLock<HashSet<&'static str>> =
+    LazyLock::new(|| STOP_WORDS.split_whitespace().collect());
+
+fn stop_word(word: &str) -> bool {
+    STOP_SET.contains(word)
+}
+
 const JA_STOP: &[&str] = &["何", "等", "的", "事", "為", "方", "物"];
 
 /// Japanese particles a complete question or query does not end with.
 /// ("とは" and "こと" end complete topics, so は and と are not here.)
-const JA_DANGLING: &[&str] = &[
-    "の", "を", "に", "が", "へ", "や", "から", "まで", "より", "および", "について", "における",
-];
+const JA_DANGLING: &str = "の を に が へ や から まで より および について における";
 
 const NUMBER_WORDS: &[(&str, &str)] = &[
     ("zero", "0"),
@@ -362,9 +363,7 @@ fn tokens(text: &str) -> Vec<Token> {
                 start,
                 end,
             });
-        } else if !STOP_WORDS.contains(&lower.as_str())
-            && !(lower.chars().count() == 1 && first.is_alphabetic())
-        {
+        } else if !(stop_word(&lower) || (lower.chars().count() == 1 && first.is_alphabetic())) {
             out.push(Token {
                 text: lower,
                 kind: Kind::Word,
@@ -418,8 +417,7 @@ fn stem(word: &str) -> String {
     } else if s.ends_with("ed") && !s.ends_with("eed") && has_vowel(&s[..s.len() - 2]) {
         s.truncate(s.len() - 2);
         verb = true;
-    } else if s.ends_with('s') && !s.ends_with("ss") && !s.ends_with("us") && !s.ends_with("is")
-    {
+    } else if s.ends_with('s') && !s.ends_with("ss") && !s.ends_with("us") && !s.ends_with("is") {
         s.pop();
     }
     // "computer", "computers", "computing" → "comput"; "compiler", "compile" → "compil".
@@ -430,7 +428,10 @@ fn stem(word: &str) -> String {
     if verb
         && b.len() >= 3
         && b[b.len() - 1] == b[b.len() - 2]
-        && !matches!(b[b.len() - 1], b'l' | b's' | b'z' | b'a' | b'e' | b'i' | b'o' | b'u')
+        && !matches!(
+            b[b.len() - 1],
+            b'l' | b's' | b'z' | b'a' | b'e' | b'i' | b'o' | b'u'
+        )
     {
         s.pop();
     }
@@ -438,6 +439,16 @@ fn stem(word: &str) -> String {
         s.pop();
     }
     s
+}
+
+/// A run of kanji as its character bigrams ("所有権" → "所有", "有権"), a single kanji as
+/// itself: Japanese words are mostly two kanji, so bigrams match across different cuts.
+fn bigrams(run: &str) -> Vec<String> {
+    let chars: Vec<char> = run.chars().collect();
+    if chars.len() < 2 {
+        return vec![run.to_string()];
+    }
+    chars.windows(2).map(|w| w.iter().collect()).collect()
 }
 
 fn has_vowel(s: &str) -> bool {
@@ -453,14 +464,7 @@ fn terms(text: &str) -> Vec<String> {
             Kind::Word => out.push(stem(&t.text)),
             Kind::Number => out.extend(split_number(&t.text).into_iter().map(|(n, _)| n)),
             Kind::Katakana => out.push(t.text),
-            Kind::Han => {
-                let chars: Vec<char> = t.text.chars().collect();
-                if chars.len() == 1 {
-                    out.push(t.text);
-                } else {
-                    out.extend(chars.windows(2).map(|w| w.iter().collect::<String>()));
-                }
-            }
+            Kind::Han => out.extend(bigrams(&t.text)),
         }
     }
     out
@@ -468,6 +472,40 @@ fn terms(text: &str) -> Vec<String> {
 
 fn term_set(text: &str) -> HashSet<String> {
     terms(text).into_iter().collect()
+}
+
+/// Words that belong to a number rather than to what is said ("3.5 million", "45 percent").
+const NUMBER_UNITS: &str =
+    "thousand thousands million millions billion billions trillion percent per cent 万 億 兆";
+
+/// The terms compared for overlap between a claim and a quote: [`terms`] without numbers,
+/// month names and number units, which [`missing_numbers`] checks in their own way (so
+/// "3.5 million" and "3,500,000", or "March 4" and "03-04", do not count as different words).
+fn word_terms(text: &str) -> HashSet<String> {
+    let kept: Vec<Token> = tokens(text)
+        .into_iter()
+        .filter(|t| {
+            t.kind != Kind::Number
+                && !listed(NUMBER_UNITS, &t.text)
+                && !MONTHS.iter().any(|(m, _)| *m == t.text)
+        })
+        .collect();
+    let mut out = HashSet::new();
+    for t in kept {
+        match t.kind {
+            Kind::Word => {
+                let s = stem(&t.text);
+                if !s.bytes().all(|b| b.is_ascii_digit()) {
+                    out.insert(s);
+                }
+            }
+            Kind::Han => out.extend(bigrams(&t.text)),
+            _ => {
+                out.insert(t.text);
+            }
+        }
+    }
+    out
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -498,7 +536,11 @@ fn canonical(number: &str) -> String {
                 format!("{}.{frac}", int_part(int))
             }
         }
-        _ => parts.iter().map(|p| int_part(p)).collect::<Vec<_>>().join("."),
+        _ => parts
+            .iter()
+            .map(|p| int_part(p))
+            .collect::<Vec<_>>()
+            .join("."),
     }
 }
 
@@ -522,10 +564,7 @@ fn scale(number: &str, zeros: usize) -> Option<String> {
 /// The numbers in a token that starts with a digit, canonical, each with the power of ten of a
 /// unit suffix ("5k"): "1,000" is one number, "1,2" two, "3.5%" one, "1990s" one.
 fn split_number(token: &str) -> Vec<(String, usize)> {
-    let ascii: String = token
-        .chars()
-        .map(|c| ascii_digit(c).unwrap_or(c))
-        .collect();
+    let ascii: String = token.chars().map(|c| ascii_digit(c).unwrap_or(c)).collect();
     let end = ascii
         .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == ','))
         .unwrap_or(ascii.len());
@@ -597,7 +636,11 @@ fn numbers(text: &str) -> Vec<Number> {
             });
             for (value, suffix_zeros) in split_number(&lower) {
                 let zeros = suffix_zeros + multiplier.unwrap_or(0);
-                let scaled = if zeros > 0 { scale(&value, zeros) } else { None };
+                let scaled = if zeros > 0 {
+                    scale(&value, zeros)
+                } else {
+                    None
+                };
                 out.push(match scaled {
                     Some(s) => Number {
                         shown: word.to_string(),
@@ -683,9 +726,9 @@ pub enum Degeneracy {
         /// The sequence said most often in that stretch.
         phrase: String,
     },
-    /// One sentence said over and over.
+    /// One sentence said over and over (numbers aside).
     RepeatedSentence {
-        /// The sentence (normalised).
+        /// The sentence (normalised, each number as `#`).
         sentence: String,
         /// How many times it is said.
         times: usize,
@@ -758,7 +801,13 @@ fn strip_marker(line: &str) -> &str {
             if let Some(r) = rest
                 .strip_prefix(". ")
                 .or_else(|| rest.strip_prefix(") "))
-                .or_else(|| if rest == "." || rest == ")" { Some("") } else { None })
+                .or_else(|| {
+                    if rest == "." || rest == ")" {
+                        Some("")
+                    } else {
+                        None
+                    }
+                })
             {
                 s = r.trim_start();
             }
@@ -877,12 +926,25 @@ fn repetition(text: &str) -> Option<Degeneracy> {
     None
 }
 
-/// The sentences of `text` worth comparing for repeats, normalised.
+/// The sentences of `text` worth comparing for repeats, normalised and with every run of
+/// digits as `#` (so "item 1 is important", "item 2 is important" … are one sentence).
 fn repeatable_sentences(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     for line in text.lines() {
         for sentence in line.split_sentence_bounds() {
-            let norm = normalize(&without_citations(sentence));
+            let mut norm = String::new();
+            let mut in_digits = false;
+            for c in normalize(&without_citations(sentence)).chars() {
+                if c.is_numeric() {
+                    if !in_digits {
+                        norm.push('#');
+                    }
+                    in_digits = true;
+                } else {
+                    norm.push(c);
+                    in_digits = false;
+                }
+            }
             let words = norm.split(' ').filter(|w| !w.is_empty()).count();
             if words >= REPEAT_MIN_WORDS || cjk_chars(&norm) >= 2 * REPEAT_MIN_WORDS {
                 out.push(norm);
@@ -957,9 +1019,9 @@ fn has_list_run(text: &str) -> bool {
     let tokens: Vec<&str> = text.split_whitespace().collect();
     let marker = |t: &str| is_list_number(t) && !t.bytes().all(|b| b.is_ascii_digit());
     let bare = |t: &str| t.bytes().all(|b| b.is_ascii_digit());
-    let run = tokens.windows(2).any(|w| {
-        (marker(w[0]) && is_list_number(w[1])) || (is_list_number(w[0]) && marker(w[1]))
-    });
+    let run = tokens
+        .windows(2)
+        .any(|w| (marker(w[0]) && is_list_number(w[1])) || (is_list_number(w[0]) && marker(w[1])));
     let bare_run = tokens.windows(3).any(|w| w.iter().all(|t| bare(t)));
     let trailing = tokens.len() > 1 && tokens.last().is_some_and(|t| marker(t));
     run || bare_run || trailing
@@ -977,7 +1039,7 @@ fn mostly_digits(text: &str) -> bool {
 
 /// The last word of `text` (any script), lower-cased.
 fn last_word(text: &str) -> Option<String> {
-    text.unicode_words().last().map(str::to_lowercase)
+    text.unicode_words().next_back().map(str::to_lowercase)
 }
 
 /// Whether `text` ends on something that can end a question or a query rather than mid-phrase:
@@ -989,9 +1051,9 @@ fn ends_on_word(text: &str) -> bool {
     };
     if last.chars().all(is_hiragana) {
         let text = text.trim_end();
-        return !JA_DANGLING.iter().any(|p| text.ends_with(p));
+        return !JA_DANGLING.split_whitespace().any(|p| text.ends_with(p));
     }
-    if DANGLING.contains(&last.as_str()) {
+    if listed(DANGLING, &last) {
         return false;
     }
     if last.len() >= 4 && last.bytes().all(|b| b.is_ascii_lowercase()) {
@@ -1001,7 +1063,7 @@ fn ends_on_word(text: &str) -> bool {
             .take_while(|b| !b"aeiouy".contains(b))
             .count();
         let tail = &last[last.len() - consonants..];
-        if consonants >= 3 && !ENGLISH_FINAL_CLUSTERS.contains(&tail) {
+        if consonants >= 3 && !listed(ENGLISH_FINAL_CLUSTERS, tail) {
             return false;
         }
         if matches!(last.as_bytes()[last.len() - 1], b'j' | b'q') {
@@ -1012,14 +1074,11 @@ fn ends_on_word(text: &str) -> bool {
 }
 
 /// Consonant runs of three or more that end English words (a truncated word ends elsewhere).
-const ENGLISH_FINAL_CLUSTERS: &[&str] = &[
-    "chs", "cks", "cts", "dth", "dths", "ffs", "fth", "fts", "ghs", "ght", "ghts", "hts", "lch",
-    "lds", "lfs", "lks", "lls", "lms", "lph", "lps", "lsh", "lth", "lths", "lts", "mbs", "mph",
-    "mps", "mpt", "mpts", "nch", "nct", "ncts", "nds", "ngs", "ngst", "ngth", "ngths", "nks",
-    "nth", "nths", "nts", "phs", "pts", "rbs", "rch", "rcs", "rds", "rgs", "rks", "rld", "rlds",
-    "rls", "rms", "rns", "rph", "rps", "rsh", "rst", "rth", "rths", "rts", "sch", "shs", "sks",
-    "sms", "sps", "sts", "tch", "ths", "tts", "wls", "wns", "wth", "xth", "xts",
-];
+const ENGLISH_FINAL_CLUSTERS: &str =
+    "chs cks cts dth dths ffs fth fts ghs ght ghts hts lch lds lfs lks lls lms lph lps lsh lth \
+    lths lts mbs mph mps mpt mpts nch nct ncts nds ngs ngst ngth ngths nks nth nths nts phs pts \
+    rbs rch rcs rds rgs rks rld rlds rls rms rns rph rps rsh rst rth rths rts sch shs sks sms \
+    sps sts tch ths tts wls wns wth xth xts";
 
 /// Whether `q` can stand as a research question: built from words (at least
 /// [`QUESTION_MIN_WORDS`] content words, or [`QUESTION_MIN_CJK`] CJK characters), not mostly
@@ -1031,10 +1090,7 @@ pub fn usable_question(q: &str) -> bool {
     if q.is_empty() || degenerate(q).is_some() || has_list_run(q) || mostly_digits(q) {
         return false;
     }
-    let words = tokens(q)
-        .iter()
-        .filter(|t| t.kind != Kind::Number)
-        .count();
+    let words = tokens(q).iter().filter(|t| t.kind != Kind::Number).count();
     if words < QUESTION_MIN_WORDS && cjk_chars(q) < QUESTION_MIN_CJK {
         return false;
     }
@@ -1051,7 +1107,7 @@ pub fn usable_question(q: &str) -> bool {
         .next()
         .map(str::to_lowercase)
         .unwrap_or_default();
-    if INTERROGATIVE.contains(&first.as_str()) {
+    if listed(INTERROGATIVE, &first) {
         return false; // a question that never reached its question mark was cut off
     }
     // Japanese questions end with か or a noun; a trailing particle means it was cut.
@@ -1179,14 +1235,21 @@ fn code(line: &str) -> bool {
     let total = line.chars().count();
     let marks = line
         .chars()
-        .filter(|c| matches!(c, '{' | '}' | '(' | ')' | ';' | '=' | '<' | '>' | '[' | ']' | '`'))
+        .filter(|c| {
+            matches!(
+                c,
+                '{' | '}' | '(' | ')' | ';' | '=' | '<' | '>' | '[' | ']' | '`'
+            )
+        })
         .count();
     let trimmed = line.trim_end();
     (marks >= 4 && marks as f64 > CODE_CHAR_SHARE * total as f64)
         || trimmed.ends_with([';', '{', '}'])
-        || ["$ ", ">>> ", "// ", "/* ", "#include", "fn ", "let ", "def ", "import "]
-            .iter()
-            .any(|p| line.starts_with(p))
+        || [
+            "$ ", ">>> ", "// ", "/* ", "#include", "fn ", "let ", "def ", "import ",
+        ]
+        .iter()
+        .any(|p| line.starts_with(p))
 }
 
 /// Whether `line` is metadata rather than a statement: a checksum or hash, a commit line, a
@@ -1233,7 +1296,7 @@ fn metadata(line: &str) -> bool {
     let versioned = |p: &str| {
         lower
             .strip_prefix(p)
-            .map(str::trim_start)
+            .map(|r| r.trim_start_matches([':', ' ', '\t']))
             .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit()))
     };
     if versioned("version")
@@ -1254,22 +1317,24 @@ fn metadata(line: &str) -> bool {
             w.chars().any(char::is_alphabetic)
                 && !w.starts_with(|c: char| c.is_ascii_digit())
                 && !MONTHS.iter().any(|(m, _)| m == w)
-                && !STOP_WORDS.contains(w)
+                && !stop_word(w)
         })
         .count();
-    words < 3 && cjk_chars(line) < STATEMENT_MIN_CJK
+    words < 2 && cjk_chars(line) < STATEMENT_MIN_CJK
 }
 
 /// Whether `line` reads as a heading or a page title: a Markdown heading, a bold-only line, an
 /// all-capitals line, a short line that does not close like a sentence, or a title with a site
 /// separator ("Foo - Wikipedia", "Bar | Docs").
 fn heading(line: &str, words: usize) -> bool {
-    if line.starts_with('#') || (line.starts_with("**") && line.ends_with("**") && !closes(line))
-    {
+    if line.starts_with('#') || (line.starts_with("**") && line.ends_with("**") && !closes(line)) {
         return true;
     }
     let letters: Vec<char> = line.chars().filter(|c| c.is_alphabetic()).collect();
-    let cased: Vec<&char> = letters.iter().filter(|c| c.is_lowercase() || c.is_uppercase()).collect();
+    let cased: Vec<&char> = letters
+        .iter()
+        .filter(|c| c.is_lowercase() || c.is_uppercase())
+        .collect();
     if cased.len() >= 4 && cased.iter().all(|c| c.is_uppercase()) {
         return true;
     }
@@ -1319,26 +1384,29 @@ pub fn statement(quote: &str) -> bool {
     if words < STATEMENT_MIN_WORDS && cjk < STATEMENT_MIN_CJK {
         return false;
     }
-    if heading(line, words) || code(clean) || metadata(clean) || degenerate(clean).is_some() {
+    let unmarked = without_citations(line);
+    if heading(unmarked.trim(), words)
+        || code(clean)
+        || metadata(clean)
+        || degenerate(clean).is_some()
+    {
         return false;
     }
     // A sentence says several different things: "1. 1. 2. 3. 4. 5." and loops do not.
     let content = tokens(clean);
-    let distinct: HashSet<&str> = content
-        .iter()
-        .filter(|t| t.kind != Kind::Number)
-        .map(|t| t.text.as_str())
-        .collect();
-    distinct.len() >= 3 || (cjk >= STATEMENT_MIN_CJK && !distinct.is_empty())
+    let distinct: HashSet<&str> = content.iter().map(|t| t.text.as_str()).collect();
+    let words = content.iter().filter(|t| t.kind != Kind::Number).count();
+    (distinct.len() >= 3 && words >= 2) || (cjk >= STATEMENT_MIN_CJK && words >= 1)
 }
 
-/// The share of `claim`'s distinct terms found in `quote`, and how many that is.
+/// The share of `claim`'s distinct word terms found in `quote`, how many that is, and how many
+/// the claim has.
 fn coverage(claim: &str, quote: &str) -> (f64, usize, usize) {
-    let c = term_set(claim);
+    let c = word_terms(claim);
     if c.is_empty() {
         return (0.0, 0, 0);
     }
-    let q = term_set(quote);
+    let q = word_terms(quote);
     let shared = c.intersection(&q).count();
     (shared as f64 / c.len() as f64, shared, c.len())
 }

@@ -81,17 +81,7 @@ pub struct Plan {
 
 /// Coverage of one research question.
 #[derive(
-    Debug,
-    Clone,
-    Copy,
-    Default,
-    PartialEq,
-    Eq,
-    PartialOrd,
-    Ord,
-    Serialize,
-    JsonSchema,
-    ts_rs::TS,
+    Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Serialize, JsonSchema, ts_rs::TS,
 )]
 #[serde(rename_all = "snake_case")]
 pub enum Coverage {

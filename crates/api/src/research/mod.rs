@@ -14,8 +14,8 @@ pub use research_search::MultiSearch;
 use research_store::{SessionRecord, Sessions, ThreadRecord};
 use serde::{Deserialize, Serialize};
 
-pub use self::sessions::SessionDetail;
 use self::env::{storage, AuditSink};
+pub use self::sessions::SessionDetail;
 use crate::keys::KeyStore;
 use crate::{ApiError, CancellationToken, ErrorCode, Studio, ThreadId};
 
@@ -303,10 +303,12 @@ impl Studio {
                 .iter()
                 .rev()
                 .find(|r| &r.thread_id == thread)
-                .map(|r| match r.provenance.get("summary").and_then(|v| v.as_str()) {
-                    Some(summary) => summary.to_string(),
-                    None => research_pipeline::report::summary_of(&r.markdown),
-                })
+                .map(
+                    |r| match r.provenance.get("summary").and_then(|v| v.as_str()) {
+                        Some(summary) => summary.to_string(),
+                        None => research_pipeline::report::summary_of(&r.markdown),
+                    },
+                )
                 .unwrap_or_else(|| "(no report)".into());
             turns.push(format!("Question: {asked}\nAnswer (summary): {summary}"));
         }

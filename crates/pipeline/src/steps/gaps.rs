@@ -8,8 +8,8 @@ use serde::Deserialize;
 use super::{clean_list, distinct_searches, numbered, Brief};
 use crate::ask::{ask_or, Ctx};
 use crate::prompts::{self, fill};
-use crate::roles::Role;
 use crate::records::{Coverage, Evidence, Warning};
+use crate::roles::Role;
 use crate::Progress;
 
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -13,9 +13,10 @@ use serde::Deserialize;
 use super::numbered;
 use crate::ask::{ask_schema, warn, Ctx};
 use crate::config::DepthLimits;
+use crate::guard;
 use crate::prompts::{self, fill};
-use crate::roles::Role;
 use crate::records::{Evidence, Found, Source, Warning, WarningKind};
+use crate::roles::Role;
 use crate::text::{self, normalize, query_similarity, quote_in, DUPLICATE_QUERY};
 use crate::Progress;
 
@@ -274,7 +275,7 @@ async fn read_page(
             );
             w.kind = WarningKind::NotExtracted;
             w.detail = e.to_string();
-            return Err(w)
+            return Err(w);
         }
     };
     ctx.emit(Progress::Read {
@@ -340,6 +341,17 @@ async fn extract(
     )
     .await?;
     let normalized = normalize(doc_text);
+    // The candidates ranked against the question without the model (BM25): a choice that shares
+    // nothing with the question is replaced by the best statement the model did not take.
+    let texts: Vec<&str> = sentences
+        .iter()
+        .map(|s| doc_text[s.range.clone()].trim())
+        .collect();
+    let ranked: Vec<usize> = guard::rank_sentences(&relevance_key, &texts)
+        .into_iter()
+        .filter(|(_, score)| *score > 0.0)
+        .map(|(i, _)| i)
+        .collect();
     let mut evidence: Vec<Evidence> = Vec::new();
     for f in out.facts.into_iter().take(l.facts_per_page) {
         let first = f.sentence.clamp(0, 10_000) as usize;
@@ -354,17 +366,37 @@ async fn extract(
             first
         };
         let span = sentences[first - 1].range.start..sentences[last - 1].range.end;
-        let quote = doc_text[span].trim().to_string();
+        let mut quote = doc_text[span].trim().to_string();
+        let mut fact = f.fact.trim().to_string();
+        if !guard::shares_content(&relevance_key, &quote) || !guard::statement(&quote) {
+            // Off the question, or not a statement (a heading, a list number, a checksum line):
+            // the best-ranked statement not taken yet stands in, stated as it reads.
+            let Some(best) = ranked
+                .iter()
+                .map(|&i| texts[i])
+                .find(|t| guard::statement(t) && !evidence.iter().any(|e| e.quote == *t))
+            else {
+                continue;
+            };
+            quote = best.to_string();
+            fact = quote.clone();
+        }
         // Verbatim by construction; checked anyway, since this is the product's promise.
         if !quote_in(&quote, &normalized) || evidence.iter().any(|e| e.quote == quote) {
             continue;
         }
-        let fact = f.fact.trim().to_string();
+        // A fact that is empty, looped, or says what its quote does not is replaced by the quote.
+        if fact.is_empty()
+            || guard::degenerate(&fact).is_some()
+            || !guard::fact_matches_quote(&fact, &quote)
+        {
+            fact = quote.clone();
+        }
         evidence.push(Evidence {
             id: 0,
             source_id: 0,
             source_url: String::new(),
-            fact: if fact.is_empty() { quote.clone() } else { fact },
+            fact,
             quote,
             question: None,
             query: String::new(),

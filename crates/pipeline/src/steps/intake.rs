@@ -8,8 +8,8 @@ use serde::Deserialize;
 use super::Brief;
 use crate::ask::{ask_or, Ctx};
 use crate::prompts;
-use crate::roles::Role;
 use crate::records::{Answer, Decision, Question, Understanding, Warning};
+use crate::roles::Role;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 struct UnderstandOut {

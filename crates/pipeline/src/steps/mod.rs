@@ -4,6 +4,7 @@
 //! draft — and knows nothing of any pipeline's state. A pipeline's node adapters pick the inputs
 //! out of its own state and map the values into its updates.
 
+pub mod audit;
 pub mod gaps;
 pub mod harvest;
 pub mod intake;
@@ -66,7 +67,11 @@ pub(crate) fn numbered(items: &[String]) -> String {
 }
 
 /// Trims, drops empties and near-duplicates (of each other and of `done`), and caps the count.
-pub(crate) fn distinct_searches(candidates: Vec<String>, done: &[String], max: usize) -> Vec<String> {
+pub(crate) fn distinct_searches(
+    candidates: Vec<String>,
+    done: &[String],
+    max: usize,
+) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for c in candidates {
         let c = c.trim().trim_matches('"').trim().to_string();

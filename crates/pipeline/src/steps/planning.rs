@@ -5,10 +5,11 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::{clean_list, distinct_searches, Brief};
-use crate::ask::{ask_or, Ctx};
+use crate::ask::{ask_or, warn, Ctx};
+use crate::guard;
 use crate::prompts::{self, fill};
-use crate::roles::Role;
 use crate::records::{Answer, Decision, Plan, Question, Warning};
+use crate::roles::Role;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 struct PlanOut {
@@ -43,17 +44,54 @@ pub async fn plan(ctx: &Ctx, brief: &Brief) -> Result<(Plan, Vec<Warning>), Node
         aspects: Vec::new(),
         searches: Vec::new(),
     });
-    let mut questions = clean_list(out.questions, l.questions);
+    // A small model's plan may be list numbers, fragments or loops: keep what reads as a
+    // question or a keyword query, and build the rest from the question itself.
+    let (fallback_questions, fallback_searches) =
+        guard::fallback_plan(&brief.query, l.initial_searches);
+    let mut warnings = warnings;
+    let mut questions = clean_list(
+        out.questions
+            .into_iter()
+            .filter(|q| guard::usable_question(q))
+            .collect(),
+        l.questions,
+    );
     if questions.is_empty() {
-        questions.push(brief.query.clone());
+        questions = fallback_questions;
+        warnings.push(warn(
+            ctx,
+            "the model's research questions were unusable; the question itself is researched"
+                .into(),
+        ));
     }
-    let mut searches = distinct_searches(out.searches, &[], l.initial_searches);
+    let mut searches = distinct_searches(
+        out.searches
+            .into_iter()
+            .filter(|q| guard::usable_search(q))
+            .collect(),
+        &[],
+        l.initial_searches,
+    );
+    if searches.is_empty() {
+        searches = distinct_searches(fallback_searches, &[], l.initial_searches);
+        warnings.push(warn(
+            ctx,
+            "the model's searches were unusable; searches were made from the question's words"
+                .into(),
+        ));
+    }
     if searches.is_empty() {
         searches.push(brief.query.clone());
     }
     let plan = Plan {
         questions,
-        aspects: clean_list(out.aspects, 8),
+        aspects: clean_list(
+            out.aspects
+                .into_iter()
+                .filter(|a| guard::degenerate(a).is_none())
+                .collect(),
+            8,
+        ),
         searches,
     };
     Ok((plan, warnings))

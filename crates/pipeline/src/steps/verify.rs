@@ -1,5 +1,7 @@
-//! Verification: each claim is checked against its own quote by a model. A claim the model
-//! skipped is not counted as supported, and an unusable answer means "not checked", not "0%".
+//! Verification: each claim is checked against its own quote by a model and by the
+//! deterministic check (shared content words, every number present); it is supported only when
+//! both agree. A claim the model skipped is not counted as supported, and an unusable answer
+//! means "not checked", not "0%".
 
 use std::collections::BTreeMap;
 
@@ -8,9 +10,10 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::ask::{ask_or, Ctx};
+use crate::guard;
 use crate::prompts;
-use crate::roles::Role;
 use crate::records::{Claim, Evidence, Warning};
+use crate::roles::Role;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 struct Verdict {
@@ -97,14 +100,17 @@ pub async fn verify(ctx: &Ctx, evidence: &[Evidence]) -> Result<Verification, No
         .into_iter()
         .map(|v| (v.claim.clamp(0, 1_000) as usize, v.supported))
         .collect();
-    // A claim the model skipped is not counted as supported.
+    // A claim counts as supported only when the model and the deterministic check agree: the
+    // model cannot call a claim supported whose words or numbers its quote does not have, and
+    // a claim the model skipped is not counted.
     let claims: Vec<Claim> = chosen
         .iter()
         .enumerate()
         .map(|(i, e)| Claim {
             evidence_id: e.id,
             text: e.fact.clone(),
-            supported: verdicts.get(&(i + 1)).copied().unwrap_or(false),
+            supported: verdicts.get(&(i + 1)).copied().unwrap_or(false)
+                && guard::supports(&e.fact, &e.quote).supported,
         })
         .collect();
     let supported = claims.iter().filter(|c| c.supported).count();

@@ -11,9 +11,10 @@ use serde::{Deserialize, Serialize};
 use super::harvest::{harvest, Harvest};
 use super::{clean_list, distinct_searches, numbered, Brief};
 use crate::ask::{ask_or, Ctx};
+use crate::guard;
 use crate::prompts::{self, fill};
-use crate::roles::Role;
 use crate::records::{Assignment, Evidence, Plan, Synthesis, Warning, WorkerResult};
+use crate::roles::Role;
 use crate::text::{query_similarity, DUPLICATE_QUERY};
 use crate::Progress;
 
@@ -217,10 +218,24 @@ pub async fn research(
             gaps: Vec::new(),
         })
     };
+    // A looped or empty summary says nothing: the facts themselves stand for it.
+    let answer = summary.answer.trim();
+    let answer = if guard::degenerate(answer).is_some() {
+        String::new()
+    } else {
+        answer.to_string()
+    };
     let result = WorkerResult {
         assignment: a.clone(),
-        answer: summary.answer.trim().to_string(),
-        findings: clean_list(summary.findings, 6),
+        answer,
+        findings: clean_list(
+            summary
+                .findings
+                .into_iter()
+                .filter(|f| guard::degenerate(f).is_none())
+                .collect(),
+            6,
+        ),
         confidence: summary.confidence.clamp(0.0, 1.0),
         gaps: clean_list(summary.gaps, 4),
         searches_done: harvest.searches_done.clone(),
@@ -313,8 +328,13 @@ pub async fn synthesize(
         coverage,
         gaps: out.gaps.len(),
     });
+    let summary = out.summary.trim();
     let synthesis = Synthesis {
-        summary: out.summary.trim().to_string(),
+        summary: if guard::degenerate(summary).is_some() {
+            String::new()
+        } else {
+            summary.to_string()
+        },
         conflicts: clean_list(out.conflicts, 4),
         gaps: clean_list(out.gaps, 4),
         additional_searches: additional,

@@ -8,13 +8,15 @@ use std::collections::BTreeSet;
 use research_graph::NodeError;
 use research_llm::{ChatRequest, LlmClient, Message};
 
+use super::audit::{self, AuditEntry, AuditStatus};
 use super::verify::spread;
 use super::Brief;
 use crate::ask::{fit_to_context, llm_error, Ctx};
+use crate::guard;
 use crate::prompts::{self, fill, language_name};
+use crate::records::{Claim, Evidence, Source};
 use crate::report::{self, Facts};
 use crate::roles::Role;
-use crate::records::{Claim, Evidence, Source};
 use crate::text::normalize;
 use crate::Progress;
 
@@ -108,10 +110,91 @@ pub struct WriteInput<'a> {
 /// A written report: the writer's part and the whole report.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Draft {
-    /// The writer's part (without findings, sources, method).
+    /// The writer's part (without findings, sources, method), as audited.
     pub body: String,
     /// The whole report (Markdown).
     pub report: String,
+    /// The audit of every cited sentence (the body's and the findings').
+    pub audit: Vec<AuditEntry>,
+    /// Whether the body is the passages themselves because the writer's prose failed.
+    pub extractive: bool,
+    /// Why the writer's prose was not used, when it was not.
+    pub rejected: Option<String>,
+}
+
+/// Words a report body may run to before it counts as runaway (the writer is asked for far
+/// fewer; a looping small model runs to thousands).
+pub const MAX_BODY_WORDS: usize = 1_200;
+
+/// Share of cited sentences the audit may remove before the prose is replaced by the passages:
+/// when most of what the writer cited is not in its evidence, the rest is not worth reading.
+pub const MAX_REMOVED_SHARE: f64 = 0.5;
+
+/// Which research question each evidence item answers best (by shared content words), for
+/// grouping passages; `None` when it shares nothing with any.
+fn question_of(e: &Evidence, questions: &[String]) -> Option<usize> {
+    let words: BTreeSet<String> = guard::content_words(&format!("{} {}", e.fact, e.quote))
+        .into_iter()
+        .collect();
+    questions
+        .iter()
+        .enumerate()
+        .map(|(i, q)| {
+            let shared = guard::content_words(q)
+                .into_iter()
+                .filter(|w| words.contains(w))
+                .count();
+            (shared, std::cmp::Reverse(i))
+        })
+        .max()
+        .filter(|(shared, _)| *shared > 0)
+        .map(|(_, std::cmp::Reverse(i))| i)
+}
+
+/// The extractive body: the evidence grouped by research question, each fact cited (its quote
+/// itself when the fact does not match it), with an honest line on why.
+pub fn extractive_body(facts: &Facts<'_>, evidence: &[Evidence]) -> String {
+    let ja = facts.language == "ja";
+    let mut out = format!(
+        "## {}\n\n{}\n\n",
+        report::headings(facts.language).summary,
+        if ja {
+            "モデルの要約は検証を通らなかったため、この報告は読んだ出典の該当箇所をそのまま示します。"
+        } else {
+            "The model's summary did not pass the checks, so this report gives what the sources say, passage by passage."
+        }
+    );
+    let mut groups: Vec<(String, Vec<&Evidence>)> = Vec::new();
+    let other = if ja { "その他" } else { "Other findings" };
+    for e in evidence {
+        let title = question_of(e, facts.questions)
+            .map(|i| facts.questions[i].clone())
+            .unwrap_or_else(|| other.to_string());
+        match groups.iter_mut().find(|(t, _)| *t == title) {
+            Some((_, items)) => items.push(e),
+            None => groups.push((title, vec![e])),
+        }
+    }
+    for (title, items) in groups {
+        out.push_str(&format!("### {}\n\n", title.trim()));
+        for e in items {
+            let text = if guard::fact_matches_quote(&e.fact, &e.quote)
+                && guard::degenerate(&e.fact).is_none()
+            {
+                e.fact.trim()
+            } else {
+                e.quote.trim()
+            };
+            let text = text.replace('\n', " ");
+            out.push_str(&format!(
+                "- {} [{}]\n",
+                text.trim_end_matches('.'),
+                e.source_id
+            ));
+        }
+        out.push('\n');
+    }
+    out
 }
 
 async fn write_body(
@@ -119,6 +202,7 @@ async fn write_body(
     input: &WriteInput<'_>,
     evidence: &[Evidence],
     revision: Option<(&str, &str)>,
+    retry: bool,
 ) -> Result<String, NodeError> {
     let config = &ctx.config.config;
     let valid: BTreeSet<u32> = evidence.iter().map(|e| e.source_id).collect();
@@ -155,7 +239,7 @@ async fn write_body(
     let mut request = ChatRequest::new(vec![Message::system(system), Message::user(user)])
         .purpose(Role::Write.name());
     request.max_tokens = Some(max_tokens);
-    request.temperature = Some(0.3);
+    request.temperature = Some(if retry { 0.1 } else { 0.3 });
     let stream = |piece: &str| ctx.token(piece);
     let answer = client
         .complete(&request, Some(&stream))
@@ -183,7 +267,10 @@ async fn write_body(
 }
 
 /// Writes the report (or revises `revision`'s draft with its feedback). Without evidence the
-/// report says honestly that nothing was found, with no model call.
+/// report says honestly that nothing was found, with no model call. The writer's prose must
+/// pass the guard (not degenerate, not runaway: one retry, cooler) and the audit (failing cited
+/// sentences rewritten from their evidence or removed); prose that fails either, or loses most
+/// of its cited sentences to the audit, is replaced by the passages themselves.
 pub async fn write(
     ctx: &Ctx,
     input: &WriteInput<'_>,
@@ -192,19 +279,63 @@ pub async fn write(
     let calls = ctx.config.models.meter().totals().calls;
     if input.facts.evidence.is_empty() && revision.is_none() {
         return Ok(Draft {
-            body: String::new(),
             report: report::nothing_found(&input.facts, ctx.clock.now_ms(), calls),
+            ..Default::default()
         });
     }
     let evidence = writer_evidence(input.facts.claims, input.facts.evidence);
-    let body = write_body(ctx, input, &evidence, revision).await?;
-    let report = report::assemble(
+    let mut body = write_body(ctx, input, &evidence, revision, false).await?;
+    let mut rejected = guard::degenerate_within(&body, MAX_BODY_WORDS).map(|d| d.to_string());
+    if rejected.is_some() {
+        // Once more, cooler and with stronger repetition control, before giving up on prose.
+        body = write_body(ctx, input, &evidence, revision, true).await?;
+        rejected = guard::degenerate_within(&body, MAX_BODY_WORDS).map(|d| d.to_string());
+    }
+    let mut audited = audit::audit(&body, input.facts.evidence);
+    let removed = audited
+        .entries
+        .iter()
+        .filter(|e| e.status == AuditStatus::Removed)
+        .count();
+    if rejected.is_none()
+        && !audited.entries.is_empty()
+        && removed as f64 / audited.entries.len() as f64 > MAX_REMOVED_SHARE
+    {
+        rejected = Some(format!(
+            "the audit removed {removed} of its {} cited sentences",
+            audited.entries.len()
+        ));
+    }
+    let extractive = rejected.is_some();
+    if extractive {
+        audited = audit::audit(
+            &extractive_body(&input.facts, &evidence),
+            input.facts.evidence,
+        );
+    }
+    let mut entries = audited.entries;
+    entries.extend(audit::audit_findings(&evidence));
+    let mut report = report::assemble(
         &input.facts,
-        &body,
+        &audited.body,
         &evidence,
         &caveats(&input.facts, ctx.config.config.min_coverage),
         ctx.clock.now_ms(),
         ctx.config.models.meter().totals().calls,
     );
-    Ok(Draft { body, report })
+    // The method section ends the report: say how its cited sentences were checked.
+    report.push_str(&format!(
+        "- {}\n",
+        audit::summary(&entries, input.facts.language == "ja")
+    ));
+    if let Some(why) = &rejected {
+        report.push_str(&format!("- The model's prose was not used: {why}\n"));
+    }
+    Ok(Draft {
+        body: audited.body,
+        report,
+        audit: entries,
+        extractive,
+        rejected,
+    })
 }

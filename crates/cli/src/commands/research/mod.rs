@@ -19,8 +19,7 @@ use research_api::{
 pub use eval::{eval, EvalArgs};
 use interact::{answer_from_flags, ask_terminal, how_to_answer};
 use options::{
-    config, invalid, review_points, DepthArg, ModeArg, ReviewPoint, ReviewPointParser,
-    StructureArg,
+    config, invalid, review_points, DepthArg, ModeArg, ReviewPoint, ReviewPointParser, StructureArg,
 };
 
 use super::DbArg;
@@ -70,7 +69,10 @@ impl ModelArgs {
                 let known: Vec<&str> = Role::ALL.iter().map(|r| r.name()).collect();
                 return Err(ApiError::new(
                     ErrorCode::InvalidInput,
-                    format!("--role {role}: there is no such role; use {}", known.join(", ")),
+                    format!(
+                        "--role {role}: there is no such role; use {}",
+                        known.join(", ")
+                    ),
                 ));
             }
             roles.insert(role.into(), spec.trim().into());

@@ -145,11 +145,7 @@ pub(super) fn config(args: &RunArgs, models: ModelRouting) -> RunConfig {
             max_tokens: args.max_tokens,
             max_cost_usd: args.max_cost,
         },
-        review: args
-            .review
-            .clone()
-            .map(review_points)
-            .unwrap_or_default(),
+        review: args.review.clone().map(review_points).unwrap_or_default(),
         no_input: args.no_input,
         language: args.language.clone(),
     }

@@ -23,7 +23,10 @@ impl RunProgress {
 
     fn step_line(&self, node: &str) -> Option<String> {
         // Steps without a model call (review points, collecting) say nothing worth a line.
-        let step = self.steps.iter().find(|s| s.node == node && s.role.is_some())?;
+        let step = self
+            .steps
+            .iter()
+            .find(|s| s.node == node && s.role.is_some())?;
         let mut last = self.last.lock().unwrap_or_else(|p| p.into_inner());
         if *last == node {
             return None;

@@ -31,20 +31,60 @@ pub struct Standard;
 /// Every node: its name, its model role, what the run is doing there, and the modes that walk
 /// it (in the order a run reaches them).
 const NODES: &[(&str, Option<Role>, &str, &[Mode])] = &[
-    ("understand", Some(Role::Understand), "Reading the question", BOTH),
+    (
+        "understand",
+        Some(Role::Understand),
+        "Reading the question",
+        BOTH,
+    ),
     ("clarify", None, "Waiting for your answer", BOTH),
     ("plan", Some(Role::Plan), "Planning the research", BOTH),
     ("review_plan", None, "Waiting for the plan review", BOTH),
-    ("search_and_extract", Some(Role::Extract), "Searching and reading sources", SINGLE),
+    (
+        "search_and_extract",
+        Some(Role::Extract),
+        "Searching and reading sources",
+        SINGLE,
+    ),
     ("detect_gaps", Some(Role::Gaps), "Looking for gaps", SINGLE),
-    ("orchestrate", Some(Role::Orchestrate), "Splitting the work between workers", MULTI),
-    ("search_worker", Some(Role::Extract), "Workers are researching", MULTI),
+    (
+        "orchestrate",
+        Some(Role::Orchestrate),
+        "Splitting the work between workers",
+        MULTI,
+    ),
+    (
+        "search_worker",
+        Some(Role::Extract),
+        "Workers are researching",
+        MULTI,
+    ),
     ("collect", None, "Collecting the workers' findings", MULTI),
-    ("synthesize", Some(Role::Synthesize), "Combining the findings", MULTI),
-    ("verify", Some(Role::Verify), "Checking claims against the sources", BOTH),
-    ("write_report", Some(Role::Write), "Writing the report", BOTH),
+    (
+        "synthesize",
+        Some(Role::Synthesize),
+        "Combining the findings",
+        MULTI,
+    ),
+    (
+        "verify",
+        Some(Role::Verify),
+        "Checking claims against the sources",
+        BOTH,
+    ),
+    (
+        "write_report",
+        Some(Role::Write),
+        "Writing the report",
+        BOTH,
+    ),
     ("review_report", None, "Waiting for the report review", BOTH),
-    ("revise_report", Some(Role::Write), "Revising the report", BOTH),
+    (
+        "revise_report",
+        Some(Role::Write),
+        "Revising the report",
+        BOTH,
+    ),
 ];
 const BOTH: &[Mode] = &[Mode::Single, Mode::Multi];
 const SINGLE: &[Mode] = &[Mode::Single];
@@ -156,6 +196,7 @@ pub(crate) fn result_of(state: &ResearchState) -> RunResult {
         evidence: state.evidence.clone(),
         claims: state.claims.clone(),
         research_questions: state.plan.questions.clone(),
+        audit: state.audit.clone(),
         metadata: Metadata {
             mode: match state.mode {
                 Mode::Single => "single".into(),

@@ -296,6 +296,7 @@ pub(super) async fn write_report(state: Arc<ResearchState>, ctx: Ctx) -> NodeRes
     Ok(ResearchUpdate {
         report: Some(draft.report),
         draft: Some(draft.body),
+        audit: Some(draft.audit),
         ..Default::default()
     })
 }
@@ -360,6 +361,7 @@ pub(super) async fn revise_report(state: Arc<ResearchState>, ctx: Ctx) -> NodeRe
         report_versions: Some(vec![state.report.clone()]),
         report: Some(draft.report),
         draft: Some(draft.body),
+        audit: Some(draft.audit),
         outcome: Some(Outcome::Finished),
         finished_at_ms: Some(ctx.clock.now_ms()),
         ..Default::default()

@@ -59,6 +59,8 @@ research_graph::state! {
         pub report: String => Replace,
         /// The writer's part of the report (without findings, sources, method).
         pub draft: String => Replace,
+        /// The audit of the report's cited sentences.
+        pub audit: Vec<crate::steps::audit::AuditEntry> => Replace,
         /// The reviewer's feedback for a revision.
         pub feedback: String => Replace,
         /// Earlier versions of the report, oldest first.
