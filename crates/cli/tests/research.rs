@@ -52,7 +52,11 @@ fn check_grounding(result: &Value, dir: &Path, url_map: Option<String>) {
     std::fs::write(&file, serde_json::to_vec(result).unwrap()).unwrap();
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/tools/check_grounding.py");
     let mut cmd = Command::new("python3");
-    cmd.arg(script).arg(&file).arg(corpus());
+    // Every report carries its sentence audit; the checker verifies it independently.
+    cmd.arg(script)
+        .arg(&file)
+        .arg(corpus())
+        .arg("--require-audit");
     if let Some(map) = url_map {
         cmd.arg(map);
     }
@@ -485,7 +489,27 @@ fn the_builtin_tiny_model_writes_a_grounded_report() {
         result["report"]
     );
     check_grounding(&result, dir.path(), None);
+    check_usable(&result, dir.path());
     assert!(result["metadata"]["llm_calls"].as_u64().unwrap() >= 5);
+}
+
+/// The independent usability check: no loops, facts that match their quotes, quotes on topic,
+/// confidence no higher than the deterministic checks allow.
+fn check_usable(result: &Value, dir: &Path) {
+    let file = dir.join("usable.json");
+    std::fs::write(&file, serde_json::to_vec(result).unwrap()).unwrap();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/tools/check_usable.py");
+    let out = Command::new("python3")
+        .arg(script)
+        .arg(&file)
+        .output()
+        .expect("python3 runs the usability check");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "usability check failed:\n{text}\n{}",
+        result["report"]
+    );
 }
 
 #[test]

@@ -846,9 +846,18 @@ fn four_grams(words: &[String]) -> Vec<[u32; 4]> {
     seq.windows(4).map(|w| [w[0], w[1], w[2], w[3]]).collect()
 }
 
+/// The words of `gram` as text: spaced, except between CJK words ("量子コンピュータは").
 fn gram_text(words: &[String], grams: &[[u32; 4]], gram: [u32; 4]) -> String {
     let at = grams.iter().position(|g| *g == gram).unwrap_or(0);
-    words[at..(at + 4).min(words.len())].join(" ")
+    let mut out = String::new();
+    for w in &words[at..(at + 4).min(words.len())] {
+        let cjk_pair = out.chars().last().is_some_and(is_cjk) && w.starts_with(is_cjk);
+        if !out.is_empty() && !cjk_pair {
+            out.push(' ');
+        }
+        out.push_str(w);
+    }
+    out
 }
 
 /// The share of distinct four-word sequences in `text` (1 when it is too short to tell). Real
@@ -945,7 +954,10 @@ fn repeatable_sentences(text: &str) -> Vec<String> {
                     in_digits = false;
                 }
             }
-            let words = norm.split(' ').filter(|w| !w.is_empty()).count();
+            let words = norm
+                .split(' ')
+                .filter(|w| !w.is_empty() && *w != "#")
+                .count();
             if words >= REPEAT_MIN_WORDS || cjk_chars(&norm) >= 2 * REPEAT_MIN_WORDS {
                 out.push(norm);
             }

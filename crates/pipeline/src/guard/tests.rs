@@ -359,10 +359,13 @@ fn one_sentence_over_and_over_is_degenerate() {
 #[test]
 fn japanese_loops_without_punctuation_are_degenerate() {
     let text = "量子コンピュータは量子コンピュータである".repeat(30);
-    assert!(matches!(
-        degenerate(&text),
-        Some(Degeneracy::Repetitive { .. })
-    ));
+    match degenerate(&text) {
+        Some(Degeneracy::Repetitive { distinct, phrase }) => {
+            assert!(distinct < 0.05, "{distinct}");
+            assert!(!phrase.contains(' '), "{phrase}");
+        }
+        other => panic!("{other:?}"),
+    }
 }
 
 #[test]

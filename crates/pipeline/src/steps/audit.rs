@@ -105,7 +105,14 @@ pub fn audit(body: &str, evidence: &[Evidence]) -> Audited {
         for sentence in line.split_sentence_bounds() {
             let sources = cited_ids(sentence);
             if sources.is_empty() {
-                kept_line.push_str(sentence);
+                match audit_uncited(sentence, evidence) {
+                    Uncited::Framing => kept_line.push_str(sentence),
+                    Uncited::Cited(cited, entry) => {
+                        kept_line.push_str(&cited);
+                        entries.push(entry);
+                    }
+                    Uncited::Removed(entry) => entries.push(entry),
+                }
                 continue;
             }
             let text = sentence.trim();
@@ -184,6 +191,58 @@ pub fn audit(body: &str, evidence: &[Evidence]) -> Audited {
         out.push_str(&kept_line);
     }
     Audited { body: out, entries }
+}
+
+/// Content words below which an uncited sentence is framing ("The evidence is as follows:"),
+/// not a claim.
+pub const CLAIM_MIN_WORDS: usize = 4;
+
+enum Uncited {
+    /// Not a claim: kept as it is.
+    Framing,
+    /// A claim its evidence supports: kept, with the marker it lacked.
+    Cited(String, AuditEntry),
+    /// A claim no evidence supports: taken out.
+    Removed(AuditEntry),
+}
+
+/// A sentence the writer did not cite: framing is kept; a claim is cited when some evidence
+/// supports it, else removed — an uncited claim is exactly what a loop or a guess looks like.
+fn audit_uncited(sentence: &str, evidence: &[Evidence]) -> Uncited {
+    let text = sentence.trim();
+    if guard::content_words(text).len() < CLAIM_MIN_WORDS {
+        return Uncited::Framing;
+    }
+    let all: BTreeSet<u32> = evidence.iter().map(|e| e.source_id).collect();
+    match best_evidence(text, &all, evidence) {
+        Some((best, support)) if support.supported => {
+            let body = text.trim_end_matches(['.', '!', '?', '。']);
+            let end = &text[body.len()..];
+            let cited = format!(
+                "{body} [{}]{}",
+                best.source_id,
+                if end.is_empty() { "." } else { end }
+            );
+            let trailing = &sentence[sentence.trim_end().len()..];
+            Uncited::Cited(
+                format!("{cited}{trailing}"),
+                AuditEntry {
+                    sentence: cited,
+                    sources: vec![best.source_id],
+                    status: AuditStatus::Verified,
+                    evidence: vec![best.id],
+                    check: format!("uncited by the writer; {}", support.reason),
+                },
+            )
+        }
+        best => Uncited::Removed(AuditEntry {
+            sentence: text.to_string(),
+            sources: Vec::new(),
+            status: AuditStatus::Removed,
+            evidence: best.map(|(e, _)| vec![e.id]).unwrap_or_default(),
+            check: "uncited, and no evidence read supports it".into(),
+        }),
+    }
 }
 
 /// The audit of the findings section: each line states an evidence item's fact, checked

@@ -52,7 +52,7 @@ pub async fn plan(ctx: &Ctx, brief: &Brief) -> Result<(Plan, Vec<Warning>), Node
     let mut questions = clean_list(
         out.questions
             .into_iter()
-            .filter(|q| guard::usable_question(q))
+            .filter(|q| plain(q) && guard::usable_question(q))
             .collect(),
         l.questions,
     );
@@ -67,7 +67,7 @@ pub async fn plan(ctx: &Ctx, brief: &Brief) -> Result<(Plan, Vec<Warning>), Node
     let mut searches = distinct_searches(
         out.searches
             .into_iter()
-            .filter(|q| guard::usable_search(q))
+            .filter(|q| plain(q) && guard::usable_search(q))
             .collect(),
         &[],
         l.initial_searches,
@@ -95,6 +95,12 @@ pub async fn plan(ctx: &Ctx, brief: &Brief) -> Result<(Plan, Vec<Warning>), Node
         searches,
     };
     Ok((plan, warnings))
+}
+
+/// Text without markup: a small model under a JSON grammar sometimes fills strings with HTML
+/// tags, JSON or code (`<h1>PlanOut</h1>`, `<p><span class=`), which no search should run.
+fn plain(text: &str) -> bool {
+    !text.contains(['<', '>', '{', '}', '`', '|'])
 }
 
 /// What the plan review decided.

