@@ -1,0 +1,332 @@
+//! Evidence: quotes that are statements, facts that say what their quotes say, candidates ranked
+//! against the question (BM25), and support a model cannot fake.
+
+#[allow(unused_imports)]
+use super::*;
+
+// ---------------------------------------------------------------------------------------------
+// Facts and quotes
+// ---------------------------------------------------------------------------------------------
+
+/// Whether `line` ends like a sentence (after closing quotes and brackets).
+pub(super) fn closes(line: &str) -> bool {
+    line.trim_end_matches(['"', '\'', '”', '’', ')', ']', '」', '』', '*', '_'])
+        .ends_with(['.', '!', '?', '。', '！', '？', '…'])
+}
+
+/// Whether `line` is code: many of `{}();=<>[]` and backticks, a prompt, or a statement end.
+pub(super) fn code(line: &str) -> bool {
+    let total = line.chars().count();
+    let marks = line
+        .chars()
+        .filter(|c| {
+            matches!(
+                c,
+                '{' | '}' | '(' | ')' | ';' | '=' | '<' | '>' | '[' | ']' | '`'
+            )
+        })
+        .count();
+    let trimmed = line.trim_end();
+    (marks >= 4 && marks as f64 > CODE_CHAR_SHARE * total as f64)
+        || trimmed.ends_with([';', '{', '}'])
+        || [
+            "$ ", ">>> ", "// ", "/* ", "#include", "fn ", "let ", "def ", "import ",
+        ]
+        .iter()
+        .any(|p| line.starts_with(p))
+}
+
+/// Whether `line` is metadata rather than a statement: a checksum or hash, a commit line, a
+/// release-note line with a pull-request number, a version or copyright line, or dates and
+/// URLs with hardly a word around them.
+pub(super) fn metadata(line: &str) -> bool {
+    let mut run = 0;
+    let mut hex_digit = false;
+    for c in line.chars() {
+        if c.is_ascii_hexdigit() {
+            run += 1;
+            hex_digit |= c.is_ascii_digit();
+            if run >= HEX_RUN && hex_digit {
+                return true;
+            }
+        } else {
+            run = 0;
+            hex_digit = false;
+        }
+    }
+    let lower = line.to_lowercase();
+    let first = lower.split_whitespace().next().unwrap_or("");
+    let commit = (7..=12).contains(&first.len())
+        && first.bytes().all(|b| b.is_ascii_hexdigit())
+        && first.bytes().any(|b| b.is_ascii_digit())
+        && first.bytes().any(|b| b.is_ascii_alphabetic());
+    if commit {
+        return true;
+    }
+    let pull = lower.contains("(#")
+        || lower.contains("/pull/")
+        || lower.contains("/issues/")
+        || lower.contains(" by @");
+    if pull {
+        return true;
+    }
+    if lower.starts_with("copyright")
+        || lower.starts_with('©')
+        || lower.starts_with("(c) ")
+        || lower.contains("all rights reserved")
+    {
+        return true;
+    }
+    let versioned = |p: &str| {
+        lower
+            .strip_prefix(p)
+            .map(|r| r.trim_start_matches([':', ' ', '\t']))
+            .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit()))
+    };
+    if versioned("version")
+        || versioned("release")
+        || versioned("v")
+        || versioned("last updated")
+        || versioned("updated")
+        || versioned("published")
+    {
+        return true;
+    }
+    // What is left once URLs, numbers, dates and month names are taken away.
+    let words = lower
+        .split_whitespace()
+        .filter(|w| !w.contains("://") && !w.starts_with("www.") && !w.contains('@'))
+        .flat_map(|w| w.unicode_words())
+        .filter(|w| {
+            w.chars().any(char::is_alphabetic)
+                && !w.starts_with(|c: char| c.is_ascii_digit())
+                && !MONTHS.iter().any(|(m, _)| m == w)
+                && !stop_word(w)
+        })
+        .count();
+    words < 2 && cjk_chars(line) < STATEMENT_MIN_CJK
+}
+
+/// Whether `line` reads as a heading or a page title: a Markdown heading, a bold-only line, an
+/// all-capitals line, a short line that does not close like a sentence, or a title with a site
+/// separator ("Foo - Wikipedia", "Bar | Docs").
+pub(super) fn heading(line: &str, words: usize) -> bool {
+    if line.starts_with('#') || (line.starts_with("**") && line.ends_with("**") && !closes(line)) {
+        return true;
+    }
+    let letters: Vec<char> = line.chars().filter(|c| c.is_alphabetic()).collect();
+    let cased: Vec<&char> = letters
+        .iter()
+        .filter(|c| c.is_lowercase() || c.is_uppercase())
+        .collect();
+    if cased.len() >= 4 && cased.iter().all(|c| c.is_uppercase()) {
+        return true;
+    }
+    if closes(line) {
+        return false;
+    }
+    if words < HEADING_MAX_WORDS && cjk_chars(line) < STATEMENT_MIN_CJK {
+        return true;
+    }
+    if [" | ", " - ", " – ", " — ", " :: ", " · "]
+        .iter()
+        .any(|s| line.contains(s))
+    {
+        return true;
+    }
+    // Title Case: nearly every longer word capitalised and no sentence end.
+    let long: Vec<&str> = line
+        .unicode_words()
+        .filter(|w| w.chars().count() >= 4 && w.chars().all(char::is_alphabetic))
+        .collect();
+    long.len() >= 4
+        && long
+            .iter()
+            .filter(|w| w.starts_with(char::is_uppercase))
+            .count() as f64
+            >= 0.8 * long.len() as f64
+}
+
+/// Whether `quote` is a statement a fact can rest on: a sentence of at least
+/// [`STATEMENT_MIN_WORDS`] words (or [`STATEMENT_MIN_CJK`] CJK characters) that is not a
+/// heading or page title, not a bare list number or bullet, not code, not metadata (checksums,
+/// commit and release-note lines, "Version 1.2", copyright, dates or URLs alone), and not
+/// itself a loop.
+pub fn statement(quote: &str) -> bool {
+    let line = quote.trim();
+    if line.is_empty() || line.starts_with('#') {
+        return false;
+    }
+    let body = strip_marker(line);
+    let clean = without_citations(body);
+    let clean = clean.trim();
+    let words = clean
+        .unicode_words()
+        .filter(|w| !w.chars().any(is_cjk))
+        .count();
+    let cjk = cjk_chars(clean);
+    if words < STATEMENT_MIN_WORDS && cjk < STATEMENT_MIN_CJK {
+        return false;
+    }
+    let unmarked = without_citations(line);
+    if heading(unmarked.trim(), words)
+        || code(clean)
+        || metadata(clean)
+        || degenerate(clean).is_some()
+    {
+        return false;
+    }
+    // A sentence says several different things: "1. 1. 2. 3. 4. 5." and loops do not.
+    let content = tokens(clean);
+    let distinct: HashSet<&str> = content.iter().map(|t| t.text.as_str()).collect();
+    let words = content.iter().filter(|t| t.kind != Kind::Number).count();
+    (distinct.len() >= 3 && words >= 2) || (cjk >= STATEMENT_MIN_CJK && words >= 1)
+}
+
+/// The share of `claim`'s distinct word terms found in `quote`, how many that is, and how many
+/// the claim has.
+pub(super) fn coverage(claim: &str, quote: &str) -> (f64, usize, usize) {
+    let c = word_terms(claim);
+    if c.is_empty() {
+        return (0.0, 0, 0);
+    }
+    let q = word_terms(quote);
+    let shared = c.intersection(&q).count();
+    (shared as f64 / c.len() as f64, shared, c.len())
+}
+
+/// Whether `fact` says what `quote` says: it is not degenerate, shares at least
+/// [`FACT_OVERLAP`] of its content words (and at least [`FACT_MIN_SHARED`]) with the quote or
+/// is a span of it, and every number in it is in the quote.
+pub fn fact_matches_quote(fact: &str, quote: &str) -> bool {
+    if degenerate(fact).is_some() || !missing_numbers(fact, quote).is_empty() {
+        return false;
+    }
+    let (share, shared, total) = coverage(fact, quote);
+    let span = total >= FACT_MIN_SHARED && {
+        let f = normalize(&without_citations(fact));
+        f.split(' ').count() >= 3 && normalize(quote).contains(&f)
+    };
+    span || (shared >= FACT_MIN_SHARED && share >= FACT_OVERLAP)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Relevance
+// ---------------------------------------------------------------------------------------------
+
+/// Every sentence's BM25 score against `query`'s content words ([`BM25_K1`], [`BM25_B`]), the
+/// given sentences being the corpus, best first and ties by index; sentences that share
+/// nothing with the query score 0 and come last.
+pub fn rank_sentences(query: &str, sentences: &[&str]) -> Vec<(usize, f64)> {
+    let query: HashSet<String> = term_set(query);
+    let docs: Vec<HashMap<String, usize>> = sentences
+        .iter()
+        .map(|s| {
+            let mut tf: HashMap<String, usize> = HashMap::new();
+            for t in terms(s) {
+                *tf.entry(t).or_default() += 1;
+            }
+            tf
+        })
+        .collect();
+    let lengths: Vec<usize> = docs.iter().map(|d| d.values().sum()).collect();
+    let n = docs.len() as f64;
+    let avg = (lengths.iter().sum::<usize>() as f64 / n.max(1.0)).max(1.0);
+    let idf: Vec<(&String, f64)> = query
+        .iter()
+        .map(|t| {
+            let df = docs.iter().filter(|d| d.contains_key(t)).count() as f64;
+            (t, ((n - df + 0.5) / (df + 0.5) + 1.0).ln())
+        })
+        .collect();
+    let mut scores: Vec<(usize, f64)> = docs
+        .iter()
+        .zip(&lengths)
+        .enumerate()
+        .map(|(i, (doc, &len))| {
+            let norm = BM25_K1 * (1.0 - BM25_B + BM25_B * len as f64 / avg);
+            let score = idf
+                .iter()
+                .map(|(t, idf)| {
+                    let tf = doc.get(*t).copied().unwrap_or(0) as f64;
+                    idf * tf * (BM25_K1 + 1.0) / (tf + norm)
+                })
+                .sum();
+            (i, score)
+        })
+        .collect();
+    scores.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    scores
+}
+
+/// Whether `a` and `b` are about the same thing: they share [`SHARED_TERMS`] content words (or
+/// every one of the shorter's, when it has fewer), plurals and Japanese bigrams folded.
+pub fn shares_content(a: &str, b: &str) -> bool {
+    let (a, b) = (term_set(a), term_set(b));
+    let need = SHARED_TERMS.min(a.len()).min(b.len());
+    need > 0 && a.intersection(&b).count() >= need
+}
+
+// ---------------------------------------------------------------------------------------------
+// Verification
+// ---------------------------------------------------------------------------------------------
+
+/// How far a quote supports a claim, checked without a model.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Support {
+    /// The share of the claim's content words found in the quote, 0 to 1.
+    pub overlap: f64,
+    /// Whether every number and date of the claim is in the quote.
+    pub numbers_ok: bool,
+    /// Whether the quote supports the claim: overlap of at least [`SUPPORT_OVERLAP`] (and at
+    /// least [`SUPPORT_MIN_SHARED`] words), all numbers present, and a claim that is not
+    /// degenerate.
+    pub supported: bool,
+    /// Why, in words.
+    pub reason: String,
+}
+
+/// Whether `quote` supports `claim`, as a model cannot fake it: enough of the claim's content
+/// words are in the quote ([`SUPPORT_OVERLAP`]) and every number and date the claim states is
+/// in the quote ("1,000" = "1000", "3.5 million" = "3,500,000", "May 2023" = "2023-05",
+/// fullwidth digits and "2023年" read as numbers; citation markers ignored).
+pub fn supports(claim: &str, quote: &str) -> Support {
+    let missing = missing_numbers(claim, quote);
+    let numbers_ok = missing.is_empty();
+    let (overlap, shared, total) = coverage(claim, quote);
+    let degenerate_claim = degenerate(claim);
+    let enough = overlap >= SUPPORT_OVERLAP && shared >= SUPPORT_MIN_SHARED;
+    let supported = degenerate_claim.is_none() && numbers_ok && enough;
+    let reason = if let Some(d) = degenerate_claim {
+        format!("not supported: the claim is degenerate ({d})")
+    } else if total < SUPPORT_MIN_SHARED {
+        format!("not supported: the claim has only {total} content words")
+    } else if !numbers_ok {
+        format!(
+            "not supported: the quote does not state {}",
+            missing
+                .iter()
+                .map(|m| format!("\"{m}\""))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    } else if !enough {
+        format!(
+            "not supported: only {shared} of the claim's {total} content words ({:.0}%) are in \
+             the quote",
+            overlap * 100.0
+        )
+    } else {
+        format!(
+            "supported: {shared} of the claim's {total} content words ({:.0}%) are in the \
+             quote, and every number it states",
+            overlap * 100.0
+        )
+    };
+    Support {
+        overlap,
+        numbers_ok,
+        supported,
+        reason,
+    }
+}

@@ -1,0 +1,220 @@
+//! Plans: research questions that are questions, searches that are keyword queries, and the plan
+//! built from the question itself when the model's is unusable.
+
+#[allow(unused_imports)]
+use super::*;
+
+// ---------------------------------------------------------------------------------------------
+// Plans
+// ---------------------------------------------------------------------------------------------
+
+pub(super) fn is_list_number(token: &str) -> bool {
+    let digits = token.bytes().take_while(u8::is_ascii_digit).count();
+    (1..=3).contains(&digits) && matches!(&token[digits..], "." | ")" | "" | ",")
+}
+
+/// Whether `text` has a run of list numbers ("1. 1. 2. 3.") or ends in one ("… 19.").
+pub(super) fn has_list_run(text: &str) -> bool {
+    let tokens: Vec<&str> = text.split_whitespace().collect();
+    let marker = |t: &str| is_list_number(t) && !t.bytes().all(|b| b.is_ascii_digit());
+    let bare = |t: &str| t.bytes().all(|b| b.is_ascii_digit());
+    let run = tokens
+        .windows(2)
+        .any(|w| (marker(w[0]) && is_list_number(w[1])) || (is_list_number(w[0]) && marker(w[1])));
+    let bare_run = tokens.windows(3).any(|w| w.iter().all(|t| bare(t)));
+    let trailing = tokens.len() > 1 && tokens.last().is_some_and(|t| marker(t));
+    run || bare_run || trailing
+}
+
+/// Whether digits are more than [`MAX_DIGIT_SHARE`] of the letters and digits of `text`.
+pub(super) fn mostly_digits(text: &str) -> bool {
+    let (mut digits, mut alnum) = (0usize, 0usize);
+    for c in text.chars().filter(|c| c.is_alphanumeric()) {
+        alnum += 1;
+        digits += usize::from(c.is_numeric());
+    }
+    alnum == 0 || digits as f64 > MAX_DIGIT_SHARE * alnum as f64
+}
+
+/// The last word of `text` (any script), lower-cased.
+pub(super) fn last_word(text: &str) -> Option<String> {
+    text.unicode_words().next_back().map(str::to_lowercase)
+}
+
+/// Whether `text` ends on something that can end a question or a query rather than mid-phrase:
+/// not on a dangling function word or particle, and not on a consonant run no English word
+/// ends with ("infrastr").
+pub(super) fn ends_on_word(text: &str) -> bool {
+    let Some(last) = last_word(text) else {
+        return false;
+    };
+    if last.chars().all(is_hiragana) {
+        let text = text.trim_end();
+        return !JA_DANGLING.split_whitespace().any(|p| text.ends_with(p));
+    }
+    if listed(DANGLING, &last) {
+        return false;
+    }
+    if last.len() >= 4 && last.bytes().all(|b| b.is_ascii_lowercase()) {
+        let consonants = last
+            .bytes()
+            .rev()
+            .take_while(|b| !b"aeiouy".contains(b))
+            .count();
+        let tail = &last[last.len() - consonants..];
+        if consonants >= 3 && !listed(ENGLISH_FINAL_CLUSTERS, tail) {
+            return false;
+        }
+        if matches!(last.as_bytes()[last.len() - 1], b'j' | b'q') {
+            return false;
+        }
+    }
+    true
+}
+
+/// Consonant runs of three or more that end English words (a truncated word ends elsewhere).
+pub(super) const ENGLISH_FINAL_CLUSTERS: &str =
+    "chs cks cts dth dths ffs fth fts ghs ght ghts hts lch lds lfs lks lls lms lph lps lsh lth \
+    lths lts mbs mph mps mpt mpts nch nct ncts nds ngs ngst ngth ngths nks nth nths nts phs pts \
+    rbs rch rcs rds rgs rks rld rlds rls rms rns rph rps rsh rst rth rths rts sch shs sks sms \
+    sps sts tch ths tts wls wns wth xth xts";
+
+/// Whether `q` can stand as a research question: built from words (at least
+/// [`QUESTION_MIN_WORDS`] content words, or [`QUESTION_MIN_CJK`] CJK characters), not mostly
+/// digits, without runs of list numbers ("… 1. 1. 2. 3."), and not cut off: a question that
+/// opens like one ("What", "How", "Does" …) ends with a question mark, and any other ends on a
+/// complete word, not on "the" or a particle.
+pub fn usable_question(q: &str) -> bool {
+    let q = q.trim();
+    if q.is_empty() || degenerate(q).is_some() || has_list_run(q) || mostly_digits(q) {
+        return false;
+    }
+    let words = tokens(q).iter().filter(|t| t.kind != Kind::Number).count();
+    if words < QUESTION_MIN_WORDS && cjk_chars(q) < QUESTION_MIN_CJK {
+        return false;
+    }
+    let end = q
+        .trim_end_matches(['"', '\'', '”', '’', ')', '」', '』', '*'])
+        .chars()
+        .last()
+        .unwrap_or(' ');
+    if matches!(end, '?' | '？' | '!' | '！' | '。') {
+        return true;
+    }
+    let first = q
+        .unicode_words()
+        .next()
+        .map(str::to_lowercase)
+        .unwrap_or_default();
+    if listed(INTERROGATIVE, &first) {
+        return false; // a question that never reached its question mark was cut off
+    }
+    // Japanese questions end with か or a noun; a trailing particle means it was cut.
+    end == '.' || ends_on_word(q)
+}
+
+/// Whether `q` can be sent as a web search: a keyword query of at most [`SEARCH_MAX_WORDS`]
+/// words with at least one content word of [`SEARCH_MIN_LETTERS`] letters (or a CJK word), not
+/// mostly digits ("1. 1. 2. 3.", "10,") or punctuation ("**name\[\]**"), and not ending on a
+/// dangling "the" or particle.
+pub fn usable_search(q: &str) -> bool {
+    let q = q.trim();
+    if q.is_empty() || has_list_run(q) || word_count(q) > SEARCH_MAX_WORDS {
+        return false;
+    }
+    let has_word = tokens(q).iter().any(|t| match t.kind {
+        Kind::Word => t.text.chars().filter(|c| c.is_alphabetic()).count() >= SEARCH_MIN_LETTERS,
+        Kind::Han | Kind::Katakana => true,
+        Kind::Number => false,
+    });
+    if !has_word {
+        return false;
+    }
+    let all: Vec<&str> = q.unicode_words().collect();
+    let numeric = all
+        .iter()
+        .filter(|w| w.chars().next().is_some_and(is_digit))
+        .count();
+    if numeric as f64 > MAX_DIGIT_SHARE * all.len() as f64 {
+        return false;
+    }
+    let (mut punct, mut visible) = (0usize, 0usize);
+    for c in q.chars().filter(|c| !c.is_whitespace()) {
+        visible += 1;
+        punct += usize::from(!c.is_alphanumeric());
+    }
+    if punct as f64 > SEARCH_MAX_PUNCT_SHARE * visible as f64 {
+        return false;
+    }
+    ends_on_word(q)
+}
+
+/// The content words of `question` as search phrases: words that touch in the text (Japanese
+/// kanji and katakana runs) are joined without a space, numbers stay only next to words.
+pub(super) fn phrases(question: &str) -> Vec<String> {
+    let clean = without_citations(question);
+    let toks = tokens(question);
+    let mut out: Vec<String> = Vec::new();
+    let mut prev_end: Option<usize> = None;
+    for t in toks {
+        let touching = prev_end == Some(t.start)
+            && matches!(t.kind, Kind::Han | Kind::Katakana)
+            && clean[..t.start].chars().last().is_some_and(is_cjk);
+        match out.last_mut() {
+            Some(last) if touching => last.push_str(&t.text),
+            _ => {
+                if !out.contains(&t.text) {
+                    out.push(t.text)
+                }
+            }
+        }
+        prev_end = Some(t.end);
+    }
+    out
+}
+
+/// A plan built from the user's question alone, for when the model's plan is not usable: the
+/// question itself as the one research question, and up to `max_searches` keyword queries from
+/// its content words (all of them, then adjacent pairs, then the first word with each later
+/// one, then single words), each usable and distinct from the ones before
+/// (`query_similarity` below [`DUPLICATE_QUERY`]).
+pub fn fallback_plan(question: &str, max_searches: usize) -> (Vec<String>, Vec<String>) {
+    let q = question.trim();
+    let questions = if q.is_empty() {
+        Vec::new()
+    } else {
+        vec![q.to_string()]
+    };
+    let words = phrases(q);
+    let mut candidates: Vec<String> = Vec::new();
+    if !words.is_empty() {
+        candidates.push(words[..words.len().min(FALLBACK_QUERY_WORDS)].join(" "));
+    }
+    candidates.extend(words.windows(2).map(|w| w.join(" ")));
+    if let Some(first) = words.first() {
+        candidates.extend(words.iter().skip(2).map(|w| format!("{first} {w}")));
+    }
+    candidates.extend(
+        words
+            .iter()
+            .filter(|w| w.chars().count() >= 4 || w.chars().any(is_cjk))
+            .cloned(),
+    );
+    let mut searches: Vec<String> = Vec::new();
+    for c in candidates {
+        if searches.len() >= max_searches {
+            break;
+        }
+        if usable_search(&c)
+            && searches
+                .iter()
+                .all(|s| query_similarity(s, &c) < DUPLICATE_QUERY)
+        {
+            searches.push(c);
+        }
+    }
+    if searches.is_empty() && max_searches > 0 && usable_search(q) {
+        searches.push(q.to_string());
+    }
+    (questions, searches)
+}
