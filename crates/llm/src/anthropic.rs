@@ -65,6 +65,13 @@ impl AnthropicClient {
         if let Some(t) = request.temperature {
             body["temperature"] = json!(t);
         }
+        // Recent models refuse `top_p` together with `temperature`; the temperature wins.
+        if let Some(p) = request.top_p.filter(|_| request.temperature.is_none()) {
+            body["top_p"] = json!(p);
+        }
+        if !request.stop.is_empty() {
+            body["stop_sequences"] = json!(request.stop);
+        }
         if let Some(schema) = &request.schema {
             body["tools"] = json!([{
                 "name": schema.name,

@@ -56,6 +56,12 @@ impl GeminiClient {
         if let Some(n) = request.max_tokens {
             config["maxOutputTokens"] = json!(n);
         }
+        if let Some(p) = request.top_p {
+            config["topP"] = json!(p);
+        }
+        if !request.stop.is_empty() {
+            config["stopSequences"] = json!(request.stop);
+        }
         if let Some(schema) = &request.schema {
             config["responseMimeType"] = json!("application/json");
             config["responseJsonSchema"] = schema.schema.clone();

@@ -78,7 +78,7 @@ impl Default for LocalConfig {
             top_k: 40,
             top_p: 0.95,
             min_p: 0.05,
-            repeat_penalty: 1.15,
+            repeat_penalty: 1.1,
             repeat_last_n: 128,
             frequency_penalty: 0.0,
             presence_penalty: 0.0,

@@ -42,6 +42,15 @@ impl OllamaClient {
         if let Some(n) = request.max_tokens {
             options["num_predict"] = json!(n);
         }
+        if let Some(p) = request.top_p {
+            options["top_p"] = json!(p);
+        }
+        if !request.stop.is_empty() {
+            options["stop"] = json!(request.stop);
+        }
+        if let Some(r) = request.repeat_penalty {
+            options["repeat_penalty"] = json!(r);
+        }
         let mut body = json!({"model": self.model, "messages": request.messages, "stream": stream, "options": options});
         if let Some(schema) = &request.schema {
             body["format"] = schema.schema.clone();

@@ -63,6 +63,13 @@ impl OpenAiClient {
         if let Some(n) = request.max_tokens {
             body["max_tokens"] = json!(n);
         }
+        if let Some(p) = request.top_p {
+            body["top_p"] = json!(p);
+        }
+        if !request.stop.is_empty() {
+            body["stop"] = json!(request.stop);
+        }
+        // `repeat_penalty` has no equivalent here: `frequency_penalty` is additive per occurrence.
         if stream {
             body["stream_options"] = json!({"include_usage": true});
         }

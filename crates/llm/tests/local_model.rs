@@ -27,7 +27,7 @@ fn model_path() -> Option<PathBuf> {
 
 fn model() -> Option<Arc<dyn LlmClient>> {
     let path = model_path();
-    let Some(path) = path else { return None };
+    let path = path?;
     Some(
         connect(
             &format!("local:{}", path.display()),
@@ -150,20 +150,33 @@ gives the direction of food relative to the sun.\n[2] The duration of the waggle
 distance to the food source.\n[3] Bees also use pheromones, such as the queen's mandibular \
 pheromone, to regulate colony behaviour.";
 
-/// Asks for a ~200-word paragraph, as the report writer does.
-async fn paragraph(config: LocalConfig, topic: &str, temperature: f32) -> (String, f64) {
+/// Asks for a paragraph of about `max_tokens / 2` words (a report when that is long).
+async fn paragraph(
+    config: LocalConfig,
+    topic: &str,
+    temperature: f32,
+    max_tokens: u32,
+) -> (String, f64) {
     let path = model_path().unwrap();
     let model = LocalLlm::open(&path, config).unwrap();
     let user = if topic == "grounded" {
         GROUNDED.to_string()
     } else {
-        format!("Write a paragraph of about 200 words on {topic}.")
+        format!(
+            "Write {} of about {} words on {topic}.",
+            if max_tokens > 600 {
+                "a report"
+            } else {
+                "a paragraph"
+            },
+            max_tokens / 2
+        )
     };
     let mut request = ChatRequest::new(vec![
         Message::system("You are a research assistant who writes clear, factual prose."),
         Message::user(user),
     ]);
-    request.max_tokens = Some(400);
+    request.max_tokens = Some(max_tokens);
     request.temperature = Some(temperature);
     let answer = model.complete(&request, None).await.unwrap();
     let ratio = distinct_4gram_ratio(&answer.text);
@@ -184,7 +197,7 @@ async fn samples_sensibly() {
     if model_path().is_none() {
         return;
     }
-    let (text, ratio) = paragraph(LocalConfig::default(), PARAGRAPH_TOPICS[0], 0.3).await;
+    let (text, ratio) = paragraph(LocalConfig::default(), PARAGRAPH_TOPICS[0], 0.3, 400).await;
     eprintln!("distinct 4-grams {ratio:.3}: {text}");
     assert!(text.split_whitespace().count() >= 60, "{text}");
     assert!(ratio > 0.6, "distinct 4-gram ratio {ratio:.3}: {text}");
@@ -193,7 +206,8 @@ async fn samples_sensibly() {
 /// Prints the distinct-4-gram ratio of paragraphs on several topics with the old sampling and
 /// the defaults (the loop guard off in both, to measure the sampling alone). Run with
 /// `cargo test -p research-llm --test local_model -- --ignored --nocapture measure_sampling`;
-/// RS_SAMPLING_SWEEP=1 also tries other settings.
+/// RS_SAMPLING_CONFIGS (names from the list below, comma-separated), RS_SAMPLING_TEMPERATURES and
+/// RS_SAMPLING_MAX_TOKENS change what is measured.
 #[tokio::test]
 #[ignore = "a measurement, not a check: prints numbers"]
 async fn measure_sampling() {
@@ -204,24 +218,31 @@ async fn measure_sampling() {
         loop_repeats: 0,
         ..LocalConfig::default()
     };
-    let mut configs = vec![("old", old_sampling()), ("new", new.clone())];
-    if std::env::var_os("RS_SAMPLING_SWEEP").is_some() {
-        let with = |repeat_penalty: f32, dry_multiplier: f32| LocalConfig {
-            repeat_penalty,
-            dry_multiplier,
-            ..new.clone()
-        };
-        configs = vec![
-            ("rp1.05", with(1.05, 0.0)),
-            ("rp1.1", with(1.1, 0.0)),
-            ("rp1.15", with(1.15, 0.0)),
-            ("dry0.8", with(1.0, 0.8)),
-            ("rp1.05+dry0.8", with(1.05, 0.8)),
-            ("rp1.1+dry0.8", with(1.1, 0.8)),
-            ("rp1.1+dry0.5", with(1.1, 0.5)),
-            ("rp1.15+dry0.8", with(1.15, 0.8)),
-        ];
-    }
+    let with = |repeat_penalty: f32, dry_multiplier: f32| LocalConfig {
+        repeat_penalty,
+        dry_multiplier,
+        ..new.clone()
+    };
+    let all = [
+        ("old", old_sampling()),
+        ("new", new.clone()),
+        ("rp1.05", with(1.05, 0.0)),
+        ("rp1.1", with(1.1, 0.0)),
+        ("rp1.15", with(1.15, 0.0)),
+        ("dry0.8", with(1.0, 0.8)),
+        ("rp1.05+dry0.8", with(1.05, 0.8)),
+        ("rp1.1+dry0.8", with(1.1, 0.8)),
+        ("rp1.1+dry0.5", with(1.1, 0.5)),
+        ("rp1.15+dry0.8", with(1.15, 0.8)),
+    ];
+    let wanted = std::env::var("RS_SAMPLING_CONFIGS").unwrap_or_else(|_| "old,new".into());
+    let configs: Vec<_> = all
+        .into_iter()
+        .filter(|(name, _)| wanted.split(',').any(|w| w == *name))
+        .collect();
+    let max_tokens: u32 = std::env::var("RS_SAMPLING_MAX_TOKENS")
+        .map(|n| n.parse().unwrap())
+        .unwrap_or(400);
     let temperatures: Vec<f32> = std::env::var("RS_SAMPLING_TEMPERATURES")
         .unwrap_or_else(|_| "0,0.3,0.7".into())
         .split(',')
@@ -231,7 +252,7 @@ async fn measure_sampling() {
         for (name, config) in &configs {
             let (mut ratios, mut words) = (Vec::new(), 0);
             for topic in PARAGRAPH_TOPICS.into_iter().chain(["grounded"]) {
-                let (text, ratio) = paragraph(config.clone(), topic, temperature).await;
+                let (text, ratio) = paragraph(config.clone(), topic, temperature, max_tokens).await;
                 let count = text.split_whitespace().count();
                 let cites = text.matches("[1]").count()
                     + text.matches("[2]").count()
@@ -251,5 +272,49 @@ async fn measure_sampling() {
                     .join(", ")
             );
         }
+    }
+}
+
+/// Prints how often grammar-constrained answers parse on the first try with the old sampling
+/// and the defaults (loop guard on, as in use). Run like `measure_sampling`.
+#[tokio::test]
+#[ignore = "a measurement, not a check: prints numbers"]
+async fn measure_structured() {
+    let Some(path) = model_path() else { return };
+    let subjects = [
+        "how honey bees communicate",
+        "the causes of the French Revolution",
+        "how vaccines train the immune system",
+        "the history of the printing press",
+    ];
+    let temperatures: Vec<f32> = std::env::var("RS_SAMPLING_TEMPERATURES")
+        .unwrap_or_else(|_| "0,0.3,0.7".into())
+        .split(',')
+        .map(|t| t.parse().unwrap())
+        .collect();
+    for (name, config) in [("old", old_sampling()), ("new", LocalConfig::default())] {
+        let model = LocalLlm::open(&path, config).unwrap();
+        let (mut first, mut second, mut failed, mut total) = (0, 0, 0, 0);
+        for &temperature in &temperatures {
+            for subject in subjects {
+                let mut request = ChatRequest::new(vec![Message::user(format!(
+                    "Plan research on {subject}: give the topic and up to three research questions."
+                ))]);
+                request.max_tokens = Some(256);
+                request.temperature = Some(temperature);
+                total += 1;
+                match generate::<Outline>(&model, request, None).await {
+                    Ok(out) if out.calls == 1 => first += 1,
+                    Ok(_) => second += 1,
+                    Err(e) => {
+                        failed += 1;
+                        eprintln!("--- {name} t={temperature} {subject}: {e}");
+                    }
+                }
+            }
+        }
+        eprintln!(
+            "=== {name}: {first}/{total} parsed on the first try, {second} on the second, {failed} failed"
+        );
     }
 }
