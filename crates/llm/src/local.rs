@@ -22,9 +22,12 @@ use crate::{ChatRequest, ChatResponse, LlmClient, LlmError, Role, TokenSink, Usa
 
 /// Settings of the built-in model.
 ///
-/// The sampling defaults were measured on SmolLM2-135M-Instruct (see `samples_sensibly` in
-/// `tests/local_model.rs`): without repetition penalties a small model loops one phrase for the
-/// whole answer. A request's `temperature`, `top_p` and `repeat_penalty` override these.
+/// The sampling defaults were measured on SmolLM2-135M-Instruct (`measure_sampling` and
+/// `measure_structured` in `tests/local_model.rs`): without repetition penalties a small model
+/// loops one phrase for the whole answer (distinct word 4-grams 0.18 in a 1,500-token report at
+/// temperature 0.3); with repetition penalty 1.1 over 128 tokens and DRY 0.8 the same reports
+/// score 0.97–1.0, and grammar-constrained JSON still parses. A request's `temperature`, `top_p`
+/// and `repeat_penalty` override these.
 #[derive(Debug, Clone)]
 pub struct LocalConfig {
     /// Context window in tokens (prompt and answer together).
@@ -37,7 +40,7 @@ pub struct LocalConfig {
     pub seed: u32,
     /// Temperature when the request sets none (0 = always the most likely token).
     pub temperature: f32,
-    /// Sample only from the this many most likely tokens (0 = no limit).
+    /// Sample only from this many most likely tokens (0 = no limit).
     pub top_k: i32,
     /// Nucleus sampling when the request sets none (1 = off).
     pub top_p: f32,
@@ -192,14 +195,18 @@ fn sampler_chain(
             })?;
         samplers.push(LlamaSampler::grammar(model, &grammar, "root").map_err(|e| bad(path, e))?);
     }
-    let repeat = request.repeat_penalty.unwrap_or(config.repeat_penalty);
+    // llama.cpp wants a positive penalty; a request's nonsense value falls back to the default.
+    let repeat = request
+        .repeat_penalty
+        .filter(|r| r.is_finite() && *r > 0.0)
+        .unwrap_or(config.repeat_penalty);
     if config.repeat_last_n > 0
         && (repeat != 1.0 || config.frequency_penalty != 0.0 || config.presence_penalty != 0.0)
     {
         samplers.push(LlamaSampler::penalties(
             model.n_vocab(),
             config.repeat_last_n,
-            repeat.max(f32::MIN_POSITIVE),
+            repeat,
             config.frequency_penalty,
             config.presence_penalty,
         ));

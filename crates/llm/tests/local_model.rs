@@ -60,6 +60,51 @@ async fn answers_and_streams() {
     assert!(answer.usage.completion_tokens <= 48);
 }
 
+#[tokio::test]
+async fn a_stop_string_ends_the_answer_and_is_not_streamed() {
+    let Some(model) = model() else { return };
+    let mut request = ChatRequest::new(vec![Message::user("List five fruits, one per line.")]);
+    request.max_tokens = Some(96);
+    request.temperature = Some(0.0);
+    request.stop = vec!["\n".into()];
+    let streamed = Arc::new(Mutex::new(String::new()));
+    let sink = {
+        let streamed = streamed.clone();
+        move |t: &str| streamed.lock().unwrap().push_str(t)
+    };
+    let answer = model.complete(&request, Some(&sink)).await.unwrap();
+    assert!(!answer.text.contains('\n'), "{:?}", answer.text);
+    assert_eq!(*streamed.lock().unwrap(), answer.text);
+    assert!(answer.usage.completion_tokens < 96, "{:?}", answer.text);
+}
+
+/// With the penalties off the model loops on this ("The truth is that facts are facts." until
+/// the 400-token limit); the guard ends the answer after a few repeats.
+#[tokio::test]
+async fn a_looping_answer_is_cut_short() {
+    let Some(path) = model_path() else { return };
+    let model = LocalLlm::open(
+        &path,
+        LocalConfig {
+            loop_repeats: 4,
+            ..old_sampling()
+        },
+    )
+    .unwrap();
+    let mut request = ChatRequest::new(vec![Message::user(
+        "Write a very long essay about the fact that the fact is that facts are facts.",
+    )]);
+    request.max_tokens = Some(400);
+    request.temperature = Some(0.0);
+    let answer = model.complete(&request, None).await.unwrap();
+    assert!(
+        answer.usage.completion_tokens < 150,
+        "{} tokens: {}",
+        answer.usage.completion_tokens,
+        answer.text
+    );
+}
+
 /// Kept small and bounded: a 135M model writes valid JSON under a grammar, but only briefly.
 #[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
 struct Outline {
