@@ -230,14 +230,23 @@ impl Studio {
     }
 
     /// The pipeline a research thread runs on (the one it started with).
-    fn pipeline_of(&self, thread: &ThreadId) -> Result<Arc<dyn Pipeline>, ApiError> {
+    /// What is saved with a research thread, read once: the pipeline it started on (it resumes
+    /// on the same one) and how it runs.
+    fn research_run(&self, thread: &ThreadId) -> Result<(Arc<dyn Pipeline>, SavedRun), ApiError> {
         let record = self.record(thread)?;
-        self.registry.get(&record.graph).ok_or_else(|| {
+        let pipeline = self.registry.get(&record.graph).ok_or_else(|| {
             ApiError::new(
                 ErrorCode::InvalidInput,
                 format!("run {thread} is a {} run, not a research run", record.graph),
             )
-        })
+        })?;
+        let saved = serde_json::from_value(record.config).map_err(|e| {
+            ApiError::new(
+                ErrorCode::Storage,
+                format!("the saved configuration of run {thread} is unreadable: {e}"),
+            )
+        })?;
+        Ok((pipeline, saved))
     }
 
     /// Registers a new research thread of `saved.session_id` on `pipeline`.
@@ -292,8 +301,8 @@ impl Studio {
                     format!("session {session_id} has no runs"),
                 )
             })?;
-        let previous = self.saved_run(&last)?;
-        let pipeline = self.pipeline_of(&last)?.info().name;
+        let (pipeline, previous) = self.research_run(&last)?;
+        let pipeline = pipeline.info().name;
         let reports = sessions.reports(session_id)?;
         // The last three turns: each question with the summary of its latest report (as its
         // pipeline gave it; reports saved before summaries were kept are summarised now).
@@ -320,24 +329,12 @@ impl Studio {
         self.register_run(&sessions, &pipeline, &saved)
     }
 
-    fn saved_run(&self, thread: &ThreadId) -> Result<SavedRun, ApiError> {
-        self.pipeline_of(thread)?;
-        let record = self.record(thread)?;
-        serde_json::from_value(record.config).map_err(|e| {
-            ApiError::new(
-                ErrorCode::Storage,
-                format!("the saved configuration of run {thread} is unreadable: {e}"),
-            )
-        })
-    }
-
     /// The question a research thread waits on, if any.
     pub async fn research_question(
         &self,
         thread: &ThreadId,
     ) -> Result<Option<PendingQuestion>, ApiError> {
-        let saved = self.saved_run(thread)?;
-        let pipeline = self.pipeline_of(thread)?;
+        let (pipeline, saved) = self.research_run(thread)?;
         let interrupts = pipeline
             .waiting_on(&saved.config, self.cp(), thread)
             .await?;
@@ -346,8 +343,8 @@ impl Studio {
 
     /// The outline of the pipeline `thread` runs, for its configuration.
     pub fn run_outline(&self, thread: &ThreadId) -> Result<crate::GraphOutline, ApiError> {
-        let saved = self.saved_run(thread)?;
-        self.outline(&self.pipeline_of(thread)?.info().name, &saved.config)
+        let (pipeline, saved) = self.research_run(thread)?;
+        self.outline(&pipeline.info().name, &saved.config)
     }
 
     /// Whether `thread` is a research run (of any registered pipeline).
@@ -362,7 +359,7 @@ impl Studio {
         thread: &ThreadId,
         models: research_llm::ModelRouting,
     ) -> Result<(), ApiError> {
-        let mut saved = self.saved_run(thread)?;
+        let (_, mut saved) = self.research_run(thread)?;
         for model in models.models() {
             model
                 .parse::<research_llm::ModelSpec>()
@@ -388,8 +385,7 @@ impl Studio {
         events: Option<Arc<dyn EventSink>>,
         cancel: CancellationToken,
     ) -> Result<ResearchOutcome, ApiError> {
-        let saved = self.saved_run(thread)?;
-        let pipeline = self.pipeline_of(thread)?;
+        let (pipeline, saved) = self.research_run(thread)?;
         let sessions = self.sessions()?;
         let env = self.research_env(thread, &saved, keys_store, &sessions, events.clone())?;
         let sink: Arc<dyn EventSink> = Arc::new(AuditSink {
