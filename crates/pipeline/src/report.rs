@@ -206,10 +206,18 @@ pub fn date(ms: i64) -> String {
 
 /// The findings section: every evidence item given to the writer, with its verbatim quote.
 pub(crate) fn findings_section(language: &str, evidence: &[Evidence]) -> String {
+    if evidence.is_empty() {
+        return String::new();
+    }
     let h = headings(language);
     let mut out = format!("## {}\n\n", h.findings);
     for e in evidence {
         let quote = e.quote.replace('\n', " ");
+        if e.fact.trim() == e.quote.trim() {
+            // The fact is its quote (a small model's fact was replaced by it): say it once.
+            out.push_str(&format!("- \"{}\" [{}]\n", quote.trim(), e.source_id));
+            continue;
+        }
         out.push_str(&format!(
             "- {} [{}]\n  > \"{}\"\n",
             e.fact.trim(),
@@ -263,8 +271,11 @@ pub(crate) fn assemble(
         report.push_str(body);
         report.push_str("\n\n");
     }
-    report.push_str(&findings_section(state.language, evidence));
-    report.push('\n');
+    let findings = findings_section(state.language, evidence);
+    if !findings.is_empty() {
+        report.push_str(&findings);
+        report.push('\n');
+    }
     if !caveats.is_empty() {
         report.push_str(&format!("## {}\n\n", h.caveats));
         for c in caveats {

@@ -290,12 +290,14 @@ pub async fn write(
         });
     }
     let evidence = writer_evidence(input.facts.claims, input.facts.evidence);
+    let degenerate =
+        |body: &str| guard::degenerate_within(body, MAX_BODY_WORDS).map(|d| d.to_string());
     let mut body = write_body(ctx, input, &evidence, revision, false).await?;
-    let mut rejected = guard::degenerate_within(&body, MAX_BODY_WORDS).map(|d| d.to_string());
+    let mut rejected = degenerate(&body);
     if rejected.is_some() {
         // Once more, cooler and with stronger repetition control, before giving up on prose.
         body = write_body(ctx, input, &evidence, revision, true).await?;
-        rejected = guard::degenerate_within(&body, MAX_BODY_WORDS).map(|d| d.to_string());
+        rejected = degenerate(&body);
     }
     let mut audited = audit::audit(&body, input.facts.evidence);
     let removed = audited
@@ -319,12 +321,14 @@ pub async fn write(
             input.facts.evidence,
         );
     }
+    // The extractive body already quotes and cites every passage: no findings list after it.
+    let findings: &[Evidence] = if extractive { &[] } else { &evidence };
     let mut entries = audited.entries;
-    entries.extend(audit::audit_findings(&evidence));
+    entries.extend(audit::audit_findings(findings));
     let mut report = report::assemble(
         &input.facts,
         &audited.body,
-        &evidence,
+        findings,
         &caveats(&input.facts, ctx.config.config.min_coverage),
         ctx.clock.now_ms(),
         ctx.config.models.meter().totals().calls,
