@@ -316,8 +316,11 @@ pub async fn write(
     }
     let extractive = rejected.is_some();
     if extractive {
+        // Every passage read (spread over the sources), not only the writer's share: the
+        // passages are the report now.
+        let passages = spread(input.facts.evidence, 20);
         audited = audit::audit(
-            &extractive_body(&input.facts, &evidence),
+            &extractive_body(&input.facts, &passages),
             input.facts.evidence,
         );
     }
