@@ -133,3 +133,107 @@ Rust was invented on the moon in 1850 by 7 astronauts [1].\n";
     assert!(!moon.evidence.is_empty() || moon.status == AuditStatus::Removed);
     assert!(report.contains("Cited sentences checked against the evidence"));
 }
+
+#[tokio::test]
+async fn the_audit_puts_verified_sentences_to_the_fast_model_and_a_no_lowers_them() {
+    let mut answers = script(DETAILED);
+    answers.retain(|a| a.purpose.as_deref() != Some("verify"));
+    // The verification step's call, then the audit's: it does not find the first sentence.
+    answers.push(answer(
+        "verify",
+        json!({"verdicts": (1..=20).map(|i| json!({"claim": i, "supported": true})).collect::<Vec<_>>()}),
+    ));
+    answers.push(answer(
+        "verify",
+        json!({"verdicts": (1..=20).map(|i| json!({"claim": i, "supported": i != 1})).collect::<Vec<_>>()}),
+    ));
+    let run = run_script(config(Mode::Single, Structure::Detailed), answers).await;
+    let audit_calls: Vec<_> = run
+        .meter
+        .calls()
+        .into_iter()
+        .filter(|c| c.purpose == "verify" && c.node == "write_report")
+        .collect();
+    assert_eq!(audit_calls.len(), 1, "one batched call for the audit");
+    let first = run
+        .state
+        .audit
+        .iter()
+        .find(|a| a.check.contains("the model"))
+        .expect("the model's verdict is recorded");
+    let lowered: Vec<_> = run
+        .state
+        .audit
+        .iter()
+        .filter(|a| a.check.starts_with("the model does not find it"))
+        .collect();
+    assert_eq!(lowered.len(), 1, "{:#?}", run.state.audit);
+    assert_eq!(lowered[0].status, AuditStatus::Partly);
+    assert!(first.status != AuditStatus::Verified || first.check.contains("the model agrees"));
+    // Nothing the words check failed was raised by a yes.
+    for a in &run.state.audit {
+        if a.status == AuditStatus::Verified && !a.check.contains("its quote") {
+            assert!(a.check.contains("the model agrees"), "{a:?}");
+        }
+    }
+    assert_grounded(&run);
+}
+
+#[tokio::test]
+async fn a_failed_audit_call_leaves_the_words_check_and_says_so() {
+    let mut answers = script(DETAILED);
+    answers.retain(|a| a.purpose.as_deref() != Some("verify"));
+    answers.push(answer(
+        "verify",
+        json!({"verdicts": (1..=20).map(|i| json!({"claim": i, "supported": true})).collect::<Vec<_>>()}),
+    ));
+    // The audit's call gets prose, not the JSON asked for.
+    answers.push(ScriptedAnswer {
+        purpose: Some("verify".into()),
+        contains: None,
+        text: Some("All of them are supported, I think.".into()),
+        json: None,
+        delay_ms: None,
+    });
+    let run = run_script(config(Mode::Single, Structure::Detailed), answers).await;
+    assert!(run
+        .state
+        .audit
+        .iter()
+        .any(|a| a.check.contains("the model's check was unavailable")));
+    assert!(!run.state.report.is_empty());
+    assert!(run
+        .state
+        .warnings
+        .iter()
+        .any(|w| w.message.contains("verify")));
+}
+
+#[tokio::test]
+async fn a_search_about_nothing_asked_is_not_run() {
+    let mut answers = script(DETAILED);
+    replace(
+        &mut answers,
+        "plan",
+        json!({"questions": ["How does Rust manage memory?"], "aspects": [],
+               "searches": ["assistant", "rust ownership memory", "json"]}),
+    );
+    replace(
+        &mut answers,
+        "gaps",
+        json!({"coverage": [{"question": 1, "status": "partial"}],
+               "gaps": ["borrowing rules"], "new_searches": ["assistant response", "borrowing rules"]}),
+    );
+    let run = run_script(config(Mode::Single, Structure::Detailed), answers).await;
+    let done = &run.state.searches_done;
+    assert!(
+        done.iter().any(|s| s == "rust ownership memory"),
+        "{done:?}"
+    );
+    assert!(
+        !done.iter().any(|s| s.contains("assistant") || s == "json"),
+        "{done:?}"
+    );
+    // The dropped ones are replaced by searches from the question's own words.
+    assert!(run.state.plan.searches.len() >= 2, "{:?}", run.state.plan);
+}

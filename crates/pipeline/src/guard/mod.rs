@@ -79,7 +79,7 @@ pub const REPEAT_MIN_WORDS: usize = 4;
 pub const RUNAWAY_FACTOR: usize = 2;
 
 /// A research question needs this many content words (in languages written with spaces)…
-pub const QUESTION_MIN_WORDS: usize = 3;
+pub const QUESTION_MIN_WORDS: usize = 2;
 
 /// …or this many CJK characters (Japanese has no spaces; "量子暗号" is already a topic).
 pub const QUESTION_MIN_CJK: usize = 4;

@@ -149,6 +149,15 @@ pub fn usable_search(q: &str) -> bool {
     ends_on_word(q)
 }
 
+/// Whether search `q` is about the research: it shares a content word with the question, a
+/// research question or an aspect. A small model's plan can hold a lone word from its own
+/// prompt ("assistant", "json") that is a fine query about nothing the user asked.
+pub fn on_topic(q: &str, context: &[&str]) -> bool {
+    let words: std::collections::BTreeSet<String> =
+        context.iter().flat_map(|c| content_words(c)).collect();
+    content_words(q).iter().any(|w| words.contains(w))
+}
+
 /// The content words of `question` as search phrases: words that touch in the text (Japanese
 /// kanji and katakana runs) are joined without a space, numbers stay only next to words.
 pub(super) fn phrases(question: &str) -> Vec<String> {

@@ -1,18 +1,24 @@
 //! The report audit, shared by every pipeline: after the writer, each sentence of the report
-//! that cites sources is checked against the evidence of the sources it cites — deterministic
-//! checks a model cannot talk its way past (content words shared with a quote, every number and
-//! date present). A sentence that fails is rewritten once from its best evidence, else removed;
-//! a findings line is verified against its own quote. Every audited sentence is kept with its
-//! status, so the report can say how many of its cited sentences hold and a checker can verify
-//! the audit independently.
+//! that cites sources is checked against the evidence of the sources it cites — first by
+//! deterministic checks a model cannot talk its way past (content words shared with a quote,
+//! every number and date present), then by the fast model in batches, which can only lower a
+//! verdict. A sentence that fails is rewritten once from its best evidence, else removed, or
+//! kept with ⚠ and the reason when the next sentence leans on it; an uncited claim is cited
+//! when evidence supports it and treated like a failing one otherwise. Every audited sentence
+//! is kept with its status and the check that decided, so the report can say how many of its
+//! cited sentences hold and a checker can verify the audit independently.
 
 use std::collections::BTreeSet;
 
 use serde::{Deserialize, Serialize};
 use unicode_segmentation::UnicodeSegmentation;
 
+use research_graph::NodeError;
+
+use super::verify::model_verdicts;
+use crate::ask::{warn, Ctx};
 use crate::guard;
-use crate::records::Evidence;
+use crate::records::{Claim, Evidence, Warning};
 use crate::report::cited_ids;
 
 /// What the audit decided about a sentence.
@@ -90,75 +96,172 @@ fn without_markers(sentence: &str) -> String {
     out
 }
 
-/// Audits every sentence of `body` that carries a citation marker against `evidence`.
+/// A sentence of the body as the first pass left it.
+enum Piece {
+    /// Not a claim (framing, a heading's line break): kept as it is.
+    Text(String),
+    /// An audited claim: its text as the report would have it, and whether it stays.
+    Claim {
+        text: String,
+        entry: AuditEntry,
+        kept: bool,
+    },
+}
+
+/// A line of the body: passed through (headings, quotations, code) or cut into pieces.
+struct Line {
+    raw: String,
+    heading: bool,
+    pieces: Option<Vec<Piece>>,
+}
+
+/// Words that open a sentence leaning on the one before: removing that one would leave this
+/// one pointing at nothing.
+const BACK_REFERENCES: &[&str] = &[
+    "this",
+    "these",
+    "that",
+    "those",
+    "it",
+    "its",
+    "they",
+    "their",
+    "such",
+    "both",
+    "he",
+    "she",
+    "thus",
+    "therefore",
+    "hence",
+    "however",
+    "also",
+    "この",
+    "その",
+    "これ",
+    "それ",
+    "また",
+];
+
+fn leans_on_previous(sentence: &str) -> bool {
+    let first = sentence
+        .split_word_bounds()
+        .find(|w| w.chars().any(char::is_alphanumeric))
+        .unwrap_or("")
+        .to_lowercase();
+    BACK_REFERENCES.iter().any(|w| {
+        if w.is_ascii() {
+            first == *w
+        } else {
+            sentence.trim_start().starts_with(w)
+        }
+    })
+}
+
+/// The sentence with a visible mark and the reason it is kept unverified.
+fn flag(text: &str, entry: &AuditEntry) -> String {
+    let body = text.trim_end();
+    let trailing = &text[body.len()..];
+    let why = entry
+        .check
+        .strip_prefix("not supported: ")
+        .unwrap_or(&entry.check);
+    format!("{body} ⚠ *(unverified: {why})*{trailing}")
+}
+
+/// Audits every sentence of `body` that carries a citation marker against `evidence` (the
+/// deterministic checks; [`confirm`] adds the model's). A failing sentence is rewritten from
+/// its evidence, else removed — or kept with ⚠ and the reason when the next sentence leans on
+/// it. A heading whose section loses every sentence goes too.
 pub fn audit(body: &str, evidence: &[Evidence]) -> Audited {
-    let mut out = String::new();
-    let mut entries = Vec::new();
-    for line in body.split_inclusive('\n') {
-        let trimmed = line.trim_start();
-        // Headings, quotations and code are not claims of the writer's own.
-        if trimmed.starts_with('#') || trimmed.starts_with('>') || trimmed.starts_with("```") {
-            out.push_str(line);
+    let mut lines: Vec<Line> = body
+        .split_inclusive('\n')
+        .map(|l| audit_line(l, evidence))
+        .collect();
+    keep_what_the_text_needs(&mut lines);
+    render(lines)
+}
+
+fn audit_line(line: &str, evidence: &[Evidence]) -> Line {
+    let trimmed = line.trim_start();
+    // Headings, quotations and code are not claims of the writer's own.
+    if trimmed.starts_with('#') || trimmed.starts_with('>') || trimmed.starts_with("```") {
+        return Line {
+            raw: line.to_string(),
+            heading: trimmed.starts_with('#'),
+            pieces: None,
+        };
+    }
+    let mut pieces = Vec::new();
+    for sentence in line.split_sentence_bounds() {
+        let sources = cited_ids(sentence);
+        if sources.is_empty() {
+            pieces.push(match audit_uncited(sentence, evidence) {
+                Uncited::Framing => Piece::Text(sentence.to_string()),
+                Uncited::Cited(text, entry) => Piece::Claim {
+                    text,
+                    entry,
+                    kept: true,
+                },
+                Uncited::Removed(entry) => Piece::Claim {
+                    text: sentence.to_string(),
+                    entry,
+                    kept: false,
+                },
+            });
             continue;
         }
-        let mut kept_line = String::new();
-        for sentence in line.split_sentence_bounds() {
-            let sources = cited_ids(sentence);
-            if sources.is_empty() {
-                match audit_uncited(sentence, evidence) {
-                    Uncited::Framing => kept_line.push_str(sentence),
-                    Uncited::Cited(cited, entry) => {
-                        kept_line.push_str(&cited);
-                        entries.push(entry);
-                    }
-                    Uncited::Removed(entry) => entries.push(entry),
-                }
-                continue;
-            }
-            let text = sentence.trim();
-            let claim = without_markers(text);
-            let cited: Vec<u32> = sources.iter().copied().collect();
-            let Some((best, support)) = best_evidence(&claim, &sources, evidence) else {
-                // It cites sources with no evidence at all: nothing can back it.
-                entries.push(AuditEntry {
-                    sentence: text.to_string(),
-                    sources: cited,
-                    status: AuditStatus::Removed,
-                    evidence: Vec::new(),
-                    check: "no evidence from the sources it cites".into(),
-                });
-                continue;
-            };
-            if support.supported {
-                entries.push(AuditEntry {
-                    sentence: text.to_string(),
-                    sources: cited,
-                    status: AuditStatus::Verified,
-                    evidence: vec![best.id],
-                    check: support.reason,
-                });
-                kept_line.push_str(sentence);
-            } else if support.numbers_ok && support.overlap >= PARTLY_OVERLAP {
-                entries.push(AuditEntry {
-                    sentence: text.to_string(),
-                    sources: cited,
-                    status: AuditStatus::Partly,
-                    evidence: vec![best.id],
-                    check: support.reason,
-                });
-                kept_line.push_str(sentence);
-            } else if guard::fact_matches_quote(&best.fact, &best.quote)
-                && guard::degenerate(&best.fact).is_none()
-            {
-                // Rewritten from the evidence: its fact, which its quote bears out.
-                let rewritten = format!(
-                    "{} [{}].",
-                    best.fact.trim().trim_end_matches('.'),
-                    best.source_id
-                );
-                let trailing = &sentence[sentence.trim_end().len()..];
-                entries.push(AuditEntry {
-                    sentence: rewritten.clone(),
+        let text = sentence.trim();
+        let claim = without_markers(text);
+        let cited: Vec<u32> = sources.iter().copied().collect();
+        let entry = |status, evidence: Vec<u32>, check: String| AuditEntry {
+            sentence: text.to_string(),
+            sources: cited.clone(),
+            status,
+            evidence,
+            check,
+        };
+        let Some((best, support)) = best_evidence(&claim, &sources, evidence) else {
+            // It cites sources with no evidence at all: nothing can back it.
+            pieces.push(Piece::Claim {
+                text: sentence.to_string(),
+                entry: entry(
+                    AuditStatus::Removed,
+                    Vec::new(),
+                    "no evidence from the sources it cites".into(),
+                ),
+                kept: false,
+            });
+            continue;
+        };
+        if support.supported {
+            pieces.push(Piece::Claim {
+                text: sentence.to_string(),
+                entry: entry(AuditStatus::Verified, vec![best.id], support.reason),
+                kept: true,
+            });
+        } else if support.numbers_ok && support.overlap >= PARTLY_OVERLAP {
+            pieces.push(Piece::Claim {
+                text: sentence.to_string(),
+                entry: entry(AuditStatus::Partly, vec![best.id], support.reason),
+                kept: true,
+            });
+        } else if guard::fact_matches_quote(&best.fact, &best.quote)
+            && guard::degenerate(&best.fact).is_none()
+        {
+            // Rewritten from the evidence: its fact, which its quote bears out.
+            let rewritten = format!(
+                "{} [{}].",
+                best.fact.trim().trim_end_matches('.'),
+                best.source_id
+            );
+            let trailing = &sentence[sentence.trim_end().len()..];
+            pieces.push(Piece::Claim {
+                text: format!(
+                    "{rewritten}{}",
+                    if trailing.is_empty() { " " } else { trailing }
+                ),
+                entry: AuditEntry {
+                    sentence: rewritten,
                     sources: vec![best.source_id],
                     status: AuditStatus::Rewritten,
                     evidence: vec![best.id],
@@ -166,31 +269,115 @@ pub fn audit(body: &str, evidence: &[Evidence]) -> Audited {
                         "rewritten from its evidence; the writer's sentence was {}",
                         support.reason
                     ),
-                });
-                kept_line.push_str(&rewritten);
-                kept_line.push_str(if trailing.is_empty() { " " } else { trailing });
-            } else {
-                entries.push(AuditEntry {
-                    sentence: text.to_string(),
-                    sources: cited,
-                    status: AuditStatus::Removed,
-                    evidence: vec![best.id],
-                    check: support.reason,
-                });
+                },
+                kept: true,
+            });
+        } else {
+            pieces.push(Piece::Claim {
+                text: sentence.to_string(),
+                entry: entry(AuditStatus::Removed, vec![best.id], support.reason),
+                kept: false,
+            });
+        }
+    }
+    Line {
+        raw: line.to_string(),
+        heading: false,
+        pieces: Some(pieces),
+    }
+}
+
+/// A removed sentence the next kept sentence leans on ("This…", "They…") stays, flagged:
+/// taking it out would leave the next one pointing at nothing.
+fn keep_what_the_text_needs(lines: &mut [Line]) {
+    // (line, piece) of every sentence in reading order, a heading ending the run of text.
+    let mut order: Vec<Option<(usize, usize)>> = Vec::new();
+    for (l, line) in lines.iter().enumerate() {
+        match &line.pieces {
+            None if line.heading => order.push(None),
+            None => {}
+            Some(pieces) => {
+                for (p, piece) in pieces.iter().enumerate() {
+                    let blank = matches!(piece, Piece::Text(t) if t.trim().is_empty());
+                    if !blank {
+                        order.push(Some((l, p)));
+                    }
+                }
+            }
+        }
+    }
+    for pair in order.windows(2) {
+        let (Some((l, p)), Some((nl, np))) = (pair[0], pair[1]) else {
+            continue;
+        };
+        let next_leans = match &lines[nl].pieces.as_ref().expect("a text line")[np] {
+            Piece::Claim { text, kept, .. } => *kept && leans_on_previous(text),
+            Piece::Text(text) => leans_on_previous(text),
+        };
+        if !next_leans {
+            continue;
+        }
+        if let Piece::Claim { text, entry, kept } =
+            &mut lines[l].pieces.as_mut().expect("a text line")[p]
+        {
+            if !*kept {
+                entry.status = AuditStatus::Flagged;
+                *text = flag(text, entry);
+                *kept = true;
+            }
+        }
+    }
+}
+
+fn render(lines: Vec<Line>) -> Audited {
+    let mut out: Vec<(bool, String)> = Vec::new();
+    let mut entries = Vec::new();
+    for line in lines {
+        let Some(pieces) = line.pieces else {
+            out.push((line.heading, line.raw));
+            continue;
+        };
+        let mut kept_line = String::new();
+        for piece in pieces {
+            match piece {
+                Piece::Text(text) => kept_line.push_str(&text),
+                Piece::Claim { text, entry, kept } => {
+                    if kept {
+                        kept_line.push_str(&text);
+                    }
+                    entries.push(entry);
+                }
             }
         }
         let bare = kept_line.trim().trim_start_matches(['-', '*']).trim();
-        if bare.is_empty() && !line.trim().is_empty() {
+        if bare.is_empty() && !line.raw.trim().is_empty() {
             // Every sentence of the line went: drop the line rather than leave a bare bullet.
             continue;
         }
-        if !kept_line.ends_with('\n') && line.ends_with('\n') {
+        if !kept_line.ends_with('\n') && line.raw.ends_with('\n') {
             kept_line = kept_line.trim_end().to_string();
             kept_line.push('\n');
         }
-        out.push_str(&kept_line);
+        out.push((false, kept_line));
     }
-    Audited { body: out, entries }
+    // A heading with nothing left under it (before the next heading) goes too.
+    let mut body = String::new();
+    for (i, (heading, text)) in out.iter().enumerate() {
+        if *heading {
+            let level = text.trim_start().chars().take_while(|c| *c == '#').count();
+            let empty = out[i + 1..]
+                .iter()
+                .take_while(|(h, t)| {
+                    !*h || t.trim_start().chars().take_while(|c| *c == '#').count() > level
+                })
+                .all(|(h, t)| !*h && t.trim().is_empty());
+            if empty && i + 1 < out.len() {
+                continue;
+            }
+        }
+        body.push_str(text);
+    }
+    Audited { body, entries }
 }
 
 /// Content words below which an uncited sentence is framing ("The evidence is as follows:"),
@@ -245,13 +432,21 @@ fn audit_uncited(sentence: &str, evidence: &[Evidence]) -> Uncited {
     }
 }
 
+/// Why a finding needs no check: it is its quote, word for word.
+const FACT_IS_QUOTE: &str = "the fact is its quote";
+
+/// A findings line as the audit records it.
+fn finding_line(e: &Evidence) -> String {
+    format!("{} [{}]", e.fact.trim(), e.source_id)
+}
+
 /// The audit of the findings section: each line states an evidence item's fact, checked
 /// against its own quote.
 pub fn audit_findings(evidence: &[Evidence]) -> Vec<AuditEntry> {
     evidence
         .iter()
         .map(|e| {
-            let sentence = format!("{} [{}]", e.fact.trim(), e.source_id);
+            let sentence = finding_line(e);
             let support = guard::supports(&e.fact, &e.quote);
             let status = if e.fact.trim() == e.quote.trim() || support.supported {
                 AuditStatus::Verified
@@ -264,7 +459,7 @@ pub fn audit_findings(evidence: &[Evidence]) -> Vec<AuditEntry> {
                 status,
                 evidence: vec![e.id],
                 check: if e.fact.trim() == e.quote.trim() {
-                    "the fact is its quote".into()
+                    FACT_IS_QUOTE.into()
                 } else {
                     support.reason
                 },
@@ -277,19 +472,211 @@ pub fn audit_findings(evidence: &[Evidence]) -> Vec<AuditEntry> {
 pub fn summary(entries: &[AuditEntry], ja: bool) -> String {
     let count = |s: AuditStatus| entries.iter().filter(|e| e.status == s).count();
     let total = entries.len();
-    let (verified, partly, rewritten, removed) = (
+    let (verified, partly, rewritten, flagged, removed) = (
         count(AuditStatus::Verified),
         count(AuditStatus::Partly),
         count(AuditStatus::Rewritten),
+        count(AuditStatus::Flagged),
         count(AuditStatus::Removed),
     );
+    let flagged_ja = if flagged > 0 {
+        format!("、{flagged} 件は未確認として ⚠ 付きで残置")
+    } else {
+        String::new()
+    };
+    let flagged_en = if flagged > 0 {
+        format!(", {flagged} kept with ⚠")
+    } else {
+        String::new()
+    };
     if ja {
         format!(
-            "引用のある文 {total} 件のうち {verified} 件を根拠と照合して確認、{partly} 件は一部のみ、{rewritten} 件は根拠から書き直し、{removed} 件は削除（語と数値の照合による）"
+            "引用のある文 {total} 件のうち {verified} 件を根拠と照合して確認、{partly} 件は一部のみ、{rewritten} 件は根拠から書き直し{flagged_ja}、{removed} 件は削除（語と数値の照合とモデルによる確認）"
         )
     } else {
         format!(
-            "Cited sentences checked against the evidence they cite (shared words, every number present): {verified} of {total} verified, {partly} partly, {rewritten} rewritten, {removed} removed"
+            "Cited sentences checked against the evidence they cite (shared words and every number, then the model): {verified} of {total} verified, {partly} partly, {rewritten} rewritten{flagged_en}, {removed} removed"
         )
+    }
+}
+
+/// What the fast model said of a verified sentence and its best evidence.
+fn with_verdict(entry: &mut AuditEntry, verdict: Option<bool>) {
+    match verdict {
+        Some(true) => entry.check.push_str("; the model agrees"),
+        Some(false) => {
+            // The words are there but the model does not read them as saying it: not verified.
+            entry.status = AuditStatus::Partly;
+            entry.check = format!(
+                "the model does not find it in the quote, though {}",
+                entry.check.trim_start_matches("supported: ")
+            );
+        }
+        None => entry
+            .check
+            .push_str("; the model's check was unavailable, so words and numbers decided"),
+    }
+}
+
+/// The model's half of the audit: every sentence the deterministic checks verified is put to
+/// the fast model with its best evidence, in batches; one it does not find supported is only
+/// partly verified. Findings whose evidence the verification step already put to the model
+/// take that verdict (`claims`) instead of a second call, and a fact that is its own quote needs
+/// no model. The model can only lower a status, never raise one.
+pub async fn confirm(
+    ctx: &Ctx,
+    entries: &mut [AuditEntry],
+    evidence: &[Evidence],
+    claims: &[Claim],
+) -> Result<Vec<Warning>, NodeError> {
+    let quote = |entry: &AuditEntry| {
+        entry
+            .evidence
+            .first()
+            .and_then(|id| evidence.iter().find(|e| e.id == *id))
+    };
+    let mut asked: Vec<usize> = Vec::new();
+    for (i, entry) in entries.iter_mut().enumerate() {
+        if entry.status != AuditStatus::Verified || entry.check == FACT_IS_QUOTE {
+            continue;
+        }
+        let Some(item) = quote(entry) else { continue };
+        let finding = entry.sentence == finding_line(item);
+        match claims.iter().find(|c| c.evidence_id == item.id) {
+            // The verification step's verdict: the model and the same words check agreed or not.
+            Some(claim) if finding => with_verdict(entry, Some(claim.supported)),
+            _ => asked.push(i),
+        }
+    }
+    if asked.is_empty() {
+        return Ok(Vec::new());
+    }
+    let texts: Vec<(String, String)> = asked
+        .iter()
+        .map(|&i| {
+            let e = &entries[i];
+            (
+                without_markers(&e.sentence).trim().to_string(),
+                quote(e).map(|q| q.quote.clone()).unwrap_or_default(),
+            )
+        })
+        .collect();
+    let pairs: Vec<(&str, &str)> = texts
+        .iter()
+        .map(|(c, q)| (c.as_str(), q.as_str()))
+        .collect();
+    let (verdicts, warnings) = match model_verdicts(ctx, &pairs).await {
+        Ok(answer) => answer,
+        // The report is written: a failed check call leaves the words-and-numbers audit, said.
+        Err(e) => (
+            vec![None; pairs.len()],
+            vec![warn(
+                ctx,
+                format!("the report audit went on without the model: {e}"),
+            )],
+        ),
+    };
+    for (&i, verdict) in asked.iter().zip(verdicts) {
+        with_verdict(&mut entries[i], verdict);
+    }
+    Ok(warnings)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn evidence(id: u32, source_id: u32, fact: &str, quote: &str) -> Evidence {
+        Evidence {
+            id,
+            source_id,
+            source_url: format!("https://example.org/{source_id}"),
+            fact: fact.into(),
+            quote: quote.into(),
+            question: None,
+            query: String::new(),
+        }
+    }
+
+    fn items() -> Vec<Evidence> {
+        vec![
+            evidence(
+                1,
+                1,
+                "Memcheck tracks the definedness of every bit of memory.",
+                "Memcheck tracks the definedness of every bit of memory the program uses.",
+            ),
+            // A fact its quote does not bear out: nothing to rewrite from.
+            evidence(
+                2,
+                2,
+                "Cachegrind is a cache profiler from 1999.",
+                "The release notes list every change since the last version.",
+            ),
+        ]
+    }
+
+    #[test]
+    fn a_supported_sentence_is_verified_and_an_unsupported_one_removed() {
+        let body = "## Summary\nMemcheck tracks the definedness of every bit of memory [1]. \
+Cachegrind was written on the moon in 1850 [2].\n";
+        let audited = audit(body, &items());
+        assert!(audited.body.contains("definedness"), "{}", audited.body);
+        assert!(!audited.body.contains("moon"), "{}", audited.body);
+        let statuses: Vec<_> = audited.entries.iter().map(|e| e.status).collect();
+        assert_eq!(statuses, [AuditStatus::Verified, AuditStatus::Removed]);
+    }
+
+    #[test]
+    fn a_failing_sentence_the_next_one_leans_on_is_kept_flagged() {
+        let body = "Cachegrind was written on the moon in 1850 [2]. \
+This means Memcheck tracks the definedness of every bit of memory [1].\n";
+        let audited = audit(body, &items());
+        let flagged = &audited.entries[0];
+        assert_eq!(flagged.status, AuditStatus::Flagged);
+        assert!(
+            audited.body.contains("moon in 1850 [2]. ⚠ *(unverified:"),
+            "{}",
+            audited.body
+        );
+        // The reason is said where the sentence is.
+        assert!(
+            audited.body.contains("the quote does not state"),
+            "{}",
+            audited.body
+        );
+        assert!(summary(&audited.entries, false).contains("1 kept with ⚠"));
+    }
+
+    #[test]
+    fn a_heading_whose_sentences_all_went_goes_too() {
+        let body = "## Memcheck\nMemcheck tracks the definedness of every bit of memory [1].\n\n\
+## History\nCachegrind was written on the moon in 1850 [2].\n\n## Notes\n### Detail\n\
+Memcheck tracks the definedness of every bit of memory [1].\n";
+        let audited = audit(body, &items());
+        assert!(!audited.body.contains("## History"), "{}", audited.body);
+        assert!(audited.body.contains("## Memcheck"), "{}", audited.body);
+        // A heading over a kept sub-section stays.
+        assert!(
+            audited.body.contains("## Notes\n### Detail"),
+            "{}",
+            audited.body
+        );
+    }
+
+    #[test]
+    fn a_no_from_the_model_lowers_verified_to_partly_and_nothing_raises() {
+        let mut entries = audit(
+            "Memcheck tracks the definedness of every bit of memory [1]. \
+Cachegrind was written on the moon in 1850 [2].\n",
+            &items(),
+        )
+        .entries;
+        with_verdict(&mut entries[0], Some(false));
+        assert_eq!(entries[0].status, AuditStatus::Partly);
+        assert!(entries[0].check.starts_with("the model does not find it"));
+        let before = entries[1].clone();
+        with_verdict(&mut entries[1], Some(true));
+        assert_eq!(entries[1].status, before.status);
     }
 }

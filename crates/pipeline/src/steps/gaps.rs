@@ -5,7 +5,7 @@ use research_graph::NodeError;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{clean_list, distinct_searches, numbered, Brief};
+use super::{clean_list, distinct_searches, numbered, runnable_searches, Brief};
 use crate::ask::{ask_or, Ctx};
 use crate::prompts::{self, fill};
 use crate::records::{Coverage, Evidence, Warning};
@@ -118,7 +118,14 @@ pub async fn find_gaps(ctx: &Ctx, input: GapInput<'_>) -> Result<GapReport, Node
         by_question.iter().map(|c| c.score()).sum::<f64>() / by_question.len() as f64
     };
     let coverage = coverage.max(input.coverage_before).clamp(0.0, 1.0);
-    let new_searches = distinct_searches(out.new_searches, input.searches_done, l.initial_searches);
+    let mut context: Vec<&str> = vec![input.brief.query.as_str()];
+    context.extend(questions.iter().map(String::as_str));
+    context.extend(out.gaps.iter().map(String::as_str));
+    let new_searches = distinct_searches(
+        runnable_searches(out.new_searches, &context),
+        input.searches_done,
+        l.initial_searches,
+    );
     ctx.emit(Progress::Coverage {
         iteration: input.round,
         coverage,

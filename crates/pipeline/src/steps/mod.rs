@@ -67,6 +67,23 @@ pub(crate) fn numbered(items: &[String]) -> String {
 }
 
 /// Trims, drops empties and near-duplicates (of each other and of `done`), and caps the count.
+/// Text without markup: a small model under a JSON grammar sometimes fills strings with HTML
+/// tags, JSON or code (`<h1>PlanOut</h1>`, `<p><span class=`), which no search should run.
+pub(crate) fn plain(text: &str) -> bool {
+    !text.contains(['<', '>', '{', '}', '`', '|'])
+}
+
+/// The model's searches that may run, in order: plain keyword queries
+/// ([`guard::usable_search`]) about the research ([`guard::on_topic`] of `context`).
+pub(crate) fn runnable_searches(candidates: Vec<String>, context: &[&str]) -> Vec<String> {
+    candidates
+        .into_iter()
+        .filter(|q| {
+            plain(q) && crate::guard::usable_search(q) && crate::guard::on_topic(q, context)
+        })
+        .collect()
+}
+
 pub(crate) fn distinct_searches(
     candidates: Vec<String>,
     done: &[String],

@@ -4,7 +4,7 @@ use research_graph::NodeError;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{clean_list, distinct_searches, Brief};
+use super::{clean_list, distinct_searches, plain, runnable_searches, Brief};
 use crate::ask::{ask_or, warn, Ctx};
 use crate::guard;
 use crate::prompts::{self, fill};
@@ -64,14 +64,28 @@ pub async fn plan(ctx: &Ctx, brief: &Brief) -> Result<(Plan, Vec<Warning>), Node
                 .into(),
         ));
     }
-    let mut searches = distinct_searches(
-        out.searches
-            .into_iter()
-            .filter(|q| plain(q) && guard::usable_search(q))
-            .collect(),
-        &[],
-        l.initial_searches,
-    );
+    let aspects: Vec<String> = out
+        .aspects
+        .into_iter()
+        .filter(|a| guard::degenerate(a).is_none())
+        .collect();
+    let mut context: Vec<&str> = vec![brief.query.as_str()];
+    context.extend(questions.iter().map(String::as_str));
+    context.extend(aspects.iter().map(String::as_str));
+    let asked = out.searches.len();
+    let kept = runnable_searches(out.searches, &context);
+    let mut searches = distinct_searches(kept, &[], l.initial_searches);
+    if !searches.is_empty() && searches.len() < asked.min(l.initial_searches) {
+        // Some of the model's searches were unusable: the question's own words fill their place.
+        searches = distinct_searches(
+            searches
+                .into_iter()
+                .chain(fallback_searches.clone())
+                .collect(),
+            &[],
+            l.initial_searches.min(asked),
+        );
+    }
     if searches.is_empty() {
         searches = distinct_searches(fallback_searches, &[], l.initial_searches);
         warnings.push(warn(
@@ -85,22 +99,10 @@ pub async fn plan(ctx: &Ctx, brief: &Brief) -> Result<(Plan, Vec<Warning>), Node
     }
     let plan = Plan {
         questions,
-        aspects: clean_list(
-            out.aspects
-                .into_iter()
-                .filter(|a| guard::degenerate(a).is_none())
-                .collect(),
-            8,
-        ),
+        aspects: clean_list(aspects, 8),
         searches,
     };
     Ok((plan, warnings))
-}
-
-/// Text without markup: a small model under a JSON grammar sometimes fills strings with HTML
-/// tags, JSON or code (`<h1>PlanOut</h1>`, `<p><span class=`), which no search should run.
-fn plain(text: &str) -> bool {
-    !text.contains(['<', '>', '{', '}', '`', '|'])
 }
 
 /// What the plan review decided.

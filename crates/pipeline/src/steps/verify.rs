@@ -68,49 +68,82 @@ pub struct Verification {
     pub warnings: Vec<Warning>,
 }
 
+/// Claims the model is shown in one call (the answer's schema allows no more).
+pub const VERDICTS_PER_CALL: usize = 20;
+
+/// The model's verdict on each (claim, quote) pair, asked in calls of at most
+/// [`VERDICTS_PER_CALL`] (the fast model, constrained JSON); `None` for a pair the model
+/// skipped or whose call gave no usable answer, with a warning saying so.
+pub(crate) async fn model_verdicts(
+    ctx: &Ctx,
+    pairs: &[(&str, &str)],
+) -> Result<(Vec<Option<bool>>, Vec<Warning>), NodeError> {
+    let mut verdicts = Vec::with_capacity(pairs.len());
+    let mut warnings = Vec::new();
+    for batch in pairs.chunks(VERDICTS_PER_CALL) {
+        let listing: String = batch
+            .iter()
+            .enumerate()
+            .map(|(i, (claim, quote))| {
+                format!(
+                    "Claim {}: {}\nQuote: \"{}\"\n\n",
+                    i + 1,
+                    claim.replace('\n', " "),
+                    quote.replace('\n', " ")
+                )
+            })
+            .collect();
+        let (out, mut problems) = ask_or::<VerifyOut>(
+            ctx,
+            Role::Verify,
+            prompts::VERIFY.to_string(),
+            listing,
+            30 * batch.len() as u32 + 60,
+        )
+        .await?;
+        let answered: BTreeMap<usize, bool> = out
+            .filter(|_| problems.is_empty())
+            .map(|out| {
+                out.verdicts
+                    .into_iter()
+                    .map(|v| (v.claim.clamp(0, 1_000) as usize, v.supported))
+                    .collect()
+            })
+            .unwrap_or_default();
+        verdicts.extend((1..=batch.len()).map(|i| answered.get(&i).copied()));
+        warnings.append(&mut problems);
+    }
+    Ok((verdicts, warnings))
+}
+
 /// Checks up to 20 claims, spread over the sources, against their quotes.
 pub async fn verify(ctx: &Ctx, evidence: &[Evidence]) -> Result<Verification, NodeError> {
     let chosen = spread(evidence, 20);
     if chosen.is_empty() {
         return Ok(Verification::default());
     }
-    let listing: String = chosen
+    let pairs: Vec<(&str, &str)> = chosen
         .iter()
-        .enumerate()
-        .map(|(i, e)| {
-            format!(
-                "Claim {}: {}\nQuote: \"{}\"\n\n",
-                i + 1,
-                e.fact.replace('\n', " "),
-                e.quote.replace('\n', " ")
-            )
-        })
+        .map(|e| (e.fact.as_str(), e.quote.as_str()))
         .collect();
-    let (out, warnings) =
-        ask_or::<VerifyOut>(ctx, Role::Verify, prompts::VERIFY.to_string(), listing, 600).await?;
-    let Some(out) = out.filter(|_| warnings.is_empty()) else {
+    let (verdicts, warnings) = model_verdicts(ctx, &pairs).await?;
+    if verdicts.iter().all(Option::is_none) {
         // Unchecked is not the same as unsupported: report no verification rather than 0%.
         return Ok(Verification {
             warnings,
             ..Default::default()
         });
-    };
-    let verdicts: BTreeMap<usize, bool> = out
-        .verdicts
-        .into_iter()
-        .map(|v| (v.claim.clamp(0, 1_000) as usize, v.supported))
-        .collect();
+    }
     // A claim counts as supported only when the model and the deterministic check agree: the
     // model cannot call a claim supported whose words or numbers its quote does not have, and
     // a claim the model skipped is not counted.
     let claims: Vec<Claim> = chosen
         .iter()
-        .enumerate()
-        .map(|(i, e)| Claim {
+        .zip(&verdicts)
+        .map(|(e, verdict)| Claim {
             evidence_id: e.id,
             text: e.fact.clone(),
-            supported: verdicts.get(&(i + 1)).copied().unwrap_or(false)
-                && guard::supports(&e.fact, &e.quote).supported,
+            supported: verdict.unwrap_or(false) && guard::supports(&e.fact, &e.quote).supported,
         })
         .collect();
     let supported = claims.iter().filter(|c| c.supported).count();
@@ -118,6 +151,6 @@ pub async fn verify(ctx: &Ctx, evidence: &[Evidence]) -> Result<Verification, No
     Ok(Verification {
         claims,
         confidence,
-        warnings: Vec::new(),
+        warnings,
     })
 }

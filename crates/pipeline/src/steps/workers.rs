@@ -9,7 +9,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::harvest::{harvest, Harvest};
-use super::{clean_list, distinct_searches, numbered, Brief};
+use super::{clean_list, distinct_searches, numbered, plain, runnable_searches, Brief};
 use crate::ask::{ask_or, Ctx};
 use crate::guard;
 use crate::prompts::{self, fill};
@@ -89,10 +89,16 @@ pub async fn orchestrate(
     let mut assignments = Vec::new();
     for sq in out.sub_questions.into_iter().take(l.workers) {
         let question = sq.question.trim().to_string();
-        if question.is_empty() {
+        if !plain(&question) || !guard::usable_question(&question) {
             continue;
         }
-        let mut searches = distinct_searches(sq.searches, &done, l.searches_per_worker);
+        let mut context: Vec<&str> = vec![brief.query.as_str(), question.as_str()];
+        context.extend(input.plan.questions.iter().map(String::as_str));
+        let mut searches = distinct_searches(
+            runnable_searches(sq.searches, &context),
+            &done,
+            l.searches_per_worker,
+        );
         if searches.is_empty()
             && !done
                 .iter()

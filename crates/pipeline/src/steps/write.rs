@@ -14,7 +14,7 @@ use super::Brief;
 use crate::ask::{fit_to_context, llm_error, Ctx};
 use crate::guard;
 use crate::prompts::{self, fill, language_name};
-use crate::records::{Claim, Evidence, Source};
+use crate::records::{Claim, Evidence, Source, Warning};
 use crate::report::{self, Facts};
 use crate::roles::Role;
 use crate::text::normalize;
@@ -120,6 +120,8 @@ pub struct Draft {
     pub extractive: bool,
     /// Why the writer's prose was not used, when it was not.
     pub rejected: Option<String>,
+    /// Warnings (the audit's model check unavailable).
+    pub warnings: Vec<Warning>,
 }
 
 /// Words a report body may run to before it counts as runaway (the writer is asked for far
@@ -303,7 +305,7 @@ pub async fn write(
     let removed = audited
         .entries
         .iter()
-        .filter(|e| e.status == AuditStatus::Removed)
+        .filter(|e| matches!(e.status, AuditStatus::Removed | AuditStatus::Flagged))
         .count();
     if rejected.is_none()
         && !audited.entries.is_empty()
@@ -328,6 +330,8 @@ pub async fn write(
     let findings: &[Evidence] = if extractive { &[] } else { &evidence };
     let mut entries = audited.entries;
     entries.extend(audit::audit_findings(findings));
+    let warnings =
+        audit::confirm(ctx, &mut entries, input.facts.evidence, input.facts.claims).await?;
     let mut report = report::assemble(
         &input.facts,
         &audited.body,
@@ -350,5 +354,6 @@ pub async fn write(
         audit: entries,
         extractive,
         rejected,
+        warnings,
     })
 }

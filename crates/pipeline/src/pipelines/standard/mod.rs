@@ -149,8 +149,10 @@ parallel workers in multi mode), checks each claim against its quote and writes 
                 calls.push((Role::Synthesize, rounds));
             }
         }
-        calls.push((Role::Verify, 1));
-        calls.push((Role::Write, if config.review.report { 2 } else { 1 }));
+        let drafts = if config.review.report { 2 } else { 1 };
+        // The claims, then each draft's audit.
+        calls.push((Role::Verify, 1 + drafts));
+        calls.push((Role::Write, drafts));
         calls
     }
 

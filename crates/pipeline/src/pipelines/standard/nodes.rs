@@ -297,6 +297,7 @@ pub(super) async fn write_report(state: Arc<ResearchState>, ctx: Ctx) -> NodeRes
         report: Some(draft.report),
         draft: Some(draft.body),
         audit: Some(draft.audit),
+        warnings: Some(draft.warnings),
         ..Default::default()
     })
 }
@@ -362,6 +363,7 @@ pub(super) async fn revise_report(state: Arc<ResearchState>, ctx: Ctx) -> NodeRe
         report: Some(draft.report),
         draft: Some(draft.body),
         audit: Some(draft.audit),
+        warnings: Some(draft.warnings),
         outcome: Some(Outcome::Finished),
         finished_at_ms: Some(ctx.clock.now_ms()),
         ..Default::default()
