@@ -160,9 +160,10 @@ pub fn statement(quote: &str) -> bool {
     let body = strip_marker(line);
     let clean = without_citations(body);
     let clean = clean.trim();
+    // Words with letters: "block size - 8" is three words and a number, not four words.
     let words = clean
         .unicode_words()
-        .filter(|w| !w.chars().any(is_cjk))
+        .filter(|w| !w.chars().any(is_cjk) && w.chars().any(char::is_alphabetic))
         .count();
     let cjk = cjk_chars(clean);
     if words < STATEMENT_MIN_WORDS && cjk < STATEMENT_MIN_CJK {

@@ -14,7 +14,7 @@ fn sentences_of_prose_are_statements() {
         "A coprocess is executed asynchronously in a subshell, as if the command had been terminated with the & control operator.",
         "- Rust guarantees memory safety without a garbage collector.",
         "2. The borrow checker rejects code in which a reference outlives its data.",
-        "Rust 1.0 was released on May 15, 2015.[12][13]",
+        "Rust 1.0 was first released to the public on May 15, 2015.[12][13]",
         "Use `cargo build --release` to build an optimised binary of the project.",
         "Rust guarantees memory safety without needing a garbage collector at runtime",
         "Rustはガベージコレクタを使わずにメモリ安全性を保証する。",
@@ -38,6 +38,8 @@ fn headings_code_and_metadata_are_not_statements() {
         "-",
         "•",
         "1. Fact:",
+        // Five words and a number: a fragment, not a sentence a fact can rest on.
+        "holds the value \"block size - 8\".",
         "1. 1. 2. 3. 4. 5. 6. 7. 8.",
         "INSTALLATION AND CONFIGURATION NOTES FOR ALL LINUX USERS",
         "Rust Programming Language - Wikipedia",
