@@ -352,6 +352,13 @@ async fn extract(
         .filter(|(_, score)| *score > 0.0)
         .map(|(i, _)| i)
         .collect();
+    // The research questions count too: they carry the topic across languages (a Japanese
+    // question over English pages) and are themselves guarded.
+    let topic = format!(
+        "{} {}",
+        super::topic_of(question_context),
+        questions.join(" ")
+    );
     let mut evidence: Vec<Evidence> = Vec::new();
     for f in out.facts.into_iter().take(l.facts_per_page) {
         let first = f.sentence.clamp(0, 10_000) as usize;
@@ -368,14 +375,16 @@ async fn extract(
         let span = sentences[first - 1].range.start..sentences[last - 1].range.end;
         let mut quote = doc_text[span].trim().to_string();
         let mut fact = f.fact.trim().to_string();
-        if !guard::shares_content(&relevance_key, &quote) || !guard::statement(&quote) {
+        // On topic means sharing words with what the user asked (not only with the search,
+        // which a weak model's plan may have sent anywhere).
+        if !guard::shares_content(&topic, &quote) || !guard::statement(&quote) {
             // Off the question, or not a statement (a heading, a list number, a checksum line):
-            // the best-ranked statement not taken yet stands in, stated as it reads.
-            let Some(best) = ranked
-                .iter()
-                .map(|&i| texts[i])
-                .find(|t| guard::statement(t) && !evidence.iter().any(|e| e.quote == *t))
-            else {
+            // the best-ranked statement on the topic not taken yet stands in, as it reads.
+            let Some(best) = ranked.iter().map(|&i| texts[i]).find(|t| {
+                guard::statement(t)
+                    && guard::shares_content(&topic, t)
+                    && !evidence.iter().any(|e| e.quote == *t)
+            }) else {
                 continue;
             };
             quote = best.to_string();

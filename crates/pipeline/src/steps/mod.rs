@@ -27,6 +27,24 @@ pub struct Brief {
     pub clarification: String,
 }
 
+/// The labels [`Brief::block`] and a worker's context put around the user's words: not words
+/// of the topic.
+const BLOCK_LABELS: &[&str] = &[
+    "Earlier in this research session:",
+    "This is a follow-up question.",
+    "Research question:",
+    "Clarification:",
+    "Sub-question:",
+];
+
+/// The user's words in a prompt block (the question, its clarification, earlier turns, a
+/// sub-question), without the block's labels: what evidence must be about.
+pub(crate) fn topic_of(block: &str) -> String {
+    BLOCK_LABELS
+        .iter()
+        .fold(block.to_string(), |text, label| text.replace(label, " "))
+}
+
 impl Brief {
     /// The block that opens most prompts.
     pub fn block(&self) -> String {
