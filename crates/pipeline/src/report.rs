@@ -324,8 +324,13 @@ pub(crate) fn method_section(state: &Facts<'_>, now_ms: i64, llm_calls: u64) -> 
             format!("- 実行した検索: {}", state.searches_done.len()),
             format!("- 読んだ出典: {}", state.sources.len()),
             format!("- 証拠: {} 件", state.evidence.len()),
-            format!("- 検証された主張: {supported}/{total}"),
-            format!("- 網羅度: {:.0}%", state.coverage * 100.0),
+            format!(
+                "- 検証された主張: {supported}/{total}（モデルと語・数値の照合が一致したもの）"
+            ),
+            format!(
+                "- 網羅度: {:.0}%（各調査課題を裏付ける検証済みの証拠の数が上限）",
+                state.coverage * 100.0
+            ),
             format!("- モデル呼び出し: {llm_calls}"),
             format!("- 作成日: {}", date(now_ms)),
         ]
@@ -335,9 +340,13 @@ pub(crate) fn method_section(state: &Facts<'_>, now_ms: i64, llm_calls: u64) -> 
             format!("- Searches run: {}", state.searches_done.len()),
             format!("- Sources read: {}", state.sources.len()),
             format!("- Evidence items: {}", state.evidence.len()),
-            format!("- Claims supported by their quotes: {supported}/{total}"),
             format!(
-                "- Coverage of the research questions: {:.0}%",
+                "- Claims supported by their quotes: {supported}/{total} (where the model and \
+                 the words-and-numbers check agree)"
+            ),
+            format!(
+                "- Coverage of the research questions: {:.0}% (no more than the checked \
+                 evidence on each question bears out)",
                 state.coverage * 100.0
             ),
             format!("- Model calls: {llm_calls}"),

@@ -7,6 +7,7 @@ use serde::Deserialize;
 
 use super::{clean_list, distinct_searches, numbered, runnable_searches, Brief};
 use crate::ask::{ask_or, Ctx};
+use crate::guard;
 use crate::prompts::{self, fill};
 use crate::records::{Coverage, Evidence, Warning};
 use crate::roles::Role;
@@ -69,6 +70,27 @@ pub struct GapInput<'a> {
     pub round: u32,
 }
 
+/// Checked evidence items on a question that make it well covered (one makes it partial).
+pub const WELL_COVERED_ITEMS: usize = 2;
+
+/// How far `evidence` answers `question`, judged without a model: the items whose quote shares
+/// the question's words and bears out its fact. None is missing, one partial, two or more well
+/// covered. A model's coverage is capped by this: a weak model calls everything covered.
+pub fn evidence_coverage(question: &str, evidence: &[Evidence]) -> Coverage {
+    let backing = evidence
+        .iter()
+        .filter(|e| {
+            guard::shares_content(question, &e.quote)
+                && (e.fact.trim() == e.quote.trim() || guard::supports(&e.fact, &e.quote).supported)
+        })
+        .count();
+    match backing {
+        0 => Coverage::Missing,
+        n if n < WELL_COVERED_ITEMS => Coverage::Partial,
+        _ => Coverage::WellCovered,
+    }
+}
+
 /// Judges the coverage of `input.questions` by the evidence and proposes new searches.
 pub async fn find_gaps(ctx: &Ctx, input: GapInput<'_>) -> Result<GapReport, NodeError> {
     let l = ctx.config.config.limits();
@@ -105,7 +127,11 @@ pub async fn find_gaps(ctx: &Ctx, input: GapInput<'_>) -> Result<GapReport, Node
     for c in out.coverage {
         let i = c.question.clamp(0, 1_000) as usize;
         if i >= 1 && i <= by_question.len() {
-            by_question[i - 1] = by_question[i - 1].max(c.status);
+            // The model's word, as far as the evidence bears it out.
+            let checked = c
+                .status
+                .min(evidence_coverage(&questions[i - 1], input.evidence));
+            by_question[i - 1] = by_question[i - 1].max(checked);
         }
     }
     if input.evidence.is_empty() {
@@ -138,4 +164,40 @@ pub async fn find_gaps(ctx: &Ctx, input: GapInput<'_>) -> Result<GapReport, Node
         new_searches,
         warnings,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn item(fact: &str, quote: &str) -> Evidence {
+        Evidence {
+            id: 1,
+            source_id: 1,
+            source_url: String::new(),
+            fact: fact.into(),
+            quote: quote.into(),
+            question: None,
+            query: String::new(),
+        }
+    }
+
+    #[test]
+    fn coverage_is_what_checked_evidence_on_the_question_bears_out() {
+        let q = "How does Memcheck detect uninitialised values?";
+        let on = "Memcheck detects uninitialised values by tracking a validity bit for every bit of data.";
+        let also =
+            "Memcheck reports uninitialised values when they are used in a conditional jump.";
+        let off = "The release notes list every change made since the previous version.";
+        assert_eq!(evidence_coverage(q, &[]), Coverage::Missing);
+        assert_eq!(evidence_coverage(q, &[item(off, off)]), Coverage::Missing);
+        assert_eq!(evidence_coverage(q, &[item(on, on)]), Coverage::Partial);
+        assert_eq!(
+            evidence_coverage(q, &[item(on, on), item(also, also)]),
+            Coverage::WellCovered
+        );
+        // A fact its quote does not bear out backs nothing, whatever the quote is about.
+        let made_up = item("Memcheck was written in 1850 on the moon.", on);
+        assert_eq!(evidence_coverage(q, &[made_up]), Coverage::Missing);
+    }
 }

@@ -242,7 +242,11 @@ pub async fn research(
                 .collect(),
             6,
         ),
-        confidence: summary.confidence.clamp(0.0, 1.0),
+        // The worker's own confidence, as far as its checked evidence bears it out.
+        confidence: summary
+            .confidence
+            .clamp(0.0, 1.0)
+            .min(super::gaps::evidence_coverage(&a.question, &facts).score()),
         gaps: clean_list(summary.gaps, 4),
         searches_done: harvest.searches_done.clone(),
     };
@@ -324,8 +328,12 @@ pub async fn synthesize(
         confidences.iter().sum::<f64>() / confidences.len() as f64
     };
     let coverage = mean.max(input.coverage_before).clamp(0.0, 1.0);
+    let context: Vec<&str> = std::iter::once(input.brief.query.as_str())
+        .chain(input.reports.iter().map(|w| w.assignment.question.as_str()))
+        .chain(out.gaps.iter().map(String::as_str))
+        .collect();
     let additional = distinct_searches(
-        out.additional_searches,
+        runnable_searches(out.additional_searches, &context),
         input.searches_done,
         l.initial_searches,
     );
