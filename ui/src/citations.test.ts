@@ -49,6 +49,15 @@ describe("citations", () => {
     expect(findQuote("a (b) [c] $d", "(b) [c] $d")).toEqual([2, 12]);
   });
 
+  it("finds a quote as the page reads inside the stored Markdown", () => {
+    const text = "Intro.\n\n**name\\[\\]** is an array, we have:\n\n1. Initialize the *client* first.\n";
+    const at = findQuote(text, "name[] is an array, we have: Initialize the client first.");
+    expect(at).not.toBeNull();
+    const [start, end] = at!;
+    expect(text.slice(start, end)).toBe("name\\[\\]** is an array, we have:\n\n1. Initialize the *client* first");
+    expect(findQuote(text, "an array we have: 1. Initialize")).toBeNull();
+  });
+
   it("lists the claims citing each source", () => {
     const claims: ClaimRow[] = [
       { evidence_id: 1, text: "A", supported: true },

@@ -56,7 +56,43 @@ export function findQuote(text: string, quote: string): [number, number] | null 
     .map((w) => escapeRegex(w).replace(/["'“”‘’«»]/g, quoteChars))
     .join("\\s+");
   const m = new RegExp(pattern, "u").exec(text);
-  return m ? [m.index, m.index + m[0].length] : null;
+  return m ? [m.index, m.index + m[0].length] : lettersMatch(text, quote);
+}
+
+/**
+ * The stored text is Markdown while a quote is the words the page shows (no escapes, emphasis
+ * marks or list numbers): match on letters and digits alone, ignoring everything between them,
+ * and map the match back to `[start, end)` in `text`. The quote must not contain numbers the
+ * text has only as list markers, which is how quotes are made.
+ */
+function lettersMatch(text: string, quote: string): [number, number] | null {
+  const isWord = (c: string) => /[\p{L}\p{N}]/u.test(c);
+  const wanted = [...quote].filter(isWord).join("").toLowerCase();
+  if (wanted.length < 8) return null;
+  // List numbers at line starts are the converter's, not the page's words: skip them.
+  const marker = new Set<number>();
+  for (const m of text.matchAll(/^[ \t>]*(\d{1,3})[.)][ \t]/gm)) {
+    const digits = m.index + m[0].indexOf(m[1]);
+    for (let k = 0; k < m[1].length; k++) marker.add(digits + k);
+  }
+  // Every letter of the text, lowered, with where it starts in `joined` and in `text`.
+  let joined = "";
+  const inJoined = new Map<number, number>();
+  const endsInJoined = new Map<number, number>();
+  let i = 0;
+  for (const c of text) {
+    if (isWord(c) && !marker.has(i)) {
+      inJoined.set(joined.length, i);
+      joined += c.toLowerCase();
+      endsInJoined.set(joined.length, i + c.length);
+    }
+    i += c.length;
+  }
+  const found = joined.indexOf(wanted);
+  if (found < 0) return null;
+  const start = inJoined.get(found);
+  const end = endsInJoined.get(found + wanted.length);
+  return start === undefined || end === undefined ? null : [start, end];
 }
 
 /** The source's label: its title, else its file name or host. */

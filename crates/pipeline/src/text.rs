@@ -77,6 +77,134 @@ pub fn sentences(text: &str, range: Range<usize>) -> Vec<Sentence> {
     out
 }
 
+/// The words a person sees in `span` of the stored text, which is Markdown: no heading marks,
+/// block quotes or list markers at line starts (the page shows its own numbering, or none), no
+/// escapes (`\\[` is `[`), no emphasis or code marks (`**name**` is `name`, but `foo_bar`,
+/// `--track_origins` and `a*b` keep theirs), links as their text, and lines joined by single
+/// spaces. Quotes are made of this, so a quote reads as the page does and is found in it.
+pub fn plain(span: &str) -> String {
+    let mut out = String::with_capacity(span.len());
+    for line in span.lines() {
+        let line = line_body(line);
+        if line.is_empty() {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(&inline_plain(line));
+    }
+    out.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// A line without the block marks before its words: `#`s, `>`s and a list marker.
+fn line_body(line: &str) -> &str {
+    let mut rest = line.trim();
+    loop {
+        let before = rest;
+        if let Some(r) = rest.strip_prefix('>') {
+            rest = r.trim_start();
+        }
+        let hashes = rest.chars().take_while(|c| *c == '#').count();
+        if (1..=6).contains(&hashes) && rest[hashes..].starts_with([' ', '\t']) {
+            rest = rest[hashes..].trim_start();
+        }
+        for bullet in ["- ", "* ", "+ ", "• "] {
+            if let Some(r) = rest.strip_prefix(bullet) {
+                rest = r.trim_start();
+            }
+        }
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        if (1..=3).contains(&digits)
+            && (rest[digits..].starts_with(". ") || rest[digits..].starts_with(") "))
+        {
+            rest = rest[digits + 1..].trim_start();
+        }
+        if rest == before {
+            return rest;
+        }
+    }
+}
+
+/// Inline Markdown to the text it shows.
+fn inline_plain(line: &str) -> String {
+    let chars: Vec<char> = line.chars().collect();
+    let mut out = String::with_capacity(line.len());
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        match c {
+            '\\' if chars.get(i + 1).is_some_and(|n| n.is_ascii_punctuation()) => {
+                out.push(chars[i + 1]);
+                i += 2;
+            }
+            '`' => i += 1,
+            '!' if chars.get(i + 1) == Some(&'[') => i += 1,
+            '[' => {
+                // A link `[text](target)` shows its text; a bare `[x]` stays as it is.
+                if let Some(close) = link_text_end(&chars, i) {
+                    let target_end = chars[close + 2..]
+                        .iter()
+                        .position(|c| *c == ')')
+                        .map(|p| close + 2 + p);
+                    if let Some(end) = target_end {
+                        out.push_str(&inline_plain(
+                            &chars[i + 1..close].iter().collect::<String>(),
+                        ));
+                        i = end + 1;
+                        continue;
+                    }
+                }
+                out.push(c);
+                i += 1;
+            }
+            '*' | '_' => {
+                let run = chars[i..].iter().take_while(|x| **x == c).count();
+                let before = i.checked_sub(1).map(|b| chars[b]);
+                let after = chars.get(i + run).copied();
+                let word = |x: Option<char>| x.is_some_and(char::is_alphanumeric);
+                let space = |x: Option<char>| x.is_none_or(char::is_whitespace);
+                // Inside a word (`foo_bar`, `a*b`) or standing alone (` * `) it is a character
+                // of the text; touching a word on one side only, it is emphasis.
+                // (`**` inside a word is still emphasis, as in "メモリは**所有権**で".)
+                let inside = word(before) && word(after) && (c == '_' || run == 1);
+                let alone = space(before) && space(after);
+                if !(inside || alone) {
+                    i += run;
+                    continue;
+                }
+                for _ in 0..run {
+                    out.push(c);
+                }
+                i += run;
+            }
+            _ => {
+                out.push(c);
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
+/// The index of the `]` that closes the link text opened at `open`, when a `(` follows it.
+fn link_text_end(chars: &[char], open: usize) -> Option<usize> {
+    let mut depth = 0;
+    for (j, c) in chars.iter().enumerate().skip(open) {
+        match c {
+            '[' => depth += 1,
+            ']' => {
+                depth -= 1;
+                if depth == 0 {
+                    return (chars.get(j + 1) == Some(&'(')).then_some(j);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
 /// Lower-cases, unifies quotes and dashes, and collapses everything that is not a letter or
 /// digit to single spaces: the normalisation under which a quote must appear in its source.
 pub fn normalize(text: &str) -> String {
@@ -185,6 +313,56 @@ pub fn detect_language(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn plain_text_is_what_the_page_shows() {
+        for (markdown, shown) in [
+            ("**name\\[\\]** is an array", "name[] is an array"),
+            (
+                "1. Initialize the client first.",
+                "Initialize the client first.",
+            ),
+            (
+                "we have:\n\n1. Initialize the client.",
+                "we have: Initialize the client.",
+            ),
+            ("## Memcheck options", "Memcheck options"),
+            ("> - quoted item here", "quoted item here"),
+            (
+                "See [the manual](https://x.org/m) for *all* options.",
+                "See the manual for all options.",
+            ),
+            (
+                "Use `--track-origins=yes` to see where.",
+                "Use --track-origins=yes to see where.",
+            ),
+            (
+                "The foo_bar and a*b stay, __init__ too.",
+                "The foo_bar and a*b stay, init too.",
+            ),
+            (
+                "\\_\\_libc\\_freeres runs at exit",
+                "__libc_freeres runs at exit",
+            ),
+            (
+                "VALGRIND_MALLOCLIKE_BLOCK marks a block.",
+                "VALGRIND_MALLOCLIKE_BLOCK marks a block.",
+            ),
+            (
+                "メモリは**所有権**で管理される。",
+                "メモリは所有権で管理される。",
+            ),
+            ("a [x] box and 2 * 3", "a [x] box and 2 * 3"),
+        ] {
+            assert_eq!(plain(markdown), shown, "{markdown:?}");
+            // A part's plain text is found in the whole page's, as quotes are checked.
+            let page = plain(&format!("Intro line.\n{markdown}\nOutro."));
+            assert!(
+                quote_in(&plain(markdown), &normalize(&page)),
+                "{markdown:?}"
+            );
+        }
+    }
 
     #[test]
     fn chunks_cover_the_text_and_respect_the_limit() {

@@ -319,9 +319,14 @@ async fn extract(
     if sentences.is_empty() {
         return Ok(Vec::new());
     }
+    // Each sentence as the page shows it: quotes are made of this text.
+    let shown: Vec<String> = sentences
+        .iter()
+        .map(|s| text::plain(&doc_text[s.range.clone()]))
+        .collect();
     let mut listing = String::new();
-    for (i, s) in sentences.iter().enumerate() {
-        listing.push_str(&format!("[{}] {}\n", i + 1, &doc_text[s.range.clone()]));
+    for (i, s) in shown.iter().enumerate() {
+        listing.push_str(&format!("[{}] {s}\n", i + 1));
     }
     let user = format!(
         "{question_context}Research questions:\n{}Search: {query}\n\nText:\n{listing}",
@@ -340,13 +345,10 @@ async fn extract(
         extract_schema(sentences.len(), l.facts_per_page, on_topic),
     )
     .await?;
-    let normalized = normalize(doc_text);
+    let normalized = normalize(&text::plain(doc_text));
     // The candidates ranked against the question without the model (BM25): a choice that shares
     // nothing with the question is replaced by the best statement the model did not take.
-    let texts: Vec<&str> = sentences
-        .iter()
-        .map(|s| doc_text[s.range.clone()].trim())
-        .collect();
+    let texts: Vec<&str> = shown.iter().map(String::as_str).collect();
     let ranked: Vec<usize> = guard::rank_sentences(&relevance_key, &texts)
         .into_iter()
         .filter(|(_, score)| *score > 0.0)
@@ -372,8 +374,12 @@ async fn extract(
         } else {
             first
         };
-        let span = sentences[first - 1].range.start..sentences[last - 1].range.end;
-        let mut quote = doc_text[span].trim().to_string();
+        // The sentences as the page shows them, joined; when the stored text has something
+        // between them that is not a sentence (a list of links, a table), only the first.
+        let mut quote = shown[first - 1..last].join(" ");
+        if !quote_in(&quote, &normalized) {
+            quote = shown[first - 1].clone();
+        }
         let mut fact = f.fact.trim().to_string();
         // On topic means sharing words with what the user asked (not only with the search,
         // which a weak model's plan may have sent anywhere).

@@ -262,7 +262,7 @@ async fn write_body(
         .sources
         .iter()
         .filter_map(|s| ctx.config.documents.get(&s.sha256).ok().flatten())
-        .map(|t| normalize(&t))
+        .map(|t| normalize(&crate::text::plain(&t)))
         .collect();
     let (body, unquoted) = report::unquote_unfound(&body, &texts);
     if unquoted > 0 {

@@ -19,6 +19,15 @@ use std::sync::Arc;
 /// A tiny web: pages by URL, found by any shared word.
 pub struct Corpus(BTreeMap<String, (String, String)>);
 
+/// The tiny web with `extra` pages (url, title, text) added.
+pub fn corpus_with(extra: &[(&str, &str, &str)]) -> Arc<Corpus> {
+    let mut pages = corpus().0.clone();
+    for (url, title, text) in extra {
+        pages.insert(url.to_string(), (title.to_string(), text.to_string()));
+    }
+    Arc::new(Corpus(pages))
+}
+
 pub fn corpus() -> Arc<Corpus> {
     let mut pages = BTreeMap::new();
     pages.insert(
@@ -194,7 +203,17 @@ pub fn env(
     meter: Arc<Meter>,
     docs: Arc<MemoryDocuments>,
 ) -> Env {
-    let c = corpus();
+    env_on(corpus(), config, model, meter, docs)
+}
+
+/// [`env`] over the pages of `c`.
+pub fn env_on(
+    c: Arc<Corpus>,
+    config: &RunConfig,
+    model: Arc<ScriptedLlm>,
+    meter: Arc<Meter>,
+    docs: Arc<MemoryDocuments>,
+) -> Env {
     let client: Arc<dyn LlmClient> = model;
     Env {
         config: config.clone(),
@@ -214,6 +233,11 @@ pub async fn run(config: RunConfig, write: &str) -> Run {
 
 /// A run with these scripted answers.
 pub async fn run_script(config: RunConfig, answers: Vec<ScriptedAnswer>) -> Run {
+    run_script_on(corpus(), config, answers).await
+}
+
+/// [`run_script`] over the pages of `c`.
+pub async fn run_script_on(c: Arc<Corpus>, config: RunConfig, answers: Vec<ScriptedAnswer>) -> Run {
     let model = Arc::new(ScriptedLlm::new(answers));
     let meter = Arc::new(Meter::new(config.budget, PriceTable::builtin()));
     let docs = Arc::new(MemoryDocuments::default());
@@ -227,7 +251,7 @@ pub async fn run_script(config: RunConfig, answers: Vec<ScriptedAnswer>) -> Run 
             ),
             RunOptions::new(
                 "t1",
-                env(&config, model.clone(), meter.clone(), docs.clone()),
+                env_on(c, &config, model.clone(), meter.clone(), docs.clone()),
             )
             .clock(Arc::new(FixedClock(1_700_000_000_000))),
         )
