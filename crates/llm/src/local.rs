@@ -313,7 +313,17 @@ fn generate_blocking(
 ) -> Result<(String, Usage), LlmError> {
     let backend = backend()?;
     let template = model.chat_template(None).or_else(|_| {
-        LlamaChatTemplate::new("chatml").map_err(|e| bad(path, format!("no chat template: {e}")))
+        // A GGUF without a template (a base model such as Gemma 3 270M): llama.cpp's built-in
+        // one for its family, so the model sees the turn markers it was trained on.
+        let family = model
+            .meta_val_str("general.architecture")
+            .unwrap_or_default();
+        let name = if family.starts_with("gemma") {
+            "gemma"
+        } else {
+            "chatml"
+        };
+        LlamaChatTemplate::new(name).map_err(|e| bad(path, format!("no chat template: {e}")))
     })?;
     let messages = request
         .messages

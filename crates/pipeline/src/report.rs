@@ -172,6 +172,10 @@ pub(crate) fn strip_model_extras(draft: &str) -> String {
         if t.starts_with("# ") && out.is_empty() {
             continue;
         }
+        // Chat-template turn markers a small model writes out as text.
+        if t.starts_with("<|") || t.starts_with("<start_of_turn") || t.starts_with("<end_of_turn") {
+            continue;
+        }
         if t.starts_with('#') {
             let title = t.trim_start_matches('#').trim().to_lowercase();
             skipping = matches!(

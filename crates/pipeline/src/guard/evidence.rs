@@ -260,11 +260,12 @@ pub fn rank_sentences(query: &str, sentences: &[&str]) -> Vec<(usize, f64)> {
     scores
 }
 
-/// Whether `a` and `b` are about the same thing: they share [`SHARED_TERMS`] content words (or
-/// every one of the shorter's, when it has fewer), plurals and Japanese bigrams folded.
+/// Whether `b` is about topic `a`: they share [`SHARED_TERMS`] content words, or half of `a`'s
+/// when it has fewer than four ("What does Cachegrind measure?" needs one of its two, not a
+/// sentence that says both), plurals and Japanese bigrams folded.
 pub fn shares_content(a: &str, b: &str) -> bool {
     let (a, b) = (term_set(a), term_set(b));
-    let need = SHARED_TERMS.min(a.len()).min(b.len());
+    let need = SHARED_TERMS.min(a.len().div_ceil(2)).min(b.len());
     need > 0 && a.intersection(&b).count() >= need
 }
 

@@ -177,8 +177,44 @@ pub fn audit(body: &str, evidence: &[Evidence]) -> Audited {
         .split_inclusive('\n')
         .map(|l| audit_line(l, evidence))
         .collect();
+    drop_repeats(&mut lines);
     keep_what_the_text_needs(&mut lines);
     render(lines)
+}
+
+/// Words a sentence needs before a later one containing it counts as its repeat.
+const REPEAT_MIN_WORDS: usize = 6;
+
+/// A kept sentence that says again what an earlier kept one said (the same words, or the
+/// earlier one inside it) is removed: a small model copies its best quote over and over.
+fn drop_repeats(lines: &mut [Line]) {
+    let mut said: Vec<String> = Vec::new();
+    for line in lines.iter_mut() {
+        let Some(pieces) = line.pieces.as_mut() else {
+            continue;
+        };
+        for piece in pieces.iter_mut() {
+            let Piece::Claim { text, entry, kept } = piece else {
+                continue;
+            };
+            if !*kept {
+                continue;
+            }
+            let words = crate::text::normalize(&without_markers(text));
+            let repeat = said.iter().any(|earlier| {
+                earlier == &words
+                    || (earlier.split(' ').count() >= REPEAT_MIN_WORDS
+                        && words.contains(earlier.as_str()))
+            });
+            if repeat {
+                *kept = false;
+                entry.status = AuditStatus::Removed;
+                entry.check = "it repeats an earlier sentence of the report".into();
+            } else {
+                said.push(words);
+            }
+        }
+    }
 }
 
 fn audit_line(line: &str, evidence: &[Evidence]) -> Line {
@@ -380,6 +416,23 @@ fn render(lines: Vec<Line>) -> Audited {
     Audited { body, entries }
 }
 
+/// Letters in one word beyond which it is words run together ("Usingandunderstandingthe…").
+const MAX_WORD_LETTERS: usize = 30;
+
+/// Whether uncited text reads as words: some word of two letters or more (or CJK text), none
+/// absurdly long, and not degenerate. "(10." and "Usingandunderstandingthevalgrendcore" do not.
+fn readable(text: &str) -> bool {
+    let words: Vec<&str> = text.unicode_words().collect();
+    let wordy = words
+        .iter()
+        .any(|w| w.chars().filter(|c| c.is_alphabetic()).count() >= 2)
+        || text.chars().any(|c| c as u32 >= 0x2E80);
+    let run_together = words
+        .iter()
+        .any(|w| w.is_ascii() && w.len() > MAX_WORD_LETTERS);
+    wordy && !run_together && guard::degenerate(text).is_none()
+}
+
 /// Content words below which an uncited sentence is framing ("The evidence is as follows:"),
 /// not a claim.
 pub const CLAIM_MIN_WORDS: usize = 4;
@@ -397,6 +450,18 @@ enum Uncited {
 /// supports it, else removed — an uncited claim is exactly what a loop or a guess looks like.
 fn audit_uncited(sentence: &str, evidence: &[Evidence]) -> Uncited {
     let text = sentence.trim();
+    if text.is_empty() {
+        return Uncited::Framing;
+    }
+    if !readable(text) {
+        return Uncited::Removed(AuditEntry {
+            sentence: text.to_string(),
+            sources: Vec::new(),
+            status: AuditStatus::Removed,
+            evidence: Vec::new(),
+            check: "not a sentence (no words, or letters run together)".into(),
+        });
+    }
     if guard::content_words(text).len() < CLAIM_MIN_WORDS {
         return Uncited::Framing;
     }
@@ -662,6 +727,24 @@ Memcheck tracks the definedness of every bit of memory [1].\n";
             "{}",
             audited.body
         );
+    }
+
+    #[test]
+    fn a_copied_sentence_said_again_and_run_together_letters_go() {
+        let body = "Memcheck tracks the definedness of every bit of memory [1].\n\
+Manual) Memcheck tracks the definedness of every bit of memory [1].\n\
+Usingandunderstandingthevalgrendcoreallothertools. (10.\n\
+Memcheck tracks the definedness of every bit of memory [1].\n";
+        let audited = audit(body, &items());
+        assert_eq!(audited.body.matches("definedness").count(), 1, "{}", audited.body);
+        assert!(!audited.body.contains("Usingand"), "{}", audited.body);
+        assert!(!audited.body.contains("(10"), "{}", audited.body);
+        let repeats = audited
+            .entries
+            .iter()
+            .filter(|e| e.check.contains("repeats an earlier sentence"))
+            .count();
+        assert_eq!(repeats, 2);
     }
 
     #[test]

@@ -417,8 +417,35 @@ async fn extract(
             query: String::new(),
         });
     }
+    if evidence.is_empty() {
+        // The model took nothing usable from a page that is on the topic (a base model under a
+        // grammar often answers with no facts): its best-ranked statements stand, as they read.
+        evidence.extend(
+            ranked
+                .iter()
+                .map(|&i| texts[i])
+                .filter(|t| {
+                    guard::statement(t)
+                        && guard::shares_content(&topic, t)
+                        && quote_in(t, &normalized)
+                })
+                .take(FALLBACK_PASSAGES.min(l.facts_per_page))
+                .map(|t| Evidence {
+                    id: 0,
+                    source_id: 0,
+                    source_url: String::new(),
+                    fact: t.to_string(),
+                    quote: t.to_string(),
+                    question: None,
+                    query: String::new(),
+                }),
+        );
+    }
     Ok(evidence)
 }
+
+/// Passages taken from an on-topic page, by rank, when the model took none.
+const FALLBACK_PASSAGES: usize = 2;
 
 /// Numbers new sources and evidence after those already known, dropping duplicates.
 pub fn number(

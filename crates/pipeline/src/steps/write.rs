@@ -178,7 +178,16 @@ pub fn extractive_body(facts: &Facts<'_>, evidence: &[Evidence]) -> String {
             None => groups.push((title, vec![e])),
         }
     }
+    let mut listed: BTreeSet<String> = BTreeSet::new();
     for (title, items) in groups {
+        // A passage read twice (two searches, one page) is given once.
+        let items: Vec<&Evidence> = items
+            .into_iter()
+            .filter(|e| listed.insert(normalize(&e.quote)))
+            .collect();
+        if items.is_empty() {
+            continue;
+        }
         out.push_str(&format!("### {}\n\n", title.trim()));
         for e in items {
             let text = if guard::fact_matches_quote(&e.fact, &e.quote)
@@ -315,6 +324,15 @@ pub async fn write(
             "the audit removed {removed} of its {} cited sentences",
             audited.entries.len()
         ));
+    }
+    if rejected.is_none() {
+        // What the audit kept must read as prose too (a copied quote said five times is a loop).
+        rejected = degenerate(&audited.body);
+    }
+    if rejected.is_none() && audited.entries.len() == removed {
+        // Prose that cites nothing it read (chat-template tokens, an apology, a title) is not
+        // a report of the research.
+        rejected = Some("it cited none of the evidence".into());
     }
     let extractive = rejected.is_some();
     if extractive {

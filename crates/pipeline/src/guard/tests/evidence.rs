@@ -180,6 +180,15 @@ fn shared_content_needs_two_content_words() {
         "医療における量子コンピュータ"
     ));
     assert!(!shares_content("", "anything at all"));
+    // A two-word topic needs one of its words; a longer one two.
+    assert!(shares_content(
+        "What does Cachegrind measure?",
+        "Cachegrind simulates how your program interacts with the cache hierarchy."
+    ));
+    assert!(!shares_content(
+        "How does Memcheck detect uninitialised values?",
+        "Memcheck is the default tool of Valgrind."
+    ));
 }
 
 // ---------------------------------------------------------------------------------------------
