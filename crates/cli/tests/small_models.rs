@@ -1,0 +1,228 @@
+//! Honest reports from real small models on a real documentation set: the built-in model runs
+//! SmolLM2-135M (single and multi agent) and Gemma 3 270M over the Valgrind user manual (HTML
+//! from Debian's `valgrind` package, none of it written here), and each result must pass the
+//! two independent checkers — `check_grounding.py --require-audit` (citations, quotes, the
+//! sentence audit) and `check_usable.py` (no loops, facts that match their quotes, quotes on
+//! topic, honest confidence) — plus this file's own reading of the same promises.
+//!
+//! The models come from `scripts/fetch-model.sh` (`RS_TEST_MODEL`, `RS_TEST_MODEL_GEMMA`), the
+//! manual from `scripts/install-deps.sh`; under CI a missing one is a failure, locally a skip.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+const BIN: &str = env!("CARGO_BIN_EXE_research");
+
+/// The documentation set: the Valgrind manual as Debian installs it.
+fn manual() -> Option<PathBuf> {
+    let dir = std::env::var_os("RS_DOC_CORPUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/usr/share/doc/valgrind/html"));
+    if dir.join("index.html").is_file() {
+        return Some(dir);
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "{} has no Valgrind manual; scripts/install-deps.sh installs it",
+        dir.display()
+    );
+    eprintln!("skipped: no Valgrind manual at {}", dir.display());
+    None
+}
+
+/// The model file named by `var`, or a skip (a failure under CI).
+fn model(var: &str) -> Option<PathBuf> {
+    let path = std::env::var_os(var)
+        .map(PathBuf::from)
+        .filter(|p| p.is_file());
+    if path.is_none() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "{var} does not name a model file; scripts/test.sh fetches it"
+        );
+        eprintln!("skipped: set {var} (scripts/fetch-model.sh prints the path)");
+    }
+    path
+}
+
+fn research(args: &[&str], db: &Path) -> Output {
+    Command::new(BIN)
+        .args(args)
+        .arg("--db")
+        .arg(db)
+        .env_remove("RESEARCH_LLM")
+        .output()
+        .unwrap()
+}
+
+/// Runs `question` with the built-in model over the manual and returns the `--json` result.
+fn run(model: &Path, manual: &Path, question: &str, mode: &str) -> (Value, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db.sqlite");
+    let added = research(&["library", "add", manual.to_str().unwrap()], &db);
+    assert!(
+        added.status.success(),
+        "{}",
+        String::from_utf8_lossy(&added.stderr)
+    );
+    let spec = format!("local:{}", model.display());
+    let out = research(
+        &[
+            "run",
+            question,
+            "--llm",
+            &spec,
+            "--search",
+            "local",
+            "--depth",
+            "quick",
+            "--mode",
+            mode,
+            "--no-input",
+            "--json",
+        ],
+        &db,
+    );
+    assert!(
+        out.status.success(),
+        "the run failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let result: Value = serde_json::from_slice(&out.stdout).expect("--json prints JSON");
+    (result, dir)
+}
+
+/// Runs an independent checker on `result`; its summary line, or a failure with its findings.
+fn checker(script: &str, result: &Value, dir: &Path, args: &[&str]) -> String {
+    let file = dir.join(format!("{script}.json"));
+    std::fs::write(&file, serde_json::to_vec(result).unwrap()).unwrap();
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/tools")
+        .join(script);
+    let out = Command::new("python3")
+        .arg(path)
+        .arg(&file)
+        .args(args)
+        .output()
+        .expect("python3 runs the checker");
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(
+        out.status.success(),
+        "{script} failed:\n{text}\n--- report ---\n{}\n--- evidence ---\n{:#}",
+        result["report"].as_str().unwrap_or_default(),
+        result["evidence"]
+    );
+    text
+}
+
+fn words(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect()
+}
+
+/// Share of distinct word 4-grams: a loop repeats them.
+fn distinct_4grams(text: &str) -> f64 {
+    let w = words(text);
+    let grams: Vec<_> = w.windows(4).collect();
+    if grams.is_empty() {
+        return 1.0;
+    }
+    grams.iter().collect::<BTreeSet<_>>().len() as f64 / grams.len() as f64
+}
+
+/// Everything the issue promises of a small model's report, checked here and by both checkers.
+fn assert_honest(result: &Value, dir: &Path, manual: &Path) {
+    assert_eq!(result["status"], "finished", "{result:#}");
+    let report = result["report"].as_str().unwrap();
+    let body = report.split("\n## Sources").next().unwrap();
+    // Not degenerate: no loop, no sentence three times.
+    assert!(distinct_4grams(body) >= 0.6, "a looping report:\n{body}");
+    let mut seen = std::collections::BTreeMap::<String, usize>::new();
+    for sentence in body.split(['.', '\n']).filter(|s| words(s).len() >= 5) {
+        *seen.entry(sentence.trim().to_lowercase()).or_default() += 1;
+    }
+    assert!(
+        seen.values().all(|n| *n <= 2),
+        "a sentence repeats:\n{body}"
+    );
+    // Every fact is its quote or shares its words; every quote is a sentence, not a heading.
+    let evidence = result["evidence"].as_array().unwrap();
+    assert!(!evidence.is_empty(), "no evidence read:\n{report}");
+    for e in evidence {
+        let (fact, quote) = (e["fact"].as_str().unwrap(), e["quote"].as_str().unwrap());
+        assert!(distinct_4grams(fact) >= 0.5, "a looping fact: {fact}");
+        assert!(
+            words(quote).len() >= 6,
+            "a quote that is no statement: {quote:?}"
+        );
+        for artefact in ["\\[", "\\_", "**", "](", "\n"] {
+            assert!(!quote.contains(artefact), "markup in a quote: {quote:?}");
+        }
+    }
+    // Confidence no higher than the claims the checks supported.
+    let meta = &result["metadata"];
+    let (total, supported) = (
+        meta["claims_total"].as_u64().unwrap_or(0),
+        meta["claims_supported"].as_u64().unwrap_or(0),
+    );
+    assert!(supported <= total);
+    // Every kept cited sentence is audited; the audit's summary is in the report.
+    let audit = result["audit"].as_array().expect("an audit list");
+    assert!(!audit.is_empty());
+    assert!(
+        report.contains("Cited sentences checked against the evidence"),
+        "{report}"
+    );
+    let corpus = manual.to_str().unwrap();
+    let grounding = checker(
+        "check_grounding.py",
+        result,
+        dir,
+        &[corpus, "--require-audit"],
+    );
+    assert!(grounding.contains("grounding ok"), "{grounding}");
+    let usable = checker("check_usable.py", result, dir, &[]);
+    eprintln!("{}\n{}", grounding.trim(), usable.trim());
+}
+
+#[test]
+fn smollm2_writes_an_honest_report_on_the_valgrind_manual() {
+    let (Some(model), Some(manual)) = (model("RS_TEST_MODEL"), manual()) else {
+        return;
+    };
+    let (result, dir) = run(
+        &model,
+        &manual,
+        "How does Memcheck detect uninitialised values?",
+        "single",
+    );
+    assert_honest(&result, dir.path(), &manual);
+}
+
+#[test]
+fn smollm2_multi_agent_writes_an_honest_report_on_the_valgrind_manual() {
+    let (Some(model), Some(manual)) = (model("RS_TEST_MODEL"), manual()) else {
+        return;
+    };
+    let (result, dir) = run(
+        &model,
+        &manual,
+        "How do I write a suppression file for Valgrind errors?",
+        "multi",
+    );
+    assert_honest(&result, dir.path(), &manual);
+}
+
+#[test]
+fn gemma3_writes_an_honest_report_on_the_valgrind_manual() {
+    let (Some(model), Some(manual)) = (model("RS_TEST_MODEL_GEMMA"), manual()) else {
+        return;
+    };
+    let (result, dir) = run(&model, &manual, "What does Cachegrind measure?", "single");
+    assert_honest(&result, dir.path(), &manual);
+}
