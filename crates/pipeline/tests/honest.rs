@@ -242,3 +242,29 @@ async fn a_search_about_nothing_asked_is_not_run() {
     // The dropped ones are replaced by searches from the question's own words.
     assert!(run.state.plan.searches.len() >= 2, "{:?}", run.state.plan);
 }
+
+#[tokio::test]
+async fn a_plan_that_echoes_its_schema_is_not_researched() {
+    let mut answers = script(DETAILED);
+    replace(
+        &mut answers,
+        "plan",
+        json!({"questions": ["type':'object',"], "aspects": ["'maxLength':60"],
+               "searches": ["type:'array','maxLength':60,'minItems':1,"]}),
+    );
+    let run = run_script(config(Mode::Single, Structure::Detailed), answers).await;
+    let plan = &run.state.plan;
+    assert!(
+        plan.questions.iter().all(|q| !q.contains("type")),
+        "{plan:?}"
+    );
+    assert!(
+        run.state
+            .searches_done
+            .iter()
+            .all(|s| !s.contains("maxLength")),
+        "{:?}",
+        run.state.searches_done
+    );
+    assert!(!run.state.evidence.is_empty());
+}

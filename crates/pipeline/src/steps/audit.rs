@@ -736,7 +736,12 @@ Manual) Memcheck tracks the definedness of every bit of memory [1].\n\
 Usingandunderstandingthevalgrendcoreallothertools. (10.\n\
 Memcheck tracks the definedness of every bit of memory [1].\n";
         let audited = audit(body, &items());
-        assert_eq!(audited.body.matches("definedness").count(), 1, "{}", audited.body);
+        assert_eq!(
+            audited.body.matches("definedness").count(),
+            1,
+            "{}",
+            audited.body
+        );
         assert!(!audited.body.contains("Usingand"), "{}", audited.body);
         assert!(!audited.body.contains("(10"), "{}", audited.body);
         let repeats = audited

@@ -84,24 +84,28 @@ pub(crate) fn numbered(items: &[String]) -> String {
         .collect()
 }
 
-/// Trims, drops empties and near-duplicates (of each other and of `done`), and caps the count.
 /// Text without markup: a small model under a JSON grammar sometimes fills strings with HTML
-/// tags, JSON or code (`<h1>PlanOut</h1>`, `<p><span class=`), which no search should run.
+/// tags, JSON or code (`<h1>PlanOut</h1>`, `<p><span class=`), or echoes its schema
+/// (`type':'object',`), which no search or research question should be.
 pub(crate) fn plain(text: &str) -> bool {
-    !text.contains(['<', '>', '{', '}', '`', '|'])
+    const JSON_MARKS: [&str; 6] = ["':", "\":", ":'", ":\"", "','", "\",\""];
+    !text.contains(['<', '>', '{', '}', '`', '|']) && !JSON_MARKS.iter().any(|m| text.contains(m))
 }
 
 /// The model's searches that may run, in order: plain keyword queries
-/// ([`guard::usable_search`]) about the research ([`guard::on_topic`] of `context`).
+/// ([`guard::usable_search`]) about the research ([`guard::on_topic`] of the `context` items
+/// that are themselves plain text, not a schema the model echoed).
 pub(crate) fn runnable_searches(candidates: Vec<String>, context: &[&str]) -> Vec<String> {
+    let context: Vec<&str> = context.iter().copied().filter(|c| plain(c)).collect();
     candidates
         .into_iter()
         .filter(|q| {
-            plain(q) && crate::guard::usable_search(q) && crate::guard::on_topic(q, context)
+            plain(q) && crate::guard::usable_search(q) && crate::guard::on_topic(q, &context)
         })
         .collect()
 }
 
+/// Trims, drops empties and near-duplicates (of each other and of `done`), and caps the count.
 pub(crate) fn distinct_searches(
     candidates: Vec<String>,
     done: &[String],

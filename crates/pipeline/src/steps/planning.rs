@@ -67,9 +67,10 @@ pub async fn plan(ctx: &Ctx, brief: &Brief) -> Result<(Plan, Vec<Warning>), Node
     let aspects: Vec<String> = out
         .aspects
         .into_iter()
-        .filter(|a| guard::degenerate(a).is_none())
+        .filter(|a| plain(a) && guard::degenerate(a).is_none())
         .collect();
-    let mut context: Vec<&str> = vec![brief.query.as_str()];
+    let user = super::topic_of(&brief.block());
+    let mut context: Vec<&str> = vec![user.as_str()];
     context.extend(questions.iter().map(String::as_str));
     context.extend(aspects.iter().map(String::as_str));
     let asked = out.searches.len();

@@ -92,7 +92,8 @@ pub async fn orchestrate(
         if !plain(&question) || !guard::usable_question(&question) {
             continue;
         }
-        let mut context: Vec<&str> = vec![brief.query.as_str(), question.as_str()];
+        let user = super::topic_of(&brief.block());
+        let mut context: Vec<&str> = vec![user.as_str(), question.as_str()];
         context.extend(input.plan.questions.iter().map(String::as_str));
         let mut searches = distinct_searches(
             runnable_searches(sq.searches, &context),
@@ -328,7 +329,8 @@ pub async fn synthesize(
         confidences.iter().sum::<f64>() / confidences.len() as f64
     };
     let coverage = mean.max(input.coverage_before).clamp(0.0, 1.0);
-    let context: Vec<&str> = std::iter::once(input.brief.query.as_str())
+    let user = super::topic_of(&input.brief.block());
+    let context: Vec<&str> = std::iter::once(user.as_str())
         .chain(input.reports.iter().map(|w| w.assignment.question.as_str()))
         .chain(out.gaps.iter().map(String::as_str))
         .collect();
