@@ -417,9 +417,12 @@ async fn extract(
             query: String::new(),
         });
     }
-    if evidence.is_empty() {
-        // The model took nothing usable from a page that is on the topic (a base model under a
-        // grammar often answers with no facts): its best-ranked statements stand, as they read.
+    let wanted = FALLBACK_PASSAGES.min(l.facts_per_page);
+    if evidence.len() < wanted {
+        // The model took little or nothing usable from a page that is on the topic (a base
+        // model under a grammar often answers with no facts): its best-ranked statements not
+        // taken yet stand, as they read.
+        let taken: Vec<String> = evidence.iter().map(|e| e.quote.clone()).collect();
         evidence.extend(
             ranked
                 .iter()
@@ -428,8 +431,11 @@ async fn extract(
                     guard::statement(t)
                         && guard::shares_content(&topic, t)
                         && quote_in(t, &normalized)
+                        && !taken
+                            .iter()
+                            .any(|q| q.contains(*t) || t.contains(q.as_str()))
                 })
-                .take(FALLBACK_PASSAGES.min(l.facts_per_page))
+                .take(wanted - evidence.len())
                 .map(|t| Evidence {
                     id: 0,
                     source_id: 0,
@@ -444,7 +450,7 @@ async fn extract(
     Ok(evidence)
 }
 
-/// Passages taken from an on-topic page, by rank, when the model took none.
+/// Passages taken from an on-topic page at least, by rank, when the model took fewer.
 const FALLBACK_PASSAGES: usize = 2;
 
 /// Numbers new sources and evidence after those already known, dropping duplicates.
