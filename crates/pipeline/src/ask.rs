@@ -62,6 +62,27 @@ pub(crate) async fn ask_schema<T: DeserializeOwned>(
         .map_err(|e| NodeError::permanent(format!("the {role} answer has the wrong shape: {e}")))
 }
 
+/// The one retry after a degenerate free-text answer: cooler, with stronger repetition control
+/// (honoured by the built-in model and Ollama; other providers ignore it).
+pub(crate) fn stronger(request: &mut ChatRequest) {
+    request.temperature = Some(0.1);
+    request.repeat_penalty = Some(1.3);
+}
+
+/// [`ask_or`] once more with [`stronger`] sampling, for a step whose free text came back
+/// degenerate.
+pub(crate) async fn ask_or_again<T: JsonSchema + DeserializeOwned>(
+    ctx: &Ctx,
+    role: Role,
+    system: String,
+    user: String,
+    max_tokens: u32,
+) -> Result<(Option<T>, Vec<Warning>), NodeError> {
+    let (client, mut request) = request_for(ctx, role, system, user, max_tokens);
+    stronger(&mut request);
+    ask_with(ctx, role, &client, request).await
+}
+
 /// Like [`ask_schema`], but a model that cannot produce the JSON even after the re-ask is a
 /// warning and `None`, for steps whose work has a sensible default (a small local model must
 /// not sink a whole run over a gap assessment). Provider failures still stop the run.
@@ -73,7 +94,16 @@ pub(crate) async fn ask_or<T: JsonSchema + DeserializeOwned>(
     max_tokens: u32,
 ) -> Result<(Option<T>, Vec<Warning>), NodeError> {
     let (client, request) = request_for(ctx, role, system, user, max_tokens);
-    match research_llm::generate::<T>(&client, request, None).await {
+    ask_with(ctx, role, &client, request).await
+}
+
+async fn ask_with<T: JsonSchema + DeserializeOwned>(
+    ctx: &Ctx,
+    role: Role,
+    client: &research_llm::Metered,
+    request: ChatRequest,
+) -> Result<(Option<T>, Vec<Warning>), NodeError> {
+    match research_llm::generate::<T>(client, request, None).await {
         Ok(answer) => Ok((Some(answer.value), Vec::new())),
         Err(e @ LlmError::InvalidOutput { .. }) => Ok((
             None,

@@ -266,3 +266,29 @@ async fn a_plan_that_echoes_its_schema_is_not_researched() {
     );
     assert!(!run.state.evidence.is_empty());
 }
+
+#[tokio::test]
+async fn a_looping_worker_summary_is_asked_once_more_with_stronger_repetition_control() {
+    let mut answers = script(DETAILED);
+    replace(
+        &mut answers,
+        "summarize",
+        json!({"answer": "the fact is that ".repeat(60), "findings": [], "confidence": 0.9, "gaps": []}),
+    );
+    let run = run_script(config(Mode::Multi, Structure::Detailed), answers).await;
+    let summaries: Vec<_> = run
+        .model
+        .requests()
+        .into_iter()
+        .filter(|r| r.purpose.as_deref() == Some("summarize"))
+        .collect();
+    assert!(
+        summaries.iter().any(|r| r.repeat_penalty == Some(1.3)),
+        "a retry with stronger repetition control"
+    );
+    // Still looping after the retry: the facts stand for the summary, and no loop is kept.
+    for w in &run.state.worker_results {
+        assert!(!w.answer.contains("the fact is that the fact"), "{w:?}");
+        assert!(w.confidence <= 1.0);
+    }
+}

@@ -251,11 +251,9 @@ async fn write_body(
     let mut request = ChatRequest::new(vec![Message::system(system), Message::user(user)])
         .purpose(Role::Write.name());
     request.max_tokens = Some(max_tokens);
-    request.temperature = Some(if retry { 0.1 } else { 0.3 });
+    request.temperature = Some(0.3);
     if retry {
-        // Stronger repetition control for the one retry after a degenerate answer (honoured by
-        // the built-in model and Ollama; others ignore it).
-        request.repeat_penalty = Some(1.3);
+        crate::ask::stronger(&mut request);
     }
     let stream = |piece: &str| ctx.token(piece);
     let answer = client
