@@ -260,6 +260,14 @@ pub fn rank_sentences(query: &str, sentences: &[&str]) -> Vec<(usize, f64)> {
     scores
 }
 
+/// Whether `text` mentions the topic at all: one content word in common, plurals and Japanese
+/// bigrams folded. The bar for a quote to be on topic; [`shares_content`] is the bar for
+/// evidence to answer a question.
+pub fn mentions(topic: &str, text: &str) -> bool {
+    let (a, b) = (term_set(topic), term_set(text));
+    a.intersection(&b).next().is_some()
+}
+
 /// Whether `b` is about topic `a`: they share [`SHARED_TERMS`] content words, or half of `a`'s
 /// when it has fewer than four ("What does Cachegrind measure?" needs one of its two, not a
 /// sentence that says both), plurals and Japanese bigrams folded.

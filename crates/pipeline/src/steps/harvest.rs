@@ -381,14 +381,14 @@ async fn extract(
             quote = shown[first - 1].clone();
         }
         let mut fact = f.fact.trim().to_string();
-        // On topic means sharing words with what the user asked (not only with the search,
-        // which a weak model's plan may have sent anywhere).
-        if !guard::shares_content(&topic, &quote) || !guard::statement(&quote) {
+        // On topic means sharing a word with what the user asked or a research question (not
+        // only with the search, which a weak model's plan may have sent anywhere).
+        if !guard::mentions(&topic, &quote) || !guard::statement(&quote) {
             // Off the question, or not a statement (a heading, a list number, a checksum line):
             // the best-ranked statement on the topic not taken yet stands in, as it reads.
             let Some(best) = ranked.iter().map(|&i| texts[i]).find(|t| {
                 guard::statement(t)
-                    && guard::shares_content(&topic, t)
+                    && guard::mentions(&topic, t)
                     && !evidence.iter().any(|e| e.quote == *t)
             }) else {
                 continue;
@@ -429,7 +429,7 @@ async fn extract(
                 .map(|&i| texts[i])
                 .filter(|t| {
                     guard::statement(t)
-                        && guard::shares_content(&topic, t)
+                        && guard::mentions(&topic, t)
                         && quote_in(t, &normalized)
                         && !taken
                             .iter()

@@ -180,6 +180,14 @@ fn shared_content_needs_two_content_words() {
         "医療における量子コンピュータ"
     ));
     assert!(!shares_content("", "anything at all"));
+    assert!(mentions(
+        "How do honeybees communicate and organise their colonies?",
+        "Honeybee foragers tell their nestmates where food is by dancing."
+    ));
+    assert!(!mentions(
+        "How do honeybees communicate and organise their colonies?",
+        "The release notes list every change since the last version."
+    ));
     // A two-word topic needs one of its words; a longer one two.
     assert!(shares_content(
         "What does Cachegrind measure?",
