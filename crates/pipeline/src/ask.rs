@@ -69,18 +69,29 @@ pub(crate) fn stronger(request: &mut ChatRequest) {
     request.repeat_penalty = Some(1.3);
 }
 
-/// [`ask_or`] once more with [`stronger`] sampling, for a step whose free text came back
-/// degenerate.
-pub(crate) async fn ask_or_again<T: JsonSchema + DeserializeOwned>(
+/// [`ask_or`], asked once more with [`stronger`] sampling when the free text `text` picks out
+/// of the answer is degenerate (a looping summary); the retry's answer wins when it has one.
+pub(crate) async fn ask_or_retrying<T: JsonSchema + DeserializeOwned>(
     ctx: &Ctx,
     role: Role,
     system: String,
     user: String,
     max_tokens: u32,
+    text: impl Fn(&T) -> &str,
 ) -> Result<(Option<T>, Vec<Warning>), NodeError> {
-    let (client, mut request) = request_for(ctx, role, system, user, max_tokens);
-    stronger(&mut request);
-    ask_with(ctx, role, &client, request).await
+    let (client, request) = request_for(ctx, role, system, user, max_tokens);
+    let mut retry = request.clone();
+    stronger(&mut retry);
+    let (out, mut warnings) = ask_with(ctx, role, &client, request).await?;
+    let looping = out
+        .as_ref()
+        .is_some_and(|o| crate::guard::degenerate(text(o).trim()).is_some());
+    if !looping {
+        return Ok((out, warnings));
+    }
+    let (again, more) = ask_with(ctx, role, &client, retry).await?;
+    warnings.extend(more);
+    Ok((again.or(out), warnings))
 }
 
 /// Like [`ask_schema`], but a model that cannot produce the JSON even after the re-ask is a

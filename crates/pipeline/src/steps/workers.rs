@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::harvest::{harvest, Harvest};
 use super::{clean_list, distinct_searches, numbered, plain, runnable_searches, Brief};
-use crate::ask::{ask_or, ask_or_again, Ctx};
+use crate::ask::{ask_or, ask_or_retrying, Ctx};
 use crate::guard;
 use crate::prompts::{self, fill};
 use crate::records::{Assignment, Evidence, Plan, Synthesis, Warning, WorkerResult};
@@ -209,32 +209,16 @@ pub async fn research(
             .iter()
             .map(|e| format!("- {}\n", e.fact.replace('\n', " ")))
             .collect();
-        let user = format!("{context}\nFacts found:\n{listing}");
-        let (mut out, skipped) = ask_or::<WorkerSummaryOut>(
+        let (out, skipped) = ask_or_retrying::<WorkerSummaryOut>(
             ctx,
             Role::Summarize,
             prompts::WORKER_SUMMARY.to_string(),
-            user.clone(),
+            format!("{context}\nFacts found:\n{listing}"),
             700,
+            |o| &o.answer,
         )
         .await?;
         harvest.warnings.extend(skipped);
-        if out
-            .as_ref()
-            .is_some_and(|o| guard::degenerate(o.answer.trim()).is_some())
-        {
-            // Once more, cooler and with stronger repetition control, before the facts stand in.
-            let (again, skipped) = ask_or_again::<WorkerSummaryOut>(
-                ctx,
-                Role::Summarize,
-                prompts::WORKER_SUMMARY.to_string(),
-                user,
-                700,
-            )
-            .await?;
-            harvest.warnings.extend(skipped);
-            out = again.or(out);
-        }
         out.unwrap_or(WorkerSummaryOut {
             answer: String::new(),
             findings: facts.iter().take(5).map(|e| e.fact.clone()).collect(),
@@ -326,18 +310,9 @@ pub async fn synthesize(
         &[("searches", l.initial_searches.to_string())],
     );
     let user = format!("{}\nResearcher reports:\n{listing}", input.brief.block());
-    let (mut out, mut warnings) =
-        ask_or::<SynthesisOut>(ctx, Role::Synthesize, system.clone(), user.clone(), 800).await?;
-    if out
-        .as_ref()
-        .is_some_and(|o| guard::degenerate(o.summary.trim()).is_some())
-    {
-        // Once more, cooler and with stronger repetition control, before going on without it.
-        let (again, more) =
-            ask_or_again::<SynthesisOut>(ctx, Role::Synthesize, system, user, 800).await?;
-        warnings.extend(more);
-        out = again.or(out);
-    }
+    let (out, warnings) =
+        ask_or_retrying::<SynthesisOut>(ctx, Role::Synthesize, system, user, 800, |o| &o.summary)
+            .await?;
     let out = out.unwrap_or_else(|| SynthesisOut {
         needs_more_research: false,
         summary: String::new(),
