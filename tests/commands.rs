@@ -167,13 +167,13 @@ fn a_research_runs_through_the_commands_and_its_session_shows_a_grounded_report(
         !method["interpretation"].as_str().unwrap().is_empty(),
         "{method}"
     );
-    // Each source's stored text holds its evidence quotes verbatim.
+    // Each source's stored text, as the page shows it, holds its evidence quotes verbatim.
     for s in sources {
         let text = app.ok("source_text", json!({"sha256": s["sha256"]}));
-        let text = text.as_str().unwrap();
+        let shown = research_pipeline::text::plain(text.as_str().unwrap());
         for e in detail["evidence"].as_array().unwrap() {
             if e["source_id"] == s["source_id"] {
-                assert!(text.contains(e["quote"].as_str().unwrap()));
+                assert!(shown.contains(e["quote"].as_str().unwrap()), "{e}");
             }
         }
     }
