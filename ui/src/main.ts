@@ -148,6 +148,9 @@ function readConfig(): RunConfig {
     mode: v("mode") as Mode,
     depth: v("depth") as RunConfig["depth"],
     structure: v("structure") as RunConfig["structure"],
+    style: v("style") as RunConfig["style"],
+    target_words: whole("target-words"),
+    ...(v("max-revisions") === "" ? {} : { max_revisions: Math.min(10, Math.max(0, Math.floor(Number(v("max-revisions"))))) }),
     models: { model, fast_model: fast, roles },
     search: v("search").split(",").map((s) => s.trim()).filter(Boolean),
     budget: { max_calls: whole("budget-calls"), max_tokens: whole("budget-tokens"), max_cost_usd: v("budget-cost") && cost > 0 ? cost : null },
@@ -1323,6 +1326,7 @@ async function start() {
   try {
     info = await api.appInfo();
     defaults = await api.defaultConfig();
+    $<HTMLInputElement>("max-revisions").placeholder = String(defaults.max_revisions);
     fillSettings(await api.getSettings());
   } catch (e) {
     toast(humanError(e));

@@ -33,6 +33,8 @@ pub struct Settings {
     pub allowed_hosts: Vec<String>,
     /// Review points on by default (`clarify`, `plan`, `report`).
     pub review: Option<Vec<String>>,
+    /// Words reports may not use (seed 000's list when unset; empty for none).
+    pub banned_words: Option<Vec<String>>,
 }
 
 /// The keys `research settings set` knows, with what they hold.
@@ -46,6 +48,10 @@ pub const SETTING_KEYS: &[(&str, &str)] = &[
     (
         "review",
         "comma-separated review points (clarify, plan, report) or none",
+    ),
+    (
+        "banned_words",
+        "comma-separated words reports may not use, or none",
     ),
 ];
 
@@ -189,6 +195,19 @@ impl Settings {
             "searxng_url" => self.searxng_url = Some(url(value)?),
             "ollama_url" => self.ollama_url = Some(url(value)?),
             "allowed_hosts" => self.allowed_hosts = list(value),
+            "banned_words" => {
+                let words: Vec<String> =
+                    list(value).into_iter().map(|w| w.to_lowercase()).collect();
+                if let Some(bad) = words
+                    .iter()
+                    .find(|w| !w.chars().all(|c| c.is_alphanumeric() || c == '-'))
+                {
+                    return Err(invalid(format!(
+                        "`{bad}` is not a word; banned words are single words (hyphens allowed)"
+                    )));
+                }
+                self.banned_words = Some(words);
+            }
             "review" => {
                 let points = list(value);
                 if let Some(bad) = points
@@ -225,6 +244,7 @@ impl Settings {
             "ollama_url" => self.ollama_url = None,
             "allowed_hosts" => self.allowed_hosts.clear(),
             "review" => self.review = None,
+            "banned_words" => self.banned_words = None,
             other => return Err(invalid(format!("unknown setting `{other}`"))),
         }
         Ok(())

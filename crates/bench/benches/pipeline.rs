@@ -1,6 +1,8 @@
-//! The research pipeline with a scripted model and simulated latencies (model call 400 ms,
+//! The research pipelines with a scripted model and simulated latencies (model call 400 ms,
 //! search 250 ms, fetch 150 ms): wall time against the critical path of dependent calls, and
-//! model calls and tokens per run, single and multi mode. Prints one JSON line per mode.
+//! model calls and tokens per run — the standard pipeline in single and multi mode, and the
+//! review pipeline with a reviewer that never approves, at 1, 2 and 3 revisions. Prints one
+//! JSON line per run.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -12,6 +14,7 @@ use research_llm::{
     Budget, ChatRequest, ChatResponse, LlmClient, LlmError, Meter, ModelRouting, PriceTable,
     RoleModels, ScriptedAnswer, ScriptedLlm, TokenSink,
 };
+use research_pipeline::pipelines::review;
 use research_pipeline::{
     graph, initial_state, sha256_hex, Env, MemoryDocuments, Mode, ReviewPoints, RunConfig,
 };
@@ -153,18 +156,34 @@ fn script() -> Vec<ScriptedAnswer> {
             json: None,
             delay_ms: None,
         },
+        // The reviewer always asks for another revision: the loop runs to its limit.
+        answer("review", json!({"scores": {"accuracy": 6, "completeness": 6, "coherence": 6, "citation": 6,
+            "methodology": 6, "style": 6}, "issues": [{"category": "coherence", "severity": "major",
+            "location": "Summary", "description": "Too short.", "fix": "Say more."}],
+            "summary": "Needs work.", "improvement_potential": 0.6})),
     ]
 }
+
+/// The nodes whose model calls run one after another after the research phase.
+const REVIEW_LOOP: [&str; 3] = ["write_draft", "critique", "revise_draft"];
 
 fn main() {
     if std::env::args().any(|a| a == "--list") {
         return;
     }
     let rt = tokio::runtime::Runtime::new().unwrap();
-    for mode in [Mode::Single, Mode::Multi] {
+    let runs = [
+        (Mode::Single, None),
+        (Mode::Multi, None),
+        (Mode::Single, Some(1)),
+        (Mode::Single, Some(2)),
+        (Mode::Single, Some(3)),
+    ];
+    for (mode, revisions) in runs {
         let config = RunConfig {
             mode,
             review: ReviewPoints::none(),
+            max_revisions: revisions.unwrap_or_default(),
             ..Default::default()
         };
         let meter = Arc::new(Meter::new(Budget::default(), PriceTable::builtin()));
@@ -182,7 +201,10 @@ fn main() {
             fetcher: w,
             documents: Arc::new(MemoryDocuments::default()),
         };
-        let g = graph(&config, None).unwrap();
+        let g = match revisions {
+            None => graph(&config, None).unwrap(),
+            Some(_) => review::graph(&config, None).unwrap(),
+        };
         let started = Instant::now();
         let state = rt
             .block_on(g.invoke(
@@ -200,6 +222,12 @@ fn main() {
         // fetches and extractions of different pages (and workers) run side by side.
         let rounds = u64::from(state.iteration);
         let page = SEARCH_MS + FETCH_MS + LLM_MS;
+        let by_node = meter.by_node();
+        let loop_calls: u64 = REVIEW_LOOP
+            .iter()
+            .filter_map(|n| by_node.get(*n))
+            .map(|u| u.calls)
+            .sum();
         let critical_ms = match mode {
             // understand, plan, rounds × (search → fetch → extract, gaps), verify, write
             Mode::Single => 2 * LLM_MS + rounds * (page + LLM_MS) + 2 * LLM_MS,
@@ -207,12 +235,21 @@ fn main() {
             // summarize, synthesize), verify, write
             Mode::Multi => 2 * LLM_MS + rounds * (LLM_MS + page + LLM_MS + LLM_MS) + 2 * LLM_MS,
         };
+        // The review loop instead of the one write: every call of its nodes waits for the one
+        // before (draft → its audit → review → revision → …).
+        let critical_ms = match revisions {
+            None => critical_ms,
+            Some(_) => critical_ms - LLM_MS + loop_calls * LLM_MS,
+        };
         let totals = meter.totals();
         println!(
             "{}",
             json!({
                 "scenario": "pipeline",
+                "pipeline": if revisions.is_some() { "review" } else { "standard" },
                 "mode": if mode == Mode::Single { "single" } else { "multi" },
+                "max_revisions": revisions,
+                "drafts": state.review.drafts.len(),
                 "rounds": rounds,
                 "sources": state.sources.len(),
                 "evidence": state.evidence.len(),

@@ -5,6 +5,8 @@
 //! sentence audit) and `check_usable.py` (no loops, facts that match their quotes, quotes on
 //! topic, honest confidence) — plus this file's own reading of the same promises.
 //!
+//! The review pipeline runs SmolLM2 too: reviewed drafts, and the same two checkers pass.
+//!
 //! The models come from `scripts/fetch-model.sh` (`RS_TEST_MODEL`, `RS_TEST_MODEL_GEMMA`), the
 //! manual from `scripts/install-deps.sh`; under CI a missing one is a failure, locally a skip.
 
@@ -60,6 +62,16 @@ fn research(args: &[&str], db: &Path) -> Output {
 
 /// Runs `question` with the built-in model over the manual and returns the `--json` result.
 fn run(model: &Path, manual: &Path, question: &str, mode: &str) -> (Value, tempfile::TempDir) {
+    run_with(model, manual, question, &["--mode", mode])
+}
+
+/// [`run`] with other options.
+fn run_with(
+    model: &Path,
+    manual: &Path,
+    question: &str,
+    options: &[&str],
+) -> (Value, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("db.sqlite");
     let added = research(&["library", "add", manual.to_str().unwrap()], &db);
@@ -79,11 +91,12 @@ fn run(model: &Path, manual: &Path, question: &str, mode: &str) -> (Value, tempf
             "local",
             "--depth",
             "quick",
-            "--mode",
-            mode,
             "--no-input",
             "--json",
-        ],
+        ]
+        .into_iter()
+        .chain(options.iter().copied())
+        .collect::<Vec<_>>(),
         &db,
     );
     assert!(
@@ -224,5 +237,33 @@ fn gemma3_writes_an_honest_report_on_the_valgrind_manual() {
         return;
     };
     let (result, dir) = run(&model, &manual, "What does Cachegrind measure?", "single");
+    assert_honest(&result, dir.path(), &manual);
+}
+
+#[test]
+fn smollm2_completes_a_review_run_on_the_valgrind_manual() {
+    let (Some(model), Some(manual)) = (model("RS_TEST_MODEL"), manual()) else {
+        return;
+    };
+    let (result, dir) = run_with(
+        &model,
+        &manual,
+        "What does the --track-origins option do?",
+        &["--pipeline", "review", "--max-revisions", "1"],
+    );
+    // Every draft was reviewed (or the loop said why it stopped), and the report delivered is
+    // as honest as the standard pipeline's.
+    let review = &result["review"];
+    let drafts = review["drafts"].as_array().expect("the review record");
+    assert!(!drafts.is_empty() && drafts.len() <= 2, "{review:#}");
+    assert!(
+        drafts.iter().all(|d| d["critique"].is_object()) || review["failure"].is_string(),
+        "{review:#}"
+    );
+    let report = result["report"].as_str().unwrap();
+    assert!(
+        report.contains("Reviewed: approved") || report.contains("## Review"),
+        "{report}"
+    );
     assert_honest(&result, dir.path(), &manual);
 }

@@ -110,6 +110,71 @@ pub enum Structure {
     BulletPoints,
 }
 
+/// The report's register (seed 000's writer styles); what each changes is written in
+/// [`Style::rule`], the one place the writer is told.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
+pub enum Style {
+    /// Formal and measured: terms defined, claims qualified as the evidence qualifies them.
+    #[default]
+    Academic,
+    /// Precise and practical: names, options, steps and numbers exactly as the sources give them.
+    Technical,
+    /// The answer first, then what it means; plain words, short paragraphs.
+    Executive,
+}
+
+impl Style {
+    /// What the writer is told for this style.
+    pub fn rule(self) -> &'static str {
+        match self {
+            Style::Academic => {
+                "Style: academic. Formal, third person, complete sentences; define each technical \
+term the first time it is used; qualify a claim exactly as far as its evidence does."
+            }
+            Style::Technical => {
+                "Style: technical. Precise and practical: give names, options, commands and numbers \
+exactly as the evidence gives them; prefer short sentences; describe procedures as ordered steps."
+            }
+            Style::Executive => {
+                "Style: executive. Open with the answer in one or two sentences, then what it means \
+for a decision; plain words, no jargon; short paragraphs."
+            }
+        }
+    }
+}
+
+/// Seed 000's banned words: the default list of words a report may not use (editable in
+/// settings). A word found after writing is rewritten away ([`crate::guard::banned`]).
+pub const DEFAULT_BANNED_WORDS: &[&str] = &[
+    "delve",
+    "realm",
+    "harness",
+    "unlock",
+    "tapestry",
+    "paradigm",
+    "cutting-edge",
+    "revolutionize",
+    "landscape",
+    "crucial",
+    "pivotal",
+    "groundbreaking",
+    "leverage",
+    "synergy",
+    "innovative",
+    "game-changer",
+    "holistic",
+    "transformative",
+    "seamless",
+    "robust",
+    "breakthrough",
+    "empower",
+];
+
+/// Drafts the review pipeline writes at most (the first and its revisions) unless a run
+/// chooses otherwise (seed 000's `max_iterations`).
+pub const DEFAULT_MAX_REVISIONS: u32 = 3;
+
 /// Which human review points stop the run for an answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(default)]
@@ -171,6 +236,15 @@ pub struct RunConfig {
     pub no_input: bool,
     /// The report's language (`en`, `ja`, …); the question's language when absent.
     pub language: Option<String>,
+    /// The report's register.
+    pub style: Style,
+    /// The length the report body should have, in words (the structure's own when absent).
+    pub target_words: Option<u32>,
+    /// Words the report may not use ([`DEFAULT_BANNED_WORDS`] when not chosen; see
+    /// [`RunConfig::banned`]).
+    pub banned_words: Option<Vec<String>>,
+    /// Revisions the review pipeline's reviewer may ask for before the best draft is taken.
+    pub max_revisions: u32,
 }
 
 impl Default for RunConfig {
@@ -188,11 +262,22 @@ impl Default for RunConfig {
             review: ReviewPoints::default(),
             no_input: false,
             language: None,
+            style: Style::default(),
+            target_words: None,
+            banned_words: None,
+            max_revisions: DEFAULT_MAX_REVISIONS,
         }
     }
 }
 
 impl RunConfig {
+    /// The words the report may not use: those chosen, else seed 000's list.
+    pub fn banned(&self) -> Vec<String> {
+        self.banned_words
+            .clone()
+            .unwrap_or_else(|| DEFAULT_BANNED_WORDS.iter().map(|w| w.to_string()).collect())
+    }
+
     /// The depth's limits with this configuration's overrides.
     pub fn limits(&self) -> DepthLimits {
         let mut limits = self.depth.limits();

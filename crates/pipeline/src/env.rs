@@ -123,6 +123,11 @@ pub enum Progress {
         /// The call.
         call: research_llm::CallRecord,
     },
+    /// Sentences with a banned word that has no plain word were taken out of the report.
+    BannedWordsRemoved {
+        /// The words, as found.
+        words: Vec<String>,
+    },
     /// Quotation marks were removed from text no source contains.
     QuotesUnquoted {
         /// How many quoted spans.

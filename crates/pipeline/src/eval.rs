@@ -78,6 +78,9 @@ pub struct RunResult {
     pub research_questions: Vec<String>,
     /// The audit of the report's cited sentences.
     pub audit: Vec<crate::steps::audit::AuditEntry>,
+    /// The review pipeline's drafts with their reviews (absent in other pipelines).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub review: Option<crate::steps::review::ReviewRecord>,
     /// Counts and settings.
     pub metadata: Metadata,
 }

@@ -328,7 +328,10 @@ impl Registry {
     /// The pipelines that ship with the app.
     pub fn builtin() -> Self {
         Self {
-            pipelines: vec![Arc::new(crate::pipelines::standard::Standard)],
+            pipelines: vec![
+                Arc::new(crate::pipelines::standard::Standard),
+                Arc::new(crate::pipelines::review::Review),
+            ],
         }
     }
 

@@ -39,7 +39,10 @@ pub mod steps;
 pub mod text;
 
 pub use ask::Ctx;
-pub use config::{Depth, DepthLimits, Mode, ReviewPoints, RunConfig, Structure};
+pub use config::{
+    Depth, DepthLimits, Mode, ReviewPoints, RunConfig, Structure, Style, DEFAULT_BANNED_WORDS,
+    DEFAULT_MAX_REVISIONS,
+};
 pub use env::{sha256_hex, DocumentError, Documents, Env, MemoryDocuments, Progress};
 pub use family::{
     Flow, Outline, OutlineStep, Pipeline, PipelineInfo, Registry, Run, RunEstimate, RunRequest,

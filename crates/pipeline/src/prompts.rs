@@ -43,9 +43,10 @@ Rules: use only the evidence given; cite every statement with the source number 
 or [1][3]; the only valid citation numbers are: {valid}. Do not write a title, a sources list or a references \
 section (they are added for you). Write in {language}.";
 
-pub(crate) const REVISE: &str = "You revise a research report following the reviewer's feedback. Keep every \
-citation valid (only these numbers exist: {valid}); use only the evidence given; do not add a title or a \
-sources list. Write in {language}.";
+pub(crate) const REVISE: &str = "You revise a research report following the reviewer's feedback. Change \
+only what the feedback names and keep every other sentence exactly as it is. Keep every citation valid (only \
+these numbers exist: {valid}); use only the evidence given; do not add a title or a sources list. \
+Write in {language}.";
 
 pub(crate) fn structure_rule(structure: Structure) -> &'static str {
     match structure {

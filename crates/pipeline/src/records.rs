@@ -42,6 +42,22 @@ pub struct Evidence {
     pub query: String,
 }
 
+impl Evidence {
+    /// A fact and its quote as taken from a page, before the run numbers it and names its
+    /// source.
+    pub fn unnumbered(fact: String, quote: String) -> Self {
+        Evidence {
+            id: 0,
+            source_id: 0,
+            source_url: String::new(),
+            fact,
+            quote,
+            question: None,
+            query: String::new(),
+        }
+    }
+}
+
 /// A checked claim (seed 004's verify step).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct Claim {
@@ -203,6 +219,8 @@ pub enum WarningKind {
     NotStored,
     /// A page was read but no facts could be taken from it.
     NotExtracted,
+    /// A model failed past its retries and the run delivered what it had (review pipeline).
+    ModelFailed,
 }
 
 /// A warning kept with the run (a failed search, an unreadable page).

@@ -28,8 +28,12 @@ pub enum Role {
     Synthesize,
     /// Checking claims against their quotes.
     Verify,
+    /// Themes, contradictions and gaps across the evidence, before writing (review pipeline).
+    Analyze,
     /// Writing (and revising) the report.
     Write,
+    /// Reviewing a draft against the six criteria (review pipeline).
+    Review,
 }
 
 /// What the app and the estimate need to know of a role.
@@ -49,7 +53,7 @@ pub struct RoleInfo {
 
 impl Role {
     /// Every role, in the order a run reaches them.
-    pub const ALL: [Role; 9] = [
+    pub const ALL: [Role; 11] = [
         Role::Understand,
         Role::Plan,
         Role::Extract,
@@ -58,7 +62,9 @@ impl Role {
         Role::Summarize,
         Role::Synthesize,
         Role::Verify,
+        Role::Analyze,
         Role::Write,
+        Role::Review,
     ];
 
     /// The role's name (as in settings and saved routings).
@@ -72,7 +78,9 @@ impl Role {
             Role::Summarize => "summarize",
             Role::Synthesize => "synthesize",
             Role::Verify => "verify",
+            Role::Analyze => "analyze",
             Role::Write => "write",
+            Role::Review => "review",
         }
     }
 
@@ -96,7 +104,9 @@ impl Role {
             Role::Summarize => (1_800, 400),
             Role::Synthesize => (2_500, 500),
             Role::Verify => (2_500, 600),
+            Role::Analyze => (3_000, 500),
             Role::Write => (4_500, 1_500),
+            Role::Review => (3_500, 700),
         }
     }
 
@@ -111,7 +121,9 @@ impl Role {
             Role::Summarize => "Worker summaries (multi-agent)",
             Role::Synthesize => "Combining findings (multi-agent)",
             Role::Verify => "Checking claims",
+            Role::Analyze => "Analysing themes and contradictions (review pipeline)",
             Role::Write => "Writing the report",
+            Role::Review => "Reviewing drafts (review pipeline)",
         }
     }
 

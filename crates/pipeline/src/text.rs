@@ -130,6 +130,8 @@ fn line_body(line: &str) -> &str {
 fn inline_plain(line: &str) -> String {
     let chars: Vec<char> = line.chars().collect();
     let mut out = String::with_capacity(line.len());
+    // `[`s shown and not yet closed.
+    let mut open = 0usize;
     let mut i = 0;
     while i < chars.len() {
         let c = chars[i];
@@ -155,6 +157,23 @@ fn inline_plain(line: &str) -> String {
                         continue;
                     }
                 }
+                // A `[` that nothing closes on its line opens a link whose `](target)` is on the
+                // next line (a table of contents): it is not shown.
+                if chars[i + 1..].contains(&']') {
+                    out.push(c);
+                    open += 1;
+                }
+                i += 1;
+            }
+            ']' if open == 0 && chars.get(i + 1) == Some(&'(') => {
+                // The `](target)` of a link opened on an earlier line: not shown either.
+                match chars[i + 1..].iter().position(|c| *c == ')') {
+                    Some(p) => i += p + 2,
+                    None => i = chars.len(),
+                }
+            }
+            ']' => {
+                open = open.saturating_sub(1);
                 out.push(c);
                 i += 1;
             }
@@ -353,6 +372,11 @@ mod tests {
                 "メモリは所有権で管理される。",
             ),
             ("a [x] box and 2 * 3", "a [x] box and 2 * 3"),
+            (
+                "[Valgrind FAQ\n](https://x.org/faq.html) explains why.",
+                "Valgrind FAQ explains why.",
+            ),
+            ("a b] c (d) and [e]", "a b] c (d) and [e]"),
         ] {
             assert_eq!(plain(markdown), shown, "{markdown:?}");
             // A part's plain text is found in the whole page's, as quotes are checked.

@@ -201,6 +201,9 @@ impl Studio {
         if let Some(review) = review {
             request.config.review = review;
         }
+        if request.config.banned_words.is_none() {
+            request.config.banned_words = settings.banned_words.clone();
+        }
         for host in settings.allowed_hosts {
             if !request.allowed_hosts.contains(&host) {
                 request.allowed_hosts.push(host);

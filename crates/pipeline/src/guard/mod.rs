@@ -12,7 +12,8 @@
 //!   checksums or release-note lines) and facts that say what their quote says;
 //! - [`rank_sentences`] and [`shares_content`]: relevance by BM25 instead of the model's word;
 //! - [`supports`]: a claim is supported only when its content words and every one of its
-//!   numbers are in the quote.
+//!   numbers are in the quote;
+//! - [`banned_uses`] and [`rewrite_banned`]: the words a report may not use, rewritten away.
 //!
 //! All of them see text through [`content_words`]: lower-cased words without stop words, with
 //! Japanese handled without spaces (runs of kanji and of katakana are words, kana-only tokens
@@ -31,12 +32,14 @@ use unicode_segmentation::UnicodeSegmentation;
 
 use crate::text::{normalize, query_similarity, DUPLICATE_QUERY};
 
+mod banned;
 mod degenerate;
 mod evidence;
 mod numbers;
 mod plan;
 mod words;
 
+pub use self::banned::*;
 pub use self::degenerate::*;
 pub use self::evidence::*;
 use self::numbers::*;

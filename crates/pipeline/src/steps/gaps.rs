@@ -144,7 +144,7 @@ pub async fn find_gaps(ctx: &Ctx, input: GapInput<'_>) -> Result<GapReport, Node
         by_question.iter().map(|c| c.score()).sum::<f64>() / by_question.len() as f64
     };
     let coverage = coverage.max(input.coverage_before).clamp(0.0, 1.0);
-    let user = super::topic_of(&input.brief.block());
+    let user = input.brief.topic();
     let mut context: Vec<&str> = vec![user.as_str()];
     context.extend(questions.iter().map(String::as_str));
     context.extend(out.gaps.iter().map(String::as_str));

@@ -117,14 +117,25 @@ pub fn skip_repeats(ctx: &Ctx, pending: &[String], done: &[String]) -> (Vec<Stri
     (queries, skipped)
 }
 
+/// What the pages are read for.
+#[derive(Debug, Clone, Copy)]
+pub struct Reading<'a> {
+    /// The question's prompt block (with a worker's sub-question), shown to the extractor.
+    pub context: &'a str,
+    /// The user's words ([`Brief::topic`](super::Brief::topic), a worker's sub-question):
+    /// what a quote must mention.
+    pub topic: &'a str,
+    /// The research questions (a worker's sub-question).
+    pub questions: &'a [String],
+}
+
 /// Runs `queries`, reads the best new hits and extracts evidence from each page.
 pub async fn harvest(
     ctx: &Ctx,
     queries: &[String],
     known_urls: &BTreeSet<String>,
     max_new_sources: usize,
-    question_context: &str,
-    questions: &[String],
+    reading: Reading<'_>,
 ) -> Result<Harvest, NodeError> {
     let l = ctx.config.config.limits();
     let env = ctx.config.clone();
@@ -185,7 +196,7 @@ pub async fn harvest(
         )));
     }
     let pages: Vec<Result<Option<Found>, Warning>> = stream::iter(picked)
-        .map(|(query, hit)| read_page(ctx, query, hit, question_context, questions, l))
+        .map(|(query, hit)| read_page(ctx, query, hit, reading, l))
         .buffered(PARALLEL_PAGES)
         .collect()
         .await;
@@ -210,8 +221,7 @@ async fn read_page(
     ctx: &Ctx,
     query: String,
     hit: Hit,
-    question_context: &str,
-    questions: &[String],
+    reading: Reading<'_>,
     l: DepthLimits,
 ) -> Result<Option<Found>, Warning> {
     let env = &ctx.config;
@@ -266,7 +276,7 @@ async fn read_page(
         sha256,
         accessed_at_ms: ctx.clock.now_ms(),
     };
-    let evidence = match extract(ctx, &doc.text, &query, question_context, questions, l).await {
+    let evidence = match extract(ctx, &doc.text, &query, reading, l).await {
         Ok(evidence) => evidence,
         Err(e) => {
             let mut w = warn(
@@ -297,10 +307,14 @@ async fn extract(
     ctx: &Ctx,
     doc_text: &str,
     query: &str,
-    question_context: &str,
-    questions: &[String],
+    reading: Reading<'_>,
     l: DepthLimits,
 ) -> Result<Vec<Evidence>, NodeError> {
+    let Reading {
+        context: question_context,
+        topic,
+        questions,
+    } = reading;
     // The most relevant chunks, in document order.
     let relevance_key = format!("{query} {question_context}");
     let mut chunks: Vec<(usize, std::ops::Range<usize>)> =
@@ -356,11 +370,21 @@ async fn extract(
         .collect();
     // The research questions count too: they carry the topic across languages (a Japanese
     // question over English pages) and are themselves guarded.
-    let topic = format!(
-        "{} {}",
-        super::topic_of(question_context),
-        questions.join(" ")
-    );
+    let topic = format!("{topic} {}", questions.join(" "));
+    // The best-ranked statements on the topic that no evidence item quotes yet: what stands in
+    // for an off-topic pick, and what tops up a page the model took little from.
+    let untaken = |taken: &[Evidence]| {
+        let taken: Vec<String> = taken.iter().map(|e| e.quote.clone()).collect();
+        let (topic, normalized) = (&topic, &normalized);
+        ranked.iter().map(|&i| texts[i]).filter(move |t| {
+            guard::statement(t)
+                && guard::mentions(topic, t)
+                && quote_in(t, normalized)
+                && !taken
+                    .iter()
+                    .any(|q| q.contains(*t) || t.contains(q.as_str()))
+        })
+    };
     let mut evidence: Vec<Evidence> = Vec::new();
     for f in out.facts.into_iter().take(l.facts_per_page) {
         let first = f.sentence.clamp(0, 10_000) as usize;
@@ -386,11 +410,7 @@ async fn extract(
         if !guard::mentions(&topic, &quote) || !guard::statement(&quote) {
             // Off the question, or not a statement (a heading, a list number, a checksum line):
             // the best-ranked statement on the topic not taken yet stands in, as it reads.
-            let Some(best) = ranked.iter().map(|&i| texts[i]).find(|t| {
-                guard::statement(t)
-                    && guard::mentions(&topic, t)
-                    && !evidence.iter().any(|e| e.quote == *t)
-            }) else {
+            let Some(best) = untaken(&evidence).next() else {
                 continue;
             };
             quote = best.to_string();
@@ -407,45 +427,18 @@ async fn extract(
         {
             fact = quote.clone();
         }
-        evidence.push(Evidence {
-            id: 0,
-            source_id: 0,
-            source_url: String::new(),
-            fact,
-            quote,
-            question: None,
-            query: String::new(),
-        });
+        evidence.push(Evidence::unnumbered(fact, quote));
     }
     let wanted = FALLBACK_PASSAGES.min(l.facts_per_page);
     if evidence.len() < wanted {
         // The model took little or nothing usable from a page that is on the topic (a base
         // model under a grammar often answers with no facts): its best-ranked statements not
         // taken yet stand, as they read.
-        let taken: Vec<String> = evidence.iter().map(|e| e.quote.clone()).collect();
-        evidence.extend(
-            ranked
-                .iter()
-                .map(|&i| texts[i])
-                .filter(|t| {
-                    guard::statement(t)
-                        && guard::mentions(&topic, t)
-                        && quote_in(t, &normalized)
-                        && !taken
-                            .iter()
-                            .any(|q| q.contains(*t) || t.contains(q.as_str()))
-                })
-                .take(wanted - evidence.len())
-                .map(|t| Evidence {
-                    id: 0,
-                    source_id: 0,
-                    source_url: String::new(),
-                    fact: t.to_string(),
-                    quote: t.to_string(),
-                    question: None,
-                    query: String::new(),
-                }),
-        );
+        let more: Vec<Evidence> = untaken(&evidence)
+            .take(wanted - evidence.len())
+            .map(|t| Evidence::unnumbered(t.to_string(), t.to_string()))
+            .collect();
+        evidence.extend(more);
     }
     Ok(evidence)
 }

@@ -4,11 +4,13 @@
 //! draft — and knows nothing of any pipeline's state. A pipeline's node adapters pick the inputs
 //! out of its own state and map the values into its updates.
 
+pub mod analyze;
 pub mod audit;
 pub mod gaps;
 pub mod harvest;
 pub mod intake;
 pub mod planning;
+pub mod review;
 pub mod verify;
 pub mod workers;
 pub mod write;
@@ -27,25 +29,13 @@ pub struct Brief {
     pub clarification: String,
 }
 
-/// The labels [`Brief::block`] and a worker's context put around the user's words: not words
-/// of the topic.
-const BLOCK_LABELS: &[&str] = &[
-    "Earlier in this research session:",
-    "This is a follow-up question.",
-    "Research question:",
-    "Clarification:",
-    "Sub-question:",
-];
-
-/// The user's words in a prompt block (the question, its clarification, earlier turns, a
-/// sub-question), without the block's labels: what evidence must be about.
-pub(crate) fn topic_of(block: &str) -> String {
-    BLOCK_LABELS
-        .iter()
-        .fold(block.to_string(), |text, label| text.replace(label, " "))
-}
-
 impl Brief {
+    /// The user's words: the question, its clarification and the earlier turns — what
+    /// evidence and searches must be about (the prompt block's labels are not).
+    pub fn topic(&self) -> String {
+        format!("{} {} {}", self.query, self.clarification, self.context)
+    }
+
     /// The block that opens most prompts.
     pub fn block(&self) -> String {
         let mut out = String::new();

@@ -69,7 +69,7 @@ pub async fn plan(ctx: &Ctx, brief: &Brief) -> Result<(Plan, Vec<Warning>), Node
         .into_iter()
         .filter(|a| plain(a) && guard::degenerate(a).is_none())
         .collect();
-    let user = super::topic_of(&brief.block());
+    let user = brief.topic();
     let mut context: Vec<&str> = vec![user.as_str()];
     context.extend(questions.iter().map(String::as_str));
     context.extend(aspects.iter().map(String::as_str));

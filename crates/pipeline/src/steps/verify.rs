@@ -14,6 +14,7 @@ use crate::guard;
 use crate::prompts;
 use crate::records::{Claim, Evidence, Warning};
 use crate::roles::Role;
+use crate::text::normalize;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 struct Verdict {
@@ -116,34 +117,45 @@ pub(crate) async fn model_verdicts(
     Ok((verdicts, warnings))
 }
 
-/// Checks up to 20 claims, spread over the sources, against their quotes.
+/// Checks up to 20 claims, spread over the sources, against their quotes. A claim that is its
+/// quote — the page's own words, checked to be in its stored text — is what the source says:
+/// supported without asking. The others count as supported only when the model and the
+/// deterministic check agree.
 pub async fn verify(ctx: &Ctx, evidence: &[Evidence]) -> Result<Verification, NodeError> {
     let chosen = spread(evidence, 20);
     if chosen.is_empty() {
         return Ok(Verification::default());
     }
+    let is_quote = |e: &Evidence| normalize(&e.fact) == normalize(&e.quote);
     let pairs: Vec<(&str, &str)> = chosen
         .iter()
+        .filter(|e| !is_quote(e))
         .map(|e| (e.fact.as_str(), e.quote.as_str()))
         .collect();
-    let (verdicts, warnings) = model_verdicts(ctx, &pairs).await?;
-    if verdicts.iter().all(Option::is_none) {
+    let (asked, warnings) = if pairs.is_empty() {
+        (Vec::new(), Vec::new())
+    } else {
+        model_verdicts(ctx, &pairs).await?
+    };
+    if !pairs.is_empty() && asked.iter().all(Option::is_none) && chosen.iter().all(|e| !is_quote(e))
+    {
         // Unchecked is not the same as unsupported: report no verification rather than 0%.
         return Ok(Verification {
             warnings,
             ..Default::default()
         });
     }
-    // A claim counts as supported only when the model and the deterministic check agree: the
-    // model cannot call a claim supported whose words or numbers its quote does not have, and
-    // a claim the model skipped is not counted.
+    // The model cannot call a claim supported whose words or numbers its quote does not have,
+    // and a claim it skipped is not counted.
+    let mut asked = asked.into_iter();
     let claims: Vec<Claim> = chosen
         .iter()
-        .zip(&verdicts)
-        .map(|(e, verdict)| Claim {
+        .map(|e| Claim {
             evidence_id: e.id,
             text: e.fact.clone(),
-            supported: verdict.unwrap_or(false) && guard::supports(&e.fact, &e.quote).supported,
+            supported: is_quote(e)
+                || (asked.next().flatten().unwrap_or(false)
+                    && guard::supports(&e.fact, &e.quote).supported),
         })
         .collect();
     let supported = claims.iter().filter(|c| c.supported).count();

@@ -8,7 +8,7 @@ use research_graph::NodeError;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::harvest::{harvest, Harvest};
+use super::harvest::{harvest, Harvest, Reading};
 use super::{clean_list, distinct_searches, numbered, plain, runnable_searches, Brief};
 use crate::ask::{ask_or, ask_or_retrying, Ctx};
 use crate::guard;
@@ -92,7 +92,7 @@ pub async fn orchestrate(
         if !plain(&question) || !guard::usable_question(&question) {
             continue;
         }
-        let user = super::topic_of(&brief.block());
+        let user = brief.topic();
         let mut context: Vec<&str> = vec![user.as_str(), question.as_str()];
         context.extend(input.plan.questions.iter().map(String::as_str));
         let mut searches = distinct_searches(
@@ -160,6 +160,10 @@ pub struct WorkerInput {
     pub max_sources: usize,
     /// The question's prompt block.
     pub context: String,
+    /// The user's words ([`Brief::topic`](super::Brief::topic)); empty in checkpoints saved
+    /// before it was kept, when the sub-question alone is the topic.
+    #[serde(default)]
+    pub topic: String,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -183,13 +187,17 @@ pub async fn research(
         question: a.question.clone(),
     });
     let context = format!("{}Sub-question: {}\n", input.context, a.question);
+    let topic = format!("{} {}", input.topic, a.question);
     let mut harvest = harvest(
         ctx,
         &a.searches,
         &input.known_urls,
         input.max_sources,
-        &context,
-        std::slice::from_ref(&a.question),
+        Reading {
+            context: &context,
+            topic: &topic,
+            questions: std::slice::from_ref(&a.question),
+        },
     )
     .await?;
     let facts: Vec<Evidence> = harvest
@@ -327,7 +335,7 @@ pub async fn synthesize(
         confidences.iter().sum::<f64>() / confidences.len() as f64
     };
     let coverage = mean.max(input.coverage_before).clamp(0.0, 1.0);
-    let user = super::topic_of(&input.brief.block());
+    let user = input.brief.topic();
     let context: Vec<&str> = std::iter::once(user.as_str())
         .chain(input.reports.iter().map(|w| w.assignment.question.as_str()))
         .chain(out.gaps.iter().map(String::as_str))

@@ -7,7 +7,9 @@ use std::collections::BTreeSet;
 
 use research_graph::NodeError;
 use research_llm::{ChatRequest, LlmClient, Message};
+use unicode_segmentation::UnicodeSegmentation;
 
+use super::analyze::{self, Analysis};
 use super::audit::{self, AuditEntry, AuditStatus};
 use super::verify::spread;
 use super::Brief;
@@ -105,6 +107,8 @@ pub struct WriteInput<'a> {
     pub facts: Facts<'a>,
     /// A synthesis of the researchers' work (multi agent), when there is one.
     pub synthesis: Option<&'a str>,
+    /// The analyst's themes, contradictions and gaps, when the pipeline analyses.
+    pub analysis: Option<&'a Analysis>,
 }
 
 /// A written report: the writer's part and the whole report.
@@ -209,6 +213,61 @@ pub fn extractive_body(facts: &Facts<'_>, evidence: &[Evidence]) -> String {
     out
 }
 
+/// Tokens the writer may use: enough for the target length (about 1.5 tokens a word, and room
+/// for markers), never less than a short report needs.
+fn max_tokens(target_words: Option<u32>) -> u32 {
+    target_words.map_or(1_500, |w| (w * 2 + 200).clamp(600, 6_000))
+}
+
+/// Words past which the body counts as runaway: [`MAX_BODY_WORDS`], or twice a longer target.
+fn runaway_words(target_words: Option<u32>) -> usize {
+    MAX_BODY_WORDS.max(target_words.unwrap_or(0) as usize * 2)
+}
+
+/// The writer's prose with its banned words rewritten away: a word with a plain word becomes
+/// it; a sentence with a word that has none (a user's own) goes, since the prompt already
+/// asked for it not to be there.
+fn without_banned_words(ctx: &Ctx, body: &str) -> String {
+    let banned = &ctx.config.config.banned();
+    let (body, left) = guard::rewrite_banned(body, banned);
+    if left.is_empty() {
+        return body;
+    }
+    let mut out = String::with_capacity(body.len());
+    for line in body.split_inclusive('\n') {
+        if guard::banned_uses(line, banned).is_empty() {
+            out.push_str(line);
+            continue;
+        }
+        let (text, newline) = match line.strip_suffix('\n') {
+            Some(text) => (text, "\n"),
+            None => (line, ""),
+        };
+        let kept: String = text
+            .split_sentence_bounds()
+            .filter(|s| guard::banned_uses(s, banned).is_empty())
+            .collect();
+        out.push_str(kept.trim_end());
+        out.push_str(newline);
+    }
+    ctx.emit(Progress::BannedWordsRemoved {
+        words: left.into_iter().map(|u| u.found).collect(),
+    });
+    out
+}
+
+/// A line for the method section when the body falls well short of the length asked (by more
+/// than a quarter): a report is as long as its evidence, not longer.
+pub fn length_note(body: &str, target_words: Option<u32>, evidence: usize) -> Option<String> {
+    let target = target_words? as usize;
+    let words = guard::word_count(body);
+    (words * 4 < target * 3).then(|| {
+        format!(
+            "The report is {words} words, short of the {target} asked: the {evidence} passages read support no more."
+        )
+    })
+}
+
 async fn write_body(
     ctx: &Ctx,
     input: &WriteInput<'_>,
@@ -234,6 +293,17 @@ async fn write_body(
     let mut system = fill(template, &[("valid", valid_list), ("language", language)]);
     system.push(' ');
     system.push_str(prompts::structure_rule(config.structure));
+    system.push(' ');
+    system.push_str(config.style.rule());
+    if let Some(words) = config.target_words {
+        system.push_str(&format!(
+            " Length: about {words} words; shorter when the evidence does not support that much."
+        ));
+    }
+    let banned = config.banned();
+    if !banned.is_empty() {
+        system.push_str(&format!(" Never use these words: {}.", banned.join(", ")));
+    }
     if let Some(custom) = &config.system_prompt {
         system.push_str("\nAdditional instructions: ");
         system.push_str(custom);
@@ -242,11 +312,25 @@ async fn write_body(
     if let Some(summary) = input.synthesis.filter(|s| !s.is_empty()) {
         user.push_str(&format!("Synthesis of the researchers' work: {summary}\n"));
     }
+    if let Some(a) = input.analysis {
+        if !a.themes.is_empty() {
+            user.push_str(&format!(
+                "Themes to organise the report by: {}\n",
+                a.themes.join("; ")
+            ));
+        }
+        for c in &a.contradictions {
+            user.push_str(&format!(
+                "The sources disagree on {} (evidence {} and {}): say so.\n",
+                c.about, c.first, c.second
+            ));
+        }
+    }
     user.push_str(&extra);
     user.push_str("\nEvidence (source number, title, fact, quote):\n");
     user.push_str(&writer_listing(evidence, input.facts.sources));
     let client = Role::Write.client(&ctx.config.models, ctx.node());
-    let max_tokens = 1500;
+    let max_tokens = max_tokens(config.target_words);
     let user = fit_to_context(&client, &system, user, max_tokens);
     let mut request = ChatRequest::new(vec![Message::system(system), Message::user(user)])
         .purpose(Role::Write.name());
@@ -272,6 +356,7 @@ async fn write_body(
         .map(|t| normalize(&crate::text::plain(&t)))
         .collect();
     let (body, unquoted) = report::unquote_unfound(&body, &texts);
+    let body = without_banned_words(ctx, &body);
     if unquoted > 0 {
         ctx.emit(Progress::QuotesUnquoted { count: unquoted });
     }
@@ -279,6 +364,53 @@ async fn write_body(
         ctx.emit(Progress::CitationsRepaired { repaired, removed });
     }
     Ok(body)
+}
+
+/// The analyst's section for the report (contradictions quoted from both sources, gaps) and
+/// the audit of its cited lines; empty without an analysis.
+fn analysis_section(input: &WriteInput<'_>) -> (String, Vec<AuditEntry>) {
+    input.analysis.map_or_else(Default::default, |a| {
+        analyze::section(a, input.facts.evidence, input.facts.language)
+    })
+}
+
+/// The report made of the passages themselves, with no model call: what a run delivers when
+/// the writer cannot be asked (its model failed), so that it never ends empty.
+pub fn passages_report(input: &WriteInput<'_>, why: &str, now_ms: i64, calls: u64) -> Draft {
+    if input.facts.evidence.is_empty() {
+        return Draft {
+            report: report::nothing_found(&input.facts, now_ms, calls),
+            ..Default::default()
+        };
+    }
+    let passages = spread(input.facts.evidence, 20);
+    let audited = audit::audit(
+        &extractive_body(&input.facts, &passages),
+        input.facts.evidence,
+    );
+    let (analysed, quoted) = analysis_section(input);
+    let mut entries = audited.entries;
+    entries.extend(quoted);
+    let mut report = report::assemble(
+        &input.facts,
+        &format!("{}\n\n{analysed}", audited.body.trim_end()),
+        &[],
+        &caveats(&input.facts, 0.0),
+        now_ms,
+        calls,
+    );
+    report.push_str(&format!(
+        "- {}\n- The model's prose was not used: {why}\n",
+        audit::summary(&entries, input.facts.language == "ja")
+    ));
+    Draft {
+        body: audited.body,
+        report,
+        audit: entries,
+        extractive: true,
+        rejected: Some(why.to_string()),
+        warnings: Vec::new(),
+    }
 }
 
 /// Writes the report (or revises `revision`'s draft with its feedback). Without evidence the
@@ -299,8 +431,8 @@ pub async fn write(
         });
     }
     let evidence = writer_evidence(input.facts.claims, input.facts.evidence);
-    let degenerate =
-        |body: &str| guard::degenerate_within(body, MAX_BODY_WORDS).map(|d| d.to_string());
+    let limit = runaway_words(ctx.config.config.target_words);
+    let degenerate = |body: &str| guard::degenerate_within(body, limit).map(|d| d.to_string());
     let mut body = write_body(ctx, input, &evidence, revision, false).await?;
     let mut rejected = degenerate(&body);
     if rejected.is_some() {
@@ -348,9 +480,11 @@ pub async fn write(
     entries.extend(audit::audit_findings(findings));
     let warnings =
         audit::confirm(ctx, &mut entries, input.facts.evidence, input.facts.claims).await?;
+    let (analysed, quoted) = analysis_section(input);
+    entries.extend(quoted);
     let mut report = report::assemble(
         &input.facts,
-        &audited.body,
+        &format!("{}\n\n{analysed}", audited.body.trim_end()),
         findings,
         &caveats(&input.facts, ctx.config.config.min_coverage),
         ctx.clock.now_ms(),
@@ -363,6 +497,13 @@ pub async fn write(
     ));
     if let Some(why) = &rejected {
         report.push_str(&format!("- The model's prose was not used: {why}\n"));
+    }
+    if let Some(note) = length_note(
+        &audited.body,
+        ctx.config.config.target_words,
+        input.facts.evidence.len(),
+    ) {
+        report.push_str(&format!("- {note}\n"));
     }
     Ok(Draft {
         body: audited.body,

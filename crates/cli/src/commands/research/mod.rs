@@ -19,7 +19,8 @@ use research_api::{
 pub use eval::{eval, EvalArgs};
 use interact::{answer_from_flags, ask_terminal, how_to_answer};
 use options::{
-    config, invalid, review_points, DepthArg, ModeArg, ReviewPoint, ReviewPointParser, StructureArg,
+    config, invalid, review_points, DepthArg, ModeArg, ReviewPoint, ReviewPointParser,
+    StructureArg, StyleArg,
 };
 
 use super::DbArg;
@@ -117,6 +118,20 @@ pub struct RunArgs {
     /// The report's shape
     #[arg(long, value_enum, default_value_t = StructureArg::Detailed)]
     pub structure: StructureArg,
+    /// The report's register
+    #[arg(long, value_enum, default_value_t = StyleArg::Academic)]
+    pub style: StyleArg,
+    /// The report body's length in words (met when the evidence allows)
+    #[arg(long, value_name = "WORDS", value_parser = clap::value_parser!(u32).range(50..=20_000))]
+    pub target_length: Option<u32>,
+    /// Revisions the review pipeline's reviewer may ask for before the best draft is taken
+    #[arg(long, value_name = "N", default_value_t = research_api::DEFAULT_MAX_REVISIONS,
+          value_parser = clap::value_parser!(u32).range(0..=10))]
+    pub max_revisions: u32,
+    /// Words the report may not use, comma-separated, or none (default: the settings' list, else
+    /// the built-in one)
+    #[arg(long, value_name = "WORD[,WORD…]")]
+    pub banned_words: Option<String>,
     /// Search providers, comma-separated (auto, local, tavily, brave, serper, searxng,
     /// duckduckgo, semantic-scholar, arxiv, wikipedia, newsapi)
     #[arg(long, value_name = "SPEC[,SPEC…]")]

@@ -9,6 +9,7 @@ use clap::builder::{EnumValueParser, PossibleValue, TypedValueParser};
 use clap::ValueEnum;
 use research_api::{
     ApiError, Budget, Depth, ErrorCode, Mode, ModelRouting, ReviewPoints, RunConfig, Structure,
+    Style,
 };
 
 use super::RunArgs;
@@ -62,6 +63,24 @@ impl From<StructureArg> for Structure {
             StructureArg::Detailed => Structure::Detailed,
             StructureArg::Concise => Structure::Concise,
             StructureArg::BulletPoints => Structure::BulletPoints,
+        }
+    }
+}
+
+/// `--style`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, ValueEnum)]
+pub enum StyleArg {
+    Academic,
+    Technical,
+    Executive,
+}
+
+impl From<StyleArg> for Style {
+    fn from(style: StyleArg) -> Self {
+        match style {
+            StyleArg::Academic => Style::Academic,
+            StyleArg::Technical => Style::Technical,
+            StyleArg::Executive => Style::Executive,
         }
     }
 }
@@ -148,6 +167,16 @@ pub(super) fn config(args: &RunArgs, models: ModelRouting) -> RunConfig {
         review: args.review.clone().map(review_points).unwrap_or_default(),
         no_input: args.no_input,
         language: args.language.clone(),
+        style: args.style.into(),
+        target_words: args.target_length,
+        max_revisions: args.max_revisions,
+        banned_words: args.banned_words.as_deref().map(|words| {
+            words
+                .split(',')
+                .map(|w| w.trim().to_lowercase())
+                .filter(|w| !w.is_empty() && w != "none")
+                .collect()
+        }),
     }
 }
 

@@ -4,7 +4,7 @@
 //! findings (multi agent), check claims against their quotes, and write a cited report that a
 //! person may approve, send back for one revision, or reject.
 
-mod nodes;
+pub(crate) mod nodes;
 mod state;
 
 use std::sync::Arc;
@@ -28,9 +28,13 @@ pub const NAME: &str = "standard";
 /// The standard pipeline.
 pub struct Standard;
 
-/// Every node: its name, its model role, what the run is doing there, and the modes that walk
-/// it (in the order a run reaches them).
-const NODES: &[(&str, Option<Role>, &str, &[Mode])] = &[
+/// A node of the outline: its name, its model role, what the run is doing there, and the modes
+/// that walk it.
+pub(crate) type NodeRow = (&'static str, Option<Role>, &'static str, &'static [Mode]);
+
+/// The research phase's nodes (every research pipeline walks them), in the order a run reaches
+/// them.
+pub(crate) const RESEARCH: &[NodeRow] = &[
     (
         "understand",
         Some(Role::Understand),
@@ -72,6 +76,10 @@ const NODES: &[(&str, Option<Role>, &str, &[Mode])] = &[
         "Checking claims against the sources",
         BOTH,
     ),
+];
+
+/// The standard pipeline's writing nodes, after the research phase.
+const WRITING: &[NodeRow] = &[
     (
         "write_report",
         Some(Role::Write),
@@ -86,7 +94,7 @@ const NODES: &[(&str, Option<Role>, &str, &[Mode])] = &[
         BOTH,
     ),
 ];
-const BOTH: &[Mode] = &[Mode::Single, Mode::Multi];
+pub(crate) const BOTH: &[Mode] = &[Mode::Single, Mode::Multi];
 const SINGLE: &[Mode] = &[Mode::Single];
 const MULTI: &[Mode] = &[Mode::Multi];
 
@@ -104,7 +112,11 @@ parallel workers in multi mode), checks each claim against its quote and writes 
     }
 
     fn roles(&self) -> Vec<Role> {
-        Role::ALL.to_vec()
+        // Every role but the review pipeline's analyst and reviewer.
+        Role::ALL
+            .into_iter()
+            .filter(|r| !matches!(r, Role::Review | Role::Analyze))
+            .collect()
     }
 
     fn graph(
@@ -116,46 +128,17 @@ parallel workers in multi mode), checks each claim against its quote and writes 
     }
 
     fn steps(&self, config: &RunConfig) -> Vec<OutlineStep> {
-        NODES
-            .iter()
-            .filter(|(_, _, _, modes)| modes.contains(&config.mode))
-            .map(|&(node, role, doing, _)| OutlineStep::new(node, role, doing))
-            .collect()
+        outline(&[RESEARCH, WRITING], config)
     }
 
     fn calls(&self, config: &RunConfig) -> Vec<(Role, u64)> {
-        let limits = config.limits();
-        let rounds = u64::from(limits.max_iterations.max(1));
-        let pages_per_search = limits.pages_per_search as u64;
-        let chunks = limits.chunks_per_page as u64;
-        let max_pages = limits.max_sources as u64;
-        let mut calls = vec![(Role::Understand, 1), (Role::Plan, 1)];
-        match config.mode {
-            Mode::Single => {
-                // The first round runs the planned searches; later rounds about half as many.
-                let searches = limits.initial_searches as u64
-                    + (rounds - 1) * (limits.initial_searches as u64).div_ceil(2);
-                let pages = (searches * pages_per_search).min(max_pages);
-                calls.push((Role::Extract, pages * chunks));
-                calls.push((Role::Gaps, rounds));
-            }
-            Mode::Multi => {
-                let workers = limits.workers as u64;
-                let searches = workers * limits.searches_per_worker as u64 * rounds;
-                let pages = (searches * pages_per_search).min(max_pages * rounds);
-                calls.push((Role::Orchestrate, rounds));
-                calls.push((Role::Extract, pages * chunks));
-                calls.push((Role::Summarize, workers * rounds));
-                calls.push((Role::Synthesize, rounds));
-            }
-        }
+        let mut calls = research_calls(config);
         let drafts = if config.review.report { 2 } else { 1 };
         // The claims, then each draft's audit.
         calls.push((Role::Verify, 1 + drafts));
         calls.push((Role::Write, drafts));
         calls
     }
-
     fn initial(&self, request: &RunRequest) -> ResearchState {
         follow_up_state(
             &request.question,
@@ -187,6 +170,46 @@ parallel workers in multi mode), checks each claim against its quote and writes 
     }
 }
 
+/// The steps of `tables` that a run with `config` walks.
+pub(crate) fn outline(tables: &[&[NodeRow]], config: &RunConfig) -> Vec<OutlineStep> {
+    tables
+        .iter()
+        .flat_map(|t| t.iter())
+        .filter(|(_, _, _, modes)| modes.contains(&config.mode))
+        .map(|&(node, role, doing, _)| OutlineStep::new(node, role, doing))
+        .collect()
+}
+
+/// The research phase's expected model calls per role (the claims' check not included).
+pub(crate) fn research_calls(config: &RunConfig) -> Vec<(Role, u64)> {
+    let limits = config.limits();
+    let rounds = u64::from(limits.max_iterations.max(1));
+    let pages_per_search = limits.pages_per_search as u64;
+    let chunks = limits.chunks_per_page as u64;
+    let max_pages = limits.max_sources as u64;
+    let mut calls = vec![(Role::Understand, 1), (Role::Plan, 1)];
+    match config.mode {
+        Mode::Single => {
+            // The first round runs the planned searches; later rounds about half as many.
+            let searches = limits.initial_searches as u64
+                + (rounds - 1) * (limits.initial_searches as u64).div_ceil(2);
+            let pages = (searches * pages_per_search).min(max_pages);
+            calls.push((Role::Extract, pages * chunks));
+            calls.push((Role::Gaps, rounds));
+        }
+        Mode::Multi => {
+            let workers = limits.workers as u64;
+            let searches = workers * limits.searches_per_worker as u64 * rounds;
+            let pages = (searches * pages_per_search).min(max_pages * rounds);
+            calls.push((Role::Orchestrate, rounds));
+            calls.push((Role::Extract, pages * chunks));
+            calls.push((Role::Summarize, workers * rounds));
+            calls.push((Role::Synthesize, rounds));
+        }
+    }
+    calls
+}
+
 /// The shared result of a state, without usage (the meter's part).
 pub(crate) fn result_of(state: &ResearchState) -> RunResult {
     let supported = state.claims.iter().filter(|c| c.supported).count();
@@ -199,6 +222,7 @@ pub(crate) fn result_of(state: &ResearchState) -> RunResult {
         claims: state.claims.clone(),
         research_questions: state.plan.questions.clone(),
         audit: state.audit.clone(),
+        review: (!state.review.drafts.is_empty()).then(|| state.review.clone()),
         metadata: Metadata {
             mode: match state.mode {
                 Mode::Single => "single".into(),
@@ -229,9 +253,37 @@ pub fn graph(
     config: &RunConfig,
     checkpointer: Option<Arc<dyn Checkpointer>>,
 ) -> Result<CompiledGraph<ResearchState, Env>, GraphError> {
+    let mut g = StateGraph::<ResearchState, Env>::new();
+    research_phase(&mut g, config);
+    g.add_node("write_report", nodes::write_report);
+    g.add_node("review_report", nodes::review_report);
+    g.add_node("revise_report", nodes::revise_report);
+    g.add_edge("verify", "write_report");
+    g.add_edge("write_report", "review_report");
+    g.add_conditional_edges(
+        "review_report",
+        |s: &ResearchState| {
+            if s.outcome == Outcome::Running {
+                "revise_report"
+            } else {
+                END
+            }
+        },
+        &["revise_report"],
+    );
+    g.add_edge("revise_report", END);
+    g.compile(CompileOptions {
+        checkpointer,
+        ..Default::default()
+    })
+}
+
+/// Adds the research phase every research pipeline shares (the nodes of [`RESEARCH`]):
+/// reading the question, planning, the single-agent gap loop or the multi-agent rounds, and
+/// checking the claims. It ends at `verify`, whose way on the caller adds.
+pub(crate) fn research_phase(g: &mut StateGraph<ResearchState, Env>, config: &RunConfig) {
     let limits = config.limits();
     let min_coverage = config.min_coverage;
-    let mut g = StateGraph::<ResearchState, Env>::new();
     g.add_node("understand", nodes::understand);
     g.add_node("clarify", nodes::clarify);
     g.add_node("plan", nodes::plan);
@@ -247,9 +299,6 @@ pub fn graph(
     g.add_node("collect", nodes::collect);
     g.add_node("synthesize", nodes::synthesize);
     g.add_node("verify", nodes::verify);
-    g.add_node("write_report", nodes::write_report);
-    g.add_node("review_report", nodes::review_report);
-    g.add_node("revise_report", nodes::revise_report);
 
     g.add_edge(START, "understand");
     g.add_conditional_edges(
@@ -304,24 +353,6 @@ pub fn graph(
         },
         &["orchestrate", "verify"],
     );
-    g.add_edge("verify", "write_report");
-    g.add_edge("write_report", "review_report");
-    g.add_conditional_edges(
-        "review_report",
-        |s: &ResearchState| {
-            if s.outcome == Outcome::Running {
-                "revise_report"
-            } else {
-                END
-            }
-        },
-        &["revise_report"],
-    );
-    g.add_edge("revise_report", END);
-    g.compile(CompileOptions {
-        checkpointer,
-        ..Default::default()
-    })
 }
 
 /// The initial state of a run on `question`.
@@ -397,7 +428,7 @@ mod tests {
         // Every node of the graph is in the table, in the order the graph adds them.
         let graph = graph(&RunConfig::default(), None).unwrap();
         let all: Vec<&str> = graph.node_names().collect();
-        let table: Vec<&str> = NODES.iter().map(|n| n.0).collect();
+        let table: Vec<&str> = RESEARCH.iter().chain(WRITING).map(|n| n.0).collect();
         assert_eq!(all, table);
     }
 }

@@ -11,7 +11,7 @@ use crate::ask::Ctx;
 use crate::records::*;
 use crate::report::Facts;
 use crate::steps::gaps::{find_gaps, GapInput};
-use crate::steps::harvest::{harvest, number, skip_repeats};
+use crate::steps::harvest::{harvest, number, skip_repeats, Reading};
 use crate::steps::intake;
 use crate::steps::planning::{self, PlanReview};
 use crate::steps::verify;
@@ -22,7 +22,7 @@ use crate::Progress;
 
 type NodeResult = Result<ResearchUpdate, NodeError>;
 
-fn brief(state: &ResearchState) -> Brief {
+pub(crate) fn brief(state: &ResearchState) -> Brief {
     Brief {
         query: state.query.clone(),
         context: state.context.clone(),
@@ -94,13 +94,17 @@ pub(super) async fn search_and_extract(state: Arc<ResearchState>, ctx: Ctx) -> N
     let (queries, skipped) = skip_repeats(&ctx, &state.pending_searches, &state.searches_done);
     let known: BTreeSet<String> = state.sources.iter().map(|s| s.url.clone()).collect();
     let room = l.max_sources.saturating_sub(state.sources.len());
+    let brief = brief(&state);
     let harvest = harvest(
         &ctx,
         &queries,
         &known,
         room,
-        &brief(&state).block(),
-        &state.plan.questions,
+        Reading {
+            context: &brief.block(),
+            topic: &brief.topic(),
+            questions: &state.plan.questions,
+        },
     )
     .await?;
     let mut sources = state.sources.clone();
@@ -175,7 +179,8 @@ pub(super) fn fan_out(state: &ResearchState, max_sources: usize) -> Vec<research
     let known: BTreeSet<String> = state.sources.iter().map(|s| s.url.clone()).collect();
     let room = max_sources.saturating_sub(state.sources.len());
     let per_worker = (room / state.assignments.len().max(1)).max(1);
-    let context = brief(state).block();
+    let brief = brief(state);
+    let (context, topic) = (brief.block(), brief.topic());
     state
         .assignments
         .iter()
@@ -187,6 +192,7 @@ pub(super) fn fan_out(state: &ResearchState, max_sources: usize) -> Vec<research
                     known_urls: known.clone(),
                     max_sources: per_worker,
                     context: context.clone(),
+                    topic: topic.clone(),
                 },
             )
         })
@@ -265,7 +271,7 @@ pub(super) async fn verify(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
 }
 
 /// The record the report's fixed sections come from.
-pub(super) fn facts(state: &ResearchState) -> Facts<'_> {
+pub(crate) fn facts(state: &ResearchState) -> Facts<'_> {
     Facts {
         query: &state.query,
         language: &state.language,
@@ -281,11 +287,12 @@ pub(super) fn facts(state: &ResearchState) -> Facts<'_> {
     }
 }
 
-fn write_input<'a>(state: &'a ResearchState, brief: &'a Brief) -> WriteInput<'a> {
+pub(crate) fn write_input<'a>(state: &'a ResearchState, brief: &'a Brief) -> WriteInput<'a> {
     WriteInput {
         brief,
         facts: facts(state),
         synthesis: (state.mode == crate::Mode::Multi).then_some(state.synthesis.summary.as_str()),
+        analysis: (state.analysis != Default::default()).then_some(&state.analysis),
     }
 }
 
@@ -302,7 +309,7 @@ pub(super) async fn write_report(state: Arc<ResearchState>, ctx: Ctx) -> NodeRes
     })
 }
 
-pub(super) async fn review_report(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
+pub(crate) async fn review_report(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
     let config = &ctx.config.config;
     let finish = |decisions: Option<Vec<Decision>>| ResearchUpdate {
         outcome: Some(Outcome::Finished),

@@ -61,6 +61,10 @@ research_graph::state! {
         pub draft: String => Replace,
         /// The audit of the report's cited sentences.
         pub audit: Vec<crate::steps::audit::AuditEntry> => Replace,
+        /// The analyst's themes, contradictions and gaps (review pipeline).
+        pub analysis: crate::steps::analyze::Analysis => Replace,
+        /// The review pipeline's drafts and reviews (empty in the standard pipeline).
+        pub review: crate::steps::review::ReviewRecord => Replace,
         /// The reviewer's feedback for a revision.
         pub feedback: String => Replace,
         /// Earlier versions of the report, oldest first.

@@ -1,0 +1,453 @@
+//! The review pipeline (seed 000): the research phase every research pipeline shares, then a
+//! writer and a reviewer in a loop — draft, critique, revise from the itemised issues — until
+//! the reviewer approves or the revisions run out, then the person's review when it is on (a
+//! revision a person asks for is reviewed again, not delivered unread).
+//!
+//! It always delivers: when no draft is approved, the reviewer rejects, or a model fails past
+//! its retries, the best-scored draft so far is the report (else the passages read, else the
+//! honest "nothing found"), with the reason and the open issues written into it. Cancelling,
+//! a question to the person and a spent budget still pause the run at its checkpoint, as in
+//! every pipeline, since a resume can do better there.
+//!
+//! Before the first draft the analyst names themes, contradictions between sources and gaps;
+//! the writer is told of them and the report gets a section quoting both sides.
+//!
+//! It shares the standard pipeline's state: the research phase's nodes are written against it,
+//! and the review loop's record is one more field ([`ReviewRecord`]).
+
+use std::sync::Arc;
+
+use research_graph::{
+    Checkpointer, CompileOptions, CompiledGraph, GraphError, NodeError, StateGraph, END,
+};
+
+use super::standard::nodes::{brief, review_report, write_input};
+use super::standard::{
+    follow_up_state, outline, research_calls, research_phase, NodeRow, ResearchState,
+    ResearchUpdate, Standard, BOTH, RESEARCH,
+};
+use crate::ask::{warn, Ctx};
+use crate::config::RunConfig;
+use crate::family::{Flow, OutlineStep, PipelineInfo, RunRequest, RunView};
+use crate::records::{Outcome, WarningKind};
+use crate::roles::Role;
+use crate::steps::analyze::{self, AnalyzeInput};
+use crate::steps::review::{self, ReviewInput, ReviewedDraft, Severity, Verdict};
+use crate::steps::write::{self, Draft};
+use crate::{Env, Progress};
+
+/// The name the review pipeline is registered (and its threads saved) under.
+pub const NAME: &str = "review";
+
+/// The review pipeline.
+pub struct Review;
+
+/// The review loop's nodes, after the research phase.
+const REVIEW: &[NodeRow] = &[
+    (
+        "analyze",
+        Some(Role::Analyze),
+        "Finding themes, contradictions and gaps",
+        BOTH,
+    ),
+    (
+        "write_draft",
+        Some(Role::Write),
+        "Writing the first draft",
+        BOTH,
+    ),
+    ("critique", Some(Role::Review), "Reviewing the draft", BOTH),
+    (
+        "revise_draft",
+        Some(Role::Write),
+        "Revising the draft from its review",
+        BOTH,
+    ),
+    ("review_report", None, "Waiting for the report review", BOTH),
+    ("fallback", None, "Taking the best draft so far", BOTH),
+];
+
+type NodeResult = Result<ResearchUpdate, NodeError>;
+
+impl Flow for Review {
+    type State = ResearchState;
+
+    fn info(&self) -> PipelineInfo {
+        PipelineInfo {
+            name: NAME.into(),
+            title: "Review".into(),
+            summary: "Researches like the standard pipeline, then a reviewer scores each draft on \
+six criteria and the writer revises from its itemised issues until it is approved; when it never \
+is, you get the best draft with its open issues."
+                .into(),
+        }
+    }
+
+    fn roles(&self) -> Vec<Role> {
+        Role::ALL.to_vec()
+    }
+
+    fn graph(
+        &self,
+        config: &RunConfig,
+        checkpointer: Option<Arc<dyn Checkpointer>>,
+    ) -> Result<CompiledGraph<ResearchState, Env>, GraphError> {
+        graph(config, checkpointer)
+    }
+
+    fn steps(&self, config: &RunConfig) -> Vec<OutlineStep> {
+        outline(&[RESEARCH, REVIEW], config)
+    }
+
+    fn calls(&self, config: &RunConfig) -> Vec<(Role, u64)> {
+        let mut calls = research_calls(config);
+        // Expected: the first draft and about half the revisions allowed; each draft is
+        // audited (a verify call) and reviewed.
+        let drafts = 1 + u64::from(config.max_revisions).div_ceil(2);
+        calls.push((Role::Verify, 1 + drafts));
+        calls.push((Role::Analyze, 1));
+        calls.push((Role::Write, drafts));
+        calls.push((Role::Review, drafts));
+        calls
+    }
+
+    fn initial(&self, request: &RunRequest) -> ResearchState {
+        follow_up_state(
+            &request.question,
+            &request.context,
+            &request.config,
+            request.now_ms,
+        )
+    }
+
+    fn view(&self, state: &ResearchState) -> RunView {
+        Standard.view(state)
+    }
+}
+
+/// Builds the review pipeline for a run configured by `config`.
+pub fn graph(
+    config: &RunConfig,
+    checkpointer: Option<Arc<dyn Checkpointer>>,
+) -> Result<CompiledGraph<ResearchState, Env>, GraphError> {
+    let max_revisions = config.max_revisions;
+    let mut g = StateGraph::<ResearchState, Env>::new();
+    research_phase(&mut g, config);
+    g.add_node("analyze", analyze);
+    g.add_node("write_draft", write_draft);
+    g.add_node("critique", critique);
+    g.add_node("revise_draft", revise_draft);
+    g.add_node("review_report", review_report);
+    g.add_node("fallback", fallback);
+    g.add_edge("verify", "analyze");
+    g.add_edge("analyze", "write_draft");
+    g.add_conditional_edges(
+        "write_draft",
+        |s: &ResearchState| {
+            if s.review.failure.is_some() {
+                "fallback"
+            } else if s.evidence.is_empty() {
+                // "Nothing found" has nothing to review.
+                "review_report"
+            } else {
+                "critique"
+            }
+        },
+        &["critique", "review_report", "fallback"],
+    );
+    g.add_conditional_edges(
+        "critique",
+        move |s: &ResearchState| after_critique(s, max_revisions),
+        &["revise_draft", "review_report", "fallback"],
+    );
+    g.add_conditional_edges(
+        "revise_draft",
+        |s: &ResearchState| {
+            if s.review.failure.is_some() {
+                "fallback"
+            } else {
+                "critique"
+            }
+        },
+        &["critique", "fallback"],
+    );
+    g.add_conditional_edges(
+        "review_report",
+        |s: &ResearchState| {
+            // A person asked for changes: the revision is reviewed again.
+            if s.outcome == Outcome::Running {
+                "revise_draft"
+            } else {
+                END
+            }
+        },
+        &["revise_draft"],
+    );
+    g.add_edge("fallback", END);
+    g.compile(CompileOptions {
+        checkpointer,
+        ..Default::default()
+    })
+}
+
+/// Where the loop goes after a review: approved → the person's review (or out); revise while
+/// revisions are left; otherwise the best draft.
+fn after_critique(state: &ResearchState, max_revisions: u32) -> &'static str {
+    let record = &state.review;
+    if record.failure.is_some() {
+        return "fallback";
+    }
+    let revisions = record.drafts.len().saturating_sub(1) as u32;
+    match record.last().and_then(|d| d.critique.as_ref()) {
+        Some(c) if c.verdict == Verdict::Approve => "review_report",
+        Some(c) if c.verdict == Verdict::Revise && revisions < max_revisions => "revise_draft",
+        _ => "fallback",
+    }
+}
+
+/// A model failure ends the loop with the fallback; cancelling, a question to the person and a
+/// spent budget pause the run instead, since a resume can do better.
+fn failed(state: &ResearchState, ctx: &Ctx, e: NodeError, doing: &str) -> NodeResult {
+    if matches!(e, NodeError::Cancelled | NodeError::Interrupted(_))
+        || ctx.config.models.meter().check().is_err()
+    {
+        return Err(e);
+    }
+    let reason = format!("{doing} failed: {e}");
+    let mut w = warn(ctx, reason.clone());
+    w.kind = WarningKind::ModelFailed;
+    w.detail = e.to_string();
+    let mut record = state.review.clone();
+    record.failure = Some(reason);
+    Ok(ResearchUpdate {
+        review: Some(record),
+        warnings: Some(vec![w]),
+        ..Default::default()
+    })
+}
+
+/// The state's update for a new draft.
+fn drafted(state: &ResearchState, draft: Draft, asked: String) -> ResearchUpdate {
+    let mut record = state.review.clone();
+    record.drafts.push(ReviewedDraft {
+        version: record.drafts.len() as u32 + 1,
+        body: draft.body.clone(),
+        report: draft.report.clone(),
+        audit: draft.audit.clone(),
+        rejected: draft.rejected.clone(),
+        critique: None,
+        asked,
+    });
+    ResearchUpdate {
+        report: Some(draft.report),
+        draft: Some(draft.body),
+        audit: Some(draft.audit),
+        warnings: Some(draft.warnings),
+        review: Some(record),
+        ..Default::default()
+    }
+}
+
+async fn analyze(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
+    let brief = brief(&state);
+    let input = AnalyzeInput {
+        brief: &brief,
+        questions: &state.plan.questions,
+        coverage: &state.coverage_by_question,
+        evidence: &state.evidence,
+        claims: &state.claims,
+        conflicts: &state.synthesis.conflicts,
+    };
+    // Without an analysis the writer still writes: a failure here is a warning, not the end.
+    match analyze::analyze(&ctx, &input).await {
+        Ok((analysis, warnings)) => Ok(ResearchUpdate {
+            analysis: Some(analysis),
+            warnings: Some(warnings),
+            ..Default::default()
+        }),
+        Err(e) => {
+            let mut update = failed(&state, &ctx, e, "analysing the evidence")?;
+            // Not the loop's failure: the drafts go on.
+            update.review = None;
+            Ok(update)
+        }
+    }
+}
+
+async fn write_draft(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
+    ctx.emit(Progress::Writing);
+    let brief = brief(&state);
+    match write::write(&ctx, &write_input(&state, &brief), None).await {
+        Ok(draft) => Ok(drafted(&state, draft, String::new())),
+        Err(e) => failed(&state, &ctx, e, "writing the first draft"),
+    }
+}
+
+async fn critique(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
+    let Some(last) = state.review.last() else {
+        return Err(NodeError::permanent("there is no draft to review"));
+    };
+    let brief = brief(&state);
+    let input = ReviewInput {
+        brief: &brief,
+        body: &last.body,
+        audit: &last.audit,
+        rejected: last.rejected.as_deref(),
+        questions: &state.plan.questions,
+        sources: &state.sources,
+        evidence: &state.evidence,
+        version: last.version,
+    };
+    let (critique, warnings) = match review::review(&ctx, &input).await {
+        Ok(done) => done,
+        Err(e) => return failed(&state, &ctx, e, "reviewing the draft"),
+    };
+    let mut update = ResearchUpdate {
+        warnings: Some(warnings),
+        ..Default::default()
+    };
+    if critique.verdict == Verdict::Approve {
+        // The report says it was reviewed, and how it scored.
+        update.report = Some(format!(
+            "{}- {}\n",
+            state.report,
+            approved_line(&critique, last.version)
+        ));
+    }
+    let mut record = state.review.clone();
+    if let Some(d) = record.drafts.last_mut() {
+        d.critique = Some(critique);
+    }
+    update.review = Some(record);
+    Ok(update)
+}
+
+fn approved_line(c: &review::Critique, version: u32) -> String {
+    format!(
+        "Reviewed: approved at {:.1}/10 on draft {version} ({} issues left, none critical).",
+        c.overall,
+        c.issues.len()
+    )
+}
+
+async fn revise_draft(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
+    // A person's feedback when they asked for the revision, else the reviewer's issues.
+    let asked = if state.feedback.is_empty() {
+        state
+            .review
+            .last()
+            .and_then(|d| d.critique.as_ref())
+            .map(|c| c.feedback())
+            .unwrap_or_default()
+    } else {
+        state.feedback.clone()
+    };
+    ctx.emit(Progress::Writing);
+    let brief = brief(&state);
+    match write::write(
+        &ctx,
+        &write_input(&state, &brief),
+        Some((&state.draft, &asked)),
+    )
+    .await
+    {
+        Ok(draft) => {
+            let mut update = drafted(&state, draft, asked);
+            update.report_versions = Some(vec![state.report.clone()]);
+            update.feedback = Some(String::new());
+            Ok(update)
+        }
+        Err(e) => failed(&state, &ctx, e, "revising the draft"),
+    }
+}
+
+/// The loop ended without an approved draft: the best one so far, with why and what is still
+/// open, else the passages read.
+async fn fallback(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
+    let mut record = state.review.clone();
+    let revisions = record.drafts.len().saturating_sub(1);
+    let last = record.last().and_then(|d| d.critique.as_ref());
+    let reason = match (&record.failure, last) {
+        (Some(failure), _) => format!("{failure}; the report is the best draft so far"),
+        (None, Some(c)) if c.verdict == Verdict::Reject => format!(
+            "the reviewer rejected the draft at {:.1}/10 as not improvable by revision",
+            c.overall
+        ),
+        _ => format!("no draft was approved within {revisions} revisions"),
+    };
+    let brief = brief(&state);
+    let input = write_input(&state, &brief);
+    let update = match record.best().cloned() {
+        Some(best) => {
+            let mut report = best.report.clone();
+            report.push_str(&review_section(&best, &reason));
+            ResearchUpdate {
+                report: Some(report),
+                draft: Some(best.body.clone()),
+                audit: Some(best.audit.clone()),
+                ..Default::default()
+            }
+        }
+        None => {
+            let draft = write::passages_report(
+                &input,
+                &reason,
+                ctx.clock.now_ms(),
+                ctx.config.models.meter().totals().calls,
+            );
+            ResearchUpdate {
+                report: Some(draft.report),
+                draft: Some(draft.body),
+                audit: Some(draft.audit),
+                ..Default::default()
+            }
+        }
+    };
+    record.fallback = Some(reason);
+    Ok(ResearchUpdate {
+        review: Some(record),
+        outcome: Some(Outcome::Finished),
+        finished_at_ms: Some(ctx.clock.now_ms()),
+        ..update
+    })
+}
+
+/// The report's review section for a draft delivered without approval: why, its score, and
+/// the issues it still has (critical and major), as caveats.
+fn review_section(draft: &ReviewedDraft, reason: &str) -> String {
+    let mut out = format!(
+        "\n## Review\n\nThis report was not approved by the reviewer: {reason}. It is draft {}",
+        draft.version
+    );
+    match &draft.critique {
+        Some(c) => {
+            out.push_str(&format!(", scored {:.1}/10.\n\n", c.overall));
+            let open: Vec<&review::Issue> = c
+                .issues
+                .iter()
+                .filter(|i| matches!(i.severity, Severity::Critical | Severity::Major))
+                .collect();
+            if !open.is_empty() {
+                out.push_str("Read it with these open issues in mind:\n\n");
+                for i in open {
+                    out.push_str(&format!("- {} ({}).\n", i.description, i.location));
+                }
+            }
+        }
+        None => out.push_str(", not reviewed.\n"),
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_node_is_in_the_outline_table_in_graph_order() {
+        let graph = graph(&RunConfig::default(), None).unwrap();
+        let all: Vec<&str> = graph.node_names().collect();
+        let table: Vec<&str> = RESEARCH.iter().chain(REVIEW).map(|n| n.0).collect();
+        assert_eq!(all, table);
+    }
+}

@@ -1,0 +1,765 @@
+//! Reviewing a draft (seed 000's reviewer): six weighted criteria scored 0–10, itemised issues,
+//! and a decision — approve, revise or reject — by one rule ([`decide`]).
+//!
+//! The checks speak first: the report audit (sentences kept with ⚠, rewritten or removed),
+//! banned words, markers that name no source, research questions the draft never touches, prose
+//! that failed and was replaced by the passages, a length far short of the target. Each is an
+//! issue the model cannot drop, and each caps the score of its criterion, so a model cannot
+//! approve what the checks failed. The model adds its own issues and scores under the caps.
+
+use std::collections::BTreeSet;
+
+use research_graph::NodeError;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::audit::{AuditEntry, AuditStatus};
+use super::numbered;
+use super::Brief;
+use crate::ask::{ask_or, Ctx};
+use crate::guard;
+use crate::records::{Evidence, Source, Warning};
+use crate::report::cited_ids;
+use crate::roles::Role;
+
+/// What a draft is judged on (seed 000's six criteria).
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    JsonSchema,
+    ts_rs::TS,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Criterion {
+    /// Claims match their sources; nothing unsupported.
+    Accuracy,
+    /// Every research question answered, expected sections present, enough depth.
+    Completeness,
+    /// Clear argument, logical order, consistent terms.
+    Coherence,
+    /// Every claim cited, every marker names a source read.
+    Citation,
+    /// How the research was done and its limits are said.
+    Methodology,
+    /// Clear, plain language; no banned words.
+    Style,
+}
+
+impl Criterion {
+    /// Every criterion, in the order of its weight.
+    pub const ALL: [Criterion; 6] = [
+        Criterion::Accuracy,
+        Criterion::Completeness,
+        Criterion::Coherence,
+        Criterion::Citation,
+        Criterion::Methodology,
+        Criterion::Style,
+    ];
+
+    /// Its weight in the overall score (the six sum to 1).
+    pub fn weight(self) -> f64 {
+        match self {
+            Criterion::Accuracy => 0.25,
+            Criterion::Completeness => 0.20,
+            Criterion::Coherence => 0.20,
+            Criterion::Citation => 0.15,
+            Criterion::Methodology => 0.10,
+            Criterion::Style => 0.10,
+        }
+    }
+
+    /// What the reviewer checks for it.
+    fn checks(self) -> &'static str {
+        match self {
+            Criterion::Accuracy => "claims match the cited evidence; no unsupported assertion; numbers reported correctly",
+            Criterion::Completeness => "every research question addressed; enough depth; no major gap",
+            Criterion::Coherence => "a clear line of argument; logical order; smooth transitions; consistent terms",
+            Criterion::Citation => "every claim cited; markers name sources that were read",
+            Criterion::Methodology => "limits of the evidence acknowledged; scope appropriate",
+            Criterion::Style => "clear, concise, plain language; appropriate tone; no banned words",
+        }
+    }
+}
+
+/// How much an issue matters (seed 000's severity levels).
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    JsonSchema,
+    ts_rs::TS,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Severity {
+    /// Invalidates findings (an unverified claim, a marker to nowhere): blocks approval.
+    Critical,
+    /// Affects quality (a research question not addressed): more than three block approval.
+    Major,
+    /// Polish.
+    Minor,
+    /// Optional.
+    Suggestion,
+}
+
+/// Who found an issue.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
+pub enum FoundBy {
+    /// A deterministic check (the audit, banned words, markers, coverage of the questions).
+    Check,
+    /// The reviewing model.
+    Model,
+}
+
+/// One itemised issue.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct Issue {
+    /// The criterion it falls under.
+    pub category: Criterion,
+    /// How much it matters.
+    pub severity: Severity,
+    /// Where: a section, a sentence, or "general".
+    pub location: String,
+    /// What is wrong.
+    pub description: String,
+    /// What would fix it.
+    pub fix: String,
+    /// Who found it.
+    pub found_by: FoundBy,
+}
+
+/// One criterion's score.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct CriterionScore {
+    /// The criterion.
+    pub criterion: Criterion,
+    /// 0–10.
+    pub score: f64,
+}
+
+/// The reviewer's decision.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// Good enough to deliver.
+    Approve,
+    /// Improvable: revise from the issues.
+    Revise,
+    /// Poor and not improvable by revision.
+    Reject,
+}
+
+/// A draft's review.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct Critique {
+    /// Each criterion's score, 0–10.
+    pub scores: Vec<CriterionScore>,
+    /// The weighted overall score, 0–10.
+    pub overall: f64,
+    /// Itemised issues, the checks' first.
+    pub issues: Vec<Issue>,
+    /// The decision.
+    pub verdict: Verdict,
+    /// The reviewer's summary in a sentence or two.
+    pub summary: String,
+    /// How much a revision could still improve, 0–1 (the model's estimate).
+    pub improvement_potential: f64,
+}
+
+impl Critique {
+    /// Issues of `severity`.
+    pub fn count(&self, severity: Severity) -> usize {
+        self.issues
+            .iter()
+            .filter(|i| i.severity == severity)
+            .count()
+    }
+
+    /// The itemised issues as the writer's revision instructions.
+    pub fn feedback(&self) -> String {
+        let mut out = String::new();
+        for i in self
+            .issues
+            .iter()
+            .filter(|i| i.severity != Severity::Suggestion)
+        {
+            out.push_str(&format!(
+                "- [{}] {} ({}): {}",
+                severity_word(i.severity),
+                criterion_word(i.category),
+                i.location,
+                i.description
+            ));
+            if !i.fix.is_empty() {
+                out.push_str(&format!(" Fix: {}", i.fix));
+            }
+            out.push('\n');
+        }
+        out
+    }
+}
+
+fn severity_word(s: Severity) -> &'static str {
+    match s {
+        Severity::Critical => "critical",
+        Severity::Major => "major",
+        Severity::Minor => "minor",
+        Severity::Suggestion => "suggestion",
+    }
+}
+
+fn criterion_word(c: Criterion) -> &'static str {
+    match c {
+        Criterion::Accuracy => "accuracy",
+        Criterion::Completeness => "completeness",
+        Criterion::Coherence => "coherence",
+        Criterion::Citation => "citation",
+        Criterion::Methodology => "methodology",
+        Criterion::Style => "style",
+    }
+}
+
+/// A draft as the review loop keeps it: what was written and what the reviewer made of it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct ReviewedDraft {
+    /// 1 for the first draft, then each revision.
+    pub version: u32,
+    /// The writer's part, as audited.
+    pub body: String,
+    /// The whole report of this draft.
+    pub report: String,
+    /// The audit of its cited sentences.
+    pub audit: Vec<AuditEntry>,
+    /// Why the writer's prose was replaced by the passages, when it was.
+    pub rejected: Option<String>,
+    /// The review (none until reviewed).
+    pub critique: Option<Critique>,
+    /// What asked for this draft: the reviewer's issues or a person's feedback (none for the
+    /// first).
+    pub asked: String,
+}
+
+/// The review loop's record: every draft with its review, and how the loop ended.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct ReviewRecord {
+    /// Every draft, oldest first.
+    pub drafts: Vec<ReviewedDraft>,
+    /// Why the run ended with the best draft instead of an approved one, when it did.
+    pub fallback: Option<String>,
+    /// A model failure that ended the loop (the fallback's reason then says so).
+    pub failure: Option<String>,
+}
+
+impl ReviewRecord {
+    /// The last draft.
+    pub fn last(&self) -> Option<&ReviewedDraft> {
+        self.drafts.last()
+    }
+
+    /// The best-scored reviewed draft (the later one on a tie), else the last draft.
+    pub fn best(&self) -> Option<&ReviewedDraft> {
+        self.drafts
+            .iter()
+            .filter(|d| d.critique.is_some())
+            .max_by(|a, b| {
+                let score = |d: &ReviewedDraft| d.critique.as_ref().map_or(0.0, |c| c.overall);
+                score(a)
+                    .total_cmp(&score(b))
+                    .then(a.version.cmp(&b.version))
+            })
+            .or_else(|| self.drafts.last())
+    }
+}
+
+/// Overall score at which a draft may be approved.
+pub const APPROVE_AT: f64 = 7.5;
+/// Overall score under which a draft that revision cannot improve is rejected.
+pub const REJECT_UNDER: f64 = 5.0;
+/// Major issues a draft may have and still be approved.
+pub const MAX_MAJOR_ISSUES: usize = 3;
+/// Improvement potential under which a poor draft's issues count as unaddressable.
+pub const UNADDRESSABLE_UNDER: f64 = 0.3;
+
+/// Seed 000's decision rule: approve at 7.5 or more with no critical and at most three major
+/// issues; reject under 5.0 when a revision cannot help; revise otherwise.
+pub fn decide(overall: f64, issues: &[Issue], improvement_potential: f64) -> Verdict {
+    let critical = issues
+        .iter()
+        .filter(|i| i.severity == Severity::Critical)
+        .count();
+    let major = issues
+        .iter()
+        .filter(|i| i.severity == Severity::Major)
+        .count();
+    if overall >= APPROVE_AT && critical == 0 && major <= MAX_MAJOR_ISSUES {
+        Verdict::Approve
+    } else if overall < REJECT_UNDER && improvement_potential < UNADDRESSABLE_UNDER {
+        Verdict::Reject
+    } else {
+        Verdict::Revise
+    }
+}
+
+/// The weighted overall score of per-criterion scores.
+pub fn overall(scores: &[CriterionScore]) -> f64 {
+    let total: f64 = scores.iter().map(|s| s.criterion.weight() * s.score).sum();
+    (total * 100.0).round() / 100.0
+}
+
+/// What the reviewer works from.
+pub struct ReviewInput<'a> {
+    /// The question.
+    pub brief: &'a Brief,
+    /// The writer's part of the draft, as audited.
+    pub body: &'a str,
+    /// The audit of its cited sentences.
+    pub audit: &'a [AuditEntry],
+    /// Why the writer's prose was replaced by the passages, when it was.
+    pub rejected: Option<&'a str>,
+    /// The plan's research questions.
+    pub questions: &'a [String],
+    /// Sources read.
+    pub sources: &'a [Source],
+    /// All evidence.
+    pub evidence: &'a [Evidence],
+    /// Which draft this is (1 for the first).
+    pub version: u32,
+}
+
+/// The checks' findings on a draft, and the highest score each criterion may get.
+pub fn check(input: &ReviewInput<'_>, config: &crate::RunConfig) -> (Vec<Issue>, [f64; 6]) {
+    let mut issues = Vec::new();
+    let mut caps = [10.0f64; 6];
+    let cap = |caps: &mut [f64; 6], c: Criterion, v: f64| {
+        let i = Criterion::ALL.iter().position(|x| *x == c).unwrap_or(0);
+        caps[i] = caps[i].min(v);
+    };
+    let issue = |category, severity, location: &str, description: String, fix: &str| Issue {
+        category,
+        severity,
+        location: location.to_string(),
+        description,
+        fix: fix.to_string(),
+        found_by: FoundBy::Check,
+    };
+    // The audit: a sentence kept with ⚠ is an unverified claim in the report.
+    let audited = input.audit.len();
+    let mut verified = 0.0;
+    for a in input.audit {
+        match a.status {
+            AuditStatus::Verified => verified += 1.0,
+            AuditStatus::Partly => verified += 0.5,
+            AuditStatus::Flagged => issues.push(issue(
+                Criterion::Accuracy,
+                Severity::Critical,
+                &short(&a.sentence),
+                format!("the sources it cites do not support it ({})", a.check),
+                "say only what the cited passages say, or remove the sentence",
+            )),
+            AuditStatus::Removed | AuditStatus::Rewritten => issues.push(issue(
+                Criterion::Accuracy,
+                Severity::Minor,
+                &short(&a.sentence),
+                format!(
+                    "the audit {} it: its sources did not support it ({})",
+                    if a.status == AuditStatus::Removed {
+                        "removed"
+                    } else {
+                        "rewrote"
+                    },
+                    a.check
+                ),
+                "write only what the evidence states",
+            )),
+        }
+    }
+    if audited > 0 {
+        cap(
+            &mut caps,
+            Criterion::Accuracy,
+            (10.0 * verified / audited as f64).max(2.0),
+        );
+    }
+    // Markers must name sources that were read; the body must cite at all.
+    let known: BTreeSet<u32> = input.sources.iter().map(|s| s.id).collect();
+    let cited = cited_ids(input.body);
+    let unknown: Vec<u32> = cited.difference(&known).copied().collect();
+    if !unknown.is_empty() {
+        issues.push(issue(
+            Criterion::Citation,
+            Severity::Critical,
+            "general",
+            format!("markers name sources that were not read: {unknown:?}"),
+            "cite only the numbered sources given",
+        ));
+        cap(&mut caps, Criterion::Citation, 3.0);
+    }
+    if cited.is_empty() && !input.evidence.is_empty() {
+        issues.push(issue(
+            Criterion::Citation,
+            Severity::Critical,
+            "general",
+            "the draft cites no source".into(),
+            "cite every statement with its source number",
+        ));
+        cap(&mut caps, Criterion::Citation, 2.0);
+    }
+    // Banned words left in the writer's own words.
+    let banned = guard::banned_uses(input.body, &config.banned());
+    if !banned.is_empty() {
+        let words: Vec<String> = banned.iter().map(|b| b.found.clone()).collect();
+        issues.push(issue(
+            Criterion::Style,
+            Severity::Major,
+            "general",
+            format!("banned words: {}", words.join(", ")),
+            "use plain words instead",
+        ));
+        cap(&mut caps, Criterion::Style, 6.0);
+    }
+    // Prose that failed its checks and was replaced by the passages.
+    if let Some(why) = input.rejected {
+        issues.push(issue(
+            Criterion::Coherence,
+            Severity::Major,
+            "general",
+            format!("the writer's prose failed the checks ({why}); the report is the passages"),
+            "write short, cited prose from the evidence",
+        ));
+        cap(&mut caps, Criterion::Coherence, 5.0);
+    }
+    // Research questions the draft never touches.
+    let body_words: BTreeSet<String> = guard::content_words(input.body).into_iter().collect();
+    let mut missed = 0;
+    for (n, q) in input.questions.iter().enumerate() {
+        let words = guard::content_words(q);
+        let shared = words.iter().filter(|w| body_words.contains(*w)).count();
+        if !words.is_empty() && shared * 3 < words.len() {
+            missed += 1;
+            issues.push(issue(
+                Criterion::Completeness,
+                Severity::Major,
+                &format!("research question {}", n + 1),
+                format!("the draft does not address \"{}\"", q.trim()),
+                "answer it from the evidence, or say that the sources read do not",
+            ));
+        }
+    }
+    if !input.questions.is_empty() {
+        let addressed = (input.questions.len() - missed) as f64 / input.questions.len() as f64;
+        cap(
+            &mut caps,
+            Criterion::Completeness,
+            (10.0 * addressed).max(2.0),
+        );
+    }
+    if let Some(note) =
+        super::write::length_note(input.body, config.target_words, input.evidence.len())
+    {
+        issues.push(issue(
+            Criterion::Completeness,
+            Severity::Minor,
+            "general",
+            note,
+            "write more where the evidence allows",
+        ));
+    }
+    (issues, caps)
+}
+
+fn short(sentence: &str) -> String {
+    let s: String = sentence.chars().take(80).collect();
+    if s.len() < sentence.len() {
+        format!("\"{s}…\"")
+    } else {
+        format!("\"{s}\"")
+    }
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+struct ScoresOut {
+    accuracy: f64,
+    completeness: f64,
+    coherence: f64,
+    citation: f64,
+    methodology: f64,
+    style: f64,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+struct IssueOut {
+    category: Criterion,
+    severity: Severity,
+    #[schemars(length(max = 80))]
+    location: String,
+    #[schemars(length(max = 300))]
+    description: String,
+    #[schemars(length(max = 200))]
+    fix: String,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+struct ReviewOut {
+    scores: ScoresOut,
+    #[schemars(length(max = 8))]
+    issues: Vec<IssueOut>,
+    #[schemars(length(max = 400))]
+    summary: String,
+    improvement_potential: f64,
+}
+
+const REVIEW: &str = "You review a research report. Score each criterion from 0 to 10 \
+(9-10 excellent, 7-8.9 good, 5-6.9 acceptable, 3-4.9 poor, 0-2.9 unacceptable):\n{criteria}\n\
+List concrete issues with category, severity (critical: invalidates findings; major: affects quality; \
+minor: polish; suggestion: optional), location (a section heading or \"general\"), description and a fix. \
+Give improvement_potential between 0 and 1: how much a revision from the same evidence could improve it. \
+Judge only against the evidence given; the checks below were already run and stand.";
+
+/// Reviews a draft: the checks, then the model under their caps. A model that cannot answer
+/// in shape leaves the checks to decide (with a warning); a provider failure is an error.
+pub async fn review(
+    ctx: &Ctx,
+    input: &ReviewInput<'_>,
+) -> Result<(Critique, Vec<Warning>), NodeError> {
+    let config = &ctx.config.config;
+    let (mut issues, caps) = check(input, config);
+    let criteria: String = Criterion::ALL
+        .iter()
+        .map(|c| {
+            format!(
+                "- {} (weight {:.2}): {}\n",
+                criterion_word(*c),
+                c.weight(),
+                c.checks()
+            )
+        })
+        .collect();
+    let mut user = input.brief.block();
+    user.push_str(&format!(
+        "Research questions:\n{}\nDraft {}:\n{}\n\nChecks already run:\n{}\nEvidence (source number, quote):\n",
+        numbered(input.questions),
+        input.version,
+        input.body,
+        if issues.is_empty() {
+            "- none failed\n".to_string()
+        } else {
+            Critique {
+                scores: Vec::new(),
+                overall: 0.0,
+                issues: issues.clone(),
+                verdict: Verdict::Revise,
+                summary: String::new(),
+                improvement_potential: 0.0,
+            }
+            .feedback()
+        }
+    ));
+    for e in super::verify::spread(input.evidence, 20) {
+        user.push_str(&format!(
+            "[{}] \"{}\"\n",
+            e.source_id,
+            e.quote.replace('\n', " ")
+        ));
+    }
+    let system = crate::prompts::fill(REVIEW, &[("criteria", criteria)]);
+    let (out, warnings) = ask_or::<ReviewOut>(ctx, Role::Review, system, user, 900).await?;
+    let (model_scores, summary, potential) = match out {
+        Some(out) => {
+            let s = out.scores;
+            issues.extend(out.issues.into_iter().take(8).filter_map(|i| {
+                let description = i.description.trim().to_string();
+                // An empty or looping item is not an issue anyone can act on.
+                (!description.is_empty() && guard::degenerate(&description).is_none()).then(|| {
+                    Issue {
+                        category: i.category,
+                        severity: i.severity,
+                        location: i.location.trim().to_string(),
+                        description,
+                        fix: i.fix.trim().to_string(),
+                        found_by: FoundBy::Model,
+                    }
+                })
+            }));
+            (
+                [
+                    s.accuracy,
+                    s.completeness,
+                    s.coherence,
+                    s.citation,
+                    s.methodology,
+                    s.style,
+                ],
+                out.summary.trim().to_string(),
+                out.improvement_potential,
+            )
+        }
+        // No usable answer: the checks' caps are the scores.
+        None => (caps, String::new(), 0.5),
+    };
+    let scores: Vec<CriterionScore> = Criterion::ALL
+        .iter()
+        .zip(model_scores.iter().zip(caps.iter()))
+        .map(|(c, (m, cap))| CriterionScore {
+            criterion: *c,
+            score: if m.is_finite() {
+                m.clamp(0.0, 10.0).min(*cap)
+            } else {
+                *cap
+            },
+        })
+        .collect();
+    let overall = overall(&scores);
+    let potential = if potential.is_finite() {
+        potential.clamp(0.0, 1.0)
+    } else {
+        0.5
+    };
+    let verdict = decide(overall, &issues, potential);
+    Ok((
+        Critique {
+            scores,
+            overall,
+            issues,
+            verdict,
+            summary,
+            improvement_potential: potential,
+        },
+        warnings,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::records::{Evidence, Source};
+
+    fn issue(severity: Severity) -> Issue {
+        Issue {
+            category: Criterion::Accuracy,
+            severity,
+            location: "general".into(),
+            description: "x".into(),
+            fix: String::new(),
+            found_by: FoundBy::Model,
+        }
+    }
+
+    #[test]
+    fn the_weights_sum_to_one() {
+        let sum: f64 = Criterion::ALL.iter().map(|c| c.weight()).sum();
+        assert!((sum - 1.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn the_decision_matrix() {
+        use Severity::*;
+        assert_eq!(decide(7.5, &[], 0.5), Verdict::Approve);
+        assert_eq!(decide(9.0, &vec![issue(Major); 3], 0.5), Verdict::Approve);
+        // A critical issue or a fourth major one blocks approval at any score.
+        assert_eq!(decide(9.5, &[issue(Critical)], 0.5), Verdict::Revise);
+        assert_eq!(decide(9.0, &vec![issue(Major); 4], 0.5), Verdict::Revise);
+        assert_eq!(decide(7.4, &[issue(Minor)], 0.5), Verdict::Revise);
+        // Poor: revised while a revision can help, rejected when it cannot.
+        assert_eq!(decide(4.0, &[issue(Major)], 0.6), Verdict::Revise);
+        assert_eq!(decide(4.0, &[issue(Major)], 0.1), Verdict::Reject);
+        assert_eq!(decide(5.0, &[], 0.0), Verdict::Revise);
+    }
+
+    #[test]
+    fn the_checks_fail_what_a_model_cannot_approve() {
+        let brief = Brief {
+            query: "How does Memcheck find leaks?".into(),
+            ..Default::default()
+        };
+        let audit = vec![AuditEntry {
+            sentence: "Memcheck was written in 1820 [1].".into(),
+            sources: vec![1],
+            status: AuditStatus::Flagged,
+            evidence: vec![1],
+            check: "the number 1820 is not in the evidence".into(),
+        }];
+        let questions = vec![
+            "How does Memcheck find leaks?".to_string(),
+            "Which tools compete with Helgrind?".to_string(),
+        ];
+        let sources = vec![Source {
+            id: 1,
+            url: "file:///m.html".into(),
+            title: "Memcheck".into(),
+            kind: "web".into(),
+            provider: "local".into(),
+            sha256: String::new(),
+            accessed_at_ms: 0,
+        }];
+        let evidence = vec![Evidence::unnumbered("x".into(), "y".into())];
+        let config = crate::RunConfig::default();
+        let input = ReviewInput {
+            brief: &brief,
+            body:
+                "Memcheck finds leaks at exit [1]. It was written in 1820 [1] [7]. A robust tool.",
+            audit: &audit,
+            rejected: None,
+            questions: &questions,
+            sources: &sources,
+            evidence: &evidence,
+            version: 1,
+        };
+        let (issues, caps) = check(&input, &config);
+        let found = |c: Criterion, s: Severity| {
+            issues
+                .iter()
+                .any(|i| i.category == c && i.severity == s && i.found_by == FoundBy::Check)
+        };
+        assert!(
+            found(Criterion::Accuracy, Severity::Critical),
+            "{issues:#?}"
+        );
+        assert!(
+            found(Criterion::Citation, Severity::Critical),
+            "{issues:#?}"
+        );
+        assert!(found(Criterion::Style, Severity::Major), "{issues:#?}");
+        assert!(
+            found(Criterion::Completeness, Severity::Major),
+            "{issues:#?}"
+        );
+        // A model that gives 10 everywhere is capped, and cannot approve.
+        let scores: Vec<CriterionScore> = Criterion::ALL
+            .iter()
+            .zip(caps)
+            .map(|(c, cap)| CriterionScore {
+                criterion: *c,
+                score: 10f64.min(cap),
+            })
+            .collect();
+        assert!(overall(&scores) < 8.0, "{scores:?}");
+        assert_eq!(decide(10.0, &issues, 1.0), Verdict::Revise);
+    }
+
+    #[test]
+    fn overall_is_the_weighted_sum() {
+        let scores: Vec<CriterionScore> = Criterion::ALL
+            .iter()
+            .zip([10.0, 5.0, 5.0, 10.0, 0.0, 10.0])
+            .map(|(c, score)| CriterionScore {
+                criterion: *c,
+                score,
+            })
+            .collect();
+        // 2.5 + 1.0 + 1.0 + 1.5 + 0 + 1.0
+        assert_eq!(overall(&scores), 7.0);
+    }
+}

@@ -1,0 +1,441 @@
+//! The review pipeline end to end with the scripted model: every branch of the reviewer's
+//! decision (approve with and without the person's review, revise under and at the limit,
+//! reject), banned words rewritten away, and a model failing mid-revision still delivering.
+
+mod common;
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use common::*;
+use research_graph::{FixedClock, MemoryCheckpointer, Resume, RunOptions, RunOutcome};
+use research_llm::{
+    ChatRequest, ChatResponse, LlmClient, LlmError, Meter, ModelRouting, PriceTable, RoleModels,
+    ScriptedAnswer, ScriptedLlm, TokenSink,
+};
+use research_pipeline::eval::RunResult;
+use research_pipeline::pipelines::review;
+use research_pipeline::steps::review::{FoundBy, Severity, Verdict};
+use research_pipeline::*;
+use serde_json::json;
+
+/// A reviewer's answer: every criterion at `score`, with `issues`.
+fn critique(score: f64, issues: serde_json::Value, potential: f64) -> ScriptedAnswer {
+    answer(
+        "review",
+        json!({"scores": {"accuracy": score, "completeness": score, "coherence": score,
+                          "citation": score, "methodology": score, "style": score},
+               "issues": issues, "summary": "Reviewed.", "improvement_potential": potential}),
+    )
+}
+
+/// The analyst's answer.
+fn analysis() -> ScriptedAnswer {
+    answer(
+        "analyze",
+        json!({"themes": ["ownership rules", "garbage collection at run time", "1. 1. 1. 1. 1. 1."],
+               "contradictions": [{"about": "nothing real", "first": 1, "second": 99}],
+               "gaps": ["How do Rust lifetimes relate to ownership?", "assistant"],
+               "confidence": 1.0}),
+    )
+}
+
+fn major(description: &str) -> serde_json::Value {
+    json!([{"category": "coherence", "severity": "major", "location": "Ownership",
+            "description": description, "fix": "Join the two paragraphs."}])
+}
+
+/// A model that answers from the script but fails every `purpose` call after the first `ok`.
+struct FailingAfter {
+    script: Arc<ScriptedLlm>,
+    purpose: &'static str,
+    ok: usize,
+    seen: AtomicUsize,
+}
+
+#[async_trait]
+impl LlmClient for FailingAfter {
+    fn spec(&self) -> &str {
+        "scripted:failing"
+    }
+    async fn complete(
+        &self,
+        request: &ChatRequest,
+        on_token: Option<TokenSink<'_>>,
+    ) -> Result<ChatResponse, LlmError> {
+        if request.purpose.as_deref() == Some(self.purpose)
+            && self.seen.fetch_add(1, Ordering::SeqCst) >= self.ok
+        {
+            return Err(LlmError::Server {
+                provider: "scripted".into(),
+                status: 503,
+                attempts: 3,
+            });
+        }
+        self.script.complete(request, on_token).await
+    }
+}
+
+struct Done {
+    state: ResearchState,
+    model: Arc<ScriptedLlm>,
+}
+
+fn review_config() -> RunConfig {
+    RunConfig {
+        review: ReviewPoints::none(),
+        ..RunConfig::default()
+    }
+}
+
+async fn run_review(config: RunConfig, answers: Vec<ScriptedAnswer>) -> Done {
+    run_review_failing(config, answers, None).await
+}
+
+async fn run_review_failing(
+    config: RunConfig,
+    answers: Vec<ScriptedAnswer>,
+    failing: Option<(&'static str, usize)>,
+) -> Done {
+    let mut answers = answers;
+    answers.push(analysis());
+    let model = Arc::new(ScriptedLlm::new(answers));
+    let client: Arc<dyn LlmClient> = match failing {
+        Some((purpose, ok)) => Arc::new(FailingAfter {
+            script: model.clone(),
+            purpose,
+            ok,
+            seen: AtomicUsize::new(0),
+        }),
+        None => model.clone(),
+    };
+    let meter = Arc::new(Meter::new(config.budget, PriceTable::builtin()));
+    let env = Env {
+        config: config.clone(),
+        models: RoleModels::connect(ModelRouting::single("scripted:test"), meter, |_| {
+            Ok(client.clone())
+        })
+        .unwrap(),
+        search: corpus(),
+        fetcher: corpus(),
+        documents: Arc::new(MemoryDocuments::default()),
+    };
+    let graph = review::graph(&config, Some(Arc::new(MemoryCheckpointer::new()))).unwrap();
+    let out = graph
+        .invoke(
+            initial_state(
+                "How does Rust manage memory compared with garbage collection?",
+                &config,
+                1_700_000_000_000,
+            ),
+            RunOptions::new("t1", env).clock(Arc::new(FixedClock(1_700_000_000_000))),
+        )
+        .await
+        .unwrap();
+    let RunOutcome::Finished(state) = out else {
+        panic!("the run stopped: {out:?}")
+    };
+    Done { state, model }
+}
+
+fn calls(done: &Done, purpose: &str) -> Vec<ChatRequest> {
+    done.model
+        .requests()
+        .into_iter()
+        .filter(|r| r.purpose.as_deref() == Some(purpose))
+        .collect()
+}
+
+#[tokio::test]
+async fn an_approved_first_draft_is_delivered_and_says_it_was_reviewed() {
+    let mut answers = script(DETAILED);
+    answers.push(critique(9.0, json!([]), 0.2));
+    let done = run_review(review_config(), answers).await;
+    let record = &done.state.review;
+    assert_eq!(record.drafts.len(), 1);
+    let c = record.drafts[0].critique.as_ref().unwrap();
+    assert_eq!(c.verdict, Verdict::Approve, "{c:#?}");
+    assert!(c.overall >= 7.5);
+    assert_eq!(record.fallback, None);
+    assert_eq!(done.state.outcome, Outcome::Finished);
+    assert!(
+        done.state.report.contains("Reviewed: approved at"),
+        "{}",
+        done.state.report
+    );
+    assert_eq!(calls(&done, "review").len(), 1);
+    assert_eq!(calls(&done, "write").len(), 1);
+    // The analyst's themes and gaps, guarded: no list numbers, no off-topic word, no made-up
+    // contradiction; the writer was told the themes, and the report names the gap.
+    let analysis = &done.state.analysis;
+    assert_eq!(
+        analysis.themes,
+        vec!["ownership rules", "garbage collection at run time"]
+    );
+    assert!(analysis.contradictions.is_empty());
+    assert!(analysis
+        .gaps
+        .contains(&"How do Rust lifetimes relate to ownership?".to_string()));
+    assert!(!analysis.gaps.contains(&"assistant".to_string()));
+    let claims = &done.state.claims;
+    let supported = claims.iter().filter(|c| c.supported).count() as f64 / claims.len() as f64;
+    assert!(
+        analysis.confidence <= supported,
+        "capped by the supported claims"
+    );
+    assert!(calls(&done, "write")[0].messages[1]
+        .content
+        .contains("Themes to organise the report by: ownership rules"));
+    assert!(done
+        .state
+        .report
+        .contains("Not answered by the sources read: How do Rust lifetimes relate to ownership?"));
+    // The review and its draft reach the shared result (and `research run --json`).
+    let result = RunResult::from_state("t1", &done.state, &Meter::default(), Default::default());
+    assert_eq!(result.review.as_ref().unwrap().drafts.len(), 1);
+}
+
+#[tokio::test]
+async fn a_draft_is_revised_from_the_itemised_issues_until_approved() {
+    let mut answers = script(DETAILED);
+    answers.push(critique(
+        6.0,
+        major("The two paragraphs on ownership repeat each other."),
+        0.7,
+    ));
+    answers.push(critique(8.5, json!([]), 0.2));
+    let done = run_review(review_config(), answers).await;
+    let record = &done.state.review;
+    assert_eq!(record.drafts.len(), 2, "{record:#?}");
+    let first = record.drafts[0].critique.as_ref().unwrap();
+    assert_eq!(first.verdict, Verdict::Revise);
+    assert!(first
+        .issues
+        .iter()
+        .any(|i| i.found_by == FoundBy::Model && i.severity == Severity::Major));
+    // The revision was asked from the issues, and the writer saw them.
+    assert!(record.drafts[1].asked.contains("repeat each other"));
+    let writes = calls(&done, "write");
+    assert_eq!(writes.len(), 2);
+    assert!(writes[1].messages[1].content.contains("repeat each other"));
+    assert!(writes[1].messages[0]
+        .content
+        .contains("keep every other sentence exactly as it is"));
+    assert_eq!(
+        record.drafts[1].critique.as_ref().unwrap().verdict,
+        Verdict::Approve
+    );
+    assert_eq!(
+        done.state.report_versions.len(),
+        1,
+        "the first draft is kept"
+    );
+    assert!(
+        done.state.report.contains("on draft 2"),
+        "{}",
+        done.state.report
+    );
+}
+
+#[tokio::test]
+async fn at_the_revision_limit_the_best_draft_is_delivered_with_its_open_issues() {
+    let mut config = review_config();
+    config.max_revisions = 2;
+    let mut answers = script(DETAILED);
+    answers.push(critique(6.5, major("Transitions are abrupt."), 0.6));
+    answers.push(critique(7.0, major("Transitions are still abrupt."), 0.6));
+    answers.push(critique(6.0, major("Worse transitions."), 0.6));
+    let done = run_review(config, answers).await;
+    let record = &done.state.review;
+    assert_eq!(record.drafts.len(), 3, "the first draft and two revisions");
+    assert_eq!(calls(&done, "review").len(), 3);
+    assert_eq!(
+        record.fallback.as_deref(),
+        Some("no draft was approved within 2 revisions")
+    );
+    let report = &done.state.report;
+    // The best draft (the second, 7.0) is the report, with why and what is still open.
+    assert!(report.starts_with(&record.drafts[1].report), "{report}");
+    assert!(report.contains("## Review"), "{report}");
+    assert!(report.contains("It is draft 2, scored"), "{report}");
+    assert!(report.contains("Transitions are still abrupt."), "{report}");
+    assert_eq!(done.state.outcome, Outcome::Finished);
+    assert_eq!(done.state.audit, record.drafts[1].audit);
+}
+
+#[tokio::test]
+async fn a_rejected_draft_ends_the_loop_with_the_reason() {
+    let mut answers = script(DETAILED);
+    answers.push(critique(
+        3.0,
+        major("The evidence does not answer the question."),
+        0.1,
+    ));
+    let done = run_review(review_config(), answers).await;
+    let record = &done.state.review;
+    assert_eq!(record.drafts.len(), 1, "no revision after a rejection");
+    assert_eq!(
+        record.drafts[0].critique.as_ref().unwrap().verdict,
+        Verdict::Reject
+    );
+    assert!(record
+        .fallback
+        .as_deref()
+        .unwrap()
+        .contains("rejected the draft at 3.0/10"));
+    assert!(done.state.report.contains("not approved by the reviewer"));
+    assert!(!done.state.report.trim().is_empty());
+}
+
+#[tokio::test]
+async fn a_model_failing_mid_revision_still_delivers_the_best_draft_with_the_reason() {
+    let mut answers = script(DETAILED);
+    answers.push(critique(6.0, major("Transitions are abrupt."), 0.7));
+    // The first draft is written; the revision's call fails (503 after the client's retries).
+    let done = run_review_failing(review_config(), answers, Some(("write", 1))).await;
+    let record = &done.state.review;
+    assert_eq!(record.drafts.len(), 1);
+    assert!(record
+        .failure
+        .as_deref()
+        .unwrap()
+        .starts_with("revising the draft failed"));
+    let report = &done.state.report;
+    assert!(report.starts_with(&record.drafts[0].report), "{report}");
+    assert!(report.contains("revising the draft failed"), "{report}");
+    assert!(done
+        .state
+        .warnings
+        .iter()
+        .any(|w| w.kind == WarningKind::ModelFailed));
+    assert_eq!(done.state.outcome, Outcome::Finished);
+}
+
+#[tokio::test]
+async fn a_writer_failing_on_the_first_draft_gives_the_passages() {
+    let mut answers = script(DETAILED);
+    answers.push(critique(9.0, json!([]), 0.2));
+    let done = run_review_failing(review_config(), answers, Some(("write", 0))).await;
+    let report = &done.state.report;
+    assert!(done.state.review.drafts.is_empty());
+    assert!(
+        report.contains("writing the first draft failed"),
+        "{report}"
+    );
+    // The passages read, cited: never an empty report.
+    assert!(!done.state.evidence.is_empty());
+    assert!(report.contains("[1]"), "{report}");
+    assert!(!done.state.audit.is_empty());
+}
+
+#[tokio::test]
+async fn banned_words_are_rewritten_away_and_a_users_own_word_takes_its_sentence() {
+    let write = "## Summary\nRust leverages a robust ownership model checked at compile time [1]. \
+It basically needs no garbage collector [2].\n\n## Details\nEach value has a single owner and is dropped when the owner goes out of scope [1].\n";
+    let mut config = review_config();
+    config.banned_words = Some(vec!["leverage".into(), "robust".into(), "basically".into()]);
+    let mut answers = script(write);
+    answers.push(critique(9.0, json!([]), 0.2));
+    let done = run_review(config, answers).await;
+    let body = &done.state.draft;
+    assert!(!body.to_lowercase().contains("leverag"), "{body}");
+    assert!(!body.to_lowercase().contains("robust"), "{body}");
+    assert!(!body.to_lowercase().contains("basically"), "{body}");
+    assert!(body.contains("uses a reliable ownership model"), "{body}");
+    // The writer was told, too.
+    let writes = calls(&done, "write");
+    assert!(writes[0].messages[0]
+        .content
+        .contains("Never use these words: leverage, robust, basically."));
+}
+
+#[tokio::test]
+async fn the_persons_revision_is_reviewed_again_before_it_is_delivered() {
+    let mut config = review_config();
+    config.review.report = true;
+    let mut answers = script(DETAILED);
+    answers.push(critique(9.0, json!([]), 0.2));
+    answers.push(analysis());
+    let model = Arc::new(ScriptedLlm::new(answers));
+    let meter = Arc::new(Meter::new(config.budget, PriceTable::builtin()));
+    let docs = Arc::new(MemoryDocuments::default());
+    let checkpointer = Arc::new(MemoryCheckpointer::new());
+    let graph = review::graph(&config, Some(checkpointer)).unwrap();
+    let opts = || {
+        RunOptions::new(
+            "r1",
+            env(&config, model.clone(), meter.clone(), docs.clone()),
+        )
+    };
+    let out = graph
+        .invoke(initial_state("rust memory", &config, 0), opts())
+        .await
+        .unwrap();
+    let RunOutcome::Interrupted { interrupts, .. } = out else {
+        panic!("{out:?}")
+    };
+    let q: Question = serde_json::from_value(interrupts[0].payload.clone()).unwrap();
+    assert!(matches!(q, Question::ReportReview { .. }), "{q:?}");
+    let out = graph
+        .resume(
+            Resume::with_value(Answer::ReviseReport {
+                feedback: "Shorter, please.".into(),
+            }),
+            opts(),
+        )
+        .await
+        .unwrap();
+    // Revised, reviewed again, and back to the person.
+    let RunOutcome::Interrupted { .. } = out else {
+        panic!("{out:?}")
+    };
+    let reviews = model
+        .requests()
+        .into_iter()
+        .filter(|r| r.purpose.as_deref() == Some("review"))
+        .count();
+    assert_eq!(reviews, 2);
+    let out = graph
+        .resume(Resume::with_value(Answer::ApproveReport), opts())
+        .await
+        .unwrap();
+    let RunOutcome::Finished(state) = out else {
+        panic!("{out:?}")
+    };
+    assert_eq!(state.review.drafts.len(), 2);
+    assert_eq!(state.review.drafts[1].asked, "Shorter, please.");
+    assert_eq!(state.outcome, Outcome::Finished);
+}
+
+#[tokio::test]
+async fn each_style_and_the_target_length_reach_the_writer_in_every_pipeline() {
+    let mut seen = Vec::new();
+    for style in [Style::Academic, Style::Technical, Style::Executive] {
+        let mut config = config(Mode::Single, Structure::Detailed);
+        config.style = style;
+        config.target_words = Some(900);
+        // The standard pipeline: the writer controls are shared.
+        let run = run_script(config, script(DETAILED)).await;
+        let writes: Vec<ChatRequest> = run
+            .model
+            .requests()
+            .into_iter()
+            .filter(|r| r.purpose.as_deref() == Some("write"))
+            .collect();
+        let system = &writes[0].messages[0].content;
+        assert!(system.contains(style.rule()), "{system}");
+        assert!(system.contains("about 900 words"), "{system}");
+        // Room for 900 words, not the default 1,500 tokens.
+        assert_eq!(writes[0].max_tokens, Some(2_000));
+        // The scripted body is far short of 900 words: the report says so, and why.
+        assert!(
+            run.state.report.contains("short of the 900 asked"),
+            "{}",
+            run.state.report
+        );
+        seen.push(style.rule());
+    }
+    seen.dedup();
+    assert_eq!(seen.len(), 3, "each style says something of its own");
+}
