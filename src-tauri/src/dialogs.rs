@@ -15,6 +15,8 @@ pub const CLARIFY_TITLE: &str = "Clarify the question";
 pub const PLAN_TITLE: &str = "Review the plan";
 /// The report review dialog's title.
 pub const REPORT_TITLE: &str = "Review the report";
+/// The title of the escalation dialog (the E2E tests find the dialog by it).
+pub const ESCALATION_TITLE: &str = "Open issues in the report";
 
 const OTHER: &str = "Other…";
 
@@ -132,6 +134,44 @@ pub async fn ask<R: Runtime>(
                 },
                 MessageDialogResult::Custom(l) if l == "Cancel the run" => DialogAnswer::Answer {
                     answer: Answer::CancelPlan,
+                },
+                _ => DialogAnswer::Dismissed,
+            })
+        }
+        Question::Escalation {
+            reason,
+            issues,
+            score,
+        } => {
+            let mut text = format!(
+                "The reviewer could not resolve everything: {reason}. The best draft scores {score:.1}/10."
+            );
+            for i in &issues {
+                text.push_str(&format!("\n• {} ({})", i.description, i.location));
+            }
+            text.push_str("\n\nAccept the best draft with these as caveats, research more with them as gaps, or stop the run (the draft is kept).");
+            let dialog = message(
+                &app,
+                ESCALATION_TITLE,
+                text,
+                MessageDialogButtons::YesNoCancelCustom(
+                    "Accept with caveats".into(),
+                    "Research more".into(),
+                    "Stop".into(),
+                ),
+            );
+            let result = blocking(move || dialog.blocking_show_with_result()).await?;
+            Ok(match result {
+                MessageDialogResult::Custom(l) if l == "Accept with caveats" => {
+                    DialogAnswer::Answer {
+                        answer: Answer::AcceptWithCaveats,
+                    }
+                }
+                MessageDialogResult::Custom(l) if l == "Research more" => DialogAnswer::Answer {
+                    answer: Answer::ResearchMore,
+                },
+                MessageDialogResult::Custom(l) if l == "Stop" => DialogAnswer::Answer {
+                    answer: Answer::StopRun,
                 },
                 _ => DialogAnswer::Dismissed,
             })

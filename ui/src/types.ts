@@ -355,7 +355,11 @@ allowed_hosts: Array<string>,
 /**
  * Review points on by default (`clarify`, `plan`, `report`).
  */
-review: Array<string> | null, };
+review: Array<string> | null, 
+/**
+ * Words reports may not use (seed 000's list when unset; empty for none).
+ */
+banned_words: Array<string> | null, };
 
 export type StartedRun = { 
 /**
@@ -814,13 +818,32 @@ no_input: boolean,
 /**
  * The report's language (`en`, `ja`, …); the question's language when absent.
  */
-language: string | null, };
+language: string | null, 
+/**
+ * The report's register.
+ */
+style: Style, 
+/**
+ * The length the report body should have, in words (the structure's own when absent).
+ */
+target_words: number | null, 
+/**
+ * Words the report may not use ([`DEFAULT_BANNED_WORDS`] when not chosen; see
+ * [`RunConfig::banned`]).
+ */
+banned_words: Array<string> | null, 
+/**
+ * Revisions the review pipeline's reviewer may ask for before the best draft is taken.
+ */
+max_revisions: number, };
 
 export type Mode = "single" | "multi";
 
 export type Depth = "quick" | "standard" | "comprehensive";
 
 export type Structure = "detailed" | "concise" | "bullet_points";
+
+export type Style = "academic" | "technical" | "executive";
 
 export type ReviewPoints = { 
 /**
@@ -856,7 +879,19 @@ plan: Plan, } | { "type": "report_review",
 /**
  * The draft report (Markdown).
  */
-report: string, };
+report: string, } | { "type": "escalation", 
+/**
+ * Why the run asks, in one sentence.
+ */
+reason: string, 
+/**
+ * The open critical issues.
+ */
+issues: Array<Issue>, 
+/**
+ * The best draft's overall score, 0–10.
+ */
+score: number, };
 
 export type Answer = { "type": "clarify", 
 /**
@@ -874,7 +909,7 @@ feedback: string, } | { "type": "reject_report",
 /**
  * Why.
  */
-reason: string, };
+reason: string, } | { "type": "accept_with_caveats" } | { "type": "research_more" } | { "type": "stop_run" };
 
 export type Plan = { 
 /**
@@ -940,7 +975,11 @@ gaps: number, } | { "type": "writing" } | { "type": "llm_call",
 /**
  * The call.
  */
-call: CallRecord, } | { "type": "quotes_unquoted", 
+call: CallRecord, } | { "type": "banned_words_removed", 
+/**
+ * The words, as found.
+ */
+words: Array<string>, } | { "type": "quotes_unquoted", 
 /**
  * How many quoted spans.
  */
@@ -1148,6 +1187,10 @@ research_questions: Array<string>,
  */
 audit: Array<AuditEntry>, 
 /**
+ * The review pipeline's drafts with their reviews (absent in other pipelines).
+ */
+review: ReviewRecord | null, 
+/**
  * Counts and settings.
  */
 metadata: Metadata, };
@@ -1178,7 +1221,158 @@ check: string, };
 
 export type AuditStatus = "verified" | "partly" | "rewritten" | "flagged" | "removed";
 
-export type Role = "understand" | "plan" | "extract" | "gaps" | "orchestrate" | "summarize" | "synthesize" | "verify" | "write";
+export type Analysis = { 
+/**
+ * Themes that run across the evidence.
+ */
+themes: Array<string>, 
+/**
+ * Sources that disagree.
+ */
+contradictions: Array<Contradiction>, 
+/**
+ * What the evidence does not answer.
+ */
+gaps: Array<string>, 
+/**
+ * How far the evidence can be trusted, 0–1 (never above the supported share of claims).
+ */
+confidence: number, };
+
+export type Contradiction = { 
+/**
+ * What they disagree about, in a few words.
+ */
+about: string, 
+/**
+ * One side: an evidence item.
+ */
+first: number, 
+/**
+ * The other side: an evidence item of another source.
+ */
+second: number, };
+
+export type ReviewRecord = { 
+/**
+ * Every draft, oldest first.
+ */
+drafts: Array<ReviewedDraft>, 
+/**
+ * Why the run ended with the best draft instead of an approved one, when it did.
+ */
+fallback: string | null, 
+/**
+ * A model failure that ended the loop (the fallback's reason then says so).
+ */
+failure: string | null, 
+/**
+ * Escalations to the person, in order.
+ */
+escalations: Array<Escalated>, };
+
+export type ReviewedDraft = { 
+/**
+ * 1 for the first draft, then each revision.
+ */
+version: number, 
+/**
+ * The writer's part, as audited.
+ */
+body: string, 
+/**
+ * The whole report of this draft.
+ */
+report: string, 
+/**
+ * The audit of its cited sentences.
+ */
+audit: Array<AuditEntry>, 
+/**
+ * Why the writer's prose was replaced by the passages, when it was.
+ */
+rejected: string | null, 
+/**
+ * The review (none until reviewed).
+ */
+critique: Critique | null, 
+/**
+ * What asked for this draft: the reviewer's issues or a person's feedback (none for the
+ * first).
+ */
+asked: string, };
+
+export type Critique = { 
+/**
+ * Each criterion's score, 0–10.
+ */
+scores: Array<CriterionScore>, 
+/**
+ * The weighted overall score, 0–10.
+ */
+overall: number, 
+/**
+ * Itemised issues, the checks' first.
+ */
+issues: Array<Issue>, 
+/**
+ * The decision.
+ */
+verdict: Verdict, 
+/**
+ * The reviewer's summary in a sentence or two.
+ */
+summary: string, 
+/**
+ * How much a revision could still improve, 0–1 (the model's estimate).
+ */
+improvement_potential: number, };
+
+export type CriterionScore = { 
+/**
+ * The criterion.
+ */
+criterion: Criterion, 
+/**
+ * 0–10.
+ */
+score: number, };
+
+export type Criterion = "accuracy" | "completeness" | "coherence" | "citation" | "methodology" | "style";
+
+export type Issue = { 
+/**
+ * The criterion it falls under.
+ */
+category: Criterion, 
+/**
+ * How much it matters.
+ */
+severity: Severity, 
+/**
+ * Where: a section, a sentence, or "general".
+ */
+location: string, 
+/**
+ * What is wrong.
+ */
+description: string, 
+/**
+ * What would fix it.
+ */
+fix: string, 
+/**
+ * Who found it.
+ */
+found_by: FoundBy, };
+
+export type Severity = "critical" | "major" | "minor" | "suggestion";
+
+export type FoundBy = "check" | "model";
+
+export type Verdict = "approve" | "revise" | "reject";
+
+export type Role = "understand" | "plan" | "extract" | "gaps" | "orchestrate" | "summarize" | "synthesize" | "verify" | "analyze" | "write" | "review";
 
 export type RoleInfo = { 
 /**
@@ -1230,7 +1424,7 @@ role: Role | null,
  */
 doing: string, };
 
-export type WarningKind = "other" | "search_failed" | "unreadable" | "not_stored" | "not_extracted";
+export type WarningKind = "other" | "search_failed" | "unreadable" | "not_stored" | "not_extracted" | "model_failed";
 
 export type CallRecord = { 
 /**

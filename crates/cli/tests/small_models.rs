@@ -10,13 +10,14 @@
 //! The models come from `scripts/fetch-model.sh` (`RS_TEST_MODEL`, `RS_TEST_MODEL_GEMMA`), the
 //! manual from `scripts/install-deps.sh`; under CI a missing one is a failure, locally a skip.
 
+mod common;
+
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
+use common::research;
 use serde_json::Value;
-
-const BIN: &str = env!("CARGO_BIN_EXE_research");
 
 /// The documentation set: the Valgrind manual as Debian installs it.
 fn manual() -> Option<PathBuf> {
@@ -48,16 +49,6 @@ fn model(var: &str) -> Option<PathBuf> {
         eprintln!("skipped: set {var} (scripts/fetch-model.sh prints the path)");
     }
     path
-}
-
-fn research(args: &[&str], db: &Path) -> Output {
-    Command::new(BIN)
-        .args(args)
-        .arg("--db")
-        .arg(db)
-        .env_remove("RESEARCH_LLM")
-        .output()
-        .unwrap()
 }
 
 /// Runs `question` with the built-in model over the manual and returns the `--json` result.

@@ -264,6 +264,16 @@ pub enum Question {
         /// The draft report (Markdown).
         report: String,
     },
+    /// The reviewer's critical issues are still open after the revisions: accept the best
+    /// draft with them as caveats, research more with them as gaps, or stop.
+    Escalation {
+        /// Why the run asks, in one sentence.
+        reason: String,
+        /// The open critical issues.
+        issues: Vec<crate::steps::review::Issue>,
+        /// The best draft's overall score, 0–10.
+        score: f64,
+    },
 }
 
 /// An answer to a [`Question`].
@@ -296,6 +306,12 @@ pub enum Answer {
         /// Why.
         reason: String,
     },
+    /// At an escalation: deliver the best draft with its open issues as caveats.
+    AcceptWithCaveats,
+    /// At an escalation: research again with the open issues as gaps, then write anew.
+    ResearchMore,
+    /// At an escalation: end the run here (the best draft is kept with the session).
+    StopRun,
 }
 
 /// How the run ended.

@@ -16,7 +16,7 @@ use research_llm::{
 };
 use research_pipeline::eval::RunResult;
 use research_pipeline::pipelines::review;
-use research_pipeline::steps::review::{FoundBy, Severity, Verdict};
+use research_pipeline::steps::review::{EscalationChoice, FoundBy, Severity, Verdict};
 use research_pipeline::*;
 use serde_json::json;
 
@@ -438,4 +438,117 @@ async fn each_style_and_the_target_length_reach_the_writer_in_every_pipeline() {
     }
     seen.dedup();
     assert_eq!(seen.len(), 3, "each style says something of its own");
+}
+
+fn critical(description: &str) -> serde_json::Value {
+    json!([{"category": "accuracy", "severity": "critical", "location": "Summary",
+            "description": description, "fix": "Check the ownership rules against the sources."}])
+}
+
+/// A review run that stops at its questions, each answer given to a graph built anew over the
+/// same checkpoints (as after a restart).
+async fn escalated_run(config: RunConfig, answers: Vec<Answer>) -> (ResearchState, Vec<Question>) {
+    let mut script_answers = script(DETAILED);
+    script_answers.push(critique(
+        6.0,
+        critical("The claim that ownership rules are checked at compile time is overstated."),
+        0.6,
+    ));
+    script_answers.push(analysis());
+    let model = Arc::new(ScriptedLlm::new(script_answers));
+    let meter = Arc::new(Meter::new(config.budget, PriceTable::builtin()));
+    let docs = Arc::new(MemoryDocuments::default());
+    let checkpointer = Arc::new(MemoryCheckpointer::new());
+    let opts = || {
+        RunOptions::new(
+            "e1",
+            env(&config, model.clone(), meter.clone(), docs.clone()),
+        )
+    };
+    let graph = || review::graph(&config, Some(checkpointer.clone())).unwrap();
+    let mut out = graph()
+        .invoke(initial_state("rust memory ownership", &config, 0), opts())
+        .await
+        .unwrap();
+    let mut asked = Vec::new();
+    let mut answers = answers.into_iter();
+    loop {
+        match out {
+            RunOutcome::Interrupted { interrupts, .. } => {
+                asked.push(serde_json::from_value(interrupts[0].payload.clone()).unwrap());
+                let answer = answers.next().expect("an answer for every question");
+                out = graph()
+                    .resume(Resume::with_value(answer), opts())
+                    .await
+                    .unwrap();
+            }
+            RunOutcome::Finished(state) => return (state, asked),
+            other => panic!("{other:?}"),
+        }
+    }
+}
+
+#[tokio::test]
+async fn open_critical_issues_escalate_and_research_more_writes_anew() {
+    let mut config = review_config();
+    config.max_revisions = 0;
+    let (state, asked) = escalated_run(
+        config,
+        vec![Answer::ResearchMore, Answer::AcceptWithCaveats],
+    )
+    .await;
+    assert_eq!(asked.len(), 2, "{asked:#?}");
+    let Question::Escalation { reason, issues, .. } = &asked[0] else {
+        panic!("{asked:?}")
+    };
+    assert!(
+        reason.contains("1 critical issue is still open"),
+        "{reason}"
+    );
+    assert!(issues[0].description.contains("overstated"));
+    let record = &state.review;
+    assert_eq!(record.drafts.len(), 2, "a new draft after the new research");
+    let choices: Vec<EscalationChoice> = record.escalations.iter().map(|e| e.choice).collect();
+    assert_eq!(
+        choices,
+        vec![EscalationChoice::ResearchMore, EscalationChoice::Accept]
+    );
+    // The issue became the gap, and searches from it ran after the first research.
+    assert!(state.searches_done.iter().any(|s| s.contains("ownership")));
+    assert_eq!(
+        record.fallback.as_deref(),
+        Some("you accepted the best draft with its open issues")
+    );
+    assert!(state.report.contains("## Review"), "{}", state.report);
+    assert!(state.report.contains("overstated"), "{}", state.report);
+    assert_eq!(state.outcome, Outcome::Finished);
+    assert!(state
+        .decisions
+        .iter()
+        .any(|d| d.point == "escalation" && d.decision == "research more"));
+}
+
+#[tokio::test]
+async fn stopping_at_the_escalation_keeps_the_best_draft() {
+    let mut config = review_config();
+    config.max_revisions = 0;
+    let (state, _) = escalated_run(config, vec![Answer::StopRun]).await;
+    assert_eq!(state.outcome, Outcome::Rejected);
+    assert!(state
+        .report
+        .contains("you stopped the run at the escalation"));
+    assert!(state.report.starts_with(&state.review.drafts[0].report));
+}
+
+#[tokio::test]
+async fn without_input_the_escalation_is_accepted_and_said() {
+    let mut config = review_config();
+    config.max_revisions = 0;
+    config.no_input = true;
+    let (state, asked) = escalated_run(config, Vec::new()).await;
+    assert!(asked.is_empty());
+    assert!(state.review.escalations[0].automatic);
+    assert!(state
+        .report
+        .contains("the run takes no input, so the best draft is given with them"));
 }

@@ -27,13 +27,19 @@ use super::standard::{
     ResearchUpdate, Standard, BOTH, RESEARCH,
 };
 use crate::ask::{warn, Ctx};
+use crate::config::Mode;
 use crate::config::RunConfig;
 use crate::family::{Flow, OutlineStep, PipelineInfo, RunRequest, RunView};
-use crate::records::{Outcome, WarningKind};
+use crate::guard;
+use crate::records::{Answer, Decision, Outcome, Question, Synthesis, WarningKind};
 use crate::roles::Role;
 use crate::steps::analyze::{self, AnalyzeInput};
-use crate::steps::review::{self, ReviewInput, ReviewedDraft, Severity, Verdict};
+use crate::steps::review::{
+    self, Escalated, EscalationChoice, Issue, ReviewInput, ReviewedDraft, Severity, Verdict,
+    MAX_ESCALATIONS,
+};
 use crate::steps::write::{self, Draft};
+use crate::steps::{distinct_searches, runnable_searches};
 use crate::{Env, Progress};
 
 /// The name the review pipeline is registered (and its threads saved) under.
@@ -64,6 +70,12 @@ const REVIEW: &[NodeRow] = &[
         BOTH,
     ),
     ("review_report", None, "Waiting for the report review", BOTH),
+    (
+        "escalate",
+        None,
+        "Waiting for your decision on open issues",
+        BOTH,
+    ),
     ("fallback", None, "Taking the best draft so far", BOTH),
 ];
 
@@ -138,6 +150,7 @@ pub fn graph(
     g.add_node("critique", critique);
     g.add_node("revise_draft", revise_draft);
     g.add_node("review_report", review_report);
+    g.add_node("escalate", escalate);
     g.add_node("fallback", fallback);
     g.add_edge("verify", "analyze");
     g.add_edge("analyze", "write_draft");
@@ -158,7 +171,7 @@ pub fn graph(
     g.add_conditional_edges(
         "critique",
         move |s: &ResearchState| after_critique(s, max_revisions),
-        &["revise_draft", "review_report", "fallback"],
+        &["revise_draft", "review_report", "escalate", "fallback"],
     );
     g.add_conditional_edges(
         "revise_draft",
@@ -183,6 +196,18 @@ pub fn graph(
         },
         &["revise_draft"],
     );
+    g.add_conditional_edges(
+        "escalate",
+        |s: &ResearchState| match s.review.escalations.last().map(|e| e.choice) {
+            Some(EscalationChoice::ResearchMore) => match s.mode {
+                Mode::Single => "search_and_extract",
+                Mode::Multi => "orchestrate",
+            },
+            Some(EscalationChoice::Stop) => END,
+            _ => "fallback",
+        },
+        &["search_and_extract", "orchestrate", "fallback"],
+    );
     g.add_edge("fallback", END);
     g.compile(CompileOptions {
         checkpointer,
@@ -191,18 +216,152 @@ pub fn graph(
 }
 
 /// Where the loop goes after a review: approved → the person's review (or out); revise while
-/// revisions are left; otherwise the best draft.
+/// revisions are left; critical issues still open → the person decides (at most
+/// [`MAX_ESCALATIONS`] times); otherwise the best draft.
 fn after_critique(state: &ResearchState, max_revisions: u32) -> &'static str {
     let record = &state.review;
     if record.failure.is_some() {
         return "fallback";
     }
-    let revisions = record.drafts.len().saturating_sub(1) as u32;
     match record.last().and_then(|d| d.critique.as_ref()) {
         Some(c) if c.verdict == Verdict::Approve => "review_report",
-        Some(c) if c.verdict == Verdict::Revise && revisions < max_revisions => "revise_draft",
+        Some(c) if c.verdict == Verdict::Revise && record.revisions() < max_revisions => {
+            "revise_draft"
+        }
+        Some(c) if !c.critical().is_empty() && record.escalations.len() < MAX_ESCALATIONS => {
+            "escalate"
+        }
         _ => "fallback",
     }
+}
+
+/// The searches that might settle open issues: keyword queries from what each is about (the
+/// sentence or research question it quotes, else its description), plain, on the topic, and
+/// not run before.
+fn searches_for(issues: &[Issue], state: &ResearchState, max: usize) -> Vec<String> {
+    let subject = |i: &Issue| -> String {
+        let text = format!("{} {}", i.location, i.description);
+        match (text.find('"'), text.rfind('"')) {
+            (Some(a), Some(b)) if b > a + 1 => text[a + 1..b].to_string(),
+            _ => i.description.clone(),
+        }
+    };
+    let candidates: Vec<String> = issues
+        .iter()
+        .flat_map(|i| guard::fallback_plan(&subject(i), 2).1)
+        .collect();
+    let topic = brief(state).topic();
+    let mut context: Vec<&str> = vec![topic.as_str()];
+    context.extend(state.plan.questions.iter().map(String::as_str));
+    distinct_searches(
+        runnable_searches(candidates, &context),
+        &state.searches_done,
+        max,
+    )
+}
+
+/// The reviewer's critical issues stayed open: the person accepts the best draft with them as
+/// caveats, sends the run back to research with them as gaps, or stops it (`--no-input`
+/// accepts). The question survives a restart like every review point.
+async fn escalate(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
+    let mut record = state.review.clone();
+    let Some(last) = record.last().cloned() else {
+        return Err(NodeError::permanent("there is no draft to escalate"));
+    };
+    let issues = last
+        .critique
+        .as_ref()
+        .map(review::Critique::critical)
+        .unwrap_or_default();
+    let score = record
+        .best()
+        .and_then(|d| d.critique.as_ref())
+        .map_or(0.0, |c| c.overall);
+    let automatic = ctx.config.config.no_input;
+    let mut choice = if automatic {
+        EscalationChoice::Accept
+    } else {
+        let answer: Answer = ctx.interrupt(Question::Escalation {
+            reason: format!(
+                "{} critical issue{} still open after {} revision{}",
+                issues.len(),
+                if issues.len() == 1 { " is" } else { "s are" },
+                record.revisions(),
+                if record.revisions() == 1 { "" } else { "s" }
+            ),
+            issues: issues.clone(),
+            score,
+        })?;
+        match answer {
+            Answer::AcceptWithCaveats => EscalationChoice::Accept,
+            Answer::ResearchMore => EscalationChoice::ResearchMore,
+            Answer::StopRun => EscalationChoice::Stop,
+            other => {
+                return Err(NodeError::permanent(format!(
+                    "the escalation needs accept, research more or stop, not {other:?}"
+                )))
+            }
+        }
+    };
+    let limits = ctx.config.config.limits();
+    let searches = if choice == EscalationChoice::ResearchMore {
+        searches_for(&issues, &state, limits.initial_searches)
+    } else {
+        Vec::new()
+    };
+    let mut words = match choice {
+        EscalationChoice::Accept => "accepted with caveats".to_string(),
+        EscalationChoice::ResearchMore => "research more".to_string(),
+        EscalationChoice::Stop => "stopped".to_string(),
+    };
+    if choice == EscalationChoice::ResearchMore && searches.is_empty() {
+        // Nothing new to search for: the best draft, with its issues said.
+        choice = EscalationChoice::Accept;
+        words = "research more: nothing new to search for, accepted with caveats".into();
+    }
+    record.escalations.push(Escalated {
+        after_draft: last.version,
+        choice,
+        automatic,
+    });
+    let mut update = ResearchUpdate {
+        decisions: Some(vec![Decision {
+            point: "escalation".into(),
+            decision: words,
+            automatic,
+        }]),
+        ..Default::default()
+    };
+    match choice {
+        EscalationChoice::Accept => {}
+        EscalationChoice::ResearchMore => {
+            let gaps: Vec<String> = issues.iter().map(|i| i.description.clone()).collect();
+            update.synthesis = Some(Synthesis {
+                gaps: gaps.clone(),
+                additional_searches: searches.clone(),
+                needs_more_research: true,
+                ..state.synthesis.clone()
+            });
+            update.gaps = Some(gaps);
+            update.pending_searches = Some(searches);
+        }
+        EscalationChoice::Stop => {
+            let reason = "you stopped the run at the escalation".to_string();
+            if let Some(best) = record.best().cloned() {
+                let mut report = best.report.clone();
+                report.push_str(&review_section(&best, &reason));
+                update.report = Some(report);
+                update.draft = Some(best.body.clone());
+                update.audit = Some(best.audit.clone());
+            }
+            record.fallback = Some(reason.clone());
+            update.outcome = Some(Outcome::Rejected);
+            update.rejection = Some(reason);
+            update.finished_at_ms = Some(ctx.clock.now_ms());
+        }
+    }
+    update.review = Some(record);
+    Ok(update)
 }
 
 /// A model failure ends the loop with the fallback; cancelling, a question to the person and a
@@ -365,10 +524,24 @@ async fn revise_draft(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
 /// open, else the passages read.
 async fn fallback(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
     let mut record = state.review.clone();
-    let revisions = record.drafts.len().saturating_sub(1);
+    let revisions = record.revisions();
     let last = record.last().and_then(|d| d.critique.as_ref());
+    let accepted = record
+        .escalations
+        .last()
+        .filter(|e| {
+            e.choice == EscalationChoice::Accept
+                && Some(e.after_draft) == record.last().map(|d| d.version)
+        })
+        .map(|e| e.automatic);
     let reason = match (&record.failure, last) {
         (Some(failure), _) => format!("{failure}; the report is the best draft so far"),
+        (None, _) if accepted == Some(false) => {
+            "you accepted the best draft with its open issues".to_string()
+        }
+        (None, _) if accepted == Some(true) => {
+            "its critical issues stayed open and the run takes no input, so the best draft is given with them".to_string()
+        }
         (None, Some(c)) if c.verdict == Verdict::Reject => format!(
             "the reviewer rejected the draft at {:.1}/10 as not improvable by revision",
             c.overall

@@ -180,6 +180,15 @@ pub struct Critique {
 }
 
 impl Critique {
+    /// The critical issues.
+    pub fn critical(&self) -> Vec<Issue> {
+        self.issues
+            .iter()
+            .filter(|i| i.severity == Severity::Critical)
+            .cloned()
+            .collect()
+    }
+
     /// Issues of `severity`.
     pub fn count(&self, severity: Severity) -> usize {
         self.issues
@@ -261,9 +270,50 @@ pub struct ReviewRecord {
     pub fallback: Option<String>,
     /// A model failure that ended the loop (the fallback's reason then says so).
     pub failure: Option<String>,
+    /// Escalations to the person, in order.
+    pub escalations: Vec<Escalated>,
 }
 
+/// What a person chose when the reviewer's critical issues stayed open.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
+pub enum EscalationChoice {
+    /// The best draft, with its open issues as caveats.
+    Accept,
+    /// Another round of research with the issues as gaps, then new drafts.
+    ResearchMore,
+    /// End the run.
+    Stop,
+}
+
+/// One escalation and its answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct Escalated {
+    /// The last draft when the run asked.
+    pub after_draft: u32,
+    /// What was chosen.
+    pub choice: EscalationChoice,
+    /// Whether `--no-input` chose (accept), not a person.
+    pub automatic: bool,
+}
+
+/// Escalations a run makes at most; after them the loop ends with the best draft.
+pub const MAX_ESCALATIONS: usize = 2;
+
 impl ReviewRecord {
+    /// Revisions since the research the current drafts are written from (a "research more"
+    /// starts the count again).
+    pub fn revisions(&self) -> u32 {
+        let start = self
+            .escalations
+            .iter()
+            .filter(|e| e.choice == EscalationChoice::ResearchMore)
+            .map(|e| e.after_draft as usize)
+            .max()
+            .unwrap_or(0);
+        self.drafts.len().saturating_sub(start + 1) as u32
+    }
+
     /// The last draft.
     pub fn last(&self) -> Option<&ReviewedDraft> {
         self.drafts.last()

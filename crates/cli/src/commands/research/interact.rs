@@ -19,6 +19,16 @@ fn read_line(prompt: &str) -> anyhow::Result<String> {
     Ok(line.trim().to_string())
 }
 
+/// An escalation's answer in words (`accept`, `research-more`, `stop`, or their first letter).
+fn escalation_answer(text: &str) -> Option<Answer> {
+    match text.trim().to_lowercase().as_str() {
+        "" | "a" | "accept" => Some(Answer::AcceptWithCaveats),
+        "r" | "more" | "research-more" | "research more" => Some(Answer::ResearchMore),
+        "s" | "stop" => Some(Answer::StopRun),
+        _ => None,
+    }
+}
+
 /// Asks the person at the terminal.
 pub(super) fn ask_terminal(question: &Question) -> anyhow::Result<Answer> {
     match question {
@@ -62,6 +72,26 @@ pub(super) fn ask_terminal(question: &Question) -> anyhow::Result<Answer> {
                         return Ok(Answer::EditPlan { plan });
                     }
                     _ => {}
+                }
+            }
+        }
+        Question::Escalation {
+            reason,
+            issues,
+            score,
+        } => {
+            eprintln!(
+                "\nThe reviewer's critical issues stay open: {reason} (best draft {score:.1}/10)."
+            );
+            for i in issues {
+                eprintln!("  - {} ({})", i.description, i.location);
+            }
+            loop {
+                let line = read_line(
+                    "Accept the best draft with these as caveats, research more, or stop? [a]ccept / [r]esearch more / [s]top: ",
+                )?;
+                if let Some(answer) = escalation_answer(&line) {
+                    return Ok(answer);
                 }
             }
         }
@@ -109,6 +139,16 @@ pub(super) fn answer_from_flags(
                 None
             }
         }
+        Question::Escalation { .. } => match &a.answer {
+            Some(text) => Some(escalation_answer(text).ok_or_else(|| {
+                invalid(format!(
+                    "`{text}` does not answer the escalation; use accept, research-more or stop"
+                ))
+            })?),
+            None if a.cancel => Some(Answer::StopRun),
+            None if a.approve || a.no_input => Some(Answer::AcceptWithCaveats),
+            None => None,
+        },
         Question::ReportReview { .. } => {
             if let Some(feedback) = &a.revise {
                 Some(Answer::ReviseReport {
@@ -137,6 +177,9 @@ pub(super) fn how_to_answer(q: &PendingQuestion, thread: &ThreadId) -> String {
         ),
         Question::PlanReview { .. } => format!(
             "the plan waits for review; continue with: research resume {thread} --approve | --plan FILE | --cancel"
+        ),
+        Question::Escalation { reason, .. } => format!(
+            "{reason}; continue with: research resume {thread} --answer accept | research-more | stop"
         ),
         Question::ReportReview { .. } => format!(
             "the report waits for review; continue with: research resume {thread} --approve | --revise TEXT | --reject TEXT"

@@ -1,0 +1,79 @@
+//! What the CLI's end-to-end tests share: the binary, its fixtures, running it on a database,
+//! reading its JSON, and the independent grounding checker.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+pub const BIN: &str = env!("CARGO_BIN_EXE_research");
+
+pub fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
+}
+
+pub fn corpus() -> PathBuf {
+    fixtures().join("corpus")
+}
+
+pub fn research(args: &[&str], db: &Path) -> Output {
+    Command::new(BIN)
+        .args(args)
+        .arg("--db")
+        .arg(db)
+        .env_remove("RESEARCH_LLM")
+        .env_remove("TAVILY_API_KEY")
+        .env_remove("BRAVE_API_KEY")
+        .env_remove("SERPER_API_KEY")
+        .output()
+        .unwrap()
+}
+
+pub fn ok(out: &Output) -> Value {
+    assert!(
+        out.status.success(),
+        "exit {:?}\nstderr: {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "stdout is not JSON ({e}): {}",
+            String::from_utf8_lossy(&out.stdout)
+        )
+    })
+}
+
+/// The independent checker, given the result file and how URLs map to the corpus.
+pub fn check_grounding(result: &Value, dir: &Path, url_map: Option<String>) {
+    let file = dir.join("result.json");
+    std::fs::write(&file, serde_json::to_vec(result).unwrap()).unwrap();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/tools/check_grounding.py");
+    let mut cmd = Command::new("python3");
+    // Every report carries its sentence audit; the checker verifies it independently.
+    cmd.arg(script)
+        .arg(&file)
+        .arg(corpus())
+        .arg("--require-audit");
+    if let Some(map) = url_map {
+        cmd.arg(map);
+    }
+    let out = cmd.output().expect("python3 runs the grounding check");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "grounding check failed:\n{text}\n{}",
+        result["report"]
+    );
+    assert!(text.contains("grounding ok"), "{text}");
+}
+
+pub fn library(db: &Path) {
+    let out = research(&["library", "add", corpus().to_str().unwrap()], db);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

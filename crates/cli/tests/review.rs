@@ -1,0 +1,136 @@
+//! `research run --pipeline review` end to end with the scripted model over the local library:
+//! a reviewed report that passes the independent grounding check, and an escalation answered
+//! from new processes (as after a restart).
+
+mod common;
+
+use std::path::Path;
+
+use common::*;
+use serde_json::{json, Value};
+
+const QUESTION: &str = "How do honeybees communicate and organise their colonies?";
+
+/// The fixture script with a reviewer (and an analyst) added.
+fn review_script(dir: &Path, review: Value) -> String {
+    let mut script: Value =
+        serde_json::from_str(&std::fs::read_to_string(fixtures().join("script.json")).unwrap())
+            .unwrap();
+    let answers = script["answers"].as_array_mut().unwrap();
+    answers.push(json!({"purpose": "review", "json": review}));
+    answers.push(
+        json!({"purpose": "analyze", "json": {"themes": ["waggle dance"],
+        "contradictions": [], "gaps": [], "confidence": 0.9}}),
+    );
+    let path = dir.join("review.json");
+    std::fs::write(&path, serde_json::to_vec(&script).unwrap()).unwrap();
+    format!("scripted:{}", path.display())
+}
+
+fn scores(score: f64) -> Value {
+    json!({"accuracy": score, "completeness": score, "coherence": score, "citation": score,
+           "methodology": score, "style": score})
+}
+
+#[test]
+fn a_review_run_delivers_a_reviewed_grounded_report_with_the_chosen_controls() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db.sqlite");
+    library(&db);
+    let script = review_script(
+        dir.path(),
+        json!({"scores": scores(9.0), "issues": [], "summary": "Good.", "improvement_potential": 0.1}),
+    );
+    let result = ok(&research(
+        &[
+            "run",
+            QUESTION,
+            "--llm",
+            &script,
+            "--search",
+            "local",
+            "--pipeline",
+            "review",
+            "--style",
+            "executive",
+            "--target-length",
+            "300",
+            "--max-revisions",
+            "2",
+            "--no-input",
+            "--json",
+        ],
+        &db,
+    ));
+    assert_eq!(result["status"], "finished");
+    let drafts = result["review"]["drafts"].as_array().unwrap();
+    assert_eq!(drafts.len(), 1);
+    assert_eq!(drafts[0]["critique"]["verdict"], "approve");
+    let report = result["report"].as_str().unwrap();
+    assert!(report.contains("Reviewed: approved"), "{report}");
+    check_grounding(&result, dir.path(), None);
+    // An unknown style is an error that lists the styles, and nothing is run.
+    let bad = research(
+        &["run", QUESTION, "--llm", &script, "--style", "poetic"],
+        &db,
+    );
+    assert!(!bad.status.success());
+    let stderr = String::from_utf8_lossy(&bad.stderr);
+    assert!(
+        stderr.contains("academic") && stderr.contains("executive"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn an_escalation_waits_across_processes_and_is_answered_from_the_command_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db.sqlite");
+    library(&db);
+    let script = review_script(
+        dir.path(),
+        json!({"scores": scores(6.0), "issues": [{"category": "accuracy", "severity": "critical",
+            "location": "Summary", "description": "The dance distances are not in the sources.",
+            "fix": "Cite the waggle dance passage."}], "summary": "Unsupported.",
+            "improvement_potential": 0.6}),
+    );
+    let first = ok(&research(
+        &[
+            "run",
+            QUESTION,
+            "--llm",
+            &script,
+            "--search",
+            "local",
+            "--pipeline",
+            "review",
+            "--max-revisions",
+            "0",
+            "--review",
+            "none",
+            "--json",
+        ],
+        &db,
+    ));
+    assert_eq!(first["status"], "waiting", "{first:#}");
+    let question = &first["pending_question"]["question"];
+    assert_eq!(question["type"], "escalation");
+    assert_eq!(question["issues"][0]["severity"], "critical");
+    let thread = first["thread_id"].as_str().unwrap().to_string();
+    // A wrong answer is one sentence and loses nothing.
+    let wrong = research(&["resume", &thread, "--answer", "maybe"], &db);
+    assert!(!wrong.status.success());
+    assert!(String::from_utf8_lossy(&wrong.stderr).contains("accept, research-more or stop"));
+    let done = ok(&research(
+        &["resume", &thread, "--answer", "accept", "--json"],
+        &db,
+    ));
+    assert_eq!(done["status"], "finished");
+    let report = done["report"].as_str().unwrap();
+    assert!(
+        report.contains("you accepted the best draft with its open issues"),
+        "{report}"
+    );
+    assert!(report.contains("The dance distances are not in the sources."));
+    check_grounding(&done, dir.path(), None);
+}
