@@ -1372,6 +1372,22 @@ export type FoundBy = "check" | "model";
 
 export type Verdict = "approve" | "revise" | "reject";
 
+export type Escalated = { 
+/**
+ * The last draft when the run asked.
+ */
+after_draft: number, 
+/**
+ * What was chosen.
+ */
+choice: EscalationChoice, 
+/**
+ * Whether `--no-input` chose (accept), not a person.
+ */
+automatic: boolean, };
+
+export type EscalationChoice = "accept" | "research_more" | "stop";
+
 export type Role = "understand" | "plan" | "extract" | "gaps" | "orchestrate" | "summarize" | "synthesize" | "verify" | "analyze" | "write" | "review";
 
 export type RoleInfo = { 

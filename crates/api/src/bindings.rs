@@ -80,6 +80,8 @@ pub fn typescript() -> String {
         research_pipeline::steps::review::Severity::decl(&cfg),
         research_pipeline::steps::review::FoundBy::decl(&cfg),
         research_pipeline::steps::review::Verdict::decl(&cfg),
+        research_pipeline::steps::review::Escalated::decl(&cfg),
+        research_pipeline::steps::review::EscalationChoice::decl(&cfg),
         research_pipeline::Role::decl(&cfg),
         research_pipeline::RoleInfo::decl(&cfg),
         research_pipeline::PipelineInfo::decl(&cfg),
