@@ -407,7 +407,8 @@ async function drive(threadId: string, answer: Answer | null, onScreen = true) {
     pending = outcome.question;
     $("run-status").textContent = "Waiting for your answer.";
     $("answer-now").hidden = false;
-    if (outcome.question.question.type === "report_review") {
+    // The draft stands behind the dialog that asks about it.
+    if (outcome.question.question.type === "report_review" || outcome.question.question.type === "escalation") {
       await loadSession(outcome.session_id, outcome.result.report);
     }
     await askPending();

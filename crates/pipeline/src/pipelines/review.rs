@@ -23,8 +23,8 @@ use research_graph::{
 
 use super::standard::nodes::{brief, review_report, write_input};
 use super::standard::{
-    follow_up_state, outline, research_calls, research_phase, NodeRow, ResearchState,
-    ResearchUpdate, Standard, BOTH, RESEARCH,
+    outline, research_calls, research_phase, NodeRow, ResearchState, ResearchUpdate, Standard,
+    BOTH, RESEARCH,
 };
 use crate::ask::{warn, Ctx};
 use crate::config::Mode;
@@ -124,12 +124,7 @@ is, you get the best draft with its open issues."
     }
 
     fn initial(&self, request: &RunRequest) -> ResearchState {
-        follow_up_state(
-            &request.question,
-            &request.context,
-            &request.config,
-            request.now_ms,
-        )
+        Standard.initial(request)
     }
 
     fn view(&self, state: &ResearchState) -> RunView {

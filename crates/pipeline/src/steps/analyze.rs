@@ -118,6 +118,17 @@ fn grounded(found: Vec<ContradictionOut>, evidence: &[Evidence]) -> Vec<Contradi
     out
 }
 
+/// A theme or gap the report may state: plain words (no markup, no citation marker), not a
+/// loop, and on the topic of `context`.
+fn phrase(text: &str, context: &[&str]) -> bool {
+    let t = text.trim();
+    !t.is_empty()
+        && plain(t)
+        && !t.contains('[')
+        && guard::degenerate(t).is_none()
+        && guard::on_topic(t, context)
+}
+
 /// Analyses the evidence. A model that cannot answer in shape leaves the record's own gaps and
 /// confidence (with a warning); a provider failure is an error.
 pub async fn analyze(
@@ -180,15 +191,7 @@ pub async fn analyze(
     let topic = input.brief.topic();
     let mut context: Vec<&str> = vec![topic.as_str()];
     context.extend(input.questions.iter().map(String::as_str));
-    let usable = |t: &String| {
-        let t = t.trim();
-        !t.is_empty()
-            && plain(t)
-            && !t.contains('[')
-            && guard::degenerate(t).is_none()
-            && guard::on_topic(t, &context)
-    };
-    for g in out.gaps.iter().filter(|g| usable(g)) {
+    for g in out.gaps.iter().filter(|g| phrase(g, &context)) {
         let g = g.trim().to_string();
         if !gaps
             .iter()
@@ -201,15 +204,13 @@ pub async fn analyze(
     // A theme is about the evidence (words the question may not use): on topic with it.
     let mut read: Vec<&str> = context.clone();
     read.extend(input.evidence.iter().map(|e| e.quote.as_str()));
-    let theme = |t: &String| {
-        let t = t.trim();
-        !t.is_empty()
-            && plain(t)
-            && !t.contains('[')
-            && guard::degenerate(t).is_none()
-            && guard::on_topic(t, &read)
-    };
-    let themes = super::clean_list(out.themes.into_iter().filter(|t| theme(t)).collect(), 5);
+    let themes = super::clean_list(
+        out.themes
+            .into_iter()
+            .filter(|t| phrase(t, &read))
+            .collect(),
+        5,
+    );
     let confidence = if out.confidence.is_finite() {
         out.confidence.clamp(0.0, 1.0).min(supported)
     } else {
