@@ -499,12 +499,30 @@ pub fn check(input: &ReviewInput<'_>, config: &crate::RunConfig) -> (Vec<Issue>,
         let shared = words.iter().filter(|w| body_words.contains(*w)).count();
         if !words.is_empty() && shared * 3 < words.len() {
             missed += 1;
+            // A question no passage speaks to is a gap of the research, not of the draft: a
+            // revision cannot answer it (the report lists it among the gaps).
+            let answerable = input
+                .evidence
+                .iter()
+                .any(|e| guard::shares_content(q, &e.quote));
             issues.push(issue(
                 Criterion::Completeness,
-                Severity::Major,
+                if answerable {
+                    Severity::Major
+                } else {
+                    Severity::Minor
+                },
                 &format!("research question {}", n + 1),
-                format!("the draft does not address \"{}\"", q.trim()),
-                "answer it from the evidence, or say that the sources read do not",
+                if answerable {
+                    format!("the draft does not address \"{}\"", q.trim())
+                } else {
+                    format!("no source read answers \"{}\"", q.trim())
+                },
+                if answerable {
+                    "answer it from the evidence"
+                } else {
+                    "say that the sources read do not answer it"
+                },
             ));
         }
     }
@@ -744,6 +762,7 @@ mod tests {
         let questions = vec![
             "How does Memcheck find leaks?".to_string(),
             "Which tools compete with Helgrind?".to_string(),
+            "Who wrote Massif in 2003?".to_string(),
         ];
         let sources = vec![Source {
             id: 1,
@@ -754,7 +773,8 @@ mod tests {
             sha256: String::new(),
             accessed_at_ms: 0,
         }];
-        let evidence = vec![Evidence::unnumbered("x".into(), "y".into())];
+        let quote = "DRD and Helgrind are tools that compete at finding data races.";
+        let evidence = vec![Evidence::unnumbered(quote.into(), quote.into())];
         let config = crate::RunConfig::default();
         let input = ReviewInput {
             brief: &brief,
@@ -786,6 +806,10 @@ mod tests {
             found(Criterion::Completeness, Severity::Major),
             "{issues:#?}"
         );
+        // A question no passage speaks to is the research's gap, not the draft's: minor.
+        assert!(issues.iter().any(|i| i.severity == Severity::Minor
+            && i.description
+                .contains("no source read answers \"Who wrote Massif")));
         // A model that gives 10 everywhere is capped, and cannot approve.
         let scores: Vec<CriterionScore> = Criterion::ALL
             .iter()
