@@ -934,13 +934,14 @@ async function indexWith(run: (c: Channel<IndexReport>) => Promise<IndexReport |
 }
 
 // ---------- settings ----------
-const SETTING_FIELDS = ["default_model", "fast_model", "ollama_url", "search", "searxng_url", "allowed_hosts"] as const;
+const SETTING_FIELDS = ["default_model", "fast_model", "ollama_url", "search", "searxng_url", "allowed_hosts", "banned_words"] as const;
 
 function fillSettings(s: Settings) {
   settings = s;
   const value = (k: (typeof SETTING_FIELDS)[number]): string => {
     const v = s[k];
-    return Array.isArray(v) ? v.join(", ") : v ?? "";
+    // An empty list is a choice ("none"); an absent one is the built-in list (the placeholder).
+    return Array.isArray(v) ? (v.length || k !== "banned_words" ? v.join(", ") : "none") : v ?? "";
   };
   for (const k of SETTING_FIELDS) $<HTMLInputElement>(`set-${k}`).value = value(k);
   const llm = $<HTMLInputElement>("llm");

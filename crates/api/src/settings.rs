@@ -51,7 +51,7 @@ pub const SETTING_KEYS: &[(&str, &str)] = &[
     ),
     (
         "banned_words",
-        "comma-separated words reports may not use, or none",
+        "comma-separated words reports may not use, none, or empty for the built-in list",
     ),
 ];
 
@@ -195,6 +195,8 @@ impl Settings {
             "searxng_url" => self.searxng_url = Some(url(value)?),
             "ollama_url" => self.ollama_url = Some(url(value)?),
             "allowed_hosts" => self.allowed_hosts = list(value),
+            // Empty is the built-in list again; `none` is no banned words at all.
+            "banned_words" if value.trim().is_empty() => self.banned_words = None,
             "banned_words" => {
                 let words: Vec<String> =
                     list(value).into_iter().map(|w| w.to_lowercase()).collect();

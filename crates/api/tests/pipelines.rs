@@ -231,6 +231,8 @@ fn settings_fill_what_a_request_leaves_open() {
         .set("searxng_url", "http://127.0.0.1:8888")
         .unwrap();
     settings.set("allowed_hosts", "intranet.local").unwrap();
+    settings.set("banned_words", "Basically, robust").unwrap();
+    assert!(settings.set("banned_words", "two words").is_err());
     settings.save(&studio.settings_path()).unwrap();
 
     let filled = studio
@@ -253,6 +255,11 @@ fn settings_fill_what_a_request_leaves_open() {
     assert!(filled.config.review.report && !filled.config.review.clarify);
     assert_eq!(filled.searxng_url.as_deref(), Some("http://127.0.0.1:8888"));
     assert_eq!(filled.allowed_hosts, ["docs.local", "intranet.local"]);
+    assert_eq!(
+        filled.config.banned_words,
+        Some(vec!["basically".to_string(), "robust".to_string()])
+    );
+    assert_eq!(filled.config.banned(), ["basically", "robust"]);
 
     let chosen = studio
         .with_defaults(ResearchRequest {
@@ -267,6 +274,11 @@ fn settings_fill_what_a_request_leaves_open() {
         })
         .unwrap();
     assert_eq!(chosen.config.models.model, "openai:gpt-4o-mini");
+    // Emptied, the setting is the built-in list again.
+    let mut settings = studio.settings().unwrap();
+    settings.set("banned_words", "").unwrap();
+    assert_eq!(settings.banned_words, None);
+    assert!(RunConfig::default().banned().contains(&"delve".to_string()));
     assert_eq!(chosen.config.search, ["local"]);
     assert!(!chosen.config.review.report && !chosen.config.review.clarify);
 }
