@@ -371,8 +371,8 @@ async fn extract(
     // The research questions count too: they carry the topic across languages (a Japanese
     // question over English pages) and are themselves guarded.
     let topic = format!("{topic} {}", questions.join(" "));
-    // The best-ranked statements on the topic that no evidence item quotes yet: what stands in
-    // for an off-topic pick, and what tops up a page the model took little from.
+    // The best-ranked statements on the topic that no evidence item quotes or contains yet: what
+    // tops up a page the model took little from.
     let untaken = |taken: &[Evidence]| {
         let taken: Vec<String> = taken.iter().map(|e| e.quote.clone()).collect();
         let (topic, normalized) = (&topic, &normalized);
@@ -410,7 +410,11 @@ async fn extract(
         if !guard::mentions(&topic, &quote) || !guard::statement(&quote) {
             // Off the question, or not a statement (a heading, a list number, a checksum line):
             // the best-ranked statement on the topic not taken yet stands in, as it reads.
-            let Some(best) = untaken(&evidence).next() else {
+            let Some(best) = ranked.iter().map(|&i| texts[i]).find(|t| {
+                guard::statement(t)
+                    && guard::mentions(&topic, t)
+                    && !evidence.iter().any(|e| e.quote == *t)
+            }) else {
                 continue;
             };
             quote = best.to_string();
