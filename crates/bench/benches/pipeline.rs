@@ -1,8 +1,9 @@
 //! The research pipelines with a scripted model and simulated latencies (model call 400 ms,
 //! search 250 ms, fetch 150 ms): wall time against the critical path of dependent calls, and
 //! model calls and tokens per run — the standard pipeline in single and multi mode, and the
-//! review pipeline with a reviewer that never approves, at 1, 2 and 3 revisions. Prints one
-//! JSON line per run.
+//! review pipeline with a reviewer that never approves, at 1, 2 and 3 revisions; then planted
+//! drafts (banned words, markers to sources that do not exist) through the review pipeline, to
+//! count what the checks leave. Prints one JSON line per run.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -167,6 +168,96 @@ fn script() -> Vec<ScriptedAnswer> {
 /// The nodes whose model calls run one after another after the research phase.
 const REVIEW_LOOP: [&str; 3] = ["write_draft", "critique", "revise_draft"];
 
+/// Writers' drafts with planted faults: banned words (some inflected, one in a quotation, which
+/// is the source's and stays) and markers to sources the run never read.
+const PLANTED: [&str; 4] = [
+    "## Summary\nOwnership is a crucial, robust paradigm checked at compile time [1]. Collectors run at run time [2][17].",
+    "## Summary\nRust leverages ownership rules that the compiler checks at compile time [1]. We delve into collectors that run at run time [9].",
+    "## Summary\nThis groundbreaking, seamless design is checked at compile time [1]. Garbage collectors are \"transformative\" and run at run time [2].",
+    "## Summary\nOwnership rules are checked at compile time [1][2][3][44]. Collectors, empowering programs, run at run time [2].",
+];
+
+/// Runs each planted draft through the review pipeline (a reviewer that approves at once, and
+/// one that never does, at two revisions) and prints what the checks left.
+fn planted(rt: &tokio::runtime::Runtime) {
+    let banned: Vec<String> = research_pipeline::DEFAULT_BANNED_WORDS
+        .iter()
+        .map(|w| w.to_string())
+        .collect();
+    for (i, draft) in PLANTED.iter().enumerate() {
+        for approve in [true, false] {
+            let config = RunConfig {
+                review: ReviewPoints::none(),
+                max_revisions: 2,
+                ..Default::default()
+            };
+            let mut answers = script();
+            answers.retain(|a| !matches!(a.purpose.as_deref(), Some("write" | "review")));
+            answers.push(ScriptedAnswer {
+                purpose: Some("write".into()),
+                contains: None,
+                text: Some(draft.to_string()),
+                json: None,
+                delay_ms: None,
+            });
+            let score = if approve { 9 } else { 6 };
+            answers.push(answer(
+                "review",
+                json!({"scores": {"accuracy": score, "completeness": score,
+                "coherence": score, "citation": score, "methodology": score, "style": score},
+                "issues": [], "summary": "", "improvement_potential": 0.6}),
+            ));
+            let model: Arc<dyn LlmClient> = Arc::new(ScriptedLlm::new(answers));
+            let w = web();
+            let env = Env {
+                config: config.clone(),
+                models: RoleModels::connect(
+                    ModelRouting::single("scripted:bench"),
+                    Arc::new(Meter::new(Budget::default(), PriceTable::builtin())),
+                    |_| Ok(model.clone()),
+                )
+                .unwrap(),
+                search: w.clone(),
+                fetcher: w,
+                documents: Arc::new(MemoryDocuments::default()),
+            };
+            let state = rt
+                .block_on(review::graph(&config, None).unwrap().invoke(
+                    initial_state(
+                        "How does Rust manage memory compared with garbage collection?",
+                        &config,
+                        0,
+                    ),
+                    research_graph::RunOptions::new("planted", env),
+                ))
+                .unwrap()
+                .into_state();
+            let read: std::collections::BTreeSet<u32> =
+                state.sources.iter().map(|s| s.id).collect();
+            let broken = |text: &str| {
+                research_pipeline::report::cited_ids(text)
+                    .into_iter()
+                    .filter(|id| !read.contains(id))
+                    .count()
+            };
+            println!(
+                "{}",
+                json!({
+                    "scenario": "planted",
+                    "draft": i + 1,
+                    "reviewer": if approve { "approves" } else { "never approves" },
+                    "banned_planted": research_pipeline::guard::banned_uses(draft, &banned).len(),
+                    "banned_left": research_pipeline::guard::banned_uses(&state.draft, &banned).len(),
+                    "broken_markers_planted": broken(draft),
+                    "broken_markers_left": broken(&state.report),
+                    "drafts": state.review.drafts.len(),
+                    "ended": state.review.fallback.clone().unwrap_or_else(|| "approved".into()),
+                })
+            );
+        }
+    }
+}
+
 fn main() {
     if std::env::args().any(|a| a == "--list") {
         return;
@@ -262,4 +353,5 @@ fn main() {
             })
         );
     }
+    planted(&rt);
 }
