@@ -13,6 +13,9 @@ use research_graph::NodeError;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+mod record;
+
+pub use self::record::*;
 use super::audit::{AuditEntry, AuditStatus};
 use super::numbered;
 use super::Brief;
@@ -199,26 +202,27 @@ impl Critique {
 
     /// The itemised issues as the writer's revision instructions.
     pub fn feedback(&self) -> String {
-        let mut out = String::new();
-        for i in self
-            .issues
-            .iter()
-            .filter(|i| i.severity != Severity::Suggestion)
-        {
-            out.push_str(&format!(
-                "- [{}] {} ({}): {}",
-                severity_word(i.severity),
-                criterion_word(i.category),
-                i.location,
-                i.description
-            ));
-            if !i.fix.is_empty() {
-                out.push_str(&format!(" Fix: {}", i.fix));
-            }
-            out.push('\n');
-        }
-        out
+        itemised(&self.issues)
     }
+}
+
+/// Issues as a list the writer (and the reviewing model) reads; suggestions left out.
+fn itemised(issues: &[Issue]) -> String {
+    let mut out = String::new();
+    for i in issues.iter().filter(|i| i.severity != Severity::Suggestion) {
+        out.push_str(&format!(
+            "- [{}] {} ({}): {}",
+            severity_word(i.severity),
+            criterion_word(i.category),
+            i.location,
+            i.description
+        ));
+        if !i.fix.is_empty() {
+            out.push_str(&format!(" Fix: {}", i.fix));
+        }
+        out.push('\n');
+    }
+    out
 }
 
 fn severity_word(s: Severity) -> &'static str {
@@ -238,99 +242,6 @@ fn criterion_word(c: Criterion) -> &'static str {
         Criterion::Citation => "citation",
         Criterion::Methodology => "methodology",
         Criterion::Style => "style",
-    }
-}
-
-/// A draft as the review loop keeps it: what was written and what the reviewer made of it.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
-pub struct ReviewedDraft {
-    /// 1 for the first draft, then each revision.
-    pub version: u32,
-    /// The writer's part, as audited.
-    pub body: String,
-    /// The whole report of this draft.
-    pub report: String,
-    /// The audit of its cited sentences.
-    pub audit: Vec<AuditEntry>,
-    /// Why the writer's prose was replaced by the passages, when it was.
-    pub rejected: Option<String>,
-    /// The review (none until reviewed).
-    pub critique: Option<Critique>,
-    /// What asked for this draft: the reviewer's issues or a person's feedback (none for the
-    /// first).
-    pub asked: String,
-}
-
-/// The review loop's record: every draft with its review, and how the loop ended.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
-pub struct ReviewRecord {
-    /// Every draft, oldest first.
-    pub drafts: Vec<ReviewedDraft>,
-    /// Why the run ended with the best draft instead of an approved one, when it did.
-    pub fallback: Option<String>,
-    /// A model failure that ended the loop (the fallback's reason then says so).
-    pub failure: Option<String>,
-    /// Escalations to the person, in order.
-    pub escalations: Vec<Escalated>,
-}
-
-/// What a person chose when the reviewer's critical issues stayed open.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
-#[serde(rename_all = "snake_case")]
-pub enum EscalationChoice {
-    /// The best draft, with its open issues as caveats.
-    Accept,
-    /// Another round of research with the issues as gaps, then new drafts.
-    ResearchMore,
-    /// End the run.
-    Stop,
-}
-
-/// One escalation and its answer.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
-pub struct Escalated {
-    /// The last draft when the run asked.
-    pub after_draft: u32,
-    /// What was chosen.
-    pub choice: EscalationChoice,
-    /// Whether `--no-input` chose (accept), not a person.
-    pub automatic: bool,
-}
-
-/// Escalations a run makes at most; after them the loop ends with the best draft.
-pub const MAX_ESCALATIONS: usize = 2;
-
-impl ReviewRecord {
-    /// Revisions since the research the current drafts are written from (a "research more"
-    /// starts the count again).
-    pub fn revisions(&self) -> u32 {
-        let start = self
-            .escalations
-            .iter()
-            .filter(|e| e.choice == EscalationChoice::ResearchMore)
-            .map(|e| e.after_draft as usize)
-            .max()
-            .unwrap_or(0);
-        self.drafts.len().saturating_sub(start + 1) as u32
-    }
-
-    /// The last draft.
-    pub fn last(&self) -> Option<&ReviewedDraft> {
-        self.drafts.last()
-    }
-
-    /// The best-scored reviewed draft (the later one on a tie), else the last draft.
-    pub fn best(&self) -> Option<&ReviewedDraft> {
-        self.drafts
-            .iter()
-            .filter(|d| d.critique.is_some())
-            .max_by(|a, b| {
-                let score = |d: &ReviewedDraft| d.critique.as_ref().map_or(0.0, |c| c.overall);
-                score(a)
-                    .total_cmp(&score(b))
-                    .then(a.version.cmp(&b.version))
-            })
-            .or_else(|| self.drafts.last())
     }
 }
 
@@ -624,15 +535,7 @@ pub async fn review(
         if issues.is_empty() {
             "- none failed\n".to_string()
         } else {
-            Critique {
-                scores: Vec::new(),
-                overall: 0.0,
-                issues: issues.clone(),
-                verdict: Verdict::Revise,
-                summary: String::new(),
-                improvement_potential: 0.0,
-            }
-            .feedback()
+            itemised(&issues)
         }
     ));
     for e in super::verify::spread(input.evidence, 20) {
