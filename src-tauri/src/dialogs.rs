@@ -176,7 +176,7 @@ pub async fn ask<R: Runtime>(
                 _ => DialogAnswer::Dismissed,
             })
         }
-        Question::ReportReview { report } => {
+        Question::ReportReview { report, .. } => {
             let words = report.split_whitespace().count();
             let text = format!(
                 "The draft report is ready ({words} words) and shown behind this dialog.\n\nApprove it as final, ask for changes (the writer revises it once with your feedback), or reject it (your reason is kept with the session)."

@@ -7,7 +7,7 @@ import { methodView } from "./method";
 import { applyEvent, emptyLive, formatUsage, noGuide, stuckNotice, type LiveState, type RunGuide } from "./live";
 import type {
   Answer, AppInfo, DialogAnswer, DownloadProgress, Event, IndexReport, Mode, PendingQuestion, ResearchOutcome, ResearchRequest,
-  ModelRouting, Preferences, RecommendedModel, RoleInfo, RunConfig, SessionDetail, SessionRecord, Settings,
+  ModelRouting, Preferences, RecommendedModel, RoleInfo, RunConfig, SessionDetail, SessionRecord, Settings, TimeoutAction,
 } from "./types";
 
 const $ = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T;
@@ -161,6 +161,7 @@ function readConfig(): RunConfig {
     },
     no_input: false,
     language: v("language") || null,
+    review_timeout: whole("review-timeout") ? { minutes: Math.min(10080, whole("review-timeout") as number), then: v("on-timeout") as TimeoutAction } : null,
   } as RunConfig;
 }
 
@@ -342,6 +343,8 @@ function setRunning(threadId: string, on: boolean) {
  */
 async function drive(threadId: string, answer: Answer | null, onScreen = true) {
   if (onScreen && !current) return;
+  window.clearTimeout(deadlineTimers.get(threadId));
+  deadlineTimers.delete(threadId);
   const mine = emptyLive(Date.now(), guide);
   lives.set(threadId, mine);
   const routing = routings.get(threadId)
@@ -405,7 +408,8 @@ async function drive(threadId: string, answer: Answer | null, onScreen = true) {
   renderLive();
   if (outcome.status === "waiting" && outcome.question) {
     pending = outcome.question;
-    $("run-status").textContent = "Waiting for your answer.";
+    $("run-status").textContent = `Waiting for your answer${untilWords(pending)}.`;
+    watchDeadline(threadId, pending);
     $("answer-now").hidden = false;
     // The draft stands behind the dialog that asks about it.
     if (outcome.question.question.type === "report_review" || outcome.question.question.type === "escalation") {
@@ -444,6 +448,29 @@ async function countEarlierCalls(threadId: string, mine: LiveState) {
   mine.tokens = Math.max(mine.tokens, before.prompt_tokens + before.completion_tokens);
   mine.costUsd = Math.max(mine.costUsd, before.cost_usd);
   if (current?.threadId === threadId) renderLive();
+}
+
+/** The review-timeout timers of waiting threads, by thread. */
+const deadlineTimers = new Map<string, number>();
+
+/** " (…goes on by itself at 14:05)" for a question with a review timeout. */
+function untilWords(q: PendingQuestion): string {
+  if (q.deadline_ms == null) return "";
+  return ` (unanswered, it goes on by itself at ${new Date(q.deadline_ms).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })})`;
+}
+
+/** At a question's review timeout the run is resumed without an answer: the api takes the action the run chose. */
+function watchDeadline(threadId: string, q: PendingQuestion) {
+  window.clearTimeout(deadlineTimers.get(threadId));
+  if (q.deadline_ms == null) return;
+  const wait = Math.max(0, q.deadline_ms - Date.now()) + 1000;
+  deadlineTimers.set(threadId, window.setTimeout(() => {
+    deadlineTimers.delete(threadId);
+    if (runningThreads.has(threadId)) return;
+    const onScreen = current?.threadId === threadId;
+    if (onScreen) pending = null;
+    void drive(threadId, null, onScreen);
+  }, Math.min(wait, 2 ** 31 - 1)));
 }
 
 async function askPending() {
@@ -498,11 +525,21 @@ function showAnswerPanel(kind: string) {
     $("answer-text").textContent = "One research question per line; then a line with “---”; then one search per line.";
     $("free-answer-label").textContent = "Plan";
     free.value = `${q.plan.questions.join("\n")}\n---\n${q.plan.searches.join("\n")}`;
+  } else if (kind === "edit_report" && q.type === "report_review") {
+    $("answer-title").textContent = "Edit the report";
+    $("answer-text").textContent = "Change the text as you like (Markdown; keep the [n] citations). Your edit is checked against the sources like the writer's and shown to you again.";
+    $("free-answer-label").textContent = "Report text";
+    free.value = q.draft;
   } else {
     const revise = kind === "revise_report";
     $("answer-title").textContent = revise ? "Request changes" : "Reject the report";
-    $("answer-text").textContent = revise ? "What should the writer change? It revises the report once." : "Why? The reason is kept with the session.";
+    $("answer-text").textContent = revise ? "What should the writer change? It revises the report from your feedback." : "Why? The reason is kept with the session.";
     $("free-answer-label").textContent = revise ? "Feedback" : "Reason";
+    if (revise && q.type === "report_review" && q.draft) {
+      const b = el("button", { type: "button", className: "option" }, "Edit the text myself instead");
+      b.addEventListener("click", () => showAnswerPanel("edit_report"));
+      options.append(b);
+    }
   }
   panel.hidden = false;
   free.focus();
@@ -528,7 +565,12 @@ async function submitAnswer(answer?: Answer) {
       }
       answer = { type: "edit_plan", plan: { questions, aspects: q.plan.aspects, searches: lines(ss).length ? lines(ss) : q.plan.searches } };
     } else {
-      answer = needsTextKind === "reject_report" ? { type: "reject_report", reason: text } : { type: "revise_report", feedback: text };
+      answer =
+        needsTextKind === "reject_report"
+          ? { type: "reject_report", reason: text }
+          : needsTextKind === "edit_report"
+            ? { type: "edit_report", draft: text }
+            : { type: "revise_report", feedback: text };
     }
   }
   pending = null;
@@ -567,7 +609,8 @@ async function openSession(id: string) {
       await drawGraph(modeOf(detail), lastRun);
       $("live").hidden = false;
       $<HTMLButtonElement>("cancel").hidden = true;
-      $("run-status").textContent = "This run waits for your answer.";
+      $("run-status").textContent = `This run waits for your answer${untilWords(q)}.`;
+      watchDeadline(lastRun, q);
       $("answer-now").hidden = false;
       await askPending();
     }

@@ -448,7 +448,16 @@ interrupt_id: string,
 /**
  * The question.
  */
-question: Question, };
+question: Question, 
+/**
+ * When it was asked (ms since the epoch; 0 when not known).
+ */
+asked_at_ms: number, 
+/**
+ * When the run's review timeout answers it (ms since the epoch), if the run has one:
+ * resuming the run without an answer after then takes the timeout's action.
+ */
+deadline_ms: number | null, };
 
 export type ResearchStatus = "finished" | "waiting" | "interrupted";
 
@@ -835,7 +844,12 @@ banned_words: Array<string> | null,
 /**
  * Revisions the review pipeline's reviewer may ask for before the best draft is taken.
  */
-max_revisions: number, };
+max_revisions: number, 
+/**
+ * How long review points wait before the run goes on without an answer (never when
+ * absent).
+ */
+review_timeout: ReviewTimeout | null, };
 
 export type Mode = "single" | "multi";
 
@@ -859,6 +873,18 @@ plan: boolean,
  */
 report: boolean, };
 
+export type ReviewTimeout = { 
+/**
+ * Minutes a question waits, from when it was asked.
+ */
+minutes: number, 
+/**
+ * What the run does then.
+ */
+then: TimeoutAction, };
+
+export type TimeoutAction = "approve" | "stop";
+
 export type Question = { "type": "clarify", 
 /**
  * The question to show.
@@ -879,7 +905,12 @@ plan: Plan, } | { "type": "report_review",
 /**
  * The draft report (Markdown).
  */
-report: string, } | { "type": "escalation", 
+report: string, 
+/**
+ * The writer's part of it (without findings, sources and method): what a person
+ * edits; the rest is rebuilt around the edit.
+ */
+draft: string, } | { "type": "escalation", 
 /**
  * Why the run asks, in one sentence.
  */
@@ -909,7 +940,11 @@ feedback: string, } | { "type": "reject_report",
 /**
  * Why.
  */
-reason: string, } | { "type": "accept_with_caveats" } | { "type": "research_more" } | { "type": "stop_run" };
+reason: string, } | { "type": "edit_report", 
+/**
+ * The edited draft.
+ */
+draft: string, } | { "type": "accept_with_caveats" } | { "type": "research_more" } | { "type": "stop_run" } | { "type": "timed_out" };
 
 export type Plan = { 
 /**
@@ -1440,7 +1475,7 @@ role: Role | null,
  */
 doing: string, };
 
-export type WarningKind = "other" | "search_failed" | "unreadable" | "not_stored" | "not_extracted" | "model_failed";
+export type WarningKind = "other" | "search_failed" | "unreadable" | "not_stored" | "not_extracted" | "model_failed" | "context_overflow" | "parse_failed" | "timed_out";
 
 export type CallRecord = { 
 /**

@@ -56,6 +56,8 @@ pub fn typescript() -> String {
         research_pipeline::Structure::decl(&cfg),
         research_pipeline::Style::decl(&cfg),
         research_pipeline::ReviewPoints::decl(&cfg),
+        research_pipeline::ReviewTimeout::decl(&cfg),
+        research_pipeline::TimeoutAction::decl(&cfg),
         research_pipeline::Question::decl(&cfg),
         research_pipeline::Answer::decl(&cfg),
         research_pipeline::Plan::decl(&cfg),

@@ -29,18 +29,22 @@ research_graph::state! {
 struct Echo;
 
 async fn ask(state: Arc<EchoState>, ctx: Ctx) -> Result<EchoUpdate, research_graph::NodeError> {
-    let answer: Answer = ctx.interrupt(Question::Clarify {
-        question: format!("What do you mean by {}?", state.question),
-        options: vec!["this".into(), "that".into()],
-        ambiguities: vec![],
-    })?;
+    // The family's way to ask a person: a review timeout, when the run has one, applies.
+    let (answer, timed_out) = research_pipeline::ask_person(
+        &ctx,
+        Question::Clarify {
+            question: format!("What do you mean by {}?", state.question),
+            options: vec!["this".into(), "that".into()],
+            ambiguities: vec![],
+        },
+    )?;
     let Answer::Clarify { text } = answer else {
         return Err(research_graph::NodeError::permanent(
             "a clarification was expected",
         ));
     };
     Ok(EchoUpdate {
-        answer: Some(text),
+        answer: Some(timed_out.map_or(text, |why| format!("unanswered: {why}"))),
         ..Default::default()
     })
 }
@@ -281,4 +285,98 @@ fn settings_fill_what_a_request_leaves_open() {
     assert!(RunConfig::default().banned().contains(&"delve".to_string()));
     assert_eq!(chosen.config.search, ["local"]);
     assert!(!chosen.config.review.report && !chosen.config.review.clarify);
+}
+
+/// A clock the test moves.
+struct Hands(std::sync::atomic::AtomicI64);
+
+impl research_graph::Clock for Hands {
+    fn now_ms(&self) -> i64 {
+        self.0.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
+/// A review timeout counts from the asking, across a restart: before the deadline a resume
+/// without an answer still needs one and a timed-out answer is refused; after it, the resume takes
+/// the timeout's action.
+#[tokio::test]
+async fn a_question_past_its_review_timeout_is_answered_by_the_timeout() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("studio.sqlite3");
+    let script = dir.path().join("script.json");
+    std::fs::write(
+        &script,
+        r#"{"answers": [{"purpose": "write", "text": "A report."}]}"#,
+    )
+    .unwrap();
+    let keys = MemoryKeys::default();
+    let t0: i64 = 1_800_000_000_000;
+    let clock = Arc::new(Hands(std::sync::atomic::AtomicI64::new(t0)));
+    let open = || studio(&db).with_clock(clock.clone());
+    let config = RunConfig {
+        models: research_api::ModelRouting::single(format!("scripted:{}", script.display())),
+        review_timeout: Some(research_api::ReviewTimeout {
+            minutes: 10,
+            then: research_api::TimeoutAction::Approve,
+        }),
+        ..RunConfig::default()
+    };
+    let first = open();
+    let (session, thread) = first
+        .start_research(&ResearchRequest {
+            question: "bees".into(),
+            pipeline: "echo".into(),
+            config,
+            ..Default::default()
+        })
+        .unwrap();
+    let waiting = first
+        .run_research(&thread, None, &keys, None, CancellationToken::new())
+        .await
+        .unwrap();
+    let pending = waiting.question.unwrap();
+    assert_eq!(pending.asked_at_ms, t0);
+    assert_eq!(pending.deadline_ms, Some(t0 + 600_000));
+    drop(first);
+
+    let second = open();
+    clock
+        .0
+        .store(t0 + 300_000, std::sync::atomic::Ordering::SeqCst);
+    let early = second
+        .run_research(
+            &thread,
+            Some(Answer::TimedOut),
+            &keys,
+            None,
+            CancellationToken::new(),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(early.code, research_api::ErrorCode::Conflict, "{early:?}");
+    let still = second
+        .run_research(&thread, None, &keys, None, CancellationToken::new())
+        .await
+        .unwrap_err();
+    assert_eq!(still.code, research_api::ErrorCode::NeedsInput, "{still:?}");
+    let pending = second.research_question(&thread).await.unwrap().unwrap();
+    assert_eq!(
+        pending.deadline_ms,
+        Some(t0 + 600_000),
+        "the deadline counts from the first asking"
+    );
+
+    clock
+        .0
+        .store(t0 + 600_000, std::sync::atomic::Ordering::SeqCst);
+    let done = second
+        .run_research(&thread, None, &keys, None, CancellationToken::new())
+        .await
+        .unwrap();
+    assert_eq!(done.status, ResearchStatus::Finished);
+    let detail = second.session(&session).unwrap();
+    assert_eq!(
+        detail.reports[0].provenance["summary"],
+        "unanswered: no answer within 10 minutes"
+    );
 }

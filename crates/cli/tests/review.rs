@@ -134,3 +134,114 @@ fn an_escalation_waits_across_processes_and_is_answered_from_the_command_line() 
     assert!(report.contains("The dance distances are not in the sources."));
     check_grounding(&done, dir.path(), None);
 }
+
+#[test]
+fn an_edited_draft_from_a_file_is_audited_and_asked_about_again_in_a_new_process() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db.sqlite");
+    library(&db);
+    let script = review_script(
+        dir.path(),
+        json!({"scores": scores(9.0), "issues": [], "summary": "Good.", "improvement_potential": 0.1}),
+    );
+    let first = ok(&research(
+        &[
+            "run",
+            QUESTION,
+            "--llm",
+            &script,
+            "--search",
+            "local",
+            "--pipeline",
+            "review",
+            "--review",
+            "report",
+            "--json",
+        ],
+        &db,
+    ));
+    assert_eq!(first["status"], "waiting", "{first:#}");
+    let question = &first["pending_question"]["question"];
+    assert_eq!(question["type"], "report_review");
+    let draft = question["draft"].as_str().unwrap();
+    assert!(!draft.is_empty());
+    let thread = first["thread_id"].as_str().unwrap().to_string();
+    // An empty edit is refused in one sentence; the run still waits.
+    let empty = dir.path().join("empty.md");
+    std::fs::write(&empty, "\n").unwrap();
+    let refused = research(&["resume", &thread, "--edit", empty.to_str().unwrap()], &db);
+    assert!(!refused.status.success());
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("the edited draft is empty"));
+    // The person's edit cites a source the run never read: the audit takes it out, and the
+    // reviewer and then the person see the result.
+    let edit = dir.path().join("edit.md");
+    std::fs::write(
+        &edit,
+        format!("{draft}\n\nHoneybees also communicate by radio waves [7].\n"),
+    )
+    .unwrap();
+    let again = ok(&research(
+        &[
+            "resume",
+            &thread,
+            "--edit",
+            edit.to_str().unwrap(),
+            "--json",
+        ],
+        &db,
+    ));
+    assert_eq!(again["status"], "waiting", "{again:#}");
+    let report = again["pending_question"]["question"]["report"]
+        .as_str()
+        .unwrap();
+    assert!(!report.contains("radio waves"), "{report}");
+    assert!(
+        report.contains("edited by hand and audited again"),
+        "{report}"
+    );
+    assert_eq!(again["review"]["drafts"].as_array().unwrap().len(), 2);
+    let done = ok(&research(&["resume", &thread, "--approve", "--json"], &db));
+    assert_eq!(done["status"], "finished");
+    check_grounding(&done, dir.path(), None);
+}
+
+#[test]
+fn an_unanswered_report_review_stops_the_run_after_its_timeout() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db.sqlite");
+    library(&db);
+    let script = review_script(
+        dir.path(),
+        json!({"scores": scores(9.0), "issues": [], "summary": "Good.", "improvement_potential": 0.1}),
+    );
+    let first = ok(&research(
+        &[
+            "run",
+            QUESTION,
+            "--llm",
+            &script,
+            "--search",
+            "local",
+            "--review",
+            "report",
+            "--review-timeout",
+            "1",
+            "--on-timeout",
+            "stop",
+            "--json",
+        ],
+        &db,
+    ));
+    assert_eq!(first["status"], "waiting", "{first:#}");
+    let pending = &first["pending_question"];
+    let asked = pending["asked_at_ms"].as_i64().unwrap();
+    assert_eq!(pending["deadline_ms"].as_i64(), Some(asked + 60_000));
+    let thread = first["thread_id"].as_str().unwrap().to_string();
+    // Before the deadline a resume without an answer says how to answer.
+    let early = research(&["resume", &thread], &db);
+    assert!(!early.status.success());
+    assert!(String::from_utf8_lossy(&early.stderr).contains("--edit FILE"));
+    // `--on-timeout` needs `--review-timeout`.
+    let lone = research(&["run", QUESTION, "--on-timeout", "stop"], &db);
+    assert!(!lone.status.success());
+}

@@ -7,7 +7,7 @@ use research_llm::{estimate_tokens, ChatRequest, LlmClient, LlmError, Message};
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 
-use crate::records::{Warning, WarningKind};
+use crate::records::{Answer, Asked, Question, Warning, WarningKind};
 use crate::roles::Role;
 use crate::{Env, Progress};
 
@@ -152,6 +152,24 @@ pub(crate) fn fit_to_context(
         kept.push_str(line);
     }
     kept
+}
+
+/// Asks the person `question` (an interrupt that survives a restart) and returns their
+/// answer; when nobody answered before the run's review timeout, the answer the timeout
+/// chose with why (for the decision record, which marks it automatic).
+pub fn ask_person(ctx: &Ctx, question: Question) -> Result<(Answer, Option<String>), NodeError> {
+    let asked = Asked {
+        question,
+        asked_at_ms: ctx.clock.now_ms(),
+    };
+    let answer: Answer = ctx.interrupt(&asked)?;
+    if answer != Answer::TimedOut {
+        return Ok((answer, None));
+    }
+    let timeout = ctx.config.config.review_timeout.ok_or_else(|| {
+        NodeError::permanent("this run has no review timeout, so it takes no timed-out answer")
+    })?;
+    Ok((timeout.answer(&asked.question), Some(timeout.why())))
 }
 
 /// A warning kept with the run, shown live and logged.

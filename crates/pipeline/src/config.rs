@@ -4,6 +4,8 @@
 use research_llm::{Budget, ModelRouting};
 use serde::{Deserialize, Serialize};
 
+use crate::records::{Answer, Question};
+
 /// Single agent (an iterative search loop) or several parallel workers.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
@@ -208,6 +210,61 @@ impl ReviewPoints {
     }
 }
 
+/// What a run does at a review point nobody answers in time.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
+pub enum TimeoutAction {
+    /// Go on as if approved: the plan and the report approved, an escalation accepted with
+    /// its caveats.
+    #[default]
+    Approve,
+    /// End the run: the plan cancelled, the report rejected, an escalation stopped (the best
+    /// draft is kept).
+    Stop,
+}
+
+/// A deadline for the run's review points (off unless a run chooses one). A clarification
+/// nobody answers takes the best reading under either action: there is nothing yet to stop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+pub struct ReviewTimeout {
+    /// Minutes a question waits, from when it was asked.
+    pub minutes: u32,
+    /// What the run does then.
+    pub then: TimeoutAction,
+}
+
+impl ReviewTimeout {
+    /// When a question asked at `asked_at_ms` is due.
+    pub fn deadline_ms(&self, asked_at_ms: i64) -> i64 {
+        asked_at_ms.saturating_add(i64::from(self.minutes) * 60_000)
+    }
+
+    /// The answer the run takes for `question` when nobody answered it in time.
+    pub fn answer(&self, question: &Question) -> Answer {
+        let stop = self.then == TimeoutAction::Stop;
+        match question {
+            Question::Clarify { .. } => Answer::Clarify {
+                text: String::new(),
+            },
+            Question::PlanReview { .. } if stop => Answer::CancelPlan,
+            Question::PlanReview { .. } => Answer::ApprovePlan,
+            Question::ReportReview { .. } if stop => Answer::RejectReport { reason: self.why() },
+            Question::ReportReview { .. } => Answer::ApproveReport,
+            Question::Escalation { .. } if stop => Answer::StopRun,
+            Question::Escalation { .. } => Answer::AcceptWithCaveats,
+        }
+    }
+
+    /// Why the run went on without the person, in words for its decision record.
+    pub fn why(&self) -> String {
+        format!(
+            "no answer within {} minute{}",
+            self.minutes,
+            if self.minutes == 1 { "" } else { "s" }
+        )
+    }
+}
+
 /// Everything chosen for one run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(default)]
@@ -245,6 +302,9 @@ pub struct RunConfig {
     pub banned_words: Option<Vec<String>>,
     /// Revisions the review pipeline's reviewer may ask for before the best draft is taken.
     pub max_revisions: u32,
+    /// How long review points wait before the run goes on without an answer (never when
+    /// absent).
+    pub review_timeout: Option<ReviewTimeout>,
 }
 
 impl Default for RunConfig {
@@ -266,6 +326,7 @@ impl Default for RunConfig {
             target_words: None,
             banned_words: None,
             max_revisions: DEFAULT_MAX_REVISIONS,
+            review_timeout: None,
         }
     }
 }

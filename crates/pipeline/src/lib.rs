@@ -38,10 +38,10 @@ mod roles;
 pub mod steps;
 pub mod text;
 
-pub use ask::Ctx;
+pub use ask::{ask_person, Ctx};
 pub use config::{
-    Depth, DepthLimits, Mode, ReviewPoints, RunConfig, Structure, Style, DEFAULT_BANNED_WORDS,
-    DEFAULT_MAX_REVISIONS,
+    Depth, DepthLimits, Mode, ReviewPoints, ReviewTimeout, RunConfig, Structure, Style,
+    TimeoutAction, DEFAULT_BANNED_WORDS, DEFAULT_MAX_REVISIONS,
 };
 pub use env::{sha256_hex, DocumentError, Documents, Env, MemoryDocuments, Progress};
 pub use family::{
@@ -53,7 +53,7 @@ pub use pipelines::standard::{
     follow_up_state, graph, initial_state, ResearchState, ResearchUpdate,
 };
 pub use records::{
-    Answer, Assignment, Claim, Coverage, Decision, Evidence, Found, Outcome, Plan, Question,
-    Source, Synthesis, Understanding, Warning, WarningKind, WorkerResult,
+    Answer, Asked, Assignment, Claim, Coverage, Decision, Evidence, Found, Outcome, Plan, Question,
+    Source, Synthesis, Understanding, Warning, WarningKind, WorkerResult, MAX_EDITED_DRAFT_CHARS,
 };
 pub use roles::{Role, RoleInfo};

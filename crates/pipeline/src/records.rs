@@ -221,6 +221,13 @@ pub enum WarningKind {
     NotExtracted,
     /// A model failed past its retries and the run delivered what it had (review pipeline).
     ModelFailed,
+    /// The provider said the prompt was too long for the model; it was asked again with less.
+    ContextOverflow,
+    /// The model's answer did not parse even after the repair; asked again with a simpler
+    /// schema, or the step went on without it.
+    ParseFailed,
+    /// Nobody answered a review point in time; the run took the action chosen for it.
+    TimedOut,
 }
 
 /// A warning kept with the run (a failed search, an unreadable page).
@@ -259,10 +266,14 @@ pub enum Question {
         /// The plan.
         plan: Plan,
     },
-    /// Approve, revise or reject the report.
+    /// Approve, revise, edit or reject the report.
     ReportReview {
         /// The draft report (Markdown).
         report: String,
+        /// The writer's part of it (without findings, sources and method): what a person
+        /// edits; the rest is rebuilt around the edit.
+        #[serde(default)]
+        draft: String,
     },
     /// The reviewer's critical issues are still open after the revisions: accept the best
     /// draft with them as caveats, research more with them as gaps, or stop.
@@ -306,12 +317,51 @@ pub enum Answer {
         /// Why.
         reason: String,
     },
+    /// The person's own edit of the draft (Markdown, the writer's part): audited like the
+    /// writer's prose, then reviewed again.
+    EditReport {
+        /// The edited draft.
+        draft: String,
+    },
     /// At an escalation: deliver the best draft with its open issues as caveats.
     AcceptWithCaveats,
     /// At an escalation: research again with the open issues as gaps, then write anew.
     ResearchMore,
     /// At an escalation: end the run here (the best draft is kept with the session).
     StopRun,
+    /// Nobody answered within the run's review timeout: the run takes the action chosen for
+    /// it ([`crate::ReviewTimeout`]). Only accepted once the question's deadline has passed.
+    TimedOut,
+}
+
+/// The longest edited draft accepted, in characters (a report, not a book).
+pub const MAX_EDITED_DRAFT_CHARS: usize = 200_000;
+
+impl Answer {
+    /// Why this answer cannot be taken as it is, for answers a person types.
+    pub fn problem(&self) -> Option<String> {
+        match self {
+            Answer::EditReport { draft } if draft.trim().is_empty() => {
+                Some("the edited draft is empty; approve, reject or write the report".into())
+            }
+            Answer::EditReport { draft } if draft.chars().count() > MAX_EDITED_DRAFT_CHARS => Some(
+                format!("the edited draft is longer than {MAX_EDITED_DRAFT_CHARS} characters"),
+            ),
+            _ => None,
+        }
+    }
+}
+
+/// A question as the run asked it: the question and when, so that a review timeout counts
+/// from the asking across restarts (the engine's interrupt payload).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Asked {
+    /// The question.
+    #[serde(flatten)]
+    pub question: Question,
+    /// When it was asked (ms since the epoch); 0 in runs saved before it was kept.
+    #[serde(default)]
+    pub asked_at_ms: i64,
 }
 
 /// How the run ended.

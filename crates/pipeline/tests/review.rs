@@ -552,3 +552,232 @@ async fn without_input_the_escalation_is_accepted_and_said() {
         .report
         .contains("the run takes no input, so the best draft is given with them"));
 }
+
+/// A run that stops at its questions; each answer goes to a graph built anew over the same
+/// checkpoints (as after a restart). `build` makes the pipeline's graph.
+async fn answered_run(
+    config: RunConfig,
+    build: fn(&RunConfig, Option<Arc<dyn research_graph::Checkpointer>>) -> ResearchGraph,
+    mut answer: impl FnMut(&Question) -> Answer,
+) -> (ResearchState, Vec<Question>, Arc<ScriptedLlm>) {
+    let mut script_answers = script(DETAILED);
+    script_answers.push(critique(9.0, json!([]), 0.2));
+    script_answers.push(analysis());
+    let model = Arc::new(ScriptedLlm::new(script_answers));
+    let meter = Arc::new(Meter::new(config.budget, PriceTable::builtin()));
+    let docs = Arc::new(MemoryDocuments::default());
+    let checkpointer: Arc<dyn research_graph::Checkpointer> = Arc::new(MemoryCheckpointer::new());
+    let opts = || {
+        RunOptions::new(
+            "a1",
+            env(&config, model.clone(), meter.clone(), docs.clone()),
+        )
+    };
+    let mut out = build(&config, Some(checkpointer.clone()))
+        .invoke(initial_state("rust memory ownership", &config, 0), opts())
+        .await
+        .unwrap();
+    let mut asked = Vec::new();
+    loop {
+        match out {
+            RunOutcome::Interrupted { interrupts, .. } => {
+                let q: Question = serde_json::from_value(interrupts[0].payload.clone()).unwrap();
+                let a = answer(&q);
+                asked.push(q);
+                assert!(asked.len() < 6, "the run keeps asking: {asked:#?}");
+                out = build(&config, Some(checkpointer.clone()))
+                    .resume(Resume::with_value(a), opts())
+                    .await
+                    .unwrap();
+            }
+            RunOutcome::Finished(state) => return (state, asked, model),
+            other => panic!("{other:?}"),
+        }
+    }
+}
+
+type ResearchGraph = research_graph::CompiledGraph<ResearchState, Env>;
+
+fn review_graph(c: &RunConfig, cp: Option<Arc<dyn research_graph::Checkpointer>>) -> ResearchGraph {
+    review::graph(c, cp).unwrap()
+}
+
+fn standard_graph(
+    c: &RunConfig,
+    cp: Option<Arc<dyn research_graph::Checkpointer>>,
+) -> ResearchGraph {
+    graph(c, cp).unwrap()
+}
+
+/// The person's edit: the draft as shown, one sentence citing a source that does not say it
+/// and one citing a source the run never read.
+fn edit_of(q: &Question) -> Answer {
+    let Question::ReportReview { draft, .. } = q else {
+        panic!("{q:?}")
+    };
+    assert!(!draft.is_empty(), "the question carries the draft to edit");
+    Answer::EditReport {
+        draft: format!(
+            "{draft}\n\nThe ownership model was invented in 1950 by a committee of Java developers [1]. \
+Every Rust program also runs a tracing garbage collector each second [9].\n"
+        ),
+    }
+}
+
+#[tokio::test]
+async fn an_edited_draft_is_audited_and_reviewed_again_across_a_restart() {
+    for (name, build) in [
+        ("review", review_graph as fn(&_, _) -> _),
+        ("standard", standard_graph as fn(&_, _) -> _),
+    ] {
+        let mut config = review_config();
+        config.review.report = true;
+        let mut edits = 0;
+        let (state, asked, model) = answered_run(config, build, |q| {
+            if edits == 0 {
+                edits += 1;
+                edit_of(q)
+            } else {
+                Answer::ApproveReport
+            }
+        })
+        .await;
+        // Asked, edited, asked again about the audited edit, approved.
+        assert_eq!(asked.len(), 2, "{name}: {asked:#?}");
+        let Question::ReportReview { report, .. } = &asked[1] else {
+            panic!("{asked:?}")
+        };
+        assert!(
+            !report.contains("[9]"),
+            "{name}: the unread source is caught: {report}"
+        );
+        assert!(
+            !report.contains("committee of Java developers"),
+            "{name}: {report}"
+        );
+        assert!(
+            report.contains("edited by hand and audited again"),
+            "{name}"
+        );
+        let broken = state
+            .audit
+            .iter()
+            .find(|e| e.sentence.contains("[9]"))
+            .unwrap_or_else(|| panic!("{name}: {:#?}", state.audit));
+        assert_eq!(
+            broken.status,
+            research_pipeline::steps::audit::AuditStatus::Removed
+        );
+        assert_eq!(state.outcome, Outcome::Finished, "{name}");
+        assert_eq!(
+            state.report_versions.len(),
+            1,
+            "{name}: the draft before the edit is kept"
+        );
+        assert!(state
+            .decisions
+            .iter()
+            .any(|d| d.decision.starts_with("edited by you")));
+        let reviews = model
+            .requests()
+            .iter()
+            .filter(|r| r.purpose.as_deref() == Some("review"))
+            .count();
+        if name == "review" {
+            // The reviewer saw the writer's draft and then the person's.
+            assert_eq!(reviews, 2);
+            assert_eq!(state.review.drafts.len(), 2);
+            assert_eq!(state.review.drafts[1].asked, "your edit of the draft");
+        } else {
+            assert_eq!(reviews, 0);
+        }
+    }
+}
+
+#[tokio::test]
+async fn an_empty_edit_is_refused_without_losing_the_run() {
+    assert!(Answer::EditReport {
+        draft: " \n".into()
+    }
+    .problem()
+    .is_some());
+    assert!(Answer::EditReport {
+        draft: "x".repeat(MAX_EDITED_DRAFT_CHARS + 1)
+    }
+    .problem()
+    .is_some());
+    assert!(Answer::EditReport {
+        draft: "A report.".into()
+    }
+    .problem()
+    .is_none());
+}
+
+#[tokio::test]
+async fn an_unanswered_review_point_takes_the_timeout_action_and_says_so() {
+    for (then, outcome, words) in [
+        (
+            TimeoutAction::Approve,
+            Outcome::Finished,
+            "approved (no answer within 10 minutes)",
+        ),
+        (
+            TimeoutAction::Stop,
+            Outcome::Rejected,
+            "rejected: no answer within 10 minutes",
+        ),
+    ] {
+        let mut config = review_config();
+        config.review.report = true;
+        config.review_timeout = Some(ReviewTimeout { minutes: 10, then });
+        let (state, asked, _) = answered_run(config, standard_graph, |_| Answer::TimedOut).await;
+        assert_eq!(asked.len(), 1);
+        assert_eq!(state.outcome, outcome);
+        let d = state
+            .decisions
+            .iter()
+            .find(|d| d.point == "report review")
+            .unwrap();
+        assert_eq!(d.decision, words);
+        assert!(d.automatic);
+    }
+    // The plan review under stop.
+    let mut config = review_config();
+    config.review.plan = true;
+    config.review_timeout = Some(ReviewTimeout {
+        minutes: 1,
+        then: TimeoutAction::Stop,
+    });
+    let (state, _, _) = answered_run(config, review_graph, |_| Answer::TimedOut).await;
+    assert_eq!(state.outcome, Outcome::Cancelled);
+    assert!(state
+        .decisions
+        .iter()
+        .any(|d| d.decision == "cancelled (no answer within 1 minute)" && d.automatic));
+}
+
+#[tokio::test]
+async fn a_timed_out_answer_is_refused_by_a_run_without_a_timeout() {
+    let mut config = review_config();
+    config.review.report = true;
+    let model = Arc::new(ScriptedLlm::new(script(DETAILED)));
+    let meter = Arc::new(Meter::new(config.budget, PriceTable::builtin()));
+    let docs = Arc::new(MemoryDocuments::default());
+    let g = graph(&config, Some(Arc::new(MemoryCheckpointer::new()))).unwrap();
+    let opts = || {
+        RunOptions::new(
+            "n1",
+            env(&config, model.clone(), meter.clone(), docs.clone()),
+        )
+    };
+    let out = g
+        .invoke(initial_state("rust memory", &config, 0), opts())
+        .await
+        .unwrap();
+    assert!(matches!(out, RunOutcome::Interrupted { .. }));
+    let err = g
+        .resume(Resume::with_value(Answer::TimedOut), opts())
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("no review timeout"), "{err}");
+}

@@ -64,6 +64,13 @@ pub struct PendingQuestion {
     pub interrupt_id: String,
     /// The question.
     pub question: Question,
+    /// When it was asked (ms since the epoch; 0 when not known).
+    #[serde(default)]
+    pub asked_at_ms: i64,
+    /// When the run's review timeout answers it (ms since the epoch), if the run has one:
+    /// resuming the run without an answer after then takes the timeout's action.
+    #[serde(default)]
+    pub deadline_ms: Option<i64>,
 }
 
 /// Where a run stands after running.
@@ -341,7 +348,7 @@ impl Studio {
         let interrupts = pipeline
             .waiting_on(&saved.config, self.cp(), thread)
             .await?;
-        Ok(pending_question(interrupts))
+        Ok(pending_question(interrupts, &saved.config))
     }
 
     /// The outline of the pipeline `thread` runs, for its configuration.
@@ -417,6 +424,15 @@ impl Studio {
                 "the run has not asked anything yet",
             ));
         }
+        if let Some(problem) = answer.as_ref().and_then(Answer::problem) {
+            return Err(ApiError::new(ErrorCode::InvalidInput, problem));
+        }
+        let answer = if started {
+            self.due_answer(pipeline.as_ref(), &saved, thread, answer)
+                .await?
+        } else {
+            answer
+        };
         set_status("running");
         let result = if started {
             pipeline
@@ -442,7 +458,7 @@ impl Studio {
             RunStatus::Finished => (ResearchStatus::Finished, None),
             RunStatus::Waiting(interrupts) => (
                 ResearchStatus::Waiting,
-                pending_question(interrupts.clone()),
+                pending_question(interrupts.clone(), &saved.config),
             ),
             RunStatus::Cancelled => (ResearchStatus::Interrupted, None),
         };
@@ -464,14 +480,53 @@ impl Studio {
     }
 }
 
-/// The first question among `interrupts` that is a research question.
-fn pending_question(interrupts: Vec<research_graph::Interrupt>) -> Option<PendingQuestion> {
+impl Studio {
+    /// The answer a resume runs with: the one given, else the review timeout's when the
+    /// question waiting is past its deadline. A timed-out answer given before then is refused.
+    async fn due_answer(
+        &self,
+        pipeline: &dyn Pipeline,
+        saved: &SavedRun,
+        thread: &ThreadId,
+        answer: Option<Answer>,
+    ) -> Result<Option<Answer>, ApiError> {
+        if answer.is_some() && answer != Some(Answer::TimedOut) {
+            return Ok(answer);
+        }
+        let interrupts = pipeline
+            .waiting_on(&saved.config, self.cp(), thread)
+            .await?;
+        let due = pending_question(interrupts, &saved.config)
+            .and_then(|q| q.deadline_ms)
+            .is_some_and(|deadline| self.clock.now_ms() >= deadline);
+        match answer {
+            Some(_) if !due => Err(ApiError::new(
+                ErrorCode::Conflict,
+                "the question is not past its review timeout yet; answer it instead",
+            )),
+            _ if due => Ok(Some(Answer::TimedOut)),
+            _ => Ok(None),
+        }
+    }
+}
+
+/// The first question among `interrupts` that is a research question, with its deadline
+/// under `config`'s review timeout.
+fn pending_question(
+    interrupts: Vec<research_graph::Interrupt>,
+    config: &RunConfig,
+) -> Option<PendingQuestion> {
     interrupts.into_iter().next().and_then(|i| {
-        serde_json::from_value::<Question>(i.payload)
+        serde_json::from_value::<research_pipeline::Asked>(i.payload)
             .ok()
-            .map(|question| PendingQuestion {
+            .map(|asked| PendingQuestion {
                 interrupt_id: i.id,
-                question,
+                deadline_ms: config
+                    .review_timeout
+                    .filter(|_| asked.asked_at_ms > 0)
+                    .map(|t| t.deadline_ms(asked.asked_at_ms)),
+                asked_at_ms: asked.asked_at_ms,
+                question: asked.question,
             })
     })
 }

@@ -21,12 +21,12 @@ use research_graph::{
     Checkpointer, CompileOptions, CompiledGraph, GraphError, NodeError, StateGraph, END,
 };
 
-use super::standard::nodes::{brief, review_report, write_input};
+use super::standard::nodes::{brief, edit_taken, review_report, write_input};
 use super::standard::{
     outline, research_calls, research_phase, NodeRow, ResearchState, ResearchUpdate, Standard,
     BOTH, RESEARCH,
 };
-use crate::ask::{warn, Ctx};
+use crate::ask::{ask_person, warn, Ctx};
 use crate::config::Mode;
 use crate::config::RunConfig;
 use crate::family::{Flow, OutlineStep, PipelineInfo, RunRequest, RunView};
@@ -70,6 +70,12 @@ const REVIEW: &[NodeRow] = &[
         BOTH,
     ),
     ("review_report", None, "Waiting for the report review", BOTH),
+    (
+        "take_edit",
+        Some(Role::Verify),
+        "Checking your edit of the report",
+        BOTH,
+    ),
     (
         "escalate",
         None,
@@ -145,6 +151,7 @@ pub fn graph(
     g.add_node("critique", critique);
     g.add_node("revise_draft", revise_draft);
     g.add_node("review_report", review_report);
+    g.add_node("take_edit", take_edit);
     g.add_node("escalate", escalate);
     g.add_node("fallback", fallback);
     g.add_edge("verify", "analyze");
@@ -181,15 +188,24 @@ pub fn graph(
     );
     g.add_conditional_edges(
         "review_report",
+        |s: &ResearchState| match s.outcome {
+            // A person asked for changes or edited the draft: the new draft is reviewed again.
+            Outcome::Running if !s.edited.is_empty() => "take_edit",
+            Outcome::Running => "revise_draft",
+            _ => END,
+        },
+        &["revise_draft", "take_edit"],
+    );
+    g.add_conditional_edges(
+        "take_edit",
         |s: &ResearchState| {
-            // A person asked for changes: the revision is reviewed again.
-            if s.outcome == Outcome::Running {
-                "revise_draft"
+            if s.review.failure.is_some() {
+                "fallback"
             } else {
-                END
+                "critique"
             }
         },
-        &["revise_draft"],
+        &["critique", "fallback"],
     );
     g.add_conditional_edges(
         "escalate",
@@ -272,21 +288,27 @@ async fn escalate(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
         .best()
         .and_then(|d| d.critique.as_ref())
         .map_or(0.0, |c| c.overall);
-    let automatic = ctx.config.config.no_input;
+    let mut automatic = ctx.config.config.no_input;
+    let mut timed_out = None;
     let mut choice = if automatic {
         EscalationChoice::Accept
     } else {
-        let answer: Answer = ctx.interrupt(Question::Escalation {
-            reason: format!(
-                "{} critical issue{} still open after {} revision{}",
-                issues.len(),
-                if issues.len() == 1 { " is" } else { "s are" },
-                record.revisions(),
-                if record.revisions() == 1 { "" } else { "s" }
-            ),
-            issues: issues.clone(),
-            score,
-        })?;
+        let (answer, why) = ask_person(
+            &ctx,
+            Question::Escalation {
+                reason: format!(
+                    "{} critical issue{} still open after {} revision{}",
+                    issues.len(),
+                    if issues.len() == 1 { " is" } else { "s are" },
+                    record.revisions(),
+                    if record.revisions() == 1 { "" } else { "s" }
+                ),
+                issues: issues.clone(),
+                score,
+            },
+        )?;
+        automatic = why.is_some();
+        timed_out = why;
         match answer {
             Answer::AcceptWithCaveats => EscalationChoice::Accept,
             Answer::ResearchMore => EscalationChoice::ResearchMore,
@@ -313,6 +335,9 @@ async fn escalate(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
         // Nothing new to search for: the best draft, with its issues said.
         choice = EscalationChoice::Accept;
         words = "research more: nothing new to search for, accepted with caveats".into();
+    }
+    if let Some(why) = &timed_out {
+        words = format!("{words} ({why})");
     }
     record.escalations.push(Escalated {
         after_draft: last.version,
@@ -515,6 +540,22 @@ async fn revise_draft(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
     }
 }
 
+/// The person's edit of the draft, audited like the writer's prose, joins the drafts and goes
+/// to the reviewer (an edit that breaks a citation is caught there).
+async fn take_edit(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
+    let brief = brief(&state);
+    let draft = match write::edited(&ctx, &write_input(&state, &brief), &state.edited).await {
+        Ok(draft) => draft,
+        Err(e) => return failed(&state, &ctx, e, "checking your edit"),
+    };
+    let taken = edit_taken(&state, draft.clone());
+    Ok(ResearchUpdate {
+        edited: taken.edited,
+        report_versions: taken.report_versions,
+        ..drafted(&state, draft, "your edit of the draft".into())
+    })
+}
+
 /// The loop ended without an approved draft: the best one so far, with why and what is still
 /// open, else the passages read.
 async fn fallback(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
@@ -541,7 +582,10 @@ async fn fallback(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
             "the reviewer rejected the draft at {:.1}/10 as not improvable by revision",
             c.overall
         ),
-        _ => format!("no draft was approved within {revisions} revisions"),
+        _ => format!(
+            "no draft was approved within {revisions} revision{}",
+            if revisions == 1 { "" } else { "s" }
+        ),
     };
     let brief = brief(&state);
     let input = write_input(&state, &brief);

@@ -98,11 +98,14 @@ pub async fn understand(ctx: &Ctx, brief: &Brief) -> Result<Reading, NodeError> 
 /// Asks the user the clarification question (an interrupt) and returns the reading to take
 /// with its decision record.
 pub fn clarify(ctx: &Ctx, u: &Understanding) -> Result<(String, Decision), NodeError> {
-    let answer: Answer = ctx.interrupt(Question::Clarify {
-        question: u.question.clone(),
-        options: u.options.clone(),
-        ambiguities: u.ambiguities.clone(),
-    })?;
+    let (answer, timed_out) = crate::ask::ask_person(
+        ctx,
+        Question::Clarify {
+            question: u.question.clone(),
+            options: u.options.clone(),
+            ambiguities: u.ambiguities.clone(),
+        },
+    )?;
     let text = match answer {
         Answer::Clarify { text } => text.trim().to_string(),
         other => {
@@ -118,8 +121,11 @@ pub fn clarify(ctx: &Ctx, u: &Understanding) -> Result<(String, Decision), NodeE
     };
     let decision = Decision {
         point: "clarification".into(),
-        decision: text.clone(),
-        automatic: false,
+        decision: match &timed_out {
+            Some(why) => format!("the question was read as: {text} ({why})"),
+            None => text.clone(),
+        },
+        automatic: timed_out.is_some(),
     };
     Ok((text, decision))
 }

@@ -132,7 +132,16 @@ pub fn review_plan(ctx: &Ctx, plan: &Plan, query: &str) -> Result<PlanReview, No
     if config.no_input {
         return Ok(PlanReview::Approved(Some(decision("approved", true))));
     }
-    let answer: Answer = ctx.interrupt(Question::PlanReview { plan: plan.clone() })?;
+    let (answer, timed_out) =
+        crate::ask::ask_person(ctx, Question::PlanReview { plan: plan.clone() })?;
+    if let Some(why) = timed_out {
+        return Ok(match answer {
+            Answer::CancelPlan => {
+                PlanReview::Cancelled(decision(&format!("cancelled ({why})"), true))
+            }
+            _ => PlanReview::Approved(Some(decision(&format!("approved ({why})"), true))),
+        });
+    }
     match answer {
         Answer::ApprovePlan => Ok(PlanReview::Approved(Some(decision("approved", false)))),
         Answer::EditPlan { plan } => {

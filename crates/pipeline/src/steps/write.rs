@@ -10,7 +10,7 @@ use research_llm::{ChatRequest, LlmClient, Message};
 use unicode_segmentation::UnicodeSegmentation;
 
 use super::analyze::{self, Analysis};
-use super::audit::{self, AuditEntry, AuditStatus};
+use super::audit::{self, AuditEntry, AuditStatus, Audited};
 use super::verify::spread;
 use super::Brief;
 use crate::ask::{fit_to_context, llm_error, Ctx};
@@ -476,6 +476,35 @@ pub async fn write(
     }
     // The extractive body already quotes and cites every passage: no findings list after it.
     let findings: &[Evidence] = if extractive { &[] } else { &evidence };
+    let mut draft = finish(ctx, input, audited, findings, rejected.as_deref()).await?;
+    draft.extractive = extractive;
+    Ok(draft)
+}
+
+/// A person's own edit of the draft, through the same audit as the writer's prose: a sentence
+/// that cites a source which does not say it is rewritten from its evidence or removed, and
+/// listed; the report's findings, sources and method are rebuilt around it. Their words stay
+/// theirs otherwise (no banned-word rewrite, no prose guard).
+pub async fn edited(ctx: &Ctx, input: &WriteInput<'_>, body: &str) -> Result<Draft, NodeError> {
+    let evidence = writer_evidence(input.facts.claims, input.facts.evidence);
+    let body = report::strip_model_extras(body);
+    let audited = audit::audit(&body, input.facts.evidence);
+    let mut draft = finish(ctx, input, audited, &evidence, None).await?;
+    draft
+        .report
+        .push_str("- The report's text was edited by hand and audited again.\n");
+    Ok(draft)
+}
+
+/// The report around an audited body: the findings list, the analyst's section, the audit's
+/// model check of what the words alone could not settle, sources and the method section.
+async fn finish(
+    ctx: &Ctx,
+    input: &WriteInput<'_>,
+    audited: Audited,
+    findings: &[Evidence],
+    rejected: Option<&str>,
+) -> Result<Draft, NodeError> {
     let mut entries = audited.entries;
     entries.extend(audit::audit_findings(findings));
     let warnings =
@@ -495,7 +524,7 @@ pub async fn write(
         "- {}\n",
         audit::summary(&entries, input.facts.language == "ja")
     ));
-    if let Some(why) = &rejected {
+    if let Some(why) = rejected {
         report.push_str(&format!("- The model's prose was not used: {why}\n"));
     }
     if let Some(note) = length_note(
@@ -509,8 +538,8 @@ pub async fn write(
         body: audited.body,
         report,
         audit: entries,
-        extractive,
-        rejected,
+        extractive: false,
+        rejected: rejected.map(str::to_string),
         warnings,
     })
 }

@@ -12,15 +12,15 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use research_api::{
-    Answer, ApiError, ErrorCode, ModelRouting, OsKeychain, ResearchOutcome, ResearchRequest,
-    ResearchStatus, Role, RunConfig, Studio, ThreadId,
+    Answer, ApiError, ErrorCode, ModelRouting, OsKeychain, PendingQuestion, ResearchOutcome,
+    ResearchRequest, ResearchStatus, Role, RunConfig, Studio, ThreadId,
 };
 
 pub use eval::{eval, EvalArgs};
 use interact::{answer_from_flags, ask_terminal, how_to_answer};
 use options::{
-    config, invalid, review_points, DepthArg, ModeArg, ReviewPoint, ReviewPointParser,
-    StructureArg, StyleArg,
+    config, invalid, review_points, DepthArg, ModeArg, OnTimeoutArg, ReviewPoint,
+    ReviewPointParser, StructureArg, StyleArg,
 };
 
 use super::DbArg;
@@ -151,6 +151,12 @@ pub struct RunArgs {
         action = clap::ArgAction::Set
     )]
     pub review: Option<Vec<ReviewPoint>>,
+    /// Minutes a review point waits for an answer before the run goes on without one
+    #[arg(long, value_name = "MINUTES", value_parser = clap::value_parser!(u32).range(1..=10_080))]
+    pub review_timeout: Option<u32>,
+    /// What an unanswered review point does after --review-timeout
+    #[arg(long, value_enum, default_value_t = OnTimeoutArg::Approve, requires = "review_timeout")]
+    pub on_timeout: OnTimeoutArg,
     /// Answer the clarification question in advance
     #[arg(long, value_name = "TEXT")]
     pub answer: Option<String>,
@@ -213,6 +219,10 @@ pub struct AnswerArgs {
     /// Reject the report, with a reason
     #[arg(long, value_name = "REASON")]
     pub reject: Option<String>,
+    /// Replace the report's text with your edit of it (Markdown); it is audited and reviewed
+    /// again
+    #[arg(long, value_name = "FILE")]
+    pub edit: Option<PathBuf>,
     /// Never wait: approve review points and take the best reading
     #[arg(long)]
     pub no_input: bool,
@@ -265,9 +275,9 @@ pub async fn resume(
     let answer = match studio.research_question(&thread).await? {
         Some(pending) => match answer_from_flags(&pending.question, &flags)? {
             Some(a) => Some(a),
-            None if std::io::stdin().is_terminal() && !flags.no_input => {
-                Some(ask_terminal(&pending.question)?)
-            }
+            // Past its review timeout: the run takes the action chosen for it.
+            None if is_due(&pending) => None,
+            None if std::io::stdin().is_terminal() && !flags.no_input => ask_terminal(&pending)?,
             None => {
                 return Err(invalid(how_to_answer(&pending, &thread)).into());
             }
@@ -314,13 +324,22 @@ async fn drive(
                 used_flags = true;
                 Some(a)
             }
-            None if interactive => Some(ask_terminal(&pending.question)?),
+            None if is_due(&pending) => None,
+            // A terminal answer, or none by the review timeout (the run then takes its action).
+            None if interactive => ask_terminal(&pending)?,
             None => {
                 eprintln!("{}", how_to_answer(&pending, thread));
                 return Ok(outcome);
             }
         };
     }
+}
+
+/// Whether `pending` is past its review timeout, so a resume without an answer goes on.
+fn is_due(pending: &PendingQuestion) -> bool {
+    pending
+        .deadline_ms
+        .is_some_and(|deadline| interact::now_ms() >= deadline)
 }
 
 fn finish(

@@ -8,8 +8,8 @@ use std::ffi::OsStr;
 use clap::builder::{EnumValueParser, PossibleValue, TypedValueParser};
 use clap::ValueEnum;
 use research_api::{
-    ApiError, Budget, Depth, ErrorCode, Mode, ModelRouting, ReviewPoints, RunConfig, Structure,
-    Style,
+    ApiError, Budget, Depth, ErrorCode, Mode, ModelRouting, ReviewPoints, ReviewTimeout, RunConfig,
+    Structure, Style, TimeoutAction,
 };
 
 use super::RunArgs;
@@ -63,6 +63,22 @@ impl From<StructureArg> for Structure {
             StructureArg::Detailed => Structure::Detailed,
             StructureArg::Concise => Structure::Concise,
             StructureArg::BulletPoints => Structure::BulletPoints,
+        }
+    }
+}
+
+/// `--on-timeout`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, ValueEnum)]
+pub enum OnTimeoutArg {
+    Approve,
+    Stop,
+}
+
+impl From<OnTimeoutArg> for TimeoutAction {
+    fn from(action: OnTimeoutArg) -> Self {
+        match action {
+            OnTimeoutArg::Approve => TimeoutAction::Approve,
+            OnTimeoutArg::Stop => TimeoutAction::Stop,
         }
     }
 }
@@ -170,6 +186,10 @@ pub(super) fn config(args: &RunArgs, models: ModelRouting) -> RunConfig {
         style: args.style.into(),
         target_words: args.target_length,
         max_revisions: args.max_revisions,
+        review_timeout: args.review_timeout.map(|minutes| ReviewTimeout {
+            minutes,
+            then: args.on_timeout.into(),
+        }),
         banned_words: args.banned_words.as_deref().map(|words| {
             words
                 .split(',')

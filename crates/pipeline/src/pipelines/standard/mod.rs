@@ -93,6 +93,12 @@ const WRITING: &[NodeRow] = &[
         "Revising the report",
         BOTH,
     ),
+    (
+        "take_edit",
+        Some(Role::Verify),
+        "Checking your edit of the report",
+        BOTH,
+    ),
 ];
 pub(crate) const BOTH: &[Mode] = &[Mode::Single, Mode::Multi];
 const SINGLE: &[Mode] = &[Mode::Single];
@@ -258,20 +264,21 @@ pub fn graph(
     g.add_node("write_report", nodes::write_report);
     g.add_node("review_report", nodes::review_report);
     g.add_node("revise_report", nodes::revise_report);
+    g.add_node("take_edit", nodes::take_edit);
     g.add_edge("verify", "write_report");
     g.add_edge("write_report", "review_report");
     g.add_conditional_edges(
         "review_report",
-        |s: &ResearchState| {
-            if s.outcome == Outcome::Running {
-                "revise_report"
-            } else {
-                END
-            }
+        |s: &ResearchState| match s.outcome {
+            Outcome::Running if !s.edited.is_empty() => "take_edit",
+            Outcome::Running => "revise_report",
+            _ => END,
         },
-        &["revise_report"],
+        &["revise_report", "take_edit"],
     );
     g.add_edge("revise_report", END);
+    // The person's own edit is audited, then shown to them again.
+    g.add_edge("take_edit", "review_report");
     g.compile(CompileOptions {
         checkpointer,
         ..Default::default()

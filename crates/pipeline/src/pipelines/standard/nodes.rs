@@ -7,7 +7,7 @@ use std::sync::Arc;
 use research_graph::NodeError;
 
 use super::state::{ResearchState, ResearchUpdate};
-use crate::ask::Ctx;
+use crate::ask::{ask_person, Ctx};
 use crate::records::*;
 use crate::report::Facts;
 use crate::steps::gaps::{find_gaps, GapInput};
@@ -327,21 +327,37 @@ pub(crate) async fn review_report(state: Arc<ResearchState>, ctx: Ctx) -> NodeRe
             automatic: true,
         }])));
     }
-    let answer: Answer = ctx.interrupt(Question::ReportReview {
-        report: state.report.clone(),
-    })?;
+    let (answer, timed_out) = ask_person(
+        &ctx,
+        Question::ReportReview {
+            report: state.report.clone(),
+            draft: state.draft.clone(),
+        },
+    )?;
     let decision = |d: String| {
+        let decision = match &timed_out {
+            Some(why) if !d.contains(why.as_str()) => format!("{d} ({why})"),
+            _ => d,
+        };
         Some(vec![Decision {
             point: "report review".into(),
-            decision: d,
-            automatic: false,
+            decision,
+            automatic: timed_out.is_some(),
         }])
     };
+    if let Some(problem) = answer.problem() {
+        return Err(NodeError::permanent(problem));
+    }
     match answer {
         Answer::ApproveReport => Ok(finish(decision("approved".into()))),
         Answer::ReviseReport { feedback } => Ok(ResearchUpdate {
             feedback: Some(feedback.trim().to_string()),
             decisions: decision(format!("revision requested: {}", feedback.trim())),
+            ..Default::default()
+        }),
+        Answer::EditReport { draft } => Ok(ResearchUpdate {
+            edited: Some(draft),
+            decisions: decision("edited by you; the edit is audited and reviewed again".into()),
             ..Default::default()
         }),
         Answer::RejectReport { reason } => Ok(ResearchUpdate {
@@ -352,8 +368,28 @@ pub(crate) async fn review_report(state: Arc<ResearchState>, ctx: Ctx) -> NodeRe
             ..Default::default()
         }),
         other => Err(NodeError::permanent(format!(
-            "the report review needs approve, revise or reject, not {other:?}"
+            "the report review needs approve, revise, edit or reject, not {other:?}"
         ))),
+    }
+}
+
+/// The person's edit of the draft: audited like the writer's prose and the report rebuilt
+/// around it ([`write::edited`]); the next node shows it for review again.
+pub(crate) async fn take_edit(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
+    let draft = write::edited(&ctx, &write_input(&state, &brief(&state)), &state.edited).await?;
+    Ok(edit_taken(&state, draft))
+}
+
+/// The state's update for a person's audited edit: the new report, the old one kept.
+pub(crate) fn edit_taken(state: &ResearchState, draft: write::Draft) -> ResearchUpdate {
+    ResearchUpdate {
+        report_versions: Some(vec![state.report.clone()]),
+        report: Some(draft.report),
+        draft: Some(draft.body),
+        audit: Some(draft.audit),
+        warnings: Some(draft.warnings),
+        edited: Some(String::new()),
+        ..Default::default()
     }
 }
 

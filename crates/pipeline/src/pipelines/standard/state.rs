@@ -67,6 +67,8 @@ research_graph::state! {
         pub review: crate::steps::review::ReviewRecord => Replace,
         /// The reviewer's feedback for a revision.
         pub feedback: String => Replace,
+        /// The person's edit of the draft, waiting for its audit.
+        pub edited: String => Replace,
         /// Earlier versions of the report, oldest first.
         pub report_versions: Vec<String> => Append,
         /// Decisions at review points.
