@@ -10,7 +10,7 @@ use serde::Deserialize;
 use crate::{ChatRequest, ChatResponse, LlmClient, LlmError, TokenSink, Usage};
 
 /// One scripted answer.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize)]
 pub struct ScriptedAnswer {
     /// Answer requests with this purpose (any purpose when absent).
     #[serde(default)]

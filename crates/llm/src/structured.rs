@@ -44,6 +44,61 @@ pub fn schema_of<T: JsonSchema>() -> OutputSchema {
     }
 }
 
+/// Longest list a [`simpler`] schema asks for.
+pub const SIMPLER_MAX_ITEMS: u64 = 3;
+
+/// A simpler form of `schema` for a model that could not answer the full one (seed 000's
+/// parse-failure category): only the required properties, no minimum counts, lengths or
+/// patterns, lists of at most [`SIMPLER_MAX_ITEMS`]. `None` when nothing is simpler. A value
+/// valid for it reads as the original type when the dropped fields have defaults.
+pub fn simpler(schema: &OutputSchema) -> Option<OutputSchema> {
+    fn simplify(value: &mut serde_json::Value) {
+        match value {
+            serde_json::Value::Object(map) => {
+                if let (
+                    Some(serde_json::Value::Object(props)),
+                    Some(serde_json::Value::Array(req)),
+                ) = (map.get("properties").cloned(), map.get("required").cloned())
+                {
+                    let required: Vec<&str> = req.iter().filter_map(|r| r.as_str()).collect();
+                    let kept: serde_json::Map<String, serde_json::Value> = props
+                        .into_iter()
+                        .filter(|(k, _)| required.contains(&k.as_str()))
+                        .collect();
+                    map.insert("properties".into(), kept.into());
+                }
+                for key in [
+                    "minItems",
+                    "minLength",
+                    "pattern",
+                    "format",
+                    "minProperties",
+                ] {
+                    map.remove(key);
+                }
+                let capped = map
+                    .get("maxItems")
+                    .and_then(serde_json::Value::as_u64)
+                    .map_or(SIMPLER_MAX_ITEMS, |m| m.min(SIMPLER_MAX_ITEMS));
+                if map.get("type").and_then(serde_json::Value::as_str) == Some("array") {
+                    map.insert("maxItems".into(), capped.into());
+                }
+                for child in map.values_mut() {
+                    simplify(child);
+                }
+            }
+            serde_json::Value::Array(items) => items.iter_mut().for_each(simplify),
+            _ => {}
+        }
+    }
+    let mut simple = schema.schema.clone();
+    simplify(&mut simple);
+    (simple != schema.schema).then(|| OutputSchema {
+        name: format!("{}_simple", schema.name),
+        schema: simple,
+    })
+}
+
 fn parse<T: DeserializeOwned>(text: &str) -> Result<T, String> {
     let candidate =
         json::extract(text).ok_or_else(|| "the answer contains no JSON object".to_string())?;
@@ -137,5 +192,40 @@ async fn generate_with<T>(
             error,
             raw: second.text,
         }),
+    }
+}
+
+#[cfg(test)]
+mod simpler_tests {
+    use super::*;
+
+    #[test]
+    fn the_simpler_schema_keeps_required_fields_and_asks_for_less() {
+        let schema = OutputSchema {
+            name: "out".into(),
+            schema: serde_json::json!({
+                "type": "object",
+                "required": ["facts"],
+                "properties": {
+                    "facts": {"type": "array", "minItems": 2, "maxItems": 8,
+                              "items": {"type": "string", "minLength": 10}},
+                    "notes": {"type": "string"}
+                }
+            }),
+        };
+        let simple = simpler(&schema).unwrap();
+        assert_eq!(simple.name, "out_simple");
+        assert_eq!(
+            simple.schema,
+            serde_json::json!({
+                "type": "object",
+                "required": ["facts"],
+                "properties": {
+                    "facts": {"type": "array", "maxItems": 3, "items": {"type": "string"}}
+                }
+            })
+        );
+        // Nothing left to simplify: no second retry.
+        assert!(simpler(&simple).is_none());
     }
 }

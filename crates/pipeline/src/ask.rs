@@ -20,14 +20,14 @@ pub(crate) fn llm_error(e: LlmError) -> NodeError {
 }
 
 /// The metered client for `role` and a request to it, shrunk to the model's context.
-pub(crate) fn request_for(
-    ctx: &Ctx,
+pub(crate) fn request_for<'a>(
+    ctx: &'a Ctx,
     role: Role,
     system: String,
     user: String,
     max_tokens: u32,
-) -> (research_llm::Metered, ChatRequest) {
-    let client = role.client(&ctx.config.models, ctx.node());
+) -> (Fitting<'a>, ChatRequest) {
+    let client = Fitting::new(ctx, role);
     let user = fit_to_context(&client, &system, user, max_tokens);
     let mut request =
         ChatRequest::new(vec![Message::system(system), Message::user(user)]).purpose(role.name());
@@ -36,7 +36,119 @@ pub(crate) fn request_for(
     (client, request)
 }
 
-/// Asks for JSON valid for `schema` (checked), read as a `T`.
+/// Times a provider's "too long" is met by cutting the prompt before the call fails.
+const MAX_CUTS: u32 = 2;
+
+/// A role's metered client that meets a context overflow the provider reports — the estimate
+/// in [`fit_to_context`] only predicts one — by asking again with the longest user message cut
+/// to half (then a quarter), keeping its head, where the question and the best evidence are.
+/// Each cut is a warning of its own kind, taken with [`Fitting::warnings`].
+pub(crate) struct Fitting<'a> {
+    client: research_llm::Metered,
+    ctx: &'a Ctx,
+    warnings: std::sync::Mutex<Vec<Warning>>,
+}
+
+impl<'a> Fitting<'a> {
+    pub(crate) fn new(ctx: &'a Ctx, role: Role) -> Self {
+        Self {
+            client: role.client(&ctx.config.models, ctx.node()),
+            ctx,
+            warnings: std::sync::Mutex::new(Vec::new()),
+        }
+    }
+
+    /// The warnings of the calls so far (each taken once).
+    pub(crate) fn warnings(&self) -> Vec<Warning> {
+        self.warnings
+            .lock()
+            .map(|mut w| std::mem::take(&mut *w))
+            .unwrap_or_default()
+    }
+
+    fn keep(&self, warning: Warning) {
+        if let Ok(mut w) = self.warnings.lock() {
+            w.push(warning);
+        }
+    }
+}
+
+/// Cuts the longest user message of `request` to about half its tokens, at a line; false when
+/// there is too little left to cut.
+fn halve_longest_user_message(request: &mut ChatRequest) -> bool {
+    let Some(message) = request
+        .messages
+        .iter_mut()
+        .filter(|m| m.role == research_llm::Role::User)
+        .max_by_key(|m| m.content.len())
+    else {
+        return false;
+    };
+    let tokens = estimate_tokens(&message.content);
+    if tokens < 64 {
+        return false;
+    }
+    let mut kept = String::new();
+    for line in message.content.split_inclusive('\n') {
+        if estimate_tokens(&kept) + estimate_tokens(line) > tokens / 2 {
+            break;
+        }
+        kept.push_str(line);
+    }
+    if kept.is_empty() {
+        // One long line: cut it at a character boundary.
+        kept = message
+            .content
+            .chars()
+            .take(message.content.chars().count() / 2)
+            .collect();
+    }
+    message.content = kept;
+    true
+}
+
+#[async_trait::async_trait]
+impl LlmClient for Fitting<'_> {
+    fn spec(&self) -> &str {
+        self.client.spec()
+    }
+
+    fn context_tokens(&self) -> Option<usize> {
+        self.client.context_tokens()
+    }
+
+    async fn complete(
+        &self,
+        request: &ChatRequest,
+        on_token: Option<research_llm::TokenSink<'_>>,
+    ) -> Result<research_llm::ChatResponse, LlmError> {
+        let mut request = request.clone();
+        let mut cuts = 0;
+        loop {
+            match self.client.complete(&request, on_token).await {
+                Err(LlmError::ContextOverflow { provider, message })
+                    if cuts < MAX_CUTS && halve_longest_user_message(&mut request) =>
+                {
+                    cuts += 1;
+                    let mut w = warn(
+                        self.ctx,
+                        format!(
+                            "{provider} said the prompt was too long for the model; asked again with the material cut to 1/{}",
+                            1 << cuts
+                        ),
+                    );
+                    w.kind = WarningKind::ContextOverflow;
+                    w.detail = message;
+                    self.keep(w);
+                }
+                other => return other,
+            }
+        }
+    }
+}
+
+/// Asks for JSON valid for `schema` (checked), read as a `T`; an answer that does not parse
+/// even after the re-ask is asked once more with a [`research_llm::simpler`] schema.
 pub(crate) async fn ask_schema<T: DeserializeOwned>(
     ctx: &Ctx,
     role: Role,
@@ -44,22 +156,66 @@ pub(crate) async fn ask_schema<T: DeserializeOwned>(
     user: String,
     max_tokens: u32,
     schema: research_llm::OutputSchema,
-) -> Result<T, NodeError> {
+) -> Result<(T, Vec<Warning>), NodeError> {
     let (client, request) = request_for(ctx, role, system, user, max_tokens);
-    let value = match research_llm::generate_json(&client, request, schema, None).await {
-        Ok(answer) => answer.value,
-        // Out-of-range numbers in an otherwise readable answer: keep it, the caller filters.
-        Err(LlmError::InvalidOutput { raw, error, .. }) => research_llm::json::extract(&raw)
-            .and_then(|text| serde_json::from_str(&text).ok())
-            .ok_or_else(|| {
-                NodeError::permanent(format!(
-                    "the model did not produce valid JSON for {role}: {error}"
-                ))
-            })?,
+    let value =
+        match research_llm::generate_json(&client, request.clone(), schema.clone(), None).await {
+            Ok(answer) => answer.value,
+            // Out-of-range numbers in an otherwise readable answer: keep it, the caller filters.
+            Err(LlmError::InvalidOutput { raw, error, .. }) => {
+                match research_llm::json::extract(&raw)
+                    .and_then(|text| serde_json::from_str(&text).ok())
+                {
+                    Some(value) => value,
+                    None => simpler_answer(ctx, role, &client, request, &schema, &error)
+                        .await?
+                        .ok_or_else(|| {
+                            NodeError::permanent(format!(
+                                "the model did not produce valid JSON for {role}: {error}"
+                            ))
+                        })?,
+                }
+            }
+            Err(e) => return Err(llm_error(e)),
+        };
+    let value = serde_json::from_value(value)
+        .map_err(|e| NodeError::permanent(format!("the {role} answer has the wrong shape: {e}")))?;
+    Ok((value, client.warnings()))
+}
+
+/// The parse-failure category: the same request with a simpler schema, once. The answer when
+/// it parses (with a warning saying the simpler form was used), else `None`.
+async fn simpler_answer(
+    ctx: &Ctx,
+    role: Role,
+    client: &Fitting<'_>,
+    request: ChatRequest,
+    schema: &research_llm::OutputSchema,
+    error: &str,
+) -> Result<Option<serde_json::Value>, NodeError> {
+    let Some(simple) = research_llm::simpler(schema) else {
+        return Ok(None);
+    };
+    let answer = match research_llm::generate_json(client, request, simple, None).await {
+        Ok(answer) => Some(answer.value),
+        Err(LlmError::InvalidOutput { .. }) => None,
         Err(e) => return Err(llm_error(e)),
     };
-    serde_json::from_value(value)
-        .map_err(|e| NodeError::permanent(format!("the {role} answer has the wrong shape: {e}")))
+    let mut w = warn(
+        ctx,
+        format!(
+            "the {role} answer did not parse ({error}); {}",
+            if answer.is_some() {
+                "a simpler form was asked for and used"
+            } else {
+                "nor did the simpler form asked for next"
+            }
+        ),
+    );
+    w.kind = WarningKind::ParseFailed;
+    w.detail = error.to_string();
+    client.keep(w);
+    Ok(answer)
 }
 
 /// The one retry after a degenerate free-text answer: cooler, with stronger repetition control
@@ -94,9 +250,10 @@ pub(crate) async fn ask_or_retrying<T: JsonSchema + DeserializeOwned>(
     Ok((again.or(out), warnings))
 }
 
-/// Like [`ask_schema`], but a model that cannot produce the JSON even after the re-ask is a
-/// warning and `None`, for steps whose work has a sensible default (a small local model must
-/// not sink a whole run over a gap assessment). Provider failures still stop the run.
+/// Like [`ask_schema`], but a model that cannot produce the JSON even after the re-ask and the
+/// simpler schema is a warning and `None`, for steps whose work has a sensible default (a
+/// small local model must not sink a whole run over a gap assessment). Provider failures still
+/// stop the run.
 pub(crate) async fn ask_or<T: JsonSchema + DeserializeOwned>(
     ctx: &Ctx,
     role: Role,
@@ -111,20 +268,31 @@ pub(crate) async fn ask_or<T: JsonSchema + DeserializeOwned>(
 async fn ask_with<T: JsonSchema + DeserializeOwned>(
     ctx: &Ctx,
     role: Role,
-    client: &research_llm::Metered,
+    client: &Fitting<'_>,
     request: ChatRequest,
 ) -> Result<(Option<T>, Vec<Warning>), NodeError> {
-    match research_llm::generate::<T>(client, request, None).await {
-        Ok(answer) => Ok((Some(answer.value), Vec::new())),
-        Err(e @ LlmError::InvalidOutput { .. }) => Ok((
-            None,
-            vec![warn(
-                ctx,
-                format!("the {role} step went on without the model's answer: {e}"),
-            )],
-        )),
-        Err(e) => Err(llm_error(e)),
+    let (out, failed) = match research_llm::generate::<T>(client, request.clone(), None).await {
+        Ok(answer) => (Some(answer.value), None),
+        Err(e @ LlmError::InvalidOutput { .. }) => {
+            let why = e.to_string();
+            let schema = research_llm::schema_of::<T>();
+            let simple = simpler_answer(ctx, role, client, request, &schema, &why)
+                .await?
+                .and_then(|v| serde_json::from_value(v).ok());
+            (simple, Some(why))
+        }
+        Err(e) => return Err(llm_error(e)),
+    };
+    let mut warnings = client.warnings();
+    if let (None, Some(e)) = (&out, failed) {
+        let mut w = warn(
+            ctx,
+            format!("the {role} step went on without the model's answer: {e}"),
+        );
+        w.kind = WarningKind::ParseFailed;
+        warnings.push(w);
     }
+    Ok((out, warnings))
 }
 
 /// The context guard: cuts the user message (whose tail holds the least important evidence)

@@ -98,18 +98,28 @@ async fn run_review_failing(
     answers: Vec<ScriptedAnswer>,
     failing: Option<(&'static str, usize)>,
 ) -> Done {
-    let mut answers = answers;
-    answers.push(analysis());
-    let model = Arc::new(ScriptedLlm::new(answers));
-    let client: Arc<dyn LlmClient> = match failing {
+    run_review_with(config, answers, |model| match failing {
         Some((purpose, ok)) => Arc::new(FailingAfter {
-            script: model.clone(),
+            script: model,
             purpose,
             ok,
             seen: AtomicUsize::new(0),
         }),
-        None => model.clone(),
-    };
+        None => model,
+    })
+    .await
+}
+
+/// A review run whose model is the script as `wrap` makes it misbehave.
+async fn run_review_with(
+    config: RunConfig,
+    answers: Vec<ScriptedAnswer>,
+    wrap: impl FnOnce(Arc<ScriptedLlm>) -> Arc<dyn LlmClient>,
+) -> Done {
+    let mut answers = answers;
+    answers.push(analysis());
+    let model = Arc::new(ScriptedLlm::new(answers));
+    let client = wrap(model.clone());
     let meter = Arc::new(Meter::new(config.budget, PriceTable::builtin()));
     let env = Env {
         config: config.clone(),
@@ -780,4 +790,123 @@ async fn a_timed_out_answer_is_refused_by_a_run_without_a_timeout() {
         .await
         .unwrap_err();
     assert!(err.to_string().contains("no review timeout"), "{err}");
+}
+
+/// A provider with a small window that says so (HTTP 400 "context length exceeded") when the
+/// writer's prompt is longer than `limit` characters; the estimate did not predict it.
+struct SmallWindow {
+    script: Arc<ScriptedLlm>,
+    limit: usize,
+}
+
+#[async_trait]
+impl LlmClient for SmallWindow {
+    fn spec(&self) -> &str {
+        "scripted:small-window"
+    }
+    async fn complete(
+        &self,
+        request: &ChatRequest,
+        on_token: Option<TokenSink<'_>>,
+    ) -> Result<ChatResponse, LlmError> {
+        let prompt: usize = request.messages.iter().map(|m| m.content.len()).sum();
+        if request.purpose.as_deref() == Some("write") && prompt > self.limit {
+            return Err(LlmError::ContextOverflow {
+                provider: "small".into(),
+                message: format!(
+                    "this model's maximum context length is {} characters",
+                    self.limit
+                ),
+            });
+        }
+        self.script.complete(request, on_token).await
+    }
+}
+
+#[tokio::test]
+async fn a_context_overflow_the_provider_reports_is_retried_with_less_and_said() {
+    let mut answers = script(DETAILED);
+    answers.push(critique(9.0, json!([]), 0.2));
+    // Measure the writer's prompt, then give the provider a window just under it.
+    let full = run_review(review_config(), answers.clone()).await;
+    let write = &calls(&full, "write")[0];
+    let size: usize = write.messages.iter().map(|m| m.content.len()).sum();
+    let done = run_review_with(review_config(), answers, |script| {
+        Arc::new(SmallWindow {
+            script,
+            limit: size - 200,
+        })
+    })
+    .await;
+    assert_eq!(done.state.review.drafts.len(), 1, "the draft was written");
+    assert!(done.state.review.failure.is_none());
+    let overflow: Vec<&Warning> = done
+        .state
+        .warnings
+        .iter()
+        .filter(|w| w.kind == WarningKind::ContextOverflow)
+        .collect();
+    assert_eq!(overflow.len(), 1, "{:#?}", done.state.warnings);
+    assert!(
+        overflow[0].message.contains("cut to 1/2"),
+        "{}",
+        overflow[0].message
+    );
+    assert!(overflow[0].detail.contains("maximum context length"));
+    let sent = calls(&done, "write");
+    let sizes: Vec<usize> = sent
+        .iter()
+        .map(|r| r.messages.iter().map(|m| m.content.len()).sum())
+        .collect();
+    assert!(
+        sizes[0] < size - 200,
+        "the call that succeeded was cut: {sizes:?}"
+    );
+    // The question heads the prompt and survives the cut.
+    assert!(sent[0].messages[1].content.contains("Rust"));
+}
+
+#[tokio::test]
+async fn an_answer_that_never_parses_is_asked_again_with_a_simpler_schema() {
+    let mut answers = vec![
+        // The analyst's answer is prose twice (the first ask and the repair)…
+        ScriptedAnswer {
+            purpose: Some("analyze".into()),
+            text: Some("The themes are ownership and borrowing.".into()),
+            ..Default::default()
+        },
+        ScriptedAnswer {
+            purpose: Some("analyze".into()),
+            text: Some("Ownership, borrowing.".into()),
+            ..Default::default()
+        },
+    ];
+    // …then JSON for the simpler form (the script's analysis answer follows).
+    answers.extend(script(DETAILED));
+    answers.push(critique(9.0, json!([]), 0.2));
+    let done = run_review(review_config(), answers).await;
+    let analyses = calls(&done, "analyze");
+    assert_eq!(analyses.len(), 3, "ask, repair, simpler");
+    let last_system = &analyses[2].messages.last().unwrap().content;
+    assert!(
+        last_system.contains("_simple")
+            || analyses[2]
+                .schema
+                .as_ref()
+                .is_some_and(|s| s.name.ends_with("_simple"))
+    );
+    assert!(
+        !done.state.analysis.themes.is_empty(),
+        "the simpler answer was used"
+    );
+    let parse: Vec<&Warning> = done
+        .state
+        .warnings
+        .iter()
+        .filter(|w| w.kind == WarningKind::ParseFailed)
+        .collect();
+    assert_eq!(parse.len(), 1, "{:#?}", done.state.warnings);
+    assert!(parse[0]
+        .message
+        .contains("a simpler form was asked for and used"));
 }

@@ -195,7 +195,7 @@ pub async fn harvest(
                 .unwrap_or("no detail")
         )));
     }
-    let pages: Vec<Result<Option<Found>, Warning>> = stream::iter(picked)
+    let pages: Vec<PageRead> = stream::iter(picked)
         .map(|(query, hit)| read_page(ctx, query, hit, reading, l))
         .buffered(PARALLEL_PAGES)
         .collect()
@@ -203,8 +203,10 @@ pub async fn harvest(
     let mut found = Vec::new();
     for page in pages {
         match page {
-            Ok(Some(f)) => found.push(f),
-            Ok(None) => {}
+            Ok((f, ws)) => {
+                found.extend(f);
+                warnings.extend(ws);
+            }
             Err(w) => warnings.push(w),
         }
     }
@@ -215,6 +217,9 @@ pub async fn harvest(
     })
 }
 
+/// A page read: what it gave (with the model calls' warnings), or why it gave nothing.
+type PageRead = Result<(Option<Found>, Vec<Warning>), Warning>;
+
 /// Fetches one hit, stores its text, and extracts quoted facts from its most relevant chunks.
 /// A page that cannot be read is a warning, not a failure; a model failure is a failure.
 async fn read_page(
@@ -223,7 +228,7 @@ async fn read_page(
     hit: Hit,
     reading: Reading<'_>,
     l: DepthLimits,
-) -> Result<Option<Found>, Warning> {
+) -> PageRead {
     let env = &ctx.config;
     ctx.emit(Progress::Reading {
         url: hit.url.clone(),
@@ -276,8 +281,8 @@ async fn read_page(
         sha256,
         accessed_at_ms: ctx.clock.now_ms(),
     };
-    let evidence = match extract(ctx, &doc.text, &query, reading, l).await {
-        Ok(evidence) => evidence,
+    let (evidence, warnings) = match extract(ctx, &doc.text, &query, reading, l).await {
+        Ok(done) => done,
         Err(e) => {
             let mut w = warn(
                 ctx,
@@ -300,7 +305,7 @@ async fn read_page(
             e
         })
         .collect();
-    Ok(Some(Found { source, evidence }))
+    Ok((Some(Found { source, evidence }), warnings))
 }
 
 async fn extract(
@@ -309,7 +314,7 @@ async fn extract(
     query: &str,
     reading: Reading<'_>,
     l: DepthLimits,
-) -> Result<Vec<Evidence>, NodeError> {
+) -> Result<(Vec<Evidence>, Vec<Warning>), NodeError> {
     let Reading {
         context: question_context,
         topic,
@@ -331,7 +336,7 @@ async fn extract(
     }
     sentences.truncate(80);
     if sentences.is_empty() {
-        return Ok(Vec::new());
+        return Ok((Vec::new(), Vec::new()));
     }
     // Each sentence as the page shows it: quotes are made of this text.
     let shown: Vec<String> = sentences
@@ -350,7 +355,7 @@ async fn extract(
     // and at least one when the text is plainly on the topic, so a small model constrained by
     // the grammar cannot answer with numbers that point nowhere.
     let on_topic = text::overlap(&relevance_key, &listing) >= 2;
-    let out: ExtractOut = ask_schema(
+    let (out, warnings): (ExtractOut, Vec<Warning>) = ask_schema(
         ctx,
         Role::Extract,
         fill(prompts::EXTRACT, &[("facts", l.facts_per_page.to_string())]),
@@ -444,7 +449,7 @@ async fn extract(
             .collect();
         evidence.extend(more);
     }
-    Ok(evidence)
+    Ok((evidence, warnings))
 }
 
 /// Passages taken from an on-topic page at least, by rank, when the model took fewer.

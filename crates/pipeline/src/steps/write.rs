@@ -274,7 +274,7 @@ async fn write_body(
     evidence: &[Evidence],
     revision: Option<(&str, &str)>,
     retry: bool,
-) -> Result<String, NodeError> {
+) -> Result<(String, Vec<Warning>), NodeError> {
     let config = &ctx.config.config;
     let valid: BTreeSet<u32> = evidence.iter().map(|e| e.source_id).collect();
     let valid_list = valid
@@ -329,7 +329,7 @@ async fn write_body(
     user.push_str(&extra);
     user.push_str("\nEvidence (source number, title, fact, quote):\n");
     user.push_str(&writer_listing(evidence, input.facts.sources));
-    let client = Role::Write.client(&ctx.config.models, ctx.node());
+    let client = crate::ask::Fitting::new(ctx, Role::Write);
     let max_tokens = max_tokens(config.target_words);
     let user = fit_to_context(&client, &system, user, max_tokens);
     let mut request = ChatRequest::new(vec![Message::system(system), Message::user(user)])
@@ -363,7 +363,7 @@ async fn write_body(
     if repaired + removed > 0 {
         ctx.emit(Progress::CitationsRepaired { repaired, removed });
     }
-    Ok(body)
+    Ok((body, client.warnings()))
 }
 
 /// The analyst's section for the report (contradictions quoted from both sources, gaps) and
@@ -433,11 +433,13 @@ pub async fn write(
     let evidence = writer_evidence(input.facts.claims, input.facts.evidence);
     let limit = runaway_words(ctx.config.config.target_words);
     let degenerate = |body: &str| guard::degenerate_within(body, limit).map(|d| d.to_string());
-    let mut body = write_body(ctx, input, &evidence, revision, false).await?;
+    let (mut body, mut warnings) = write_body(ctx, input, &evidence, revision, false).await?;
     let mut rejected = degenerate(&body);
     if rejected.is_some() {
         // Once more, cooler and with stronger repetition control, before giving up on prose.
-        body = write_body(ctx, input, &evidence, revision, true).await?;
+        let (again, more) = write_body(ctx, input, &evidence, revision, true).await?;
+        body = again;
+        warnings.extend(more);
         rejected = degenerate(&body);
     }
     let mut audited = audit::audit(&body, input.facts.evidence);
@@ -478,6 +480,8 @@ pub async fn write(
     let findings: &[Evidence] = if extractive { &[] } else { &evidence };
     let mut draft = finish(ctx, input, audited, findings, rejected.as_deref()).await?;
     draft.extractive = extractive;
+    warnings.append(&mut draft.warnings);
+    draft.warnings = warnings;
     Ok(draft)
 }
 
