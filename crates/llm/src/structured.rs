@@ -38,10 +38,13 @@ pub fn schema_of<T: JsonSchema>() -> OutputSchema {
             }
         })
         .collect();
-    OutputSchema {
-        name,
-        schema: serde_json::to_value(schema).unwrap_or_default(),
+    let mut schema = serde_json::to_value(schema).unwrap_or_default();
+    // The Rust type's name is no word of the answer's: a small model shown `"title": "PlanOut"`
+    // researches "planout". The name travels apart, where providers want one.
+    if let Some(map) = schema.as_object_mut() {
+        map.remove("title");
     }
+    OutputSchema { name, schema }
 }
 
 /// Longest list a [`simpler`] schema asks for.
@@ -198,6 +201,22 @@ async fn generate_with<T>(
 #[cfg(test)]
 mod simpler_tests {
     use super::*;
+
+    #[test]
+    fn the_schema_shown_to_the_model_carries_no_rust_type_name() {
+        #[derive(JsonSchema)]
+        #[allow(dead_code)]
+        struct PlanOut {
+            questions: Vec<String>,
+        }
+        let schema = schema_of::<PlanOut>();
+        assert_eq!(schema.name, "PlanOut");
+        assert!(
+            !schema.schema.to_string().contains("PlanOut"),
+            "{}",
+            schema.schema
+        );
+    }
 
     #[test]
     fn the_simpler_schema_keeps_required_fields_and_asks_for_less() {

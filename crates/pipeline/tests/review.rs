@@ -910,3 +910,47 @@ async fn an_answer_that_never_parses_is_asked_again_with_a_simpler_schema() {
         .message
         .contains("a simpler form was asked for and used"));
 }
+
+#[tokio::test]
+async fn a_revision_changes_only_the_sections_its_issues_name() {
+    let mut answers = script(DETAILED);
+    // The revision rewrites every section, though the issue names only "Ownership".
+    answers.push(ScriptedAnswer {
+        purpose: Some("write".into()),
+        text: Some("## Summary\nRust manages its memory through ownership rules that are checked at compile time [1].\n\n\
+## Ownership\nEach value in Rust has a single owner at any time [1]. When the owner goes out of scope, the value is dropped [1].\n\n\
+## Compared with garbage collection\nGarbage collectors are always slow [2].\n".into()),
+        ..Default::default()
+    });
+    answers.push(critique(
+        6.0,
+        major("The two paragraphs on ownership repeat each other."),
+        0.7,
+    ));
+    answers.push(critique(8.5, json!([]), 0.2));
+    let done = run_review(review_config(), answers).await;
+    let drafts = &done.state.review.drafts;
+    assert_eq!(drafts.len(), 2);
+    let (first, revised) = (&drafts[0].body, &drafts[1].body);
+    // The named section is the writer's new text (as the audit left it).
+    assert!(
+        revised.contains("Each value in Rust has a single owner at any time [1]."),
+        "{revised}"
+    );
+    assert!(!first.contains("Each value in Rust has a single owner at any time [1]."));
+    // The others are as they were, the verified summary word for word.
+    assert!(!revised.contains("always slow"), "{revised}");
+    let summary = |b: &str| b.split("## Ownership").next().unwrap().to_string();
+    assert_eq!(summary(revised).trim(), summary(first).trim());
+    assert!(
+        revised.contains("Tracing collectors in Java and Go"),
+        "{revised}"
+    );
+    assert!(
+        done.state
+            .report
+            .contains("The revision was held to its issues: 2 sections they did not name"),
+        "{}",
+        done.state.report
+    );
+}

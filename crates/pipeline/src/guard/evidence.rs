@@ -171,6 +171,7 @@ pub fn statement(quote: &str) -> bool {
     }
     let unmarked = without_citations(line);
     if heading(unmarked.trim(), words)
+        || dangling(clean)
         || code(clean)
         || metadata(clean)
         || degenerate(clean).is_some()
@@ -182,6 +183,17 @@ pub fn statement(quote: &str) -> bool {
     let distinct: HashSet<&str> = content.iter().map(|t| t.text.as_str()).collect();
     let words = content.iter().filter(|t| t.kind != Kind::Number).count();
     (distinct.len() >= 3 && words >= 2) || (cjk >= STATEMENT_MIN_CJK && words >= 1)
+}
+
+/// Whether the text stops on a word that needs more after it ("…, which", "… and the"): a
+/// fragment cut from a longer sentence, not a statement.
+fn dangling(text: &str) -> bool {
+    const OPEN_ENDED: &[&str] = &[
+        "which", "whose", "and", "or", "but", "because", "the", "a", "an", "of",
+    ];
+    text.unicode_words()
+        .next_back()
+        .is_some_and(|w| OPEN_ENDED.contains(&w.to_lowercase().as_str()))
 }
 
 /// The share of `claim`'s distinct word terms found in `quote`, how many that is, and how many

@@ -38,6 +38,7 @@ use crate::steps::review::{
     self, Escalated, EscalationChoice, Issue, ReviewInput, ReviewedDraft, Severity, Verdict,
     MAX_ESCALATIONS,
 };
+use crate::steps::revise::{self, Revision};
 use crate::steps::write::{self, Draft};
 use crate::steps::{distinct_searches, runnable_searches};
 use crate::{Env, Progress};
@@ -510,26 +511,30 @@ fn approved_line(c: &review::Critique, version: u32) -> String {
 }
 
 async fn revise_draft(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
-    // A person's feedback when they asked for the revision, else the reviewer's issues.
-    let asked = if state.feedback.is_empty() {
-        state
-            .review
-            .last()
-            .and_then(|d| d.critique.as_ref())
-            .map(|c| c.feedback())
-            .unwrap_or_default()
-    } else {
-        state.feedback.clone()
+    // A person's feedback when they asked for the revision, else the reviewer's issues (and
+    // then only the sections they name may change).
+    let critique = state.review.last().and_then(|d| d.critique.as_ref());
+    let (asked, locations) = match critique {
+        Some(c) if state.feedback.is_empty() => (
+            c.feedback(),
+            c.issues
+                .iter()
+                .filter(|i| i.severity != Severity::Suggestion)
+                .map(|i| i.location.clone())
+                .collect(),
+        ),
+        _ => (state.feedback.clone(), Vec::new()),
+    };
+    let verified = revise::verified_in(&state.draft, &state.audit);
+    let revision = Revision {
+        draft: &state.draft,
+        feedback: &asked,
+        locations: &locations,
+        verified: &verified,
     };
     ctx.emit(Progress::Writing);
     let brief = brief(&state);
-    match write::write(
-        &ctx,
-        &write_input(&state, &brief),
-        Some((&state.draft, &asked)),
-    )
-    .await
-    {
+    match write::write(&ctx, &write_input(&state, &brief), Some(revision)).await {
         Ok(draft) => {
             let mut update = drafted(&state, draft, asked);
             update.report_versions = Some(vec![state.report.clone()]);

@@ -11,6 +11,7 @@ pub mod harvest;
 pub mod intake;
 pub mod planning;
 pub mod review;
+pub mod revise;
 pub mod verify;
 pub mod workers;
 pub mod write;

@@ -11,6 +11,7 @@ use unicode_segmentation::UnicodeSegmentation;
 
 use super::analyze::{self, Analysis};
 use super::audit::{self, AuditEntry, AuditStatus, Audited};
+use super::revise::{self, Revision};
 use super::verify::spread;
 use super::Brief;
 use crate::ask::{fit_to_context, llm_error, Ctx};
@@ -272,7 +273,7 @@ async fn write_body(
     ctx: &Ctx,
     input: &WriteInput<'_>,
     evidence: &[Evidence],
-    revision: Option<(&str, &str)>,
+    revision: Option<&Revision<'_>>,
     retry: bool,
 ) -> Result<(String, Vec<Warning>), NodeError> {
     let config = &ctx.config.config;
@@ -284,9 +285,12 @@ async fn write_body(
         .join(", ");
     let language = language_name(input.facts.language).to_string();
     let (template, extra) = match revision {
-        Some((draft, feedback)) => (
+        Some(r) => (
             prompts::REVISE,
-            format!("\nCurrent report:\n{draft}\n\nReviewer's feedback: {feedback}\n"),
+            format!(
+                "\nCurrent report:\n{}\n\nReviewer's feedback: {}\n",
+                r.draft, r.feedback
+            ),
         ),
         None => (prompts::WRITE, String::new()),
     };
@@ -421,8 +425,9 @@ pub fn passages_report(input: &WriteInput<'_>, why: &str, now_ms: i64, calls: u6
 pub async fn write(
     ctx: &Ctx,
     input: &WriteInput<'_>,
-    revision: Option<(&str, &str)>,
+    revision: Option<Revision<'_>>,
 ) -> Result<Draft, NodeError> {
+    let revision = revision.as_ref();
     let calls = ctx.config.models.meter().totals().calls;
     if input.facts.evidence.is_empty() && revision.is_none() {
         return Ok(Draft {
@@ -441,6 +446,21 @@ pub async fn write(
         body = again;
         warnings.extend(more);
         rejected = degenerate(&body);
+    }
+    // A revision changes what its issues name and no verified wording (checked, not only asked).
+    let mut notes = Vec::new();
+    if let (Some(r), None) = (revision, &rejected) {
+        let (kept_body, kept) = revise::keep(r, &body);
+        body = kept_body;
+        if kept.sections + kept.sentences > 0 {
+            notes.push(format!(
+                "The revision was held to its issues: {} section{} they did not name and {} verified sentence{} kept as they were.",
+                kept.sections,
+                if kept.sections == 1 { "" } else { "s" },
+                kept.sentences,
+                if kept.sentences == 1 { "" } else { "s" },
+            ));
+        }
     }
     let mut audited = audit::audit(&body, input.facts.evidence);
     let removed = audited
@@ -478,7 +498,7 @@ pub async fn write(
     }
     // The extractive body already quotes and cites every passage: no findings list after it.
     let findings: &[Evidence] = if extractive { &[] } else { &evidence };
-    let mut draft = finish(ctx, input, audited, findings, rejected.as_deref()).await?;
+    let mut draft = finish(ctx, input, audited, findings, rejected.as_deref(), &notes).await?;
     draft.extractive = extractive;
     warnings.append(&mut draft.warnings);
     draft.warnings = warnings;
@@ -493,11 +513,15 @@ pub async fn edited(ctx: &Ctx, input: &WriteInput<'_>, body: &str) -> Result<Dra
     let evidence = writer_evidence(input.facts.claims, input.facts.evidence);
     let body = report::strip_model_extras(body);
     let audited = audit::audit(&body, input.facts.evidence);
-    let mut draft = finish(ctx, input, audited, &evidence, None).await?;
-    draft
-        .report
-        .push_str("- The report's text was edited by hand and audited again.\n");
-    Ok(draft)
+    finish(
+        ctx,
+        input,
+        audited,
+        &evidence,
+        None,
+        &["The report's text was edited by hand and audited again.".to_string()],
+    )
+    .await
 }
 
 /// The report around an audited body: the findings list, the analyst's section, the audit's
@@ -508,6 +532,7 @@ async fn finish(
     audited: Audited,
     findings: &[Evidence],
     rejected: Option<&str>,
+    notes: &[String],
 ) -> Result<Draft, NodeError> {
     let mut entries = audited.entries;
     entries.extend(audit::audit_findings(findings));
@@ -530,6 +555,9 @@ async fn finish(
     ));
     if let Some(why) = rejected {
         report.push_str(&format!("- The model's prose was not used: {why}\n"));
+    }
+    for note in notes {
+        report.push_str(&format!("- {note}\n"));
     }
     if let Some(note) = length_note(
         &audited.body,

@@ -60,6 +60,9 @@ fn headings_code_and_metadata_are_not_statements() {
         "a1b2c3d Fix typo in README and update the contributing docs",
         "* Update dependencies by @octocat in https://github.com/o/r/pull/99",
         "The fact is that the fact is that the fact is that",
+        // Cut from a longer sentence.
+        "Memcheck reports errors as soon as they occur, which",
+        "The tool tracks every allocation of the heap and the",
         "Rust is fast.",
         "短い文です。",
         "",
@@ -334,6 +337,9 @@ fn claims_the_quote_does_not_say_are_not_supported() {
     for claim in [
         "1. Fact:",
         "The fact is that the fact is that the fact is that",
+        // Cut from a longer sentence.
+        "Memcheck reports errors as soon as they occur, which",
+        "The tool tracks every allocation of the heap and the",
     ] {
         let s = supports(claim, page_title);
         assert!(!s.supported, "{claim}: {s:?}");

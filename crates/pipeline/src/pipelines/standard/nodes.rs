@@ -14,6 +14,7 @@ use crate::steps::gaps::{find_gaps, GapInput};
 use crate::steps::harvest::{harvest, number, skip_repeats, Reading};
 use crate::steps::intake;
 use crate::steps::planning::{self, PlanReview};
+use crate::steps::revise::{self, Revision};
 use crate::steps::verify;
 use crate::steps::workers::{self, OrchestrateInput, SynthesisInput, WorkerInput};
 use crate::steps::write::{self, WriteInput};
@@ -395,12 +396,14 @@ pub(crate) fn edit_taken(state: &ResearchState, draft: write::Draft) -> Research
 
 pub(super) async fn revise_report(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
     let brief = brief(&state);
-    let draft = write::write(
-        &ctx,
-        &write_input(&state, &brief),
-        Some((&state.draft, &state.feedback)),
-    )
-    .await?;
+    let verified = revise::verified_in(&state.draft, &state.audit);
+    let revision = Revision {
+        draft: &state.draft,
+        feedback: &state.feedback,
+        locations: &[],
+        verified: &verified,
+    };
+    let draft = write::write(&ctx, &write_input(&state, &brief), Some(revision)).await?;
     Ok(ResearchUpdate {
         report_versions: Some(vec![state.report.clone()]),
         report: Some(draft.report),
