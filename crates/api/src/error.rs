@@ -130,11 +130,10 @@ impl From<research_fetch::FetchError> for ApiError {
             _ => ErrorCode::ProviderFailed,
         };
         let fix = match &e {
-            F::Blocked { url, .. } => url::Url::parse(url).ok().and_then(|u| {
-                u.host_str().map(|h| Fix::AllowHost {
-                    host: h.to_string(),
-                })
-            }),
+            F::Blocked { url, .. } => url::Url::parse(url)
+                .ok()
+                .and_then(|u| research_fetch::AllowedHosts::entry_for(&u))
+                .map(|host| Fix::AllowHost { host }),
             _ => None,
         };
         ApiError {

@@ -359,6 +359,8 @@ async fn a_question_past_its_review_timeout_is_answered_by_the_timeout() {
         .await
         .unwrap_err();
     assert_eq!(still.code, research_api::ErrorCode::NeedsInput, "{still:?}");
+    // Refused, and the session still says it waits (not "failed").
+    assert_eq!(second.session(&session).unwrap().session.status, "waiting");
     let pending = second.research_question(&thread).await.unwrap().unwrap();
     assert_eq!(
         pending.deadline_ms,
@@ -379,4 +381,13 @@ async fn a_question_past_its_review_timeout_is_answered_by_the_timeout() {
         detail.reports[0].provenance["summary"],
         "unanswered: no answer within 10 minutes"
     );
+    // Resuming a finished run is refused and leaves it finished, its report in place.
+    let again = second
+        .run_research(&thread, None, &keys, None, CancellationToken::new())
+        .await
+        .unwrap_err();
+    assert_eq!(again.code, research_api::ErrorCode::Conflict, "{again:?}");
+    let detail = second.session(&session).unwrap();
+    assert_eq!(detail.session.status, "finished");
+    assert_eq!(detail.reports.len(), 1);
 }

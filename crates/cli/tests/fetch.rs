@@ -22,12 +22,13 @@ async fn fetches_with_an_allowed_local_host_and_refuses_without() {
         .mount(&server)
         .await;
     let url = format!("{}/notes", server.uri());
+    let origin = format!("127.0.0.1:{}", server.address().port());
 
     let out = run(vec![
         "fetch".into(),
         url.clone(),
         "--allow-host".into(),
-        "127.0.0.1".into(),
+        origin.clone(),
         "--json".into(),
     ])
     .await;
@@ -45,8 +46,60 @@ async fn fetches_with_an_allowed_local_host_and_refuses_without() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.starts_with("research: refused to fetch") && err.contains("--allow-host 127.0.0.1"),
+        err.starts_with("research: refused to fetch")
+            && err.contains(&format!("--allow-host {origin}")),
         "{err}"
     );
     assert_eq!(err.trim().lines().count(), 1);
+}
+
+/// A proxy from the environment would resolve the page's name itself, out of the guard's
+/// sight: the fetcher goes to the page directly and the proxy sees nothing.
+#[tokio::test]
+async fn the_fetcher_ignores_proxies_from_the_environment() {
+    let server = MockServer::start().await;
+    let page = "<html><head><title>Direct</title></head><body><article><p>This page was fetched directly from its own server, not through any proxy in between, as the guard requires for every page it reads.</p><p>A second paragraph makes it an article.</p></article></body></html>";
+    Mock::given(path("/direct"))
+        .respond_with(ResponseTemplate::new(200).set_body_raw(page, "text/html"))
+        .mount(&server)
+        .await;
+    let proxy = MockServer::start().await;
+    Mock::given(wiremock::matchers::any())
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_body_raw("<html><body>proxied</body></html>", "text/html"),
+        )
+        .mount(&proxy)
+        .await;
+    let url = format!("{}/direct", server.uri());
+    let origin = format!("127.0.0.1:{}", server.address().port());
+    let proxy_url = proxy.uri();
+    let out = tokio::task::spawn_blocking(move || {
+        Command::new(BIN)
+            .args(["fetch", &url, "--allow-host", &origin, "--json"])
+            .env("HTTP_PROXY", &proxy_url)
+            .env("http_proxy", &proxy_url)
+            .env("ALL_PROXY", &proxy_url)
+            .env_remove("NO_PROXY")
+            .env_remove("no_proxy")
+            .output()
+            .unwrap()
+    })
+    .await
+    .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(
+        doc["text"].as_str().unwrap().contains("fetched directly"),
+        "{doc}"
+    );
+    assert!(proxy
+        .received_requests()
+        .await
+        .unwrap_or_default()
+        .is_empty());
 }

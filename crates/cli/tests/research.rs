@@ -347,6 +347,9 @@ async fn web_run_against_a_local_search_server_and_local_pages() {
         "searxng",
         "--searxng-url",
         &base,
+        // The pages are on this machine too: allowed outright (the SearXNG address is not).
+        "--allow-host",
+        base.trim_start_matches("http://"),
         "--no-input",
         "--json",
         "--mode",
@@ -378,6 +381,43 @@ async fn web_run_against_a_local_search_server_and_local_pages() {
         Some(format!("{base}/={}", corpus().display())),
     );
     eval(&result, dir.path());
+
+    // Without the pages allowed, using the local SearXNG opens nothing else on its host: no
+    // page is read, each refusal is a warning, and the report says nothing was found.
+    let db = dir.path().join("db2.sqlite");
+    let args: Vec<String> = [
+        "run",
+        QUESTION,
+        "--llm",
+        &script_arg(),
+        "--search",
+        "searxng",
+        "--searxng-url",
+        &base,
+        "--no-input",
+        "--json",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let out = tokio::task::spawn_blocking(move || {
+        let a: Vec<&str> = args.iter().map(String::as_str).collect();
+        research(&a, &db)
+    })
+    .await
+    .unwrap();
+    let refused = ok(&out);
+    assert!(
+        refused["sources"].as_array().unwrap().is_empty(),
+        "{refused:#}"
+    );
+    let warnings = refused["metadata"]["warnings"].as_array().unwrap();
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.as_str().unwrap_or_default().contains("loopback")),
+        "{warnings:#?}"
+    );
 }
 
 /// The real tiny model (SmolLM2-135M from PyPI) runs the whole pipeline in-process and the

@@ -26,10 +26,10 @@ pub use wiremock;
 /// Makes the fetcher under test with a policy.
 pub type MakeFetcher = dyn Fn(FetchPolicy) -> Arc<dyn Fetcher> + Send + Sync;
 
-/// The default policy, with the mock servers' address (127.0.0.1) allowed.
+/// The default policy, with the mock servers' address (127.0.0.1, any port) allowed.
 pub fn local_policy() -> FetchPolicy {
     FetchPolicy {
-        allowed_hosts: AllowedHosts::new(["127.0.0.1"]),
+        allowed_hosts: AllowedHosts::new(["127.0.0.1:*"]),
         ..FetchPolicy::default()
     }
 }
@@ -411,8 +411,14 @@ pub async fn allowed_hosts_can_be_local(make: &MakeFetcher) {
     .await;
     let port = server.address().port();
     for (allowed, url) in [
-        ("127.0.0.1", format!("http://127.0.0.1:{port}/mine")),
-        ("LocalHost", format!("http://localhost:{port}/mine")),
+        (
+            format!("127.0.0.1:{port}"),
+            format!("http://127.0.0.1:{port}/mine"),
+        ),
+        (
+            format!("http://LocalHost:{port}"),
+            format!("http://localhost:{port}/mine"),
+        ),
     ] {
         let f = make(FetchPolicy {
             allowed_hosts: AllowedHosts::new([allowed]),
@@ -421,6 +427,38 @@ pub async fn allowed_hosts_can_be_local(make: &MakeFetcher) {
         let doc = f.fetch(&url).await.unwrap();
         assert_eq!(doc.text, "my own server", "{url}");
     }
+    // Another port of an allowed host (a local model server, a router) is still refused, by
+    // address and by name, and so is the allowed host without its port.
+    let other = serve(
+        "/api/tags",
+        ResponseTemplate::new(200).set_body_raw("models", "text/plain"),
+    )
+    .await;
+    let other_port = other.address().port();
+    let f = make(FetchPolicy {
+        allowed_hosts: AllowedHosts::new([
+            format!("127.0.0.1:{port}"),
+            format!("localhost:{port}"),
+        ]),
+        ..FetchPolicy::default()
+    });
+    for url in [
+        format!("http://127.0.0.1:{other_port}/api/tags"),
+        format!("http://localhost:{other_port}/api/tags"),
+    ] {
+        let err = f.fetch(&url).await.unwrap_err();
+        assert!(matches!(err, FetchError::Blocked { .. }), "{url}: {err}");
+    }
+    let host_only = make(FetchPolicy {
+        allowed_hosts: AllowedHosts::new(["127.0.0.1"]),
+        ..FetchPolicy::default()
+    });
+    let err = host_only
+        .fetch(&format!("http://127.0.0.1:{port}/mine"))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, FetchError::Blocked { .. }), "{err}");
+    assert_eq!(requests_to(&other, "/api/tags").await, 0);
 }
 
 /// Images, archives and other binary bodies are refused as what they are.

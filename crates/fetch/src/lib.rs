@@ -236,6 +236,8 @@ impl HttpFetcher {
             .timeout(policy.timeout)
             .connect_timeout(Duration::from_secs(10).min(policy.timeout))
             .user_agent(USER_AGENT)
+            // A proxy would resolve names itself, out of the guard's sight.
+            .no_proxy()
             .dns_resolver(Arc::new(guard::GuardedResolver {
                 allowed: policy.allowed_hosts.clone(),
             }))
@@ -272,8 +274,15 @@ impl HttpFetcher {
         let host = url
             .host_str()
             .ok_or_else(|| FetchError::InvalidUrl(format!("{url} has no host")))?;
-        if self.policy.allowed_hosts.contains(host) {
+        if self.policy.allowed_hosts.allows(url) {
             return Ok(());
+        }
+        if self.policy.allowed_hosts.names(host) {
+            // Allowed on another port or scheme only: this origin has no exception.
+            return Err(FetchError::Blocked {
+                url: url.to_string(),
+                reason: format!("{host} is allowed only on the ports and schemes listed for it"),
+            });
         }
         let literal = match url.host() {
             Some(url::Host::Ipv4(ip)) => Some(std::net::IpAddr::V4(ip)),

@@ -1,4 +1,5 @@
-//! One reading of the HTTP `Retry-After` header for every HTTP client in Research Studio.
+//! The HTTP rules every API client in Research Studio shares: one reading of the `Retry-After`
+//! header, and [`same_origin_redirects`].
 //!
 //! The model providers (`research-llm`) and the search providers (`research-search`) both retry
 //! rate limits and server errors and both honour `Retry-After`. They used to parse it twice, with
@@ -11,6 +12,10 @@
 //! the obsolete RFC 850 form and asctime). A date in the past means "now". Whatever the server
 //! asks for is bounded by [`MAX_RETRY_AFTER`].
 #![deny(missing_docs)]
+
+mod redirect;
+
+pub use redirect::{same_origin_redirects, MAX_REDIRECTS};
 
 use std::time::{Duration, SystemTime};
 

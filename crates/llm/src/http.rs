@@ -61,6 +61,7 @@ impl Http {
         let client = reqwest::Client::builder()
             .connect_timeout(Duration::from_secs(10))
             .read_timeout(timeout)
+            .redirect(research_http_retry::same_origin_redirects())
             .user_agent(concat!("ResearchStudio/", env!("CARGO_PKG_VERSION")))
             .build()
             .map_err(|e| LlmError::Config(format!("could not set up the HTTP client: {e}")))?;

@@ -22,6 +22,7 @@ impl Http {
                 "Mozilla/5.0 (X11; Linux x86_64) ResearchStudio/",
                 env!("CARGO_PKG_VERSION")
             ))
+            .redirect(research_http_retry::same_origin_redirects())
             .build()
             .unwrap_or_default();
         Self {

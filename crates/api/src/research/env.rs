@@ -264,17 +264,10 @@ impl Studio {
             };
             providers.push((name.clone(), provider));
         }
-        let mut allowed = saved.allowed_hosts.clone();
-        if let Some(url) = &saved.searxng_url {
-            if let Some(host) = url::Url::parse(url)
-                .ok()
-                .and_then(|u| u.host_str().map(String::from))
-            {
-                allowed.push(host);
-            }
-        }
+        // Only what the user allowed: a SearXNG instance on this machine does not open the
+        // machine's other ports to the pages its results point at.
         let web = research_fetch::HttpFetcher::new(research_fetch::FetchPolicy {
-            allowed_hosts: research_fetch::AllowedHosts::new(allowed),
+            allowed_hosts: research_fetch::AllowedHosts::new(saved.allowed_hosts.clone()),
             ..Default::default()
         })?;
         Ok(research_pipeline::Env {

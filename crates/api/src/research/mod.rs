@@ -433,6 +433,13 @@ impl Studio {
         } else {
             answer
         };
+        // What the session said before this call: a resume the run refuses (it has finished,
+        // or still needs its answer) changes nothing, and must not mark it failed.
+        let before = sessions
+            .get(&saved.session_id)
+            .ok()
+            .flatten()
+            .map(|s| s.status);
         set_status("running");
         let result = if started {
             pipeline
@@ -449,6 +456,13 @@ impl Studio {
         };
         let run = match result {
             Ok(run) => run,
+            Err(
+                e @ (research_graph::GraphError::AlreadyFinished(_)
+                | research_graph::GraphError::ResumeValueRequired(_)),
+            ) => {
+                set_status(before.as_deref().unwrap_or("finished"));
+                return Err(ApiError::from(e));
+            }
             Err(e) => {
                 set_status("failed");
                 return Err(ApiError::from(e));
