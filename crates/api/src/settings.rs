@@ -44,7 +44,7 @@ pub const SETTING_KEYS: &[(&str, &str)] = &[
     ("search", "comma-separated providers"),
     ("searxng_url", "URL"),
     ("ollama_url", "URL"),
-    ("allowed_hosts", "comma-separated hosts"),
+    ("allowed_hosts", "comma-separated local hosts the fetcher may read: host (default ports), host:port, or host:* for every port"),
     (
         "review",
         "comma-separated review points (clarify, plan, report) or none",

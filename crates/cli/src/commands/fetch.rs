@@ -6,7 +6,7 @@ use std::process::ExitCode;
 pub struct FetchArgs {
     /// The URL
     url: String,
-    /// Allow this private or local host (repeatable), e.g. your own server
+    /// Allow this private or local origin (repeatable): HOST (default ports), HOST:PORT or HOST:*
     #[arg(long = "allow-host", value_name = "HOST")]
     allow_host: Vec<String>,
     /// Print one JSON document with the text and its metadata

@@ -139,7 +139,8 @@ pub struct RunArgs {
     /// Your SearXNG instance
     #[arg(long, value_name = "URL")]
     pub searxng_url: Option<String>,
-    /// Let the fetcher reach this local or private host; repeatable
+    /// Let the fetcher reach this local or private origin: HOST (default ports), HOST:PORT or
+    /// HOST:* (every port); repeatable
     #[arg(long = "allow-host", value_name = "HOST")]
     pub allow_hosts: Vec<String>,
     /// Review points that stop for an answer (comma-separated), or none
