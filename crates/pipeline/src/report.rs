@@ -140,27 +140,48 @@ fn quote_regex() -> &'static Regex {
     })
 }
 
-/// Takes the quotation marks off quoted spans of `body` that no source text (normalised)
-/// contains: a report may paraphrase, but what it presents as a quote must be one. Returns the
-/// text and how many spans were unquoted.
-pub(crate) fn unquote_unfound(body: &str, normalized_texts: &[String]) -> (String, usize) {
+/// Shortest quote, in normalised characters, that counts as found: a shorter one would be
+/// "found" almost anywhere.
+pub const MIN_QUOTE_CHARS: usize = 8;
+
+/// Takes the quotation marks off quoted spans of `body` that the source they cite does not
+/// contain (normalised, at least [`MIN_QUOTE_CHARS`]): a report may paraphrase, but what it
+/// presents as a quote must be one, and from the source its sentence cites — a quote found only
+/// in another source is misattributed. A sentence that cites nothing may quote any source read.
+/// `texts` holds each source's normalised text by its number. Returns the text and how many
+/// spans were unquoted.
+pub(crate) fn unquote_unfound(body: &str, texts: &BTreeMap<u32, String>) -> (String, usize) {
+    use unicode_segmentation::UnicodeSegmentation;
     let mut count = 0;
-    let out = quote_regex().replace_all(body, |cap: &regex::Captures<'_>| {
-        let inner = cap
-            .get(1)
-            .or_else(|| cap.get(2))
-            .or_else(|| cap.get(3))
-            .map(|m| m.as_str())
-            .unwrap_or_default();
-        let n = crate::text::normalize(inner);
-        if !n.is_empty() && normalized_texts.iter().any(|t| t.contains(&n)) {
-            cap[0].to_string()
-        } else {
-            count += 1;
-            inner.to_string()
+    let mut out = String::with_capacity(body.len());
+    for line in body.split_inclusive('\n') {
+        for sentence in line.split_sentence_bounds() {
+            let cited = cited_ids(sentence);
+            let candidates: Vec<&String> = if cited.is_empty() {
+                texts.values().collect()
+            } else {
+                cited.iter().filter_map(|id| texts.get(id)).collect()
+            };
+            let kept = quote_regex().replace_all(sentence, |cap: &regex::Captures<'_>| {
+                let inner = cap
+                    .get(1)
+                    .or_else(|| cap.get(2))
+                    .or_else(|| cap.get(3))
+                    .map(|m| m.as_str())
+                    .unwrap_or_default();
+                let n = crate::text::normalize(inner);
+                if n.chars().count() >= MIN_QUOTE_CHARS && candidates.iter().any(|t| t.contains(&n))
+                {
+                    cap[0].to_string()
+                } else {
+                    count += 1;
+                    inner.to_string()
+                }
+            });
+            out.push_str(&kept);
         }
-    });
-    (out.into_owned(), count)
+    }
+    (out, count)
 }
 
 /// Removes a title, sources or references section the model wrote despite being told not to.
@@ -454,9 +475,13 @@ Both [1, 3]. Nothing here [7].";
 
     #[test]
     fn quotes_no_source_contains_lose_their_marks() {
-        let texts = vec![crate::text::normalize(
-            "Bees dance to show where food is. The queen lays eggs.",
-        )];
+        let texts = BTreeMap::from([
+            (
+                1,
+                crate::text::normalize("Bees dance to show where food is. The queen lays eggs."),
+            ),
+            (2, crate::text::normalize("Wasps build paper nests.")),
+        ]);
         let (out, n) = unquote_unfound(
             "They say \"bees dance to show where food is\" [1] and “bees vote with pheromones daily” [2].",
             &texts,
@@ -466,6 +491,15 @@ Both [1, 3]. Nothing here [7].";
             out,
             "They say \"bees dance to show where food is\" [1] and bees vote with pheromones daily [2]."
         );
+        // Found, but in a source the sentence does not cite: misattributed.
+        let (out, n) = unquote_unfound("Wasps \"dance to show where food is\" [2].", &texts);
+        assert_eq!(
+            (out.as_str(), n),
+            ("Wasps dance to show where food is [2].", 1)
+        );
+        // A sentence citing nothing may quote any source read.
+        let (_, n) = unquote_unfound("As one page puts it, \"build paper nests\".", &texts);
+        assert_eq!(n, 0);
     }
 
     #[test]

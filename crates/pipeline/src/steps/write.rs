@@ -351,13 +351,15 @@ async fn write_body(
     let body = report::strip_model_extras(&answer.text);
     // Any source with evidence may be cited, also one whose claims the writer was not shown.
     let (body, repaired, removed) = report::repair_citations(&body, input.facts.evidence);
-    // Text the writer put in quotation marks must be found in a source it read.
-    let texts: Vec<String> = input
+    // Text the writer put in quotation marks must be found in the source its sentence cites.
+    let texts: std::collections::BTreeMap<u32, String> = input
         .facts
         .sources
         .iter()
-        .filter_map(|s| ctx.config.documents.get(&s.sha256).ok().flatten())
-        .map(|t| normalize(&crate::text::plain(&t)))
+        .filter_map(|s| {
+            let text = ctx.config.documents.get(&s.sha256).ok().flatten()?;
+            Some((s.id, normalize(&crate::text::plain(&text))))
+        })
         .collect();
     let (body, unquoted) = report::unquote_unfound(&body, &texts);
     let body = without_banned_words(ctx, &body);
