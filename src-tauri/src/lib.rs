@@ -139,6 +139,25 @@ pub fn invoke_handler<R: Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + 
     ]
 }
 
+/// The development server (`devUrl` in `tauri.conf.json`), the app's page in dev builds only.
+const DEV_URL: &str = "http://127.0.0.1:5173";
+
+/// Whether the window may show `url`: the app's own page only — its bundled assets, or the dev
+/// server in a dev build. Anything else (a link in a report, a page that redirects, a script
+/// that sets `location`) is refused here, whatever the UI does: the window holds the app's IPC.
+/// External links go to the system browser through the opener.
+fn app_page(url: &tauri::Url) -> bool {
+    match url.scheme() {
+        "tauri" => url.host_str() == Some("localhost"),
+        "http" | "https" if url.host_str() == Some("tauri.localhost") => true,
+        "http" if cfg!(dev) => {
+            tauri::Url::parse(DEV_URL).is_ok_and(|dev| dev.origin() == url.origin())
+        }
+        "about" => url.as_str() == "about:blank",
+        _ => false,
+    }
+}
+
 /// Starts the app.
 pub fn run() {
     let result = tauri::Builder::default()
@@ -154,6 +173,17 @@ pub fn run() {
         .plugin(tauri_plugin_store::Builder::default().build())
         .plugin(tauri_plugin_opener::init())
         .plugin(tauri_plugin_notification::init())
+        .plugin(
+            tauri::plugin::Builder::<tauri::Wry>::new("navigation-guard")
+                .on_navigation(|_, url| {
+                    let allowed = app_page(url);
+                    if !allowed {
+                        tracing::warn!(%url, "refused to navigate the window away from the app");
+                    }
+                    allowed
+                })
+                .build(),
+        )
         .menu(menu)
         .on_menu_event(|app, event| {
             let _ = app.emit_to("main", "menu", event.id().0.as_str());
@@ -191,5 +221,27 @@ pub fn run() {
     if let Err(e) = result {
         eprintln!("research-studio: {e}");
         std::process::exit(1);
+    }
+}
+
+#[cfg(test)]
+mod navigation_tests {
+    use super::*;
+
+    #[test]
+    fn the_window_shows_the_app_and_nothing_else() {
+        let url = |u: &str| tauri::Url::parse(u).unwrap();
+        assert!(app_page(&url("tauri://localhost/index.html")));
+        assert!(app_page(&url("http://tauri.localhost/")));
+        for away in [
+            "https://example.org/",
+            "http://127.0.0.1:11434/api/tags",
+            "file:///etc/passwd",
+            "tauri://evil.example/",
+            "javascript:alert(1)",
+            "data:text/html,<script>alert(1)</script>",
+        ] {
+            assert!(!app_page(&url(away)), "{away}");
+        }
     }
 }
