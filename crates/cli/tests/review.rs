@@ -27,6 +27,20 @@ fn review_script(dir: &Path, review: Value) -> String {
     format!("scripted:{}", path.display())
 }
 
+/// A database with the library, and the script with `review` as the reviewer's answer.
+fn setup(review: Value) -> (tempfile::TempDir, std::path::PathBuf, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db.sqlite");
+    library(&db);
+    let script = review_script(dir.path(), review);
+    (dir, db, script)
+}
+
+/// A reviewer that approves at once.
+fn approving() -> Value {
+    json!({"scores": scores(9.0), "issues": [], "summary": "Good.", "improvement_potential": 0.1})
+}
+
 fn scores(score: f64) -> Value {
     json!({"accuracy": score, "completeness": score, "coherence": score, "citation": score,
            "methodology": score, "style": score})
@@ -34,13 +48,7 @@ fn scores(score: f64) -> Value {
 
 #[test]
 fn a_review_run_delivers_a_reviewed_grounded_report_with_the_chosen_controls() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("db.sqlite");
-    library(&db);
-    let script = review_script(
-        dir.path(),
-        json!({"scores": scores(9.0), "issues": [], "summary": "Good.", "improvement_potential": 0.1}),
-    );
+    let (dir, db, script) = setup(approving());
     let result = ok(&research(
         &[
             "run",
@@ -84,11 +92,7 @@ fn a_review_run_delivers_a_reviewed_grounded_report_with_the_chosen_controls() {
 
 #[test]
 fn an_escalation_waits_across_processes_and_is_answered_from_the_command_line() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("db.sqlite");
-    library(&db);
-    let script = review_script(
-        dir.path(),
+    let (dir, db, script) = setup(
         json!({"scores": scores(6.0), "issues": [{"category": "accuracy", "severity": "critical",
             "location": "Summary", "description": "The dance distances are not in the sources.",
             "fix": "Cite the waggle dance passage."}], "summary": "Unsupported.",
@@ -137,13 +141,7 @@ fn an_escalation_waits_across_processes_and_is_answered_from_the_command_line() 
 
 #[test]
 fn an_edited_draft_from_a_file_is_audited_and_asked_about_again_in_a_new_process() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("db.sqlite");
-    library(&db);
-    let script = review_script(
-        dir.path(),
-        json!({"scores": scores(9.0), "issues": [], "summary": "Good.", "improvement_potential": 0.1}),
-    );
+    let (dir, db, script) = setup(approving());
     let first = ok(&research(
         &[
             "run",
@@ -207,13 +205,7 @@ fn an_edited_draft_from_a_file_is_audited_and_asked_about_again_in_a_new_process
 
 #[test]
 fn an_unanswered_report_review_stops_the_run_after_its_timeout() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("db.sqlite");
-    library(&db);
-    let script = review_script(
-        dir.path(),
-        json!({"scores": scores(9.0), "issues": [], "summary": "Good.", "improvement_potential": 0.1}),
-    );
+    let (dir, db, script) = setup(approving());
     let first = ok(&research(
         &[
             "run",

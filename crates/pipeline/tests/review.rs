@@ -464,38 +464,12 @@ async fn escalated_run(config: RunConfig, answers: Vec<Answer>) -> (ResearchStat
         critical("The claim that ownership rules are checked at compile time is overstated."),
         0.6,
     ));
-    script_answers.push(analysis());
-    let model = Arc::new(ScriptedLlm::new(script_answers));
-    let meter = Arc::new(Meter::new(config.budget, PriceTable::builtin()));
-    let docs = Arc::new(MemoryDocuments::default());
-    let checkpointer = Arc::new(MemoryCheckpointer::new());
-    let opts = || {
-        RunOptions::new(
-            "e1",
-            env(&config, model.clone(), meter.clone(), docs.clone()),
-        )
-    };
-    let graph = || review::graph(&config, Some(checkpointer.clone())).unwrap();
-    let mut out = graph()
-        .invoke(initial_state("rust memory ownership", &config, 0), opts())
-        .await
-        .unwrap();
-    let mut asked = Vec::new();
     let mut answers = answers.into_iter();
-    loop {
-        match out {
-            RunOutcome::Interrupted { interrupts, .. } => {
-                asked.push(serde_json::from_value(interrupts[0].payload.clone()).unwrap());
-                let answer = answers.next().expect("an answer for every question");
-                out = graph()
-                    .resume(Resume::with_value(answer), opts())
-                    .await
-                    .unwrap();
-            }
-            RunOutcome::Finished(state) => return (state, asked),
-            other => panic!("{other:?}"),
-        }
-    }
+    let (state, asked, _) = answered_run(config, review_graph, script_answers, |_| {
+        answers.next().expect("an answer for every question")
+    })
+    .await;
+    (state, asked)
 }
 
 #[tokio::test]
@@ -564,14 +538,14 @@ async fn without_input_the_escalation_is_accepted_and_said() {
 }
 
 /// A run that stops at its questions; each answer goes to a graph built anew over the same
-/// checkpoints (as after a restart). `build` makes the pipeline's graph.
+/// checkpoints (as after a restart). `build` makes the pipeline's graph; the model answers
+/// from `script_answers` (and the analyst's answer).
 async fn answered_run(
     config: RunConfig,
     build: fn(&RunConfig, Option<Arc<dyn research_graph::Checkpointer>>) -> ResearchGraph,
+    mut script_answers: Vec<ScriptedAnswer>,
     mut answer: impl FnMut(&Question) -> Answer,
 ) -> (ResearchState, Vec<Question>, Arc<ScriptedLlm>) {
-    let mut script_answers = script(DETAILED);
-    script_answers.push(critique(9.0, json!([]), 0.2));
     script_answers.push(analysis());
     let model = Arc::new(ScriptedLlm::new(script_answers));
     let meter = Arc::new(Meter::new(config.budget, PriceTable::builtin()));
@@ -608,6 +582,13 @@ async fn answered_run(
 
 type ResearchGraph = research_graph::CompiledGraph<ResearchState, Env>;
 
+/// The script with a reviewer that approves.
+fn approving() -> Vec<ScriptedAnswer> {
+    let mut answers = script(DETAILED);
+    answers.push(critique(9.0, json!([]), 0.2));
+    answers
+}
+
 fn review_graph(c: &RunConfig, cp: Option<Arc<dyn research_graph::Checkpointer>>) -> ResearchGraph {
     review::graph(c, cp).unwrap()
 }
@@ -643,7 +624,7 @@ async fn an_edited_draft_is_audited_and_reviewed_again_across_a_restart() {
         let mut config = review_config();
         config.review.report = true;
         let mut edits = 0;
-        let (state, asked, model) = answered_run(config, build, |q| {
+        let (state, asked, model) = answered_run(config, build, approving(), |q| {
             if edits == 0 {
                 edits += 1;
                 edit_of(q)
@@ -740,7 +721,8 @@ async fn an_unanswered_review_point_takes_the_timeout_action_and_says_so() {
         let mut config = review_config();
         config.review.report = true;
         config.review_timeout = Some(ReviewTimeout { minutes: 10, then });
-        let (state, asked, _) = answered_run(config, standard_graph, |_| Answer::TimedOut).await;
+        let (state, asked, _) =
+            answered_run(config, standard_graph, approving(), |_| Answer::TimedOut).await;
         assert_eq!(asked.len(), 1);
         assert_eq!(state.outcome, outcome);
         let d = state
@@ -758,7 +740,7 @@ async fn an_unanswered_review_point_takes_the_timeout_action_and_says_so() {
         minutes: 1,
         then: TimeoutAction::Stop,
     });
-    let (state, _, _) = answered_run(config, review_graph, |_| Answer::TimedOut).await;
+    let (state, _, _) = answered_run(config, review_graph, approving(), |_| Answer::TimedOut).await;
     assert_eq!(state.outcome, Outcome::Cancelled);
     assert!(state
         .decisions
