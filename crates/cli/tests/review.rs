@@ -205,7 +205,7 @@ fn an_edited_draft_from_a_file_is_audited_and_asked_about_again_in_a_new_process
 
 #[test]
 fn an_unanswered_report_review_stops_the_run_after_its_timeout() {
-    let (dir, db, script) = setup(approving());
+    let (_dir, db, script) = setup(approving());
     let first = ok(&research(
         &[
             "run",
