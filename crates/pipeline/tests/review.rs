@@ -436,6 +436,11 @@ async fn each_style_and_the_target_length_reach_the_writer_in_every_pipeline() {
         let system = &writes[0].messages[0].content;
         assert!(system.contains(style.rule()), "{system}");
         assert!(system.contains("about 900 words"), "{system}");
+        // The plan's aspects are the sections, in the plan's order.
+        assert!(
+            system.contains("named for its aspect: ownership; borrowing."),
+            "{system}"
+        );
         // Room for 900 words, not the default 1,500 tokens.
         assert_eq!(writes[0].max_tokens, Some(2_000));
         // The scripted body is far short of 900 words: the report says so, and why.

@@ -477,6 +477,7 @@ async fn critique(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
         sources: &state.sources,
         evidence: &state.evidence,
         version: last.version,
+        outline: &state.plan.aspects,
     };
     let (critique, warnings) = match review::review(&ctx, &input).await {
         Ok(done) => done,

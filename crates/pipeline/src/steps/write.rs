@@ -110,6 +110,27 @@ pub struct WriteInput<'a> {
     pub synthesis: Option<&'a str>,
     /// The analyst's themes, contradictions and gaps, when the pipeline analyses.
     pub analysis: Option<&'a Analysis>,
+    /// The plan's aspects: the report's sections after the summary, in this order.
+    pub outline: &'a [String],
+}
+
+/// Aspects of the plan that become sections at most.
+pub const MAX_OUTLINE_SECTIONS: usize = 6;
+
+/// What the writer is told of the plan's outline, for the structures with free sections.
+fn outline_rule(structure: crate::Structure, outline: &[String]) -> Option<String> {
+    if outline.is_empty() || structure == crate::Structure::Concise {
+        return None;
+    }
+    let sections: Vec<&str> = outline
+        .iter()
+        .take(MAX_OUTLINE_SECTIONS)
+        .map(|a| a.trim())
+        .collect();
+    Some(format!(
+        " Sections after the summary, in this order, each a `##` heading named for its aspect: {}. Leave out an aspect the evidence does not cover.",
+        sections.join("; ")
+    ))
 }
 
 /// A written report: the writer's part and the whole report.
@@ -297,6 +318,9 @@ async fn write_body(
     let mut system = fill(template, &[("valid", valid_list), ("language", language)]);
     system.push(' ');
     system.push_str(prompts::structure_rule(config.structure));
+    if let Some(rule) = outline_rule(config.structure, input.outline) {
+        system.push_str(&rule);
+    }
     system.push(' ');
     system.push_str(config.style.rule());
     if let Some(words) = config.target_words {

@@ -294,6 +294,7 @@ pub(crate) fn write_input<'a>(state: &'a ResearchState, brief: &'a Brief) -> Wri
         facts: facts(state),
         synthesis: (state.mode == crate::Mode::Multi).then_some(state.synthesis.summary.as_str()),
         analysis: (state.analysis != Default::default()).then_some(&state.analysis),
+        outline: &state.plan.aspects,
     }
 }
 

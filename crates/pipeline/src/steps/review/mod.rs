@@ -298,6 +298,8 @@ pub struct ReviewInput<'a> {
     pub evidence: &'a [Evidence],
     /// Which draft this is (1 for the first).
     pub version: u32,
+    /// The plan's aspects, the sections the report should have.
+    pub outline: &'a [String],
 }
 
 /// The checks' findings on a draft, and the highest score each criterion may get.
@@ -444,6 +446,33 @@ pub fn check(input: &ReviewInput<'_>, config: &crate::RunConfig) -> (Vec<Issue>,
             Criterion::Completeness,
             (10.0 * addressed).max(2.0),
         );
+    }
+    // The plan's aspects the evidence speaks to, each expected as a section.
+    let headings: Vec<&str> = input
+        .body
+        .lines()
+        .filter(|l| l.trim_start().starts_with("##"))
+        .collect();
+    if config.structure != crate::Structure::Concise {
+        for aspect in input
+            .outline
+            .iter()
+            .take(super::write::MAX_OUTLINE_SECTIONS)
+        {
+            let covered = input
+                .evidence
+                .iter()
+                .any(|e| guard::shares_content(aspect, &e.quote));
+            if covered && !headings.iter().any(|h| guard::shares_content(aspect, h)) {
+                issues.push(issue(
+                    Criterion::Completeness,
+                    Severity::Minor,
+                    "outline",
+                    format!("the plan's aspect \"{}\" has no section", aspect.trim()),
+                    "give it a section from its evidence",
+                ));
+            }
+        }
     }
     if let Some(note) =
         super::write::length_note(input.body, config.target_words, input.evidence.len())
@@ -679,6 +708,7 @@ mod tests {
         let quote = "DRD and Helgrind are tools that compete at finding data races.";
         let evidence = vec![Evidence::unnumbered(quote.into(), quote.into())];
         let config = crate::RunConfig::default();
+        let outline = vec!["Data races".to_string(), "Lunar geology".to_string()];
         let input = ReviewInput {
             brief: &brief,
             body:
@@ -689,6 +719,7 @@ mod tests {
             sources: &sources,
             evidence: &evidence,
             version: 1,
+            outline: &outline,
         };
         let (issues, caps) = check(&input, &config);
         let found = |c: Criterion, s: Severity| {
@@ -709,6 +740,13 @@ mod tests {
             found(Criterion::Completeness, Severity::Major),
             "{issues:#?}"
         );
+        // An aspect of the plan the evidence covers has no section; one it does not is no gap
+        // of the draft.
+        assert!(issues
+            .iter()
+            .any(|i| i.location == "outline"
+                && i.description.contains("\"Data races\" has no section")));
+        assert!(!issues.iter().any(|i| i.description.contains("Lunar")));
         // A question no passage speaks to is the research's gap, not the draft's: minor.
         assert!(issues.iter().any(|i| i.severity == Severity::Minor
             && i.description
