@@ -261,7 +261,7 @@ impl Library {
             .canonicalize()
             .unwrap_or_else(|_| folder.to_path_buf());
         let mut conn = self.conn();
-        let tx = conn.transaction()?;
+        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         tx.execute(
             "DELETE FROM library_passages WHERE file_id IN (SELECT id FROM library_files WHERE root = ?1)",
             [path.to_string_lossy()],
@@ -372,7 +372,7 @@ impl Library {
             let rows = stmt.query_map([&root_key], |r| Ok((r.get(0)?, r.get(1)?)))?;
             rows.collect::<Result<_, _>>()?
         };
-        let tx = conn.transaction()?;
+        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         for (id, path) in known.into_iter().filter(|(_, p)| !seen.contains(p)) {
             tx.execute("DELETE FROM library_passages WHERE file_id = ?1", [id])?;
             tx.execute("DELETE FROM library_files WHERE id = ?1", [id])?;
@@ -440,7 +440,9 @@ impl Library {
                 .map(|l| l.chars().take(120).collect())
         });
         let mut conn = self.conn();
-        let tx = conn.transaction().map_err(|e| e.to_string())?;
+        let tx = conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(|e| e.to_string())?;
         let write = (|| -> rusqlite::Result<()> {
             if let Some((id, ..)) = &previous {
                 tx.execute("DELETE FROM library_passages WHERE file_id = ?1", [id])?;

@@ -148,7 +148,7 @@ fn writer_loop(mut conn: Connection, rx: mpsc::Receiver<Job>) {
         }
         let mut outcomes: Vec<Result<(), CheckpointError>> = Vec::with_capacity(batch.len());
         let result = (|| -> rusqlite::Result<()> {
-            let tx = conn.transaction()?;
+            let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
             for job in &batch {
                 let outcome = match job {
                     Job::Writes(writes, _) => insert_writes(&tx, writes).map_err(storage),

@@ -201,7 +201,7 @@ impl Sessions {
     /// no one else uses. False when it did not exist.
     pub fn delete(&self, id: &str) -> Result<bool, StoreError> {
         let mut conn = self.conn();
-        let tx = conn.transaction()?;
+        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         let threads: Vec<String> = {
             let mut stmt = tx.prepare("SELECT thread_id FROM runs WHERE session_id = ?1")?;
             let rows = stmt.query_map([id], |r| r.get(0))?;
@@ -291,7 +291,7 @@ impl Sessions {
         claims: &[ClaimRow],
     ) -> Result<(), StoreError> {
         let mut conn = self.conn();
-        let tx = conn.transaction()?;
+        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         for table in ["sources", "evidence", "claims"] {
             tx.execute(
                 &format!("DELETE FROM {table} WHERE thread_id = ?1"),
@@ -641,6 +641,34 @@ mod tests {
             created_at_ms: at,
             updated_at_ms: at,
         }
+    }
+
+    /// Two processes on one database (the CLI and the app): a read-then-write transaction
+    /// starts as a writer, so it waits out the other's write (busy_timeout) instead of failing
+    /// with "database is locked" when its read snapshot turns stale.
+    #[test]
+    fn a_read_then_write_waits_for_another_writer_instead_of_failing() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("db.sqlite");
+        let s = Sessions::open(&path).unwrap();
+        s.create(&session("a", "Rust memory", 1)).unwrap();
+        s.add_run("a", "t-a", "Rust memory?", 2).unwrap();
+        let mut other = crate::open_connection(&path).unwrap();
+        let (started, holding) = std::sync::mpsc::channel();
+        let writer = std::thread::spawn(move || {
+            let tx = other
+                .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+                .unwrap();
+            tx.execute("UPDATE sessions SET title = 'Borrowing' WHERE id = 'a'", [])
+                .unwrap();
+            started.send(()).unwrap();
+            std::thread::sleep(std::time::Duration::from_millis(300));
+            tx.commit().unwrap();
+        });
+        holding.recv().unwrap();
+        assert!(s.delete("a").unwrap());
+        writer.join().unwrap();
+        assert!(s.list(None).unwrap().is_empty());
     }
 
     #[test]
