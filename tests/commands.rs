@@ -2,7 +2,6 @@
 //! through the real IPC layer, so argument names, JSON shapes and `{code, message}` errors are
 //! what the UI gets.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -45,7 +44,7 @@ impl App {
                     detail: "tests keep keys in memory".into(),
                 },
                 log_dir: dir.path().join("logs"),
-                runs: Mutex::new(HashMap::new()),
+                runs: Default::default(),
                 download: Mutex::new(None),
             })
             .invoke_handler(research_studio::invoke_handler())

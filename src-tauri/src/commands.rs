@@ -29,12 +29,68 @@ pub struct AppState {
     /// The log folder.
     pub log_dir: PathBuf,
     /// Runs in progress, by thread, so Cancel can reach them.
-    pub runs: Mutex<HashMap<String, CancellationToken>>,
+    pub runs: RunRegistry,
     /// The model download in progress, so it can be stopped.
     pub download: Mutex<Option<CancellationToken>>,
 }
 
 type Res<T> = Result<T, ApiError>;
+
+/// The runs going in this window, by thread: one at a time per thread, each with its cancel
+/// token. A run's entry lives exactly as long as its [`RunSlot`], so a run that ends in any
+/// way — a panic included — leaves no "already going" behind.
+#[derive(Default)]
+pub struct RunRegistry(Arc<Mutex<HashMap<String, CancellationToken>>>);
+
+/// A run's place in the [`RunRegistry`], given back when dropped.
+pub struct RunSlot {
+    runs: Arc<Mutex<HashMap<String, CancellationToken>>>,
+    key: String,
+}
+
+impl Drop for RunSlot {
+    fn drop(&mut self) {
+        self.runs
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(&self.key);
+    }
+}
+
+impl RunRegistry {
+    fn map(&self) -> std::sync::MutexGuard<'_, HashMap<String, CancellationToken>> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Takes `thread`'s place with `cancel`, unless a run of it is going.
+    pub fn start(&self, thread: &str, cancel: CancellationToken) -> Result<RunSlot, ApiError> {
+        let mut runs = self.map();
+        if runs.contains_key(thread) {
+            return Err(ApiError::new(
+                ErrorCode::Conflict,
+                "this run is already going; wait for it or cancel it first",
+            ));
+        }
+        runs.insert(thread.to_string(), cancel);
+        Ok(RunSlot {
+            runs: self.0.clone(),
+            key: thread.to_string(),
+        })
+    }
+
+    /// Cancels `thread`'s run; false when none is going.
+    pub fn cancel(&self, thread: &str) -> bool {
+        self.map()
+            .get(thread)
+            .map(CancellationToken::cancel)
+            .is_some()
+    }
+
+    /// The threads with a run going.
+    pub fn running(&self) -> Vec<String> {
+        self.map().keys().cloned().collect()
+    }
+}
 
 /// Forwards engine events to the page.
 struct ChannelSink(Channel<Event>);
@@ -142,16 +198,7 @@ pub async fn run_research<R: Runtime>(
 ) -> Res<ResearchOutcome> {
     let key = thread_id.to_string();
     let cancel = CancellationToken::new();
-    {
-        let mut runs = state.runs.lock().unwrap_or_else(|p| p.into_inner());
-        if runs.contains_key(&key) {
-            return Err(ApiError::new(
-                ErrorCode::Conflict,
-                "this run is already going; wait for it or cancel it first",
-            ));
-        }
-        runs.insert(key.clone(), cancel.clone());
-    }
+    let slot = state.runs.start(&key, cancel.clone())?;
     let result = state
         .studio
         .run_research(
@@ -162,11 +209,7 @@ pub async fn run_research<R: Runtime>(
             cancel,
         )
         .await;
-    state
-        .runs
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .remove(&key);
+    drop(slot);
     match &result {
         Ok(outcome) => {
             tracing::info!(thread = %key, status = ?outcome.status, "research run stopped");
@@ -218,29 +261,12 @@ fn notify_if_unfocused<R: Runtime>(app: &AppHandle<R>, outcome: &ResearchOutcome
 
 #[tauri::command]
 pub fn cancel_run(state: State<'_, AppState>, thread_id: ThreadId) -> bool {
-    match state
-        .runs
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .get(thread_id.as_str())
-    {
-        Some(token) => {
-            token.cancel();
-            true
-        }
-        None => false,
-    }
+    state.runs.cancel(thread_id.as_str())
 }
 
 #[tauri::command]
 pub fn running(state: State<'_, AppState>) -> Vec<String> {
-    state
-        .runs
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .keys()
-        .cloned()
-        .collect()
+    state.runs.running()
 }
 
 #[tauri::command]
@@ -306,9 +332,8 @@ pub async fn delete_session<R: Runtime>(
     let detail = state.studio.session(&id)?;
     if state
         .runs
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .keys()
+        .running()
+        .iter()
         .any(|t| detail.runs.iter().any(|(r, _)| r == t))
     {
         return Err(ApiError::new(
@@ -674,7 +699,31 @@ pub fn cancel_download(state: State<'_, AppState>) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::file_stem;
+    use super::{file_stem, CancellationToken, RunRegistry};
+
+    #[test]
+    fn a_run_that_panics_gives_its_place_back() {
+        let runs = RunRegistry::default();
+        let slot = runs.start("t1", CancellationToken::new()).unwrap();
+        assert!(
+            runs.start("t1", CancellationToken::new()).is_err(),
+            "one at a time"
+        );
+        assert_eq!(runs.running(), ["t1"]);
+        let panicked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
+            let _slot = slot;
+            panic!("a run fails badly");
+        }));
+        assert!(panicked.is_err());
+        assert!(
+            runs.running().is_empty(),
+            "no \"already going\" left behind"
+        );
+        let again = runs.start("t1", CancellationToken::new()).unwrap();
+        assert!(runs.cancel("t1"));
+        drop(again);
+        assert!(!runs.cancel("t1"));
+    }
 
     #[test]
     fn file_names_come_from_the_question() {

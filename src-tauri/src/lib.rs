@@ -8,7 +8,6 @@
 pub mod commands;
 pub mod dialogs;
 
-use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
@@ -211,7 +210,7 @@ pub fn run() {
                 keys,
                 keychain,
                 log_dir,
-                runs: Mutex::new(HashMap::new()),
+                runs: Default::default(),
                 download: Mutex::new(None),
             });
             Ok(())
