@@ -21,7 +21,7 @@ use research_graph::{
     Checkpointer, CompileOptions, CompiledGraph, GraphError, NodeError, StateGraph, END,
 };
 
-use super::standard::nodes::{brief, edit_taken, review_report, write_input};
+use super::standard::nodes::{brief, review_report, write_input};
 use super::standard::{
     outline, research_calls, research_phase, NodeRow, ResearchState, ResearchUpdate, Standard,
     BOTH, RESEARCH,
@@ -554,10 +554,9 @@ async fn take_edit(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
         Ok(draft) => draft,
         Err(e) => return failed(&state, &ctx, e, "checking your edit"),
     };
-    let taken = edit_taken(&state, draft.clone());
     Ok(ResearchUpdate {
-        edited: taken.edited,
-        report_versions: taken.report_versions,
+        edited: Some(String::new()),
+        report_versions: Some(vec![state.report.clone()]),
         ..drafted(&state, draft, "your edit of the draft".into())
     })
 }

@@ -383,7 +383,7 @@ pub(crate) async fn take_edit(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult
 }
 
 /// The state's update for a person's audited edit: the new report, the old one kept.
-pub(crate) fn edit_taken(state: &ResearchState, draft: write::Draft) -> ResearchUpdate {
+fn edit_taken(state: &ResearchState, draft: write::Draft) -> ResearchUpdate {
     ResearchUpdate {
         report_versions: Some(vec![state.report.clone()]),
         report: Some(draft.report),
