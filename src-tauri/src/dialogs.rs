@@ -179,7 +179,7 @@ pub async fn ask<R: Runtime>(
         Question::ReportReview { report, .. } => {
             let words = report.split_whitespace().count();
             let text = format!(
-                "The draft report is ready ({words} words) and shown behind this dialog.\n\nApprove it as final, ask for changes (the writer revises it once with your feedback), or reject it (your reason is kept with the session)."
+                "The draft report is ready ({words} words) and shown behind this dialog.\n\nApprove it as final, ask for changes (the writer revises it from your feedback, or you edit the text yourself; either is checked and shown to you again), or reject it (your reason is kept with the session)."
             );
             let dialog = message(
                 &app,

@@ -511,6 +511,7 @@ function showAnswerPanel(kind: string) {
   options.replaceChildren();
   const free = $<HTMLTextAreaElement>("free-answer");
   free.value = "";
+  free.rows = 5;
   if (q.type === "clarify") {
     $("answer-title").textContent = "Clarify the question";
     $("answer-text").textContent = q.question;
@@ -530,6 +531,7 @@ function showAnswerPanel(kind: string) {
     $("answer-text").textContent = "Change the text as you like (Markdown; keep the [n] citations). Your edit is checked against the sources like the writer's and shown to you again.";
     $("free-answer-label").textContent = "Report text";
     free.value = q.draft;
+    free.rows = 20;
   } else {
     const revise = kind === "revise_report";
     $("answer-title").textContent = revise ? "Request changes" : "Reject the report";
