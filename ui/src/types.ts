@@ -359,7 +359,15 @@ review: Array<string> | null,
 /**
  * Words reports may not use (seed 000's list when unset; empty for none).
  */
-banned_words: Array<string> | null, };
+banned_words: Array<string> | null, 
+/**
+ * Domains the trust pipeline trusts (its built-in list when unset).
+ */
+trusted_domains: Array<string> | null, 
+/**
+ * Domains the trust pipeline keeps under its credibility bar (its built-in list when unset).
+ */
+low_trust_domains: Array<string> | null, };
 
 export type StartedRun = { 
 /**
@@ -849,7 +857,19 @@ max_revisions: number,
  * How long review points wait before the run goes on without an answer (never when
  * absent).
  */
-review_timeout: ReviewTimeout | null, };
+review_timeout: ReviewTimeout | null, 
+/**
+ * The trust pipeline's engine variant.
+ */
+trust: TrustVariant, 
+/**
+ * Trusted domains (`None`: [`DEFAULT_TRUSTED_DOMAINS`]).
+ */
+trusted_domains: Array<string> | null, 
+/**
+ * Low-trust domains (`None`: [`DEFAULT_LOW_TRUST_DOMAINS`]).
+ */
+low_trust_domains: Array<string> | null, };
 
 export type Mode = "single" | "multi";
 
@@ -1050,6 +1070,11 @@ kind: string,
  */
 provider: string, 
 /**
+ * When it was published, as its search provider gave it (`None` when unknown): the trust
+ * pipeline's freshness signal.
+ */
+published?: string, 
+/**
  * SHA-256 of the stored extracted text: quotes are checked against that text.
  */
 sha256: string, 
@@ -1226,6 +1251,15 @@ audit: Array<AuditEntry>,
  */
 review: ReviewRecord | null, 
 /**
+ * The trust pipeline's reading of the question (absent in other pipelines).
+ */
+profile?: Profile, 
+/**
+ * The trust engine's record: credibility, cross-validated claims, hallucination score
+ * (absent in other pipelines).
+ */
+trust?: TrustRecord, 
+/**
  * Counts and settings.
  */
 metadata: Metadata, };
@@ -1252,7 +1286,11 @@ evidence: Array<number>,
 /**
  * Which check decided, in words.
  */
-check: string, };
+check: string, 
+/**
+ * The writer's own sentence, when the audit rewrote it.
+ */
+written?: string, };
 
 export type AuditStatus = "verified" | "partly" | "rewritten" | "flagged" | "removed";
 
@@ -1422,6 +1460,182 @@ choice: EscalationChoice,
 automatic: boolean, };
 
 export type EscalationChoice = "accept" | "research_more" | "stop";
+
+export type TrustVariant = "batched" | "full";
+
+export type Profile = { 
+/**
+ * What the person wants to know, in one sentence.
+ */
+intent: string, 
+/**
+ * Factual, comparative or exploratory.
+ */
+class: QueryClass, 
+/**
+ * The things the question is about.
+ */
+entities: Array<string>, 
+/**
+ * The time the question is about, when it names one.
+ */
+temporal: string | null, 
+/**
+ * Simple (fast path) or complex (orchestrator).
+ */
+complexity: Complexity, 
+/**
+ * How sure the run is of its reading, 0 to 1 (the model's, capped by the discovery search).
+ */
+confidence: number, 
+/**
+ * Why that confidence, in words.
+ */
+why: string, 
+/**
+ * Clarifications asked so far.
+ */
+clarifications: number, };
+
+export type QueryClass = "factual" | "comparative" | "exploratory";
+
+export type Complexity = "simple" | "complex";
+
+export type TrustRecord = { 
+/**
+ * The variant that ran.
+ */
+variant: TrustVariant, 
+/**
+ * Each source's credibility, in source order.
+ */
+credibility: Array<Credibility>, 
+/**
+ * Sources that speak with an earlier one's voice (mirrors, copies, the same site).
+ */
+same_origin: Array<SameOrigin>, 
+/**
+ * Every claim of the report, cross-validated.
+ */
+claims: Array<ClaimTrust>, 
+/**
+ * Claims the writer made (the body's cited sentences, before the audit).
+ */
+writer_claims: number, 
+/**
+ * Of those, how many the audit could not verify as written (rewritten, removed, flagged
+ * or only partly supported).
+ */
+unsupported: number, 
+/**
+ * `unsupported / writer_claims` (0 with no claims).
+ */
+hallucination: number, };
+
+export type Credibility = { 
+/**
+ * The source.
+ */
+source_id: number, 
+/**
+ * 0 to 1.
+ */
+score: number, 
+/**
+ * Whether it is kept out of the writer's evidence (under [`MIN_CREDIBILITY`]).
+ */
+excluded: boolean, 
+/**
+ * Why, one reason per signal, in words.
+ */
+why: Array<string>, };
+
+export type SameOrigin = { 
+/**
+ * The later source.
+ */
+source_id: number, 
+/**
+ * The earlier source it speaks with.
+ */
+of: number, 
+/**
+ * Why, in words ("the same site, example.org", "a copy of its text").
+ */
+why: string, };
+
+export type ClaimTrust = { 
+/**
+ * The sentence as the report has it (marked).
+ */
+sentence: string, 
+/**
+ * What the audit decided about it.
+ */
+status: AuditStatus, 
+/**
+ * The sources that say it.
+ */
+supported_by: Array<Corroboration>, 
+/**
+ * How many independent origins those are.
+ */
+origins: number, 
+/**
+ * Sources that state other numbers about the same thing.
+ */
+contradicted_by: Array<Conflict>, 
+/**
+ * ✓✓, ✓ or ⚠.
+ */
+mark: TrustMark, 
+/**
+ * 0 to 1: the audit's verdict, independent support, credibility and contradiction.
+ */
+confidence: number, 
+/**
+ * How it was checked, in words.
+ */
+check: string, };
+
+export type Corroboration = { 
+/**
+ * The source.
+ */
+source_id: number, 
+/**
+ * Its words that say it.
+ */
+quote: string, 
+/**
+ * The evidence item those words are (`None` for a passage found by cross-validation that
+ * is not cited; a cited one becomes evidence).
+ */
+evidence_id: number | null, 
+/**
+ * Whether the report cites it for the claim.
+ */
+cited: boolean, };
+
+export type Conflict = { 
+/**
+ * The source.
+ */
+source_id: number, 
+/**
+ * Its words.
+ */
+quote: string, 
+/**
+ * The numbers it states that the claim does not.
+ */
+numbers: Array<string>, 
+/**
+ * The evidence item those words are, once cited.
+ */
+evidence_id: number | null, };
+
+export type TrustMark = "corroborated" | "verified" | "weak";
 
 export type Role = "understand" | "plan" | "extract" | "gaps" | "orchestrate" | "summarize" | "synthesize" | "verify" | "analyze" | "write" | "review";
 

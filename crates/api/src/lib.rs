@@ -72,7 +72,7 @@ pub async fn judge(model: &dyn LlmClient, result: &RunResult) -> Result<Verdicts
 pub use research_pipeline::{
     eval::{structural_checks, Check, RunResult},
     Answer, Depth, Mode, Question, ReviewPoints, ReviewTimeout, RunConfig, Structure, Style,
-    TimeoutAction, DEFAULT_MAX_REVISIONS,
+    TimeoutAction, TrustVariant, DEFAULT_MAX_REVISIONS,
 };
 pub use research_search::{Hit, HitKind, SearchSettings};
 pub use research_store::SessionRecord;

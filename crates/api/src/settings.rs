@@ -35,6 +35,10 @@ pub struct Settings {
     pub review: Option<Vec<String>>,
     /// Words reports may not use (seed 000's list when unset; empty for none).
     pub banned_words: Option<Vec<String>>,
+    /// Domains the trust pipeline trusts (its built-in list when unset).
+    pub trusted_domains: Option<Vec<String>>,
+    /// Domains the trust pipeline keeps under its credibility bar (its built-in list when unset).
+    pub low_trust_domains: Option<Vec<String>>,
 }
 
 /// The keys `research settings set` knows, with what they hold.
@@ -53,7 +57,31 @@ pub const SETTING_KEYS: &[(&str, &str)] = &[
         "banned_words",
         "comma-separated words reports may not use, none, or empty for the built-in list",
     ),
+    (
+        "trusted_domains",
+        "comma-separated domains the trust pipeline trusts (.edu matches a suffix, arxiv.org the domain and its subdomains), none, or empty for the built-in list",
+    ),
+    (
+        "low_trust_domains",
+        "comma-separated domains the trust pipeline leaves out, none, or empty for the built-in list",
+    ),
 ];
+
+/// A domain list entry: a domain or a `.suffix`, letters, digits, dots and hyphens only.
+fn domains(value: &str) -> Result<Vec<String>, ApiError> {
+    let entries: Vec<String> = list(value).into_iter().map(|d| d.to_lowercase()).collect();
+    if let Some(bad) = entries.iter().find(|d| {
+        d.trim_start_matches('.').is_empty()
+            || !d
+                .chars()
+                .all(|c| c.is_alphanumeric() || c == '.' || c == '-')
+    }) {
+        return Err(invalid(format!(
+            "`{bad}` is not a domain; write example.org or .edu, without a scheme or path"
+        )));
+    }
+    Ok(entries)
+}
 
 fn invalid(message: impl Into<String>) -> ApiError {
     ApiError::new(ErrorCode::InvalidInput, message)
@@ -210,6 +238,10 @@ impl Settings {
                 }
                 self.banned_words = Some(words);
             }
+            "trusted_domains" if value.trim().is_empty() => self.trusted_domains = None,
+            "trusted_domains" => self.trusted_domains = Some(domains(value)?),
+            "low_trust_domains" if value.trim().is_empty() => self.low_trust_domains = None,
+            "low_trust_domains" => self.low_trust_domains = Some(domains(value)?),
             "review" => {
                 let points = list(value);
                 if let Some(bad) = points
@@ -247,6 +279,8 @@ impl Settings {
             "allowed_hosts" => self.allowed_hosts.clear(),
             "review" => self.review = None,
             "banned_words" => self.banned_words = None,
+            "trusted_domains" => self.trusted_domains = None,
+            "low_trust_domains" => self.low_trust_domains = None,
             other => return Err(invalid(format!("unknown setting `{other}`"))),
         }
         Ok(())

@@ -173,6 +173,58 @@ pub const DEFAULT_BANNED_WORDS: &[&str] = &[
     "empower",
 ];
 
+/// Domains whose sources the trust pipeline starts from high credibility (seed 004's list,
+/// E-E-A-T's "trust"): an entry starting with a dot matches a suffix (`.edu`), any other the
+/// domain and its subdomains. The user can replace the list in settings.
+pub const DEFAULT_TRUSTED_DOMAINS: &[&str] = &[
+    ".edu",
+    ".gov",
+    ".ac.uk",
+    ".ac.jp",
+    ".go.jp",
+    ".europa.eu",
+    "who.int",
+    "arxiv.org",
+    "nature.com",
+    "science.org",
+    "nih.gov",
+    "acm.org",
+    "ieee.org",
+    "springer.com",
+    "sciencedirect.com",
+    "plos.org",
+    "bmj.com",
+    "thelancet.com",
+    "nejm.org",
+    "wikipedia.org",
+];
+
+/// Domains whose sources the trust pipeline keeps under its credibility bar: user-generated
+/// answers, pinboards and content farms. The user can replace the list in settings.
+pub const DEFAULT_LOW_TRUST_DOMAINS: &[&str] = &[
+    "pinterest.com",
+    "quora.com",
+    "buzzfeed.com",
+    "answers.com",
+    "ehow.com",
+    "wikihow.com",
+    "facebook.com",
+    "tiktok.com",
+    "instagram.com",
+];
+
+/// How the trust pipeline's engine asks its model to confirm what the deterministic checks
+/// found (seed 004's two variants).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
+pub enum TrustVariant {
+    /// Two calls for the whole report: the audit's, then one for every cross-source check.
+    #[default]
+    Batched,
+    /// One call per claim, with all its spans at once: more context per judgement, more calls.
+    Full,
+}
+
 /// Drafts the review pipeline writes at most (the first and its revisions) unless a run
 /// chooses otherwise (seed 000's `max_iterations`).
 pub const DEFAULT_MAX_REVISIONS: u32 = 3;
@@ -305,6 +357,12 @@ pub struct RunConfig {
     /// How long review points wait before the run goes on without an answer (never when
     /// absent).
     pub review_timeout: Option<ReviewTimeout>,
+    /// The trust pipeline's engine variant.
+    pub trust: TrustVariant,
+    /// Trusted domains (`None`: [`DEFAULT_TRUSTED_DOMAINS`]).
+    pub trusted_domains: Option<Vec<String>>,
+    /// Low-trust domains (`None`: [`DEFAULT_LOW_TRUST_DOMAINS`]).
+    pub low_trust_domains: Option<Vec<String>>,
 }
 
 impl Default for RunConfig {
@@ -327,6 +385,9 @@ impl Default for RunConfig {
             banned_words: None,
             max_revisions: DEFAULT_MAX_REVISIONS,
             review_timeout: None,
+            trust: TrustVariant::default(),
+            trusted_domains: None,
+            low_trust_domains: None,
         }
     }
 }
@@ -339,6 +400,16 @@ impl RunConfig {
             .unwrap_or_else(|| DEFAULT_BANNED_WORDS.iter().map(|w| w.to_string()).collect())
     }
 
+    /// The trusted domains: the user's, or the defaults.
+    pub fn trusted(&self) -> Vec<String> {
+        owned_or(&self.trusted_domains, DEFAULT_TRUSTED_DOMAINS)
+    }
+
+    /// The low-trust domains: the user's, or the defaults.
+    pub fn low_trust(&self) -> Vec<String> {
+        owned_or(&self.low_trust_domains, DEFAULT_LOW_TRUST_DOMAINS)
+    }
+
     /// The depth's limits with this configuration's overrides.
     pub fn limits(&self) -> DepthLimits {
         let mut limits = self.depth.limits();
@@ -347,4 +418,9 @@ impl RunConfig {
         }
         limits
     }
+}
+
+fn owned_or(list: &Option<Vec<String>>, default: &[&str]) -> Vec<String> {
+    list.clone()
+        .unwrap_or_else(|| default.iter().map(|d| d.to_string()).collect())
 }

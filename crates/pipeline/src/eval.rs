@@ -81,6 +81,15 @@ pub struct RunResult {
     /// The review pipeline's drafts with their reviews (absent in other pipelines).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub review: Option<crate::steps::review::ReviewRecord>,
+    /// The trust pipeline's reading of the question (absent in other pipelines).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub profile: Option<crate::steps::profile::Profile>,
+    /// The trust engine's record: credibility, cross-validated claims, hallucination score
+    /// (absent in other pipelines).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub trust: Option<crate::steps::trust::TrustRecord>,
     /// Counts and settings.
     pub metadata: Metadata,
 }

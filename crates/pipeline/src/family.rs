@@ -331,6 +331,7 @@ impl Registry {
             pipelines: vec![
                 Arc::new(crate::pipelines::standard::Standard),
                 Arc::new(crate::pipelines::review::Review),
+                Arc::new(crate::pipelines::trust::Trust),
             ],
         }
     }

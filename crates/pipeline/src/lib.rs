@@ -41,7 +41,8 @@ pub mod text;
 pub use ask::{ask_person, Ctx};
 pub use config::{
     Depth, DepthLimits, Mode, ReviewPoints, ReviewTimeout, RunConfig, Structure, Style,
-    TimeoutAction, DEFAULT_BANNED_WORDS, DEFAULT_MAX_REVISIONS,
+    TimeoutAction, TrustVariant, DEFAULT_BANNED_WORDS, DEFAULT_LOW_TRUST_DOMAINS,
+    DEFAULT_MAX_REVISIONS, DEFAULT_TRUSTED_DOMAINS,
 };
 pub use env::{sha256_hex, DocumentError, Documents, Env, MemoryDocuments, Progress};
 pub use family::{

@@ -17,6 +17,11 @@ pub struct Source {
     pub kind: String,
     /// The search provider that found it.
     pub provider: String,
+    /// When it was published, as its search provider gave it (`None` when unknown): the trust
+    /// pipeline's freshness signal.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub published: Option<String>,
     /// SHA-256 of the stored extracted text: quotes are checked against that text.
     pub sha256: String,
     /// When it was read (ms since the epoch).

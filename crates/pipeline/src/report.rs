@@ -7,6 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use regex::Regex;
 
 use crate::records::{Claim, Decision, Evidence, Source};
+use crate::steps::trust::credibility::{Credibility, MIN_CREDIBILITY};
 use crate::text::overlap;
 
 /// Section headings in one language.
@@ -17,6 +18,8 @@ pub(crate) struct Headings {
     pub sources: &'static str,
     pub method: &'static str,
     pub accessed: &'static str,
+    pub excluded: &'static str,
+    pub credibility: &'static str,
 }
 
 pub(crate) fn headings(language: &str) -> Headings {
@@ -28,6 +31,8 @@ pub(crate) fn headings(language: &str) -> Headings {
             sources: "出典",
             method: "調査方法と検証",
             accessed: "閲覧日",
+            excluded: "除外した出典",
+            credibility: "信頼度",
         },
         _ => Headings {
             summary: "Summary",
@@ -36,6 +41,8 @@ pub(crate) fn headings(language: &str) -> Headings {
             sources: "Sources",
             method: "Method and verification",
             accessed: "accessed",
+            excluded: "Sources left out",
+            credibility: "credibility",
         },
     }
 }
@@ -278,6 +285,8 @@ pub struct Facts<'a> {
     pub questions: &'a [String],
     /// Decisions taken at review points.
     pub decisions: &'a [Decision],
+    /// Each source's credibility (the trust pipeline; empty in the others).
+    pub credibility: &'a [Credibility],
 }
 
 /// Assembles the final report: title, the writer's body, findings, caveats, sources and method.
@@ -309,30 +318,58 @@ pub(crate) fn assemble(
         report.push('\n');
     }
     let cited = cited_ids(&report);
-    report.push_str(&sources_section(state.language, state.sources, &cited));
+    report.push_str(&sources_section(state, &cited));
     report.push('\n');
     report.push_str(&method_section(state, now_ms, llm_calls));
     report
 }
 
-/// The sources list: every cited source, with its title, URL or path, and access date.
-pub(crate) fn sources_section(language: &str, sources: &[Source], cited: &BTreeSet<u32>) -> String {
-    let h = headings(language);
-    let mut out = format!("## {}\n\n", h.sources);
-    for s in sources.iter().filter(|s| cited.contains(&s.id)) {
-        let location = s
-            .url
+/// The sources list: every cited source, with its title, URL or path, and access date (and its
+/// credibility with the reasons, when the run scored it); then the sources the credibility bar
+/// kept out of the report, with why.
+pub(crate) fn sources_section(facts: &Facts<'_>, cited: &BTreeSet<u32>) -> String {
+    let h = headings(facts.language);
+    let location = |s: &Source| {
+        s.url
             .strip_prefix("file://")
             .map(str::to_string)
-            .unwrap_or_else(|| s.url.clone());
+            .unwrap_or_else(|| s.url.clone())
+    };
+    let credibility = |id: u32| facts.credibility.iter().find(|c| c.source_id == id);
+    let mut out = format!("## {}\n\n", h.sources);
+    for s in facts.sources.iter().filter(|s| cited.contains(&s.id)) {
+        let scored = credibility(s.id)
+            .map(|c| format!("; {} {:.2}: {}", h.credibility, c.score, c.why.join(", ")))
+            .unwrap_or_default();
         out.push_str(&format!(
-            "[{}] {} — <{}> ({} {})\n\n",
+            "[{}] {} — <{}> ({} {}{scored})\n\n",
             s.id,
             s.title.trim(),
-            location,
+            location(s),
             h.accessed,
             date(s.accessed_at_ms)
         ));
+    }
+    let excluded: Vec<(&Source, &Credibility)> = facts
+        .sources
+        .iter()
+        .filter_map(|s| credibility(s.id).filter(|c| c.excluded).map(|c| (s, c)))
+        .collect();
+    if !excluded.is_empty() {
+        out.push_str(&format!("## {}\n\n", h.excluded));
+        for (s, c) in excluded {
+            // No citation marker: these are not sources of the report.
+            out.push_str(&format!(
+                "- {} — <{}> ({} {:.2}, under {:.2}: {})\n",
+                s.title.trim(),
+                location(s),
+                h.credibility,
+                c.score,
+                MIN_CREDIBILITY,
+                c.why.join(", ")
+            ));
+        }
+        out.push('\n');
     }
     out
 }

@@ -211,6 +211,12 @@ impl Studio {
         if request.config.banned_words.is_none() {
             request.config.banned_words = settings.banned_words.clone();
         }
+        if request.config.trusted_domains.is_none() {
+            request.config.trusted_domains = settings.trusted_domains.clone();
+        }
+        if request.config.low_trust_domains.is_none() {
+            request.config.low_trust_domains = settings.low_trust_domains.clone();
+        }
         for host in settings.allowed_hosts {
             if !request.allowed_hosts.contains(&host) {
                 request.allowed_hosts.push(host);

@@ -352,3 +352,30 @@ pub fn supports(claim: &str, quote: &str) -> Support {
         reason,
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Cross-validation
+// ---------------------------------------------------------------------------------------------
+
+/// The terms a claim and a passage are compared by (content words, stemmed, without numbers):
+/// computed once per sentence of a source when many claims are looked for in it.
+pub fn claim_terms(text: &str) -> HashSet<String> {
+    word_terms(text)
+}
+
+/// The numbers `passage` states in disagreement with `claim`, when it is about the same thing:
+/// at least [`CONTRADICTION_OVERLAP`] of the claim's content words (and
+/// [`CONTRADICTION_MIN_SHARED`]) are in the passage, the claim states a number the passage does
+/// not, and the passage states one the claim does not ("50,000 workers" against "20,000
+/// workers"). `None` when they do not disagree.
+pub fn disagrees(claim: &str, passage: &str) -> Option<Vec<String>> {
+    let (share, shared, _) = coverage(claim, passage);
+    if share < CONTRADICTION_OVERLAP || shared < CONTRADICTION_MIN_SHARED {
+        return None;
+    }
+    if missing_numbers(claim, passage).is_empty() {
+        return None;
+    }
+    let other = missing_numbers(passage, claim);
+    (!other.is_empty()).then_some(other)
+}

@@ -130,6 +130,13 @@ pub const SUPPORT_OVERLAP: f64 = 0.6;
 /// …and at least this many of them.
 pub const SUPPORT_MIN_SHARED: usize = 2;
 
+/// A passage is about the same thing as a claim when it has this share of the claim's content
+/// words: higher than [`SUPPORT_OVERLAP`], since the numbers are what differ.
+pub const CONTRADICTION_OVERLAP: f64 = 0.75;
+
+/// …and at least this many of them.
+pub const CONTRADICTION_MIN_SHARED: usize = 3;
+
 /// BM25 term-frequency saturation (the usual value).
 pub const BM25_K1: f64 = 1.2;
 

@@ -3,3 +3,4 @@
 
 pub mod review;
 pub mod standard;
+pub mod trust;

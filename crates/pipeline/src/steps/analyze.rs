@@ -269,6 +269,7 @@ pub fn section(
             status: AuditStatus::Verified,
             evidence: vec![a.id, b.id],
             check: "both passages quoted as their sources state them".into(),
+            written: None,
         });
         lines.push(sentence);
     }

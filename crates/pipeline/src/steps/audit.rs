@@ -50,6 +50,10 @@ pub struct AuditEntry {
     pub evidence: Vec<u32>,
     /// Which check decided, in words.
     pub check: String,
+    /// The writer's own sentence, when the audit rewrote it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub written: Option<String>,
 }
 
 /// Share of content words (with all numbers present) below which a sentence is not even partly
@@ -82,7 +86,7 @@ fn best_evidence<'a>(
         })
 }
 
-fn without_markers(sentence: &str) -> String {
+pub(crate) fn without_markers(sentence: &str) -> String {
     let mut out = String::new();
     let mut depth = 0;
     for c in sentence.chars() {
@@ -210,7 +214,29 @@ fn drop_repeats(lines: &mut [Line]) {
                         && words.contains(earlier.as_str()))
             });
             if repeat {
-                *piece = Piece::Repeat;
+                *piece = match piece {
+                    // The writer's own claim failed and its rewrite says what the report already
+                    // does: the writer's sentence is out of the report, and counted so.
+                    Piece::Claim { entry, .. } if entry.status == AuditStatus::Rewritten => {
+                        let written = entry.written.clone().unwrap_or_default();
+                        Piece::Claim {
+                            text: String::new(),
+                            entry: AuditEntry {
+                                sentence: written.clone(),
+                                status: AuditStatus::Removed,
+                                check: entry.check.replacen(
+                                    "rewritten from its evidence",
+                                    "removed: its rewrite from the evidence says what the report already says",
+                                    1,
+                                ),
+                                written: Some(written),
+                                ..entry.clone()
+                            },
+                            kept: false,
+                        }
+                    }
+                    _ => Piece::Repeat,
+                };
             } else {
                 said.push(words);
             }
@@ -256,6 +282,7 @@ fn audit_line(line: &str, evidence: &[Evidence]) -> Line {
             status,
             evidence,
             check,
+            written: None,
         };
         let Some((best, support)) = best_evidence(&claim, &sources, evidence) else {
             // It cites sources with no evidence at all: nothing can back it.
@@ -306,6 +333,7 @@ fn audit_line(line: &str, evidence: &[Evidence]) -> Line {
                         "rewritten from its evidence; the writer's sentence was {}",
                         support.reason
                     ),
+                    written: Some(text.to_string()),
                 },
                 kept: true,
             });
@@ -463,6 +491,7 @@ fn audit_uncited(sentence: &str, evidence: &[Evidence]) -> Uncited {
             status: AuditStatus::Removed,
             evidence: Vec::new(),
             check: "not a sentence (no words, or letters run together)".into(),
+            written: None,
         });
     }
     if guard::content_words(text).len() < CLAIM_MIN_WORDS {
@@ -487,6 +516,7 @@ fn audit_uncited(sentence: &str, evidence: &[Evidence]) -> Uncited {
                     status: AuditStatus::Verified,
                     evidence: vec![best.id],
                     check: format!("uncited by the writer; {}", support.reason),
+                    written: None,
                 },
             )
         }
@@ -496,6 +526,7 @@ fn audit_uncited(sentence: &str, evidence: &[Evidence]) -> Uncited {
             status: AuditStatus::Removed,
             evidence: best.map(|(e, _)| vec![e.id]).unwrap_or_default(),
             check: "uncited, and no evidence read supports it".into(),
+            written: None,
         }),
     }
 }
@@ -531,6 +562,7 @@ pub fn audit_findings(evidence: &[Evidence]) -> Vec<AuditEntry> {
                 } else {
                     support.reason
                 },
+                written: None,
             }
         })
         .collect()

@@ -278,6 +278,7 @@ async fn read_page(
         title,
         kind: format!("{:?}", hit.kind).to_lowercase(),
         provider: hit.provider.clone(),
+        published: hit.published.clone(),
         sha256,
         accessed_at_ms: ctx.clock.now_ms(),
     };

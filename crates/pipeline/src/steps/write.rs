@@ -12,6 +12,7 @@ use unicode_segmentation::UnicodeSegmentation;
 use super::analyze::{self, Analysis};
 use super::audit::{self, AuditEntry, AuditStatus, Audited};
 use super::revise::{self, Revision};
+use super::trust::{self, TrustRecord};
 use super::verify::spread;
 use super::Brief;
 use crate::ask::{fit_to_context, llm_error, Ctx};
@@ -112,6 +113,8 @@ pub struct WriteInput<'a> {
     pub analysis: Option<&'a Analysis>,
     /// The plan's aspects: the report's sections after the summary, in this order.
     pub outline: &'a [String],
+    /// The trust engine's variant, when the pipeline cross-validates the audited report.
+    pub trust: Option<crate::config::TrustVariant>,
 }
 
 /// Aspects of the plan that become sections at most.
@@ -148,6 +151,10 @@ pub struct Draft {
     pub rejected: Option<String>,
     /// Warnings (the audit's model check unavailable).
     pub warnings: Vec<Warning>,
+    /// The trust engine's record, when it ran.
+    pub trust: Option<TrustRecord>,
+    /// Evidence made of passages cross-validation cited (to be added to the run's evidence).
+    pub added: Vec<Evidence>,
 }
 
 /// Words a report body may run to before it counts as runaway (the writer is asked for far
@@ -440,6 +447,8 @@ pub fn passages_report(input: &WriteInput<'_>, why: &str, now_ms: i64, calls: u6
         extractive: true,
         rejected: Some(why.to_string()),
         warnings: Vec::new(),
+        trust: None,
+        added: Vec::new(),
     }
 }
 
@@ -560,25 +569,48 @@ async fn finish(
     rejected: Option<&str>,
     notes: &[String],
 ) -> Result<Draft, NodeError> {
+    let ja = input.facts.language == "ja";
+    let in_body = audited.entries.len();
     let mut entries = audited.entries;
     entries.extend(audit::audit_findings(findings));
-    let warnings =
+    let mut warnings =
         audit::confirm(ctx, &mut entries, input.facts.evidence, input.facts.claims).await?;
+    let mut body = audited.body;
+    let mut caveats = caveats(&input.facts, ctx.config.config.min_coverage);
+    let (mut trust, mut added) = (None, Vec::new());
+    if let Some(variant) = input.trust {
+        // The trust engine is the audit's last stage: the claims that reach the report only.
+        let trusted = trust::apply(
+            ctx,
+            variant,
+            &body,
+            &mut entries[..in_body],
+            input.facts.sources,
+            input.facts.evidence,
+            input.facts.credibility,
+        )
+        .await?;
+        body = trusted.body;
+        added = trusted.added;
+        warnings.extend(trusted.warnings);
+        caveats.extend(trusted.record.caveat(ja));
+        trust = Some(trusted.record);
+    }
     let (analysed, quoted) = analysis_section(input);
     entries.extend(quoted);
     let mut report = report::assemble(
         &input.facts,
-        &format!("{}\n\n{analysed}", audited.body.trim_end()),
+        &format!("{}\n\n{analysed}", body.trim_end()),
         findings,
-        &caveats(&input.facts, ctx.config.config.min_coverage),
+        &caveats,
         ctx.clock.now_ms(),
         ctx.config.models.meter().totals().calls,
     );
     // The method section ends the report: say how its cited sentences were checked.
-    report.push_str(&format!(
-        "- {}\n",
-        audit::summary(&entries, input.facts.language == "ja")
-    ));
+    report.push_str(&format!("- {}\n", audit::summary(&entries, ja)));
+    if let Some(t) = &trust {
+        report.push_str(&format!("- {}\n", t.summary(ja)));
+    }
     if let Some(why) = rejected {
         report.push_str(&format!("- The model's prose was not used: {why}\n"));
     }
@@ -586,18 +618,20 @@ async fn finish(
         report.push_str(&format!("- {note}\n"));
     }
     if let Some(note) = length_note(
-        &audited.body,
+        &body,
         ctx.config.config.target_words,
         input.facts.evidence.len(),
     ) {
         report.push_str(&format!("- {note}\n"));
     }
     Ok(Draft {
-        body: audited.body,
+        body,
         report,
         audit: entries,
         extractive: false,
         rejected: rejected.map(str::to_string),
         warnings,
+        trust,
+        added,
     })
 }

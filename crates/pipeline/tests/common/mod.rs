@@ -28,6 +28,16 @@ pub fn corpus_with(extra: &[(&str, &str, &str)]) -> Arc<Corpus> {
     Arc::new(Corpus(pages))
 }
 
+/// A tiny web of exactly these pages (url, title, text).
+pub fn corpus_of(pages: &[(&str, &str, &str)]) -> Arc<Corpus> {
+    Arc::new(Corpus(
+        pages
+            .iter()
+            .map(|(u, t, x)| (u.to_string(), (t.to_string(), x.to_string())))
+            .collect(),
+    ))
+}
+
 pub fn corpus() -> Arc<Corpus> {
     let mut pages = BTreeMap::new();
     pages.insert(

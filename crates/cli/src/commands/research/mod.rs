@@ -20,7 +20,7 @@ pub use eval::{eval, EvalArgs};
 use interact::{answer_from_flags, ask_terminal, how_to_answer};
 use options::{
     config, invalid, review_points, DepthArg, ModeArg, OnTimeoutArg, ReviewPoint,
-    ReviewPointParser, StructureArg, StyleArg,
+    ReviewPointParser, StructureArg, StyleArg, TrustArg,
 };
 
 use super::DbArg;
@@ -128,6 +128,17 @@ pub struct RunArgs {
     #[arg(long, value_name = "N", default_value_t = research_api::DEFAULT_MAX_REVISIONS,
           value_parser = clap::value_parser!(u32).range(0..=10))]
     pub max_revisions: u32,
+    /// The trust pipeline's engine: batched (two confirming calls) or full (one per claim)
+    #[arg(long, value_enum, default_value_t = TrustArg::Batched)]
+    pub trust: TrustArg,
+    /// Domains the trust pipeline trusts, comma-separated, or none (default: the settings'
+    /// list, else the built-in one)
+    #[arg(long, value_name = "DOMAIN[,DOMAIN…]")]
+    pub trusted_domains: Option<String>,
+    /// Domains the trust pipeline leaves out, comma-separated, or none (default: the settings'
+    /// list, else the built-in one)
+    #[arg(long, value_name = "DOMAIN[,DOMAIN…]")]
+    pub low_trust_domains: Option<String>,
     /// Words the report may not use, comma-separated, or none (default: the settings' list, else
     /// the built-in one)
     #[arg(long, value_name = "WORD[,WORD…]")]

@@ -9,7 +9,7 @@ use clap::builder::{EnumValueParser, PossibleValue, TypedValueParser};
 use clap::ValueEnum;
 use research_api::{
     ApiError, Budget, Depth, ErrorCode, Mode, ModelRouting, ReviewPoints, ReviewTimeout, RunConfig,
-    Structure, Style, TimeoutAction,
+    Structure, Style, TimeoutAction, TrustVariant,
 };
 
 use super::RunArgs;
@@ -79,6 +79,22 @@ impl From<OnTimeoutArg> for TimeoutAction {
         match action {
             OnTimeoutArg::Approve => TimeoutAction::Approve,
             OnTimeoutArg::Stop => TimeoutAction::Stop,
+        }
+    }
+}
+
+/// `--trust`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, ValueEnum)]
+pub enum TrustArg {
+    Batched,
+    Full,
+}
+
+impl From<TrustArg> for TrustVariant {
+    fn from(variant: TrustArg) -> Self {
+        match variant {
+            TrustArg::Batched => TrustVariant::Batched,
+            TrustArg::Full => TrustVariant::Full,
         }
     }
 }
@@ -190,6 +206,9 @@ pub(super) fn config(args: &RunArgs, models: ModelRouting) -> RunConfig {
             minutes,
             then: args.on_timeout.into(),
         }),
+        trust: args.trust.into(),
+        trusted_domains: args.trusted_domains.as_deref().map(domain_list),
+        low_trust_domains: args.low_trust_domains.as_deref().map(domain_list),
         banned_words: args.banned_words.as_deref().map(|words| {
             words
                 .split(',')
@@ -198,6 +217,15 @@ pub(super) fn config(args: &RunArgs, models: ModelRouting) -> RunConfig {
                 .collect()
         }),
     }
+}
+
+/// A comma-separated domain list (`none` for an empty one).
+fn domain_list(value: &str) -> Vec<String> {
+    value
+        .split(',')
+        .map(|d| d.trim().to_lowercase())
+        .filter(|d| !d.is_empty() && d != "none")
+        .collect()
 }
 
 #[cfg(test)]

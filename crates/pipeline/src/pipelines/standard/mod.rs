@@ -229,6 +229,8 @@ pub(crate) fn result_of(state: &ResearchState) -> RunResult {
         research_questions: state.plan.questions.clone(),
         audit: state.audit.clone(),
         review: (!state.review.drafts.is_empty()).then(|| state.review.clone()),
+        profile: (state.profile != Default::default()).then(|| state.profile.clone()),
+        trust: (state.trust != Default::default()).then(|| state.trust.clone()),
         metadata: Metadata {
             mode: match state.mode {
                 Mode::Single => "single".into(),
@@ -289,24 +291,10 @@ pub fn graph(
 /// reading the question, planning, the single-agent gap loop or the multi-agent rounds, and
 /// checking the claims. It ends at `verify`, whose way on the caller adds.
 pub(crate) fn research_phase(g: &mut StateGraph<ResearchState, Env>, config: &RunConfig) {
-    let limits = config.limits();
-    let min_coverage = config.min_coverage;
     g.add_node("understand", nodes::understand);
     g.add_node("clarify", nodes::clarify);
     g.add_node("plan", nodes::plan);
     g.add_node("review_plan", nodes::review_plan);
-    g.add_node("search_and_extract", nodes::search_and_extract);
-    g.add_node("detect_gaps", nodes::detect_gaps);
-    g.add_node("orchestrate", nodes::orchestrate);
-    g.add_worker(
-        "search_worker",
-        NodeOptions::default(),
-        nodes::search_worker,
-    );
-    g.add_node("collect", nodes::collect);
-    g.add_node("synthesize", nodes::synthesize);
-    g.add_node("verify", nodes::verify);
-
     g.add_edge(START, "understand");
     g.add_conditional_edges(
         "understand",
@@ -321,6 +309,35 @@ pub(crate) fn research_phase(g: &mut StateGraph<ResearchState, Env>, config: &Ru
     );
     g.add_edge("clarify", "plan");
     g.add_edge("plan", "review_plan");
+    research_loop(g, config, nodes::detect_gaps);
+}
+
+/// Adds the research itself, from the plan review on: the single-agent gap loop (with
+/// `detect_gaps` as its gap node) or the multi-agent rounds — the state's `mode` chooses — and
+/// the check of the claims. The caller adds `review_plan` and what follows `verify`.
+pub(crate) fn research_loop<F, Fut>(
+    g: &mut StateGraph<ResearchState, Env>,
+    config: &RunConfig,
+    detect_gaps: F,
+) where
+    F: Fn(Arc<ResearchState>, crate::Ctx) -> Fut + Send + Sync + 'static,
+    Fut: std::future::Future<Output = Result<ResearchUpdate, research_graph::NodeError>>
+        + Send
+        + 'static,
+{
+    let limits = config.limits();
+    let min_coverage = config.min_coverage;
+    g.add_node("search_and_extract", nodes::search_and_extract);
+    g.add_node("detect_gaps", detect_gaps);
+    g.add_node("orchestrate", nodes::orchestrate);
+    g.add_worker(
+        "search_worker",
+        NodeOptions::default(),
+        nodes::search_worker,
+    );
+    g.add_node("collect", nodes::collect);
+    g.add_node("synthesize", nodes::synthesize);
+    g.add_node("verify", nodes::verify);
     g.add_conditional_edges(
         "review_plan",
         |s: &ResearchState| match (&s.outcome, s.mode) {

@@ -31,7 +31,7 @@ pub(crate) fn brief(state: &ResearchState) -> Brief {
     }
 }
 
-pub(super) async fn understand(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
+pub(crate) async fn understand(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
     let reading = intake::understand(&ctx, &brief(&state)).await?;
     let mut update = ResearchUpdate {
         ask_clarification: Some(reading.ask_user),
@@ -46,7 +46,7 @@ pub(super) async fn understand(state: Arc<ResearchState>, ctx: Ctx) -> NodeResul
     Ok(update)
 }
 
-pub(super) async fn clarify(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
+pub(crate) async fn clarify(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
     let (text, decision) = intake::clarify(&ctx, &state.understanding)?;
     Ok(ResearchUpdate {
         decisions: Some(vec![decision]),
@@ -55,7 +55,7 @@ pub(super) async fn clarify(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
     })
 }
 
-pub(super) async fn plan(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
+pub(crate) async fn plan(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
     let (plan, warnings) = planning::plan(&ctx, &brief(&state)).await?;
     Ok(ResearchUpdate {
         mode: Some(ctx.config.config.mode),
@@ -67,7 +67,7 @@ pub(super) async fn plan(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
     })
 }
 
-pub(super) async fn review_plan(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
+pub(crate) async fn review_plan(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
     Ok(
         match planning::review_plan(&ctx, &state.plan, &state.query)? {
             PlanReview::Approved(decision) => ResearchUpdate {
@@ -90,7 +90,7 @@ pub(super) async fn review_plan(state: Arc<ResearchState>, ctx: Ctx) -> NodeResu
     )
 }
 
-pub(super) async fn search_and_extract(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
+pub(crate) async fn search_and_extract(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
     let l = ctx.config.config.limits();
     let (queries, skipped) = skip_repeats(&ctx, &state.pending_searches, &state.searches_done);
     let known: BTreeSet<String> = state.sources.iter().map(|s| s.url.clone()).collect();
@@ -122,7 +122,7 @@ pub(super) async fn search_and_extract(state: Arc<ResearchState>, ctx: Ctx) -> N
     })
 }
 
-pub(super) async fn detect_gaps(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
+pub(crate) async fn detect_gaps(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
     let iteration = state.iteration + 1;
     let report = find_gaps(
         &ctx,
@@ -150,13 +150,13 @@ pub(super) async fn detect_gaps(state: Arc<ResearchState>, ctx: Ctx) -> NodeResu
 }
 
 /// The gap loop's exits (seed 004): enough coverage, nothing left to search, or out of rounds.
-pub(super) fn after_gaps(state: &ResearchState, min_coverage: f64, max_iterations: u32) -> bool {
+pub(crate) fn after_gaps(state: &ResearchState, min_coverage: f64, max_iterations: u32) -> bool {
     state.coverage >= min_coverage
         || state.pending_searches.is_empty()
         || state.iteration >= max_iterations
 }
 
-pub(super) async fn orchestrate(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
+pub(crate) async fn orchestrate(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
     let (assignments, warnings) = workers::orchestrate(
         &ctx,
         OrchestrateInput {
@@ -176,7 +176,7 @@ pub(super) async fn orchestrate(state: Arc<ResearchState>, ctx: Ctx) -> NodeResu
 }
 
 /// The fan-out: one worker per assignment.
-pub(super) fn fan_out(state: &ResearchState, max_sources: usize) -> Vec<research_graph::Send> {
+pub(crate) fn fan_out(state: &ResearchState, max_sources: usize) -> Vec<research_graph::Send> {
     let known: BTreeSet<String> = state.sources.iter().map(|s| s.url.clone()).collect();
     let room = max_sources.saturating_sub(state.sources.len());
     let per_worker = (room / state.assignments.len().max(1)).max(1);
@@ -200,7 +200,7 @@ pub(super) fn fan_out(state: &ResearchState, max_sources: usize) -> Vec<research
         .collect()
 }
 
-pub(super) async fn search_worker(input: WorkerInput, ctx: Ctx) -> NodeResult {
+pub(crate) async fn search_worker(input: WorkerInput, ctx: Ctx) -> NodeResult {
     let (harvest, result) = workers::research(&ctx, &input).await?;
     Ok(ResearchUpdate {
         found: Some(harvest.found),
@@ -212,7 +212,7 @@ pub(super) async fn search_worker(input: WorkerInput, ctx: Ctx) -> NodeResult {
     })
 }
 
-pub(super) async fn collect(state: Arc<ResearchState>, _ctx: Ctx) -> NodeResult {
+pub(crate) async fn collect(state: Arc<ResearchState>, _ctx: Ctx) -> NodeResult {
     let mut sources = state.sources.clone();
     let mut evidence = state.evidence.clone();
     // `found` holds every round's pages in worker order; numbering skips what is known.
@@ -224,7 +224,7 @@ pub(super) async fn collect(state: Arc<ResearchState>, _ctx: Ctx) -> NodeResult 
     })
 }
 
-pub(super) async fn synthesize(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
+pub(crate) async fn synthesize(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
     let round = state.iteration + 1;
     let this_round: Vec<&WorkerResult> = state
         .worker_results
@@ -255,13 +255,13 @@ pub(super) async fn synthesize(state: Arc<ResearchState>, ctx: Ctx) -> NodeResul
 }
 
 /// Whether the synthesis loop is done.
-pub(super) fn after_synthesis(state: &ResearchState, max_iterations: u32) -> bool {
+pub(crate) fn after_synthesis(state: &ResearchState, max_iterations: u32) -> bool {
     !state.synthesis.needs_more_research
         || state.iteration >= max_iterations
         || state.synthesis.additional_searches.is_empty()
 }
 
-pub(super) async fn verify(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
+pub(crate) async fn verify(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
     let v = verify::verify(&ctx, &state.evidence).await?;
     Ok(ResearchUpdate {
         claims: Some(v.claims),
@@ -285,6 +285,7 @@ pub(crate) fn facts(state: &ResearchState) -> Facts<'_> {
         coverage: state.coverage,
         questions: &state.plan.questions,
         decisions: &state.decisions,
+        credibility: &state.trust.credibility,
     }
 }
 
@@ -295,20 +296,38 @@ pub(crate) fn write_input<'a>(state: &'a ResearchState, brief: &'a Brief) -> Wri
         synthesis: (state.mode == crate::Mode::Multi).then_some(state.synthesis.summary.as_str()),
         analysis: (state.analysis != Default::default()).then_some(&state.analysis),
         outline: &state.plan.aspects,
+        // The trust pipeline scores the sources before writing; its drafts are cross-validated.
+        trust: (!state.trust.credibility.is_empty()).then_some(state.trust.variant),
     }
 }
 
-pub(super) async fn write_report(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
+pub(crate) async fn write_report(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
     ctx.emit(Progress::Writing);
     let brief = brief(&state);
     let draft = write::write(&ctx, &write_input(&state, &brief), None).await?;
-    Ok(ResearchUpdate {
-        report: Some(draft.report),
-        draft: Some(draft.body),
-        audit: Some(draft.audit),
-        warnings: Some(draft.warnings),
-        ..Default::default()
-    })
+    Ok(written(&state, draft, ResearchUpdate::default()))
+}
+
+/// `update` with a new draft: its report, body, audit and warnings, and the trust engine's
+/// record and the evidence cross-validation cited, when it ran.
+pub(crate) fn written(
+    state: &ResearchState,
+    draft: write::Draft,
+    mut update: ResearchUpdate,
+) -> ResearchUpdate {
+    update.report = Some(draft.report);
+    update.draft = Some(draft.body);
+    update.audit = Some(draft.audit);
+    update.warnings = Some(draft.warnings);
+    if let Some(trust) = draft.trust {
+        update.trust = Some(trust);
+    }
+    if !draft.added.is_empty() {
+        let mut evidence = state.evidence.clone();
+        evidence.extend(draft.added);
+        update.evidence = Some(evidence);
+    }
+    update
 }
 
 pub(crate) async fn review_report(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
@@ -384,18 +403,18 @@ pub(crate) async fn take_edit(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult
 
 /// The state's update for a person's audited edit: the new report, the old one kept.
 fn edit_taken(state: &ResearchState, draft: write::Draft) -> ResearchUpdate {
-    ResearchUpdate {
-        report_versions: Some(vec![state.report.clone()]),
-        report: Some(draft.report),
-        draft: Some(draft.body),
-        audit: Some(draft.audit),
-        warnings: Some(draft.warnings),
-        edited: Some(String::new()),
-        ..Default::default()
-    }
+    written(
+        state,
+        draft,
+        ResearchUpdate {
+            report_versions: Some(vec![state.report.clone()]),
+            edited: Some(String::new()),
+            ..Default::default()
+        },
+    )
 }
 
-pub(super) async fn revise_report(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
+pub(crate) async fn revise_report(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
     let brief = brief(&state);
     let verified = revise::verified_in(&state.draft, &state.audit);
     let revision = Revision {
@@ -405,14 +424,14 @@ pub(super) async fn revise_report(state: Arc<ResearchState>, ctx: Ctx) -> NodeRe
         verified: &verified,
     };
     let draft = write::write(&ctx, &write_input(&state, &brief), Some(revision)).await?;
-    Ok(ResearchUpdate {
-        report_versions: Some(vec![state.report.clone()]),
-        report: Some(draft.report),
-        draft: Some(draft.body),
-        audit: Some(draft.audit),
-        warnings: Some(draft.warnings),
-        outcome: Some(Outcome::Finished),
-        finished_at_ms: Some(ctx.clock.now_ms()),
-        ..Default::default()
-    })
+    Ok(written(
+        &state,
+        draft,
+        ResearchUpdate {
+            report_versions: Some(vec![state.report.clone()]),
+            outcome: Some(Outcome::Finished),
+            finished_at_ms: Some(ctx.clock.now_ms()),
+            ..Default::default()
+        },
+    ))
 }

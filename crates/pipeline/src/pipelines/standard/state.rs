@@ -65,6 +65,13 @@ research_graph::state! {
         pub analysis: crate::steps::analyze::Analysis => Replace,
         /// The review pipeline's drafts and reviews (empty in the standard pipeline).
         pub review: crate::steps::review::ReviewRecord => Replace,
+        /// The trust pipeline's reading of the question (empty in the others).
+        pub profile: crate::steps::profile::Profile => Replace,
+        /// Sources read when each gap round ended (the trust pipeline's novelty check).
+        pub sources_per_round: Vec<usize> => Append,
+        /// The trust engine's record: credibility, cross-validation, hallucination score (trust
+        /// pipeline; empty in the others).
+        pub trust: crate::steps::trust::TrustRecord => Replace,
         /// The reviewer's feedback for a revision.
         pub feedback: String => Replace,
         /// The person's edit of the draft, waiting for its audit.

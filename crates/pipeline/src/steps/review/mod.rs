@@ -690,6 +690,7 @@ mod tests {
             status: AuditStatus::Flagged,
             evidence: vec![1],
             check: "the number 1820 is not in the evidence".into(),
+            written: None,
         }];
         let questions = vec![
             "How does Memcheck find leaks?".to_string(),
@@ -702,6 +703,7 @@ mod tests {
             title: "Memcheck".into(),
             kind: "web".into(),
             provider: "local".into(),
+            published: None,
             sha256: String::new(),
             accessed_at_ms: 0,
         }];

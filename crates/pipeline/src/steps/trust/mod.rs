@@ -1,0 +1,420 @@
+//! The trust engine (seeds 002 and 004), as the report audit's last stage rather than a second
+//! pass: it checks only the claims that reach the report. Before writing, each source gets a
+//! [`credibility`] score, and sources under the bar are kept out of the writer's evidence. After
+//! the audit, each cited sentence is cross-validated ([`corroborate`]) against every source read
+//! — counting [`origins`], so a mirror or a syndicated copy is not a second witness — and gets
+//! ✓✓ / ✓ / ⚠ and a confidence; a source that says it and is not cited yet is cited, and one
+//! that states other numbers is named beside it. The share of the writer's claims the audit
+//! could not verify as written is the run's hallucination score.
+//!
+//! The model is asked only to take away what the words found: in the batched variant one call
+//! confirms every cross-source passage; in the full variant one call per claim judges all of
+//! its passages at once (its cited ones too, so it can mark a claim ⚠).
+
+pub mod corroborate;
+pub mod credibility;
+pub mod origins;
+
+use std::collections::BTreeMap;
+
+use research_graph::NodeError;
+use serde::{Deserialize, Serialize};
+
+use self::corroborate::{ClaimTrust, Passages, Record, TrustMark};
+use self::credibility::{Credibility, Domains};
+use self::origins::{Origins, SameOrigin};
+use crate::ask::{warn, Ctx};
+use crate::config::TrustVariant;
+use crate::records::{Evidence, Source, Warning};
+use crate::steps::audit::{AuditEntry, AuditStatus};
+use crate::steps::verify::model_verdicts;
+
+/// Above this share of the writer's claims not supported as written, a person is asked (when one
+/// reviews the report) or the report carries a caveat (seed 004's `hallucination_threshold`).
+pub const HALLUCINATION_THRESHOLD: f64 = 0.3;
+
+/// Citation markers cross-validation adds to one sentence at most.
+const MAX_ADDED_CITATIONS: usize = 2;
+
+/// The trust engine's record of a run.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct TrustRecord {
+    /// The variant that ran.
+    pub variant: TrustVariant,
+    /// Each source's credibility, in source order.
+    pub credibility: Vec<Credibility>,
+    /// Sources that speak with an earlier one's voice (mirrors, copies, the same site).
+    pub same_origin: Vec<SameOrigin>,
+    /// Every claim of the report, cross-validated.
+    pub claims: Vec<ClaimTrust>,
+    /// Claims the writer made (the body's cited sentences, before the audit).
+    pub writer_claims: usize,
+    /// Of those, how many the audit could not verify as written (rewritten, removed, flagged
+    /// or only partly supported).
+    pub unsupported: usize,
+    /// `unsupported / writer_claims` (0 with no claims).
+    pub hallucination: f64,
+}
+
+impl TrustRecord {
+    /// Claims with `mark`.
+    pub fn count(&self, mark: TrustMark) -> usize {
+        self.claims.iter().filter(|c| c.mark == mark).count()
+    }
+
+    /// Whether the hallucination score is over [`HALLUCINATION_THRESHOLD`].
+    pub fn over_threshold(&self) -> bool {
+        self.hallucination > HALLUCINATION_THRESHOLD
+    }
+
+    /// The line the method section gets.
+    pub fn summary(&self, ja: bool) -> String {
+        let excluded = self.credibility.iter().filter(|c| c.excluded).count();
+        let (cv, v, w) = (
+            self.count(TrustMark::Corroborated),
+            self.count(TrustMark::Verified),
+            self.count(TrustMark::Weak),
+        );
+        if ja {
+            return format!(
+                "信頼性: ✓✓ {cv} 件（独立した2つ以上の出典）、✓ {v} 件（引用元で検証）、⚠ {w} 件（一部のみ・未検証・出典間で食い違い）。幻覚スコア {:.2}（執筆された主張 {} 件中 {} 件が書かれたままでは裏付けられず）。信頼度 {:.2} 未満で除外した出典: {excluded}。",
+                self.hallucination, self.writer_claims, self.unsupported, credibility::MIN_CREDIBILITY
+            );
+        }
+        format!(
+            "Trust: {cv} claim{} ✓✓ (said by two or more independent sources), {v} ✓ (verified by \
+             its cited source), {w} ⚠ (partly supported, unverified, or contested by another \
+             source); hallucination score {:.2} ({} of the {} claims the writer made were not \
+             supported as written); {excluded} source{} left out under {:.2} credibility; \
+             mirrors and pages of one site count as one source ({}).",
+            if cv == 1 { "" } else { "s" },
+            self.hallucination,
+            self.unsupported,
+            self.writer_claims,
+            if excluded == 1 { "" } else { "s" },
+            credibility::MIN_CREDIBILITY,
+            self.same_origin.len(),
+        )
+    }
+
+    /// The caveat a report over the threshold carries.
+    pub fn caveat(&self, ja: bool) -> Option<String> {
+        if !self.over_threshold() {
+            return None;
+        }
+        Some(if ja {
+            format!(
+                "執筆モデルの主張 {} 件中 {} 件が出典で裏付けられませんでした（幻覚スコア {:.2}）。該当文は書き直し・削除・⚠ 表示済みですが、残りの記述も出典と照らして読んでください。",
+                self.writer_claims, self.unsupported, self.hallucination
+            )
+        } else {
+            format!(
+                "{} of the {} claims the writer made were not supported by their sources as \
+                 written (hallucination score {:.2}); those were rewritten, removed or marked ⚠, \
+                 but read the rest against its sources too.",
+                self.unsupported, self.writer_claims, self.hallucination
+            )
+        })
+    }
+}
+
+/// The stored texts of `sources`, by source id (a source whose text is gone has none).
+pub fn texts(ctx: &Ctx, sources: &[Source]) -> BTreeMap<u32, String> {
+    sources
+        .iter()
+        .filter_map(|s| {
+            let text = ctx.config.documents.get(&s.sha256).ok().flatten()?;
+            Some((s.id, text))
+        })
+        .collect()
+}
+
+/// Scores every source's credibility (no model call).
+pub fn rank(ctx: &Ctx, sources: &[Source]) -> Vec<Credibility> {
+    let texts = texts(ctx, sources);
+    let domains = Domains::of(&ctx.config.config);
+    let now = ctx.clock.now_ms();
+    sources
+        .iter()
+        .map(|s| {
+            let text = texts
+                .get(&s.id)
+                .map(|t| crate::text::plain(t))
+                .unwrap_or_default();
+            credibility::score(s, &text, &domains, now)
+        })
+        .collect()
+}
+
+/// The evidence the writer may use: none from a source under the credibility bar.
+pub fn credible(evidence: &[Evidence], credibility: &[Credibility]) -> Vec<Evidence> {
+    evidence
+        .iter()
+        .filter(|e| {
+            credibility
+                .iter()
+                .find(|c| c.source_id == e.source_id)
+                .is_none_or(|c| !c.excluded)
+        })
+        .cloned()
+        .collect()
+}
+
+/// The body after cross-validation.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Trusted {
+    /// The body with marks and the citations cross-validation added.
+    pub body: String,
+    /// The record.
+    pub record: TrustRecord,
+    /// Evidence items made of passages the body now cites (numbered after `evidence`).
+    pub added: Vec<Evidence>,
+    /// Warnings (a confirmation call that gave no usable answer).
+    pub warnings: Vec<Warning>,
+}
+
+/// The sentence with its added citations and its mark, placed before its closing punctuation.
+fn marked(sentence: &str, added: &[u32], contested: &[u32], mark: TrustMark) -> String {
+    let body = sentence.trim_end();
+    let trailing = &sentence[body.len()..];
+    let (text, stop) = match body.char_indices().last() {
+        Some((i, '.' | '!' | '?' | '。' | '！' | '？')) => (&body[..i], &body[i..]),
+        _ => (body, ""),
+    };
+    let mut out = text.trim_end().to_string();
+    for id in added {
+        out.push_str(&format!("[{id}]"));
+    }
+    // A sentence the audit kept with ⚠ and its reason already shows its mark.
+    if !text.contains('⚠') || mark != TrustMark::Weak {
+        out.push(' ');
+        out.push_str(mark.symbol());
+    }
+    if !contested.is_empty() {
+        let who: Vec<String> = contested.iter().map(|id| format!("[{id}]")).collect();
+        out.push_str(&format!(" *(contested by {})*", who.join(" ")));
+    }
+    out.push_str(stop);
+    out.push_str(trailing);
+    out
+}
+
+/// Cross-validates the body's audited sentences (`entries`, the body's part of the audit, which
+/// get the marked sentences and added citations), confirms with the model per `variant`, and
+/// marks the body.
+pub async fn apply(
+    ctx: &Ctx,
+    variant: TrustVariant,
+    body: &str,
+    entries: &mut [AuditEntry],
+    sources: &[Source],
+    evidence: &[Evidence],
+    credibility: &[Credibility],
+) -> Result<Trusted, NodeError> {
+    let stored = texts(ctx, sources);
+    let origins = Origins::of(sources, &stored);
+    let passages = Passages::of(&stored);
+    let record = Record {
+        evidence,
+        passages: &passages,
+        origins: &origins,
+        credibility,
+    };
+    let writer_claims = entries.len();
+    let unsupported = entries
+        .iter()
+        .filter(|e| e.status != AuditStatus::Verified)
+        .count();
+    let mut claims: Vec<(usize, ClaimTrust)> = entries
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.status != AuditStatus::Removed && body.contains(&e.sentence))
+        .map(|(i, e)| (i, corroborate::cross_validate(e, &record)))
+        .collect();
+    let warnings = confirm(ctx, variant, &mut claims, entries, &record).await?;
+    // Mark the body and cite what cross-validation found.
+    let mut body = body.to_string();
+    let mut added: Vec<Evidence> = Vec::new();
+    let mut next_id = evidence.iter().map(|e| e.id).max().unwrap_or(0) + 1;
+    let mut cite = |source_id: u32, quote: &str, existing: Option<u32>| -> u32 {
+        if let Some(id) = existing {
+            return id;
+        }
+        if let Some(e) = added
+            .iter()
+            .find(|e| e.source_id == source_id && e.quote == quote)
+        {
+            return e.id;
+        }
+        let url = sources
+            .iter()
+            .find(|s| s.id == source_id)
+            .map(|s| s.url.clone())
+            .unwrap_or_default();
+        let mut e = Evidence::unnumbered(quote.to_string(), quote.to_string());
+        e.id = next_id;
+        e.source_id = source_id;
+        e.source_url = url;
+        e.query = "cross-validation".into();
+        next_id += 1;
+        added.push(e);
+        next_id - 1
+    };
+    for (i, claim) in &mut claims {
+        let entry = &mut entries[*i];
+        let mut seen: Vec<u32> = entry.sources.iter().map(|&s| origins.origin(s)).collect();
+        let mut new_ids = Vec::new();
+        for c in claim.supported_by.iter_mut().filter(|c| !c.cited) {
+            let origin = origins.origin(c.source_id);
+            if new_ids.len() >= MAX_ADDED_CITATIONS || seen.contains(&origin) {
+                continue;
+            }
+            seen.push(origin);
+            let id = cite(c.source_id, &c.quote, c.evidence_id);
+            c.evidence_id = Some(id);
+            c.cited = true;
+            new_ids.push(c.source_id);
+            entry.sources.push(c.source_id);
+            entry.evidence.push(id);
+        }
+        let mut contested = Vec::new();
+        for c in claim.contradicted_by.iter_mut() {
+            c.evidence_id = Some(cite(c.source_id, &c.quote, c.evidence_id));
+            if !contested.contains(&c.source_id) {
+                contested.push(c.source_id);
+            }
+        }
+        let sentence = marked(&entry.sentence, &new_ids, &contested, claim.mark);
+        if let Some(at) = body.find(&entry.sentence) {
+            body.replace_range(at..at + entry.sentence.len(), &sentence);
+        }
+        entry.sentence = sentence.clone();
+        claim.sentence = sentence;
+    }
+    let hallucination = if writer_claims == 0 {
+        0.0
+    } else {
+        ((unsupported as f64 / writer_claims as f64) * 100.0).round() / 100.0
+    };
+    Ok(Trusted {
+        body,
+        record: TrustRecord {
+            variant,
+            credibility: credibility.to_vec(),
+            same_origin: origins.same.clone(),
+            claims: claims.into_iter().map(|(_, c)| c).collect(),
+            writer_claims,
+            unsupported,
+            hallucination,
+        },
+        added,
+        warnings,
+    })
+}
+
+/// The model's confirmation: it can only take a corroboration away (batched: one call for every
+/// passage cross-validation added), or in the full variant judge each claim against all its
+/// passages (a cited one it rejects makes the claim ⚠).
+async fn confirm(
+    ctx: &Ctx,
+    variant: TrustVariant,
+    claims: &mut [(usize, ClaimTrust)],
+    entries: &[AuditEntry],
+    record: &Record<'_>,
+) -> Result<Vec<Warning>, NodeError> {
+    let claim_text = |c: &ClaimTrust| {
+        crate::steps::audit::without_markers(&c.sentence)
+            .trim()
+            .to_string()
+    };
+    let mut warnings = Vec::new();
+    let mut groups: Vec<Vec<(usize, usize)>> = Vec::new();
+    match variant {
+        TrustVariant::Batched => groups.push(
+            claims
+                .iter()
+                .enumerate()
+                .flat_map(|(k, (_, c))| {
+                    c.supported_by
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, s)| !s.cited)
+                        .map(move |(j, _)| (k, j))
+                })
+                .collect(),
+        ),
+        TrustVariant::Full => {
+            for (k, (_, c)) in claims.iter().enumerate() {
+                groups.push((0..c.supported_by.len()).map(|j| (k, j)).collect());
+            }
+        }
+    }
+    for group in groups.into_iter().filter(|g| !g.is_empty()) {
+        let texts: Vec<(String, String)> = group
+            .iter()
+            .map(|&(k, j)| {
+                let c = &claims[k].1;
+                (claim_text(c), c.supported_by[j].quote.clone())
+            })
+            .collect();
+        let pairs: Vec<(&str, &str)> = texts
+            .iter()
+            .map(|(a, b)| (a.as_str(), b.as_str()))
+            .collect();
+        let (verdicts, mut problems) = match model_verdicts(ctx, &pairs).await {
+            Ok(v) => v,
+            Err(e) => (
+                vec![None; pairs.len()],
+                vec![warn(
+                    ctx,
+                    format!("cross-validation went on without the model: {e}"),
+                )],
+            ),
+        };
+        warnings.append(&mut problems);
+        // Drop what the model rejects, last first so the indices hold.
+        let mut rejected: Vec<(usize, usize)> = group
+            .iter()
+            .zip(verdicts)
+            .filter(|(_, v)| *v == Some(false))
+            .map(|(&kj, _)| kj)
+            .collect();
+        rejected.sort_by(|a, b| b.cmp(a));
+        for (k, j) in rejected {
+            claims[k].1.supported_by.remove(j);
+        }
+    }
+    for (i, claim) in claims.iter_mut() {
+        let (supported_by, contradicted_by) = (
+            std::mem::take(&mut claim.supported_by),
+            std::mem::take(&mut claim.contradicted_by),
+        );
+        // A claim whose cited passage the model rejected (full variant) is no longer verified.
+        *claim = corroborate::judge(&entries[*i], supported_by, contradicted_by, record);
+    }
+    Ok(warnings)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn marks_go_before_the_closing_stop_with_added_citations() {
+        assert_eq!(
+            marked("Bees dance [1].", &[4], &[], TrustMark::Corroborated),
+            "Bees dance [1][4] ✓✓."
+        );
+        assert_eq!(
+            marked("Bees dance [1]", &[], &[], TrustMark::Verified),
+            "Bees dance [1] ✓"
+        );
+        assert_eq!(
+            marked("A colony has 50,000 bees [1].", &[], &[3], TrustMark::Weak),
+            "A colony has 50,000 bees [1] ⚠ *(contested by [3])*."
+        );
+        // The audit's own ⚠ is not said twice.
+        let flagged = "Bees fly 90 km [2] ⚠ *(unverified: no quote states 90)*.";
+        assert_eq!(marked(flagged, &[], &[], TrustMark::Weak), flagged);
+    }
+}

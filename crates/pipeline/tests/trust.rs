@@ -1,0 +1,586 @@
+//! The trust pipeline end to end with the scripted model over a corpus with a planted mirror,
+//! a planted contradiction and a low-trust site: credibility and exclusion, cross-validation
+//! across independent origins, the hallucination score's caveat and escalation, the question's
+//! routing, the clarification gate and early termination — each run resumed on a graph built
+//! anew at every question, as after a restart.
+
+mod common;
+
+use std::sync::Arc;
+
+use common::*;
+use research_graph::{MemoryCheckpointer, Resume, RunOptions, RunOutcome};
+use research_llm::{ChatRequest, Meter, PriceTable, ScriptedAnswer, ScriptedLlm};
+use research_pipeline::pipelines::trust;
+use research_pipeline::steps::trust::corroborate::TrustMark;
+use research_pipeline::*;
+use serde_json::json;
+
+const COLONY: &str = "A honeybee colony has about 50,000 workers in summer. The queen lays up to \
+2,000 eggs a day in spring. Workers live about six weeks in summer and several months in winter, \
+when the colony clusters to keep warm and eats the honey it stored over the year.";
+
+fn pages() -> Vec<(&'static str, &'static str, String)> {
+    vec![
+        (
+            "https://bees.example.org/colony",
+            "The honeybee colony",
+            COLONY.to_string(),
+        ),
+        (
+            "https://mirror.example.net/colony",
+            "The honeybee colony (mirror)",
+            format!("{COLONY} Mirrored from bees.example.org."),
+        ),
+        (
+            "https://news.example.com/bees",
+            "Spring in the hive",
+            "The queen lays up to 1,500 eggs a day in spring, beekeepers say. Hives grow fast \
+when the first flowers open and the weather stays warm for weeks."
+                .to_string(),
+        ),
+        (
+            "https://science.example.edu/bees",
+            "Counting bees",
+            "Foragers tell each other where flowers are with the waggle dance, a figure-eight \
+run. Scouts look for a new home in late spring, when a colony splits in two. Hive counts show \
+that a honeybee colony has about 50,000 workers in summer."
+                .to_string(),
+        ),
+        (
+            "https://www.quora.com/bees",
+            "How many bees are in a hive?",
+            "A honeybee colony has about 50,000 workers in summer. Ask your own question and \
+follow the topic for more answers from people like you."
+                .to_string(),
+        ),
+    ]
+}
+
+fn bees() -> Arc<Corpus> {
+    let pages = pages();
+    let refs: Vec<(&str, &str, &str)> =
+        pages.iter().map(|(u, t, x)| (*u, *t, x.as_str())).collect();
+    corpus_of(&refs)
+}
+
+const QUESTION: &str = "How many workers does a honeybee colony have?";
+
+const REPORT: &str = "## Summary\nA honeybee colony has about 50,000 workers in summer [1]. \
+The queen lays up to 2,000 eggs a day in spring [1]. Honeybees fly to the moon and back every \
+single night [4].\n";
+
+fn reading(confidence: f64, complexity: &str) -> ScriptedAnswer {
+    answer(
+        "understand",
+        json!({"intent": "the size of a honeybee colony", "class": "factual",
+               "entities": ["honeybee colony"], "temporal": "", "complexity": complexity,
+               "confidence": confidence,
+               "question": "Which kind of bee colony do you mean?",
+               "options": ["honeybees", "bumblebees"],
+               "interpretation": "The number of workers in a honeybee colony"}),
+    )
+}
+
+fn script_with(readings: Vec<ScriptedAnswer>, gaps: Vec<ScriptedAnswer>) -> Vec<ScriptedAnswer> {
+    let mut answers = readings;
+    answers.push(answer(
+        "plan",
+        json!({"questions": ["How many workers does a honeybee colony have?", "How many eggs does the queen lay?"],
+               "aspects": ["colony size", "the queen"],
+               "searches": ["honeybee colony workers", "queen eggs spring", "honeybee queen colony"]}),
+    ));
+    answers.push(answer(
+        "extract",
+        json!({"facts": [
+            {"fact": "A honeybee colony has about 50,000 workers in summer.", "sentence": 1, "end_sentence": 1},
+            {"fact": "The queen lays up to 2,000 eggs a day in spring.", "sentence": 2, "end_sentence": 2}]}),
+    ));
+    answers.extend(gaps);
+    answers.push(answer(
+        "orchestrate",
+        json!({"sub_questions": [
+            {"question": "How many workers does a colony have?", "searches": ["honeybee colony workers"]},
+            {"question": "How many eggs does the queen lay?", "searches": ["queen eggs spring"]}]}),
+    ));
+    answers.push(answer(
+        "summarize",
+        json!({"answer": "About 50,000 workers.", "findings": ["50,000 workers"], "confidence": 0.8, "gaps": []}),
+    ));
+    answers.push(answer(
+        "synthesize",
+        json!({"summary": "A colony has about 50,000 workers.", "conflicts": [], "gaps": [],
+               "additional_searches": [], "needs_more_research": false}),
+    ));
+    answers.push(answer(
+        "verify",
+        json!({"verdicts": [{"claim": 1, "supported": true}, {"claim": 2, "supported": true}, {"claim": 3, "supported": true}]}),
+    ));
+    answers.push(ScriptedAnswer {
+        purpose: Some("write".into()),
+        contains: None,
+        text: Some(REPORT.to_string()),
+        json: None,
+        delay_ms: None,
+    });
+    answers
+}
+
+fn covered() -> Vec<ScriptedAnswer> {
+    vec![answer(
+        "gaps",
+        json!({"coverage": [{"question": 1, "status": "well_covered"}, {"question": 2, "status": "well_covered"}],
+               "gaps": [], "new_searches": []}),
+    )]
+}
+
+fn config() -> RunConfig {
+    RunConfig {
+        review: ReviewPoints::none(),
+        no_input: true,
+        ..RunConfig::default()
+    }
+}
+
+struct Done {
+    state: ResearchState,
+    asked: Vec<Question>,
+    model: Arc<ScriptedLlm>,
+    docs: Arc<MemoryDocuments>,
+}
+
+impl Done {
+    fn calls(&self, purpose: &str) -> Vec<ChatRequest> {
+        self.model
+            .requests()
+            .into_iter()
+            .filter(|r| r.purpose.as_deref() == Some(purpose))
+            .collect()
+    }
+
+    fn result(&self) -> eval::RunResult {
+        eval::RunResult::from_state(
+            "t1",
+            &self.state,
+            &Meter::new(Default::default(), PriceTable::builtin()),
+            Default::default(),
+        )
+    }
+}
+
+/// A trust run; each question is answered by `answer` on a graph built anew over the same
+/// checkpoints.
+async fn run(
+    config: RunConfig,
+    answers: Vec<ScriptedAnswer>,
+    mut answer: impl FnMut(&Question) -> Answer,
+) -> Done {
+    let model = Arc::new(ScriptedLlm::new(answers));
+    let meter = Arc::new(Meter::new(config.budget, PriceTable::builtin()));
+    let docs = Arc::new(MemoryDocuments::default());
+    let checkpointer: Arc<dyn research_graph::Checkpointer> = Arc::new(MemoryCheckpointer::new());
+    let opts = || {
+        RunOptions::new(
+            "t1",
+            env_on(bees(), &config, model.clone(), meter.clone(), docs.clone()),
+        )
+        .clock(Arc::new(research_graph::FixedClock(1_795_000_000_000)))
+    };
+    let graph = || trust::graph(&config, Some(checkpointer.clone())).unwrap();
+    let mut out = graph()
+        .invoke(initial_state(QUESTION, &config, 1_795_000_000_000), opts())
+        .await
+        .unwrap();
+    let mut asked = Vec::new();
+    loop {
+        match out {
+            RunOutcome::Interrupted { interrupts, .. } => {
+                let q: Question = serde_json::from_value(interrupts[0].payload.clone()).unwrap();
+                let a = answer(&q);
+                asked.push(q);
+                assert!(asked.len() < 6, "the run keeps asking: {asked:#?}");
+                out = graph().resume(Resume::with_value(a), opts()).await.unwrap();
+            }
+            RunOutcome::Finished(state) => {
+                return Done {
+                    state,
+                    asked,
+                    model,
+                    docs,
+                }
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+}
+
+fn no_questions(q: &Question) -> Answer {
+    panic!("nothing should be asked: {q:?}")
+}
+
+#[tokio::test]
+async fn claims_are_cross_validated_across_independent_sources_and_mirrors_count_once() {
+    let done = run(
+        config(),
+        script_with(vec![reading(0.9, "simple")], covered()),
+        no_questions,
+    )
+    .await;
+    let s = &done.state;
+    let urls: Vec<&str> = s.sources.iter().map(|x| x.url.as_str()).collect();
+    assert_eq!(
+        urls,
+        [
+            "https://bees.example.org/colony",
+            "https://mirror.example.net/colony",
+            "https://news.example.com/bees",
+            "https://science.example.edu/bees",
+            "https://www.quora.com/bees",
+        ]
+    );
+    let t = &s.trust;
+    // The low-trust site is scored under the bar, left out of the evidence, and listed with why.
+    let quora = t.credibility.iter().find(|c| c.source_id == 5).unwrap();
+    assert!(quora.excluded, "{quora:?}");
+    assert!(s.evidence.iter().all(|e| e.source_id != 5));
+    assert!(s.report.contains("## Sources left out"), "{}", s.report);
+    assert!(
+        s.report.contains("low-trust domain (quora.com)"),
+        "{}",
+        s.report
+    );
+    let edu = t.credibility.iter().find(|c| c.source_id == 4).unwrap();
+    assert!(
+        edu.score >= 0.6 && edu.why.iter().any(|w| w.contains(".edu")),
+        "{edu:?}"
+    );
+    // The mirror is one origin with the page it copies.
+    assert!(
+        t.same_origin
+            .iter()
+            .any(|o| o.source_id == 2 && o.of == 1 && o.why.starts_with("a copy")),
+        "{:?}",
+        t.same_origin
+    );
+    // The workers claim: its own source and the independent .edu page (cited now), not the mirror.
+    let workers = t
+        .claims
+        .iter()
+        .find(|c| c.sentence.contains("50,000 workers"))
+        .expect("the workers claim");
+    assert_eq!(workers.mark, TrustMark::Corroborated, "{workers:#?}");
+    assert_eq!(workers.origins, 2);
+    assert!(
+        workers.sentence.contains("[1][4] ✓✓"),
+        "{}",
+        workers.sentence
+    );
+    assert!(s.report.contains("summer [1][4] ✓✓."), "{}", s.report);
+    assert!(!workers.sentence.contains("[2]"));
+    // The eggs claim: contested by the news page, which states another number.
+    let eggs = t
+        .claims
+        .iter()
+        .find(|c| c.sentence.contains("2,000 eggs"))
+        .expect("the eggs claim");
+    assert_eq!(eggs.mark, TrustMark::Weak);
+    assert_eq!(eggs.contradicted_by[0].source_id, 3);
+    assert_eq!(eggs.contradicted_by[0].numbers, vec!["1,500".to_string()]);
+    assert!(s.report.contains("⚠ *(contested by [3])*"), "{}", s.report);
+    assert!(workers.confidence > eggs.confidence);
+    // The made-up claim was removed; one of three writer claims unsupported is over 0.3.
+    assert!(!s.report.contains("moon"), "{}", s.report);
+    assert_eq!(
+        (t.writer_claims, t.unsupported),
+        (3, 1),
+        "{}\n{:#?}",
+        s.report,
+        s.audit
+    );
+    assert!(t.over_threshold());
+    assert!(
+        s.report.contains("hallucination score 0.33"),
+        "{}",
+        s.report
+    );
+    assert!(s.report.contains("## Caveats"), "{}", s.report);
+    // Cited sources show their credibility.
+    assert!(s.report.contains("credibility 0."), "{}", s.report);
+    // Cross-validation's new citation is evidence like any other: its quote is in the source.
+    let result = done.result();
+    assert!(result.trust.is_some() && result.profile.is_some());
+    for e in &s.evidence {
+        let source = s.sources.iter().find(|x| x.id == e.source_id).unwrap();
+        let text = done.docs.get(&source.sha256).unwrap().unwrap();
+        assert!(text::quote_in(&e.quote, &text::normalize(&text)), "{e:?}");
+    }
+    // Batched: the audit's check and one cross-validation call for every claim's passages
+    // (the claims' check needs no model: every fact is its quote).
+    let calls: Vec<String> = done
+        .calls("verify")
+        .iter()
+        .map(|c| c.messages[1].content.clone())
+        .collect();
+    assert_eq!(calls.len(), 2, "{calls:#?}");
+    // The audit's sentences are the report's.
+    for entry in s
+        .audit
+        .iter()
+        .filter(|e| e.status != steps::audit::AuditStatus::Removed)
+    {
+        assert!(
+            text::normalize(&s.report).contains(&text::normalize(&entry.sentence)),
+            "{entry:?}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn the_full_variant_asks_once_per_claim() {
+    let mut config = config();
+    config.trust = TrustVariant::Full;
+    let done = run(
+        config,
+        script_with(vec![reading(0.9, "simple")], covered()),
+        no_questions,
+    )
+    .await;
+    assert_eq!(done.state.trust.variant, TrustVariant::Full);
+    // The claims' check, the audit's, then one per claim (two claims reach the report).
+    let calls: Vec<String> = done
+        .calls("verify")
+        .iter()
+        .map(|c| c.messages[1].content.clone())
+        .collect();
+    // The audit's check, then one call per claim that reaches the report, holding that claim
+    // with every passage said to support it.
+    let claims = done.state.trust.claims.len();
+    assert_eq!(claims, 2);
+    assert_eq!(calls.len(), 1 + claims, "{calls:#?}");
+    for call in &calls[1..] {
+        let distinct: std::collections::BTreeSet<&str> = call
+            .lines()
+            .filter(|l| l.starts_with("Claim "))
+            .map(|l| l.split_once(": ").unwrap().1)
+            .collect();
+        assert_eq!(distinct.len(), 1, "{call}");
+    }
+}
+
+#[tokio::test]
+async fn a_simple_question_takes_the_fast_path_and_a_complex_one_the_orchestrator() {
+    let simple = run(
+        config(),
+        script_with(vec![reading(0.9, "simple")], covered()),
+        no_questions,
+    )
+    .await;
+    assert_eq!(simple.state.mode, Mode::Single);
+    assert!(simple.calls("orchestrate").is_empty());
+    assert!(simple
+        .state
+        .decisions
+        .iter()
+        .any(|d| d.point == "routing" && d.decision.contains("fast path")));
+    let complex = run(
+        config(),
+        script_with(vec![reading(0.9, "complex")], covered()),
+        no_questions,
+    )
+    .await;
+    assert_eq!(complex.state.mode, Mode::Multi);
+    assert_eq!(complex.calls("orchestrate").len(), 1);
+    assert!(complex.state.done_workers >= 2);
+}
+
+fn asking() -> RunConfig {
+    RunConfig {
+        review: ReviewPoints {
+            clarify: true,
+            plan: false,
+            report: false,
+        },
+        no_input: false,
+        ..RunConfig::default()
+    }
+}
+
+#[tokio::test]
+async fn the_clarification_gate_opens_under_seven_tenths_only() {
+    let clear = run(
+        asking(),
+        script_with(vec![reading(0.71, "simple")], covered()),
+        |_| Answer::AcceptWithCaveats,
+    )
+    .await;
+    assert!(clear
+        .asked
+        .iter()
+        .all(|q| matches!(q, Question::Escalation { .. })));
+    let vague = run(
+        asking(),
+        script_with(
+            vec![reading(0.69, "simple"), reading(0.9, "simple")],
+            covered(),
+        ),
+        |q| match q {
+            Question::Clarify { .. } => Answer::Clarify {
+                text: "honeybees".into(),
+            },
+            _ => Answer::AcceptWithCaveats,
+        },
+    )
+    .await;
+    assert_eq!(
+        vague.asked.len(),
+        2,
+        "the clarification, then the escalation"
+    );
+    assert!(matches!(&vague.asked[0], Question::Clarify { options, .. } if options.len() == 2));
+    // The answer was read with the question again.
+    assert_eq!(vague.calls("understand").len(), 2);
+    assert!(vague.calls("understand")[1].messages[1]
+        .content
+        .contains("honeybees"));
+    assert_eq!(vague.state.profile.clarifications, 1);
+}
+
+#[tokio::test]
+async fn a_still_vague_question_is_asked_twice_then_read_as_best_and_said() {
+    let done = run(
+        asking(),
+        script_with(
+            vec![
+                reading(0.5, "simple"),
+                reading(0.6, "simple"),
+                reading(0.65, "simple"),
+            ],
+            covered(),
+        ),
+        |q| match q {
+            Question::Clarify { .. } => Answer::Clarify {
+                text: "bees".into(),
+            },
+            _ => Answer::AcceptWithCaveats,
+        },
+    )
+    .await;
+    assert_eq!(done.asked.len(), 3, "two clarifications and the escalation");
+    let said = done
+        .state
+        .decisions
+        .iter()
+        .find(|d| d.point == "clarification" && d.automatic)
+        .expect("the reading taken");
+    assert!(said.decision.contains("after 2 clarifications"), "{said:?}");
+    assert!(
+        done.state.report.contains("after 2 clarifications"),
+        "{}",
+        done.state.report
+    );
+}
+
+#[tokio::test]
+async fn a_discovery_search_that_finds_nothing_caps_the_confidence() {
+    let mut answers = script_with(vec![], covered());
+    answers.insert(
+        0,
+        answer(
+            "understand",
+            json!({"intent": "x", "class": "factual", "entities": ["Zorblax quantum hive"],
+                   "temporal": "", "complexity": "simple", "confidence": 0.95,
+                   "question": "Which Zorblax?", "options": ["a", "b"], "interpretation": "Zorblax hives"}),
+        ),
+    );
+    let done = run(config(), answers, no_questions).await;
+    let p = &done.state.profile;
+    assert_eq!(p.confidence, 0.0, "{p:?}");
+    assert!(
+        p.why.contains("found nothing on Zorblax quantum hive"),
+        "{p:?}"
+    );
+    // No one to ask: the best reading is taken and said.
+    assert!(done
+        .state
+        .decisions
+        .iter()
+        .any(|d| d.point == "clarification" && d.decision.contains("no one was asked")));
+}
+
+#[tokio::test]
+async fn over_the_hallucination_threshold_a_person_decides() {
+    let mut config = config();
+    config.no_input = false;
+    let stopped = run(
+        config.clone(),
+        script_with(vec![reading(0.9, "simple")], covered()),
+        |_| Answer::StopRun,
+    )
+    .await;
+    let Question::Escalation { reason, issues, .. } = &stopped.asked[0] else {
+        panic!("{:?}", stopped.asked)
+    };
+    assert!(reason.contains("hallucination score 0.33"), "{reason}");
+    assert!(
+        issues.iter().any(|i| i.location.contains("moon")),
+        "{issues:?}"
+    );
+    assert_eq!(stopped.state.outcome, Outcome::Rejected);
+    let accepted = run(
+        config,
+        script_with(vec![reading(0.9, "simple")], covered()),
+        |_| Answer::AcceptWithCaveats,
+    )
+    .await;
+    assert_eq!(accepted.asked.len(), 1);
+    assert_eq!(accepted.state.outcome, Outcome::Finished);
+    assert!(accepted.state.report.contains("## Caveats"));
+    assert!(accepted
+        .state
+        .decisions
+        .iter()
+        .any(|d| d.point == "escalation" && d.decision == "accepted with caveats"));
+}
+
+fn partial(new_searches: serde_json::Value) -> ScriptedAnswer {
+    answer(
+        "gaps",
+        json!({"coverage": [{"question": 1, "status": "partial"}, {"question": 2, "status": "missing"}],
+               "gaps": ["the queen"], "new_searches": new_searches}),
+    )
+}
+
+#[tokio::test]
+async fn research_stops_early_when_a_round_adds_no_source_or_too_little() {
+    // Round 2 searches again but every page is known: no new source, so no round 3.
+    let mut config = config();
+    config.max_iterations = Some(4);
+    let done = run(
+        config.clone(),
+        script_with(
+            vec![reading(0.9, "simple")],
+            vec![
+                partial(json!(["honeybee hive spring"])),
+                partial(json!(["honeybee colony summer"])),
+            ],
+        ),
+        no_questions,
+    )
+    .await;
+    assert_eq!(done.state.iteration, 2, "{:?}", done.state.decisions);
+    let stop = done
+        .state
+        .decisions
+        .iter()
+        .find(|d| d.point == "early stop")
+        .expect("an early stop");
+    assert!(
+        stop.decision.contains("no new source") || stop.decision.contains("coverage, under 5%"),
+        "{stop:?}"
+    );
+    assert!(
+        done.state.report.contains("research stopped:"),
+        "{}",
+        done.state.report
+    );
+}
