@@ -5,7 +5,8 @@
 //! sentence audit) and `check_usable.py` (no loops, facts that match their quotes, quotes on
 //! topic, honest confidence) — plus this file's own reading of the same promises.
 //!
-//! The review pipeline runs SmolLM2 too: reviewed drafts, and the same two checkers pass.
+//! The review and trust pipelines run SmolLM2 too: reviewed drafts, cross-validated claims with
+//! their marks and a hallucination score that is the writer's, and the same two checkers pass.
 //!
 //! The models come from `scripts/fetch-model.sh` (`RS_TEST_MODEL`, `RS_TEST_MODEL_GEMMA`), the
 //! manual from `scripts/install-deps.sh`; under CI a missing one is a failure, locally a skip.
@@ -256,5 +257,55 @@ fn smollm2_completes_a_review_run_on_the_valgrind_manual() {
         report.contains("Reviewed: approved") || report.contains("## Review"),
         "{report}"
     );
+    assert_honest(&result, dir.path(), &manual);
+}
+
+#[test]
+fn smollm2_completes_a_trust_run_on_the_valgrind_manual() {
+    let (Some(model), Some(manual)) = (model("RS_TEST_MODEL"), manual()) else {
+        return;
+    };
+    let (result, dir) = run_with(
+        &model,
+        &manual,
+        "How does Memcheck detect memory leaks?",
+        &["--pipeline", "trust"],
+    );
+    let report = result["report"].as_str().unwrap();
+    let trust = &result["trust"];
+    // Every source scored (the library's own folder is one origin: no ✓✓ from one manual).
+    let sources = result["sources"].as_array().unwrap();
+    let scored = trust["credibility"]
+        .as_array()
+        .expect("credibility per source");
+    assert_eq!(scored.len(), sources.len(), "{trust:#}");
+    assert!(scored
+        .iter()
+        .all(|c| c["why"].as_array().is_some_and(|w| !w.is_empty())));
+    // Every cross-validated claim is in the report with its mark.
+    let claims = trust["claims"].as_array().expect("cross-validated claims");
+    assert!(!claims.is_empty(), "{report}");
+    for c in claims {
+        let sentence = c["sentence"].as_str().unwrap();
+        let symbol = match c["mark"].as_str().unwrap() {
+            "corroborated" => "✓✓",
+            "verified" => "✓",
+            _ => "⚠",
+        };
+        assert!(sentence.contains(symbol), "{c:#}");
+        assert!(report.contains(sentence), "{sentence}\n{report}");
+    }
+    // The score is the writer's: no lower than its share of the audit's failures.
+    let (written, unsupported) = (
+        trust["writer_claims"].as_u64().unwrap(),
+        trust["unsupported"].as_u64().unwrap(),
+    );
+    assert!(unsupported <= written);
+    let score = trust["hallucination"].as_f64().unwrap();
+    assert!((0.0..=1.0).contains(&score));
+    assert!(report.contains("hallucination score"), "{report}");
+    if score > 0.3 {
+        assert!(report.contains("## Caveats"), "{report}");
+    }
     assert_honest(&result, dir.path(), &manual);
 }

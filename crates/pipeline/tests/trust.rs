@@ -83,6 +83,14 @@ fn reading(confidence: f64, complexity: &str) -> ScriptedAnswer {
 }
 
 fn script_with(readings: Vec<ScriptedAnswer>, gaps: Vec<ScriptedAnswer>) -> Vec<ScriptedAnswer> {
+    script_writing(readings, gaps, REPORT)
+}
+
+fn script_writing(
+    readings: Vec<ScriptedAnswer>,
+    gaps: Vec<ScriptedAnswer>,
+    report: &str,
+) -> Vec<ScriptedAnswer> {
     let mut answers = readings;
     answers.push(answer(
         "plan",
@@ -119,7 +127,7 @@ fn script_with(readings: Vec<ScriptedAnswer>, gaps: Vec<ScriptedAnswer>) -> Vec<
     answers.push(ScriptedAnswer {
         purpose: Some("write".into()),
         contains: None,
-        text: Some(REPORT.to_string()),
+        text: Some(report.to_string()),
         json: None,
         delay_ms: None,
     });
@@ -582,5 +590,35 @@ async fn research_stops_early_when_a_round_adds_no_source_or_too_little() {
         done.state.report.contains("research stopped:"),
         "{}",
         done.state.report
+    );
+}
+
+#[tokio::test]
+async fn when_the_passages_replace_the_prose_the_score_is_the_writers() {
+    let made_up = "## Summary\nHoneybees fly to the moon and back every single night [1]. \
+Each colony keeps a small dragon to guard the honey stores [2]. Queens speak fluent Latin to \
+their workers at dawn [4].\n";
+    let done = run(
+        config(),
+        script_writing(vec![reading(0.9, "simple")], covered(), made_up),
+        no_questions,
+    )
+    .await;
+    let t = &done.state.trust;
+    assert!(done.state.report.contains("The model's prose was not used"));
+    assert_eq!((t.writer_claims, t.unsupported), (3, 3), "{t:#?}");
+    assert_eq!(t.hallucination, 1.0);
+    assert!(
+        done.state.report.contains("hallucination score 1.00"),
+        "{}",
+        done.state.report
+    );
+    assert!(done.state.report.contains("## Caveats"));
+    // The passages themselves are marked like any claim.
+    assert!(
+        !t.claims.is_empty()
+            && t.claims
+                .iter()
+                .all(|c| c.sentence.contains(c.mark.symbol()))
     );
 }

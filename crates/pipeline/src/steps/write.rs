@@ -231,6 +231,8 @@ pub fn extractive_body(facts: &Facts<'_>, evidence: &[Evidence]) -> String {
                 e.quote.trim()
             };
             let text = text.replace('\n', " ");
+            // A quote that is itself a list item keeps one marker, not two.
+            let text = text.trim_start_matches(['-', '*', '•', ' ']);
             out.push_str(&format!(
                 "- {} [{}]\n",
                 text.trim_end_matches('.'),
@@ -522,6 +524,8 @@ pub async fn write(
         rejected = Some("it cited none of the evidence".into());
     }
     let extractive = rejected.is_some();
+    // When the passages replace the prose, the writer's claims are still what it is scored on.
+    let writers = extractive.then(|| trust::unverified(&audited.entries));
     if extractive {
         // Every passage read (spread over the sources), not only the writer's share: the
         // passages are the report now.
@@ -533,7 +537,16 @@ pub async fn write(
     }
     // The extractive body already quotes and cites every passage: no findings list after it.
     let findings: &[Evidence] = if extractive { &[] } else { &evidence };
-    let mut draft = finish(ctx, input, audited, findings, rejected.as_deref(), &notes).await?;
+    let mut draft = finish(
+        ctx,
+        input,
+        audited,
+        findings,
+        rejected.as_deref(),
+        &notes,
+        writers,
+    )
+    .await?;
     draft.extractive = extractive;
     warnings.append(&mut draft.warnings);
     draft.warnings = warnings;
@@ -555,6 +568,7 @@ pub async fn edited(ctx: &Ctx, input: &WriteInput<'_>, body: &str) -> Result<Dra
         &evidence,
         None,
         &["The report's text was edited by hand and audited again.".to_string()],
+        None,
     )
     .await
 }
@@ -568,6 +582,7 @@ async fn finish(
     findings: &[Evidence],
     rejected: Option<&str>,
     notes: &[String],
+    written: Option<(usize, usize)>,
 ) -> Result<Draft, NodeError> {
     let ja = input.facts.language == "ja";
     let in_body = audited.entries.len();
@@ -580,16 +595,14 @@ async fn finish(
     let (mut trust, mut added) = (None, Vec::new());
     if let Some(variant) = input.trust {
         // The trust engine is the audit's last stage: the claims that reach the report only.
-        let trusted = trust::apply(
-            ctx,
+        let stage = trust::Stage {
             variant,
-            &body,
-            &mut entries[..in_body],
-            input.facts.sources,
-            input.facts.evidence,
-            input.facts.credibility,
-        )
-        .await?;
+            sources: input.facts.sources,
+            evidence: input.facts.evidence,
+            credibility: input.facts.credibility,
+            written,
+        };
+        let trusted = trust::apply(ctx, stage, &body, &mut entries[..in_body]).await?;
         body = trusted.body;
         added = trusted.added;
         warnings.extend(trusted.warnings);

@@ -199,18 +199,39 @@ fn marked(sentence: &str, added: &[u32], contested: &[u32], mark: TrustMark) -> 
     out
 }
 
+/// What the trust stage works on besides the body.
+#[derive(Debug, Clone, Copy)]
+pub struct Stage<'a> {
+    /// The engine's variant.
+    pub variant: TrustVariant,
+    /// Sources read.
+    pub sources: &'a [Source],
+    /// All evidence.
+    pub evidence: &'a [Evidence],
+    /// Each source's credibility.
+    pub credibility: &'a [Credibility],
+    /// The writer's claims and how many of them the audit could not verify, when the body is
+    /// not the writer's (its prose failed and the passages replaced it): the score is the
+    /// writer's, not the passages'.
+    pub written: Option<(usize, usize)>,
+}
+
 /// Cross-validates the body's audited sentences (`entries`, the body's part of the audit, which
-/// get the marked sentences and added citations), confirms with the model per `variant`, and
+/// get the marked sentences and added citations), confirms with the model per the variant, and
 /// marks the body.
 pub async fn apply(
     ctx: &Ctx,
-    variant: TrustVariant,
+    stage: Stage<'_>,
     body: &str,
     entries: &mut [AuditEntry],
-    sources: &[Source],
-    evidence: &[Evidence],
-    credibility: &[Credibility],
 ) -> Result<Trusted, NodeError> {
+    let Stage {
+        variant,
+        sources,
+        evidence,
+        credibility,
+        written,
+    } = stage;
     let stored = texts(ctx, sources);
     let origins = Origins::of(sources, &stored);
     let passages = Passages::of(&stored);
@@ -220,11 +241,7 @@ pub async fn apply(
         origins: &origins,
         credibility,
     };
-    let writer_claims = entries.len();
-    let unsupported = entries
-        .iter()
-        .filter(|e| e.status != AuditStatus::Verified)
-        .count();
+    let (writer_claims, unsupported) = written.unwrap_or_else(|| unverified(entries));
     let mut claims: Vec<(usize, ClaimTrust)> = entries
         .iter()
         .enumerate()
@@ -310,6 +327,15 @@ pub async fn apply(
         added,
         warnings,
     })
+}
+
+/// How many of `entries` there are, and how many the audit could not verify as written.
+pub fn unverified(entries: &[AuditEntry]) -> (usize, usize) {
+    let failed = entries
+        .iter()
+        .filter(|e| e.status != AuditStatus::Verified)
+        .count();
+    (entries.len(), failed)
 }
 
 /// The model's confirmation: it can only take a corroboration away (batched: one call for every
