@@ -239,6 +239,41 @@ pub fn structural_checks(r: &RunResult) -> Vec<Check> {
             ));
         }
     }
+    if let Some(t) = &r.trust {
+        // The trust pipeline's scores: each a share, and each mark what its sources bear out.
+        let mut scores = vec![("hallucination score".to_string(), t.hallucination)];
+        scores.extend(
+            t.credibility
+                .iter()
+                .map(|c| (format!("credibility of source {}", c.source_id), c.score)),
+        );
+        scores.extend(
+            t.claims
+                .iter()
+                .enumerate()
+                .map(|(i, c)| (format!("confidence of claim {}", i + 1), c.confidence)),
+        );
+        for (name, v) in scores {
+            if !(0.0..=1.0).contains(&v) || v.is_nan() {
+                p.push(format!("{name} {v} outside [0, 1]"));
+            }
+        }
+        if t.unsupported > t.writer_claims {
+            p.push(format!(
+                "{} unsupported of {} writer claims",
+                t.unsupported, t.writer_claims
+            ));
+        }
+        for c in &t.claims {
+            let corroborated = c.mark == crate::steps::trust::corroborate::TrustMark::Corroborated;
+            if corroborated && c.origins < 2 {
+                p.push(format!(
+                    "a ✓✓ claim with {} origin: {}",
+                    c.origins, c.sentence
+                ));
+            }
+        }
+    }
     out.push(check("scores_in_bounds", p));
 
     // Japanese has no spaces: count characters as words there.

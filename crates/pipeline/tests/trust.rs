@@ -154,6 +154,7 @@ struct Done {
     state: ResearchState,
     asked: Vec<Question>,
     model: Arc<ScriptedLlm>,
+    meter: Arc<Meter>,
     docs: Arc<MemoryDocuments>,
 }
 
@@ -167,12 +168,7 @@ impl Done {
     }
 
     fn result(&self) -> eval::RunResult {
-        eval::RunResult::from_state(
-            "t1",
-            &self.state,
-            &Meter::new(Default::default(), PriceTable::builtin()),
-            Default::default(),
-        )
+        eval::RunResult::from_state("t1", &self.state, &self.meter, Default::default())
     }
 }
 
@@ -214,6 +210,7 @@ async fn run(
                     state,
                     asked,
                     model,
+                    meter,
                     docs,
                 }
             }
@@ -330,6 +327,27 @@ async fn claims_are_cross_validated_across_independent_sources_and_mirrors_count
         .map(|c| c.messages[1].content.clone())
         .collect();
     assert_eq!(calls.len(), 2, "{calls:#?}");
+    // `research eval`'s structural checks hold the trust record to its own bounds.
+    let failed: Vec<String> = eval::structural_checks(&result)
+        .into_iter()
+        .filter(|c| !c.passed && c.name != "report_minimum_length")
+        .map(|c| format!("{}: {}", c.name, c.detail))
+        .collect();
+    assert!(failed.is_empty(), "{failed:?}");
+    let mut tampered = result.clone();
+    let record = tampered.trust.as_mut().unwrap();
+    record.claims[1].mark = TrustMark::Corroborated;
+    record.hallucination = 1.5;
+    let scores = eval::structural_checks(&tampered)
+        .into_iter()
+        .find(|c| c.name == "scores_in_bounds")
+        .unwrap();
+    assert!(
+        !scores.passed
+            && scores.detail.contains("hallucination score 1.5")
+            && scores.detail.contains("a ✓✓ claim with 1 origin"),
+        "{scores:?}"
+    );
     // The audit's sentences are the report's.
     for entry in s
         .audit
@@ -621,4 +639,58 @@ their workers at dawn [4].\n";
                 .iter()
                 .all(|c| c.sentence.contains(c.mark.symbol()))
     );
+}
+
+#[tokio::test]
+async fn a_run_killed_in_the_trust_engine_resumes_without_repeating_a_finished_step() {
+    let config = config();
+    let checkpointer: Arc<dyn research_graph::Checkpointer> = Arc::new(MemoryCheckpointer::new());
+    let docs = Arc::new(MemoryDocuments::default());
+    let meter = Arc::new(Meter::new(config.budget, PriceTable::builtin()));
+    let opts = |model: &Arc<ScriptedLlm>| {
+        RunOptions::new(
+            "k1",
+            env_on(bees(), &config, model.clone(), meter.clone(), docs.clone()),
+        )
+        .clock(Arc::new(research_graph::FixedClock(1_795_000_000_000)))
+    };
+    // The first process dies in the writing-and-trust step: its model has no writer.
+    let mut first = script_with(vec![reading(0.9, "simple")], covered());
+    first.retain(|a| a.purpose.as_deref() != Some("write"));
+    let first = Arc::new(ScriptedLlm::new(first));
+    let died = trust::graph(&config, Some(checkpointer.clone()))
+        .unwrap()
+        .invoke(
+            initial_state(QUESTION, &config, 1_795_000_000_000),
+            opts(&first),
+        )
+        .await;
+    assert!(died.is_err(), "{died:?}");
+    // A new process resumes from the last checkpoint.
+    let second = Arc::new(ScriptedLlm::new(script_with(
+        vec![reading(0.9, "simple")],
+        covered(),
+    )));
+    let out = trust::graph(&config, Some(checkpointer.clone()))
+        .unwrap()
+        .resume(Resume::empty(), opts(&second))
+        .await
+        .unwrap();
+    let RunOutcome::Finished(state) = out else {
+        panic!("{out:?}")
+    };
+    let purposes: Vec<String> = second
+        .requests()
+        .into_iter()
+        .filter_map(|r| r.purpose)
+        .collect();
+    for done in ["understand", "plan", "extract", "gaps"] {
+        assert!(
+            !purposes.iter().any(|p| p == done),
+            "{done} again: {purposes:?}"
+        );
+    }
+    assert!(purposes.iter().any(|p| p == "write"));
+    assert!(state.report.contains("✓✓"), "{}", state.report);
+    assert_eq!(state.outcome, Outcome::Finished);
 }
