@@ -367,13 +367,21 @@ pub fn claim_terms(text: &str) -> HashSet<String> {
 /// at least [`CONTRADICTION_OVERLAP`] of the claim's content words (and
 /// [`CONTRADICTION_MIN_SHARED`]) are in the passage, the claim states a number the passage does
 /// not, and the passage states one the claim does not ("50,000 workers" against "20,000
-/// workers"). `None` when they do not disagree.
+/// workers"; with two numbers or more, one of them agreeing). `None` when they do not disagree.
 pub fn disagrees(claim: &str, passage: &str) -> Option<Vec<String>> {
     let (share, shared, _) = coverage(claim, passage);
     if share < CONTRADICTION_OVERLAP || shared < CONTRADICTION_MIN_SHARED {
         return None;
     }
     if missing_numbers(claim, passage).is_empty() {
+        return None;
+    }
+    // With two numbers or more, one must agree: it anchors the subject ("town 2 handles 1,074
+    // ships" against "town 2 handles 1,574"), where none agreeing is another subject ("town 3
+    // handles 1,111 ships").
+    let (mine, theirs) = (number_forms(claim), number_forms(passage));
+    let required = numbers(claim).iter().filter(|n| n.required).count();
+    if required >= 2 && mine.intersection(&theirs).next().is_none() {
         return None;
     }
     let other = missing_numbers(passage, claim);

@@ -378,3 +378,35 @@ fn numbers_are_read_in_their_usual_forms() {
         Vec::<String>::new()
     );
 }
+
+#[test]
+fn other_numbers_about_the_same_subject_disagree_and_another_subject_does_not() {
+    let claim = "The queen lays up to 2,000 eggs a day in spring.";
+    assert_eq!(
+        disagrees(
+            claim,
+            "The queen lays up to 1,500 eggs a day in spring, beekeepers say."
+        ),
+        Some(vec!["1,500".to_string()])
+    );
+    // The same numbers, or another topic, is no disagreement.
+    assert_eq!(
+        disagrees(claim, "In spring the queen lays up to 2,000 eggs a day."),
+        None
+    );
+    assert_eq!(disagrees(claim, "Drones live 8 weeks in the hive."), None);
+    // Two numbers, none agreeing: another subject, not a contradiction.
+    let town = "The harbour of town 1 handles about 1,037 ships in a typical year.";
+    assert_eq!(
+        disagrees(
+            town,
+            "The harbour of town 3 handles about 1,111 ships in a typical year."
+        ),
+        None
+    );
+    assert!(disagrees(
+        town,
+        "The harbour of town 1 handles about 1,537 ships in a typical year."
+    )
+    .is_some());
+}

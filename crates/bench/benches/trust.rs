@@ -1,0 +1,372 @@
+//! The trust pipeline: model calls, tokens and wall time of a one-round run at standard depth,
+//! batched against full (a scripted model that waits 400 ms a call, search 250 ms, fetch
+//! 150 ms); then cross-validation alone on a planted corpus — for each of twenty facts an
+//! original page, a mirror, a syndicated copy inside other text, an independent page saying it
+//! in its own words, and for every other fact a page stating another number — counting the
+//! mirrors collapsed, the contradictions surfaced and the false ones. Prints one JSON line per
+//! measurement.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use async_trait::async_trait;
+use research_fetch::{Document, DocumentKind, FetchError, Fetcher};
+use research_llm::{
+    Budget, ChatRequest, ChatResponse, LlmClient, LlmError, Meter, ModelRouting, PriceTable,
+    RoleModels, ScriptedAnswer, ScriptedLlm, TokenSink,
+};
+use research_pipeline::pipelines::trust;
+use research_pipeline::steps::audit::{AuditEntry, AuditStatus};
+use research_pipeline::steps::trust::corroborate::{cross_validate, Passages, Record};
+use research_pipeline::steps::trust::origins::Origins;
+use research_pipeline::{
+    initial_state, sha256_hex, Env, Evidence, MemoryDocuments, ReviewPoints, RunConfig, Source,
+    TrustVariant,
+};
+use research_search::{Hit, HitKind, SearchError, SearchProvider, SearchQuery};
+use serde_json::json;
+
+const LLM_MS: u64 = 400;
+const SEARCH_MS: u64 = 250;
+const FETCH_MS: u64 = 150;
+
+struct Slow(ScriptedLlm);
+
+#[async_trait]
+impl LlmClient for Slow {
+    fn spec(&self) -> &str {
+        "scripted:bench"
+    }
+    async fn complete(
+        &self,
+        request: &ChatRequest,
+        on_token: Option<TokenSink<'_>>,
+    ) -> Result<ChatResponse, LlmError> {
+        tokio::time::sleep(Duration::from_millis(LLM_MS)).await;
+        self.0.complete(request, on_token).await
+    }
+}
+
+/// Pages by URL; a query finds the pages whose URL shares a word with it.
+struct Web(BTreeMap<String, String>);
+
+#[async_trait]
+impl SearchProvider for Web {
+    fn name(&self) -> &'static str {
+        "web"
+    }
+    async fn search(&self, query: &SearchQuery) -> Result<Vec<Hit>, SearchError> {
+        tokio::time::sleep(Duration::from_millis(SEARCH_MS)).await;
+        let q = query.text.to_lowercase();
+        Ok(self
+            .0
+            .iter()
+            .filter(|(url, _)| q.split(' ').any(|w| w.len() > 3 && url.contains(w)))
+            .take(query.limit)
+            .map(|(url, text)| Hit {
+                title: url.clone(),
+                url: url.clone(),
+                snippet: text.chars().take(60).collect(),
+                published: None,
+                kind: HitKind::Web,
+                provider: "web".into(),
+            })
+            .collect())
+    }
+}
+
+#[async_trait]
+impl Fetcher for Web {
+    async fn fetch(&self, url: &str) -> Result<Document, FetchError> {
+        tokio::time::sleep(Duration::from_millis(FETCH_MS)).await;
+        let text = self.0.get(url).cloned().ok_or(FetchError::Status {
+            url: url.into(),
+            status: 404,
+        })?;
+        Ok(Document {
+            url: url.into(),
+            final_url: url.into(),
+            title: None,
+            text_sha256: sha256_hex(&text),
+            bytes: text.len(),
+            text,
+            kind: DocumentKind::Text,
+            content_type: "text/plain".into(),
+        })
+    }
+}
+
+/// Twelve pages on four topics, each on its own site.
+fn web() -> Arc<Web> {
+    let topics = [
+        (
+            "ownership",
+            "Rust manages memory through ownership rules that the compiler checks at compile time.",
+        ),
+        (
+            "collector",
+            "Tracing garbage collectors in Java and Go reclaim memory while the program runs.",
+        ),
+        (
+            "borrowing",
+            "The borrow checker allows one mutable reference or many shared references at a time.",
+        ),
+        (
+            "lifetimes",
+            "Lifetimes describe how long references stay valid so that none outlives its value.",
+        ),
+    ];
+    let mut pages = BTreeMap::new();
+    for (topic, sentence) in topics {
+        for i in 0..3 {
+            let text = format!(
+                "# Notes on {topic} part {i}\n\n{sentence} This page discusses {topic} in more depth for readers. \
+A second paragraph on {topic} gives an example that readers can follow. The last sentence about {topic} closes the page."
+            );
+            pages.insert(format!("https://site{i}.example/{topic}"), text);
+        }
+    }
+    Arc::new(Web(pages))
+}
+
+fn answer(purpose: &str, value: serde_json::Value) -> ScriptedAnswer {
+    ScriptedAnswer {
+        purpose: Some(purpose.into()),
+        contains: None,
+        text: None,
+        json: Some(value),
+        delay_ms: None,
+    }
+}
+
+fn script() -> Vec<ScriptedAnswer> {
+    vec![
+        answer("understand", json!({"intent": "memory management", "class": "factual", "entities": ["Rust ownership"],
+            "temporal": "", "complexity": "simple", "confidence": 0.9, "question": "", "options": [], "interpretation": "x"})),
+        answer("plan", json!({"questions": ["How does ownership work?", "How do collectors differ?", "What does borrowing allow?"],
+            "aspects": [], "searches": ["ownership rules", "garbage collector", "borrowing references", "lifetimes references", "ownership memory"]})),
+        answer("extract", json!({"facts": [{"fact": "A fact.", "sentence": 2, "end_sentence": 2}, {"fact": "Another.", "sentence": 3, "end_sentence": 3}]})),
+        answer("gaps", json!({"coverage": [{"question": 1, "status": "well_covered"}, {"question": 2, "status": "well_covered"}, {"question": 3, "status": "well_covered"}], "gaps": [], "new_searches": []})),
+        answer("verify", json!({"verdicts": [{"claim": 1, "supported": true}, {"claim": 2, "supported": true}, {"claim": 3, "supported": true}]})),
+        ScriptedAnswer {
+            purpose: Some("write".into()),
+            contains: None,
+            text: Some("## Summary\nRust manages memory through ownership rules that the compiler checks at compile time [1]. \
+Tracing garbage collectors in Java and Go reclaim memory while the program runs [3]. The borrow checker allows one mutable \
+reference or many shared references at a time [5].".into()),
+            json: None,
+            delay_ms: None,
+        },
+    ]
+}
+
+fn calls(rt: &tokio::runtime::Runtime) {
+    for variant in [TrustVariant::Batched, TrustVariant::Full] {
+        let config = RunConfig {
+            review: ReviewPoints::none(),
+            no_input: true,
+            max_iterations: Some(1),
+            trust: variant,
+            ..Default::default()
+        };
+        let meter = Arc::new(Meter::new(Budget::default(), PriceTable::builtin()));
+        let model: Arc<dyn LlmClient> = Arc::new(Slow(ScriptedLlm::new(script())));
+        let w = web();
+        let env = Env {
+            config: config.clone(),
+            models: RoleModels::connect(
+                ModelRouting::single("scripted:bench"),
+                meter.clone(),
+                |_| Ok(model.clone()),
+            )
+            .unwrap(),
+            search: w.clone(),
+            fetcher: w,
+            documents: Arc::new(MemoryDocuments::default()),
+        };
+        let started = Instant::now();
+        let state = rt
+            .block_on(trust::graph(&config, None).unwrap().invoke(
+                initial_state("How does Rust manage memory with ownership?", &config, 0),
+                research_graph::RunOptions::new("bench", env).max_concurrency(8),
+            ))
+            .unwrap()
+            .into_state();
+        let wall_ms = started.elapsed().as_millis() as u64;
+        let by_node: BTreeMap<String, u64> = meter
+            .by_node()
+            .into_iter()
+            .map(|(node, usage)| (node, usage.calls))
+            .collect();
+        // Dependent calls: analyze, plan, (search → fetch → extract), gaps, verify, then the
+        // writing node's calls one after another (write, the audit's check, cross-validation).
+        let write_calls = by_node.get("write_report").copied().unwrap_or(0);
+        let critical_ms = 2 * LLM_MS
+            + SEARCH_MS
+            + (SEARCH_MS + FETCH_MS + LLM_MS)
+            + LLM_MS
+            + by_node.get("verify").copied().unwrap_or(0) * LLM_MS
+            + write_calls * LLM_MS;
+        let totals = meter.totals();
+        println!(
+            "{}",
+            json!({
+                "scenario": "trust_calls",
+                "variant": format!("{variant:?}").to_lowercase(),
+                "sources": state.sources.len(),
+                "evidence": state.evidence.len(),
+                "claims": state.trust.claims.len(),
+                "llm_calls": totals.calls,
+                "calls_by_node": by_node,
+                "prompt_tokens": totals.prompt_tokens,
+                "completion_tokens": totals.completion_tokens,
+                "wall_ms": wall_ms,
+                "critical_path_ms": critical_ms,
+            })
+        );
+    }
+}
+
+fn source(id: u32, url: &str, text: &str) -> Source {
+    Source {
+        id,
+        url: url.into(),
+        title: url.into(),
+        kind: "web".into(),
+        provider: "planted".into(),
+        published: None,
+        sha256: sha256_hex(text),
+        accessed_at_ms: 0,
+    }
+}
+
+/// Cross-validation on planted mirrors, syndicated copies and contradictions (no model).
+fn planted() {
+    const FACTS: u32 = 20;
+    let mut sources = Vec::new();
+    let mut texts = BTreeMap::new();
+    let mut evidence = Vec::new();
+    let mut claims = Vec::new();
+    let mut contradicted = 0;
+    for k in 0..FACTS {
+        let n = 1_000 + 37 * k;
+        let fact = format!("The harbour of town {k} handles about {n} ships in a typical year.");
+        let original = format!(
+            "{fact} Its quays were rebuilt after the storm of the last decade. Fishing boats \
+and ferries share the inner basin, while cargo ships use the deep outer berths."
+        );
+        let own = format!(
+            "Port statistics say that about {n} ships call at the harbour of town {k} in a \
+typical year. The statistics office counts every arrival."
+        );
+        let base = sources.len() as u32;
+        let pages = [
+            (
+                format!("https://port{k}.example.org/harbour"),
+                original.clone(),
+            ),
+            (
+                format!("https://mirror{k}.example.net/harbour"),
+                format!("Mirror. {original}"),
+            ),
+            (
+                format!("https://news{k}.example.com/daily"),
+                format!(
+                    "Daily digest, item {k}. {original} Reprinted with permission of the port."
+                ),
+            ),
+            (format!("https://stats{k}.example.edu/ports"), own),
+        ];
+        for (i, (url, text)) in pages.iter().enumerate() {
+            let id = base + i as u32 + 1;
+            sources.push(source(id, url, text));
+            texts.insert(id, text.clone());
+        }
+        if k % 2 == 0 {
+            let id = base + 5;
+            let other = n + 500;
+            let text = format!(
+                "A survey found that the harbour of town {k} handles about {other} ships in a \
+typical year, more than the port says."
+            );
+            sources.push(source(
+                id,
+                &format!("https://survey{k}.example.info/report"),
+                &text,
+            ));
+            texts.insert(id, text);
+            contradicted += 1;
+        }
+        let quote = fact.clone();
+        evidence.push(Evidence {
+            id: k + 1,
+            source_id: base + 1,
+            source_url: sources[base as usize].url.clone(),
+            fact: quote.clone(),
+            quote,
+            question: None,
+            query: String::new(),
+        });
+        claims.push(AuditEntry {
+            sentence: format!("{} [{}].", fact.trim_end_matches('.'), base + 1),
+            sources: vec![base + 1],
+            status: AuditStatus::Verified,
+            evidence: vec![k + 1],
+            check: String::new(),
+            written: None,
+        });
+    }
+    let started = Instant::now();
+    let origins = Origins::of(&sources, &texts);
+    let passages = Passages::of(&texts);
+    let record = Record {
+        evidence: &evidence,
+        passages: &passages,
+        origins: &origins,
+        credibility: &[],
+    };
+    let judged: Vec<_> = claims.iter().map(|c| cross_validate(c, &record)).collect();
+    let elapsed_us = started.elapsed().as_micros() as u64;
+    let mirrors_planted = 2 * FACTS as usize;
+    let mirrors_collapsed = origins
+        .same
+        .iter()
+        .filter(|s| s.why.starts_with("a copy") || s.why == "the same text")
+        .count();
+    let two_origins = judged.iter().filter(|c| c.origins == 2).count();
+    let surfaced = judged
+        .iter()
+        .enumerate()
+        .filter(|(k, c)| k % 2 == 0 && !c.contradicted_by.is_empty())
+        .count();
+    let false_contradictions = judged
+        .iter()
+        .enumerate()
+        .filter(|(k, c)| k % 2 == 1 && !c.contradicted_by.is_empty())
+        .count();
+    println!(
+        "{}",
+        json!({
+            "scenario": "cross_validation_planted",
+            "claims": FACTS,
+            "sources": sources.len(),
+            "mirrors_planted": mirrors_planted,
+            "mirrors_collapsed": mirrors_collapsed,
+            "claims_with_exactly_two_origins": two_origins,
+            "contradictions_planted": contradicted,
+            "contradictions_surfaced": surfaced,
+            "false_contradictions": false_contradictions,
+            "elapsed_us": elapsed_us,
+        })
+    );
+}
+
+fn main() {
+    if std::env::args().any(|a| a == "--list") {
+        return;
+    }
+    planted();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    calls(&rt);
+}
