@@ -694,3 +694,40 @@ async fn a_run_killed_in_the_trust_engine_resumes_without_repeating_a_finished_s
     assert!(state.report.contains("✓✓"), "{}", state.report);
     assert_eq!(state.outcome, Outcome::Finished);
 }
+
+#[tokio::test]
+async fn a_claim_its_extracted_evidence_misses_is_verified_against_the_stored_text() {
+    let report = "## Summary\nA honeybee colony has about 50,000 workers in summer [1]. \
+Workers live about six weeks in summer and several months in winter [1].\n";
+    let done = run(
+        config(),
+        script_writing(vec![reading(0.9, "simple")], covered(), report),
+        no_questions,
+    )
+    .await;
+    let s = &done.state;
+    let span = s
+        .evidence
+        .iter()
+        .find(|e| e.query == "span verification")
+        .unwrap_or_else(|| panic!("{:#?}\n{}", s.evidence, s.report));
+    assert_eq!(span.source_id, 1);
+    assert!(
+        span.quote.starts_with("Workers live about six weeks"),
+        "{span:?}"
+    );
+    let source = &s.sources[0];
+    let text = done.docs.get(&source.sha256).unwrap().unwrap();
+    assert!(text::quote_in(&span.quote, &text::normalize(&text)));
+    let entry = s
+        .audit
+        .iter()
+        .find(|e| e.sentence.starts_with("Workers live"))
+        .expect("the sentence audited");
+    assert_eq!(
+        entry.status,
+        steps::audit::AuditStatus::Verified,
+        "{entry:?}"
+    );
+    assert_eq!(s.trust.unsupported, 0);
+}

@@ -102,6 +102,7 @@ pub fn caveats(facts: &Facts<'_>, min_coverage: f64) -> Vec<String> {
 }
 
 /// What the writer works from.
+#[derive(Clone, Copy)]
 pub struct WriteInput<'a> {
     /// The question.
     pub brief: &'a Brief,
@@ -499,6 +500,24 @@ pub async fn write(
             ));
         }
     }
+    // Span verification (trust pipeline): what the evidence does not bear out is looked for in
+    // the cited source's stored text before the audit judges it.
+    let spans = match input.trust {
+        Some(_) => trust::spans(
+            ctx,
+            &body,
+            input.facts.sources,
+            input.facts.evidence,
+            input.facts.credibility,
+        ),
+        None => Vec::new(),
+    };
+    let with_spans: Vec<Evidence> = input.facts.evidence.iter().chain(&spans).cloned().collect();
+    let mut spanned = *input;
+    if !spans.is_empty() {
+        spanned.facts.evidence = &with_spans;
+    }
+    let input = &spanned;
     let mut audited = audit::audit(&body, input.facts.evidence);
     let removed = audited
         .entries
@@ -550,6 +569,9 @@ pub async fn write(
     draft.extractive = extractive;
     warnings.append(&mut draft.warnings);
     draft.warnings = warnings;
+    let mut added = spans;
+    added.append(&mut draft.added);
+    draft.added = added;
     Ok(draft)
 }
 

@@ -120,7 +120,12 @@ impl Passages {
     }
 
     /// The passage of `source` that best supports `claim` (with `terms` its terms), if any does.
-    fn supporting(&self, source: u32, claim: &str, terms: &HashSet<String>) -> Option<String> {
+    pub(crate) fn supporting(
+        &self,
+        source: u32,
+        claim: &str,
+        terms: &HashSet<String>,
+    ) -> Option<String> {
         let need = (terms.len() as f64 * guard::SUPPORT_OVERLAP).ceil() as usize;
         self.by_source
             .get(&source)?

@@ -160,6 +160,86 @@ pub fn credible(evidence: &[Evidence], credibility: &[Credibility]) -> Vec<Evide
         .collect()
 }
 
+/// Span verification: the cited sentences of `body` that no evidence of their cited sources
+/// bears out, looked for in those sources' stored text — the passage that supports one becomes
+/// evidence (numbered after `evidence`), so the audit judges the claim against what the source
+/// says, not only what the extractor happened to pick. Sources under the credibility bar are
+/// not searched.
+pub fn spans(
+    ctx: &Ctx,
+    body: &str,
+    sources: &[Source],
+    evidence: &[Evidence],
+    credibility: &[Credibility],
+) -> Vec<Evidence> {
+    use unicode_segmentation::UnicodeSegmentation;
+    let mut wanted: Vec<(String, std::collections::BTreeSet<u32>)> = Vec::new();
+    for line in body.lines() {
+        let t = line.trim_start();
+        if t.starts_with('#') || t.starts_with('>') || t.starts_with("```") {
+            continue;
+        }
+        for sentence in line.split_sentence_bounds() {
+            let ids = crate::report::cited_ids(sentence);
+            if ids.is_empty() {
+                continue;
+            }
+            let claim = crate::steps::audit::without_markers(sentence)
+                .trim()
+                .to_string();
+            let backed = evidence.iter().any(|e| {
+                ids.contains(&e.source_id) && crate::guard::supports(&claim, &e.quote).supported
+            });
+            if !backed {
+                wanted.push((claim, ids));
+            }
+        }
+    }
+    if wanted.is_empty() {
+        return Vec::new();
+    }
+    let usable = |id: u32| {
+        credibility
+            .iter()
+            .find(|c| c.source_id == id)
+            .is_none_or(|c| !c.excluded)
+    };
+    let needed: Vec<Source> = sources
+        .iter()
+        .filter(|s| usable(s.id) && wanted.iter().any(|(_, ids)| ids.contains(&s.id)))
+        .cloned()
+        .collect();
+    let passages = Passages::of(&texts(ctx, &needed));
+    let mut next = evidence.iter().map(|e| e.id).max().unwrap_or(0) + 1;
+    let mut found: Vec<Evidence> = Vec::new();
+    for (claim, ids) in wanted {
+        let terms = crate::guard::claim_terms(&claim);
+        for id in ids {
+            let Some(passage) = passages.supporting(id, &claim, &terms) else {
+                continue;
+            };
+            if !found
+                .iter()
+                .any(|e| e.source_id == id && e.quote == passage)
+            {
+                let mut e = Evidence::unnumbered(passage.clone(), passage);
+                e.id = next;
+                e.source_id = id;
+                e.source_url = needed
+                    .iter()
+                    .find(|s| s.id == id)
+                    .map(|s| s.url.clone())
+                    .unwrap_or_default();
+                e.query = "span verification".into();
+                next += 1;
+                found.push(e);
+            }
+            break;
+        }
+    }
+    found
+}
+
 /// The body after cross-validation.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Trusted {
