@@ -133,7 +133,12 @@ impl Passages {
             .filter(|(_, t)| terms.intersection(t).count() >= need.max(guard::SUPPORT_MIN_SHARED))
             .map(|(p, _)| (p, guard::supports(claim, p)))
             .filter(|(_, s)| s.supported)
-            .max_by(|a, b| a.1.overlap.total_cmp(&b.1.overlap))
+            // The best-supporting passage; of equals, the shorter (one sentence, not two).
+            .max_by(|a, b| {
+                a.1.overlap
+                    .total_cmp(&b.1.overlap)
+                    .then(b.0.len().cmp(&a.0.len()))
+            })
             .map(|(p, _)| p.clone())
     }
 
