@@ -7,7 +7,7 @@ import { methodView } from "./method";
 import { applyEvent, emptyLive, formatUsage, noGuide, stuckNotice, type LiveState, type RunGuide } from "./live";
 import type {
   Answer, AppInfo, DialogAnswer, DownloadProgress, Event, IndexReport, Mode, PendingQuestion, ResearchOutcome, ResearchRequest,
-  ModelRouting, Preferences, RecommendedModel, RoleInfo, RunConfig, SessionDetail, SessionRecord, Settings, TimeoutAction,
+  ModelRouting, Preferences, RecommendedModel, RoleInfo, RunConfig, SessionDetail, SessionRecord, Settings, TimeoutAction, TrustVariant,
 } from "./types";
 
 const $ = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T;
@@ -150,6 +150,7 @@ function readConfig(): RunConfig {
     structure: v("structure") as RunConfig["structure"],
     style: v("style") as RunConfig["style"],
     target_words: whole("target-words"),
+    trust: v("trust") as TrustVariant,
     ...(v("max-revisions") === "" ? {} : { max_revisions: Math.min(10, Math.max(0, Math.floor(Number(v("max-revisions"))))) }),
     models: { model, fast_model: fast, roles },
     search: v("search").split(",").map((s) => s.trim()).filter(Boolean),
@@ -979,14 +980,16 @@ async function indexWith(run: (c: Channel<IndexReport>) => Promise<IndexReport |
 }
 
 // ---------- settings ----------
-const SETTING_FIELDS = ["default_model", "fast_model", "ollama_url", "search", "searxng_url", "allowed_hosts", "banned_words"] as const;
+const SETTING_FIELDS = ["default_model", "fast_model", "ollama_url", "search", "searxng_url", "allowed_hosts", "banned_words", "trusted_domains", "low_trust_domains"] as const;
+/** Lists whose absence means the built-in one and whose emptiness is a choice ("none"). */
+const DEFAULTED_LISTS: readonly string[] = ["banned_words", "trusted_domains", "low_trust_domains"];
 
 function fillSettings(s: Settings) {
   settings = s;
   const value = (k: (typeof SETTING_FIELDS)[number]): string => {
     const v = s[k];
     // An empty list is a choice ("none"); an absent one is the built-in list (the placeholder).
-    return Array.isArray(v) ? (v.length || k !== "banned_words" ? v.join(", ") : "none") : v ?? "";
+    return Array.isArray(v) ? (v.length || !DEFAULTED_LISTS.includes(k) ? v.join(", ") : "none") : v ?? "";
   };
   for (const k of SETTING_FIELDS) $<HTMLInputElement>(`set-${k}`).value = value(k);
   const llm = $<HTMLInputElement>("llm");
