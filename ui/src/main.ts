@@ -960,7 +960,11 @@ async function indexWith(run: (c: Channel<IndexReport>) => Promise<IndexReport |
   const bar = $("library-bar");
   const status = $("library-status");
   const channel = new Channel<IndexReport>();
+  // A channel's last messages can arrive after the command has returned: they must not write
+  // "Indexing…" over the result.
+  let finished = false;
   channel.onmessage = (r) => {
+    if (finished) return;
     status.textContent = `Indexing… ${progressText(r)}`;
     setBar(bar, r.total ? (100 * r.scanned) / r.total : null, r.total ? undefined : 3);
   };
@@ -968,10 +972,12 @@ async function indexWith(run: (c: Channel<IndexReport>) => Promise<IndexReport |
   setBar(bar, 0, 3);
   try {
     const report = await run(channel);
+    finished = true;
     setBar(bar, report ? 100 : 0);
     status.textContent = report ? `Done. ${progressText(report)}` : "";
     await refreshLibrary();
   } catch (e) {
+    finished = true;
     status.textContent = humanError(e);
     setBar(bar, 0);
   } finally {
@@ -1195,7 +1201,10 @@ async function downloadModel() {
   const start = $<HTMLButtonElement>("download-model");
   const stop = $<HTMLButtonElement>("cancel-download");
   const channel = new Channel<DownloadProgress>();
+  // Late progress messages must not write over the outcome.
+  let finished = false;
   channel.onmessage = (p) => {
+    if (finished) return;
     status.textContent = downloadText(p);
     setBar(bar, downloadPercent(p));
   };
@@ -1207,11 +1216,13 @@ async function downloadModel() {
   setBar(bar, 0);
   try {
     const done = await api.downloadModel(url, channel);
+    finished = true;
     setBar(bar, 100);
     await saveSetting("default_model", done.spec);
     $<HTMLInputElement>("llm").value = done.spec;
     status.textContent = `Downloaded ${formatBytes(done.bytes)}${done.hash_checked ? ", checksum verified" : ""}; it is now the default model.`;
   } catch (e) {
+    finished = true;
     status.textContent = humanError(e);
     status.classList.add("error");
   } finally {

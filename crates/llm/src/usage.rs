@@ -27,6 +27,33 @@ pub struct Budget {
     pub max_cost_usd: Option<f64>,
 }
 
+impl Budget {
+    /// The largest share of a set limit that `spent` has used, with what it is in words
+    /// ("32 of 40 model calls"); `None` without limits.
+    pub fn most_spent(&self, spent: &UsageTotals) -> Option<(f64, String)> {
+        let mut shares: Vec<(f64, String)> = Vec::new();
+        if let Some(max) = self.max_calls.filter(|m| *m > 0) {
+            shares.push((
+                spent.calls as f64 / max as f64,
+                format!("{} of {max} model calls", spent.calls),
+            ));
+        }
+        if let Some(max) = self.max_tokens.filter(|m| *m > 0) {
+            shares.push((
+                spent.tokens() as f64 / max as f64,
+                format!("{} of {max} tokens", spent.tokens()),
+            ));
+        }
+        if let Some(max) = self.max_cost_usd.filter(|m| *m > 0.0) {
+            shares.push((
+                spent.cost_usd / max,
+                format!("${:.3} of ${max:.2}", spent.cost_usd),
+            ));
+        }
+        shares.into_iter().max_by(|a, b| a.0.total_cmp(&b.0))
+    }
+}
+
 /// Prices of one model in US dollars per million tokens.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Price {

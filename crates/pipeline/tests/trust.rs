@@ -731,3 +731,101 @@ Workers live about six weeks in summer and several months in winter [1].\n";
     );
     assert_eq!(s.trust.unsupported, 0);
 }
+
+#[tokio::test]
+async fn a_dead_end_is_recorded_never_searched_again_and_the_angle_reformulated() {
+    let mut config = config();
+    config.max_iterations = Some(3);
+    let mut answers = vec![reading(0.9, "simple")];
+    answers.push(answer(
+        "plan",
+        json!({"questions": ["How many workers does a honeybee colony have?", "How many eggs does the queen lay in spring?"],
+               "aspects": ["colony size", "the queen", "zorblax quantum hives"],
+               "searches": ["honeybee colony workers", "zorblax quantum"]}),
+    ));
+    let mut rest = script_with(
+        vec![],
+        vec![
+            // Round 1: the queen is missing; the only new search takes the dead end's angle.
+            answer(
+                "gaps",
+                json!({"coverage": [{"question": 1, "status": "well_covered"}, {"question": 2, "status": "missing"}],
+                       "gaps": ["the queen", "zorblax quantum"], "new_searches": ["zorblax quantum hives"]}),
+            ),
+            answer(
+                "gaps",
+                json!({"coverage": [{"question": 1, "status": "well_covered"}, {"question": 2, "status": "well_covered"}],
+                       "gaps": [], "new_searches": []}),
+            ),
+        ],
+    );
+    rest.retain(|a| a.purpose.as_deref() != Some("plan"));
+    answers.extend(rest);
+    let done = run(config, answers, no_questions).await;
+    let s = &done.state;
+    assert_eq!(s.dead_ends.len(), 1, "{:?}", s.dead_ends);
+    assert_eq!(s.dead_ends[0].query, "zorblax quantum");
+    assert_eq!(
+        s.dead_ends[0].reason,
+        steps::backtrack::DeadEndReason::NoResults
+    );
+    // Never again, in any wording.
+    assert!(
+        !s.searches_done.iter().any(|q| q.contains("hives")),
+        "{:?}",
+        s.searches_done
+    );
+    let avoided = s
+        .decisions
+        .iter()
+        .find(|d| d.point == "dead ends avoided")
+        .expect("the reworded dead end avoided");
+    assert!(
+        avoided.decision.contains("zorblax quantum hives"),
+        "{avoided:?}"
+    );
+    let back = s
+        .decisions
+        .iter()
+        .find(|d| d.point == "backtrack")
+        .expect("a backtrack");
+    assert!(
+        back.decision.contains("\"zorblax quantum\" (no results)"),
+        "{back:?}"
+    );
+    assert!(back.decision.contains("searching instead:"), "{back:?}");
+    // The new angle ran in round 2, and found the queen.
+    assert_eq!(s.iteration, 2, "{:?}", s.decisions);
+    assert!(s.searches_done.len() > 2, "{:?}", s.searches_done);
+    assert!(s.report.contains("backtrack: dead ends"), "{}", s.report);
+}
+
+#[tokio::test]
+async fn research_stops_at_the_soft_budget_and_writes() {
+    let mut config = config();
+    config.max_iterations = Some(4);
+    // Analyze, plan, five extractions and the gap check are 8 calls; writing needs about 4
+    // more, so a 12-call budget has room for no second round.
+    config.budget.max_calls = Some(12);
+    let done = run(
+        config,
+        script_with(
+            vec![reading(0.9, "simple")],
+            vec![partial(json!(["honeybee hive spring"]))],
+        ),
+        no_questions,
+    )
+    .await;
+    let stop = done
+        .state
+        .decisions
+        .iter()
+        .find(|d| d.point == "early stop")
+        .expect("an early stop");
+    assert!(
+        stop.decision.contains("the soft budget is reached"),
+        "{stop:?}"
+    );
+    assert_eq!(done.state.iteration, 1);
+    assert_eq!(done.state.outcome, Outcome::Finished);
+}

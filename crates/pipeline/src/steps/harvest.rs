@@ -82,6 +82,25 @@ pub struct Harvest {
     pub searches_done: Vec<String>,
     /// Failed searches and unreadable pages.
     pub warnings: Vec<Warning>,
+    /// What each search gave, in the order run.
+    pub yields: Vec<SearchYield>,
+}
+
+/// What one search gave: the ground for calling it a dead end.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SearchYield {
+    /// The query.
+    pub query: String,
+    /// Whether the provider failed (a provider problem, not a dead end).
+    pub failed: bool,
+    /// Hits the provider returned.
+    pub hits: usize,
+    /// Hits not read before, picked to read.
+    pub picked: usize,
+    /// Of those, pages that could be read.
+    pub read: usize,
+    /// Evidence items taken from them.
+    pub evidence: usize,
 }
 
 /// A page that could not be read: a warning that names its URL, for the Sources list.
@@ -161,8 +180,17 @@ pub async fn harvest(
     let mut picked_urls = known_urls.clone();
     let mut searches_done = Vec::new();
     let mut failures = 0;
+    let mut yields: Vec<SearchYield> = Vec::new();
     for (query, result) in searches {
         searches_done.push(query.clone());
+        let mut outcome = SearchYield {
+            query: query.clone(),
+            ..Default::default()
+        };
+        match &result {
+            Ok(hits) => outcome.hits = hits.len(),
+            Err(_) => outcome.failed = true,
+        }
         match result {
             Ok(hits) => {
                 let mut taken = 0;
@@ -175,6 +203,7 @@ pub async fn harvest(
                         taken += 1;
                     }
                 }
+                outcome.picked = taken;
             }
             Err(e) => {
                 failures += 1;
@@ -184,6 +213,7 @@ pub async fn harvest(
                 warnings.push(w);
             }
         }
+        yields.push(outcome);
     }
     if failures > 0 && failures == queries.len() {
         // Every search failed: that is a provider problem to fix and resume, not "nothing found".
@@ -195,15 +225,21 @@ pub async fn harvest(
                 .unwrap_or("no detail")
         )));
     }
+    let page_queries: Vec<String> = picked.iter().map(|(q, _)| q.clone()).collect();
     let pages: Vec<PageRead> = stream::iter(picked)
         .map(|(query, hit)| read_page(ctx, query, hit, reading, l))
         .buffered(PARALLEL_PAGES)
         .collect()
         .await;
     let mut found = Vec::new();
-    for page in pages {
+    for (page, query) in pages.into_iter().zip(page_queries) {
+        let outcome = yields.iter_mut().find(|y| y.query == query);
         match page {
             Ok((f, ws)) => {
+                if let Some(y) = outcome {
+                    y.read += 1;
+                    y.evidence += f.as_ref().map_or(0, |f| f.evidence.len());
+                }
                 found.extend(f);
                 warnings.extend(ws);
             }
@@ -214,6 +250,7 @@ pub async fn harvest(
         found,
         searches_done,
         warnings,
+        yields,
     })
 }
 

@@ -6,6 +6,7 @@
 
 pub mod analyze;
 pub mod audit;
+pub mod backtrack;
 pub mod gaps;
 pub mod harvest;
 pub mod intake;

@@ -309,19 +309,25 @@ pub(crate) fn research_phase(g: &mut StateGraph<ResearchState, Env>, config: &Ru
     );
     g.add_edge("clarify", "plan");
     g.add_edge("plan", "review_plan");
-    research_loop(g, config, nodes::detect_gaps);
+    research_loop(g, config, nodes::detect_gaps, nodes::orchestrate);
 }
 
 /// Adds the research itself, from the plan review on: the single-agent gap loop (with
-/// `detect_gaps` as its gap node) or the multi-agent rounds — the state's `mode` chooses — and
-/// the check of the claims. The caller adds `review_plan` and what follows `verify`.
-pub(crate) fn research_loop<F, Fut>(
+/// `detect_gaps` as its gap node) or the multi-agent rounds (with `orchestrate` splitting each)
+/// — the state's `mode` chooses — and the check of the claims. The caller adds `review_plan` and
+/// what follows `verify`.
+pub(crate) fn research_loop<G, GFut, O, OFut>(
     g: &mut StateGraph<ResearchState, Env>,
     config: &RunConfig,
-    detect_gaps: F,
+    detect_gaps: G,
+    orchestrate: O,
 ) where
-    F: Fn(Arc<ResearchState>, crate::Ctx) -> Fut + Send + Sync + 'static,
-    Fut: std::future::Future<Output = Result<ResearchUpdate, research_graph::NodeError>>
+    G: Fn(Arc<ResearchState>, crate::Ctx) -> GFut + Send + Sync + 'static,
+    GFut: std::future::Future<Output = Result<ResearchUpdate, research_graph::NodeError>>
+        + Send
+        + 'static,
+    O: Fn(Arc<ResearchState>, crate::Ctx) -> OFut + Send + Sync + 'static,
+    OFut: std::future::Future<Output = Result<ResearchUpdate, research_graph::NodeError>>
         + Send
         + 'static,
 {
@@ -329,7 +335,7 @@ pub(crate) fn research_loop<F, Fut>(
     let min_coverage = config.min_coverage;
     g.add_node("search_and_extract", nodes::search_and_extract);
     g.add_node("detect_gaps", detect_gaps);
-    g.add_node("orchestrate", nodes::orchestrate);
+    g.add_node("orchestrate", orchestrate);
     g.add_worker(
         "search_worker",
         NodeOptions::default(),

@@ -10,6 +10,7 @@ use super::state::{ResearchState, ResearchUpdate};
 use crate::ask::{ask_person, Ctx};
 use crate::records::*;
 use crate::report::Facts;
+use crate::steps::backtrack::dead_ends;
 use crate::steps::gaps::{find_gaps, GapInput};
 use crate::steps::harvest::{harvest, number, skip_repeats, Reading};
 use crate::steps::intake;
@@ -114,6 +115,7 @@ pub(crate) async fn search_and_extract(state: Arc<ResearchState>, ctx: Ctx) -> N
     Ok(ResearchUpdate {
         sources: Some(sources),
         evidence: Some(evidence),
+        dead_ends: Some(dead_ends(&harvest.yields, state.iteration + 1)),
         searches_done: Some(harvest.searches_done),
         searches_skipped: Some(skipped),
         pending_searches: Some(Vec::new()),
@@ -203,6 +205,7 @@ pub(crate) fn fan_out(state: &ResearchState, max_sources: usize) -> Vec<research
 pub(crate) async fn search_worker(input: WorkerInput, ctx: Ctx) -> NodeResult {
     let (harvest, result) = workers::research(&ctx, &input).await?;
     Ok(ResearchUpdate {
+        dead_ends: Some(dead_ends(&harvest.yields, input.assignment.round)),
         found: Some(harvest.found),
         worker_results: Some(vec![result]),
         done_workers: Some(1),

@@ -25,6 +25,8 @@ research_graph::state! {
         pub pending_searches: Vec<String> => Replace,
         /// Searches run, in order.
         pub searches_done: Vec<String> => Append,
+        /// Searches that led nowhere, with why (never searched again by the trust pipeline).
+        pub dead_ends: Vec<crate::steps::backtrack::DeadEnd> => Append,
         /// Searches skipped as near-duplicates of earlier ones.
         pub searches_skipped: Vec<String> => Append,
         /// Sources read, by citation number order.
