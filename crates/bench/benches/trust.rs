@@ -8,13 +8,10 @@
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use async_trait::async_trait;
-use research_fetch::{Document, DocumentKind, FetchError, Fetcher};
 use research_llm::{
-    Budget, ChatRequest, ChatResponse, LlmClient, LlmError, Meter, ModelRouting, PriceTable,
-    RoleModels, ScriptedAnswer, ScriptedLlm, TokenSink,
+    Budget, LlmClient, Meter, ModelRouting, PriceTable, RoleModels, ScriptedAnswer, ScriptedLlm,
 };
 use research_pipeline::pipelines::trust;
 use research_pipeline::steps::audit::{AuditEntry, AuditStatus};
@@ -24,78 +21,9 @@ use research_pipeline::{
     initial_state, sha256_hex, Env, Evidence, MemoryDocuments, ReviewPoints, RunConfig, Source,
     TrustVariant,
 };
-use research_search::{Hit, HitKind, SearchError, SearchProvider, SearchQuery};
 use serde_json::json;
 
-const LLM_MS: u64 = 400;
-const SEARCH_MS: u64 = 250;
-const FETCH_MS: u64 = 150;
-
-struct Slow(ScriptedLlm);
-
-#[async_trait]
-impl LlmClient for Slow {
-    fn spec(&self) -> &str {
-        "scripted:bench"
-    }
-    async fn complete(
-        &self,
-        request: &ChatRequest,
-        on_token: Option<TokenSink<'_>>,
-    ) -> Result<ChatResponse, LlmError> {
-        tokio::time::sleep(Duration::from_millis(LLM_MS)).await;
-        self.0.complete(request, on_token).await
-    }
-}
-
-/// Pages by URL; a query finds the pages whose URL shares a word with it.
-struct Web(BTreeMap<String, String>);
-
-#[async_trait]
-impl SearchProvider for Web {
-    fn name(&self) -> &'static str {
-        "web"
-    }
-    async fn search(&self, query: &SearchQuery) -> Result<Vec<Hit>, SearchError> {
-        tokio::time::sleep(Duration::from_millis(SEARCH_MS)).await;
-        let q = query.text.to_lowercase();
-        Ok(self
-            .0
-            .iter()
-            .filter(|(url, _)| q.split(' ').any(|w| w.len() > 3 && url.contains(w)))
-            .take(query.limit)
-            .map(|(url, text)| Hit {
-                title: url.clone(),
-                url: url.clone(),
-                snippet: text.chars().take(60).collect(),
-                published: None,
-                kind: HitKind::Web,
-                provider: "web".into(),
-            })
-            .collect())
-    }
-}
-
-#[async_trait]
-impl Fetcher for Web {
-    async fn fetch(&self, url: &str) -> Result<Document, FetchError> {
-        tokio::time::sleep(Duration::from_millis(FETCH_MS)).await;
-        let text = self.0.get(url).cloned().ok_or(FetchError::Status {
-            url: url.into(),
-            status: 404,
-        })?;
-        Ok(Document {
-            url: url.into(),
-            final_url: url.into(),
-            title: None,
-            text_sha256: sha256_hex(&text),
-            bytes: text.len(),
-            text,
-            kind: DocumentKind::Text,
-            content_type: "text/plain".into(),
-        })
-    }
-}
+use research_bench::sim::{Slow, Web, FETCH_MS, LLM_MS, SEARCH_MS};
 
 /// Twelve pages on four topics, each on its own site.
 fn web() -> Arc<Web> {

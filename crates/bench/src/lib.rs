@@ -1,2 +1,91 @@
-//! Benchmarks of the research-graph engine; see `benches/engine.rs` and BENCHMARKS.md.
+//! Benchmarks of the research-graph engine and the pipelines; see `benches/` and BENCHMARKS.md.
+//! The simulated world the pipeline benchmarks share lives here ([`sim`]).
 #![deny(missing_docs)]
+
+pub mod sim {
+    //! A scripted model, a search provider and a fetcher that wait as real ones do, so that a
+    //! pipeline's wall time can be set against the critical path of its dependent calls.
+
+    use std::collections::BTreeMap;
+    use std::time::Duration;
+
+    use async_trait::async_trait;
+    use research_fetch::{Document, DocumentKind, FetchError, Fetcher};
+    use research_llm::{ChatRequest, ChatResponse, LlmClient, LlmError, ScriptedLlm, TokenSink};
+    use research_search::{Hit, HitKind, SearchError, SearchProvider, SearchQuery};
+
+    /// What one model call waits.
+    pub const LLM_MS: u64 = 400;
+    /// What one search waits.
+    pub const SEARCH_MS: u64 = 250;
+    /// What one fetch waits.
+    pub const FETCH_MS: u64 = 150;
+
+    /// The scripted model, [`LLM_MS`] a call.
+    pub struct Slow(pub ScriptedLlm);
+
+    #[async_trait]
+    impl LlmClient for Slow {
+        fn spec(&self) -> &str {
+            "scripted:bench"
+        }
+        async fn complete(
+            &self,
+            request: &ChatRequest,
+            on_token: Option<TokenSink<'_>>,
+        ) -> Result<ChatResponse, LlmError> {
+            tokio::time::sleep(Duration::from_millis(LLM_MS)).await;
+            self.0.complete(request, on_token).await
+        }
+    }
+
+    /// Pages by URL; a query finds the pages whose URL holds one of its words (of four letters
+    /// or more). Searching waits [`SEARCH_MS`], fetching [`FETCH_MS`].
+    pub struct Web(pub BTreeMap<String, String>);
+
+    #[async_trait]
+    impl SearchProvider for Web {
+        fn name(&self) -> &'static str {
+            "web"
+        }
+        async fn search(&self, query: &SearchQuery) -> Result<Vec<Hit>, SearchError> {
+            tokio::time::sleep(Duration::from_millis(SEARCH_MS)).await;
+            let q = query.text.to_lowercase();
+            Ok(self
+                .0
+                .iter()
+                .filter(|(url, _)| q.split(' ').any(|w| w.len() > 3 && url.contains(w)))
+                .take(query.limit)
+                .map(|(url, text)| Hit {
+                    title: url.clone(),
+                    url: url.clone(),
+                    snippet: text.chars().take(60).collect(),
+                    published: None,
+                    kind: HitKind::Web,
+                    provider: "web".into(),
+                })
+                .collect())
+        }
+    }
+
+    #[async_trait]
+    impl Fetcher for Web {
+        async fn fetch(&self, url: &str) -> Result<Document, FetchError> {
+            tokio::time::sleep(Duration::from_millis(FETCH_MS)).await;
+            let text = self.0.get(url).cloned().ok_or(FetchError::Status {
+                url: url.into(),
+                status: 404,
+            })?;
+            Ok(Document {
+                url: url.into(),
+                final_url: url.into(),
+                title: None,
+                text_sha256: research_pipeline::sha256_hex(&text),
+                bytes: text.len(),
+                text,
+                kind: DocumentKind::Text,
+                content_type: "text/plain".into(),
+            })
+        }
+    }
+}

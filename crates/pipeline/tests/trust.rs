@@ -829,3 +829,30 @@ async fn research_stops_at_the_soft_budget_and_writes() {
     assert_eq!(done.state.iteration, 1);
     assert_eq!(done.state.outcome, Outcome::Finished);
 }
+
+#[tokio::test]
+async fn research_more_at_the_escalation_searches_for_the_unsupported_claims_in_either_mode() {
+    for complexity in ["simple", "complex"] {
+        let mut config = config();
+        config.no_input = false;
+        let done = run(
+            config,
+            script_with(vec![reading(0.9, complexity)], covered()),
+            |_| Answer::ResearchMore,
+        )
+        .await;
+        assert_eq!(done.asked.len(), 1, "asked once: {:?}", done.asked);
+        let s = &done.state;
+        assert!(s
+            .decisions
+            .iter()
+            .any(|d| d.point == "escalation"
+                && d.decision == "research more on the unsupported claims"));
+        assert!(
+            s.searches_done.iter().any(|q| q.contains("moon")),
+            "{complexity}: {:?}",
+            s.searches_done
+        );
+        assert_eq!(s.outcome, Outcome::Finished);
+    }
+}

@@ -25,7 +25,9 @@ use research_graph::{
 };
 
 use super::standard::nodes::{self, brief};
-use super::standard::{research_calls, research_loop, ResearchState, ResearchUpdate, Standard};
+use super::standard::{
+    report_review, research_calls, research_loop, ResearchState, ResearchUpdate, Standard,
+};
 use crate::ask::{ask_person, Ctx};
 use crate::config::{Mode, RunConfig, TrustVariant};
 use crate::family::{Flow, OutlineStep, PipelineInfo, RunRequest, RunView};
@@ -222,9 +224,7 @@ pub fn graph(
     g.add_node("rank", rank);
     g.add_node("write_report", nodes::write_report);
     g.add_node("escalate", escalate);
-    g.add_node("review_report", nodes::review_report);
-    g.add_node("revise_report", nodes::revise_report);
-    g.add_node("take_edit", nodes::take_edit);
+    report_review(&mut g);
     g.add_edge(START, "analyze_query");
     g.add_edge("analyze_query", "discover");
     g.add_conditional_edges(
@@ -257,25 +257,15 @@ pub fn graph(
     );
     g.add_conditional_edges(
         "escalate",
-        |s: &ResearchState| match (&s.outcome, s.pending_searches.is_empty(), s.mode) {
-            (Outcome::Running, true, _) => "review_report",
-            (Outcome::Running, false, Mode::Single) => "search_and_extract",
-            (Outcome::Running, false, Mode::Multi) => "orchestrate",
+        // Research more is one round of the searches for the unsupported claims, in either
+        // mode: the orchestrator plans from the question, not from searches.
+        |s: &ResearchState| match (&s.outcome, s.pending_searches.is_empty()) {
+            (Outcome::Running, true) => "review_report",
+            (Outcome::Running, false) => "search_and_extract",
             _ => END,
         },
-        &["review_report", "search_and_extract", "orchestrate"],
+        &["review_report", "search_and_extract"],
     );
-    g.add_conditional_edges(
-        "review_report",
-        |s: &ResearchState| match s.outcome {
-            Outcome::Running if !s.edited.is_empty() => "take_edit",
-            Outcome::Running => "revise_report",
-            _ => END,
-        },
-        &["revise_report", "take_edit"],
-    );
-    g.add_edge("revise_report", END);
-    g.add_edge("take_edit", "review_report");
     g.compile(CompileOptions {
         checkpointer,
         ..Default::default()

@@ -264,11 +264,22 @@ pub fn graph(
     let mut g = StateGraph::<ResearchState, Env>::new();
     research_phase(&mut g, config);
     g.add_node("write_report", nodes::write_report);
+    report_review(&mut g);
+    g.add_edge("verify", "write_report");
+    g.add_edge("write_report", "review_report");
+    g.compile(CompileOptions {
+        checkpointer,
+        ..Default::default()
+    })
+}
+
+/// Adds the person's report review and where it leads: out (approved, rejected, or no review),
+/// one revision from their feedback, or their own edit — audited, then shown to them again.
+/// The caller leads into `review_report`.
+pub(crate) fn report_review(g: &mut StateGraph<ResearchState, Env>) {
     g.add_node("review_report", nodes::review_report);
     g.add_node("revise_report", nodes::revise_report);
     g.add_node("take_edit", nodes::take_edit);
-    g.add_edge("verify", "write_report");
-    g.add_edge("write_report", "review_report");
     g.add_conditional_edges(
         "review_report",
         |s: &ResearchState| match s.outcome {
@@ -279,12 +290,7 @@ pub fn graph(
         &["revise_report", "take_edit"],
     );
     g.add_edge("revise_report", END);
-    // The person's own edit is audited, then shown to them again.
     g.add_edge("take_edit", "review_report");
-    g.compile(CompileOptions {
-        checkpointer,
-        ..Default::default()
-    })
 }
 
 /// Adds the research phase every research pipeline shares (the nodes of [`RESEARCH`]):
