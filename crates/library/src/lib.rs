@@ -594,6 +594,10 @@ impl SearchProvider for Library {
         "local"
     }
 
+    fn kind(&self) -> HitKind {
+        HitKind::Local
+    }
+
     async fn search(&self, query: &SearchQuery) -> Result<Vec<Hit>, SearchError> {
         Library::search(self, &query.text, query.limit).map_err(|e| SearchError::BadResponse {
             provider: "local",

@@ -113,6 +113,12 @@ pub trait MockSearch: Send + Sync {
         true
     }
 
+    /// Matches one search for [`QUERY`] published in [`YEARS`], for an API that filters by
+    /// date; `None` for one that does not (the query is then searched as usual).
+    fn dated_call(&self) -> Option<MockBuilder> {
+        None
+    }
+
     /// The address a hit for `sample` has, when the provider builds it (`base` is the server's).
     fn url_of(&self, sample: &Sample, base: &str) -> String {
         let _ = base;
@@ -149,6 +155,29 @@ async fn search(
 
 async fn requests(server: &MockServer) -> usize {
     server.received_requests().await.unwrap_or_default().len()
+}
+
+/// The years a dated conformance query asks for.
+pub const YEARS: (i32, i32) = (2019, 2023);
+
+/// A query for a range of years reaches an API that filters by date as its filter (and is
+/// searched as usual by one that does not); the provider says what kind of source it finds, so
+/// a query for one kind reaches the providers of that kind.
+pub async fn a_year_range_reaches_the_api_that_filters_by_date(api: &dyn MockSearch) {
+    let server = MockServer::start().await;
+    api.dated_call()
+        .unwrap_or_else(|| api.call())
+        .respond_with(api.results(&SAMPLES))
+        .expect(1)
+        .mount(&server)
+        .await;
+    let provider = api.provider(&server.uri(), timeout());
+    assert_eq!(provider.kind(), api.kind());
+    let query = SearchQuery::new(QUERY, 10)
+        .of_kind(Some(api.kind()))
+        .in_years(crate::Years::new(Some(YEARS.0), Some(YEARS.1)));
+    let hits = provider.search(&query).await.unwrap();
+    assert_eq!(hits.len(), SAMPLES.len(), "{hits:#?}");
 }
 
 /// Every hit has a title, an address, a plain-text snippet and (where the API gives one) a
@@ -401,7 +430,7 @@ pub async fn a_service_that_is_not_running_is_unavailable(api: &dyn MockSearch) 
 macro_rules! search_conformance {
     ($api:expr) => {
         $crate::search_conformance!(@tests $api;
-            hits_have_the_common_shape, honours_the_limit, no_results_is_an_empty_list,
+            a_year_range_reaches_the_api_that_filters_by_date, hits_have_the_common_shape, honours_the_limit, no_results_is_an_empty_list,
             a_refused_key_is_not_retried, rate_limits_are_retried_then_reported,
             rate_limits_honour_retry_after_then_succeed, server_errors_are_retried,
             other_statuses_are_not_retried, a_malformed_answer_is_a_clear_error,

@@ -63,6 +63,36 @@ pub struct SearchQuery {
     pub text: String,
     /// Results wanted at most.
     pub limit: usize,
+    /// The kind of source wanted: a [`MultiSearch`] asks only its providers of that kind (all,
+    /// when it has none). `None`: any.
+    pub kind: Option<HitKind>,
+    /// Publication years wanted, passed to the providers that filter by date (arXiv, Semantic
+    /// Scholar, NewsAPI); the others search as usual.
+    pub years: Option<Years>,
+}
+
+/// A range of publication years; either end may be open.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Years {
+    /// The first year, inclusive.
+    pub from: Option<i32>,
+    /// The last year, inclusive.
+    pub to: Option<i32>,
+}
+
+impl Years {
+    /// The range, `None` when both ends are open; a reversed range is put right.
+    pub fn new(from: Option<i32>, to: Option<i32>) -> Option<Self> {
+        let valid = |y: Option<i32>| y.filter(|y| (1000..=9999).contains(y));
+        match (valid(from), valid(to)) {
+            (None, None) => None,
+            (Some(a), Some(b)) if a > b => Some(Self {
+                from: Some(b),
+                to: Some(a),
+            }),
+            (from, to) => Some(Self { from, to }),
+        }
+    }
 }
 
 impl SearchQuery {
@@ -71,7 +101,21 @@ impl SearchQuery {
         Self {
             text: text.into(),
             limit: limit.clamp(1, 50),
+            kind: None,
+            years: None,
         }
+    }
+
+    /// This query for sources of `kind`.
+    pub fn of_kind(mut self, kind: Option<HitKind>) -> Self {
+        self.kind = kind;
+        self
+    }
+
+    /// This query for sources published in `years`.
+    pub fn in_years(mut self, years: Option<Years>) -> Self {
+        self.years = years;
+        self
     }
 }
 
@@ -133,6 +177,11 @@ pub enum SearchError {
 pub trait SearchProvider: Send + Sync {
     /// The provider's name (`tavily`, `arxiv`, …).
     fn name(&self) -> &'static str;
+
+    /// The kind of source it finds (most find web pages).
+    fn kind(&self) -> HitKind {
+        HitKind::Web
+    }
 
     /// Runs `query`; at most `query.limit` hits, best first.
     async fn search(&self, query: &SearchQuery) -> Result<Vec<Hit>, SearchError>;

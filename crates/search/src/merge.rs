@@ -56,11 +56,24 @@ impl MultiSearch {
     /// The merged hits of the providers that answered, and each failing provider's name and
     /// error, in provider order. When every provider fails the hits are empty.
     pub async fn search_all(&self, query: &SearchQuery) -> (Vec<Hit>, Vec<(String, SearchError)>) {
-        let answers =
-            futures::future::join_all(self.providers.iter().map(|(_, p)| p.search(query))).await;
+        // A query for one kind of source goes to the providers of that kind, when there are any.
+        let of_kind: Vec<&(String, Arc<dyn SearchProvider>)> = match query.kind {
+            Some(kind) => self
+                .providers
+                .iter()
+                .filter(|(_, p)| p.kind() == kind)
+                .collect(),
+            None => Vec::new(),
+        };
+        let asked: Vec<&(String, Arc<dyn SearchProvider>)> = if of_kind.is_empty() {
+            self.providers.iter().collect()
+        } else {
+            of_kind
+        };
+        let answers = futures::future::join_all(asked.iter().map(|(_, p)| p.search(query))).await;
         let mut lists = Vec::new();
         let mut failures = Vec::new();
-        for ((name, _), answer) in self.providers.iter().zip(answers) {
+        for ((name, _), answer) in asked.into_iter().zip(answers) {
             match answer {
                 Ok(hits) => lists.push(hits),
                 Err(e) => failures.push((name.clone(), e)),
@@ -116,12 +129,15 @@ mod tests {
             .collect()
     }
 
-    struct Fixed(Result<Vec<Hit>, SearchError>);
+    struct Fixed(Result<Vec<Hit>, SearchError>, HitKind);
 
     #[async_trait]
     impl SearchProvider for Fixed {
         fn name(&self) -> &'static str {
             "fixed"
+        }
+        fn kind(&self) -> HitKind {
+            self.1
         }
         async fn search(&self, _: &SearchQuery) -> Result<Vec<Hit>, SearchError> {
             self.0.clone()
@@ -132,7 +148,33 @@ mod tests {
         name: &str,
         answer: Result<Vec<Hit>, SearchError>,
     ) -> (String, Arc<dyn SearchProvider>) {
-        (name.to_string(), Arc::new(Fixed(answer)))
+        (name.to_string(), Arc::new(Fixed(answer, HitKind::Web)))
+    }
+
+    #[tokio::test]
+    async fn a_query_for_one_kind_goes_to_the_providers_of_that_kind_when_there_are_any() {
+        let multi = MultiSearch::new(vec![
+            fixed("web", Ok(vec![hit("https://w.org/1", "web")])),
+            (
+                "papers".into(),
+                Arc::new(Fixed(
+                    Ok(vec![hit("https://p.org/1", "papers")]),
+                    HitKind::Academic,
+                )),
+            ),
+        ]);
+        let academic = SearchQuery::new("bees", 5).of_kind(Some(HitKind::Academic));
+        assert_eq!(
+            urls(&multi.search_all(&academic).await.0),
+            [("https://p.org/1", "papers")]
+        );
+        // No news provider: every provider is asked.
+        let news = SearchQuery::new("bees", 5).of_kind(Some(HitKind::News));
+        assert_eq!(multi.search_all(&news).await.0.len(), 2);
+        assert_eq!(
+            multi.search_all(&SearchQuery::new("bees", 5)).await.0.len(),
+            2
+        );
     }
 
     #[test]

@@ -238,9 +238,21 @@ impl SearchProvider for NewsApi {
     fn name(&self) -> &'static str {
         "newsapi"
     }
+    fn kind(&self) -> HitKind {
+        HitKind::News
+    }
     async fn search(&self, q: &SearchQuery) -> Result<Vec<Hit>, SearchError> {
         let url = format!("{}/v2/everything", self.base);
         let size = q.limit.min(100).to_string();
+        let mut dates: Vec<(&str, String)> = Vec::new();
+        if let Some(y) = q.years {
+            if let Some(from) = y.from {
+                dates.push(("from", format!("{from:04}-01-01")));
+            }
+            if let Some(to) = y.to {
+                dates.push(("to", format!("{to:04}-12-31")));
+            }
+        }
         let text = self
             .http
             .send(|c| {
@@ -250,6 +262,7 @@ impl SearchProvider for NewsApi {
                         ("pageSize", size.as_str()),
                         ("sortBy", "relevancy"),
                     ])
+                    .query(&dates)
                     .header("X-Api-Key", &self.key)
             })
             .await?;
@@ -391,9 +404,17 @@ impl SearchProvider for SemanticScholar {
     fn name(&self) -> &'static str {
         "semantic-scholar"
     }
+    fn kind(&self) -> HitKind {
+        HitKind::Academic
+    }
     async fn search(&self, q: &SearchQuery) -> Result<Vec<Hit>, SearchError> {
         let url = format!("{}/graph/v1/paper/search", self.base);
         let limit = q.limit.min(100).to_string();
+        // Its year filter: `2019-2023`, `2019-` or `-2023`.
+        let year: Option<String> = q.years.map(|y| {
+            let end = |v: Option<i32>| v.map(|v| v.to_string()).unwrap_or_default();
+            format!("{}-{}", end(y.from), end(y.to))
+        });
         let text = self
             .http
             .send(|c| {
@@ -405,6 +426,9 @@ impl SearchProvider for SemanticScholar {
                         "title,url,abstract,year,publicationDate,externalIds,openAccessPdf",
                     ),
                 ]);
+                if let Some(year) = &year {
+                    r = r.query(&[("year", year.as_str())]);
+                }
                 if let Some(k) = &self.key {
                     r = r.header("x-api-key", k);
                 }
@@ -439,9 +463,21 @@ impl SearchProvider for ArXiv {
     fn name(&self) -> &'static str {
         "arxiv"
     }
+    fn kind(&self) -> HitKind {
+        HitKind::Academic
+    }
     async fn search(&self, q: &SearchQuery) -> Result<Vec<Hit>, SearchError> {
         let url = format!("{}/api/query", self.base);
-        let query = format!("all:{}", q.text);
+        let mut query = format!("all:{}", q.text);
+        if let Some(y) = q.years {
+            // arXiv filters by submission date: `submittedDate:[YYYYMMDDHHMM TO YYYYMMDDHHMM]`.
+            let from = y
+                .from
+                .map_or("000001010000".to_string(), |f| format!("{f:04}01010000"));
+            let to =
+                y.to.map_or("999912312359".to_string(), |t| format!("{t:04}12312359"));
+            query = format!("({query}) AND submittedDate:[{from} TO {to}]");
+        }
         let max = q.limit.min(100).to_string();
         let xml = self
             .http

@@ -133,6 +133,13 @@ impl MockSearch for NewsApi {
             json!({"status": "error", "code": code, "message": format!("HTTP {status}")}),
         )
     }
+    fn dated_call(&self) -> Option<MockBuilder> {
+        Some(
+            self.call()
+                .and(query_param("from", "2019-01-01"))
+                .and(query_param("to", "2023-12-31")),
+        )
+    }
     fn kind(&self) -> HitKind {
         HitKind::News
     }
@@ -250,6 +257,9 @@ impl MockSearch for SemanticScholar {
     fn error(&self, status: u16) -> ResponseTemplate {
         ResponseTemplate::new(status).set_body_json(json!({"message": format!("HTTP {status}")}))
     }
+    fn dated_call(&self) -> Option<MockBuilder> {
+        Some(self.call().and(query_param("year", "2019-2023")))
+    }
     fn kind(&self) -> HitKind {
         HitKind::Academic
     }
@@ -289,6 +299,16 @@ impl MockSearch for ArXiv {
     }
     fn error(&self, status: u16) -> ResponseTemplate {
         ResponseTemplate::new(status).set_body_string(format!("HTTP {status}"))
+    }
+    fn dated_call(&self) -> Option<MockBuilder> {
+        Some(
+            Mock::given(method("GET"))
+                .and(path("/api/query"))
+                .and(query_param(
+                    "search_query",
+                    format!("(all:{QUERY}) AND submittedDate:[201901010000 TO 202312312359]"),
+                )),
+        )
     }
     fn kind(&self) -> HitKind {
         HitKind::Academic

@@ -55,11 +55,16 @@ impl SearchProvider for CachedSearch {
         "cached"
     }
 
+    fn kind(&self) -> research_search::HitKind {
+        self.inner.kind()
+    }
+
     async fn search(&self, query: &SearchQuery) -> Result<Vec<Hit>, SearchError> {
         let now = self.clock.now_ms();
+        let text = cached_text(query);
         if let Ok(Some(value)) =
             self.sessions
-                .cached_search(&self.key, &query.text, query.limit, now, CACHE_TTL_MS)
+                .cached_search(&self.key, &text, query.limit, now, CACHE_TTL_MS)
         {
             if let Ok(hits) = serde_json::from_value::<Vec<Hit>>(value) {
                 return Ok(hits);
@@ -67,15 +72,28 @@ impl SearchProvider for CachedSearch {
         }
         let hits = self.inner.search(query).await?;
         if let Ok(value) = serde_json::to_value(&hits) {
-            if let Err(e) =
-                self.sessions
-                    .cache_search(&self.key, &query.text, query.limit, &value, now)
+            if let Err(e) = self
+                .sessions
+                .cache_search(&self.key, &text, query.limit, &value, now)
             {
                 tracing::warn!("could not cache a search: {e}");
             }
         }
         Ok(hits)
     }
+}
+
+/// What a query is cached under: its words, and the kind and years it asks for when it does
+/// (a dated search must not be answered with an undated one's hits).
+fn cached_text(query: &SearchQuery) -> String {
+    let mut text = query.text.clone();
+    if let Some(kind) = query.kind {
+        text.push_str(&format!("\u{1f}kind={kind:?}"));
+    }
+    if let Some(y) = query.years {
+        text.push_str(&format!("\u{1f}years={:?}-{:?}", y.from, y.to));
+    }
+    text
 }
 
 /// Web pages through the guarded HTTP fetcher (cached), library files through the library.
