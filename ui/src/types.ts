@@ -1255,6 +1255,11 @@ review: ReviewRecord | null,
  */
 profile?: Profile, 
 /**
+ * The trust pipeline's research tree: question levels, typed searches, outline (absent in
+ * other pipelines).
+ */
+tree?: ResearchTree, 
+/**
  * The trust engine's record: credibility, cross-validated claims, hallucination score
  * (absent in other pipelines).
  */
@@ -1496,6 +1501,52 @@ why: string,
  * Clarifications asked so far.
  */
 clarifications: number, };
+
+export type ResearchTree = { 
+/**
+ * The research questions, primary first.
+ */
+questions: Array<TreeQuestion>, 
+/**
+ * The searches that run, typed.
+ */
+searches: Array<TypedSearch>, 
+/**
+ * The report's sections, in order.
+ */
+outline: Array<string>, };
+
+export type TreeQuestion = { 
+/**
+ * The question.
+ */
+question: string, 
+/**
+ * How directly it answers the question.
+ */
+level: Level, };
+
+export type TypedSearch = { 
+/**
+ * The keyword query.
+ */
+query: string, 
+/**
+ * Where to look.
+ */
+kind: SearchKind, 
+/**
+ * The first publication year wanted.
+ */
+from_year: number | null, 
+/**
+ * The last publication year wanted.
+ */
+to_year: number | null, };
+
+export type Level = "primary" | "secondary" | "tertiary";
+
+export type SearchKind = "web" | "academic" | "news";
 
 export type QueryClass = "factual" | "comparative" | "exploratory";
 

@@ -85,6 +85,11 @@ pub struct RunResult {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub profile: Option<crate::steps::profile::Profile>,
+    /// The trust pipeline's research tree: question levels, typed searches, outline (absent in
+    /// other pipelines).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub tree: Option<crate::steps::tree::ResearchTree>,
     /// The trust engine's record: credibility, cross-validated claims, hallucination score
     /// (absent in other pipelines).
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -94,9 +94,14 @@ fn script_writing(
     let mut answers = readings;
     answers.push(answer(
         "plan",
-        json!({"questions": ["How many workers does a honeybee colony have?", "How many eggs does the queen lay?"],
-               "aspects": ["colony size", "the queen"],
-               "searches": ["honeybee colony workers", "queen eggs spring", "honeybee queen colony"]}),
+        json!({"questions": [
+                   {"question": "How many eggs does the queen lay?", "level": "secondary"},
+                   {"question": "How many workers does a honeybee colony have?", "level": "primary"}],
+               "outline": ["colony size", "the queen"],
+               "searches": [
+                   {"query": "honeybee colony workers", "kind": "web", "from_year": 0, "to_year": 0},
+                   {"query": "queen eggs spring", "kind": "academic", "from_year": 2019, "to_year": 2023},
+                   {"query": "honeybee queen colony", "kind": "news", "from_year": 2024, "to_year": 0}]}),
     ));
     answers.push(answer(
         "extract",
@@ -150,8 +155,29 @@ fn config() -> RunConfig {
     }
 }
 
+/// The bee corpus, recording every query it is asked.
+struct Recording {
+    corpus: Arc<Corpus>,
+    seen: std::sync::Mutex<Vec<research_search::SearchQuery>>,
+}
+
+#[async_trait::async_trait]
+impl research_search::SearchProvider for Recording {
+    fn name(&self) -> &'static str {
+        "recording"
+    }
+    async fn search(
+        &self,
+        query: &research_search::SearchQuery,
+    ) -> Result<Vec<research_search::Hit>, research_search::SearchError> {
+        self.seen.lock().unwrap().push(query.clone());
+        self.corpus.search(query).await
+    }
+}
+
 struct Done {
     state: ResearchState,
+    searched: Vec<research_search::SearchQuery>,
     asked: Vec<Question>,
     model: Arc<ScriptedLlm>,
     meter: Arc<Meter>,
@@ -183,12 +209,14 @@ async fn run(
     let meter = Arc::new(Meter::new(config.budget, PriceTable::builtin()));
     let docs = Arc::new(MemoryDocuments::default());
     let checkpointer: Arc<dyn research_graph::Checkpointer> = Arc::new(MemoryCheckpointer::new());
+    let recording = Arc::new(Recording {
+        corpus: bees(),
+        seen: Default::default(),
+    });
     let opts = || {
-        RunOptions::new(
-            "t1",
-            env_on(bees(), &config, model.clone(), meter.clone(), docs.clone()),
-        )
-        .clock(Arc::new(research_graph::FixedClock(1_795_000_000_000)))
+        let mut env = env_on(bees(), &config, model.clone(), meter.clone(), docs.clone());
+        env.search = recording.clone();
+        RunOptions::new("t1", env).clock(Arc::new(research_graph::FixedClock(1_795_000_000_000)))
     };
     let graph = || trust::graph(&config, Some(checkpointer.clone())).unwrap();
     let mut out = graph()
@@ -208,6 +236,7 @@ async fn run(
             RunOutcome::Finished(state) => {
                 return Done {
                     state,
+                    searched: recording.seen.lock().unwrap().clone(),
                     asked,
                     model,
                     meter,
@@ -739,9 +768,13 @@ async fn a_dead_end_is_recorded_never_searched_again_and_the_angle_reformulated(
     let mut answers = vec![reading(0.9, "simple")];
     answers.push(answer(
         "plan",
-        json!({"questions": ["How many workers does a honeybee colony have?", "How many eggs does the queen lay in spring?"],
-               "aspects": ["colony size", "the queen", "zorblax quantum hives"],
-               "searches": ["honeybee colony workers", "zorblax quantum"]}),
+        json!({"questions": [
+                   {"question": "How many workers does a honeybee colony have?", "level": "primary"},
+                   {"question": "How many eggs does the queen lay in spring?", "level": "primary"}],
+               "outline": ["colony size", "the queen", "zorblax quantum hives"],
+               "searches": [
+                   {"query": "honeybee colony workers", "kind": "web", "from_year": 0, "to_year": 0},
+                   {"query": "zorblax quantum", "kind": "web", "from_year": 0, "to_year": 0}]}),
     ));
     let mut rest = script_with(
         vec![],
@@ -855,4 +888,51 @@ async fn research_more_at_the_escalation_searches_for_the_unsupported_claims_in_
         );
         assert_eq!(s.outcome, Outcome::Finished);
     }
+}
+
+#[tokio::test]
+async fn the_plan_is_a_tree_whose_typed_searches_reach_the_providers_with_their_years() {
+    let done = run(
+        config(),
+        script_with(vec![reading(0.9, "simple")], covered()),
+        no_questions,
+    )
+    .await;
+    let s = &done.state;
+    // Primary questions first; the outline is the report's sections.
+    use research_pipeline::steps::tree::{Level, SearchKind};
+    let levels: Vec<Level> = s.tree.questions.iter().map(|q| q.level).collect();
+    assert_eq!(levels, [Level::Primary, Level::Secondary]);
+    assert_eq!(
+        s.plan.questions[0],
+        "How many workers does a honeybee colony have?"
+    );
+    assert_eq!(s.plan.aspects, ["colony size", "the queen"]);
+    let academic = s
+        .tree
+        .searches
+        .iter()
+        .find(|t| t.query == "queen eggs spring")
+        .unwrap();
+    assert_eq!(
+        (academic.kind, academic.from_year, academic.to_year),
+        (SearchKind::Academic, Some(2019), Some(2023))
+    );
+    // What the search provider was asked.
+    let asked = |text: &str| {
+        done.searched
+            .iter()
+            .find(|q| q.text == text)
+            .unwrap_or_else(|| panic!("{text} not searched: {:?}", done.searched))
+            .clone()
+    };
+    let q = asked("queen eggs spring");
+    assert_eq!(q.kind, Some(research_search::HitKind::Academic));
+    assert_eq!(q.years, research_search::Years::new(Some(2019), Some(2023)));
+    let news = asked("honeybee queen colony");
+    assert_eq!(news.kind, Some(research_search::HitKind::News));
+    assert_eq!(news.years.unwrap().from, Some(2024));
+    assert_eq!(news.years.unwrap().to, None);
+    assert_eq!(asked("honeybee colony workers").years, None);
+    assert!(done.result().tree.is_some());
 }

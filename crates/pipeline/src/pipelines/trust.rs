@@ -39,6 +39,7 @@ use crate::steps::backtrack;
 use crate::steps::intake;
 use crate::steps::profile::{self, Complexity, CLARIFY_BELOW, MAX_CLARIFICATIONS};
 use crate::steps::review::{Criterion, FoundBy, Issue, Severity};
+use crate::steps::tree;
 use crate::steps::trust::{self, TrustRecord};
 use crate::Env;
 
@@ -354,25 +355,34 @@ async fn clarify(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
     })
 }
 
+/// The research tree (primary / secondary / tertiary questions, typed searches, the outline the
+/// writer follows), and the routing the question's complexity chose.
 async fn plan(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
-    let mut update = nodes::plan(state.clone(), ctx.clone()).await?;
+    let (plan, tree, warnings) = tree::plan(&ctx, &brief(&state), &state.profile).await?;
     let mode = mode_of(state.profile.complexity);
     let limits = ctx.config.config.limits();
-    update.mode = Some(mode);
-    update.decisions = Some(vec![Decision {
-        point: "routing".into(),
-        decision: match mode {
-            Mode::Single => {
-                "a simple question: one agent searches and reads (the fast path)".into()
-            }
-            Mode::Multi => format!(
-                "a complex question: an orchestrator and up to {} parallel workers",
-                limits.workers
-            ),
-        },
-        automatic: true,
-    }]);
-    Ok(update)
+    Ok(ResearchUpdate {
+        mode: Some(mode),
+        warnings: Some(warnings),
+        pending_searches: Some(plan.searches.clone()),
+        plan: Some(plan),
+        tree: Some(tree),
+        iteration: Some(0),
+        decisions: Some(vec![Decision {
+            point: "routing".into(),
+            decision: match mode {
+                Mode::Single => {
+                    "a simple question: one agent searches and reads (the fast path)".into()
+                }
+                Mode::Multi => format!(
+                    "a complex question: an orchestrator and up to {} parallel workers",
+                    limits.workers
+                ),
+            },
+            automatic: true,
+        }]),
+        ..Default::default()
+    })
 }
 
 /// The gap loop's round, three ways (seed 002): go on to write, research more, or backtrack.

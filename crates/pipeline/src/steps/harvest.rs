@@ -146,6 +146,9 @@ pub struct Reading<'a> {
     pub topic: &'a str,
     /// The research questions (a worker's sub-question).
     pub questions: &'a [String],
+    /// The research tree whose typed searches say where to look and when (the trust
+    /// pipeline's; empty in the others).
+    pub tree: &'a super::tree::ResearchTree,
 }
 
 /// Runs `queries`, reads the best new hits and extracts evidence from each page.
@@ -167,7 +170,11 @@ pub async fn harvest(
                 ctx.emit(Progress::Searching { query: q.clone() });
                 let result = env
                     .search
-                    .search(&SearchQuery::new(q.clone(), l.results_per_search))
+                    .search(
+                        &reading
+                            .tree
+                            .typed(SearchQuery::new(q.clone(), l.results_per_search)),
+                    )
                     .await
                     .map_err(|e| e.to_string());
                 (q, result)
@@ -357,6 +364,7 @@ async fn extract(
         context: question_context,
         topic,
         questions,
+        ..
     } = reading;
     // The most relevant chunks, in document order.
     let relevance_key = format!("{query} {question_context}");

@@ -14,6 +14,7 @@ pub mod planning;
 pub mod profile;
 pub mod review;
 pub mod revise;
+pub mod tree;
 pub mod trust;
 pub mod verify;
 pub mod workers;

@@ -44,13 +44,29 @@ pub async fn plan(ctx: &Ctx, brief: &Brief) -> Result<(Plan, Vec<Warning>), Node
         aspects: Vec::new(),
         searches: Vec::new(),
     });
-    // A small model's plan may be list numbers, fragments or loops: keep what reads as a
-    // question or a keyword query, and build the rest from the question itself.
+    let (plan, mut more) = guarded(ctx, brief, out.questions, out.aspects, out.searches);
+    let mut warnings = warnings;
+    warnings.append(&mut more);
+    Ok((plan, warnings))
+}
+
+/// A plan from a model's questions, aspects and searches, as far as they can be used: a small
+/// model's plan may be list numbers, fragments or loops, so what does not read as a question or
+/// a keyword query about the research goes, and the question's own words fill in (with a
+/// warning saying so). Questions keep their order; at least one question and one search.
+pub fn guarded(
+    ctx: &Ctx,
+    brief: &Brief,
+    questions: Vec<String>,
+    aspects: Vec<String>,
+    searches: Vec<String>,
+) -> (Plan, Vec<Warning>) {
+    let l = ctx.config.config.limits();
     let (fallback_questions, fallback_searches) =
         guard::fallback_plan(&brief.query, l.initial_searches);
-    let mut warnings = warnings;
+    let mut warnings = Vec::new();
     let mut questions = clean_list(
-        out.questions
+        questions
             .into_iter()
             .filter(|q| plain(q) && guard::usable_question(q))
             .collect(),
@@ -64,8 +80,7 @@ pub async fn plan(ctx: &Ctx, brief: &Brief) -> Result<(Plan, Vec<Warning>), Node
                 .into(),
         ));
     }
-    let aspects: Vec<String> = out
-        .aspects
+    let aspects: Vec<String> = aspects
         .into_iter()
         .filter(|a| plain(a) && guard::degenerate(a).is_none())
         .collect();
@@ -73,8 +88,8 @@ pub async fn plan(ctx: &Ctx, brief: &Brief) -> Result<(Plan, Vec<Warning>), Node
     let mut context: Vec<&str> = vec![user.as_str()];
     context.extend(questions.iter().map(String::as_str));
     context.extend(aspects.iter().map(String::as_str));
-    let asked = out.searches.len();
-    let kept = runnable_searches(out.searches, &context);
+    let asked = searches.len();
+    let kept = runnable_searches(searches, &context);
     let mut searches = distinct_searches(kept, &[], l.initial_searches);
     if !searches.is_empty() && searches.len() < asked.min(l.initial_searches) {
         // Some of the model's searches were unusable: the question's own words fill their place.
@@ -103,7 +118,7 @@ pub async fn plan(ctx: &Ctx, brief: &Brief) -> Result<(Plan, Vec<Warning>), Node
         aspects: clean_list(aspects, 8),
         searches,
     };
-    Ok((plan, warnings))
+    (plan, warnings)
 }
 
 /// What the plan review decided.

@@ -197,6 +197,8 @@ pub async fn research(
             context: &context,
             topic: &topic,
             questions: std::slice::from_ref(&a.question),
+            // A worker's searches are the orchestrator's, untyped.
+            tree: &super::tree::ResearchTree::default(),
         },
     )
     .await?;

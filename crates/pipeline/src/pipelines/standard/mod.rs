@@ -230,6 +230,7 @@ pub(crate) fn result_of(state: &ResearchState) -> RunResult {
         audit: state.audit.clone(),
         review: (!state.review.drafts.is_empty()).then(|| state.review.clone()),
         profile: (state.profile != Default::default()).then(|| state.profile.clone()),
+        tree: (state.tree != Default::default()).then(|| state.tree.clone()),
         trust: (state.trust != Default::default()).then(|| state.trust.clone()),
         metadata: Metadata {
             mode: match state.mode {

@@ -106,6 +106,7 @@ pub(crate) async fn search_and_extract(state: Arc<ResearchState>, ctx: Ctx) -> N
             context: &brief.block(),
             topic: &brief.topic(),
             questions: &state.plan.questions,
+            tree: &state.tree,
         },
     )
     .await?;

@@ -21,6 +21,9 @@ research_graph::state! {
         pub clarification: String => Replace,
         /// The plan.
         pub plan: Plan => Replace,
+        /// The trust pipeline's research tree: levels, typed searches, outline (empty in the
+        /// others).
+        pub tree: crate::steps::tree::ResearchTree => Replace,
         /// Searches waiting to run (single mode).
         pub pending_searches: Vec<String> => Replace,
         /// Searches run, in order.
