@@ -90,6 +90,9 @@ pub const QUESTION_MIN_CJK: usize = 4;
 /// Above this share of digits among letters and digits, text is numbers, not words.
 pub const MAX_DIGIT_SHARE: f64 = 0.5;
 
+/// A report section's heading (a plan's aspect) has at most this many words.
+pub const ASPECT_MAX_WORDS: usize = 8;
+
 /// A search is a keyword query, not a sentence: at most this many words.
 pub const SEARCH_MAX_WORDS: usize = 12;
 

@@ -158,6 +158,19 @@ pub fn on_topic(q: &str, context: &[&str]) -> bool {
     content_words(q).iter().any(|w| words.contains(w))
 }
 
+/// Whether `aspect` can be a section of the report: a heading — at most [`ASPECT_MAX_WORDS`]
+/// words, not ending like a sentence, not degenerate. A small model's outline can be sentences
+/// from its own prompt ("Question outlines are created by the user, which can be used"); an
+/// aspect may name what the question does not (a report on Rust's memory has "Borrowing").
+pub fn usable_aspect(aspect: &str) -> bool {
+    let aspect = aspect.trim();
+    let words = aspect.split_whitespace().count();
+    words > 0
+        && words <= ASPECT_MAX_WORDS
+        && !aspect.ends_with(['.', '!', '?', ';', ':', ',', '。'])
+        && degenerate(aspect).is_none()
+}
+
 /// The content words of `question` as search phrases: words that touch in the text (Japanese
 /// kanji and katakana runs) are joined without a space, numbers stay only next to words.
 pub(super) fn phrases(question: &str) -> Vec<String> {

@@ -80,11 +80,12 @@ pub fn guarded(
                 .into(),
         ));
     }
+    let user = brief.topic();
+    // An aspect becomes a section heading: it must read as one.
     let aspects: Vec<String> = aspects
         .into_iter()
-        .filter(|a| plain(a) && guard::degenerate(a).is_none())
+        .filter(|a| plain(a) && guard::usable_aspect(a))
         .collect();
-    let user = brief.topic();
     let mut context: Vec<&str> = vec![user.as_str()];
     context.extend(questions.iter().map(String::as_str));
     context.extend(aspects.iter().map(String::as_str));

@@ -190,3 +190,17 @@ fn long_prose(words: usize) -> String {
 
 mod evidence;
 mod text;
+
+#[test]
+fn an_aspect_is_a_heading_not_a_sentence() {
+    assert!(usable_aspect("Origins of uninitialised values"));
+    assert!(usable_aspect("Borrowing"));
+    assert!(usable_aspect("Costs, risks and benefits"));
+    assert!(!usable_aspect(
+        "Question outlines are created by the user, which can be used"
+    ));
+    assert!(!usable_aspect(
+        "to create questions that may not exist yet."
+    ));
+    assert!(!usable_aspect(""));
+}
