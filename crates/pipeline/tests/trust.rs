@@ -203,6 +203,17 @@ impl Done {
 async fn run(
     config: RunConfig,
     answers: Vec<ScriptedAnswer>,
+    answer: impl FnMut(&Question) -> Answer,
+) -> Done {
+    run_asking(QUESTION, bees(), config, answers, answer).await
+}
+
+/// [`run`] on another question over another corpus.
+async fn run_asking(
+    question: &str,
+    web: Arc<Corpus>,
+    config: RunConfig,
+    answers: Vec<ScriptedAnswer>,
     mut answer: impl FnMut(&Question) -> Answer,
 ) -> Done {
     let model = Arc::new(ScriptedLlm::new(answers));
@@ -210,17 +221,23 @@ async fn run(
     let docs = Arc::new(MemoryDocuments::default());
     let checkpointer: Arc<dyn research_graph::Checkpointer> = Arc::new(MemoryCheckpointer::new());
     let recording = Arc::new(Recording {
-        corpus: bees(),
+        corpus: web.clone(),
         seen: Default::default(),
     });
     let opts = || {
-        let mut env = env_on(bees(), &config, model.clone(), meter.clone(), docs.clone());
+        let mut env = env_on(
+            web.clone(),
+            &config,
+            model.clone(),
+            meter.clone(),
+            docs.clone(),
+        );
         env.search = recording.clone();
         RunOptions::new("t1", env).clock(Arc::new(research_graph::FixedClock(1_795_000_000_000)))
     };
     let graph = || trust::graph(&config, Some(checkpointer.clone())).unwrap();
     let mut out = graph()
-        .invoke(initial_state(QUESTION, &config, 1_795_000_000_000), opts())
+        .invoke(initial_state(question, &config, 1_795_000_000_000), opts())
         .await
         .unwrap();
     let mut asked = Vec::new();
@@ -606,12 +623,12 @@ fn partial(new_searches: serde_json::Value) -> ScriptedAnswer {
 }
 
 #[tokio::test]
-async fn research_stops_early_when_a_round_adds_no_source_or_too_little() {
-    // Round 2 searches again but every page is known: no new source, so no round 3.
+async fn research_stops_early_when_a_round_reads_no_new_source() {
+    // Round 1 reads every page; round 2's search finds only pages read: no round 3.
     let mut config = config();
     config.max_iterations = Some(4);
     let done = run(
-        config.clone(),
+        config,
         script_with(
             vec![reading(0.9, "simple")],
             vec![
@@ -629,14 +646,55 @@ async fn research_stops_early_when_a_round_adds_no_source_or_too_little() {
         .iter()
         .find(|d| d.point == "early stop")
         .expect("an early stop");
-    assert!(
-        stop.decision.contains("no new source") || stop.decision.contains("coverage, under 5%"),
-        "{stop:?}"
+    assert_eq!(
+        stop.decision,
+        "research stopped: the last round found no new source"
     );
     assert!(
         done.state.report.contains("research stopped:"),
         "{}",
         done.state.report
+    );
+}
+
+#[tokio::test]
+async fn research_stops_early_when_a_round_adds_under_five_percent_coverage() {
+    // Round 1 reads two pages; round 2 reads a new one but the coverage stays where it was.
+    let mut config = config();
+    config.max_iterations = Some(4);
+    let mut answers = script_with(
+        vec![reading(0.9, "simple")],
+        vec![
+            partial(json!(["queen eggs spring"])),
+            partial(json!(["honeybee hive summer"])),
+        ],
+    );
+    for a in answers
+        .iter_mut()
+        .filter(|a| a.purpose.as_deref() == Some("plan"))
+    {
+        a.json = Some(json!({"questions": [
+                {"question": "How many workers does a honeybee colony have?", "level": "primary"},
+                {"question": "How many eggs does the queen lay?", "level": "secondary"}],
+            "outline": ["colony size"],
+            "searches": [{"query": "honeybee colony workers", "kind": "web", "from_year": 0, "to_year": 0}]}));
+    }
+    let done = run(config, answers, no_questions).await;
+    let s = &done.state;
+    assert_eq!(s.iteration, 2, "{:?}", s.decisions);
+    assert!(
+        s.sources_per_round[1] > s.sources_per_round[0],
+        "{:?}",
+        s.sources_per_round
+    );
+    let stop = s
+        .decisions
+        .iter()
+        .find(|d| d.point == "early stop")
+        .expect("an early stop");
+    assert_eq!(
+        stop.decision,
+        "research stopped: the last round added 0% coverage, under 5%"
     );
 }
 
@@ -935,4 +993,94 @@ async fn the_plan_is_a_tree_whose_typed_searches_reach_the_providers_with_their_
     assert_eq!(news.years.unwrap().to, None);
     assert_eq!(asked("honeybee colony workers").years, None);
     assert!(done.result().tree.is_some());
+}
+
+/// Runs an independent checker of `tests/tools` on `result`, with the corpus pages written to
+/// files under `dir` and each page's URL mapped to its file.
+fn checker(script: &str, result: &eval::RunResult, dir: &std::path::Path, args: &[&str]) -> String {
+    let file = dir.join("result.json");
+    std::fs::write(&file, serde_json::to_vec(result).unwrap()).unwrap();
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/tools")
+        .join(script);
+    let out = std::process::Command::new("python3")
+        .arg(path)
+        .arg(&file)
+        .args(args)
+        .output()
+        .expect("python3 runs the checker");
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(
+        out.status.success(),
+        "{script} failed:\n{text}\n--- report ---\n{}",
+        result.report
+    );
+    text
+}
+
+#[tokio::test]
+async fn a_trust_report_passes_both_independent_checkers() {
+    // The grounding checker compares a sentence's "50,000" as "50000" with the source's words,
+    // where the comma splits it ("50 000"): the pages here write their numbers without one.
+    let plain = |t: &str| {
+        t.replace("50,000", "50000")
+            .replace("2,000", "2000")
+            .replace("1,500", "1500")
+    };
+    let pages: Vec<(&str, &str, String)> = pages()
+        .into_iter()
+        .map(|(u, t, x)| (u, t, plain(&x)))
+        .collect();
+    let web = {
+        let refs: Vec<(&str, &str, &str)> =
+            pages.iter().map(|(u, t, x)| (*u, *t, x.as_str())).collect();
+        corpus_of(&refs)
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let mut maps = Vec::new();
+    for (url, _, text) in pages.clone() {
+        let (origin, rest) = url.split_at(url.find("://").unwrap() + 3);
+        let host = rest.split('/').next().unwrap();
+        let folder = dir.path().join(host);
+        let file = folder.join(&rest[host.len() + 1..]);
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(&file, text).unwrap();
+        maps.push(format!("{origin}{host}/={}", folder.display()));
+    }
+    let report = "## Summary\nA honeybee colony has about 50000 workers in summer [1]. The queen \
+lays up to 2000 eggs a day in spring [1]. Workers live about six weeks in summer and several \
+months in winter, when the colony clusters to keep warm [1].\n\n## Spring\nScouts look for a \
+new home in late spring, when a colony splits in two [4]. Hives grow fast when the first flowers \
+open and the weather stays warm for weeks [3]. Foragers tell each other where flowers are with \
+the waggle dance, a figure-eight run [4].\n";
+    let mut answers = script_writing(vec![reading(0.9, "simple")], covered(), report);
+    for a in answers
+        .iter_mut()
+        .filter(|a| a.purpose.as_deref() == Some("extract"))
+    {
+        a.json = Some(json!({"facts": [
+            {"fact": "A honeybee colony has about 50000 workers in summer.", "sentence": 1, "end_sentence": 1},
+            {"fact": "The queen lays up to 2000 eggs a day in spring.", "sentence": 2, "end_sentence": 2}]}));
+    }
+    let done = run_asking(
+        "What do honeybee workers, queens and colonies do in spring and summer?",
+        web,
+        config(),
+        answers,
+        no_questions,
+    )
+    .await;
+    let result = done.result();
+    let mut args: Vec<&str> = vec![""];
+    args.extend(maps.iter().map(String::as_str));
+    args.push("--require-audit");
+    let grounding = checker("check_grounding.py", &result, dir.path(), &args);
+    assert!(grounding.contains("grounding ok"), "{grounding}");
+    let usable = checker("check_usable.py", &result, dir.path(), &[]);
+    assert!(usable.contains("usable ok"), "{usable}");
+    assert!(
+        done.state.trust.count(TrustMark::Corroborated) >= 1,
+        "{}",
+        done.state.report
+    );
 }

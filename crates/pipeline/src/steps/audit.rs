@@ -438,7 +438,8 @@ fn render(lines: Vec<Line>) -> Audited {
                     !*h || t.trim_start().chars().take_while(|c| *c == '#').count() > level
                 })
                 .all(|(h, t)| !*h && t.trim().is_empty());
-            if empty && i + 1 < out.len() {
+            // The last section too: a report must not end on a heading with nothing under it.
+            if empty {
                 continue;
             }
         }
@@ -750,18 +751,19 @@ This means Memcheck tracks the definedness of every bit of memory [1].\n";
 
     #[test]
     fn a_heading_whose_sentences_all_went_goes_too() {
-        let body = "## Memcheck\nMemcheck tracks the definedness of every bit of memory [1].\n\n\
-## History\nCachegrind was written on the moon in 1850 [2].\n\n## Notes\n### Detail\n\
-Memcheck tracks the definedness of every bit of memory [1].\n";
+        let body = "## History\nCachegrind was written on the moon in 1850 [2].\n\n## Notes\n\
+### Detail\nMemcheck tracks the definedness of every bit of memory [1].\n\n## Last\n\
+Cachegrind was written on the moon in 1850 [2].\n";
         let audited = audit(body, &items());
         assert!(!audited.body.contains("## History"), "{}", audited.body);
-        assert!(audited.body.contains("## Memcheck"), "{}", audited.body);
         // A heading over a kept sub-section stays.
         assert!(
             audited.body.contains("## Notes\n### Detail"),
             "{}",
             audited.body
         );
+        // The last section too goes when all its sentences did.
+        assert!(!audited.body.contains("## Last"), "{}", audited.body);
     }
 
     #[test]
