@@ -5,7 +5,6 @@
 //! drafts (banned words, markers to sources that do not exist) through the review pipeline, to
 //! count what the checks leave. Prints one JSON line per run.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -18,48 +17,12 @@ use research_pipeline::{
 };
 use serde_json::json;
 
-use research_bench::sim::{Slow, Web, FETCH_MS, LLM_MS, SEARCH_MS};
+use research_bench::sim::{answer, rust_web, Slow, Web, FETCH_MS, LLM_MS, SEARCH_MS};
 
 fn web() -> Arc<Web> {
-    let topics = [
-        (
-            "ownership",
-            "Rust manages memory through ownership rules that the compiler checks at compile time.",
-        ),
-        (
-            "collector",
-            "Tracing garbage collectors in Java and Go reclaim memory while the program runs.",
-        ),
-        (
-            "borrowing",
-            "The borrow checker allows one mutable reference or many shared references at a time.",
-        ),
-        (
-            "lifetimes",
-            "Lifetimes describe how long references stay valid so that none outlives its value.",
-        ),
-    ];
-    let mut pages = BTreeMap::new();
-    for (topic, sentence) in topics {
-        for i in 0..3 {
-            let text = format!(
-                "# Notes on {topic} part {i}\n\n{sentence} This page discusses {topic} in more depth for readers. \
-A second paragraph on {topic} gives an example that readers can follow. The last sentence about {topic} closes the page."
-            );
-            pages.insert(format!("https://example.org/{topic}/{i}"), text);
-        }
-    }
-    Arc::new(Web(pages))
-}
-
-fn answer(purpose: &str, value: serde_json::Value) -> ScriptedAnswer {
-    ScriptedAnswer {
-        purpose: Some(purpose.into()),
-        contains: None,
-        text: None,
-        json: Some(value),
-        delay_ms: None,
-    }
+    Arc::new(rust_web(|topic, i| {
+        format!("https://example.org/{topic}/{i}")
+    }))
 }
 
 fn script() -> Vec<ScriptedAnswer> {

@@ -23,57 +23,29 @@ use research_pipeline::{
 };
 use serde_json::json;
 
-use research_bench::sim::{Slow, Web, FETCH_MS, LLM_MS, SEARCH_MS};
+use research_bench::sim::{answer, rust_web, Slow, Web, FETCH_MS, LLM_MS, SEARCH_MS};
 
-/// Twelve pages on four topics, each on its own site.
 fn web() -> Arc<Web> {
-    let topics = [
-        (
-            "ownership",
-            "Rust manages memory through ownership rules that the compiler checks at compile time.",
-        ),
-        (
-            "collector",
-            "Tracing garbage collectors in Java and Go reclaim memory while the program runs.",
-        ),
-        (
-            "borrowing",
-            "The borrow checker allows one mutable reference or many shared references at a time.",
-        ),
-        (
-            "lifetimes",
-            "Lifetimes describe how long references stay valid so that none outlives its value.",
-        ),
-    ];
-    let mut pages = BTreeMap::new();
-    for (topic, sentence) in topics {
-        for i in 0..3 {
-            let text = format!(
-                "# Notes on {topic} part {i}\n\n{sentence} This page discusses {topic} in more depth for readers. \
-A second paragraph on {topic} gives an example that readers can follow. The last sentence about {topic} closes the page."
-            );
-            pages.insert(format!("https://site{i}.example/{topic}"), text);
-        }
-    }
-    Arc::new(Web(pages))
-}
-
-fn answer(purpose: &str, value: serde_json::Value) -> ScriptedAnswer {
-    ScriptedAnswer {
-        purpose: Some(purpose.into()),
-        contains: None,
-        text: None,
-        json: Some(value),
-        delay_ms: None,
-    }
+    Arc::new(rust_web(|topic, i| {
+        format!("https://site{i}.example/{topic}")
+    }))
 }
 
 fn script() -> Vec<ScriptedAnswer> {
     vec![
         answer("understand", json!({"intent": "memory management", "class": "factual", "entities": ["Rust ownership"],
             "temporal": "", "complexity": "simple", "confidence": 0.9, "question": "", "options": [], "interpretation": "x"})),
-        answer("plan", json!({"questions": ["How does ownership work?", "How do collectors differ?", "What does borrowing allow?"],
-            "aspects": [], "searches": ["ownership rules", "garbage collector", "borrowing references", "lifetimes references", "ownership memory"]})),
+        answer("plan", json!({"questions": [
+                {"question": "How does ownership work?", "level": "primary"},
+                {"question": "How do collectors differ?", "level": "secondary"},
+                {"question": "What does borrowing allow?", "level": "secondary"}],
+            "outline": [],
+            "searches": [
+                {"query": "ownership rules", "kind": "web", "from_year": 0, "to_year": 0},
+                {"query": "garbage collector", "kind": "web", "from_year": 0, "to_year": 0},
+                {"query": "borrowing references", "kind": "web", "from_year": 0, "to_year": 0},
+                {"query": "lifetimes references", "kind": "web", "from_year": 0, "to_year": 0},
+                {"query": "ownership memory", "kind": "web", "from_year": 0, "to_year": 0}]})),
         answer("extract", json!({"facts": [{"fact": "A fact.", "sentence": 2, "end_sentence": 2}, {"fact": "Another.", "sentence": 3, "end_sentence": 3}]})),
         answer("gaps", json!({"coverage": [{"question": 1, "status": "well_covered"}, {"question": 2, "status": "well_covered"}, {"question": 3, "status": "well_covered"}], "gaps": [], "new_searches": []})),
         answer("verify", json!({"verdicts": [{"claim": 1, "supported": true}, {"claim": 2, "supported": true}, {"claim": 3, "supported": true}]})),

@@ -21,6 +21,51 @@ pub mod sim {
     /// What one fetch waits.
     pub const FETCH_MS: u64 = 150;
 
+    /// Twelve pages on four topics of Rust's memory management, three each; `url` names page
+    /// `i` of `topic` (one site for all, or a site per page).
+    pub fn rust_web(url: impl Fn(&str, usize) -> String) -> Web {
+        let topics = [
+            (
+                "ownership",
+                "Rust manages memory through ownership rules that the compiler checks at compile time.",
+            ),
+            (
+                "collector",
+                "Tracing garbage collectors in Java and Go reclaim memory while the program runs.",
+            ),
+            (
+                "borrowing",
+                "The borrow checker allows one mutable reference or many shared references at a time.",
+            ),
+            (
+                "lifetimes",
+                "Lifetimes describe how long references stay valid so that none outlives its value.",
+            ),
+        ];
+        let mut pages = BTreeMap::new();
+        for (topic, sentence) in topics {
+            for i in 0..3 {
+                let text = format!(
+                    "# Notes on {topic} part {i}\n\n{sentence} This page discusses {topic} in more depth for readers. \
+A second paragraph on {topic} gives an example that readers can follow. The last sentence about {topic} closes the page."
+                );
+                pages.insert(url(topic, i), text);
+            }
+        }
+        Web(pages)
+    }
+
+    /// A scripted answer of `value` for requests with `purpose`.
+    pub fn answer(purpose: &str, value: serde_json::Value) -> research_llm::ScriptedAnswer {
+        research_llm::ScriptedAnswer {
+            purpose: Some(purpose.into()),
+            contains: None,
+            text: None,
+            json: Some(value),
+            delay_ms: None,
+        }
+    }
+
     /// The scripted model, [`LLM_MS`] a call.
     pub struct Slow(pub ScriptedLlm);
 

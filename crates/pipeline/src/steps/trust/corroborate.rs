@@ -330,16 +330,7 @@ mod tests {
     use crate::records::Source;
 
     fn source(id: u32, url: &str) -> Source {
-        Source {
-            id,
-            url: url.into(),
-            title: String::new(),
-            kind: "web".into(),
-            provider: "p".into(),
-            published: None,
-            sha256: format!("sha{id}"),
-            accessed_at_ms: 0,
-        }
+        super::super::a_source(id, url)
     }
 
     #[test]

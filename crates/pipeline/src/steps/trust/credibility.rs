@@ -220,14 +220,9 @@ mod tests {
 
     fn source(url: &str, kind: &str, published: Option<&str>) -> Source {
         Source {
-            id: 1,
-            url: url.into(),
-            title: "t".into(),
             kind: kind.into(),
-            provider: "p".into(),
             published: published.map(str::to_string),
-            sha256: String::new(),
-            accessed_at_ms: 0,
+            ..super::super::a_source(1, url)
         }
     }
 

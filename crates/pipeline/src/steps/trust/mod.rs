@@ -501,6 +501,21 @@ async fn confirm(
     Ok(warnings)
 }
 
+/// A web source for the trust engine's tests: `id` at `url`, its text stored as `sha{id}`.
+#[cfg(test)]
+pub(crate) fn a_source(id: u32, url: &str) -> Source {
+    Source {
+        id,
+        url: url.into(),
+        title: String::new(),
+        kind: "web".into(),
+        provider: "p".into(),
+        published: None,
+        sha256: format!("sha{id}"),
+        accessed_at_ms: 0,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

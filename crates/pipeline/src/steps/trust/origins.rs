@@ -160,14 +160,8 @@ mod tests {
 
     fn source(id: u32, url: &str, sha: &str) -> Source {
         Source {
-            id,
-            url: url.into(),
-            title: String::new(),
-            kind: "web".into(),
-            provider: "p".into(),
-            published: None,
             sha256: sha.into(),
-            accessed_at_ms: 0,
+            ..super::super::a_source(id, url)
         }
     }
 
