@@ -8,16 +8,12 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use research_llm::{
-    Budget, LlmClient, Meter, ModelRouting, PriceTable, RoleModels, ScriptedAnswer, ScriptedLlm,
-};
+use research_llm::{Budget, LlmClient, Meter, PriceTable, ScriptedAnswer, ScriptedLlm};
 use research_pipeline::pipelines::review;
-use research_pipeline::{
-    graph, initial_state, Env, MemoryDocuments, Mode, ReviewPoints, RunConfig,
-};
+use research_pipeline::{graph, initial_state, Mode, ReviewPoints, RunConfig};
 use serde_json::json;
 
-use research_bench::sim::{answer, rust_web, Slow, Web, FETCH_MS, LLM_MS, SEARCH_MS};
+use research_bench::sim::{answer, env, rust_web, Slow, Web, FETCH_MS, LLM_MS, SEARCH_MS};
 
 fn web() -> Arc<Web> {
     Arc::new(rust_web(|topic, i| {
@@ -99,19 +95,12 @@ fn planted(rt: &tokio::runtime::Runtime) {
                 "issues": [], "summary": "", "improvement_potential": 0.6}),
             ));
             let model: Arc<dyn LlmClient> = Arc::new(ScriptedLlm::new(answers));
-            let w = web();
-            let env = Env {
-                config: config.clone(),
-                models: RoleModels::connect(
-                    ModelRouting::single("scripted:bench"),
-                    Arc::new(Meter::new(Budget::default(), PriceTable::builtin())),
-                    |_| Ok(model.clone()),
-                )
-                .unwrap(),
-                search: w.clone(),
-                fetcher: w,
-                documents: Arc::new(MemoryDocuments::default()),
-            };
+            let env = env(
+                &config,
+                model.clone(),
+                Arc::new(Meter::new(Budget::default(), PriceTable::builtin())),
+                web(),
+            );
             let state = rt
                 .block_on(review::graph(&config, None).unwrap().invoke(
                     initial_state(
@@ -170,19 +159,7 @@ fn main() {
         };
         let meter = Arc::new(Meter::new(Budget::default(), PriceTable::builtin()));
         let model: Arc<dyn LlmClient> = Arc::new(Slow(ScriptedLlm::new(script())));
-        let w = web();
-        let env = Env {
-            config: config.clone(),
-            models: RoleModels::connect(
-                ModelRouting::single("scripted:bench"),
-                meter.clone(),
-                |_| Ok(model.clone()),
-            )
-            .unwrap(),
-            search: w.clone(),
-            fetcher: w,
-            documents: Arc::new(MemoryDocuments::default()),
-        };
+        let env = env(&config, model.clone(), meter.clone(), web());
         let g = match revisions {
             None => graph(&config, None).unwrap(),
             Some(_) => review::graph(&config, None).unwrap(),

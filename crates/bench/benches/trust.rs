@@ -10,20 +10,17 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Instant;
 
-use research_llm::{
-    Budget, LlmClient, Meter, ModelRouting, PriceTable, RoleModels, ScriptedAnswer, ScriptedLlm,
-};
+use research_llm::{Budget, LlmClient, Meter, PriceTable, ScriptedAnswer, ScriptedLlm};
 use research_pipeline::pipelines::trust;
 use research_pipeline::steps::audit::{AuditEntry, AuditStatus};
 use research_pipeline::steps::trust::corroborate::{cross_validate, Passages, Record};
 use research_pipeline::steps::trust::origins::Origins;
 use research_pipeline::{
-    initial_state, sha256_hex, Env, Evidence, MemoryDocuments, ReviewPoints, RunConfig, Source,
-    TrustVariant,
+    initial_state, sha256_hex, Evidence, ReviewPoints, RunConfig, Source, TrustVariant,
 };
 use serde_json::json;
 
-use research_bench::sim::{answer, rust_web, Slow, Web, FETCH_MS, LLM_MS, SEARCH_MS};
+use research_bench::sim::{answer, env, rust_web, Slow, Web, FETCH_MS, LLM_MS, SEARCH_MS};
 
 fn web() -> Arc<Web> {
     Arc::new(rust_web(|topic, i| {
@@ -72,19 +69,7 @@ fn calls(rt: &tokio::runtime::Runtime) {
         };
         let meter = Arc::new(Meter::new(Budget::default(), PriceTable::builtin()));
         let model: Arc<dyn LlmClient> = Arc::new(Slow(ScriptedLlm::new(script())));
-        let w = web();
-        let env = Env {
-            config: config.clone(),
-            models: RoleModels::connect(
-                ModelRouting::single("scripted:bench"),
-                meter.clone(),
-                |_| Ok(model.clone()),
-            )
-            .unwrap(),
-            search: w.clone(),
-            fetcher: w,
-            documents: Arc::new(MemoryDocuments::default()),
-        };
+        let env = env(&config, model.clone(), meter.clone(), web());
         let started = Instant::now();
         let state = rt
             .block_on(trust::graph(&config, None).unwrap().invoke(

@@ -55,6 +55,28 @@ A second paragraph on {topic} gives an example that readers can follow. The last
         Web(pages)
     }
 
+    /// A run's world: `model` for every role (metered by `meter`), `web` for search and fetch,
+    /// documents in memory.
+    pub fn env(
+        config: &research_pipeline::RunConfig,
+        model: std::sync::Arc<dyn LlmClient>,
+        meter: std::sync::Arc<research_llm::Meter>,
+        web: std::sync::Arc<Web>,
+    ) -> research_pipeline::Env {
+        research_pipeline::Env {
+            config: config.clone(),
+            models: research_llm::RoleModels::connect(
+                research_llm::ModelRouting::single("scripted:bench"),
+                meter,
+                |_| Ok(model.clone()),
+            )
+            .expect("a scripted model connects"),
+            search: web.clone(),
+            fetcher: web,
+            documents: std::sync::Arc::new(research_pipeline::MemoryDocuments::default()),
+        }
+    }
+
     /// A scripted answer of `value` for requests with `purpose`.
     pub fn answer(purpose: &str, value: serde_json::Value) -> research_llm::ScriptedAnswer {
         research_llm::ScriptedAnswer {
