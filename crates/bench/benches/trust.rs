@@ -1,5 +1,6 @@
 //! The trust pipeline: model calls, tokens and wall time of a one-round run at standard depth,
-//! batched against full (a scripted model that waits 400 ms a call, search 250 ms, fetch
+//! batched against full, with no known context window (a page per extraction call) and with a
+//! cloud model's (four pages a call), on a five-page and a nine-page question (a scripted model that waits 400 ms a call, search 250 ms, fetch
 //! 150 ms); then cross-validation alone on a planted corpus — for each of twenty facts an
 //! original page, a mirror, a syndicated copy inside other text, an independent page saying it
 //! in its own words, and for every other fact a page stating another number — counting the
@@ -58,8 +59,25 @@ reference or many shared references at a time [5].".into()),
     ]
 }
 
+/// A question on ownership alone (five pages found), and one on all four topics (ten).
+const QUESTIONS: [&str; 2] = [
+    "How does Rust manage memory with ownership?",
+    "How do ownership, borrowing, lifetimes and garbage collectors manage memory?",
+];
+
 fn calls(rt: &tokio::runtime::Runtime) {
-    for variant in [TrustVariant::Batched, TrustVariant::Full] {
+    // Without a known window each page is a call of its own; with a cloud model's window four
+    // pages share one.
+    let runs = [
+        (TrustVariant::Batched, None),
+        (TrustVariant::Full, None),
+        (TrustVariant::Batched, Some(128_000)),
+        (TrustVariant::Full, Some(128_000)),
+    ];
+    for (question, (variant, window)) in QUESTIONS
+        .iter()
+        .flat_map(|q| runs.iter().map(move |r| (*q, *r)))
+    {
         let config = RunConfig {
             review: ReviewPoints::none(),
             no_input: true,
@@ -68,12 +86,16 @@ fn calls(rt: &tokio::runtime::Runtime) {
             ..Default::default()
         };
         let meter = Arc::new(Meter::new(Budget::default(), PriceTable::builtin()));
-        let model: Arc<dyn LlmClient> = Arc::new(Slow(ScriptedLlm::new(script())));
+        let mut scripted = ScriptedLlm::new(script());
+        if let Some(tokens) = window {
+            scripted = scripted.with_context_tokens(tokens);
+        }
+        let model: Arc<dyn LlmClient> = Arc::new(Slow(scripted));
         let env = env(&config, model.clone(), meter.clone(), web());
         let started = Instant::now();
         let state = rt
             .block_on(trust::graph(&config, None).unwrap().invoke(
-                initial_state("How does Rust manage memory with ownership?", &config, 0),
+                initial_state(question, &config, 0),
                 research_graph::RunOptions::new("bench", env).max_concurrency(8),
             ))
             .unwrap()
@@ -99,6 +121,8 @@ fn calls(rt: &tokio::runtime::Runtime) {
             json!({
                 "scenario": "trust_calls",
                 "variant": format!("{variant:?}").to_lowercase(),
+                "window": window,
+                "question": question,
                 "sources": state.sources.len(),
                 "evidence": state.evidence.len(),
                 "claims": state.trust.claims.len(),

@@ -96,6 +96,9 @@ A second paragraph on {topic} gives an example that readers can follow. The last
         fn spec(&self) -> &str {
             "scripted:bench"
         }
+        fn context_tokens(&self) -> Option<usize> {
+            self.0.context_tokens()
+        }
         async fn complete(
             &self,
             request: &ChatRequest,

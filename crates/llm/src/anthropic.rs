@@ -202,6 +202,10 @@ impl LlmClient for AnthropicClient {
         &self.spec
     }
 
+    fn context_tokens(&self) -> Option<usize> {
+        crate::types::known_window(&self.model)
+    }
+
     async fn complete(
         &self,
         request: &ChatRequest,

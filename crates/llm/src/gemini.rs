@@ -122,6 +122,10 @@ impl LlmClient for GeminiClient {
         &self.spec
     }
 
+    fn context_tokens(&self) -> Option<usize> {
+        crate::types::known_window(&self.model)
+    }
+
     async fn complete(
         &self,
         request: &ChatRequest,

@@ -41,7 +41,7 @@ pub use openai::{OpenAiClient, OpenAiConfig};
 pub use scripted::{ScriptedAnswer, ScriptedLlm};
 pub use spec::{connect, ConnectSettings, ModelSpec};
 pub use structured::{generate, generate_json, schema_of, simpler, Structured, SIMPLER_MAX_ITEMS};
-pub use types::{ChatRequest, ChatResponse, Message, OutputSchema, Role, Usage};
+pub use types::{known_window, ChatRequest, ChatResponse, Message, OutputSchema, Role, Usage};
 pub use usage::{
     estimate_tokens, Budget, CallRecord, Meter, Metered, ModelRouting, Price, PriceTable,
     RoleModels, UsageTotals,

@@ -187,6 +187,10 @@ impl LlmClient for OpenAiClient {
         &self.spec
     }
 
+    fn context_tokens(&self) -> Option<usize> {
+        crate::types::known_window(&self.model)
+    }
+
     async fn complete(
         &self,
         request: &ChatRequest,

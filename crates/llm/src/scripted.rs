@@ -32,6 +32,9 @@ pub struct ScriptedAnswer {
 #[derive(Debug, Deserialize)]
 struct Script {
     answers: Vec<ScriptedAnswer>,
+    /// The context window to report (none by default: one page per extraction call).
+    #[serde(default)]
+    context_tokens: Option<usize>,
 }
 
 /// Answers from a script, in order per purpose; the last matching answer repeats once the others
@@ -41,6 +44,7 @@ pub struct ScriptedLlm {
     answers: Vec<ScriptedAnswer>,
     used: Mutex<Vec<bool>>,
     requests: Mutex<Vec<ChatRequest>>,
+    context_tokens: Option<usize>,
 }
 
 impl ScriptedLlm {
@@ -52,7 +56,14 @@ impl ScriptedLlm {
             answers,
             used,
             requests: Mutex::new(Vec::new()),
+            context_tokens: None,
         }
+    }
+
+    /// The same model reporting a context window of `tokens` (as a cloud model's is known).
+    pub fn with_context_tokens(mut self, tokens: usize) -> Self {
+        self.context_tokens = Some(tokens);
+        self
     }
 
     /// Reads a script file: `{"answers": [{"purpose": "plan", "json": {…}}, {"text": "…"}]}`.
@@ -64,6 +75,7 @@ impl ScriptedLlm {
             LlmError::Config(format!("the script {} is not valid: {e}", path.display()))
         })?;
         let mut model = Self::new(script.answers);
+        model.context_tokens = script.context_tokens;
         model.spec = format!("scripted:{}", path.display());
         Ok(model)
     }
@@ -118,6 +130,10 @@ impl ScriptedLlm {
 impl LlmClient for ScriptedLlm {
     fn spec(&self) -> &str {
         &self.spec
+    }
+
+    fn context_tokens(&self) -> Option<usize> {
+        self.context_tokens
     }
 
     async fn complete(

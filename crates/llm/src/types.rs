@@ -4,6 +4,25 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+/// The context window of a hosted model known by its id's family, or `None` for a model whose
+/// window cannot be told from its name (self-hosted servers, new families). The figure is the
+/// smallest of the family's current models, so a prompt sized by it fits each of them.
+pub fn known_window(model: &str) -> Option<usize> {
+    // A spec names its provider first (`anthropic:claude-…`); a router its vendor (`openai/…`).
+    let id = model.split_once(':').map_or(model, |(_, id)| id);
+    let id = id.rsplit('/').next().unwrap_or(id).to_ascii_lowercase();
+    let starts = |prefixes: &[&str]| prefixes.iter().any(|p| id.starts_with(p));
+    if starts(&["claude-"]) {
+        Some(200_000)
+    } else if starts(&["gemini-1.5", "gemini-2", "gemini-3"]) {
+        Some(1_000_000)
+    } else if starts(&["gpt-4o", "gpt-4.1", "gpt-5", "o1", "o3", "o4"]) {
+        Some(128_000)
+    } else {
+        None
+    }
+}
+
 /// Who speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -135,5 +154,23 @@ mod millis {
     }
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
         Ok(Duration::from_millis(u64::deserialize(d)?))
+    }
+}
+
+#[cfg(test)]
+mod window_tests {
+    use super::known_window;
+
+    #[test]
+    fn windows_are_known_by_family_only() {
+        assert_eq!(known_window("claude-sonnet-4-5"), Some(200_000));
+        assert_eq!(known_window("anthropic/claude-3.5-haiku"), Some(200_000));
+        assert_eq!(known_window("gpt-4o-mini"), Some(128_000));
+        assert_eq!(known_window("openai:gpt-4o-mini"), Some(128_000));
+        assert_eq!(known_window("gemini-2.5-flash"), Some(1_000_000));
+        // Old or unknown families, and local servers' names: not guessed.
+        assert_eq!(known_window("gpt-4"), None);
+        assert_eq!(known_window("llama3.2:3b"), None);
+        assert_eq!(known_window("gemini-pro"), None);
     }
 }

@@ -295,6 +295,19 @@ async fn ask_with<T: JsonSchema + DeserializeOwned>(
     Ok((out, warnings))
 }
 
+/// The tokens a user message may take in a `window`-token context beside `system` and an
+/// answer of `max_tokens`. Estimates run a little under real tokenizers on code and numbers:
+/// a margin is kept.
+pub(crate) fn prompt_room(window: usize, system: &str, max_tokens: u32) -> usize {
+    (window.saturating_sub(max_tokens as usize + 64) * 8 / 10)
+        .saturating_sub(estimate_tokens(system))
+}
+
+/// The context window of the model that plays `role` in this run, when known.
+pub(crate) fn window(ctx: &Ctx, role: Role) -> Option<usize> {
+    Fitting::new(ctx, role).context_tokens()
+}
+
 /// The context guard: cuts the user message (whose tail holds the least important evidence)
 /// so that the prompt and the answer fit the model's window.
 pub(crate) fn fit_to_context(
@@ -306,9 +319,7 @@ pub(crate) fn fit_to_context(
     let Some(window) = client.context_tokens() else {
         return user;
     };
-    // Estimates run a little under real tokenizers on code and numbers: keep a margin.
-    let room = (window.saturating_sub(max_tokens as usize + 64) * 8 / 10)
-        .saturating_sub(estimate_tokens(system));
+    let room = prompt_room(window, system, max_tokens);
     if estimate_tokens(&user) <= room {
         return user;
     }

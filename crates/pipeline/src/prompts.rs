@@ -20,6 +20,10 @@ the question. For every fact give `sentence`: the number of the sentence that st
 (and `end_sentence` if it continues over the following sentences). Only use facts the text states; \
 restate each fact in one short sentence. If nothing in the text is relevant, return an empty list.";
 
+pub(crate) const EXTRACT_PAGES: &str = "The text holds several pages, each under its own heading; \
+their sentence numbers run on from one page to the next. Take facts from every page that has some, and \
+keep a fact's sentences within one page.";
+
 pub(crate) const GAPS: &str = "You judge how well collected evidence answers a set of research questions. \
 For each question (by number) say whether it is well_covered, partial or missing. Name the gaps, and suggest \
 up to {searches} new web search queries that would fill them (none if the evidence is enough).";

@@ -214,9 +214,20 @@ async fn run_asking(
     web: Arc<Corpus>,
     config: RunConfig,
     answers: Vec<ScriptedAnswer>,
+    answer: impl FnMut(&Question) -> Answer,
+) -> Done {
+    run_model(question, web, config, ScriptedLlm::new(answers), answer).await
+}
+
+/// [`run_asking`] with a model made elsewhere (one that reports a context window).
+async fn run_model(
+    question: &str,
+    web: Arc<Corpus>,
+    config: RunConfig,
+    model: ScriptedLlm,
     mut answer: impl FnMut(&Question) -> Answer,
 ) -> Done {
-    let model = Arc::new(ScriptedLlm::new(answers));
+    let model = Arc::new(model);
     let meter = Arc::new(Meter::new(config.budget, PriceTable::builtin()));
     let docs = Arc::new(MemoryDocuments::default());
     let checkpointer: Arc<dyn research_graph::Checkpointer> = Arc::new(MemoryCheckpointer::new());
@@ -1020,6 +1031,17 @@ fn checker(script: &str, result: &eval::RunResult, dir: &std::path::Path, args: 
 
 #[tokio::test]
 async fn a_trust_report_passes_both_independent_checkers() {
+    both_checkers_pass(None).await;
+}
+
+#[tokio::test]
+async fn a_trust_report_read_four_pages_a_call_passes_both_independent_checkers() {
+    both_checkers_pass(Some(128_000)).await;
+}
+
+/// A trust run over the bee pages written without thousands separators, by a model with this
+/// context window, checked by both independent checkers.
+async fn both_checkers_pass(window: Option<usize>) {
     // The grounding checker compares a sentence's "50,000" as "50000" with the source's words,
     // where the comma splits it ("50 000"): the pages here write their numbers without one.
     let plain = |t: &str| {
@@ -1062,14 +1084,25 @@ the waggle dance, a figure-eight run [4].\n";
             {"fact": "A honeybee colony has about 50000 workers in summer.", "sentence": 1, "end_sentence": 1},
             {"fact": "The queen lays up to 2000 eggs a day in spring.", "sentence": 2, "end_sentence": 2}]}));
     }
-    let done = run_asking(
+    let mut model = ScriptedLlm::new(answers);
+    if let Some(tokens) = window {
+        model = model.with_context_tokens(tokens);
+    }
+    let done = run_model(
         "What do honeybee workers, queens and colonies do in spring and summer?",
         web,
         config(),
-        answers,
+        model,
         no_questions,
     )
     .await;
+    let pages_a_call = if window.is_some() { 4 } else { 1 };
+    assert_eq!(
+        done.calls("extract").len(),
+        done.state.sources.len().div_ceil(pages_a_call),
+        "{:?}",
+        done.state.sources
+    );
     let result = done.result();
     let mut args: Vec<&str> = vec![""];
     args.extend(maps.iter().map(String::as_str));
@@ -1083,4 +1116,81 @@ the waggle dance, a figure-eight run [4].\n";
         "{}",
         done.state.report
     );
+}
+
+#[tokio::test]
+async fn a_large_window_reads_four_pages_a_call_and_each_fact_keeps_its_page() {
+    let mut answers = script_with(vec![reading(0.9, "simple")], covered());
+    // Sentence numbers run on across the pages of a call: the colony page shows 3, its mirror 3,
+    // the news page 2, so the science page's third sentence is number 11. A fact from 3 to 5
+    // runs over the colony page's end and is read as its sentence 3.
+    for a in answers
+        .iter_mut()
+        .filter(|a| a.purpose.as_deref() == Some("extract"))
+    {
+        a.json = Some(json!({"facts": [
+            {"fact": "A honeybee colony has about 50,000 workers in summer.", "sentence": 1, "end_sentence": 1},
+            {"fact": "Workers live about six weeks in summer.", "sentence": 3, "end_sentence": 5},
+            {"fact": "Counted hives hold about 50,000 workers in summer.", "sentence": 11, "end_sentence": 11}]}));
+    }
+    // The fifth page, alone in the next call.
+    let at = answers
+        .iter()
+        .rposition(|a| a.purpose.as_deref() == Some("extract"))
+        .unwrap();
+    answers.insert(
+        at + 1,
+        answer(
+            "extract",
+            json!({"facts": [{"fact": "A honeybee colony has about 50,000 workers in summer.", "sentence": 1, "end_sentence": 1}]}),
+        ),
+    );
+    let done = run_model(
+        QUESTION,
+        bees(),
+        config(),
+        ScriptedLlm::new(answers).with_context_tokens(128_000),
+        no_questions,
+    )
+    .await;
+    let s = &done.state;
+    assert_eq!(s.sources.len(), 5);
+    let calls = done.calls("extract");
+    assert_eq!(
+        calls.len(),
+        2,
+        "five pages: four in one call, one in the next"
+    );
+    let first = &calls[0].messages[1].content;
+    assert!(first.contains("Page 4: Counting bees"), "{first}");
+    assert!(first.contains("[11] Hive counts show"), "{first}");
+    assert!(calls[0].messages[0]
+        .content
+        .contains("run on from one page"));
+    // The lone page's call reads as a one-page call always did.
+    let second = &calls[1].messages[1].content;
+    assert!(
+        !second.contains("Page 1:") && second.contains("[1] A honeybee colony"),
+        "{second}"
+    );
+    let by = |url: &str| s.sources.iter().find(|x| x.url.contains(url)).unwrap().id;
+    let of = |fact: &str| {
+        s.evidence
+            .iter()
+            .find(|e| e.fact == fact)
+            .map(|e| e.source_id)
+    };
+    assert_eq!(
+        of("Counted hives hold about 50,000 workers in summer."),
+        Some(by("science.example.edu")),
+        "{:#?}",
+        s.evidence
+    );
+    let lives = s
+        .evidence
+        .iter()
+        .find(|e| e.fact == "Workers live about six weeks in summer.")
+        .expect("the fact running over its page's end");
+    assert_eq!(lives.source_id, by("bees.example.org/colony"));
+    assert!(lives.quote.starts_with("Workers live") && !lives.quote.contains("Mirrored"));
 }

@@ -1,77 +1,21 @@
-//! Harvesting: search → read → extract by sentence number. The extractor is shown a page as
-//! numbered sentences and answers with numbers (the JSON schema is cut to the numbers that
-//! exist), so every quote is a verbatim span of the stored text — and it is checked anyway.
+//! Harvesting: search → read → extract. The searches run at once, the best new hits of each
+//! are fetched and stored, and their text goes to the extractor ([`super::extract`]) a page or
+//! a few pages a call; what each search gave is recorded for the dead-end rules.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use futures::stream::{self, StreamExt};
 use research_graph::NodeError;
 use research_search::{Hit, SearchQuery};
-use schemars::JsonSchema;
-use serde::Deserialize;
 
-use super::numbered;
-use crate::ask::{ask_schema, warn, Ctx};
-use crate::config::DepthLimits;
-use crate::guard;
-use crate::prompts::{self, fill};
+use super::extract::{self, Listing, PageText};
+use crate::ask::{warn, Ctx};
 use crate::records::{Evidence, Found, Source, Warning, WarningKind};
-use crate::roles::Role;
-use crate::text::{self, normalize, query_similarity, quote_in, DUPLICATE_QUERY};
+use crate::text::{query_similarity, DUPLICATE_QUERY};
 use crate::Progress;
 
-/// How many page fetches and extractions run at once within one step.
+/// How many page fetches and extraction calls run at once within one step.
 const PARALLEL_PAGES: usize = 8;
-
-/// The extraction schema for a text of `sentences` numbered sentences.
-pub(crate) fn extract_schema(
-    sentences: usize,
-    max_facts: usize,
-    at_least_one: bool,
-) -> research_llm::OutputSchema {
-    let number = serde_json::json!({"type": "integer", "minimum": 1, "maximum": sentences.max(1)});
-    research_llm::OutputSchema {
-        name: "ExtractOut".into(),
-        schema: serde_json::json!({
-            "type": "object",
-            "properties": {
-                "facts": {
-                    "type": "array",
-                    "minItems": if at_least_one { 1 } else { 0 },
-                    "maxItems": max_facts,
-                    "items": {
-                        "type": "object",
-                        "properties": {
-                            "fact": {"type": "string", "maxLength": 300},
-                            "sentence": number,
-                            "end_sentence": number,
-                        },
-                        "required": ["fact", "sentence", "end_sentence"],
-                        "additionalProperties": false,
-                    }
-                }
-            },
-            "required": ["facts"],
-            "additionalProperties": false,
-        }),
-    }
-}
-
-#[derive(Debug, Deserialize, JsonSchema)]
-struct FactOut {
-    #[schemars(length(max = 300))]
-    fact: String,
-    #[schemars(range(min = 1, max = 80))]
-    sentence: i64,
-    #[schemars(range(min = 1, max = 80))]
-    end_sentence: i64,
-}
-
-#[derive(Debug, Deserialize, JsonSchema)]
-struct ExtractOut {
-    #[schemars(length(max = 6))]
-    facts: Vec<FactOut>,
-}
 
 /// What a batch of searches produced.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -232,26 +176,90 @@ pub async fn harvest(
                 .unwrap_or("no detail")
         )));
     }
-    let page_queries: Vec<String> = picked.iter().map(|(q, _)| q.clone()).collect();
-    let pages: Vec<PageRead> = stream::iter(picked)
-        .map(|(query, hit)| read_page(ctx, query, hit, reading, l))
+    let fetched: Vec<Result<Fetched, Warning>> = stream::iter(picked)
+        .map(|(query, hit)| fetch_page(ctx, query, hit))
         .buffered(PARALLEL_PAGES)
         .collect()
         .await;
-    let mut found = Vec::new();
-    for (page, query) in pages.into_iter().zip(page_queries) {
-        let outcome = yields.iter_mut().find(|y| y.query == query);
+    let mut pages = Vec::new();
+    for page in fetched {
         match page {
-            Ok((f, ws)) => {
-                if let Some(y) = outcome {
-                    y.read += 1;
-                    y.evidence += f.as_ref().map_or(0, |f| f.evidence.len());
-                }
-                found.extend(f);
-                warnings.extend(ws);
-            }
+            Ok(page) => pages.push(page),
             Err(w) => warnings.push(w),
         }
+    }
+    let listings: Vec<Listing> = pages
+        .iter()
+        .map(|p| Listing::new(&p.text(), &reading, &l))
+        .collect();
+    let groups = extract::pack(&listings, extract::room(ctx, &reading, &l));
+    let extracted: Vec<(
+        Vec<usize>,
+        Result<(Vec<Vec<Evidence>>, Vec<Warning>), NodeError>,
+    )> = stream::iter(groups)
+        .map(|group| {
+            let (listings, pages) = (&listings, &pages);
+            async move {
+                let of: Vec<&Listing> = group.iter().map(|&i| &listings[i]).collect();
+                let queries: Vec<&str> = group.iter().map(|&i| pages[i].query.as_str()).collect();
+                let titles: Vec<&str> = group
+                    .iter()
+                    .map(|&i| pages[i].source.title.as_str())
+                    .collect();
+                let result = extract::extract(ctx, &of, &queries, &titles, &reading, &l).await;
+                (group, result)
+            }
+        })
+        .buffered(PARALLEL_PAGES)
+        .collect()
+        .await;
+    // Pages with nothing to show are read, with no evidence.
+    let mut evidence: Vec<Option<Vec<Evidence>>> =
+        listings.iter().map(|_| Some(Vec::new())).collect();
+    for (group, result) in extracted {
+        match result {
+            Ok((per_page, ws)) => {
+                warnings.extend(ws);
+                for (i, e) in group.into_iter().zip(per_page) {
+                    evidence[i] = Some(e);
+                }
+            }
+            Err(e) => {
+                for i in group {
+                    let url = &pages[i].source.url;
+                    let mut w = warn(ctx, format!("could not extract facts from {url}: {e}"));
+                    w.kind = WarningKind::NotExtracted;
+                    w.url = Some(url.clone());
+                    w.detail = e.to_string();
+                    warnings.push(w);
+                    evidence[i] = None;
+                }
+            }
+        }
+    }
+    let mut found = Vec::new();
+    for (page, evidence) in pages.into_iter().zip(evidence) {
+        let Some(evidence) = evidence else { continue };
+        ctx.emit(Progress::Read {
+            url: page.source.url.clone(),
+            facts: evidence.len(),
+        });
+        if let Some(y) = yields.iter_mut().find(|y| y.query == page.query) {
+            y.read += 1;
+            y.evidence += evidence.len();
+        }
+        let evidence = evidence
+            .into_iter()
+            .map(|mut e| {
+                e.source_url = page.source.url.clone();
+                e.query = page.query.clone();
+                e
+            })
+            .collect();
+        found.push(Found {
+            source: page.source,
+            evidence,
+        });
     }
     Ok(Harvest {
         found,
@@ -261,18 +269,25 @@ pub async fn harvest(
     })
 }
 
-/// A page read: what it gave (with the model calls' warnings), or why it gave nothing.
-type PageRead = Result<(Option<Found>, Vec<Warning>), Warning>;
-
-/// Fetches one hit, stores its text, and extracts quoted facts from its most relevant chunks.
-/// A page that cannot be read is a warning, not a failure; a model failure is a failure.
-async fn read_page(
-    ctx: &Ctx,
+/// A page fetched and stored, waiting for extraction.
+struct Fetched {
     query: String,
-    hit: Hit,
-    reading: Reading<'_>,
-    l: DepthLimits,
-) -> PageRead {
+    source: Source,
+    text: String,
+}
+
+impl Fetched {
+    fn text(&self) -> PageText<'_> {
+        PageText {
+            query: &self.query,
+            title: &self.source.title,
+            text: &self.text,
+        }
+    }
+}
+
+/// Fetches one hit and stores its text. A page that cannot be read is a warning, not a failure.
+async fn fetch_page(ctx: &Ctx, query: String, hit: Hit) -> Result<Fetched, Warning> {
     let env = &ctx.config;
     ctx.emit(Progress::Reading {
         url: hit.url.clone(),
@@ -326,180 +341,12 @@ async fn read_page(
         sha256,
         accessed_at_ms: ctx.clock.now_ms(),
     };
-    let (evidence, warnings) = match extract(ctx, &doc.text, &query, reading, l).await {
-        Ok(done) => done,
-        Err(e) => {
-            let mut w = warn(
-                ctx,
-                format!("could not extract facts from {}: {e}", hit.url),
-            );
-            w.kind = WarningKind::NotExtracted;
-            w.detail = e.to_string();
-            return Err(w);
-        }
-    };
-    ctx.emit(Progress::Read {
-        url: source.url.clone(),
-        facts: evidence.len(),
-    });
-    let evidence = evidence
-        .into_iter()
-        .map(|mut e| {
-            e.source_url = source.url.clone();
-            e.query = query.clone();
-            e
-        })
-        .collect();
-    Ok((Some(Found { source, evidence }), warnings))
+    Ok(Fetched {
+        query,
+        source,
+        text: doc.text,
+    })
 }
-
-async fn extract(
-    ctx: &Ctx,
-    doc_text: &str,
-    query: &str,
-    reading: Reading<'_>,
-    l: DepthLimits,
-) -> Result<(Vec<Evidence>, Vec<Warning>), NodeError> {
-    let Reading {
-        context: question_context,
-        topic,
-        questions,
-        ..
-    } = reading;
-    // The most relevant chunks, in document order.
-    let relevance_key = format!("{query} {question_context}");
-    let mut chunks: Vec<(usize, std::ops::Range<usize>)> =
-        text::chunks(doc_text, text::CHUNK_CHARS)
-            .into_iter()
-            .map(|r| (text::overlap(&relevance_key, &doc_text[r.clone()]), r))
-            .collect();
-    chunks.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.start.cmp(&b.1.start)));
-    chunks.truncate(l.chunks_per_page);
-    chunks.sort_by_key(|c| c.1.start);
-    let mut sentences = Vec::new();
-    for (_, range) in chunks {
-        sentences.extend(text::sentences(doc_text, range));
-    }
-    sentences.truncate(80);
-    if sentences.is_empty() {
-        return Ok((Vec::new(), Vec::new()));
-    }
-    // Each sentence as the page shows it: quotes are made of this text.
-    let shown: Vec<String> = sentences
-        .iter()
-        .map(|s| text::plain(&doc_text[s.range.clone()]))
-        .collect();
-    let mut listing = String::new();
-    for (i, s) in shown.iter().enumerate() {
-        listing.push_str(&format!("[{}] {s}\n", i + 1));
-    }
-    let user = format!(
-        "{question_context}Research questions:\n{}Search: {query}\n\nText:\n{listing}",
-        numbered(questions)
-    );
-    // The schema is cut to this text: sentence numbers that exist, as many facts as wanted,
-    // and at least one when the text is plainly on the topic, so a small model constrained by
-    // the grammar cannot answer with numbers that point nowhere.
-    let on_topic = text::overlap(&relevance_key, &listing) >= 2;
-    let (out, warnings): (ExtractOut, Vec<Warning>) = ask_schema(
-        ctx,
-        Role::Extract,
-        fill(prompts::EXTRACT, &[("facts", l.facts_per_page.to_string())]),
-        user,
-        600,
-        extract_schema(sentences.len(), l.facts_per_page, on_topic),
-    )
-    .await?;
-    let normalized = normalize(&text::plain(doc_text));
-    // The candidates ranked against the question without the model (BM25): a choice that shares
-    // nothing with the question is replaced by the best statement the model did not take.
-    let texts: Vec<&str> = shown.iter().map(String::as_str).collect();
-    let ranked: Vec<usize> = guard::rank_sentences(&relevance_key, &texts)
-        .into_iter()
-        .filter(|(_, score)| *score > 0.0)
-        .map(|(i, _)| i)
-        .collect();
-    // The research questions count too: they carry the topic across languages (a Japanese
-    // question over English pages) and are themselves guarded.
-    let topic = format!("{topic} {}", questions.join(" "));
-    // The best-ranked statements on the topic that no evidence item quotes or contains yet: what
-    // tops up a page the model took little from.
-    let untaken = |taken: &[Evidence]| {
-        let taken: Vec<String> = taken.iter().map(|e| e.quote.clone()).collect();
-        let (topic, normalized) = (&topic, &normalized);
-        ranked.iter().map(|&i| texts[i]).filter(move |t| {
-            guard::statement(t)
-                && guard::mentions(topic, t)
-                && quote_in(t, normalized)
-                && !taken
-                    .iter()
-                    .any(|q| q.contains(*t) || t.contains(q.as_str()))
-        })
-    };
-    let mut evidence: Vec<Evidence> = Vec::new();
-    for f in out.facts.into_iter().take(l.facts_per_page) {
-        let first = f.sentence.clamp(0, 10_000) as usize;
-        if first == 0 || first > sentences.len() {
-            continue;
-        }
-        // A continuation that runs past the text or too far is read as the one sentence.
-        let end = f.end_sentence.clamp(0, 10_000) as usize;
-        let last = if end >= first && end <= sentences.len() && end - first <= 3 {
-            end
-        } else {
-            first
-        };
-        // The sentences as the page shows them, joined; when the stored text has something
-        // between them that is not a sentence (a list of links, a table), only the first.
-        let mut quote = shown[first - 1..last].join(" ");
-        if !quote_in(&quote, &normalized) {
-            quote = shown[first - 1].clone();
-        }
-        let mut fact = f.fact.trim().to_string();
-        // On topic means sharing a word with what the user asked or a research question (not
-        // only with the search, which a weak model's plan may have sent anywhere).
-        if !guard::mentions(&topic, &quote) || !guard::statement(&quote) {
-            // Off the question, or not a statement (a heading, a list number, a checksum line):
-            // the best-ranked statement on the topic not taken yet stands in, as it reads.
-            let Some(best) = ranked.iter().map(|&i| texts[i]).find(|t| {
-                guard::statement(t)
-                    && guard::mentions(&topic, t)
-                    && !evidence.iter().any(|e| e.quote == *t)
-            }) else {
-                continue;
-            };
-            quote = best.to_string();
-            fact = quote.clone();
-        }
-        // Verbatim by construction; checked anyway, since this is the product's promise.
-        if !quote_in(&quote, &normalized) || evidence.iter().any(|e| e.quote == quote) {
-            continue;
-        }
-        // A fact that is empty, looped, or says what its quote does not is replaced by the quote.
-        if fact.is_empty()
-            || guard::degenerate(&fact).is_some()
-            || !guard::fact_matches_quote(&fact, &quote)
-        {
-            fact = quote.clone();
-        }
-        evidence.push(Evidence::unnumbered(fact, quote));
-    }
-    let wanted = FALLBACK_PASSAGES.min(l.facts_per_page);
-    if evidence.len() < wanted {
-        // The model took little or nothing usable from a page that is on the topic (a base
-        // model under a grammar often answers with no facts): its best-ranked statements not
-        // taken yet stand, as they read.
-        let more: Vec<Evidence> = untaken(&evidence)
-            .take(wanted - evidence.len())
-            .map(|t| Evidence::unnumbered(t.to_string(), t.to_string()))
-            .collect();
-        evidence.extend(more);
-    }
-    Ok((evidence, warnings))
-}
-
-/// Passages taken from an on-topic page at least, by rank, when the model took fewer.
-const FALLBACK_PASSAGES: usize = 2;
 
 /// Numbers new sources and evidence after those already known, dropping duplicates.
 pub fn number(

@@ -7,6 +7,7 @@
 pub mod analyze;
 pub mod audit;
 pub mod backtrack;
+pub mod extract;
 pub mod gaps;
 pub mod harvest;
 pub mod intake;

@@ -191,7 +191,9 @@ pub(crate) fn research_calls(config: &RunConfig) -> Vec<(Role, u64)> {
     let limits = config.limits();
     let rounds = u64::from(limits.max_iterations.max(1));
     let pages_per_search = limits.pages_per_search as u64;
-    let chunks = limits.chunks_per_page as u64;
+    // One extraction call reads a page, or a few when the extractor's window is known.
+    let window = research_llm::known_window(Role::Extract.model(&config.models));
+    let extractions = |pages: u64| crate::steps::extract::calls(pages, window);
     let max_pages = limits.max_sources as u64;
     let mut calls = vec![(Role::Understand, 1), (Role::Plan, 1)];
     match config.mode {
@@ -200,7 +202,7 @@ pub(crate) fn research_calls(config: &RunConfig) -> Vec<(Role, u64)> {
             let searches = limits.initial_searches as u64
                 + (rounds - 1) * (limits.initial_searches as u64).div_ceil(2);
             let pages = (searches * pages_per_search).min(max_pages);
-            calls.push((Role::Extract, pages * chunks));
+            calls.push((Role::Extract, extractions(pages)));
             calls.push((Role::Gaps, rounds));
         }
         Mode::Multi => {
@@ -208,7 +210,7 @@ pub(crate) fn research_calls(config: &RunConfig) -> Vec<(Role, u64)> {
             let searches = workers * limits.searches_per_worker as u64 * rounds;
             let pages = (searches * pages_per_search).min(max_pages * rounds);
             calls.push((Role::Orchestrate, rounds));
-            calls.push((Role::Extract, pages * chunks));
+            calls.push((Role::Extract, extractions(pages)));
             calls.push((Role::Summarize, workers * rounds));
             calls.push((Role::Synthesize, rounds));
         }

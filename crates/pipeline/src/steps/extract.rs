@@ -1,0 +1,465 @@
+//! Extraction by sentence number. The extractor is shown a page's most relevant sentences,
+//! numbered, and answers with numbers (the JSON schema is cut to the numbers that exist), so
+//! every quote is a verbatim span of the stored text — and it is checked anyway.
+//!
+//! A model with a large window reads several pages in one call ([`pack`]): up to
+//! [`PAGES_PER_CALL`] pages whose listings fit its window, numbered on from one page to the
+//! next. That is what keeps a trust run at standard depth near a dozen calls when it reads ten
+//! pages. A small window belongs to a small model, which reads one page a call: the numbers stay
+//! few and the page is all it has to keep apart.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::harvest::Reading;
+use super::numbered;
+use crate::ask::{ask_schema, prompt_room, window, Ctx};
+use crate::config::DepthLimits;
+use crate::guard;
+use crate::prompts::{self, fill};
+use crate::records::{Evidence, Warning};
+use crate::roles::Role;
+use crate::text::{self, normalize, quote_in};
+use research_graph::NodeError;
+use research_llm::estimate_tokens;
+
+/// At most this many pages go into one extraction call.
+pub const PAGES_PER_CALL: usize = 4;
+
+/// Pages share a call only with a model whose window holds at least this many tokens.
+pub const PACK_MIN_WINDOW: usize = 16_000;
+
+/// Sentences of one page shown to the extractor, at most.
+const SENTENCES_PER_PAGE: usize = 80;
+
+/// Answer tokens asked for per page in a call.
+const ANSWER_TOKENS_PER_PAGE: u32 = 600;
+
+/// Passages taken from an on-topic page at least, by rank, when the model took fewer.
+const FALLBACK_PASSAGES: usize = 2;
+
+/// The extraction schema for a text of `sentences` numbered sentences.
+pub(crate) fn extract_schema(
+    sentences: usize,
+    max_facts: usize,
+    at_least_one: bool,
+) -> research_llm::OutputSchema {
+    let number = serde_json::json!({"type": "integer", "minimum": 1, "maximum": sentences.max(1)});
+    research_llm::OutputSchema {
+        name: "ExtractOut".into(),
+        schema: serde_json::json!({
+            "type": "object",
+            "properties": {
+                "facts": {
+                    "type": "array",
+                    "minItems": if at_least_one { 1 } else { 0 },
+                    "maxItems": max_facts,
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "fact": {"type": "string", "maxLength": 300},
+                            "sentence": number,
+                            "end_sentence": number,
+                        },
+                        "required": ["fact", "sentence", "end_sentence"],
+                        "additionalProperties": false,
+                    }
+                }
+            },
+            "required": ["facts"],
+            "additionalProperties": false,
+        }),
+    }
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+struct FactOut {
+    #[schemars(length(max = 300))]
+    fact: String,
+    #[schemars(range(min = 1, max = 80))]
+    sentence: i64,
+    #[schemars(range(min = 1, max = 80))]
+    end_sentence: i64,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+struct ExtractOut {
+    #[schemars(length(max = 6))]
+    facts: Vec<FactOut>,
+}
+
+/// A page read and stored, to extract from.
+#[derive(Debug, Clone, Copy)]
+pub struct PageText<'a> {
+    /// The search that found it.
+    pub query: &'a str,
+    /// Its title, naming it among other pages in one call.
+    pub title: &'a str,
+    /// Its stored text.
+    pub text: &'a str,
+}
+
+/// A page as the extractor sees it: its most relevant sentences, and what its answer is
+/// checked against.
+pub struct Listing {
+    /// The sentences shown, as the page shows them (quotes are made of this text).
+    shown: Vec<String>,
+    /// The whole stored text, normalised (every quote must be in it).
+    normalized: String,
+    /// The search and the question: what the page is read for.
+    relevance_key: String,
+    /// Shown sentences that share something with `relevance_key`, best first (BM25).
+    ranked: Vec<usize>,
+}
+
+impl Listing {
+    /// The most relevant chunks of `page`, in document order, cut into sentences.
+    pub fn new(page: &PageText<'_>, reading: &Reading<'_>, l: &DepthLimits) -> Self {
+        let doc_text = page.text;
+        let relevance_key = format!("{} {}", page.query, reading.context);
+        let mut chunks: Vec<(usize, std::ops::Range<usize>)> =
+            text::chunks(doc_text, text::CHUNK_CHARS)
+                .into_iter()
+                .map(|r| (text::overlap(&relevance_key, &doc_text[r.clone()]), r))
+                .collect();
+        chunks.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.start.cmp(&b.1.start)));
+        chunks.truncate(l.chunks_per_page);
+        chunks.sort_by_key(|c| c.1.start);
+        let mut sentences = Vec::new();
+        for (_, range) in chunks {
+            sentences.extend(text::sentences(doc_text, range));
+        }
+        sentences.truncate(SENTENCES_PER_PAGE);
+        let shown: Vec<String> = sentences
+            .iter()
+            .map(|s| text::plain(&doc_text[s.range.clone()]))
+            .collect();
+        let texts: Vec<&str> = shown.iter().map(String::as_str).collect();
+        let ranked = guard::rank_sentences(&relevance_key, &texts)
+            .into_iter()
+            .filter(|(_, score)| *score > 0.0)
+            .map(|(i, _)| i)
+            .collect();
+        Self {
+            normalized: if shown.is_empty() {
+                String::new()
+            } else {
+                normalize(&text::plain(doc_text))
+            },
+            shown,
+            relevance_key,
+            ranked,
+        }
+    }
+
+    /// The numbered lines, numbers starting after `before`.
+    fn lines(&self, before: usize) -> String {
+        let mut listing = String::new();
+        for (i, s) in self.shown.iter().enumerate() {
+            listing.push_str(&format!("[{}] {s}\n", before + i + 1));
+        }
+        listing
+    }
+
+    /// Whether the page is plainly on the topic: the model must then take at least one fact.
+    fn on_topic(&self) -> bool {
+        text::overlap(&self.relevance_key, &self.lines(0)) >= 2
+    }
+
+    /// What its lines cost in a prompt.
+    fn tokens(&self) -> usize {
+        estimate_tokens(&self.lines(0)) + 24
+    }
+}
+
+/// Groups pages for extraction calls, in order: each alone without `room`, else up to
+/// [`PAGES_PER_CALL`] whose listings fit in `room` tokens together. A page with nothing to show
+/// is in no group.
+pub fn pack(listings: &[Listing], room: Option<usize>) -> Vec<Vec<usize>> {
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    let mut used = 0;
+    for (i, listing) in listings.iter().enumerate() {
+        if listing.shown.is_empty() {
+            continue;
+        }
+        let cost = listing.tokens();
+        let joins = match (room, groups.last()) {
+            (Some(room), Some(last)) => last.len() < PAGES_PER_CALL && used + cost <= room,
+            _ => false,
+        };
+        if joins {
+            used += cost;
+            if let Some(last) = groups.last_mut() {
+                last.push(i);
+            }
+        } else {
+            used = cost;
+            groups.push(vec![i]);
+        }
+    }
+    groups
+}
+
+/// The extraction calls that read `pages` pages with a model of this `window`: the estimate
+/// of [`pack`] before the pages are known.
+pub fn calls(pages: u64, window: Option<usize>) -> u64 {
+    match window {
+        Some(w) if w >= PACK_MIN_WINDOW => pages.div_ceil(PAGES_PER_CALL as u64),
+        _ => pages,
+    }
+}
+
+/// The prompt room for pages in one extraction call with this run's extractor, or `None` when
+/// its window is unknown or small (one page a call).
+pub fn room(ctx: &Ctx, reading: &Reading<'_>, l: &DepthLimits) -> Option<usize> {
+    let window = window(ctx, Role::Extract).filter(|w| *w >= PACK_MIN_WINDOW)?;
+    let system = system_prompt(PAGES_PER_CALL, l);
+    let head = estimate_tokens(reading.context) + estimate_tokens(&reading.questions.join("\n"));
+    Some(
+        prompt_room(
+            window,
+            &system,
+            ANSWER_TOKENS_PER_PAGE * PAGES_PER_CALL as u32,
+        )
+        .saturating_sub(head + 64),
+    )
+}
+
+fn system_prompt(pages: usize, l: &DepthLimits) -> String {
+    let facts = (l.facts_per_page * pages).to_string();
+    let mut system = fill(prompts::EXTRACT, &[("facts", facts)]);
+    if pages > 1 {
+        system.push(' ');
+        system.push_str(prompts::EXTRACT_PAGES);
+    }
+    system
+}
+
+/// Extracts evidence from the pages `group` of `listings` in one model call: for each page of
+/// the group, in order, its evidence (not yet numbered), with the call's warnings.
+pub async fn extract(
+    ctx: &Ctx,
+    listings: &[&Listing],
+    queries: &[&str],
+    titles: &[&str],
+    reading: &Reading<'_>,
+    l: &DepthLimits,
+) -> Result<(Vec<Vec<Evidence>>, Vec<Warning>), NodeError> {
+    let Reading {
+        context: question_context,
+        topic,
+        questions,
+        ..
+    } = *reading;
+    let total: usize = listings.iter().map(|p| p.shown.len()).sum();
+    if total == 0 {
+        return Ok((vec![Vec::new(); listings.len()], Vec::new()));
+    }
+    let mut user = format!(
+        "{question_context}Research questions:\n{}",
+        numbered(questions)
+    );
+    let mut starts = Vec::with_capacity(listings.len());
+    let mut before = 0;
+    if let [page] = listings {
+        user.push_str(&format!(
+            "Search: {}\n\nText:\n{}",
+            queries[0],
+            page.lines(0)
+        ));
+        starts.push(0);
+    } else {
+        user.push_str(&format!(
+            "\nText of {} pages, sentence numbers running on from one page to the next:\n",
+            listings.len()
+        ));
+        for (k, page) in listings.iter().enumerate() {
+            user.push_str(&format!(
+                "\nPage {}: {} (found by the search \"{}\")\n{}",
+                k + 1,
+                text::plain(titles[k]),
+                queries[k],
+                page.lines(before)
+            ));
+            starts.push(before);
+            before += page.shown.len();
+        }
+    }
+    // The schema is cut to this text: sentence numbers that exist, as many facts as wanted,
+    // and at least one when a page is plainly on the topic, so a small model constrained by the
+    // grammar cannot answer with numbers that point nowhere.
+    let on_topic = listings.iter().any(|p| p.on_topic());
+    let max_facts = l.facts_per_page * listings.len();
+    let (out, warnings): (ExtractOut, Vec<Warning>) = ask_schema(
+        ctx,
+        Role::Extract,
+        system_prompt(listings.len(), l),
+        user,
+        ANSWER_TOKENS_PER_PAGE * listings.len() as u32,
+        extract_schema(total, max_facts, on_topic),
+    )
+    .await?;
+    // Each fact to its page, numbered within it; a fact running over a page's end is read as
+    // its first sentence.
+    let mut per_page: Vec<Vec<Chosen>> = (0..listings.len()).map(|_| Vec::new()).collect();
+    for f in out.facts.into_iter().take(max_facts) {
+        let first = f.sentence.clamp(0, 100_000) as usize;
+        let Some(k) = (0..listings.len())
+            .rev()
+            .find(|&k| first > starts[k] && first <= starts[k] + listings[k].shown.len())
+        else {
+            continue;
+        };
+        let end = f.end_sentence.clamp(0, 100_000) as usize;
+        let len = listings[k].shown.len();
+        let (first, end) = (first - starts[k], end.saturating_sub(starts[k]));
+        per_page[k].push(Chosen {
+            fact: f.fact,
+            first,
+            last: if end >= first && end <= len && end - first <= 3 {
+                end
+            } else {
+                first
+            },
+        });
+    }
+    // The research questions count as topic too: they carry it across languages (a Japanese
+    // question over English pages) and are themselves guarded.
+    let topic = format!("{topic} {}", questions.join(" "));
+    let evidence = listings
+        .iter()
+        .zip(per_page)
+        .map(|(page, chosen)| take(page, chosen, &topic, l))
+        .collect();
+    Ok((evidence, warnings))
+}
+
+/// A fact the model chose, by its page's own sentence numbers.
+struct Chosen {
+    fact: String,
+    first: usize,
+    last: usize,
+}
+
+/// The evidence a page gives for the model's choices: guarded, verbatim, topped up with the
+/// page's best passages when the model took too little.
+fn take(page: &Listing, chosen: Vec<Chosen>, topic: &str, l: &DepthLimits) -> Vec<Evidence> {
+    let shown = &page.shown;
+    let normalized = &page.normalized;
+    let texts: Vec<&str> = shown.iter().map(String::as_str).collect();
+    let ranked = &page.ranked;
+    // The best-ranked statements on the topic that no evidence item quotes or contains yet: what
+    // tops up a page the model took little from.
+    let untaken = |taken: &[Evidence]| {
+        let taken: Vec<String> = taken.iter().map(|e| e.quote.clone()).collect();
+        let texts = &texts;
+        ranked.iter().map(move |&i| texts[i]).filter(move |t| {
+            guard::statement(t)
+                && guard::mentions(topic, t)
+                && quote_in(t, normalized)
+                && !taken
+                    .iter()
+                    .any(|q| q.contains(*t) || t.contains(q.as_str()))
+        })
+    };
+    let mut evidence: Vec<Evidence> = Vec::new();
+    for c in chosen.into_iter().take(l.facts_per_page) {
+        // The sentences as the page shows them, joined; when the stored text has something
+        // between them that is not a sentence (a list of links, a table), only the first.
+        let mut quote = shown[c.first - 1..c.last].join(" ");
+        if !quote_in(&quote, normalized) {
+            quote = shown[c.first - 1].clone();
+        }
+        let mut fact = c.fact.trim().to_string();
+        // On topic means sharing a word with what the user asked or a research question (not
+        // only with the search, which a weak model's plan may have sent anywhere).
+        if !guard::mentions(topic, &quote) || !guard::statement(&quote) {
+            // Off the question, or not a statement (a heading, a list number, a checksum line):
+            // the best-ranked statement on the topic not taken yet stands in, as it reads.
+            let Some(best) = ranked.iter().map(|&i| texts[i]).find(|t| {
+                guard::statement(t)
+                    && guard::mentions(topic, t)
+                    && !evidence.iter().any(|e| e.quote == *t)
+            }) else {
+                continue;
+            };
+            quote = best.to_string();
+            fact = quote.clone();
+        }
+        // Verbatim by construction; checked anyway, since this is the product's promise.
+        if !quote_in(&quote, normalized) || evidence.iter().any(|e| e.quote == quote) {
+            continue;
+        }
+        // A fact that is empty, looped, or says what its quote does not is replaced by the quote.
+        if fact.is_empty()
+            || guard::degenerate(&fact).is_some()
+            || !guard::fact_matches_quote(&fact, &quote)
+        {
+            fact = quote.clone();
+        }
+        evidence.push(Evidence::unnumbered(fact, quote));
+    }
+    let wanted = FALLBACK_PASSAGES.min(l.facts_per_page);
+    if evidence.len() < wanted {
+        // The model took little or nothing usable from a page that is on the topic (a base
+        // model under a grammar often answers with no facts): its best-ranked statements not
+        // taken yet stand, as they read.
+        let more: Vec<Evidence> = untaken(&evidence)
+            .take(wanted - evidence.len())
+            .map(|t| Evidence::unnumbered(t.to_string(), t.to_string()))
+            .collect();
+        evidence.extend(more);
+    }
+    evidence
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn listing(sentences: usize, chars: usize) -> Listing {
+        Listing {
+            shown: (0..sentences).map(|_| "x".repeat(chars)).collect(),
+            normalized: String::new(),
+            relevance_key: String::new(),
+            ranked: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn the_estimate_counts_a_call_per_four_pages_only_with_a_large_window() {
+        assert_eq!(calls(10, None), 10);
+        assert_eq!(calls(10, Some(4_096)), 10);
+        assert_eq!(calls(10, Some(128_000)), 3);
+        assert_eq!(calls(0, Some(128_000)), 0);
+    }
+
+    #[test]
+    fn without_room_each_page_is_its_own_call() {
+        let pages = vec![
+            listing(3, 40),
+            listing(3, 40),
+            listing(0, 0),
+            listing(2, 40),
+        ];
+        assert_eq!(pack(&pages, None), vec![vec![0], vec![1], vec![3]]);
+    }
+
+    #[test]
+    fn pages_share_a_call_up_to_the_room_and_the_page_limit() {
+        let pages: Vec<Listing> = (0..10).map(|_| listing(10, 200)).collect();
+        let one = pages[0].tokens();
+        // Room for two pages: pairs.
+        assert_eq!(
+            pack(&pages, Some(2 * one + 1)),
+            vec![vec![0, 1], vec![2, 3], vec![4, 5], vec![6, 7], vec![8, 9]]
+        );
+        // Room for all: still four at most.
+        assert_eq!(
+            pack(&pages, Some(100 * one)),
+            vec![vec![0, 1, 2, 3], vec![4, 5, 6, 7], vec![8, 9]]
+        );
+        // A page larger than the room still gets a call of its own.
+        assert_eq!(pack(&pages[..2], Some(one / 2)), vec![vec![0], vec![1]]);
+    }
+}
