@@ -244,7 +244,7 @@ pub async fn extract(
     titles: &[&str],
     reading: &Reading<'_>,
     l: &DepthLimits,
-) -> Result<(Vec<Vec<Evidence>>, Vec<Warning>), NodeError> {
+) -> Result<Extracted, NodeError> {
     let Reading {
         context: question_context,
         topic,
@@ -333,6 +333,10 @@ pub async fn extract(
         .collect();
     Ok((evidence, warnings))
 }
+
+/// What one extraction call gave: for each page of its group, in order, its evidence (not yet
+/// numbered), with the call's warnings.
+pub type Extracted = (Vec<Vec<Evidence>>, Vec<Warning>);
 
 /// A fact the model chose, by its page's own sentence numbers.
 struct Chosen {

@@ -193,10 +193,7 @@ pub async fn harvest(
         .map(|p| Listing::new(&p.text(), &reading, &l))
         .collect();
     let groups = extract::pack(&listings, extract::room(ctx, &reading, &l));
-    let extracted: Vec<(
-        Vec<usize>,
-        Result<(Vec<Vec<Evidence>>, Vec<Warning>), NodeError>,
-    )> = stream::iter(groups)
+    let extracted: Vec<(Vec<usize>, Result<extract::Extracted, NodeError>)> = stream::iter(groups)
         .map(|group| {
             let (listings, pages) = (&listings, &pages);
             async move {
