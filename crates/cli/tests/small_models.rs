@@ -6,7 +6,9 @@
 //! topic, honest confidence) — plus this file's own reading of the same promises.
 //!
 //! The review and trust pipelines run SmolLM2 too: reviewed drafts, cross-validated claims with
-//! their marks and a hallucination score that is the writer's, and the same two checkers pass.
+//! their marks and a hallucination score that is the writer's, and the same two checkers pass —
+//! the trust run also over three publishers' licence texts (plain text wrapped at 70 columns),
+//! where the claims are cross-validated across independent origins.
 //!
 //! The models come from `scripts/fetch-model.sh` (`RS_TEST_MODEL`, `RS_TEST_MODEL_GEMMA`), the
 //! manual from `scripts/install-deps.sh`; under CI a missing one is a failure, locally a skip.
@@ -308,4 +310,80 @@ fn smollm2_completes_a_trust_run_on_the_valgrind_manual() {
         assert!(report.contains("## Caveats"), "{report}");
     }
     assert_honest(&result, dir.path(), &manual);
+}
+
+/// Three publishers' licences as Debian ships them (`/usr/share/common-licenses`, from
+/// `base-files`): the FSF's GPL-3 and LGPL-3 in one folder (one publisher, one origin), the
+/// Apache and Mozilla licences each in its own. Independent texts that say some things alike
+/// (no warranty, "as is") and wrapped at 70 columns, as plain-text documents are.
+fn licences() -> Option<tempfile::TempDir> {
+    let from = Path::new("/usr/share/common-licenses");
+    let files = [
+        ("fsf", "GPL-3"),
+        ("fsf", "LGPL-3"),
+        ("apache", "Apache-2.0"),
+        ("mozilla", "MPL-2.0"),
+    ];
+    if files.iter().any(|(_, f)| !from.join(f).is_file()) {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "{} lacks a licence text (Debian's base-files installs them)",
+            from.display()
+        );
+        eprintln!("skipped: no licence texts in {}", from.display());
+        return None;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    for (folder, file) in files {
+        std::fs::create_dir_all(dir.path().join(folder)).unwrap();
+        std::fs::copy(
+            from.join(file),
+            dir.path().join(folder).join(format!("{file}.txt")),
+        )
+        .unwrap();
+    }
+    Some(dir)
+}
+
+#[test]
+fn smollm2_cross_validates_a_trust_run_over_three_publishers_licences() {
+    let (Some(model), Some(corpus)) = (model("RS_TEST_MODEL"), licences()) else {
+        return;
+    };
+    let (result, dir) = run_with(
+        &model,
+        corpus.path(),
+        "What do open source licences say about warranty?",
+        &["--pipeline", "trust"],
+    );
+    let report = result["report"].as_str().unwrap();
+    let trust = &result["trust"];
+    let sources = result["sources"].as_array().unwrap();
+    assert!(sources.len() >= 2, "{report}");
+    // The two FSF licences are one origin; texts of other publishers are not.
+    let folder = |id: u64| {
+        let url = sources.iter().find(|s| s["id"] == id).unwrap()["url"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        url.rsplit_once('/').unwrap().0.to_string()
+    };
+    for same in trust["same_origin"].as_array().unwrap() {
+        let (a, b) = (
+            same["source_id"].as_u64().unwrap(),
+            same["of"].as_u64().unwrap(),
+        );
+        assert_eq!(folder(a), folder(b), "{same:#}");
+    }
+    // Every cross-validated claim is in the report with its mark, and counts no more origins
+    // than the publishers it cites or that say it.
+    for c in trust["claims"].as_array().expect("cross-validated claims") {
+        let sentence = c["sentence"].as_str().unwrap();
+        assert!(report.contains(sentence), "{sentence}\n{report}");
+        assert!(c["origins"].as_u64().unwrap() <= 3, "{c:#}");
+        if c["mark"] == "corroborated" {
+            assert!(sentence.contains("✓✓"), "{c:#}");
+        }
+    }
+    assert_honest(&result, dir.path(), corpus.path());
 }

@@ -11,24 +11,37 @@ use unicode_segmentation::UnicodeSegmentation;
 pub const CHUNK_CHARS: usize = 3_000;
 
 /// Splits `text` into chunks of at most `max_chars` characters, cut at paragraph or sentence
-/// ends where possible. Returns byte ranges into `text`.
+/// ends where possible, else at a line end (hard-wrapped prose has one in most sentences).
+/// Returns byte ranges into `text`.
 pub fn chunks(text: &str, max_chars: usize) -> Vec<Range<usize>> {
     let mut out = Vec::new();
     let mut start = 0usize;
     let mut chars = 0usize;
-    let mut last_break: Option<usize> = None;
+    // The last sentence or paragraph end, and the last line end, in this chunk.
+    let (mut last_end, mut last_line): (Option<usize>, Option<usize>) = (None, None);
+    let mut prev = ' ';
     for (i, c) in text.char_indices() {
         chars += 1;
         let end = i + c.len_utf8();
-        if c == '\n' || matches!(c, '.' | '!' | '?' | '。' | '！' | '？') {
-            last_break = Some(end);
+        if matches!(c, '。' | '！' | '？') || (c == '\n' && prev == '\n') {
+            last_end = Some(end);
+        } else if c.is_whitespace() && matches!(prev, '.' | '!' | '?') {
+            // A full stop counts when a space follows it: not "2.0" or "e.g".
+            last_end = Some(i);
         }
+        if c == '\n' {
+            last_line = Some(end);
+        }
+        prev = c;
         if chars >= max_chars {
-            let cut = last_break.filter(|&b| b > start).unwrap_or(end);
+            let cut = last_end
+                .filter(|&b| b > start)
+                .or(last_line.filter(|&b| b > start))
+                .unwrap_or(end);
             out.push(start..cut);
             start = cut;
             chars = text[start..end].chars().count();
-            last_break = None;
+            (last_end, last_line) = (None, None);
         }
     }
     if start < text.len() && !text[start..].trim().is_empty() {
@@ -46,18 +59,23 @@ pub struct Sentence {
 
 /// The quotable sentences in `range` of `text`: long enough to say something, short enough to
 /// be a quote, and free of Markdown link targets (which are not part of the page's words).
+///
+/// A line break ends a sentence only where a block ends (a blank line, a heading, a list item,
+/// a quote, a table row or a fence): hard-wrapped prose — plain-text files, Markdown wrapped at
+/// 80 columns — is read as its sentences, not as its lines.
 pub fn sentences(text: &str, range: Range<usize>) -> Vec<Sentence> {
     let slice = &text[range.clone()];
     let mut out = Vec::new();
-    for (offset, sentence) in slice.split_sentence_bound_indices() {
-        // Headings and list items run into the next line's sentence: split on line breaks too.
-        let mut line_start = offset;
-        for line in sentence.split_inclusive('\n') {
-            let begin = range.start + line_start;
-            line_start += line.len();
-            let trimmed_start = line.len() - line.trim_start().len();
-            let s = begin + trimmed_start;
-            let e = begin + line.trim_end().len();
+    for block in blocks(slice) {
+        // The block with its line breaks as spaces (one byte each: the offsets stay the text's).
+        let joined: String = slice[block.clone()]
+            .chars()
+            .map(|c| if c == '\n' || c == '\r' { ' ' } else { c })
+            .collect();
+        for (offset, sentence) in joined.split_sentence_bound_indices() {
+            let begin = range.start + block.start + offset;
+            let s = begin + (sentence.len() - sentence.trim_start().len());
+            let e = begin + sentence.trim_end().len();
             if e <= s {
                 continue;
             }
@@ -68,13 +86,53 @@ pub fn sentences(text: &str, range: Range<usize>) -> Vec<Sentence> {
             if long_enough
                 && candidate.chars().count() <= 500
                 && !candidate.contains("](")
-                && !candidate.starts_with('|')
+                && !candidate.trim_start().starts_with('|')
             {
                 out.push(Sentence { range: s..e });
             }
         }
     }
     out
+}
+
+/// The blocks of `text` (byte ranges): runs of lines that continue one another.
+fn blocks(text: &str) -> Vec<Range<usize>> {
+    let mut out: Vec<Range<usize>> = Vec::new();
+    let mut open = false;
+    let mut start = 0;
+    for line in text.split_inclusive('\n') {
+        let end = start + line.len();
+        let body = line.trim();
+        if body.is_empty() {
+            open = false;
+        } else {
+            let starts_block = starts_block(body);
+            match out.last_mut() {
+                Some(last) if open && !starts_block => last.end = end,
+                _ => out.push(start..end),
+            }
+            // A heading or a table row is a block of its own line.
+            open = !(body.starts_with('#') || body.starts_with('|'));
+        }
+        start = end;
+    }
+    out
+}
+
+/// Whether a line (trimmed) begins a block of its own rather than continuing the one before.
+fn starts_block(line: &str) -> bool {
+    let marker = |m: &str| line.starts_with(m);
+    if marker("#") || marker(">") || marker("|") || marker("```") || marker("~~~") {
+        return true;
+    }
+    if ["- ", "* ", "+ ", "• "].iter().any(|m| marker(m)) {
+        return true;
+    }
+    // "1. ", "12) ": a numbered item.
+    let digits = line.chars().take_while(char::is_ascii_digit).count();
+    digits > 0
+        && digits <= 3
+        && (line[digits..].starts_with(". ") || line[digits..].starts_with(") "))
 }
 
 /// The words a person sees in `span` of the stored text, which is Markdown: no heading marks,
@@ -412,6 +470,38 @@ mod tests {
                 "# Heading of the page",
                 "Rust is a language with ownership.",
                 "Borrowing lets code use values without owning them."
+            ]
+        );
+    }
+
+    #[test]
+    fn chunks_of_hard_wrapped_prose_end_at_sentence_ends_not_line_ends() {
+        let sentence = "Version 2.0 of the licence says the work is provided\nas is, without warranty of any kind.\n";
+        let text = sentence.repeat(40);
+        let parts = chunks(&text, 300);
+        assert!(parts.len() > 5);
+        for p in &parts[..parts.len() - 1] {
+            assert!(
+                text[p.clone()].trim_end().ends_with("kind."),
+                "{:?}",
+                &text[p.clone()]
+            );
+        }
+    }
+
+    #[test]
+    fn hard_wrapped_prose_is_read_as_sentences_and_blocks_still_end_them() {
+        // As licence texts and Markdown sources are written: 70-column lines.
+        let text = "  15. Disclaimer of Warranty.\n\n  THERE IS NO WARRANTY FOR THE PROGRAM, TO THE EXTENT PERMITTED BY\nAPPLICABLE LAW.  Distributors may offer support\nfor a fee.\n\n## Limits\nLists:\n- the first item of a list runs\n  over two lines\n- the second item stands alone here\n| a | table row with words |\n";
+        let s = sentences(text, 0..text.len());
+        let got: Vec<String> = s.iter().map(|s| plain(&text[s.range.clone()])).collect();
+        assert_eq!(
+            got,
+            vec![
+                "THERE IS NO WARRANTY FOR THE PROGRAM, TO THE EXTENT PERMITTED BY APPLICABLE LAW.",
+                "Distributors may offer support for a fee.",
+                "the first item of a list runs over two lines",
+                "the second item stands alone here",
             ]
         );
     }

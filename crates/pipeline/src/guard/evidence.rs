@@ -147,6 +147,38 @@ pub(super) fn heading(line: &str, words: usize) -> bool {
             >= 0.8 * long.len() as f64
 }
 
+/// Whether a report's cited sentence says nothing a source could bear out, however many of its
+/// words the source has: under three words, or a title or name (in capitals or Title Case, with
+/// no sentence end) — "[1] (Mozilla Public License Version 2.0)".
+pub fn no_claim(sentence: &str) -> bool {
+    let unmarked = without_citations(strip_marker(sentence.trim()));
+    let clean = unmarked
+        .trim()
+        .trim_matches(|c: char| "()[]\"'“”*_".contains(c))
+        .trim();
+    let words = clean
+        .unicode_words()
+        .filter(|w| w.chars().any(char::is_alphabetic))
+        .count();
+    if words < 3 && cjk_chars(clean) < STATEMENT_MIN_CJK {
+        return true;
+    }
+    if closes(clean) || cjk_chars(clean) >= STATEMENT_MIN_CJK {
+        return false;
+    }
+    let cased: Vec<char> = clean
+        .chars()
+        .filter(|c| c.is_lowercase() || c.is_uppercase())
+        .collect();
+    let capitals = cased.len() >= 4 && cased.iter().all(|c| c.is_uppercase());
+    let long: Vec<&str> = clean
+        .unicode_words()
+        .filter(|w| w.chars().count() >= 4 && w.chars().all(char::is_alphabetic))
+        .collect();
+    let title = !long.is_empty() && long.iter().all(|w| w.starts_with(char::is_uppercase));
+    capitals || title
+}
+
 /// Whether `quote` is a statement a fact can rest on: a sentence of at least
 /// [`STATEMENT_MIN_WORDS`] words (or [`STATEMENT_MIN_CJK`] CJK characters) that is not a
 /// heading or page title, not a bare list number or bullet, not code, not metadata (checksums,
@@ -386,4 +418,21 @@ pub fn disagrees(claim: &str, passage: &str) -> Option<Vec<String>> {
     }
     let other = missing_numbers(passage, claim);
     (!other.is_empty()).then_some(other)
+}
+
+#[cfg(test)]
+mod no_claim_tests {
+    use super::no_claim;
+
+    #[test]
+    fn a_title_with_a_citation_is_no_claim_and_a_short_plain_claim_is_one() {
+        assert!(no_claim("[1] (Mozilla Public License Version 2.0)"));
+        assert!(no_claim("[4] (GNU LESSER GENERAL PUBLICLICENSE)[1]"));
+        assert!(no_claim("Memcheck [2]."));
+        assert!(!no_claim(
+            "- Rust checks ownership rules at compile time [1]"
+        ));
+        assert!(!no_claim("THERE IS NO WARRANTY FOR THE PROGRAM [2]."));
+        assert!(!no_claim("Memcheck finds leaks [1]."));
+    }
 }

@@ -283,6 +283,20 @@ fn audit_line(line: &str, evidence: &[Evidence]) -> Line {
             check,
             written: None,
         };
+        if guard::no_claim(text) {
+            // A citation on a title, a name or a fragment ("[1] (Mozilla Public License)"): it
+            // says nothing a source could bear out, however many of its words the source has.
+            pieces.push(Piece::Claim {
+                text: sentence.to_string(),
+                entry: entry(
+                    AuditStatus::Removed,
+                    Vec::new(),
+                    "not a statement: a title, a name or a fragment with a citation".into(),
+                ),
+                kept: false,
+            });
+            continue;
+        }
         let Some((best, support)) = best_evidence(&claim, &sources, evidence) else {
             // It cites sources with no evidence at all: nothing can back it.
             pieces.push(Piece::Claim {
