@@ -419,20 +419,3 @@ pub fn disagrees(claim: &str, passage: &str) -> Option<Vec<String>> {
     let other = missing_numbers(passage, claim);
     (!other.is_empty()).then_some(other)
 }
-
-#[cfg(test)]
-mod no_claim_tests {
-    use super::no_claim;
-
-    #[test]
-    fn a_title_with_a_citation_is_no_claim_and_a_short_plain_claim_is_one() {
-        assert!(no_claim("[1] (Mozilla Public License Version 2.0)"));
-        assert!(no_claim("[4] (GNU LESSER GENERAL PUBLICLICENSE)[1]"));
-        assert!(no_claim("Memcheck [2]."));
-        assert!(!no_claim(
-            "- Rust checks ownership rules at compile time [1]"
-        ));
-        assert!(!no_claim("THERE IS NO WARRANTY FOR THE PROGRAM [2]."));
-        assert!(!no_claim("Memcheck finds leaks [1]."));
-    }
-}

@@ -106,10 +106,13 @@ pub struct Listing {
     shown: Vec<String>,
     /// The whole stored text, normalised (every quote must be in it).
     normalized: String,
-    /// The search and the question: what the page is read for.
-    relevance_key: String,
-    /// Shown sentences that share something with `relevance_key`, best first (BM25).
+    /// Shown sentences that share something with the search and the question, best first
+    /// (BM25).
     ranked: Vec<usize>,
+    /// Whether the page is plainly on the topic: the model must then take at least one fact.
+    on_topic: bool,
+    /// What its lines cost in a prompt.
+    tokens: usize,
 }
 
 impl Listing {
@@ -140,36 +143,33 @@ impl Listing {
             .filter(|(_, score)| *score > 0.0)
             .map(|(i, _)| i)
             .collect();
+        let lines = numbered_lines(&shown, 0);
         Self {
+            on_topic: text::overlap(&relevance_key, &lines) >= 2,
+            tokens: estimate_tokens(&lines) + 24,
             normalized: if shown.is_empty() {
                 String::new()
             } else {
                 normalize(&text::plain(doc_text))
             },
             shown,
-            relevance_key,
             ranked,
         }
     }
 
     /// The numbered lines, numbers starting after `before`.
     fn lines(&self, before: usize) -> String {
-        let mut listing = String::new();
-        for (i, s) in self.shown.iter().enumerate() {
-            listing.push_str(&format!("[{}] {s}\n", before + i + 1));
-        }
-        listing
+        numbered_lines(&self.shown, before)
     }
+}
 
-    /// Whether the page is plainly on the topic: the model must then take at least one fact.
-    fn on_topic(&self) -> bool {
-        text::overlap(&self.relevance_key, &self.lines(0)) >= 2
+/// Sentences as numbered lines, numbers starting after `before`.
+fn numbered_lines(shown: &[String], before: usize) -> String {
+    let mut listing = String::new();
+    for (i, s) in shown.iter().enumerate() {
+        listing.push_str(&format!("[{}] {s}\n", before + i + 1));
     }
-
-    /// What its lines cost in a prompt.
-    fn tokens(&self) -> usize {
-        estimate_tokens(&self.lines(0)) + 24
-    }
+    listing
 }
 
 /// Groups pages for extraction calls, in order: each alone without `room`, else up to
@@ -182,7 +182,7 @@ pub fn pack(listings: &[Listing], room: Option<usize>) -> Vec<Vec<usize>> {
         if listing.shown.is_empty() {
             continue;
         }
-        let cost = listing.tokens();
+        let cost = listing.tokens;
         let joins = match (room, groups.last()) {
             (Some(room), Some(last)) => last.len() < PAGES_PER_CALL && used + cost <= room,
             _ => false,
@@ -288,7 +288,7 @@ pub async fn extract(
     // The schema is cut to this text: sentence numbers that exist, as many facts as wanted,
     // and at least one when a page is plainly on the topic, so a small model constrained by the
     // grammar cannot answer with numbers that point nowhere.
-    let on_topic = listings.iter().any(|p| p.on_topic());
+    let on_topic = listings.iter().any(|p| p.on_topic);
     let max_facts = l.facts_per_page * listings.len();
     let (out, warnings): (ExtractOut, Vec<Warning>) = ask_schema(
         ctx,
@@ -425,8 +425,9 @@ mod tests {
         Listing {
             shown: (0..sentences).map(|_| "x".repeat(chars)).collect(),
             normalized: String::new(),
-            relevance_key: String::new(),
             ranked: Vec::new(),
+            on_topic: false,
+            tokens: sentences * (chars / 4 + 4) + 24,
         }
     }
 
@@ -452,7 +453,7 @@ mod tests {
     #[test]
     fn pages_share_a_call_up_to_the_room_and_the_page_limit() {
         let pages: Vec<Listing> = (0..10).map(|_| listing(10, 200)).collect();
-        let one = pages[0].tokens();
+        let one = pages[0].tokens;
         // Room for two pages: pairs.
         assert_eq!(
             pack(&pages, Some(2 * one + 1)),

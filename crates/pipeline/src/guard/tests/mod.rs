@@ -204,3 +204,15 @@ fn an_aspect_is_a_heading_not_a_sentence() {
     ));
     assert!(!usable_aspect(""));
 }
+
+#[test]
+fn a_title_with_a_citation_is_no_claim_and_a_short_plain_claim_is_one() {
+    assert!(no_claim("[1] (Mozilla Public License Version 2.0)"));
+    assert!(no_claim("[4] (GNU LESSER GENERAL PUBLICLICENSE)[1]"));
+    assert!(no_claim("Memcheck [2]."));
+    assert!(!no_claim(
+        "- Rust checks ownership rules at compile time [1]"
+    ));
+    assert!(!no_claim("THERE IS NO WARRANTY FOR THE PROGRAM [2]."));
+    assert!(!no_claim("Memcheck finds leaks [1]."));
+}
