@@ -347,6 +347,17 @@ fn licences() -> Option<tempfile::TempDir> {
 
 #[test]
 fn smollm2_cross_validates_a_trust_run_over_three_publishers_licences() {
+    cross_validates_licences("batched");
+}
+
+/// The full engine asks the model once per claim (all its spans at once) where the batched one
+/// asks once for the whole report: the same guarantees must hold with a small model either way.
+#[test]
+fn smollm2_runs_the_full_trust_engine_over_three_publishers_licences() {
+    cross_validates_licences("full");
+}
+
+fn cross_validates_licences(variant: &str) {
     let (Some(model), Some(corpus)) = (model("RS_TEST_MODEL"), licences()) else {
         return;
     };
@@ -354,10 +365,11 @@ fn smollm2_cross_validates_a_trust_run_over_three_publishers_licences() {
         &model,
         corpus.path(),
         "What do open source licences say about warranty?",
-        &["--pipeline", "trust"],
+        &["--pipeline", "trust", "--trust", variant],
     );
     let report = result["report"].as_str().unwrap();
     let trust = &result["trust"];
+    assert_eq!(trust["variant"], variant, "{trust:#}");
     let sources = result["sources"].as_array().unwrap();
     assert!(sources.len() >= 2, "{report}");
     // The two FSF licences are one origin; texts of other publishers are not.
