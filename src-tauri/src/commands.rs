@@ -187,6 +187,21 @@ pub fn follow_up(
     })
 }
 
+/// Asks a question in an open session: classified (or as `kind` says), then either answered
+/// at once (a cancel) or started as a run.
+#[tauri::command]
+pub async fn ask_in_session(
+    state: State<'_, AppState>,
+    session_id: String,
+    question: String,
+    kind: Option<research_api::TurnKind>,
+) -> Res<research_api::Turn> {
+    state
+        .studio
+        .ask_in_session(&session_id, &question, kind, state.keys.as_ref())
+        .await
+}
+
 /// Runs (or resumes, with an answer when it waits) a research thread, streaming its events.
 #[tauri::command]
 pub async fn run_research<R: Runtime>(

@@ -103,6 +103,7 @@ pub fn invoke_handler<R: Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + 
         commands::estimate_run,
         commands::create_research,
         commands::follow_up,
+        commands::ask_in_session,
         commands::run_research,
         commands::cancel_run,
         commands::running,

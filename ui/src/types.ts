@@ -523,7 +523,100 @@ report_html: string,
 /**
  * How the latest report's run went (none for reports saved before it was recorded).
  */
-method: RunMethod | null, };
+method: RunMethod | null, 
+/**
+ * The conversation: each question with what it was taken to be (sessions from before
+ * turns were kept have none).
+ */
+turns: Array<TurnView>, 
+/**
+ * The kept summary of a long conversation's earlier turns.
+ */
+summary: ConversationSummary, };
+
+export type Turn = { 
+/**
+ * The session.
+ */
+session_id: string, 
+/**
+ * What the question was taken to be, who decided and why.
+ */
+classification: Classification, 
+/**
+ * The run it started (none for a cancelled turn).
+ */
+thread_id: ThreadId | null, 
+/**
+ * The reply given without research (a cancelled turn's).
+ */
+reply: string | null, 
+/**
+ * What the session is about from this turn on.
+ */
+focus: Array<string>, 
+/**
+ * Sources carried over from earlier turns (a follow-up's), read again from the store.
+ */
+carried_sources: number, 
+/**
+ * Earlier sources left behind because their stored text no longer matches its hash.
+ */
+dropped_sources: Array<string>, };
+
+export type TurnView = { 
+/**
+ * What was asked.
+ */
+question: string, 
+/**
+ * What it was taken to be (none for turns recorded before classifications were kept).
+ */
+classification: Classification | null, 
+/**
+ * The run it started.
+ */
+thread_id: string | null, 
+/**
+ * The reply given without research.
+ */
+reply: string, 
+/**
+ * What the session was about at this turn.
+ */
+focus: Array<string>, 
+/**
+ * When, ms since the epoch.
+ */
+created_at_ms: number, };
+
+export type TurnKind = "first" | "follow_up" | "topic_change" | "cancel";
+
+export type Decider = "rules" | "model" | "person";
+
+export type Classification = { 
+/**
+ * The kind.
+ */
+kind: TurnKind, 
+/**
+ * Who decided.
+ */
+by: Decider, 
+/**
+ * Why, in words for the person.
+ */
+why: string, };
+
+export type ConversationSummary = { 
+/**
+ * The summary, empty when none was written.
+ */
+text: string, 
+/**
+ * How many of the session's first turns it covers.
+ */
+turns: number, };
 
 export type RunMethod = { 
 /**

@@ -38,7 +38,8 @@ pub use models::{
 pub use providers::{providers, ProviderStatus};
 pub use research::{
     MultiSearch, PendingQuestion, ResearchOutcome, ResearchRequest, ResearchStatus, SessionDetail,
-    CACHE_TTL_MS, MAX_QUESTION_CHARS,
+    Turn, TurnView, CACHE_TTL_MS, MAX_CARRIED_EVIDENCE, MAX_QUESTION_CHARS, SUMMARY_AFTER_TURNS,
+    VERBATIM_TURNS,
 };
 pub use research_export::Paper;
 pub use research_fetch::{Document, DocumentKind};
@@ -69,6 +70,7 @@ pub fn connect_model(
 pub async fn judge(model: &dyn LlmClient, result: &RunResult) -> Result<Verdicts, ApiError> {
     Ok(judge_report(model, result).await?)
 }
+pub use research_pipeline::conversation::{Classification, Decider, TurnKind};
 pub use research_pipeline::{
     eval::{structural_checks, Check, RunResult},
     Answer, Depth, Mode, Question, ReviewPoints, ReviewTimeout, RunConfig, Structure, Style,

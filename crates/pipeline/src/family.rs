@@ -107,10 +107,24 @@ pub struct RunRequest {
     pub question: String,
     /// Earlier turns of the session, for a follow-up (empty otherwise).
     pub context: String,
+    /// The session's sources and evidence a follow-up starts from (empty otherwise).
+    pub carried: Carried,
     /// The configuration.
     pub config: RunConfig,
     /// When it starts (ms since the epoch).
     pub now_ms: i64,
+}
+
+/// What a follow-up carries over from its session: the sources read by earlier turns (their
+/// stored texts re-verified against their hashes by the caller) and the evidence taken from
+/// them. The run numbers them first, so old and new sources share one numbering, reads none of
+/// them again, and counts only new sources against its depth's limit.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Carried {
+    /// Sources, in the order they are to be numbered.
+    pub sources: Vec<crate::Source>,
+    /// Evidence from those sources (matched to them by `source_url`).
+    pub evidence: Vec<crate::Evidence>,
 }
 
 /// A run's state in the terms every pipeline shares.

@@ -25,6 +25,7 @@
 
 mod ask;
 mod config;
+pub mod conversation;
 mod env;
 pub mod eval;
 mod family;
@@ -46,8 +47,8 @@ pub use config::{
 };
 pub use env::{sha256_hex, DocumentError, Documents, Env, MemoryDocuments, Progress};
 pub use family::{
-    Flow, Outline, OutlineStep, Pipeline, PipelineInfo, Registry, Run, RunEstimate, RunRequest,
-    RunStatus, RunView,
+    Carried, Flow, Outline, OutlineStep, Pipeline, PipelineInfo, Registry, Run, RunEstimate,
+    RunRequest, RunStatus, RunView,
 };
 pub use method::{unread_pages, RunMethod, UnreadPage};
 pub use pipelines::standard::{

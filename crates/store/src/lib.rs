@@ -18,7 +18,10 @@ use std::path::{Path, PathBuf};
 
 pub use checkpointer::SqliteCheckpointer;
 
-pub use sessions::{ClaimRow, EvidenceRow, ReportRow, SessionRecord, Sessions, SourceRow};
+pub use sessions::{
+    ClaimRow, ConversationSummary, EvidenceRow, ReportRow, SessionRecord, Sessions, SourceRow,
+    TurnRow,
+};
 pub use threads::{ThreadRecord, Threads};
 
 /// Why the store failed.
@@ -101,6 +104,7 @@ fn migrations() -> rusqlite_migration::Migrations<'static> {
             "DELETE FROM library_passages;
              UPDATE library_files SET sha256 = '', mtime_ns = -1 WHERE error IS NULL;",
         ),
+        M::up(sessions::TURNS_MIGRATION),
     ])
 }
 

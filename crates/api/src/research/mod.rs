@@ -2,6 +2,7 @@
 //! running and resuming it, and the questions it waits on. The providers a run uses are in
 //! `env`; what a run leaves in its session is in `sessions`.
 
+mod conversation;
 mod env;
 mod sessions;
 
@@ -14,6 +15,9 @@ pub use research_search::MultiSearch;
 use research_store::{SessionRecord, Sessions, ThreadRecord};
 use serde::{Deserialize, Serialize};
 
+pub use self::conversation::{
+    Turn, TurnView, MAX_CARRIED_EVIDENCE, SUMMARY_AFTER_TURNS, VERBATIM_TURNS,
+};
 use self::env::{storage, AuditSink};
 pub use self::sessions::SessionDetail;
 use crate::keys::KeyStore;
@@ -52,6 +56,8 @@ struct SavedRun {
     question: String,
     /// Earlier turns of the session, for a follow-up question.
     context: String,
+    /// The session's sources and evidence a follow-up starts from.
+    carried: research_pipeline::Carried,
     config: RunConfig,
     allowed_hosts: Vec<String>,
     searxng_url: Option<String>,
@@ -171,11 +177,13 @@ impl Studio {
             session_id: session_id.clone(),
             question: question.to_string(),
             context: String::new(),
+            carried: Default::default(),
             config: request.config.clone(),
             allowed_hosts: request.allowed_hosts.clone(),
             searxng_url: request.searxng_url.clone(),
         };
         let thread_id = self.register_run(&sessions, &pipeline, &saved)?;
+        self.first_turn(&sessions, &session_id, &thread_id, question)?;
         Ok((session_id, thread_id))
     }
 
@@ -282,67 +290,6 @@ impl Studio {
         })?;
         sessions.add_run(&saved.session_id, thread_id.as_str(), &saved.question, now)?;
         Ok(thread_id)
-    }
-
-    /// Asks a follow-up question in an existing session: a new run that knows the session's
-    /// earlier questions and the summaries of their reports. Returns the new run's thread.
-    pub fn follow_up(&self, session_id: &str, question: &str) -> Result<ThreadId, ApiError> {
-        let question = question.trim();
-        if question.is_empty() {
-            return Err(ApiError::new(
-                ErrorCode::InvalidInput,
-                "the question is empty",
-            ));
-        }
-        if question.chars().count() > MAX_QUESTION_CHARS {
-            return Err(ApiError::new(
-                ErrorCode::InvalidInput,
-                format!("the question is longer than {MAX_QUESTION_CHARS} characters"),
-            ));
-        }
-        let sessions = self.sessions()?;
-        if sessions.get(session_id)?.is_none() {
-            return Err(ApiError::new(
-                ErrorCode::NotFound,
-                format!("there is no session with id {session_id}"),
-            ));
-        }
-        let runs = sessions.runs(session_id)?;
-        let last = runs
-            .last()
-            .map(|r| ThreadId::new(r.0.clone()))
-            .ok_or_else(|| {
-                ApiError::new(
-                    ErrorCode::NotFound,
-                    format!("session {session_id} has no runs"),
-                )
-            })?;
-        let (pipeline, previous) = self.research_run(&last)?;
-        let pipeline = pipeline.info().name;
-        let reports = sessions.reports(session_id)?;
-        // The last three turns: each question with the summary of its latest report (as its
-        // pipeline gave it; reports saved before summaries were kept are summarised now).
-        let mut turns = Vec::new();
-        for (thread, asked) in runs.iter().rev().take(3).rev() {
-            let summary = reports
-                .iter()
-                .rev()
-                .find(|r| &r.thread_id == thread)
-                .map(
-                    |r| match r.provenance.get("summary").and_then(|v| v.as_str()) {
-                        Some(summary) => summary.to_string(),
-                        None => research_pipeline::report::summary_of(&r.markdown),
-                    },
-                )
-                .unwrap_or_else(|| "(no report)".into());
-            turns.push(format!("Question: {asked}\nAnswer (summary): {summary}"));
-        }
-        let saved = SavedRun {
-            question: question.to_string(),
-            context: turns.join("\n\n"),
-            ..previous
-        };
-        self.register_run(&sessions, &pipeline, &saved)
     }
 
     /// The question a research thread waits on, if any.
@@ -455,6 +402,7 @@ impl Studio {
             let request = RunRequest {
                 question: saved.question.clone(),
                 context: saved.context.clone(),
+                carried: saved.carried.clone(),
                 config: saved.config.clone(),
                 now_ms: self.clock.now_ms(),
             };

@@ -30,6 +30,11 @@ pub struct SessionDetail {
     pub report_html: String,
     /// How the latest report's run went (none for reports saved before it was recorded).
     pub method: Option<RunMethod>,
+    /// The conversation: each question with what it was taken to be (sessions from before
+    /// turns were kept have none).
+    pub turns: Vec<super::TurnView>,
+    /// The kept summary of a long conversation's earlier turns.
+    pub summary: research_store::ConversationSummary,
 }
 
 impl Studio {
@@ -164,6 +169,12 @@ impl Studio {
             sources,
             evidence: sessions.evidence(&latest)?,
             claims: sessions.claims(&latest)?,
+            turns: sessions
+                .turns(id)?
+                .into_iter()
+                .map(super::TurnView::from)
+                .collect(),
+            summary: sessions.summary(id)?,
             runs,
             session,
         })

@@ -65,6 +65,23 @@ pub fn sessions(args: SessionsArgs) -> anyhow::Result<ExitCode> {
             } else {
                 let s = &detail.session;
                 eprintln!("{} ({}), {} run(s)", s.title, s.status, detail.runs.len());
+                if !detail.summary.text.is_empty() {
+                    eprintln!(
+                        "summary of the first {} turns: {}",
+                        detail.summary.turns, detail.summary.text
+                    );
+                }
+                for (i, t) in detail.turns.iter().enumerate() {
+                    let kind = t
+                        .classification
+                        .as_ref()
+                        .map(|c| format!("{} — {}", super::research::turn_words(c.kind), c.why))
+                        .unwrap_or_default();
+                    eprintln!("  {}. {}  [{kind}]", i + 1, t.question);
+                    if !t.reply.is_empty() {
+                        eprintln!("     {}", t.reply);
+                    }
+                }
                 match detail.reports.last() {
                     Some(r) => println!("{}", r.markdown),
                     None => eprintln!("no report yet"),

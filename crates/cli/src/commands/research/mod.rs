@@ -15,12 +15,13 @@ use research_api::{
     Answer, ApiError, ErrorCode, ModelRouting, OsKeychain, PendingQuestion, ResearchOutcome,
     ResearchRequest, ResearchStatus, Role, RunConfig, Studio, ThreadId,
 };
+use research_api::{Decider, TurnKind};
 
 pub use eval::{eval, EvalArgs};
 use interact::{answer_from_flags, ask_terminal, how_to_answer};
 use options::{
     config, invalid, review_points, DepthArg, ModeArg, OnTimeoutArg, ReviewPoint,
-    ReviewPointParser, StructureArg, StyleArg, TrustArg,
+    ReviewPointParser, StructureArg, StyleArg, TrustArg, TurnArg,
 };
 
 use super::DbArg;
@@ -199,8 +200,16 @@ pub struct RunArgs {
     /// Write the report here too
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
-    /// Ask the question as a follow-up in this session (its earlier questions and reports are
-    /// context; its configuration is reused)
+    /// Ask the question in this open session: it is taken as a follow-up (the session's focus,
+    /// reading, sources and evidence carry over), a topic change, or a cancel, by its words or
+    /// the fast model (see --as); the session's configuration is reused
+    #[arg(long, value_name = "SESSION", conflicts_with = "follow_up")]
+    pub session: Option<String>,
+    /// What the question asked with --session is, overriding the classification
+    #[arg(long = "as", value_enum, value_name = "KIND", requires = "session")]
+    pub turn: Option<TurnArg>,
+    /// Ask the question as a follow-up in this session (the same as --session SESSION --as
+    /// follow-up)
     #[arg(long, value_name = "SESSION")]
     pub follow_up: Option<String>,
     /// Print the result as one JSON document
@@ -249,11 +258,47 @@ pub async fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         no_input: args.no_input,
         ..Default::default()
     };
-    if let Some(session) = &args.follow_up {
-        let thread = studio.follow_up(session, &question)?;
+    let in_session = match (&args.session, &args.follow_up) {
+        (Some(session), _) => Some((session, args.turn.map(Into::into))),
+        (None, Some(session)) => Some((session, Some(TurnKind::FollowUp))),
+        (None, None) => None,
+    };
+    if let Some((session, kind)) = in_session {
+        let turn = studio
+            .ask_in_session(session, &question, kind, &OsKeychain)
+            .await?;
+        eprintln!(
+            "{} ({} {}: {})",
+            turn_words(turn.classification.kind),
+            match turn.classification.by {
+                Decider::Rules => "by its words",
+                Decider::Model => "by the model",
+                Decider::Person => "as you chose",
+            },
+            if turn.classification.by == Decider::Person {
+                ""
+            } else {
+                "— override with --as"
+            },
+            turn.classification.why
+        );
+        for url in &turn.dropped_sources {
+            eprintln!("left out (its stored text changed): {url}");
+        }
+        let Some(thread) = turn.thread_id.clone() else {
+            if args.json {
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&serde_json::json!({ "turn": turn }))?
+                );
+            } else {
+                println!("{}", turn.reply.clone().unwrap_or_default());
+            }
+            return Ok(ExitCode::SUCCESS);
+        };
         eprintln!("{thread}");
         let outcome = drive(&studio, &thread, None, &flags).await?;
-        return finish(&outcome, args.json, args.out.as_ref());
+        return finish_turn(&outcome, Some(&turn), args.json, args.out.as_ref());
     }
     // What the flags leave open (models, providers, review points, hosts) the api fills from
     // the settings.
@@ -354,8 +399,26 @@ fn is_due(pending: &PendingQuestion) -> bool {
         .is_some_and(|deadline| interact::now_ms() >= deadline)
 }
 
+pub(crate) fn turn_words(kind: TurnKind) -> &'static str {
+    match kind {
+        TurnKind::First => "first question",
+        TurnKind::FollowUp => "follow-up",
+        TurnKind::TopicChange => "topic change",
+        TurnKind::Cancel => "cancelled",
+    }
+}
+
 fn finish(
     outcome: &ResearchOutcome,
+    json: bool,
+    out: Option<&PathBuf>,
+) -> anyhow::Result<ExitCode> {
+    finish_turn(outcome, None, json, out)
+}
+
+fn finish_turn(
+    outcome: &ResearchOutcome,
+    turn: Option<&research_api::Turn>,
     json: bool,
     out: Option<&PathBuf>,
 ) -> anyhow::Result<ExitCode> {
@@ -376,6 +439,9 @@ fn finish(
                 "pending_question".into(),
                 serde_json::to_value(&outcome.question)?,
             );
+            if let Some(turn) = turn {
+                map.insert("turn".into(), serde_json::to_value(turn)?);
+            }
         }
         println!("{}", serde_json::to_string_pretty(&value)?);
     } else if outcome.status == ResearchStatus::Finished && !r.report.is_empty() {

@@ -83,6 +83,25 @@ impl From<OnTimeoutArg> for TimeoutAction {
     }
 }
 
+/// `--as`: what a question asked in an open session is, when the person says.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, ValueEnum)]
+pub enum TurnArg {
+    FollowUp,
+    TopicChange,
+    Cancel,
+}
+
+impl From<TurnArg> for research_api::TurnKind {
+    fn from(kind: TurnArg) -> Self {
+        use research_api::TurnKind;
+        match kind {
+            TurnArg::FollowUp => TurnKind::FollowUp,
+            TurnArg::TopicChange => TurnKind::TopicChange,
+            TurnArg::Cancel => TurnKind::Cancel,
+        }
+    }
+}
+
 /// `--trust`.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, ValueEnum)]
 pub enum TrustArg {

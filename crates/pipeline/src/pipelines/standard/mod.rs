@@ -146,12 +146,14 @@ parallel workers in multi mode), checks each claim against its quote and writes 
         calls
     }
     fn initial(&self, request: &RunRequest) -> ResearchState {
-        follow_up_state(
+        let mut state = follow_up_state(
             &request.question,
             &request.context,
             &request.config,
             request.now_ms,
-        )
+        );
+        carry(&mut state, &request.carried);
+        state
     }
 
     fn view(&self, state: &ResearchState) -> RunView {
@@ -392,6 +394,36 @@ pub(crate) fn research_loop<G, GFut, O, OFut>(
         },
         &["orchestrate", "verify"],
     );
+}
+
+/// Numbers a follow-up's carried sources first (1, 2, …) and their evidence after them, so the
+/// run's own sources follow on in one numbering. Evidence of a source not carried is dropped;
+/// its research question belonged to the earlier plan, so it has none here.
+fn carry(state: &mut ResearchState, carried: &crate::family::Carried) {
+    let mut ids = std::collections::BTreeMap::new();
+    for source in &carried.sources {
+        if ids.contains_key(&source.url) {
+            continue;
+        }
+        let id = state.sources.len() as u32 + 1;
+        ids.insert(source.url.clone(), id);
+        state.sources.push(crate::Source {
+            id,
+            ..source.clone()
+        });
+    }
+    state.carried_sources = state.sources.len();
+    for e in &carried.evidence {
+        if let Some(&source_id) = ids.get(&e.source_url) {
+            let id = state.evidence.len() as u32 + 1;
+            state.evidence.push(crate::Evidence {
+                id,
+                source_id,
+                question: None,
+                ..e.clone()
+            });
+        }
+    }
 }
 
 /// The initial state of a run on `question`.

@@ -95,7 +95,9 @@ pub(crate) async fn search_and_extract(state: Arc<ResearchState>, ctx: Ctx) -> N
     let l = ctx.config.config.limits();
     let (queries, skipped) = skip_repeats(&ctx, &state.pending_searches, &state.searches_done);
     let known: BTreeSet<String> = state.sources.iter().map(|s| s.url.clone()).collect();
-    let room = l.max_sources.saturating_sub(state.sources.len());
+    let room = l
+        .max_sources
+        .saturating_sub(state.sources.len() - state.carried_sources);
     let brief = brief(&state);
     let harvest = harvest(
         &ctx,
@@ -181,7 +183,7 @@ pub(crate) async fn orchestrate(state: Arc<ResearchState>, ctx: Ctx) -> NodeResu
 /// The fan-out: one worker per assignment.
 pub(crate) fn fan_out(state: &ResearchState, max_sources: usize) -> Vec<research_graph::Send> {
     let known: BTreeSet<String> = state.sources.iter().map(|s| s.url.clone()).collect();
-    let room = max_sources.saturating_sub(state.sources.len());
+    let room = max_sources.saturating_sub(state.sources.len() - state.carried_sources);
     let per_worker = (room / state.assignments.len().max(1)).max(1);
     let brief = brief(state);
     let (context, topic) = (brief.block(), brief.topic());

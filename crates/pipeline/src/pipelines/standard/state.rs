@@ -34,6 +34,9 @@ research_graph::state! {
         pub searches_skipped: Vec<String> => Append,
         /// Sources read, by citation number order.
         pub sources: Vec<Source> => Replace,
+        /// How many of `sources` (the first ones) a follow-up carried over from its session:
+        /// they were read by earlier turns and do not count against this run's limit.
+        pub carried_sources: usize => Replace,
         /// Evidence, in the order found.
         pub evidence: Vec<Evidence> => Replace,
         /// What workers found, before collection (multi mode).

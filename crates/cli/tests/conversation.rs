@@ -1,0 +1,379 @@
+//! Sessions as conversations, end to end with the scripted model over the local library (seed
+//! 003's scenarios, adapted to research): a follow-up that carries the session's sources and
+//! evidence over without reading them again, a topic change, cancel phrases that cost no model
+//! call, the model deciding when the words cannot, the person overriding, an empty question, a
+//! changed stored text left behind, and a long conversation summarised once.
+
+mod common;
+
+use std::path::Path;
+
+use common::*;
+use serde_json::{json, Value};
+
+const QUESTION: &str = "How do honeybees communicate and organise their colonies?";
+
+/// A copy of the fixture script, with `extra` answers first.
+fn script(dir: &Path, extra: &[Value]) -> String {
+    let mut script: Value =
+        serde_json::from_str(&std::fs::read_to_string(fixtures().join("script.json")).unwrap())
+            .unwrap();
+    let answers = script["answers"].as_array_mut().unwrap();
+    for (i, a) in extra.iter().enumerate() {
+        answers.insert(i, a.clone());
+    }
+    let path = dir.join("script.json");
+    std::fs::write(&path, serde_json::to_vec(&script).unwrap()).unwrap();
+    format!("scripted:{}", path.display())
+}
+
+fn first_run(db: &Path, llm: &str) -> Value {
+    ok(&research(
+        &[
+            "run",
+            QUESTION,
+            "--llm",
+            llm,
+            "--search",
+            "local",
+            "--no-input",
+            "--json",
+        ],
+        db,
+    ))
+}
+
+fn ask(db: &Path, session: &str, question: &str, extra: &[&str]) -> std::process::Output {
+    let mut args = vec![
+        "run",
+        question,
+        "--session",
+        session,
+        "--no-input",
+        "--json",
+    ];
+    args.extend_from_slice(extra);
+    research(&args, db)
+}
+
+fn usable(result: &Value, dir: &Path) {
+    let file = dir.join("usable.json");
+    std::fs::write(&file, serde_json::to_vec(result).unwrap()).unwrap();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/tools/check_usable.py");
+    let out = std::process::Command::new("python3")
+        .arg(script)
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        result["report"]
+    );
+}
+
+fn nodes(result: &Value) -> Vec<String> {
+    result["metadata"]["usage_by_node"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect()
+}
+
+#[test]
+fn a_follow_up_starts_from_the_sessions_sources_and_evidence_without_reading_them_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db.sqlite");
+    library(&db);
+    let llm = script(dir.path(), &[]);
+    let first = first_run(&db, &llm);
+    assert!(nodes(&first).contains(&"search_and_extract".to_string()));
+    let session = first["session_id"].as_str().unwrap();
+
+    let out = ask(
+        &db,
+        session,
+        "Tell me more about the waggle dance of honeybees",
+        &[],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    let next = ok(&out);
+    // Classified by its words, shown with why and how to override.
+    assert_eq!(next["turn"]["classification"]["kind"], "follow_up");
+    assert_eq!(next["turn"]["classification"]["by"], "rules");
+    assert!(
+        stderr.contains("follow-up") && stderr.contains("--as"),
+        "{stderr}"
+    );
+    // The focus is inherited, and the new question's own words join it.
+    let focus: Vec<&str> = next["turn"]["focus"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert!(
+        focus.starts_with(&["honeybees", "communicate"]),
+        "{focus:?}"
+    );
+    assert!(focus.contains(&"waggle"), "{focus:?}");
+    // Every earlier source carried over, numbered first in the same order; none read again
+    // (the library finds the same pages, and they are known): no extraction call at all.
+    let old: Vec<&Value> = first["sources"].as_array().unwrap().iter().collect();
+    assert_eq!(next["turn"]["carried_sources"], old.len());
+    let new = next["sources"].as_array().unwrap();
+    for (a, b) in old.iter().zip(new) {
+        assert_eq!(a["url"], b["url"]);
+        assert_eq!(a["sha256"], b["sha256"]);
+    }
+    assert!(
+        !nodes(&next).contains(&"search_and_extract".to_string()),
+        "{:?}",
+        nodes(&next)
+    );
+    assert!(
+        next["metadata"]["llm_calls"].as_u64() < first["metadata"]["llm_calls"].as_u64(),
+        "{} vs {}",
+        next["metadata"]["llm_calls"],
+        first["metadata"]["llm_calls"]
+    );
+    // The carried evidence is cited and checked as any other: both checkers pass.
+    assert!(next["evidence"].as_array().unwrap().len() >= 3);
+    check_grounding(&next, dir.path(), None);
+    usable(&next, dir.path());
+
+    // The session lists both turns with what each was taken to be.
+    let shown = ok(&research(&["sessions", "show", session, "--json"], &db));
+    let turns = shown["turns"].as_array().unwrap();
+    assert_eq!(turns.len(), 2);
+    assert_eq!(turns[0]["classification"]["kind"], "first");
+    assert_eq!(turns[1]["classification"]["kind"], "follow_up");
+    assert_eq!(turns[1]["thread_id"], next["thread_id"]);
+}
+
+#[test]
+fn cancel_phrases_end_the_turn_politely_with_no_model_call() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db.sqlite");
+    library(&db);
+    let llm = script(dir.path(), &[]);
+    let first = first_run(&db, &llm);
+    let session = first["session_id"].as_str().unwrap();
+    // Without its script the session's model cannot even be connected: a cancel never tries.
+    std::fs::remove_file(dir.path().join("script.json")).unwrap();
+    for (phrase, words) in [
+        ("Nevermind", "cancelled"),
+        ("forget it", "cancelled"),
+        ("やめて", "中止"),
+        ("もういいです。", "中止"),
+    ] {
+        let turn = ok(&ask(&db, session, phrase, &[]));
+        assert_eq!(turn["turn"]["classification"]["kind"], "cancel", "{phrase}");
+        assert!(turn["turn"]["thread_id"].is_null());
+        assert!(
+            turn["turn"]["reply"].as_str().unwrap().contains(words),
+            "{turn}"
+        );
+        // Without --json the reply is what is printed.
+        let plain = ask(&db, session, phrase, &[]);
+        assert!(plain.status.success());
+    }
+    let shown = ok(&research(&["sessions", "show", session, "--json"], &db));
+    assert_eq!(shown["runs"].as_array().unwrap().len(), 1, "no run started");
+    assert_eq!(shown["reports"].as_array().unwrap().len(), 1);
+    let turns = shown["turns"].as_array().unwrap();
+    assert_eq!(turns.len(), 1 + 8);
+    assert!(turns[1..].iter().all(
+        |t| t["classification"]["kind"] == "cancel" && !t["reply"].as_str().unwrap().is_empty()
+    ));
+    // "stop words" is a question, not a cancel (it names things of its own; the session
+    // topic shares none: a topic change).
+    let out = ask(&db, session, "stop words in search engines", &[]);
+    assert!(
+        !out.status.success(),
+        "the script is gone, so the run fails"
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("topic change"), "{stderr}");
+}
+
+#[test]
+fn a_topic_change_starts_afresh_and_the_person_can_override_the_classification() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db.sqlite");
+    library(&db);
+    let llm = script(dir.path(), &[]);
+    let first = first_run(&db, &llm);
+    let session = first["session_id"].as_str().unwrap();
+
+    let changed = ok(&ask(
+        &db,
+        session,
+        "Now tell me about crop pollination",
+        &[],
+    ));
+    assert_eq!(changed["turn"]["classification"]["kind"], "topic_change");
+    assert_eq!(changed["turn"]["carried_sources"], 0);
+    assert_eq!(changed["turn"]["focus"], json!(["crop", "pollination"]));
+    assert_eq!(
+        changed["session_id"], session,
+        "the history stays in the session"
+    );
+    // The run read its pages itself.
+    assert!(nodes(&changed).contains(&"search_and_extract".to_string()));
+    check_grounding(&changed, dir.path(), None);
+
+    // The person says it is a follow-up after all: their choice wins and is recorded.
+    let overridden = ok(&ask(
+        &db,
+        session,
+        "Now tell me about crop pollination",
+        &["--as", "follow-up"],
+    ));
+    assert_eq!(overridden["turn"]["classification"]["kind"], "follow_up");
+    assert_eq!(overridden["turn"]["classification"]["by"], "person");
+    assert!(overridden["turn"]["carried_sources"].as_u64().unwrap() >= 1);
+    // A follow-up after the topic change inherits the new focus.
+    assert!(overridden["turn"]["focus"]
+        .as_array()
+        .unwrap()
+        .contains(&json!("pollination")));
+    // --follow-up is the same as --session … --as follow-up.
+    let legacy = ok(&research(
+        &[
+            "run",
+            "and in winter?",
+            "--follow-up",
+            session,
+            "--no-input",
+            "--json",
+        ],
+        &db,
+    ));
+    assert_eq!(legacy["turn"]["classification"]["by"], "person");
+}
+
+#[test]
+fn the_model_decides_when_the_words_cannot_and_bad_questions_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db.sqlite");
+    library(&db);
+    let llm = script(
+        dir.path(),
+        &[
+            json!({"purpose": "classify_turn", "json": {"kind": "follow_up", "why": "it asks about the dances again"}}),
+        ],
+    );
+    let first = first_run(&db, &llm);
+    let session = first["session_id"].as_str().unwrap();
+    let turn = ok(&ask(&db, session, "Really?", &[]));
+    assert_eq!(turn["turn"]["classification"]["by"], "model");
+    assert_eq!(
+        turn["turn"]["classification"]["why"],
+        "it asks about the dances again"
+    );
+
+    // Empty, blank and enormous questions are refused with why, and nothing is recorded.
+    for question in ["", "   ", &"why ".repeat(2_000)] {
+        let out = ask(&db, session, question, &[]);
+        assert_eq!(out.status.code(), Some(2), "{question:.20}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("empty") || stderr.contains("characters"),
+            "{stderr}"
+        );
+    }
+    let missing = ask(&db, "no-such-session", "and bees?", &[]);
+    assert_eq!(missing.status.code(), Some(3));
+    let shown = ok(&research(&["sessions", "show", session, "--json"], &db));
+    assert_eq!(shown["turns"].as_array().unwrap().len(), 2);
+    // --as needs a session.
+    let out = research(&["run", "x?", "--as", "cancel"], &db);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn a_source_whose_stored_text_changed_is_left_behind_and_read_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db.sqlite");
+    library(&db);
+    let llm = script(dir.path(), &[]);
+    let first = first_run(&db, &llm);
+    let session = first["session_id"].as_str().unwrap();
+    let changed = &first["sources"][0];
+    // The stored text of the first source no longer matches the hash it was cited by.
+    let status = std::process::Command::new("python3")
+        .arg("-c")
+        .arg(
+            "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); \
+             c.execute('UPDATE documents SET text = text || \" (altered)\" WHERE sha256 = ?', (sys.argv[2],)); \
+             c.commit()",
+        )
+        .arg(&db)
+        .arg(changed["sha256"].as_str().unwrap())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let out = ask(&db, session, "What about their queens?", &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    let next = ok(&out);
+    assert_eq!(
+        next["turn"]["dropped_sources"],
+        json!([changed["url"]]),
+        "{stderr}"
+    );
+    assert!(stderr.contains("left out"), "{stderr}");
+    let carried = next["turn"]["carried_sources"].as_u64().unwrap() as usize;
+    assert_eq!(carried, first["sources"].as_array().unwrap().len() - 1);
+    // The page is found again by the search and read afresh, after the carried ones.
+    let sources = next["sources"].as_array().unwrap();
+    let again = sources
+        .iter()
+        .position(|s| s["url"] == changed["url"])
+        .expect("read again");
+    assert!(again >= carried);
+    assert!(nodes(&next).contains(&"search_and_extract".to_string()));
+    check_grounding(&next, dir.path(), None);
+}
+
+#[test]
+fn a_long_conversation_is_summarised_once_and_the_summary_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db.sqlite");
+    library(&db);
+    let llm = script(
+        dir.path(),
+        &[
+            json!({"purpose": "summarize_conversation", "text": "The person asked how honeybees communicate and organise colonies, then about the dances in detail."}),
+        ],
+    );
+    let first = first_run(&db, &llm);
+    let session = first["session_id"].as_str().unwrap();
+    for i in 1..10 {
+        ok(&ask(
+            &db,
+            session,
+            &format!("Tell me more about honeybee dances, part {i}"),
+            &[],
+        ));
+    }
+    let shown = ok(&research(&["sessions", "show", session, "--json"], &db));
+    assert_eq!(shown["summary"]["turns"], 0, "ten turns: no summary yet");
+    // The eleventh turn summarises all but the last four, once.
+    ok(&ask(
+        &db,
+        session,
+        "Tell me more about honeybee dances, part 10",
+        &[],
+    ));
+    let shown = ok(&research(&["sessions", "show", session, "--json"], &db));
+    assert_eq!(shown["summary"]["turns"], 10 - 4);
+    assert!(shown["summary"]["text"]
+        .as_str()
+        .unwrap()
+        .contains("honeybees"));
+    let plain = research(&["sessions", "show", session], &db);
+    assert!(String::from_utf8_lossy(&plain.stderr).contains("summary of the first 6 turns"));
+}
