@@ -202,6 +202,26 @@ pub async fn ask_in_session(
         .await
 }
 
+/// The stages a research run can be forked from, with what each holds.
+#[tauri::command]
+pub async fn fork_points(
+    state: State<'_, AppState>,
+    thread_id: ThreadId,
+) -> Res<Vec<research_api::ForkPoint>> {
+    state.studio.fork_points(&thread_id).await
+}
+
+/// Forks a research run at a stage with edits: a new run in the same session (run it with
+/// `run_research`).
+#[tauri::command]
+pub async fn fork_research(
+    state: State<'_, AppState>,
+    thread_id: ThreadId,
+    request: research_api::ForkRequest,
+) -> Res<research_api::ForkedRun> {
+    state.studio.fork_research(&thread_id, &request).await
+}
+
 /// Runs (or resumes, with an answer when it waits) a research thread, streaming its events.
 #[tauri::command]
 pub async fn run_research<R: Runtime>(

@@ -104,6 +104,8 @@ pub fn invoke_handler<R: Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + 
         commands::create_research,
         commands::follow_up,
         commands::ask_in_session,
+        commands::fork_points,
+        commands::fork_research,
         commands::run_research,
         commands::cancel_run,
         commands::running,

@@ -564,6 +564,72 @@ carried_sources: number,
  */
 dropped_sources: Array<string>, };
 
+export type ForkRequest = { 
+/**
+ * The stage to fork from: `reading`, `plan`, `round-N` or `draft`.
+ */
+at: string, 
+/**
+ * A new reading of the question (at `reading`).
+ */
+reading: string | null, 
+/**
+ * A new plan (at `plan`).
+ */
+plan: Plan | null, 
+/**
+ * Other models.
+ */
+models: ModelRouting | null, 
+/**
+ * Another pipeline (it must go on with the same steps from the fork point).
+ */
+pipeline: string | null, 
+/**
+ * Another depth.
+ */
+depth: Depth | null, 
+/**
+ * Another number of research rounds.
+ */
+max_iterations: number | null, 
+/**
+ * Other search providers.
+ */
+search: Array<string> | null, };
+
+export type ForkedRun = { 
+/**
+ * The session (the original's).
+ */
+session_id: string, 
+/**
+ * The fork's run.
+ */
+thread_id: ThreadId, 
+/**
+ * The run it was forked from.
+ */
+from: ThreadId, 
+/**
+ * The stage it starts from, and what that holds.
+ */
+point: ForkPoint, };
+
+export type ForkPoint = { 
+/**
+ * Its name for `--at` (`reading`, `plan`, `round-1`, …, `draft`).
+ */
+stage: string, 
+/**
+ * The checkpoint it is.
+ */
+checkpoint: number, 
+/**
+ * What the run holds there, in words.
+ */
+holds: string, };
+
 export type TurnView = { 
 /**
  * What was asked.

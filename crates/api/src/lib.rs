@@ -37,9 +37,9 @@ pub use models::{
 };
 pub use providers::{providers, ProviderStatus};
 pub use research::{
-    MultiSearch, PendingQuestion, ResearchOutcome, ResearchRequest, ResearchStatus, SessionDetail,
-    Turn, TurnView, CACHE_TTL_MS, MAX_CARRIED_EVIDENCE, MAX_QUESTION_CHARS, SUMMARY_AFTER_TURNS,
-    VERBATIM_TURNS,
+    ForkRequest, ForkedRun, MultiSearch, PendingQuestion, ResearchOutcome, ResearchRequest,
+    ResearchStatus, SessionDetail, Turn, TurnView, CACHE_TTL_MS, MAX_CARRIED_EVIDENCE,
+    MAX_QUESTION_CHARS, SUMMARY_AFTER_TURNS, VERBATIM_TURNS,
 };
 pub use research_export::Paper;
 pub use research_fetch::{Document, DocumentKind};
@@ -71,9 +71,10 @@ pub async fn judge(model: &dyn LlmClient, result: &RunResult) -> Result<Verdicts
     Ok(judge_report(model, result).await?)
 }
 pub use research_pipeline::conversation::{Classification, Decider, TurnKind};
+pub use research_pipeline::fork::ForkPoint;
 pub use research_pipeline::{
     eval::{structural_checks, Check, RunResult},
-    Answer, Depth, Mode, Question, ReviewPoints, ReviewTimeout, RunConfig, Structure, Style,
+    Answer, Depth, Mode, Plan, Question, ReviewPoints, ReviewTimeout, RunConfig, Structure, Style,
     TimeoutAction, TrustVariant, DEFAULT_MAX_REVISIONS,
 };
 pub use research_search::{Hit, HitKind, SearchSettings};

@@ -33,6 +33,10 @@ enum Command {
     Demo(graph::DemoArgs),
     /// Research a question: plan, search, read, check and write a cited report
     Run(Box<research::RunArgs>),
+    /// Start a new run in the same session from a stage of an earlier one (its reading, plan,
+    /// a research round or its draft), with a changed reading or plan, other models, another
+    /// pipeline, more depth or rounds, or other providers; nothing before the stage is redone
+    Fork(Box<research::ForkArgs>),
     /// Continue an unfinished or interrupted thread (answering its question, if it asks one)
     Resume(graph::ResumeArgs),
     /// List, show, rename or delete research sessions
@@ -86,6 +90,7 @@ async fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
         Command::Graph(args) => graph::graph(args),
         Command::Demo(args) => graph::demo(args).await,
         Command::Run(args) => research::run(*args).await,
+        Command::Fork(args) => research::fork(*args).await,
         Command::Resume(args) => graph::resume(args).await,
         Command::Sessions(args) => sessions::sessions(args),
         Command::Settings(args) => settings::settings(args),

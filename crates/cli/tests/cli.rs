@@ -153,7 +153,8 @@ fn history_lists_one_checkpoint_per_step() {
         .to_string();
     let out = research(&["history", &thread, "--db", db, "--json"]);
     let history: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let next: Vec<String> = history
+    assert_eq!(history["fork_points"], serde_json::json!([]));
+    let next: Vec<String> = history["checkpoints"]
         .as_array()
         .unwrap()
         .iter()

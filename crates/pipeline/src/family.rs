@@ -18,6 +18,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::RunConfig;
 use crate::eval::RunResult;
+use crate::fork::{ForkEdit, ForkError, ForkOf, ForkPoint, ForkStage};
 use crate::method::RunMethod;
 use crate::records::Answer;
 use crate::roles::Role;
@@ -180,6 +181,26 @@ pub trait Flow: Send + Sync + 'static {
     fn initial(&self, request: &RunRequest) -> Self::State;
     /// The shared view of a state.
     fn view(&self, state: &Self::State) -> RunView;
+    /// The fork stage of a checkpoint whose state is `state` and whose next steps are `next`,
+    /// with what it holds in words; none for a checkpoint that is no stage (the default: a
+    /// pipeline's runs have no fork points until it names them).
+    fn fork_stage(&self, next: &[String], state: &Self::State) -> Option<(ForkStage, String)> {
+        let _ = (next, state);
+        None
+    }
+    /// The update that starts a fork at `stage` at `now_ms` with `edit` applied.
+    fn fork_edit(
+        &self,
+        stage: ForkStage,
+        edit: &ForkEdit,
+        now_ms: i64,
+    ) -> Result<<Self::State as research_graph::State>::Update, ForkError> {
+        let _ = (edit, now_ms);
+        Err(ForkError::NoSuchStage {
+            stage: stage.name(),
+            known: "none (this pipeline's runs cannot be forked)".into(),
+        })
+    }
 }
 
 /// Any pipeline, its state type erased: what the api and the app use.
@@ -215,6 +236,25 @@ pub trait Pipeline: Send + Sync {
         checkpointer: Arc<dyn Checkpointer>,
         thread: &ThreadId,
     ) -> Result<Vec<Interrupt>, GraphError>;
+    /// The stages `thread` can be forked from, in order, with the steps each goes on with.
+    async fn fork_points(
+        &self,
+        config: &RunConfig,
+        checkpointer: Arc<dyn Checkpointer>,
+        thread: &ThreadId,
+    ) -> Result<Vec<(ForkPoint, Vec<String>)>, GraphError>;
+    /// Starts thread `fork.into` from the stage `fork.stage` of `fork.from`, with `fork.edit`
+    /// applied (`config` is the forked run's).
+    async fn fork(
+        &self,
+        config: &RunConfig,
+        checkpointer: Arc<dyn Checkpointer>,
+        fork: ForkOf<'_>,
+        clock: &dyn research_graph::Clock,
+    ) -> Result<ForkPoint, ForkError>;
+    /// Whether its graph under `config` has every one of `steps` (a fork from another
+    /// pipeline goes on with them).
+    fn has_steps(&self, config: &RunConfig, steps: &[String]) -> bool;
     /// Whether `thread` has saved any step.
     async fn has_started(
         &self,
@@ -311,6 +351,81 @@ impl<F: Flow> Pipeline for F {
             Ok(state) => Ok(state.interrupts),
             Err(GraphError::ThreadNotFound(_)) => Ok(Vec::new()),
             Err(e) => Err(e),
+        }
+    }
+
+    async fn fork_points(
+        &self,
+        config: &RunConfig,
+        checkpointer: Arc<dyn Checkpointer>,
+        thread: &ThreadId,
+    ) -> Result<Vec<(ForkPoint, Vec<String>)>, GraphError> {
+        let graph = self.graph(config, Some(checkpointer))?;
+        let mut found: std::collections::BTreeMap<ForkStage, (ForkPoint, Vec<String>)> =
+            Default::default();
+        for info in graph.history(thread).await? {
+            let at = graph.get_state(thread, Some(info.checkpoint)).await?;
+            let Some((stage, holds)) = self.fork_stage(&info.next, &at.state) else {
+                continue;
+            };
+            // The draft as first written; every other stage as it stood when the next began
+            // (after its clarification or review).
+            if stage == ForkStage::Draft && found.contains_key(&stage) {
+                continue;
+            }
+            found.insert(
+                stage,
+                (
+                    ForkPoint {
+                        stage: stage.name(),
+                        checkpoint: info.checkpoint,
+                        holds,
+                    },
+                    info.next.clone(),
+                ),
+            );
+        }
+        Ok(found.into_values().collect())
+    }
+
+    async fn fork(
+        &self,
+        config: &RunConfig,
+        checkpointer: Arc<dyn Checkpointer>,
+        fork: ForkOf<'_>,
+        clock: &dyn research_graph::Clock,
+    ) -> Result<ForkPoint, ForkError> {
+        let ForkOf {
+            from: thread,
+            stage,
+            into,
+            edit,
+        } = fork;
+        let points = Pipeline::fork_points(self, config, checkpointer.clone(), thread).await?;
+        let Some((point, _)) = points.iter().find(|(p, _)| p.stage == stage.name()) else {
+            return Err(ForkError::NoSuchStage {
+                stage: stage.name(),
+                known: points
+                    .iter()
+                    .map(|(p, _)| p.stage.clone())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            });
+        };
+        let update = self.fork_edit(stage, edit, clock.now_ms())?;
+        let graph = self.graph(config, Some(checkpointer))?;
+        graph.fork(thread, point.checkpoint, into, clock).await?;
+        graph.update_state(into, update).await?;
+        Ok(point.clone())
+    }
+
+    fn has_steps(&self, config: &RunConfig, steps: &[String]) -> bool {
+        match self.graph(config, None) {
+            Ok(graph) => {
+                let names: Vec<&str> = graph.node_names().collect();
+                steps.iter().all(|s| names.contains(&s.as_str()))
+            }
+            Err(_) => false,
         }
     }
 

@@ -29,6 +29,7 @@ pub mod conversation;
 mod env;
 pub mod eval;
 mod family;
+pub mod fork;
 pub mod guard;
 mod method;
 pub mod pipelines;

@@ -4,6 +4,7 @@
 
 mod conversation;
 mod env;
+mod fork;
 mod sessions;
 
 use std::sync::Arc;
@@ -19,6 +20,7 @@ pub use self::conversation::{
     Turn, TurnView, MAX_CARRIED_EVIDENCE, SUMMARY_AFTER_TURNS, VERBATIM_TURNS,
 };
 use self::env::{storage, AuditSink};
+pub use self::fork::{ForkRequest, ForkedRun};
 pub use self::sessions::SessionDetail;
 use crate::keys::KeyStore;
 use crate::{ApiError, CancellationToken, ErrorCode, Studio, ThreadId};
@@ -280,8 +282,20 @@ impl Studio {
         pipeline: &str,
         saved: &SavedRun,
     ) -> Result<ThreadId, ApiError> {
-        let now = self.clock.now_ms();
         let thread_id = ThreadId::new(uuid::Uuid::now_v7().to_string());
+        self.register_run_as(sessions, pipeline, saved, thread_id)
+    }
+
+    /// Registers `thread_id` (already holding its first checkpoint, for a fork) as a research
+    /// thread of `saved.session_id` on `pipeline`.
+    fn register_run_as(
+        &self,
+        sessions: &Sessions,
+        pipeline: &str,
+        saved: &SavedRun,
+        thread_id: ThreadId,
+    ) -> Result<ThreadId, ApiError> {
+        let now = self.clock.now_ms();
         self.threads.insert(&ThreadRecord {
             thread_id: thread_id.to_string(),
             graph: pipeline.into(),

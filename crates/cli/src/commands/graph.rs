@@ -179,9 +179,18 @@ pub async fn resume(args: ResumeArgs) -> anyhow::Result<ExitCode> {
 /// `research history`.
 pub async fn history(args: HistoryArgs) -> anyhow::Result<ExitCode> {
     let studio = args.db.open()?;
-    let history = studio.history(&ThreadId::new(args.thread)).await?;
+    let thread = ThreadId::new(args.thread);
+    let history = studio.history(&thread).await?;
+    // A research run's stages it can be forked from (none for other graphs' threads).
+    let forks = studio.fork_points(&thread).await.unwrap_or_default();
     if args.json {
-        println!("{}", serde_json::to_string(&history)?);
+        println!(
+            "{}",
+            serde_json::to_string(&serde_json::json!({
+                "checkpoints": history,
+                "fork_points": forks,
+            }))?
+        );
     } else {
         for h in history {
             let next = if h.next.is_empty() {
@@ -193,6 +202,15 @@ pub async fn history(args: HistoryArgs) -> anyhow::Result<ExitCode> {
                 "checkpoint {:>4}  step {:>4}  {}  next: {next}",
                 h.checkpoint, h.step, h.created_at_ms
             );
+        }
+        if !forks.is_empty() {
+            println!("\nfork points (research fork {thread} --at STAGE):");
+            for f in forks {
+                println!(
+                    "  {:<9} checkpoint {:>4}  {}",
+                    f.stage, f.checkpoint, f.holds
+                );
+            }
         }
     }
     Ok(ExitCode::SUCCESS)

@@ -30,6 +30,7 @@ use crate::ask::{ask_person, warn, Ctx};
 use crate::config::Mode;
 use crate::config::RunConfig;
 use crate::family::{Flow, OutlineStep, PipelineInfo, RunRequest, RunView};
+use crate::fork::{ForkEdit, ForkError, ForkStage};
 use crate::guard;
 use crate::records::{Answer, Decision, Outcome, Question, Synthesis, WarningKind};
 use crate::roles::Role;
@@ -136,6 +137,19 @@ is, you get the best draft with its open issues."
 
     fn view(&self, state: &ResearchState) -> RunView {
         Standard.view(state)
+    }
+
+    fn fork_stage(&self, next: &[String], state: &ResearchState) -> Option<(ForkStage, String)> {
+        Standard.fork_stage(next, state)
+    }
+
+    fn fork_edit(
+        &self,
+        stage: ForkStage,
+        edit: &ForkEdit,
+        now_ms: i64,
+    ) -> Result<ResearchUpdate, ForkError> {
+        Standard.fork_edit(stage, edit, now_ms)
     }
 }
 

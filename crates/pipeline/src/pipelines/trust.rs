@@ -31,6 +31,7 @@ use super::standard::{
 use crate::ask::{ask_person, Ctx};
 use crate::config::{Mode, RunConfig, TrustVariant};
 use crate::family::{Flow, OutlineStep, PipelineInfo, RunRequest, RunView};
+use crate::fork::{ForkEdit, ForkError, ForkStage};
 use crate::guard;
 use crate::records::{Answer, Coverage, Decision, Outcome, Question};
 use crate::roles::Role;
@@ -207,6 +208,19 @@ workers."
 
     fn view(&self, state: &ResearchState) -> RunView {
         Standard.view(state)
+    }
+
+    fn fork_stage(&self, next: &[String], state: &ResearchState) -> Option<(ForkStage, String)> {
+        Standard.fork_stage(next, state)
+    }
+
+    fn fork_edit(
+        &self,
+        stage: ForkStage,
+        edit: &ForkEdit,
+        now_ms: i64,
+    ) -> Result<ResearchUpdate, ForkError> {
+        Standard.fork_edit(stage, edit, now_ms)
     }
 }
 

@@ -133,6 +133,26 @@ pub enum PlanReview {
     Cancelled(Decision),
 }
 
+/// A person's plan made usable: questions and searches cleaned, repeats dropped, at most
+/// `max_searches` searches; with no questions the run researches `query` itself.
+pub fn checked_edit(plan: Plan, query: &str, max_searches: usize) -> Result<Plan, String> {
+    let questions = clean_list(plan.questions, 10);
+    let searches = distinct_searches(plan.searches, &[], max_searches);
+    if searches.is_empty() {
+        return Err("the edited plan has no searches; give at least one".into());
+    }
+    let questions = match (questions.is_empty(), query.trim().is_empty()) {
+        (false, _) => questions,
+        (true, false) => vec![query.to_string()],
+        (true, true) => return Err("the edited plan has no research questions".into()),
+    };
+    Ok(Plan {
+        questions,
+        aspects: plan.aspects,
+        searches,
+    })
+}
+
 /// The plan review point: skipped unless configured, approved automatically without input,
 /// else an interrupt that approves, edits or cancels the plan.
 pub fn review_plan(ctx: &Ctx, plan: &Plan, query: &str) -> Result<PlanReview, NodeError> {
@@ -162,25 +182,9 @@ pub fn review_plan(ctx: &Ctx, plan: &Plan, query: &str) -> Result<PlanReview, No
         Answer::ApprovePlan => Ok(PlanReview::Approved(Some(decision("approved", false)))),
         Answer::EditPlan { plan } => {
             let l = config.limits();
-            let questions = clean_list(plan.questions, 10);
-            let searches = distinct_searches(plan.searches, &[], l.initial_searches.max(10));
-            if searches.is_empty() {
-                return Err(NodeError::permanent(
-                    "the edited plan has no searches; give at least one",
-                ));
-            }
-            Ok(PlanReview::Edited(
-                Plan {
-                    questions: if questions.is_empty() {
-                        vec![query.to_string()]
-                    } else {
-                        questions
-                    },
-                    aspects: plan.aspects,
-                    searches,
-                },
-                decision("edited", false),
-            ))
+            let plan = checked_edit(plan, query, l.initial_searches.max(10))
+                .map_err(NodeError::permanent)?;
+            Ok(PlanReview::Edited(plan, decision("edited", false)))
         }
         Answer::CancelPlan => Ok(PlanReview::Cancelled(decision("cancelled", false))),
         other => Err(NodeError::permanent(format!(

@@ -1,6 +1,7 @@
 //! `research run`, `research resume` of research threads, and `research eval`.
 
 mod eval;
+mod fork;
 mod interact;
 mod options;
 mod progress;
@@ -18,6 +19,7 @@ use research_api::{
 use research_api::{Decider, TurnKind};
 
 pub use eval::{eval, EvalArgs};
+pub use fork::{fork, ForkArgs};
 use interact::{answer_from_flags, ask_terminal, how_to_answer};
 use options::{
     config, invalid, review_points, DepthArg, ModeArg, OnTimeoutArg, ReviewPoint,

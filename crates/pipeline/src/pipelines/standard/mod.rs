@@ -17,6 +17,7 @@ pub use self::state::{ResearchState, ResearchUpdate};
 use crate::config::{Mode, RunConfig};
 use crate::eval::{Metadata, RunResult};
 use crate::family::{Flow, OutlineStep, PipelineInfo, RunRequest, RunView};
+use crate::fork::{ForkEdit, ForkError, ForkStage};
 use crate::method::{unread_pages, RunMethod};
 use crate::records::Outcome;
 use crate::roles::Role;
@@ -154,6 +155,19 @@ parallel workers in multi mode), checks each claim against its quote and writes 
         );
         carry(&mut state, &request.carried);
         state
+    }
+
+    fn fork_stage(&self, next: &[String], state: &ResearchState) -> Option<(ForkStage, String)> {
+        fork_stage(next, state)
+    }
+
+    fn fork_edit(
+        &self,
+        stage: ForkStage,
+        edit: &ForkEdit,
+        now_ms: i64,
+    ) -> Result<ResearchUpdate, ForkError> {
+        fork_edit(stage, edit, now_ms)
     }
 
     fn view(&self, state: &ResearchState) -> RunView {
@@ -394,6 +408,96 @@ pub(crate) fn research_loop<G, GFut, O, OFut>(
         },
         &["orchestrate", "verify"],
     );
+}
+
+/// The fork stage of a checkpoint of any pipeline over [`ResearchState`]: what it holds says
+/// how far the run got, and what it runs next says which side of a step it is on.
+pub(crate) fn fork_stage(next: &[String], s: &ResearchState) -> Option<(ForkStage, String)> {
+    let runs = |n: &str| next.iter().any(|x| x == n);
+    if !s.draft.is_empty() {
+        let words = s.draft.split_whitespace().count();
+        return Some((
+            ForkStage::Draft,
+            format!(
+                "a draft of {words} words from {} sources; checking and review come next",
+                s.sources.len()
+            ),
+        ));
+    }
+    if runs("detect_gaps") || runs("synthesize") {
+        return Some((
+            ForkStage::Round(s.iteration + 1),
+            format!(
+                "{} sources and {} pieces of evidence after {} searches; the round's judgement of gaps comes next",
+                s.sources.len(),
+                s.evidence.len(),
+                s.searches_done.len()
+            ),
+        ));
+    }
+    if s.iteration == 0
+        && !s.plan.questions.is_empty()
+        && (runs("search_and_extract") || runs("orchestrate"))
+    {
+        return Some((
+            ForkStage::Plan,
+            format!(
+                "a plan of {} research questions and {} searches: {}",
+                s.plan.questions.len(),
+                s.pending_searches.len(),
+                s.plan.questions.join(" / ")
+            ),
+        ));
+    }
+    if runs("plan") {
+        let reading = if s.clarification.is_empty() {
+            if s.profile.intent.is_empty() {
+                s.understanding.interpretation.clone()
+            } else {
+                s.profile.intent.clone()
+            }
+        } else {
+            s.clarification.clone()
+        };
+        return Some((
+            ForkStage::Reading,
+            format!("the question read as: {reading}; planning comes next"),
+        ));
+    }
+    None
+}
+
+/// The update that starts a fork: its own start time (its wall time is its own), and its edit —
+/// a new reading before planning, a new plan (and its searches) before research.
+pub(crate) fn fork_edit(
+    stage: ForkStage,
+    edit: &ForkEdit,
+    now_ms: i64,
+) -> Result<ResearchUpdate, ForkError> {
+    let mut update = ResearchUpdate {
+        started_at_ms: Some(now_ms),
+        ..Default::default()
+    };
+    if let Some(reading) = edit.reading.as_ref().filter(|r| !r.trim().is_empty()) {
+        if stage != ForkStage::Reading {
+            return Err(ForkError::EditNotHere(
+                "a new reading of the question applies at the reading stage (--at reading)".into(),
+            ));
+        }
+        update.clarification = Some(reading.trim().to_string());
+    }
+    if let Some(plan) = &edit.plan {
+        if stage != ForkStage::Plan {
+            return Err(ForkError::EditNotHere(
+                "a new plan applies at the plan stage (--at plan)".into(),
+            ));
+        }
+        let plan = crate::steps::planning::checked_edit(plan.clone(), "", 10)
+            .map_err(|e| ForkError::EditNotHere(format!("the plan cannot be used: {e}")))?;
+        update.pending_searches = Some(plan.searches.clone());
+        update.plan = Some(plan);
+    }
+    Ok(update)
 }
 
 /// Numbers a follow-up's carried sources first (1, 2, …) and their evidence after them, so the
