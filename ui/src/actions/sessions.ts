@@ -200,7 +200,7 @@ export function sessionActions({ store, toast, fail, show }: Base, savePreferenc
   async function exportReport(format: "md" | "pdf") {
     const s = store.get().session;
     if (!s?.detail?.reports.length) {
-      // The buttons reach here only with a report; this says why nothing happens otherwise.
+      // The menu and its shortcut reach here even where the buttons are disabled.
       toast(s ? "This session has no report to export yet." : "Open a session with a report to export it.", "info");
       return;
     }
@@ -248,7 +248,6 @@ export function sessionActions({ store, toast, fail, show }: Base, savePreferenc
   }
 
   return {
-    runs,
     refreshSessions,
     setSessionFilter: (text: string) => store.set({ sessionFilter: text }),
     openSession,
@@ -315,6 +314,5 @@ export function sessionActions({ store, toast, fail, show }: Base, savePreferenc
       fail(e);
       return null;
     }),
-
   };
 }
