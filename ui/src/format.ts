@@ -1,7 +1,8 @@
 // Pure words and readings the views and actions share (tested without a DOM).
 import type { Answer, IndexReport, Mode, PendingQuestion, RunConfig, RunEstimate, SessionDetail } from "./types";
 
-// TODO(issue 19): the session statuses are Rust's (`SessionStatus`); these words could come from the api.
+// TODO(issue 19): the session statuses are Rust's (`SessionRecord.status` is a plain string in
+// types.ts); a generated status enum, or the words themselves, could come from the api.
 export const STATUS_WORDS: Record<string, string> = {
   running: "unfinished", waiting: "needs your answer", interrupted: "paused", failed: "stopped",
   finished: "", cancelled: "cancelled", rejected: "rejected",
@@ -26,6 +27,7 @@ export function runningSince(at: Date): string {
   return `Running since ${at.toLocaleTimeString()}`;
 }
 
+// TODO(issue 19): `SessionRecord.config` is `JsonValue` in types.ts, so its mode and models are cast here.
 /** The pipeline mode a session's runs use. */
 export function modeOf(detail: SessionDetail): Mode {
   const config = detail.session.config as { mode?: Mode } | null;
@@ -54,6 +56,7 @@ export function progressText(r: IndexReport): string {
   return `${r.scanned}${of} files looked at: ${r.indexed} indexed, ${r.unchanged} unchanged${failed}.`;
 }
 
+// TODO(issue 19): which session statuses can be resumed is the api's rule.
 /** What a session's status says about resuming its last run, or `null` when it has nothing to resume. */
 export function resumeNote(status: string): string | null {
   if (status === "failed") return "This run stopped on an error. Resume continues from the last saved step.";
@@ -61,6 +64,8 @@ export function resumeNote(status: string): string | null {
   return null;
 }
 
+// TODO(issue 19): `DialogAnswer.kind` is a plain string; its values ("reject_report", "edit_report",
+// "revise_report") are restated here and in answerForm.
 /** The answer typed in the page's own field to `q` (`kind` as the dialog named it), or why there is none. */
 export function answerFromText(q: PendingQuestion["question"], kind: string | null, typed: string): Answer | { error: string } {
   const text = typed.trim();

@@ -2,7 +2,7 @@
 // focus goes back to, the source shown) lives in the one `Popover` instance.
 import { html, nothing, render } from "lit-html";
 import { citationInfo, findQuote, sourceLabel, verificationWords } from "./citations";
-import { $, displayUrl } from "./dom";
+import { $, displayUrl, el } from "./dom";
 import type { SessionDetail } from "./types";
 
 export interface PopoverDeps {
@@ -102,9 +102,7 @@ export class Popover {
     const box = $("source-text");
     const at = quote ? findQuote(text, quote) : null;
     if (at) {
-      const mark = document.createElement("mark");
-      mark.textContent = text.slice(at[0], at[1]);
-      box.replaceChildren(text.slice(0, at[0]), mark, text.slice(at[1]));
+      box.replaceChildren(text.slice(0, at[0]), el("mark", {}, text.slice(at[0], at[1])), text.slice(at[1]));
     } else {
       box.replaceChildren(text);
     }

@@ -2,7 +2,7 @@
 // and its method.
 import { html, nothing, render } from "lit-html";
 import { claimsBySource, sourceLabel } from "../citations";
-import { displayUrl, inside } from "../dom";
+import { displayUrl, el, inside } from "../dom";
 import { methodView } from "../method";
 import { runOf, shallow } from "../store";
 import type { SessionDetail } from "../types";
@@ -46,7 +46,7 @@ export function mountReport(root: HTMLElement, { store, actions, popover }: Ctx)
       report.innerHTML = detail.report_html; // comrak's output with raw HTML disabled
       decorate(detail);
     } else if (detail && !draft) {
-      report.replaceChildren(Object.assign(document.createElement("p"), { className: "placeholder", textContent: "No report yet." }));
+      report.replaceChildren(el("p", { className: "placeholder" }, "No report yet."));
     } else {
       report.replaceChildren();
     }

@@ -8,7 +8,7 @@ import type { Settings } from "../types";
 import type { Ctx } from "./ctx";
 
 // TODO(issue 19): the setting keys, and which lists default to a built-in one, restate the api's `Settings`.
-const SETTING_FIELDS = ["default_model", "fast_model", "ollama_url", "search", "searxng_url", "allowed_hosts", "banned_words", "trusted_domains", "low_trust_domains"] as const;
+const SETTING_FIELDS = ["default_model", "fast_model", "ollama_url", "search", "searxng_url", "allowed_hosts", "banned_words", "trusted_domains", "low_trust_domains"] as const satisfies readonly (keyof Settings)[];
 /** Lists whose absence means the built-in one and whose emptiness is a choice ("none"). */
 const DEFAULTED_LISTS: readonly string[] = ["banned_words", "trusted_domains", "low_trust_domains"];
 const OTHER_MODEL = "other";
