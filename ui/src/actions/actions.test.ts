@@ -1,0 +1,134 @@
+// The actions over a fake api: what lands in the store when runs start, end, wait and are left.
+import { beforeEach, describe, expect, it, vi } from "vitest";
+
+type Handler = (args: Record<string, unknown>) => unknown;
+const handlers = new Map<string, Handler>();
+vi.mock("@tauri-apps/api/core", () => ({
+  invoke: (cmd: string, args: Record<string, unknown> = {}) => {
+    const h = handlers.get(cmd);
+    return h ? Promise.resolve().then(() => h(args)) : Promise.reject(new Error(`no fake for ${cmd}`));
+  },
+  Channel: class {
+    onmessage: (m: unknown) => void = () => {};
+  },
+}));
+
+const { createActions } = await import("./index");
+const { createStore, initialState } = await import("../store");
+
+function later<T>() {
+  let resolve!: (v: T) => void;
+  const promise = new Promise<T>((r) => (resolve = r));
+  return { promise, resolve };
+}
+const flush = async () => {
+  for (let i = 0; i < 20; i++) await Promise.resolve();
+};
+
+const record = (id: string, status: string) => ({ id, title: `T ${id}`, question: `Q ${id}`, status, created_at_ms: 0, updated_at_ms: 0, config: { mode: "single" } });
+const detail = (id: string, status: string, thread: string, report = "") => ({
+  session: record(id, status), runs: [[thread, "Q"]], reports: report ? [{}] : [], sources: [], evidence: [], claims: [], report_html: report, method: null,
+});
+const outcome = (session: string, thread: string, status: string, question: unknown = null) =>
+  ({ session_id: session, thread_id: thread, status, question, result: { report: status === "finished" ? "# R" : "" } });
+
+function setup() {
+  const store = createStore(initialState());
+  const toasts: string[] = [];
+  const actions = createActions(store, (t) => void toasts.push(t));
+  return { store, toasts, actions };
+}
+
+beforeEach(() => {
+  handlers.clear();
+  handlers.set("list_sessions", () => []);
+  handlers.set("save_preferences", () => null);
+  handlers.set("graph_outline", () => ({ steps: [{ node: "plan", role: "plan", doing: "Planning" }] }));
+  handlers.set("run_outline", () => ({ steps: [{ node: "plan", role: "plan", doing: "Planning" }] }));
+});
+
+describe("actions", () => {
+  it("a new research shows its shell, runs, and ends on its report", async () => {
+    const { store, toasts, actions } = setup();
+    const run = later<unknown>();
+    handlers.set("create_research", () => ({ session_id: "s1", thread_id: "t1" }));
+    handlers.set("run_research", () => run.promise);
+    handlers.set("session", () => detail("s1", "finished", "t1", "<p>R</p>"));
+    let cleared = false;
+    const request = { question: "Why?", pipeline: "standard", review: null, config: { mode: "single", models: { model: "m", fast_model: null, roles: {} }, review: null }, allowed_hosts: [], searxng_url: null };
+    const started = actions.startResearch(request as never, null, () => (cleared = true));
+    await flush();
+    expect(cleared).toBe(true);
+    expect(store.get().view).toBe("session");
+    expect(store.get().session).toMatchObject({ sessionId: "s1", threadId: "t1", title: "Why?", live: true });
+    expect(store.get().session?.steps.map((s) => s.node)).toEqual(["plan"]);
+    expect(store.get().runs.t1.phase).toBe("running");
+    expect(store.get().session?.meta).toMatch(/^Running since /);
+    run.resolve(outcome("s1", "t1", "finished"));
+    await started;
+    await flush();
+    expect(store.get().runs.t1.phase).toBe("done");
+    expect(store.get().session).toMatchObject({ live: false, title: "T s1", stream: null });
+    expect(store.get().session?.panels?.report_html).toBe("<p>R</p>");
+    expect(toasts).toContain("The report is ready.");
+  });
+
+  it("a run left for another session ends without touching the screen", async () => {
+    const { store, toasts, actions } = setup();
+    const run = later<unknown>();
+    handlers.set("create_research", () => ({ session_id: "s1", thread_id: "t1" }));
+    handlers.set("run_research", () => run.promise);
+    handlers.set("session", ({ id }) => (id === "s2" ? detail("s2", "finished", "t2", "<p>Other</p>") : detail("s1", "finished", "t1")));
+    const request = { question: "Why?", pipeline: "", review: null, config: { mode: "single", models: { model: "m", fast_model: null, roles: {} }, review: null }, allowed_hosts: [], searxng_url: null };
+    const started = actions.startResearch(request as never, null, () => undefined);
+    await flush();
+    await actions.openSession("s2");
+    expect(store.get().session).toMatchObject({ sessionId: "s2", threadId: "t2", live: false });
+    run.resolve(outcome("s1", "t1", "finished"));
+    await started;
+    await flush();
+    expect(store.get().session?.sessionId).toBe("s2");
+    expect(store.get().session?.panels?.report_html).toBe("<p>Other</p>");
+    expect(toasts).toContain("A research you left running has finished: its report is in the sidebar.");
+  });
+
+  it("opening a waiting session asks its question once, however often it is opened", async () => {
+    const { store, actions } = setup();
+    const question = { interrupt_id: "i", asked_at_ms: 0, deadline_ms: null, question: { type: "clarify", question: "Which?", options: ["A"], ambiguities: [] } };
+    const dialog = later<unknown>();
+    let asked = 0;
+    handlers.set("session", () => detail("s1", "waiting", "t1"));
+    handlers.set("pending_question", () => question);
+    handlers.set("ask_native", () => {
+      asked += 1;
+      return dialog.promise;
+    });
+    void actions.openSession("s1");
+    await flush();
+    void actions.openSession("s1");
+    await flush();
+    expect(asked).toBe(1);
+    expect(store.get().session).toMatchObject({ threadId: "t1", live: true });
+    expect(store.get().runs.t1).toMatchObject({ phase: "waiting", note: "This run waits for your answer." });
+    dialog.resolve({ type: "needs_text", kind: "clarify" });
+    await flush();
+    expect(store.get().runs.t1.needsText).toBe("clarify");
+  });
+
+  it("a stopped run offers Resume; a follow-up waits while the session's run goes on", async () => {
+    const { store, toasts, actions } = setup();
+    const run = later<unknown>();
+    handlers.set("session", () => detail("s1", "interrupted", "t1"));
+    handlers.set("run_research", () => run.promise);
+    await actions.openSession("s1");
+    expect(store.get().runs.t1).toMatchObject({ phase: "paused", note: "This run did not finish. Resume continues from the last saved step." });
+    actions.resumeRun();
+    await flush();
+    expect(store.get().runs.t1.phase).toBe("running");
+    expect(await actions.askFollowUp("And then?")).toBe(false);
+    expect(toasts.at(-1)).toMatch(/still running/);
+    run.resolve(outcome("s1", "t1", "interrupted"));
+    await flush();
+    expect(store.get().runs.t1.phase).toBe("paused");
+  });
+});

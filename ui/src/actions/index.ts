@@ -1,0 +1,57 @@
+// What the views ask for: each action calls the api and writes what it learns to the store.
+import { api } from "../api";
+import type { Toast } from "../dom";
+import type { AppStore } from "../store";
+import { createBase } from "./base";
+import { libraryActions } from "./library";
+import { sessionActions } from "./sessions";
+import { settingsActions } from "./settings";
+
+export type Actions = ReturnType<typeof createActions>;
+
+export function createActions(store: AppStore, toast: Toast) {
+  const base = createBase(store, toast);
+  const { show, fail } = base;
+  const settings = settingsActions(base);
+  const library = libraryActions(base);
+  const sessions = sessionActions(base, settings.savePreferences);
+  const { exportReport, refreshSessions, openSession } = sessions;
+  const { openSettings, fillSettings } = settings;
+  const { refreshLibrary } = library;
+
+  return {
+    show,
+    ...settings,
+    ...library,
+    ...sessions,
+
+    async menu(id: string) {
+      const s = store.get().session;
+      switch (id) {
+        case "new-research": show("new", "question"); break;
+        case "export-md": if (s?.detail?.reports.length) await exportReport("md"); break;
+        case "export-pdf": if (s?.detail?.reports.length) await exportReport("pdf"); break;
+        case "settings": await openSettings(); break;
+        case "library": show("library"); await refreshLibrary(); break;
+      }
+    },
+
+    /** Loads what the window shows first, then asks again any question left waiting. */
+    async start() {
+      try {
+        store.set({ info: await api.appInfo(), defaults: await api.defaultConfig() });
+        fillSettings(await api.getSettings());
+      } catch (e) {
+        fail(e);
+      }
+      const prefs = await api.preferences().catch(() => store.get().prefs);
+      store.set({ prefs, prefsLoaded: true });
+      const info = store.get().info;
+      show(info?.first_run && !prefs.onboarding_done ? "onboarding" : "new");
+      await refreshSessions();
+      // A run left waiting for an answer (even before a restart) is asked again.
+      const waiting = (await api.listSessions(null).catch(() => [])).find((s) => s.status === "waiting");
+      if (waiting) await openSession(waiting.id);
+    },
+  };
+}

@@ -1,0 +1,318 @@
+// Sessions and their runs: starting, opening, answering, following up, exporting, renaming.
+import { Channel } from "@tauri-apps/api/core";
+import { api, humanError } from "../api";
+import { configOf, estimateText, modeOf, resumeNote, runningSince, sessionMeta } from "../format";
+import { Runs, type RunController } from "../run";
+import { updateSession, type SessionScreen, type Tab } from "../store";
+import type { Answer, Event, Mode, Preferences, ResearchOutcome, ResearchRequest, RunConfig } from "../types";
+import type { Base } from "./base";
+
+function screen(sessionId: string, threadId: string | null, title = ""): SessionScreen {
+  return { sessionId, threadId, detail: null, panels: null, title, meta: "", steps: [], stream: null, draft: false, renaming: false, live: false };
+}
+
+export function sessionActions({ store, toast, fail, show }: Base, savePreferences: (change: Partial<Preferences>) => Promise<void>) {
+  const runs = new Runs({
+    api,
+    channel: () => new Channel<Event>(),
+    hooks: {
+      publish: (view) => store.update((s) => ({ runs: { ...s.runs, [view.threadId]: view } })),
+      started: (run) => runStarted(run),
+      ended: (run, outcome) => void runEnded(run, outcome),
+      toast: (text) => toast(text),
+    },
+  });
+
+  async function refreshSessions() {
+    const filter = store.get().sessionFilter.trim();
+    try {
+      const list = await api.listSessions(filter || null);
+      store.set({ sessions: { list, filter } });
+    } catch (e) {
+      fail(e);
+    }
+  }
+
+  /** The session on screen, if it is `sessionId`. */
+  const onScreen = (sessionId: string) => (store.get().session?.sessionId === sessionId ? store.get().session : null);
+
+  async function loadSession(id: string, draft?: string) {
+    let detail;
+    try {
+      detail = await api.session(id);
+    } catch (e) {
+      fail(e);
+      return;
+    }
+    const s = onScreen(id);
+    if (!s) return;
+    const withDraft = !detail.report_html && !!draft;
+    updateSession(store, {
+      detail, panels: detail, title: detail.session.title, meta: sessionMeta(detail), renaming: false,
+      stream: detail.report_html ? null : withDraft ? draft ?? null : s.stream, draft: withDraft,
+    }, id);
+  }
+
+  /** Draws the steps of `thread`'s pipeline, or (a run not yet registered) those of `pipeline`. */
+  async function drawGraph(sessionId: string, mode: Mode, thread: string | null, pipeline = store.get().form.pipeline) {
+    updateSession(store, { steps: [] }, sessionId);
+    try {
+      const outline = thread ? await api.runOutline(thread) : await api.graphOutline(pipeline, mode);
+      updateSession(store, { steps: outline.steps }, sessionId);
+      const threadId = onScreen(sessionId)?.threadId;
+      if (threadId) runs.of(threadId).guide = { steps: outline.steps, roles: store.get().roles };
+    } catch (e) {
+      fail(e);
+    }
+  }
+
+  async function showSessionShell(sessionId: string, threadId: string, title: string, mode: Mode, pipeline?: string) {
+    const s = store.get().session;
+    const keep = s?.sessionId === sessionId ? s : null;
+    store.set({
+      session: { ...screen(sessionId, threadId, title), detail: keep?.detail ?? null, live: true },
+      tab: "report",
+    });
+    show("session");
+    await drawGraph(sessionId, mode, null, pipeline);
+  }
+
+  function runStarted(run: RunController) {
+    const s = store.get().session;
+    if (s?.threadId === run.threadId) {
+      updateSession(store, { meta: runningSince(new Date()), stream: s.stream === null ? null : "", live: true }, s.sessionId);
+    }
+    void refreshSessions();
+  }
+
+  async function runEnded(run: RunController, outcome: ResearchOutcome | null) {
+    void refreshSessions();
+    const s = store.get().session;
+    if (s?.threadId !== run.threadId) {
+      if (outcome?.status === "finished" && outcome.result.report) toast("A research you left running has finished: its report is in the sidebar.", "info");
+      return;
+    }
+    if (!outcome) return;
+    // What streamed last stays up until the outcome's own text replaces it.
+    const streamed = run.view().live?.stream;
+    if (streamed) updateSession(store, { stream: streamed }, s.sessionId);
+    const question = run.view().question;
+    if (question) {
+      run.watchDeadline();
+      // The draft stands behind the dialog that asks about it.
+      if (question.question.type === "report_review" || question.question.type === "escalation") {
+        await loadSession(outcome.session_id, outcome.result.report);
+      }
+      await run.ask();
+    } else if (outcome.status !== "interrupted") {
+      updateSession(store, { live: false }, s.sessionId);
+      await loadSession(outcome.session_id);
+      if (outcome.result.report) toast("The report is ready.", "info");
+    }
+  }
+
+  async function openSession(id: string) {
+    const old = runs.get(store.get().session?.threadId);
+    store.set({ session: screen(id, null) });
+    old?.closeAnswer();
+    show("session");
+    await loadSession(id);
+    await refreshSessions();
+    const detail = onScreen(id)?.detail;
+    if (!detail) return;
+    const lastRun = detail.runs[detail.runs.length - 1]?.[0] ?? null;
+    if (!lastRun) return;
+    updateSession(store, { threadId: lastRun }, id);
+    const run = runs.of(lastRun);
+    run.routing ??= configOf(detail)?.models ?? null;
+    run.closeAnswer();
+    if (run.running) {
+      // Back to a run still going: its own live view, Cancel and the stall watch again.
+      updateSession(store, { live: true }, id);
+      await drawGraph(id, modeOf(detail), lastRun);
+      return;
+    }
+    const status = detail.session.status;
+    if (status === "waiting") {
+      const q = await api.pendingQuestion(lastRun).catch(() => null);
+      if (!q) return;
+      run.waitOn(q);
+      await drawGraph(id, modeOf(detail), lastRun);
+      updateSession(store, { live: true }, id);
+      run.watchDeadline();
+      if (onScreen(id)?.threadId === lastRun) await run.ask();
+      return;
+    }
+    const note = resumeNote(status);
+    if (note) {
+      await drawGraph(id, modeOf(detail), lastRun);
+      updateSession(store, { live: true }, id);
+      run.pause(note);
+    }
+  }
+
+  const screenRun = () => runs.get(store.get().session?.threadId);
+
+  async function startResearch(request: ResearchRequest, search: string | null, started: () => void) {
+    const { config } = request;
+    const created = await api.createResearch(request).catch((e) => {
+      fail(e);
+      return null;
+    });
+    if (!created) return;
+    started();
+    store.set({ session: screen(created.session_id, created.thread_id) });
+    const run = runs.of(created.thread_id);
+    run.routing = config.models;
+    void savePreferences({
+      mode: config.mode, depth: config.depth, structure: config.structure, language: config.language, search, review: config.review,
+    });
+    await showSessionShell(created.session_id, created.thread_id, request.question, config.mode, request.pipeline);
+    await refreshSessions();
+    await run.drive(null);
+  }
+
+  async function askFollowUp(question: string): Promise<boolean> {
+    const s = store.get().session;
+    if (!s || !question) return false;
+    const threads = (s.detail?.runs ?? []).map(([thread]) => thread);
+    if (threads.some((t) => runs.isRunning(t)) || runs.isRunning(s.threadId)) {
+      toast("This session's research is still running: wait for it or cancel it, then ask your follow-up.", "info");
+      return false;
+    }
+    let started;
+    try {
+      started = await api.followUp(s.sessionId, question);
+    } catch (e) {
+      fail(e);
+      return false;
+    }
+    const run = runs.of(started.thread_id);
+    const config = configOf(s.detail);
+    if (config?.models) run.routing = config.models;
+    void (async () => {
+      await showSessionShell(started.session_id, started.thread_id, question, s.detail ? modeOf(s.detail) : "single");
+      await run.drive(null);
+    })();
+    return true;
+  }
+
+  async function exportReport(format: "md" | "pdf") {
+    const s = store.get().session;
+    if (!s?.detail?.reports.length) {
+      // The menu and its shortcut reach here even where the buttons are disabled.
+      toast(s ? "This session has no report to export yet." : "Open a session with a report to export it.", "info");
+      return;
+    }
+    store.set({ exporting: format });
+    try {
+      const path = await api.exportReport(s.sessionId, format);
+      if (path) toast(`Saved ${path}`, "info");
+    } catch (e) {
+      fail(e);
+    } finally {
+      store.set({ exporting: null });
+    }
+  }
+
+  async function finishRename(title: string | null) {
+    const s = store.get().session;
+    // Enter, Escape and the blur that follows them all end the edit: only the first one counts.
+    if (!s?.renaming) return;
+    // The title stays as typed (or, given up, as it was) until the session is read again.
+    updateSession(store, { renaming: false, title: title?.trim() || s.title }, s.sessionId);
+    if (title && title.trim()) {
+      try {
+        await api.renameSession(s.sessionId, title.trim());
+      } catch (e) {
+        fail(e);
+      }
+    }
+    const now = store.get().session;
+    if (now) await loadSession(now.sessionId);
+    await refreshSessions();
+  }
+
+  async function deleteSession() {
+    const s = store.get().session;
+    if (!s) return;
+    try {
+      if (await api.deleteSession(s.sessionId)) {
+        store.set({ session: null });
+        show("new");
+        await refreshSessions();
+      }
+    } catch (e) {
+      fail(e);
+    }
+  }
+
+  return {
+    refreshSessions,
+    setSessionFilter: (text: string) => store.set({ sessionFilter: text }),
+    openSession,
+    loadSession,
+    selectTab: (tab: Tab) => store.set({ tab }),
+    startResearch,
+    askFollowUp,
+    exportReport,
+    startRename: () => {
+      if (store.get().session) updateSession(store, { renaming: true });
+    },
+    finishRename,
+    deleteSession,
+
+    setFormPipeline: (pipeline: string) => store.update((s) => ({ form: { ...s.form, pipeline } })),
+    async estimate(pipeline: string, config: RunConfig) {
+      if (!config.models.model && !store.get().settings?.default_model) {
+        store.set({ estimate: "Choose a model (or set a default in Settings) to start." });
+        return;
+      }
+      try {
+        store.set({ estimate: estimateText(await api.estimate(pipeline, config)) });
+      } catch (e) {
+        store.set({ estimate: humanError(e) });
+      }
+    },
+    async loadRoles() {
+      try {
+        store.set({ roles: await api.roles() });
+      } catch (e) {
+        fail(e);
+      }
+    },
+    async loadPipelines() {
+      try {
+        const pipelines = await api.pipelines();
+        store.update((s) => ({ pipelines, form: { ...s.form, pipeline: s.form.pipeline || (pipelines[0]?.name ?? "") } }));
+      } catch (e) {
+        fail(e);
+        store.set({ pipelines: [] });
+      }
+    },
+
+    // The run on screen.
+    cancelRun: () => void screenRun()?.cancel(),
+    resumeRun: () => void screenRun()?.drive(null),
+    ask: () => void screenRun()?.ask(),
+    reask() {
+      const run = screenRun();
+      run?.closeAnswer();
+      void run?.ask();
+    },
+    needText: (kind: string) => screenRun()?.needText(kind),
+    async answer(answer: Answer) {
+      const s = store.get().session;
+      if (!s) return;
+      updateSession(store, { live: true }, s.sessionId);
+      await screenRun()?.answer(answer);
+    },
+
+    openExternal: (url: string) => void api.openExternal(url).catch(fail),
+    /** A stored source's text, or `null` (said in a toast) when it cannot be read. */
+    sourceText: (sha256: string) => api.sourceText(sha256).catch((e) => {
+      fail(e);
+      return null;
+    }),
+  };
+}

@@ -1,0 +1,111 @@
+// Pure words and readings the views and actions share (tested without a DOM).
+import type { Answer, IndexReport, Mode, PendingQuestion, RunConfig, RunEstimate, SessionDetail } from "./types";
+
+// TODO(issue 19): the session statuses are Rust's (`SessionRecord.status` is a plain string in
+// types.ts); a generated status enum, or the words themselves, could come from the api.
+export const STATUS_WORDS: Record<string, string> = {
+  running: "unfinished", waiting: "needs your answer", interrupted: "paused", failed: "stopped",
+  finished: "", cancelled: "cancelled", rejected: "rejected",
+};
+
+/** The sidebar's badge for a session: "running now" when its run goes on in this window. */
+export function statusBadge(status: string, runningNow: boolean): string {
+  return runningNow ? "running now" : STATUS_WORDS[status] ?? status;
+}
+
+/** The line under a loaded session's title. */
+export function sessionMeta(detail: SessionDetail): string {
+  const supported = detail.claims.filter((c) => c.supported).length;
+  const when = new Date(detail.session.updated_at_ms).toLocaleString();
+  const status = STATUS_WORDS[detail.session.status] || detail.session.status;
+  return detail.reports.length
+    ? `${status === "finished" ? "Finished" : status} ${when} · ${detail.sources.length} sources · ${supported} of ${detail.claims.length} claims supported by their quotes`
+    : `${status || detail.session.status} · ${when}`;
+}
+
+export function runningSince(at: Date): string {
+  return `Running since ${at.toLocaleTimeString()}`;
+}
+
+// TODO(issue 19): `SessionRecord.config` is `JsonValue` in types.ts, so its mode and models are cast here.
+/** The pipeline mode a session's runs use. */
+export function modeOf(detail: SessionDetail): Mode {
+  const config = detail.session.config as { mode?: Mode } | null;
+  return config?.mode === "multi" ? "multi" : "single";
+}
+
+/** The run configuration a session was started with, as far as it is known. */
+export function configOf(detail: SessionDetail | null | undefined): RunConfig | null {
+  return (detail?.session.config as RunConfig | null | undefined) ?? null;
+}
+
+export function estimateText(e: RunEstimate): string {
+  const cost = e.cost_usd === null ? "cost unknown for this model" : e.cost_usd === 0 ? "no cost (local model)" : `about $${e.cost_usd.toFixed(e.cost_usd < 0.1 ? 3 : 2)}`;
+  return `Estimate: about ${e.calls} model calls, ${Math.round(e.tokens / 1000)}k tokens, ${cost}.`;
+}
+
+// TODO(issue 19): the 4000-character limit is the api's (`maxlength` in index.html too).
+export function questionCount(question: string): string {
+  const n = [...question].length;
+  return n > 3500 ? `${n} / 4000 characters` : "";
+}
+
+export function progressText(r: IndexReport): string {
+  const failed = r.failed.length ? `, ${r.failed.length} could not be read` : "";
+  const of = r.total ? ` of ${r.total}` : "";
+  return `${r.scanned}${of} files looked at: ${r.indexed} indexed, ${r.unchanged} unchanged${failed}.`;
+}
+
+// TODO(issue 19): which session statuses can be resumed is the api's rule.
+/** What a session's status says about resuming its last run, or `null` when it has nothing to resume. */
+export function resumeNote(status: string): string | null {
+  if (status === "failed") return "This run stopped on an error. Resume continues from the last saved step.";
+  if (status === "running" || status === "interrupted") return "This run did not finish. Resume continues from the last saved step.";
+  return null;
+}
+
+// TODO(issue 19): `DialogAnswer.kind` is a plain string; its values ("reject_report", "edit_report",
+// "revise_report") are restated here and in answerForm.
+/** The answer typed in the page's own field to `q` (`kind` as the dialog named it), or why there is none. */
+export function answerFromText(q: PendingQuestion["question"], kind: string | null, typed: string): Answer | { error: string } {
+  const text = typed.trim();
+  if (!text) return { error: "Type your answer first." };
+  if (q.type === "clarify") return { type: "clarify", text };
+  if (q.type === "plan_review") {
+    const [qs, ss = ""] = text.split(/^---$/m);
+    const lines = (s: string) => s.split("\n").map((l) => l.trim()).filter(Boolean);
+    const questions = lines(qs);
+    if (!questions.length) return { error: "The plan needs at least one research question." };
+    return { type: "edit_plan", plan: { questions, aspects: q.plan.aspects, searches: lines(ss).length ? lines(ss) : q.plan.searches } };
+  }
+  if (kind === "reject_report") return { type: "reject_report", reason: text };
+  if (kind === "edit_report") return { type: "edit_report", draft: text };
+  return { type: "revise_report", feedback: text };
+}
+
+/** The page's answer field for `q`: its heading, help, label, text to start from and size. */
+export function answerForm(q: PendingQuestion["question"], kind: string) {
+  if (q.type === "clarify") {
+    return { title: "Clarify the question", text: q.question, label: "Or describe what you mean", value: "", rows: 5, options: q.options, editInstead: false };
+  }
+  if (q.type === "plan_review") {
+    return {
+      title: "Edit the plan", text: "One research question per line; then a line with “---”; then one search per line.", label: "Plan",
+      value: `${q.plan.questions.join("\n")}\n---\n${q.plan.searches.join("\n")}`, rows: 5, options: [], editInstead: false,
+    };
+  }
+  if (kind === "edit_report" && q.type === "report_review") {
+    return {
+      title: "Edit the report",
+      text: "Change the text as you like (Markdown; keep the [n] citations). Your edit is checked against the sources like the writer's and shown to you again.",
+      label: "Report text", value: q.draft, rows: 20, options: [], editInstead: false,
+    };
+  }
+  const revise = kind === "revise_report";
+  return {
+    title: revise ? "Request changes" : "Reject the report",
+    text: revise ? "What should the writer change? It revises the report from your feedback." : "Why? The reason is kept with the session.",
+    label: revise ? "Feedback" : "Reason", value: "", rows: 5, options: [],
+    editInstead: revise && q.type === "report_review" && !!q.draft,
+  };
+}

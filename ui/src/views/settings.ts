@@ -1,0 +1,120 @@
+// Settings: models (a GGUF file, a download, a test), search and trust lists, API keys, providers.
+import { html, nothing, render } from "lit-html";
+import { fixWords } from "../api";
+import { formatBytes } from "../download";
+import { inside, setBar, setBusy } from "../dom";
+import { shallow } from "../store";
+import type { Settings } from "../types";
+import type { Ctx } from "./ctx";
+
+// TODO(issue 19): the setting keys, and which lists default to a built-in one, restate the api's `Settings`.
+const SETTING_FIELDS = ["default_model", "fast_model", "ollama_url", "search", "searxng_url", "allowed_hosts", "banned_words", "trusted_domains", "low_trust_domains"] as const satisfies readonly (keyof Settings)[];
+/** Lists whose absence means the built-in one and whose emptiness is a choice ("none"). */
+const DEFAULTED_LISTS: readonly string[] = ["banned_words", "trusted_domains", "low_trust_domains"];
+const OTHER_MODEL = "other";
+
+/** A setting as its field shows it. */
+export function settingText(s: Settings, k: (typeof SETTING_FIELDS)[number]): string {
+  const v = s[k];
+  // An empty list is a choice ("none"); an absent one is the built-in list (the placeholder).
+  return Array.isArray(v) ? (v.length || !DEFAULTED_LISTS.includes(k) ? v.join(", ") : "none") : v ?? "";
+}
+
+const KEY_SOURCE_WORDS = { keychain: "keychain", session: "until you quit", environment: "environment", missing: "" } as const;
+
+export function mountSettings(root: HTMLElement, { store, actions }: Ctx) {
+  const $ = inside(root);
+
+  for (const k of SETTING_FIELDS) {
+    $(`set-${k}`).addEventListener("change", (e) => void actions.saveSetting(k, (e.target as HTMLInputElement).value));
+  }
+  store.watch((s) => s.settings, (s) => {
+    if (s) for (const k of SETTING_FIELDS) $<HTMLInputElement>(`set-${k}`).value = settingText(s, k);
+  });
+  store.watch((s) => s.info, (info) => {
+    if (!info) return;
+    if (!info.keychain.available) $("keys-help").textContent = "No system keychain: keys entered here last until you quit.";
+    $("log-dir").textContent = `Logs: ${info.log_dir} · Database: ${info.db_path} · Version ${info.version}`;
+  });
+
+  // ---------- the default model ----------
+  $("choose-gguf").addEventListener("click", () => void actions.chooseGguf());
+  $("test-model").addEventListener("click", () => void actions.testDefaultModel());
+  store.watch((s) => s.testModel, (t) => {
+    const out = $("test-model-result");
+    out.textContent = t.text;
+    if (t.ok !== null) out.className = `result ${t.ok ? "ok" : "error"}`;
+  });
+
+  // ---------- model download ----------
+  const choice = $<HTMLSelectElement>("model-choice");
+  const describe = () => {
+    const id = choice.value;
+    const m = store.get().models?.find((x) => x.id === id);
+    $("model-url").hidden = id !== OTHER_MODEL;
+    $("model-note").textContent = m ? `${m.note} Licence: ${m.license}.` : "Paste a direct link to a GGUF file, e.g. from a Hugging Face “resolve” URL.";
+  };
+  choice.addEventListener("change", describe);
+  store.watch((s) => s.models, (models) => {
+    if (!models) return;
+    render(html`${models.map((m) => html`<option value=${m.id}>${m.name} — about ${formatBytes(m.approx_bytes)}</option>`)}<option
+      value=${OTHER_MODEL}>Another model (a direct link to a .gguf file)</option>`, choice);
+    describe();
+  });
+  $("download-model").addEventListener("click", () => {
+    const id = choice.value;
+    const url = id === OTHER_MODEL ? $<HTMLInputElement>("model-url").value.trim() : store.get().models?.find((m) => m.id === id)?.url ?? "";
+    void actions.downloadModel(url);
+  });
+  $("cancel-download").addEventListener("click", () => actions.cancelDownload());
+  store.watch((s) => s.download, (d) => {
+    $<HTMLButtonElement>("download-model").disabled = d.busy;
+    $("cancel-download").hidden = !d.busy;
+    $("download-progress").hidden = !d.shownBox;
+    const status = $("download-status");
+    status.textContent = d.status;
+    status.classList.toggle("error", d.error);
+    setBar($("download-bar"), d.percent, d.shown);
+  });
+  store.watch((s) => s.focus, (focus) => {
+    if (focus?.target !== "download") return;
+    $("download-title").scrollIntoView();
+    choice.focus();
+  });
+
+  // ---------- API keys ----------
+  store.watch((s) => s.keys, (keys) => {
+    if (!keys) return;
+    render(keys.map((k) => html`<tr><td>${k.provider}</td><td class="masked">${k.masked ? `${k.masked} (${KEY_SOURCE_WORDS[k.source]})` : "not set"}</td>
+      <td><input type="password" autocomplete="off" placeholder="paste a new key" aria-label=${`New key for ${k.provider}`} /></td>
+      <td><button aria-label=${`Save the key for ${k.provider}`} @click=${(e: MouseEvent) => {
+        const input = (e.currentTarget as HTMLElement).closest("tr")?.querySelector("input");
+        const key = input?.value.trim();
+        if (input && key) void actions.saveKey(k.provider, key, () => (input.value = ""));
+      }}>Save</button><button class="danger" aria-label=${`Delete the key for ${k.provider}`} ?disabled=${k.source !== "keychain" && k.source !== "session"}
+        @click=${() => void actions.deleteKey(k.provider)}>Delete</button></td></tr>`), $("keys-body"));
+  });
+
+  // ---------- providers ----------
+  store.watch((s) => [s.providers, s.providerTests] as const, ([providers, tests]) => {
+    const ul = $("providers");
+    if (!providers) return;
+    if (providers.state !== "ready") {
+      render(html`<li>${providers.state === "checking" ? "Checking…" : providers.message}</li>`, ul);
+      return;
+    }
+    render(providers.list.map((p) => {
+      const test = tests[p.name];
+      return html`<li class=${p.ready ? "ready" : nothing}><span class="name">${p.name} (${p.kind})</span><span
+        class="detail">${p.fix ? `${p.detail}. ${fixWords(p.fix)}` : p.detail}</span><button aria-label=${`Test ${p.name}`} @click=${async (e: MouseEvent) => {
+          const button = e.currentTarget as HTMLButtonElement;
+          setBusy(button, true);
+          try {
+            await actions.testProvider(p);
+          } finally {
+            setBusy(button, false);
+          }
+        }}>Test connection</button><span class="result ${test?.ok == null ? "" : test.ok ? "ok" : "error"}">${test?.text ?? ""}</span></li>`;
+    }), ul);
+ }, shallow);
+}
