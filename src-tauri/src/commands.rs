@@ -222,6 +222,28 @@ pub async fn fork_research(
     state.studio.fork_research(&thread_id, &request).await
 }
 
+/// Runs two configurations on one question side by side and tabulates them, streaming each
+/// side's events to its channel.
+#[tauri::command]
+pub async fn compare_research(
+    state: State<'_, AppState>,
+    request: research_api::CompareRequest,
+    on_event_a: Channel<Event>,
+    on_event_b: Channel<Event>,
+) -> Res<research_api::CompareOutcome> {
+    let a: Arc<dyn research_api::EventSink> = Arc::new(ChannelSink(on_event_a));
+    let b: Arc<dyn research_api::EventSink> = Arc::new(ChannelSink(on_event_b));
+    state
+        .studio
+        .compare(
+            &request,
+            state.keys.as_ref(),
+            [Some(a), Some(b)],
+            CancellationToken::new(),
+        )
+        .await
+}
+
 /// Runs (or resumes, with an answer when it waits) a research thread, streaming its events.
 #[tauri::command]
 pub async fn run_research<R: Runtime>(

@@ -106,6 +106,7 @@ pub fn invoke_handler<R: Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + 
         commands::ask_in_session,
         commands::fork_points,
         commands::fork_research,
+        commands::compare_research,
         commands::run_research,
         commands::cancel_run,
         commands::running,

@@ -598,6 +598,118 @@ max_iterations: number | null,
  */
 search: Array<string> | null, };
 
+export type CompareRequest = { 
+/**
+ * The question both answer.
+ */
+question: string, 
+/**
+ * The two sides.
+ */
+a: CompareSide, 
+/**
+ * The second side.
+ */
+b: CompareSide, };
+
+export type CompareSide = { 
+/**
+ * Its name in the table (`A`, `B`, or the person's).
+ */
+label: string, 
+/**
+ * The run (its question is the comparison's).
+ */
+request: ResearchRequest, };
+
+export type CompareColumn = { 
+/**
+ * Its label.
+ */
+label: string, 
+/**
+ * Its run.
+ */
+thread_id: string, 
+/**
+ * The pipeline it ran.
+ */
+pipeline: string, 
+/**
+ * Whether it finished (none when it failed).
+ */
+status: ResearchStatus | null, 
+/**
+ * Why it failed.
+ */
+error: string | null, 
+/**
+ * Sources read.
+ */
+sources: number, 
+/**
+ * Evidence taken.
+ */
+evidence: number, 
+/**
+ * Research rounds.
+ */
+iterations: number, 
+/**
+ * Coverage of its research questions, 0–1.
+ */
+coverage: number, 
+/**
+ * Cited sentences the audit verified.
+ */
+verified_sentences: number, 
+/**
+ * Cited sentences audited.
+ */
+audited_sentences: number, 
+/**
+ * Supported claims / all claims.
+ */
+confidence: number, 
+/**
+ * Model calls.
+ */
+calls: number, 
+/**
+ * Tokens, prompt and completion.
+ */
+tokens: number, 
+/**
+ * Cost in US dollars (0 for local models).
+ */
+cost_usd: number, 
+/**
+ * Wall time.
+ */
+wall_ms: number, 
+/**
+ * Sources only this side read (URLs).
+ */
+only_here: Array<string>, };
+
+export type CompareOutcome = { 
+/**
+ * The session holding both runs.
+ */
+session_id: string, 
+/**
+ * Whether the sides ran at the same time.
+ */
+concurrent: boolean, 
+/**
+ * The two columns.
+ */
+columns: Array<CompareColumn>, 
+/**
+ * Sources both read (URLs).
+ */
+shared_sources: Array<string>, };
+
 export type ForkedRun = { 
 /**
  * The session (the original's).

@@ -37,6 +37,9 @@ enum Command {
     /// a research round or its draft), with a changed reading or plan, other models, another
     /// pipeline, more depth or rounds, or other providers; nothing before the stage is redone
     Fork(Box<research::ForkArgs>),
+    /// Run two configurations on the same question side by side (e.g. --a pipeline=standard
+    /// --b pipeline=trust) and print what each found and spent, and the sources only one read
+    Compare(Box<research::CompareArgs>),
     /// Continue an unfinished or interrupted thread (answering its question, if it asks one)
     Resume(graph::ResumeArgs),
     /// List, show, rename or delete research sessions
@@ -91,6 +94,7 @@ async fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
         Command::Demo(args) => graph::demo(args).await,
         Command::Run(args) => research::run(*args).await,
         Command::Fork(args) => research::fork(*args).await,
+        Command::Compare(args) => research::compare(*args).await,
         Command::Resume(args) => graph::resume(args).await,
         Command::Sessions(args) => sessions::sessions(args),
         Command::Settings(args) => settings::settings(args),

@@ -12,7 +12,7 @@ use research_pipeline::{sha256_hex, Carried, Evidence, Role, Source};
 use research_store::{ConversationSummary, Sessions, TurnRow};
 use serde::{Deserialize, Serialize};
 
-use super::{SavedRun, MAX_QUESTION_CHARS};
+use super::{checked_question, SavedRun};
 use crate::keys::KeyStore;
 use crate::{ApiError, ErrorCode, Studio, ThreadId};
 
@@ -72,26 +72,6 @@ impl From<TurnRow> for TurnView {
     }
 }
 
-fn checked(question: &str) -> Result<&str, ApiError> {
-    let question = question.trim();
-    if question.is_empty() {
-        return Err(ApiError::new(
-            ErrorCode::InvalidInput,
-            "the question is empty; type what you want to find out",
-        ));
-    }
-    let chars = question.chars().count();
-    if chars > MAX_QUESTION_CHARS {
-        return Err(ApiError::new(
-            ErrorCode::InvalidInput,
-            format!(
-                "the question is {chars} characters long; keep it under {MAX_QUESTION_CHARS} (put long material in a library folder instead)"
-            ),
-        ));
-    }
-    Ok(question)
-}
-
 /// What a session holds for its next turn.
 struct SessionState {
     focus: Vec<String>,
@@ -145,7 +125,7 @@ impl Studio {
         kind: Option<TurnKind>,
         keys_store: &dyn KeyStore,
     ) -> Result<Turn, ApiError> {
-        let question = checked(question)?;
+        let question = checked_question(question)?;
         let sessions = self.sessions()?;
         let state = self.session_state(&sessions, session_id)?;
         let classification = match kind {
@@ -195,7 +175,7 @@ impl Studio {
     /// run that inherits the session's focus and reading and starts from its sources and
     /// evidence. Returns the new run's thread.
     pub fn follow_up(&self, session_id: &str, question: &str) -> Result<ThreadId, ApiError> {
-        let question = checked(question)?;
+        let question = checked_question(question)?;
         let sessions = self.sessions()?;
         let state = self.session_state(&sessions, session_id)?;
         let turn = self.open_turn(

@@ -2,6 +2,7 @@
 //! running and resuming it, and the questions it waits on. The providers a run uses are in
 //! `env`; what a run leaves in its session is in `sessions`.
 
+mod compare;
 mod conversation;
 mod env;
 mod fork;
@@ -16,6 +17,7 @@ pub use research_search::MultiSearch;
 use research_store::{SessionRecord, Sessions, ThreadRecord};
 use serde::{Deserialize, Serialize};
 
+pub use self::compare::{CompareColumn, CompareOutcome, CompareRequest, CompareSide};
 pub use self::conversation::{
     Turn, TurnView, MAX_CARRIED_EVIDENCE, SUMMARY_AFTER_TURNS, VERBATIM_TURNS,
 };
@@ -108,6 +110,27 @@ pub struct ResearchOutcome {
     pub result: RunResult,
 }
 
+/// The question trimmed, or why it cannot be researched: empty, or too long to be a question.
+pub(crate) fn checked_question(question: &str) -> Result<&str, ApiError> {
+    let question = question.trim();
+    if question.is_empty() {
+        return Err(ApiError::new(
+            ErrorCode::InvalidInput,
+            "the question is empty; type what you want to find out",
+        ));
+    }
+    let chars = question.chars().count();
+    if chars > MAX_QUESTION_CHARS {
+        return Err(ApiError::new(
+            ErrorCode::InvalidInput,
+            format!(
+                "the question is {chars} characters long; keep it under {MAX_QUESTION_CHARS} (put long material in a library folder instead)"
+            ),
+        ));
+    }
+    Ok(question)
+}
+
 fn title_of(question: &str) -> String {
     let line = question.lines().next().unwrap_or_default().trim();
     if line.chars().count() <= 80 {
@@ -128,40 +151,8 @@ impl Studio {
         request: &ResearchRequest,
     ) -> Result<(String, ThreadId), ApiError> {
         let request = &self.with_defaults(request.clone())?;
+        self.checked(request)?;
         let question = request.question.trim();
-        if question.is_empty() {
-            return Err(ApiError::new(
-                ErrorCode::InvalidInput,
-                "the question is empty; type what you want to find out",
-            ));
-        }
-        let chars = question.chars().count();
-        if chars > MAX_QUESTION_CHARS {
-            return Err(ApiError::new(
-                ErrorCode::InvalidInput,
-                format!(
-                    "the question is {chars} characters long; keep it under {MAX_QUESTION_CHARS} (put long material in a library folder instead)"
-                ),
-            ));
-        }
-        if request.config.models.model.trim().is_empty() {
-            return Err(ApiError::new(
-                ErrorCode::InvalidInput,
-                "no model is chosen (e.g. ollama:qwen2.5:7b or local:/path/model.gguf)",
-            )
-            .fix(crate::Fix::Model));
-        }
-        for model in request.config.models.models() {
-            model
-                .parse::<research_llm::ModelSpec>()
-                .map_err(|e| ApiError::new(ErrorCode::InvalidInput, e.to_string()))?;
-        }
-        if !(0.0..=1.0).contains(&request.config.min_coverage) {
-            return Err(ApiError::new(
-                ErrorCode::InvalidInput,
-                "the minimum coverage must be between 0 and 1",
-            ));
-        }
         let pipeline = self.pipeline(&request.pipeline)?.info().name;
         let now = self.clock.now_ms();
         let session_id = uuid::Uuid::now_v7().to_string();
@@ -187,6 +178,30 @@ impl Studio {
         let thread_id = self.register_run(&sessions, &pipeline, &saved)?;
         self.first_turn(&sessions, &session_id, &thread_id, question)?;
         Ok((session_id, thread_id))
+    }
+
+    /// Refuses a research request (its settings filled in) that cannot run, with why.
+    pub(crate) fn checked(&self, request: &ResearchRequest) -> Result<(), ApiError> {
+        checked_question(&request.question)?;
+        if request.config.models.model.trim().is_empty() {
+            return Err(ApiError::new(
+                ErrorCode::InvalidInput,
+                "no model is chosen (e.g. ollama:qwen2.5:7b or local:/path/model.gguf)",
+            )
+            .fix(crate::Fix::Model));
+        }
+        for model in request.config.models.models() {
+            model
+                .parse::<research_llm::ModelSpec>()
+                .map_err(|e| ApiError::new(ErrorCode::InvalidInput, e.to_string()))?;
+        }
+        if !(0.0..=1.0).contains(&request.config.min_coverage) {
+            return Err(ApiError::new(
+                ErrorCode::InvalidInput,
+                "the minimum coverage must be between 0 and 1",
+            ));
+        }
+        Ok(())
     }
 
     /// `request` with the user's settings filling what it leaves open: the default and fast

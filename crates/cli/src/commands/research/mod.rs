@@ -1,5 +1,6 @@
 //! `research run`, `research resume` of research threads, and `research eval`.
 
+mod compare;
 mod eval;
 mod fork;
 mod interact;
@@ -18,6 +19,7 @@ use research_api::{
 };
 use research_api::{Decider, TurnKind};
 
+pub use compare::{compare, CompareArgs};
 pub use eval::{eval, EvalArgs};
 pub use fork::{fork, ForkArgs};
 use interact::{answer_from_flags, ask_terminal, how_to_answer};
@@ -304,18 +306,24 @@ pub async fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     }
     // What the flags leave open (models, providers, review points, hosts) the api fills from
     // the settings.
-    let request = ResearchRequest {
-        question,
-        pipeline: args.pipeline.clone().unwrap_or_default(),
-        review: args.review.clone().map(review_points),
-        config: config(&args, args.models.routing_or_default()?),
-        allowed_hosts: args.allow_hosts.clone(),
-        searxng_url: args.searxng_url.clone(),
-    };
+    let request = request_of(&args, question)?;
     let (_session, thread) = studio.start_research(&request)?;
     eprintln!("{thread}");
     let outcome = drive(&studio, &thread, None, &flags).await?;
     finish(&outcome, args.json, args.out.as_ref())
+}
+
+/// The research request the flags describe; what they leave open (models, providers, review
+/// points, hosts) the api fills from the settings.
+fn request_of(args: &RunArgs, question: String) -> Result<ResearchRequest, ApiError> {
+    Ok(ResearchRequest {
+        question,
+        pipeline: args.pipeline.clone().unwrap_or_default(),
+        review: args.review.clone().map(review_points),
+        config: config(args, args.models.routing_or_default()?),
+        allowed_hosts: args.allow_hosts.clone(),
+        searxng_url: args.searxng_url.clone(),
+    })
 }
 
 /// `research resume` of a research thread.
