@@ -37,7 +37,8 @@ pub use models::{
 };
 pub use providers::{providers, ProviderStatus};
 pub use research::{
-    CompareColumn, CompareOutcome, CompareRequest, CompareSide, ForkRequest, ForkedRun,
+    CompareColumn, CompareOutcome, CompareRequest, CompareSide, ForkRequest, LostSupport, Recheck,
+    SourceCheck, SourceState, ForkedRun,
     MultiSearch, PendingQuestion, ResearchOutcome, ResearchRequest, ResearchStatus, SessionDetail,
     Turn, TurnView, CACHE_TTL_MS, MAX_CARRIED_EVIDENCE, MAX_QUESTION_CHARS, SUMMARY_AFTER_TURNS,
     VERBATIM_TURNS,
@@ -73,6 +74,7 @@ pub async fn judge(model: &dyn LlmClient, result: &RunResult) -> Result<Verdicts
 }
 pub use research_pipeline::conversation::{Classification, Decider, TurnKind};
 pub use research_pipeline::fork::ForkPoint;
+pub use research_pipeline::report::date as report_date;
 pub use research_pipeline::{
     eval::{structural_checks, Check, RunResult},
     Answer, Depth, Mode, Plan, Question, ReviewPoints, ReviewTimeout, RunConfig, Structure, Style,

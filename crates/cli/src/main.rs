@@ -40,6 +40,9 @@ enum Command {
     /// Run two configurations on the same question side by side (e.g. --a pipeline=standard
     /// --b pipeline=trust) and print what each found and spent, and the sources only one read
     Compare(Box<research::CompareArgs>),
+    /// Read again every source a session's latest report cites; sentences a changed or vanished
+    /// source no longer supports are marked in a new report version (no model call)
+    Recheck(sessions::RecheckArgs),
     /// Continue an unfinished or interrupted thread (answering its question, if it asks one)
     Resume(graph::ResumeArgs),
     /// List, show, rename or delete research sessions
@@ -95,6 +98,7 @@ async fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
         Command::Run(args) => research::run(*args).await,
         Command::Fork(args) => research::fork(*args).await,
         Command::Compare(args) => research::compare(*args).await,
+        Command::Recheck(args) => sessions::recheck(args).await,
         Command::Resume(args) => graph::resume(args).await,
         Command::Sessions(args) => sessions::sessions(args),
         Command::Settings(args) => settings::settings(args),

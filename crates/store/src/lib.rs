@@ -105,6 +105,7 @@ fn migrations() -> rusqlite_migration::Migrations<'static> {
              UPDATE library_files SET sha256 = '', mtime_ns = -1 WHERE error IS NULL;",
         ),
         M::up(sessions::TURNS_MIGRATION),
+        M::up(sessions::CHECKED_MIGRATION),
     ])
 }
 

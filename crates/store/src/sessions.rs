@@ -31,6 +31,9 @@ pub struct SessionRecord {
     pub created_at_ms: i64,
     /// Last changed, ms since the epoch.
     pub updated_at_ms: i64,
+    /// When its report's sources were last checked again (`research recheck`), if ever.
+    #[serde(default)]
+    pub checked_at_ms: Option<i64>,
 }
 
 /// A turn of a session's conversation.
@@ -174,6 +177,7 @@ impl Sessions {
             status: r.get(4)?,
             created_at_ms: r.get(5)?,
             updated_at_ms: r.get(6)?,
+            checked_at_ms: r.get(7)?,
         })
     }
 
@@ -188,7 +192,7 @@ impl Sessions {
                 .replace('_', "\\_")
         );
         let mut stmt = conn.prepare(
-            "SELECT id, title, question, config, status, created_at_ms, updated_at_ms FROM sessions
+            "SELECT id, title, question, config, status, created_at_ms, updated_at_ms, checked_at_ms FROM sessions
              WHERE title LIKE ?1 ESCAPE '\\' OR question LIKE ?1 ESCAPE '\\'
              ORDER BY updated_at_ms DESC, id DESC",
         )?;
@@ -201,7 +205,7 @@ impl Sessions {
         Ok(self
             .conn()
             .query_row(
-                "SELECT id, title, question, config, status, created_at_ms, updated_at_ms FROM sessions WHERE id = ?1",
+                "SELECT id, title, question, config, status, created_at_ms, updated_at_ms, checked_at_ms FROM sessions WHERE id = ?1",
                 [id],
                 Self::row,
             )
@@ -443,6 +447,15 @@ impl Sessions {
             })
         })?;
         Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Records that the session's report sources were checked again at `at_ms`.
+    pub fn set_checked(&self, session: &str, at_ms: i64) -> Result<(), StoreError> {
+        self.conn().execute(
+            "UPDATE sessions SET checked_at_ms = ?2 WHERE id = ?1",
+            params![session, at_ms],
+        )?;
+        Ok(())
     }
 
     /// Records a turn of a session's conversation.
@@ -742,6 +755,9 @@ ALTER TABLE sessions ADD COLUMN summary TEXT NOT NULL DEFAULT '';
 ALTER TABLE sessions ADD COLUMN summary_turns INTEGER NOT NULL DEFAULT 0;
 ";
 
+/// When a session's report sources were last checked again.
+pub(crate) const CHECKED_MIGRATION: &str = "ALTER TABLE sessions ADD COLUMN checked_at_ms INTEGER;";
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -755,6 +771,7 @@ mod tests {
             status: "running".into(),
             created_at_ms: at,
             updated_at_ms: at,
+            checked_at_ms: None,
         }
     }
 

@@ -102,6 +102,8 @@ struct RoutedFetcher {
     library: Option<Arc<Library>>,
     sessions: Arc<Sessions>,
     clock: Arc<dyn research_graph::Clock>,
+    /// Read every page anew (a recheck), still keeping what was read in the cache.
+    fresh: bool,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -132,7 +134,12 @@ impl Fetcher for RoutedFetcher {
                 })?;
         }
         let now = self.clock.now_ms();
-        if let Ok(Some((meta, text))) = self.sessions.cached_page(url, now, CACHE_TTL_MS) {
+        let cached = if self.fresh {
+            None
+        } else {
+            self.sessions.cached_page(url, now, CACHE_TTL_MS).ok().flatten()
+        };
+        if let Some((meta, text)) = cached {
             if let Ok(meta) = serde_json::from_value::<PageMeta>(meta) {
                 return Ok(Document {
                     url: url.into(),
@@ -282,26 +289,40 @@ impl Studio {
             };
             providers.push((name.clone(), provider));
         }
+        let fetcher = self.fetcher(saved, sessions, library, false)?;
+        Ok(research_pipeline::Env {
+            config: saved.config.clone(),
+            models,
+            search: Arc::new(MultiSearch::new(providers)),
+            fetcher,
+            documents: Arc::new(StoreDocuments {
+                sessions: sessions.clone(),
+                clock: self.clock.clone(),
+            }),
+        })
+    }
+
+    /// How a run of `saved` reads pages and library files: the web through the cache (or
+    /// anew, `fresh`), library files from the disk.
+    pub(super) fn fetcher(
+        &self,
+        saved: &SavedRun,
+        sessions: &Arc<Sessions>,
+        library: Arc<Library>,
+        fresh: bool,
+    ) -> Result<Arc<dyn Fetcher>, ApiError> {
         // Only what the user allowed: a SearXNG instance on this machine does not open the
         // machine's other ports to the pages its results point at.
         let web = research_fetch::HttpFetcher::new(research_fetch::FetchPolicy {
             allowed_hosts: research_fetch::AllowedHosts::new(saved.allowed_hosts.clone()),
             ..Default::default()
         })?;
-        Ok(research_pipeline::Env {
-            config: saved.config.clone(),
-            models,
-            search: Arc::new(MultiSearch::new(providers)),
-            fetcher: Arc::new(RoutedFetcher {
-                web: Arc::new(web),
-                library: Some(library),
-                sessions: sessions.clone(),
-                clock: self.clock.clone(),
-            }),
-            documents: Arc::new(StoreDocuments {
-                sessions: sessions.clone(),
-                clock: self.clock.clone(),
-            }),
-        })
+        Ok(Arc::new(RoutedFetcher {
+            web: Arc::new(web),
+            library: Some(library),
+            sessions: sessions.clone(),
+            clock: self.clock.clone(),
+            fresh,
+        }))
     }
 }

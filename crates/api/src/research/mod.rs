@@ -6,6 +6,7 @@ mod compare;
 mod conversation;
 mod env;
 mod fork;
+mod recheck;
 mod sessions;
 
 use std::sync::Arc;
@@ -23,6 +24,7 @@ pub use self::conversation::{
 };
 use self::env::{storage, AuditSink};
 pub use self::fork::{ForkRequest, ForkedRun};
+pub use self::recheck::{LostSupport, Recheck, SourceCheck, SourceState};
 pub use self::sessions::SessionDetail;
 use crate::keys::KeyStore;
 use crate::{ApiError, CancellationToken, ErrorCode, Studio, ThreadId};
@@ -165,6 +167,7 @@ impl Studio {
             status: "running".into(),
             created_at_ms: now,
             updated_at_ms: now,
+            checked_at_ms: None,
         })?;
         let saved = SavedRun {
             session_id: session_id.clone(),

@@ -54,7 +54,11 @@ pub fn sessions(args: SessionsArgs) -> anyhow::Result<ExitCode> {
                 eprintln!("no sessions yet; start one with: research run \"your question\"");
             } else {
                 for s in list {
-                    println!("{}  {:<11}  {}", s.id, s.status, s.title);
+                    let checked = s
+                        .checked_at_ms
+                        .map(|at| format!("  (sources checked {})", research_api::report_date(at)))
+                        .unwrap_or_default();
+                    println!("{}  {:<11}  {}{checked}", s.id, s.status, s.title);
                 }
             }
         }
@@ -96,6 +100,49 @@ pub fn sessions(args: SessionsArgs) -> anyhow::Result<ExitCode> {
             studio.delete_session(&id)?;
             eprintln!("deleted session {id}");
         }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `research recheck`.
+#[derive(clap::Args)]
+pub struct RecheckArgs {
+    /// The session whose latest report's sources are read again
+    session: String,
+    #[command(flatten)]
+    db: DbArg,
+    /// Print JSON
+    #[arg(long)]
+    json: bool,
+}
+
+/// `research recheck`: reads again every source the session's latest report cites, and records
+/// what changed as a new report version.
+pub async fn recheck(args: RecheckArgs) -> anyhow::Result<ExitCode> {
+    use research_api::SourceState;
+    let studio = args.db.open()?;
+    let found = studio.recheck(&args.session).await?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&found)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    for c in &found.sources {
+        let state = match &c.state {
+            SourceState::Unchanged => "unchanged".to_string(),
+            SourceState::Changed { kept, lost } => {
+                format!("changed: {lost} of {} quotes gone", kept + lost)
+            }
+            SourceState::Gone { why } => format!("gone: {why}"),
+            SourceState::Unchecked { why } => format!("not read now: {why}"),
+        };
+        println!("[{}] {state}  {}", c.source_id, c.url);
+    }
+    for lost in &found.lost {
+        println!("⚠ {} — {}", lost.sentence, lost.why);
+    }
+    match found.version {
+        Some(v) => eprintln!("recorded as report version {v} with what changed"),
+        None => eprintln!("nothing changed; every cited source says what it said"),
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -85,7 +85,8 @@ fn best_evidence<'a>(
         })
 }
 
-pub(crate) fn without_markers(sentence: &str) -> String {
+/// The sentence without its citation markers (`[1]`, `[2][3]`).
+pub fn without_markers(sentence: &str) -> String {
     let mut out = String::new();
     let mut depth = 0;
     for c in sentence.chars() {
