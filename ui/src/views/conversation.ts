@@ -27,7 +27,7 @@ export function mountConversation(root: HTMLElement, { store, actions }: Ctx) {
     const c = e.classification;
     if (!c) return nothing;
     const why = whyWords(c);
-    return html`<span class="chip ${c.kind.replace(/_/g, "-")}" tabindex="0" role="note" aria-label=${why} data-why=${why} title=${why}>${kindWords(c.kind)}</span>`;
+    return html`<span class="chip kind-${c.kind.replace(/_/g, "-")}" tabindex="0" role="note" aria-label=${why} data-why=${why} title=${why}>${kindWords(c.kind)}</span>`;
   };
 
   const change = (e: Entry, busy: boolean) => {
