@@ -438,3 +438,156 @@ async fn library_follow_up_rename_and_delete() {
         .await;
     app.quit().await;
 }
+
+/// Waits until the session's conversation has `n` entries and entry `n` (1-based) satisfies `ok`.
+async fn wait_entry(app: &App, n: usize, secs: u64, ok: impl Fn(&str) -> bool) -> String {
+    let css = format!("#conversation li.turn:nth-child({n})");
+    let text = app.wait_text(&css, secs, ok).await;
+    app.js(&format!(
+        "document.querySelector('{css}').scrollIntoView({{block: 'center'}})"
+    ))
+    .await;
+    text
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn conversation_follow_up_topic_change_cancel_and_fork() {
+    let dir = tempfile::tempdir().unwrap();
+    let shots = artifacts("conversation_follow_up_topic_change_cancel_and_fork");
+    let model = script(dir.path(), "script.json", |_| {});
+    let profile = Profile::with_library(&dir.path().join("profile"), &model);
+    let display = Display::start();
+    let app = App::start(&display, &profile, &shots).await;
+    let report_below = |t: &str| t.contains("Its report is below");
+
+    // A research.
+    app.fill("#question", QUESTION).await;
+    set_review(&app, false, false).await;
+    app.click("#start").await;
+    app.wait("#report a.cite", 90).await;
+    app.wait_text("#session-meta", 60, |t| t.starts_with("Finished"))
+        .await;
+    app.shot("01-research").await;
+
+    // A follow-up, taken as one by its words: the chip says so, its why on focus.
+    app.fill("#follow-up", "What about their waggle dance?")
+        .await;
+    app.click("#follow-up-submit").await;
+    let entry = wait_entry(&app, 2, 120, report_below).await;
+    assert!(entry.contains("What about their waggle dance?"), "{entry}");
+    let chip = app
+        .js("const c = document.querySelector('#conversation li.turn:nth-child(2) .chip'); c.focus(); return [c.textContent, c.dataset.why]")
+        .await;
+    assert_eq!(chip[0], json!("follow-up"), "{chip}");
+    assert!(
+        chip[1].as_str().unwrap().starts_with("follow-up · by its words"),
+        "{chip}"
+    );
+    app.wait_text("#session-meta", 60, |t| t.starts_with("Finished"))
+        .await;
+    app.shot("02-follow-up").await;
+
+    // A topic change, in the same session.
+    app.fill("#follow-up", "Now tell me about crop pollination")
+        .await;
+    app.click("#follow-up-submit").await;
+    wait_entry(&app, 3, 120, report_below).await;
+    assert_eq!(
+        app.js("return document.querySelector('#conversation li.turn:nth-child(3) .chip').textContent")
+            .await,
+        json!("topic change")
+    );
+    // It can be asked again as a follow-up (a new turn), as the control says.
+    let change = app
+        .js("return document.querySelector('#conversation li.turn:nth-child(3) .change-kind').textContent")
+        .await;
+    assert!(
+        change.as_str().unwrap().contains("follow-up (a new turn)"),
+        "{change}"
+    );
+    app.wait_text("#session-meta", 60, |t| t.starts_with("Finished"))
+        .await;
+    app.js("document.querySelector('#conversation li.turn:nth-child(3) .chip').focus()")
+        .await;
+    app.shot("03-topic-change").await;
+
+    // A cancel: a polite reply and no run.
+    let runs_before = app
+        .js("return document.querySelectorAll('#conversation li.turn[data-thread]').length")
+        .await;
+    app.fill("#follow-up", "nevermind").await;
+    app.click("#follow-up-submit").await;
+    let reply = wait_entry(&app, 4, 60, |t| t.contains("nevermind")).await;
+    assert_eq!(
+        app.js("return document.querySelector('#conversation li.turn:nth-child(4)').dataset.kind")
+            .await,
+        json!("cancel"),
+        "{reply}"
+    );
+    let reply = app.text("#conversation li.turn:nth-child(4) .turn-reply").await;
+    assert!(!reply.is_empty());
+    assert_eq!(
+        app.js("return document.querySelectorAll('#conversation li.turn[data-thread]').length")
+            .await,
+        runs_before,
+        "a cancel starts no run"
+    );
+    assert_eq!(
+        app.js("return document.getElementById('live').hidden").await,
+        json!(true)
+    );
+    app.shot("04-cancel").await;
+
+    // A fork of the first run from its plan, with an edited plan: a new run with its own report.
+    app.click("#tab-method").await;
+    app.wait("#timeline-run", 30).await;
+    app.js("const s = document.getElementById('timeline-run'); s.value = s.options[0].value; s.dispatchEvent(new Event('change'))")
+        .await;
+    app.wait("#timeline li[data-stage='plan'] button.rerun", 30)
+        .await;
+    let holds = app.text("#timeline li[data-stage='plan'] .holds").await;
+    assert!(holds.contains("plan"), "{holds}");
+    app.js("document.querySelector('#timeline').scrollIntoView({block: 'start'})")
+        .await;
+    app.shot("05-timeline").await;
+    app.click("#timeline li[data-stage='plan'] button.rerun")
+        .await;
+    app.fill(
+        "#fork-questions",
+        "How do honeybees use the waggle dance to share food sources?",
+    )
+    .await;
+    app.fill("#fork-searches", "honeybee waggle dance").await;
+    app.js("document.querySelector('#fork-form').scrollIntoView({block: 'center'})")
+        .await;
+    app.shot("06-fork-form").await;
+    app.click("#fork-submit").await;
+    let fork = wait_entry(&app, 5, 120, report_below).await;
+    assert!(fork.contains("forked from the plan of run 1"), "{fork}");
+    app.wait_text("#session-meta", 60, |t| t.starts_with("Finished"))
+        .await;
+    app.wait("#report a.cite", 60).await;
+    // The original and its report stay.
+    let first = app.text("#conversation li.turn:nth-child(1)").await;
+    assert!(first.contains("Its report"), "{first}");
+    wait_entry(&app, 5, 10, |_| true).await;
+    app.shot("07-fork-finished").await;
+    // An earlier turn's report opens in place.
+    app.click("#conversation li.turn:nth-child(1) summary").await;
+    let earlier = app
+        .wait_text("#conversation li.turn:nth-child(1) .report-text", 10, |t| {
+            !t.is_empty()
+        })
+        .await;
+    assert!(earlier.contains("waggle"), "{earlier}");
+    app.js("document.querySelector('#conversation li.turn:nth-child(1)').scrollIntoView({block: 'start'})")
+        .await;
+    app.shot("07b-earlier-report").await;
+    app.click("#tab-method").await;
+    let method = app
+        .wait_text("#method", 30, |t| t.contains("waggle dance to share"))
+        .await;
+    assert!(method.contains("honeybee waggle dance"), "{method}");
+    app.shot("08-fork-method").await;
+    app.quit().await;
+}

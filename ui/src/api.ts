@@ -2,8 +2,8 @@
 import { Channel, invoke } from "@tauri-apps/api/core";
 import type {
   Answer, ApiError, AppInfo, Fix, CheckpointInfo, ConnectionTest, DialogAnswer, DownloadedModel, DownloadProgress, ErrorCode, Event, GraphOutline, IndexReport,
-  KeyStatus, LibraryFolder, Mode, PendingQuestion, PipelineInfo, Preferences, ProviderStatus, ResearchOutcome, ResearchRequest,
-  RecommendedModel, RoleInfo, RunConfig, RunEstimate, SessionDetail, SessionRecord, Settings, StartedRun, UsageTotals,
+  ForkedRun, ForkPoint, ForkRequest, KeyStatus, LibraryFolder, Mode, PendingQuestion, PipelineInfo, Preferences, ProviderStatus, ResearchOutcome, ResearchRequest,
+  RecommendedModel, RoleInfo, RunConfig, RunEstimate, SessionDetail, SessionRecord, Settings, StartedRun, Turn, TurnKind, UsageTotals,
 } from "./types";
 
 export function isApiError(e: unknown): e is ApiError {
@@ -54,6 +54,10 @@ export const api = {
   pipelines: () => invoke<PipelineInfo[]>("pipelines"),
   createResearch: (request: ResearchRequest) => invoke<StartedRun>("create_research", { request }),
   followUp: (sessionId: string, question: string) => invoke<StartedRun>("follow_up", { sessionId, question }),
+  askInSession: (sessionId: string, question: string, kind: TurnKind | null) =>
+    invoke<Turn>("ask_in_session", { sessionId, question, kind }),
+  forkPoints: (threadId: string) => invoke<ForkPoint[]>("fork_points", { threadId }),
+  forkResearch: (threadId: string, request: ForkRequest) => invoke<ForkedRun>("fork_research", { threadId, request }),
   runResearch: (threadId: string, answer: Answer | null, onEvent: Channel<Event>) =>
     invoke<ResearchOutcome>("run_research", { threadId, answer, onEvent }),
   cancelRun: (threadId: string) => invoke<boolean>("cancel_run", { threadId }),

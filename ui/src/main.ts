@@ -5,6 +5,7 @@ import { $, createToaster } from "./dom";
 import { Popover } from "./popover";
 import { createStore, initialState } from "./store";
 import { mountAnswer } from "./views/answer";
+import { mountConversation } from "./views/conversation";
 import { mountFrame } from "./views/frame";
 import { mountLibrary } from "./views/library";
 import { mountNewResearch } from "./views/newResearch";
@@ -12,6 +13,7 @@ import { mountOnboarding } from "./views/onboarding";
 import { mountReport } from "./views/report";
 import { mountSession } from "./views/session";
 import { mountSettings } from "./views/settings";
+import { mountTimeline } from "./views/timeline";
 import { mountSidebar } from "./views/sidebar";
 
 const store = createStore(initialState());
@@ -27,6 +29,8 @@ mountNewResearch($("view-new"), ctx);
 mountSession($("view-session"), ctx);
 mountAnswer($("answer-panel"), ctx);
 mountReport($("view-session"), ctx);
+mountConversation($("conversation"), ctx);
+mountTimeline($("timeline"), ctx);
 mountLibrary($("view-library"), ctx);
 mountSettings($("view-settings"), ctx);
 

@@ -1,7 +1,8 @@
 // The app's one state object: every view renders from it, every action writes to it.
+import type { ForkOrigin } from "./conversation";
 import type { LiveState } from "./live";
 import type {
-  AppInfo, KeyStatus, LibraryFolder, OutlineStep, PendingQuestion, PipelineInfo, Preferences, ProviderStatus,
+  AppInfo, ForkPoint, KeyStatus, LibraryFolder, OutlineStep, PendingQuestion, PipelineInfo, Preferences, ProviderStatus,
   RecommendedModel, RoleInfo, RunConfig, SessionDetail, SessionRecord, Settings,
 } from "./types";
 
@@ -108,7 +109,23 @@ export interface SessionScreen {
   renaming: boolean;
   /** The live view (graph, status, workers) is shown. */
   live: boolean;
+  /** The Method tab's timeline: the run chosen, its fork points and the open fork form. */
+  timeline: Timeline;
+  /** A question is being asked in the session (the composer waits). */
+  asking: boolean;
 }
+
+export interface Timeline {
+  /** The run whose fork points are listed (`null`: the session's last run). */
+  threadId: string | null;
+  points: ForkPoint[] | null;
+  error: string;
+  /** The stage whose *Re-run from here* form is open. */
+  form: string | null;
+  busy: boolean;
+}
+
+export const noTimeline: Timeline = { threadId: null, points: null, error: "", form: null, busy: false };
 
 export type Providers = { state: "checking" } | { state: "ready"; list: ProviderStatus[] } | { state: "error"; message: string };
 
@@ -143,6 +160,8 @@ export interface AppState {
   session: SessionScreen | null;
   tab: Tab;
   runs: Readonly<Record<string, RunView>>;
+  /** Forks made in this window: fork thread → where it came from. */
+  forks: Readonly<Record<string, ForkOrigin>>;
   exporting: "md" | "pdf" | null;
   library: { folders: LibraryFolder[] | null; progress: Progress; busy: "add" | "reindex" | null };
   keys: KeyStatus[] | null;
@@ -175,6 +194,7 @@ export function initialState(): AppState {
     session: null,
     tab: "report",
     runs: {},
+    forks: {},
     exporting: null,
     library: { folders: null, progress: { status: "", error: false, percent: null, shown: 0, busy: false }, busy: null },
     keys: null,

@@ -131,4 +131,69 @@ describe("actions", () => {
     await flush();
     expect(store.get().runs.t1.phase).toBe("paused");
   });
+
+  it("a question in a session: a cancel is answered without a run, a follow-up starts one", async () => {
+    const { store, actions } = setup();
+    let turns: unknown[] = [];
+    const asked: unknown[] = [];
+    const run = later<unknown>();
+    handlers.set("session", () => ({ ...detail("s1", "finished", "t1", "<p>R</p>"), turns }));
+    handlers.set("run_research", () => run.promise);
+    handlers.set("ask_in_session", (args) => {
+      asked.push(args);
+      const cancel = args.question === "nevermind";
+      turns = [...turns, { question: args.question, classification: null, thread_id: cancel ? null : "t2", reply: cancel ? "All right." : "", focus: [], created_at_ms: 0 }];
+      return { session_id: "s1", thread_id: cancel ? null : "t2", reply: cancel ? "All right." : null, classification: { kind: cancel ? "cancel" : "follow_up", by: "rules", why: "" }, focus: [], carried_sources: 0, dropped_sources: [] };
+    });
+    await actions.openSession("s1");
+    expect(await actions.askFollowUp("nevermind")).toBe(true);
+    await flush();
+    expect(store.get().session).toMatchObject({ threadId: "t1", asking: false });
+    expect(store.get().session?.detail?.turns).toHaveLength(1);
+    expect(store.get().runs.t2).toBeUndefined();
+    expect(await actions.askFollowUp("What about water?", "topic_change")).toBe(true);
+    await flush();
+    expect(asked.at(-1)).toEqual({ sessionId: "s1", question: "What about water?", kind: "topic_change" });
+    expect(store.get().session).toMatchObject({ threadId: "t2", live: true });
+    expect(store.get().session?.detail?.turns).toHaveLength(2);
+    expect(store.get().runs.t2.phase).toBe("running");
+    run.resolve(outcome("s1", "t2", "finished"));
+    await flush();
+  });
+
+  it("forks a run from a stage: its points load, the fork runs and is remembered as a branch", async () => {
+    const { store, actions } = setup();
+    const run = later<unknown>();
+    const requests: unknown[] = [];
+    handlers.set("session", () => ({ ...detail("s1", "finished", "t1", "<p>R</p>"), turns: [] }));
+    handlers.set("fork_points", ({ threadId }) => [{ stage: "plan", checkpoint: 3, holds: `a plan of ${String(threadId)}` }]);
+    handlers.set("fork_research", (args) => {
+      requests.push(args);
+      return { session_id: "s1", thread_id: "t9", from: "t1", point: { stage: "plan", checkpoint: 3, holds: "" } };
+    });
+    handlers.set("run_research", () => run.promise);
+    await actions.openSession("s1");
+    await actions.loadForkPoints("t1");
+    expect(store.get().session?.timeline).toMatchObject({ threadId: "t1", points: [{ stage: "plan" }], error: "" });
+    actions.openForkForm("plan");
+    expect(store.get().session?.timeline.form).toBe("plan");
+    const request = { at: "plan", reading: null, plan: { questions: ["Q"], aspects: [], searches: ["s"] }, models: null, pipeline: null, depth: null, max_iterations: null, search: null };
+    expect(await actions.forkRun("t1", request)).toBe(true);
+    await flush();
+    expect(requests).toEqual([{ threadId: "t1", request }]);
+    expect(store.get().forks).toEqual({ t9: { from: "t1", stage: "plan" } });
+    expect(store.get().session).toMatchObject({ threadId: "t9", live: true, timeline: { form: null, busy: false } });
+    expect(store.get().runs.t9.phase).toBe("running");
+    run.resolve(outcome("s1", "t9", "finished"));
+    await flush();
+  });
+
+  it("a fork the api refuses says why in the timeline", async () => {
+    const { store, actions } = setup();
+    handlers.set("session", () => ({ ...detail("s1", "finished", "t1", "<p>R</p>"), turns: [] }));
+    handlers.set("fork_research", () => Promise.reject({ code: "invalid_input", message: "the edited plan has no searches; give at least one" }));
+    await actions.openSession("s1");
+    expect(await actions.forkRun("t1", { at: "plan" } as never)).toBe(false);
+    expect(store.get().session?.timeline).toMatchObject({ busy: false, error: "The edited plan has no searches; give at least one." });
+  });
 });

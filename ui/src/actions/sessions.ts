@@ -3,12 +3,12 @@ import { Channel } from "@tauri-apps/api/core";
 import { api, humanError } from "../api";
 import { configOf, estimateText, modeOf, resumeNote, runningSince, sessionMeta } from "../format";
 import { Runs, type RunController } from "../run";
-import { updateSession, type SessionScreen, type Tab } from "../store";
-import type { Answer, Event, Mode, Preferences, ResearchOutcome, ResearchRequest, RunConfig } from "../types";
+import { noTimeline, updateSession, type SessionScreen, type Tab, type Timeline } from "../store";
+import type { Answer, Event, ForkPoint, ForkRequest, Mode, ModelRouting, Preferences, ResearchOutcome, ResearchRequest, RunConfig, TurnKind } from "../types";
 import type { Base } from "./base";
 
 function screen(sessionId: string, threadId: string | null, title = ""): SessionScreen {
-  return { sessionId, threadId, detail: null, panels: null, title, meta: "", steps: [], stream: null, draft: false, renaming: false, live: false };
+  return { sessionId, threadId, detail: null, panels: null, title, meta: "", steps: [], stream: null, draft: false, renaming: false, live: false, timeline: noTimeline, asking: false };
 }
 
 export function sessionActions({ store, toast, fail, show }: Base, savePreferences: (change: Partial<Preferences>) => Promise<void>) {
@@ -49,6 +49,7 @@ export function sessionActions({ store, toast, fail, show }: Base, savePreferenc
     const withDraft = !detail.report_html && !!draft;
     updateSession(store, {
       detail, panels: detail, title: detail.session.title, meta: sessionMeta(detail), renaming: false,
+      timeline: s.timeline.form ? s.timeline : noTimeline,
       stream: detail.report_html ? null : withDraft ? draft ?? null : s.stream, draft: withDraft,
     }, id);
   }
@@ -172,28 +173,93 @@ export function sessionActions({ store, toast, fail, show }: Base, savePreferenc
     await run.drive(null);
   }
 
-  async function askFollowUp(question: string): Promise<boolean> {
+  /** Whether a run of the session on screen is going (said in a toast when it is). */
+  function sessionBusy(what: string): boolean {
     const s = store.get().session;
-    if (!s || !question) return false;
-    const threads = (s.detail?.runs ?? []).map(([thread]) => thread);
-    if (threads.some((t) => runs.isRunning(t)) || runs.isRunning(s.threadId)) {
-      toast("This session's research is still running: wait for it or cancel it, then ask your follow-up.", "info");
-      return false;
+    const threads = (s?.detail?.runs ?? []).map(([thread]) => thread);
+    if (threads.some((t) => runs.isRunning(t)) || runs.isRunning(s?.threadId)) {
+      toast(`This session's research is still running: wait for it or cancel it, then ${what}.`, "info");
+      return true;
     }
-    let started;
+    return false;
+  }
+
+  /** The session as the api has it now, for its conversation: the panels stay as they are. */
+  async function refreshDetail(id: string) {
+    const detail = await api.session(id).catch(() => null);
+    if (detail) updateSession(store, { detail }, id);
+  }
+
+  /** Shows a new run of the session on screen and drives it. */
+  async function startInSession(sessionId: string, threadId: string, question: string, routing: ModelRouting | null) {
+    const s = store.get().session;
+    const run = runs.of(threadId);
+    const config = configOf(s?.detail);
+    run.routing = routing ?? config?.models ?? null;
+    await showSessionShell(sessionId, threadId, question, s?.detail ? modeOf(s.detail) : "single");
+    await refreshDetail(sessionId);
+    await run.drive(null);
+  }
+
+  /**
+   * Asks `question` in the session on screen: the api takes it as a follow-up, a topic change
+   * or a cancel (or as `kind` when the person chose); a cancel is answered at once, else its run starts.
+   */
+  async function askFollowUp(question: string, kind: TurnKind | null = null): Promise<boolean> {
+    const s = store.get().session;
+    if (!s || !question || s.asking) return false;
+    if (sessionBusy("ask your question")) return false;
+    updateSession(store, { asking: true }, s.sessionId);
+    let turn;
     try {
-      started = await api.followUp(s.sessionId, question);
+      turn = await api.askInSession(s.sessionId, question, kind);
     } catch (e) {
       fail(e);
       return false;
+    } finally {
+      updateSession(store, { asking: false }, s.sessionId);
     }
-    const run = runs.of(started.thread_id);
-    const config = configOf(s.detail);
-    if (config?.models) run.routing = config.models;
-    void (async () => {
-      await showSessionShell(started.session_id, started.thread_id, question, s.detail ? modeOf(s.detail) : "single");
-      await run.drive(null);
-    })();
+    const thread = turn.thread_id;
+    if (!thread) {
+      await refreshDetail(turn.session_id);
+      return true;
+    }
+    void startInSession(turn.session_id, thread, question, null);
+    return true;
+  }
+
+  // ---------- forks (the Method tab's timeline) ----------
+  const setTimeline = (change: Partial<Timeline>, sessionId: string) =>
+    store.update((s) => (s.session?.sessionId === sessionId ? { session: { ...s.session, timeline: { ...s.session.timeline, ...change } } } : {}));
+
+  async function loadForkPoints(threadId: string) {
+    const s = store.get().session;
+    if (!s) return;
+    setTimeline({ threadId, points: null, error: "", form: null, busy: false }, s.sessionId);
+    let points: ForkPoint[] = [];
+    let error = "";
+    try {
+      points = await api.forkPoints(threadId);
+    } catch (e) {
+      error = humanError(e);
+    }
+    if (store.get().session?.timeline.threadId === threadId) setTimeline({ points, error }, s.sessionId);
+  }
+
+  async function forkRun(threadId: string, request: ForkRequest): Promise<boolean> {
+    const s = store.get().session;
+    if (!s || s.timeline.busy || sessionBusy("re-run from a stage")) return false;
+    setTimeline({ busy: true, error: "" }, s.sessionId);
+    let forked;
+    try {
+      forked = await api.forkResearch(threadId, request);
+    } catch (e) {
+      setTimeline({ busy: false, error: humanError(e) }, s.sessionId);
+      return false;
+    }
+    store.update((st) => ({ forks: { ...st.forks, [forked.thread_id]: { from: forked.from, stage: forked.point.stage } } }));
+    const question = s.detail?.runs.find(([t]) => t === threadId)?.[1] ?? s.title;
+    void startInSession(forked.session_id, forked.thread_id, question, request.models);
     return true;
   }
 
@@ -255,6 +321,12 @@ export function sessionActions({ store, toast, fail, show }: Base, savePreferenc
     selectTab: (tab: Tab) => store.set({ tab }),
     startResearch,
     askFollowUp,
+    loadForkPoints,
+    forkRun,
+    openForkForm: (stage: string | null) => {
+      const s = store.get().session;
+      if (s) setTimeline({ form: stage, error: "" }, s.sessionId);
+    },
     exportReport,
     startRename: () => {
       if (store.get().session) updateSession(store, { renaming: true });
