@@ -244,6 +244,15 @@ pub async fn compare_research(
         .await
 }
 
+/// Reads again every source a session's latest report cites and records what changed.
+#[tauri::command]
+pub async fn recheck_sources(
+    state: State<'_, AppState>,
+    session_id: String,
+) -> Res<research_api::Recheck> {
+    state.studio.recheck(&session_id).await
+}
+
 /// Runs (or resumes, with an answer when it waits) a research thread, streaming its events.
 #[tauri::command]
 pub async fn run_research<R: Runtime>(

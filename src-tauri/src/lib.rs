@@ -107,6 +107,7 @@ pub fn invoke_handler<R: Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + 
         commands::fork_points,
         commands::fork_research,
         commands::compare_research,
+        commands::recheck_sources,
         commands::run_research,
         commands::cancel_run,
         commands::running,

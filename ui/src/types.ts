@@ -612,6 +612,78 @@ a: CompareSide,
  */
 b: CompareSide, };
 
+export type Recheck = { 
+/**
+ * The session.
+ */
+session_id: string, 
+/**
+ * The run whose report was checked.
+ */
+thread_id: string, 
+/**
+ * When.
+ */
+checked_at_ms: number, 
+/**
+ * Every cited source.
+ */
+sources: Array<SourceCheck>, 
+/**
+ * Sentences that lost their support.
+ */
+lost: Array<LostSupport>, 
+/**
+ * The report version recorded with the findings (none when nothing changed).
+ */
+version: number | null, };
+
+export type SourceCheck = { 
+/**
+ * Its citation number in the report.
+ */
+source_id: number, 
+/**
+ * Where it is.
+ */
+url: string, 
+/**
+ * What was found.
+ */
+state: SourceState, };
+
+export type SourceState = { "state": "unchanged" } | { "state": "changed", 
+/**
+ * Quotes still there.
+ */
+kept: number, 
+/**
+ * Quotes no longer there.
+ */
+lost: number, } | { "state": "gone", 
+/**
+ * How it was found gone.
+ */
+why: string, } | { "state": "unchecked", 
+/**
+ * Why.
+ */
+why: string, };
+
+export type LostSupport = { 
+/**
+ * The sentence.
+ */
+sentence: string, 
+/**
+ * Its citations.
+ */
+sources: Array<number>, 
+/**
+ * What the audit says of it now, in words.
+ */
+why: string, };
+
 export type CompareSide = { 
 /**
  * Its name in the table (`A`, `B`, or the person's).
@@ -935,7 +1007,11 @@ created_at_ms: number,
 /**
  * Last changed, ms since the epoch.
  */
-updated_at_ms: number, };
+updated_at_ms: number, 
+/**
+ * When its report's sources were last checked again (`research recheck`), if ever.
+ */
+checked_at_ms: number | null, };
 
 export type SourceRow = { 
 /**

@@ -37,11 +37,10 @@ pub use models::{
 };
 pub use providers::{providers, ProviderStatus};
 pub use research::{
-    CompareColumn, CompareOutcome, CompareRequest, CompareSide, ForkRequest, LostSupport, Recheck,
-    SourceCheck, SourceState, ForkedRun,
-    MultiSearch, PendingQuestion, ResearchOutcome, ResearchRequest, ResearchStatus, SessionDetail,
-    Turn, TurnView, CACHE_TTL_MS, MAX_CARRIED_EVIDENCE, MAX_QUESTION_CHARS, SUMMARY_AFTER_TURNS,
-    VERBATIM_TURNS,
+    CompareColumn, CompareOutcome, CompareRequest, CompareSide, ForkRequest, ForkedRun,
+    LostSupport, MultiSearch, PendingQuestion, Recheck, ResearchOutcome, ResearchRequest,
+    ResearchStatus, SessionDetail, SourceCheck, SourceState, Turn, TurnView, CACHE_TTL_MS,
+    MAX_CARRIED_EVIDENCE, MAX_QUESTION_CHARS, SUMMARY_AFTER_TURNS, VERBATIM_TURNS,
 };
 pub use research_export::Paper;
 pub use research_fetch::{Document, DocumentKind};

@@ -137,7 +137,10 @@ impl Fetcher for RoutedFetcher {
         let cached = if self.fresh {
             None
         } else {
-            self.sessions.cached_page(url, now, CACHE_TTL_MS).ok().flatten()
+            self.sessions
+                .cached_page(url, now, CACHE_TTL_MS)
+                .ok()
+                .flatten()
         };
         if let Some((meta, text)) = cached {
             if let Ok(meta) = serde_json::from_value::<PageMeta>(meta) {

@@ -9,8 +9,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use research_fetch::FetchError;
-use research_pipeline::report::{cited_ids, date};
 use research_pipeline::guard::no_claim;
+use research_pipeline::report::{cited_ids, date};
 use research_pipeline::steps::audit::{audit, without_markers, AuditEntry, AuditStatus};
 use research_pipeline::text::{normalize, quote_in};
 use research_pipeline::{sha256_hex, Evidence};
@@ -192,10 +192,12 @@ impl Studio {
             lost: Vec::new(),
             version: None,
         };
-        let changed = outcome
-            .sources
-            .iter()
-            .any(|c| matches!(c.state, SourceState::Changed { .. } | SourceState::Gone { .. }));
+        let changed = outcome.sources.iter().any(|c| {
+            matches!(
+                c.state,
+                SourceState::Changed { .. } | SourceState::Gone { .. }
+            )
+        });
         if !changed {
             return Ok(outcome);
         }
@@ -210,7 +212,12 @@ impl Studio {
         let touched: BTreeSet<u32> = outcome
             .sources
             .iter()
-            .filter(|c| matches!(c.state, SourceState::Changed { .. } | SourceState::Gone { .. }))
+            .filter(|c| {
+                matches!(
+                    c.state,
+                    SourceState::Changed { .. } | SourceState::Gone { .. }
+                )
+            })
             .map(|c| c.source_id)
             .collect();
         let alone = |sentence: &str, evidence: &[Evidence]| {
@@ -280,20 +287,29 @@ fn marked(markdown: &str, recheck: &Recheck, provenance: &serde_json::Value) -> 
         // no longer has verbatim is listed below only.
         if let Some(at) = out.find(&lost.sentence) {
             let mut end = at + lost.sentence.len();
-            while let Some(c) = out[end..].chars().next().filter(|c| ".!?。！？\"”)*".contains(*c)) {
+            while let Some(c) = out[end..]
+                .chars()
+                .next()
+                .filter(|c| ".!?。！？\"”)*".contains(*c))
+            {
                 end += c.len_utf8();
             }
             out.insert_str(end, &format!(" ⚠ *({}, {day})*", lost.why));
         }
     }
-    let count = |f: fn(&SourceState) -> bool| recheck.sources.iter().filter(|c| f(&c.state)).count();
+    let count =
+        |f: fn(&SourceState) -> bool| recheck.sources.iter().filter(|c| f(&c.state)).count();
     let unchanged = count(|s| matches!(s, SourceState::Unchanged));
     let changed = count(|s| matches!(s, SourceState::Changed { .. }));
     let gone = count(|s| matches!(s, SourceState::Gone { .. }));
     let unchecked = count(|s| matches!(s, SourceState::Unchecked { .. }));
     out.push_str(&format!(
         "\n\n## {} ({day})\n\n",
-        if ja { "出典の再確認" } else { "Sources checked again" }
+        if ja {
+            "出典の再確認"
+        } else {
+            "Sources checked again"
+        }
     ));
     out.push_str(&format!(
         "{} cited sources read again: {unchanged} unchanged, {changed} changed, {gone} gone, {unchecked} could not be read.\n\n",
@@ -309,7 +325,10 @@ fn marked(markdown: &str, recheck: &Recheck, provenance: &serde_json::Value) -> 
             ),
             SourceState::Gone { why } => format!("- [{}] is gone: {why}", c.source_id),
             SourceState::Unchecked { why } => {
-                format!("- [{}] could not be read now ({why}); taken as unchanged", c.source_id)
+                format!(
+                    "- [{}] could not be read now ({why}); taken as unchanged",
+                    c.source_id
+                )
             }
         };
         out.push_str(&line);
