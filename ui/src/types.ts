@@ -532,7 +532,21 @@ turns: Array<TurnView>,
 /**
  * The kept summary of a long conversation's earlier turns.
  */
-summary: ConversationSummary, };
+summary: ConversationSummary, 
+/**
+ * Each report version as safe HTML, in the order of `reports` (its citations linked to
+ * its own run's sources).
+ */
+reports_html: Array<string>, 
+/**
+ * Where each forked run started, by thread id.
+ */
+forks: { [key in string]: RunOrigin }, 
+/**
+ * The trust pipeline's record of the latest report (credibility, cross-validated claims,
+ * hallucination score); none for other pipelines.
+ */
+trust: TrustRecord | null, };
 
 export type Turn = { 
 /**
@@ -563,6 +577,16 @@ carried_sources: number,
  * Earlier sources left behind because their stored text no longer matches its hash.
  */
 dropped_sources: Array<string>, };
+
+export type RunOrigin = { 
+/**
+ * The run forked.
+ */
+from: string, 
+/**
+ * The stage (`reading`, `plan`, `round-N`, `draft`).
+ */
+stage: string, };
 
 export type ForkRequest = { 
 /**
@@ -812,7 +836,15 @@ checkpoint: number,
 /**
  * What the run holds there, in words.
  */
-holds: string, };
+holds: string, 
+/**
+ * The plan there (at `plan`), to edit for a fork.
+ */
+plan: Plan | null, 
+/**
+ * The reading of the question there (at `reading`), to edit for a fork.
+ */
+reading: string | null, };
 
 export type TurnView = { 
 /**

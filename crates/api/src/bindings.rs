@@ -39,6 +39,7 @@ pub fn typescript() -> String {
         crate::ResearchOutcome::decl(&cfg),
         crate::SessionDetail::decl(&cfg),
         crate::Turn::decl(&cfg),
+        crate::RunOrigin::decl(&cfg),
         crate::ForkRequest::decl(&cfg),
         crate::CompareRequest::decl(&cfg),
         crate::Recheck::decl(&cfg),

@@ -39,8 +39,8 @@ pub use providers::{providers, ProviderStatus};
 pub use research::{
     CompareColumn, CompareOutcome, CompareRequest, CompareSide, ForkRequest, ForkedRun,
     LostSupport, MultiSearch, PendingQuestion, Recheck, ResearchOutcome, ResearchRequest,
-    ResearchStatus, SessionDetail, SourceCheck, SourceState, Turn, TurnView, CACHE_TTL_MS,
-    MAX_CARRIED_EVIDENCE, MAX_QUESTION_CHARS, SUMMARY_AFTER_TURNS, VERBATIM_TURNS,
+    ResearchStatus, RunOrigin, SessionDetail, SourceCheck, SourceState, Turn, TurnView,
+    CACHE_TTL_MS, MAX_CARRIED_EVIDENCE, MAX_QUESTION_CHARS, SUMMARY_AFTER_TURNS, VERBATIM_TURNS,
 };
 pub use research_export::Paper;
 pub use research_fetch::{Document, DocumentKind};

@@ -132,6 +132,19 @@ fn a_run_forks_from_each_stage_and_repeats_nothing_before_it() {
         json!(["What is the waggle dance?"])
     );
     check_grounding(&fork, dir.path(), None);
+    // The session knows where the fork started, and the plan stage offers its plan to edit.
+    let shown = ok(&research(&["sessions", "show", session, "--json"], &db));
+    let origin = &shown["forks"][fork["thread_id"].as_str().unwrap()];
+    assert_eq!(origin["from"], thread);
+    assert_eq!(origin["stage"], "plan");
+    assert_eq!(
+        stage(&h, "plan")["plan"]["questions"]
+            .as_array()
+            .unwrap()
+            .len(),
+        3
+    );
+    assert!(stage(&h, "reading")["reading"].as_str().unwrap().len() > 10);
 
     // A new reading: planning runs again from it, the reading itself does not.
     let out = research(

@@ -121,4 +121,19 @@ fn a_trust_run_asks_twice_when_unsure_resumes_across_processes_and_marks_its_cla
     assert!(!report.contains("## Pollination"), "{report}");
     assert!(report.contains('✓') || report.contains('⚠'), "{report}");
     check_grounding(&done, dir.path(), None);
+    // The session keeps the trust record with its report, for the app to show.
+    let shown = ok(&research(
+        &[
+            "sessions",
+            "show",
+            done["session_id"].as_str().unwrap(),
+            "--json",
+        ],
+        &db,
+    ));
+    assert_eq!(shown["trust"], done["trust"]);
+    assert_eq!(
+        shown["reports_html"].as_array().unwrap().len(),
+        shown["reports"].as_array().unwrap().len()
+    );
 }

@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::RunConfig;
 use crate::eval::RunResult;
-use crate::fork::{ForkEdit, ForkError, ForkOf, ForkPoint, ForkStage};
+use crate::fork::{ForkEdit, ForkError, ForkOf, ForkPoint, ForkStage, StageView};
 use crate::method::RunMethod;
 use crate::records::Answer;
 use crate::roles::Role;
@@ -184,7 +184,7 @@ pub trait Flow: Send + Sync + 'static {
     /// The fork stage of a checkpoint whose state is `state` and whose next steps are `next`,
     /// with what it holds in words; none for a checkpoint that is no stage (the default: a
     /// pipeline's runs have no fork points until it names them).
-    fn fork_stage(&self, next: &[String], state: &Self::State) -> Option<(ForkStage, String)> {
+    fn fork_stage(&self, next: &[String], state: &Self::State) -> Option<StageView> {
         let _ = (next, state);
         None
     }
@@ -365,9 +365,10 @@ impl<F: Flow> Pipeline for F {
             Default::default();
         for info in graph.history(thread).await? {
             let at = graph.get_state(thread, Some(info.checkpoint)).await?;
-            let Some((stage, holds)) = self.fork_stage(&info.next, &at.state) else {
+            let Some(view) = self.fork_stage(&info.next, &at.state) else {
                 continue;
             };
+            let stage = view.stage;
             // The draft as first written; every other stage as it stood when the next began
             // (after its clarification or review).
             if stage == ForkStage::Draft && found.contains_key(&stage) {
@@ -379,7 +380,9 @@ impl<F: Flow> Pipeline for F {
                     ForkPoint {
                         stage: stage.name(),
                         checkpoint: info.checkpoint,
-                        holds,
+                        holds: view.holds,
+                        plan: view.plan,
+                        reading: view.reading,
                     },
                     info.next.clone(),
                 ),

@@ -55,7 +55,7 @@ impl ForkStage {
 }
 
 /// A stage of a run it can be forked from, and what it holds.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct ForkPoint {
     /// Its name for `--at` (`reading`, `plan`, `round-1`, …, `draft`).
     pub stage: String,
@@ -63,6 +63,23 @@ pub struct ForkPoint {
     pub checkpoint: u64,
     /// What the run holds there, in words.
     pub holds: String,
+    /// The plan there (at `plan`), to edit for a fork.
+    pub plan: Option<Plan>,
+    /// The reading of the question there (at `reading`), to edit for a fork.
+    pub reading: Option<String>,
+}
+
+/// What a pipeline says of a checkpoint that is a fork stage.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StageView {
+    /// The stage.
+    pub stage: ForkStage,
+    /// What the run holds there, in words.
+    pub holds: String,
+    /// The plan there, when a fork may edit it.
+    pub plan: Option<Plan>,
+    /// The reading there, when a fork may edit it.
+    pub reading: Option<String>,
 }
 
 /// What a fork changes at its fork point besides its configuration.

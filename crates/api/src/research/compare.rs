@@ -169,6 +169,7 @@ impl Studio {
             question: b.question.trim().to_string(),
             context: String::new(),
             carried: Default::default(),
+            forked_from: None,
             config: b.config.clone(),
             allowed_hosts: b.allowed_hosts.clone(),
             searxng_url: b.searxng_url.clone(),

@@ -152,6 +152,10 @@ impl Studio {
         let sessions = self.sessions()?;
         let fork = SavedRun {
             config,
+            forked_from: Some(super::RunOrigin {
+                from: thread.to_string(),
+                stage: stage.name(),
+            }),
             ..saved.clone()
         };
         let thread_id = self.register_run_as(&sessions, &target.info().name, &fork, into)?;

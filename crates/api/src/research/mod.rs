@@ -64,9 +64,20 @@ struct SavedRun {
     context: String,
     /// The session's sources and evidence a follow-up starts from.
     carried: research_pipeline::Carried,
+    /// The run and stage a fork started from.
+    forked_from: Option<RunOrigin>,
     config: RunConfig,
     allowed_hosts: Vec<String>,
     searxng_url: Option<String>,
+}
+
+/// Where a forked run started: the run it was forked from and the stage.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct RunOrigin {
+    /// The run forked.
+    pub from: String,
+    /// The stage (`reading`, `plan`, `round-N`, `draft`).
+    pub stage: String,
 }
 
 /// A question the run waits on.
@@ -174,6 +185,7 @@ impl Studio {
             question: question.to_string(),
             context: String::new(),
             carried: Default::default(),
+            forked_from: None,
             config: request.config.clone(),
             allowed_hosts: request.allowed_hosts.clone(),
             searxng_url: request.searxng_url.clone(),

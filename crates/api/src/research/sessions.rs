@@ -35,6 +35,14 @@ pub struct SessionDetail {
     pub turns: Vec<super::TurnView>,
     /// The kept summary of a long conversation's earlier turns.
     pub summary: research_store::ConversationSummary,
+    /// Each report version as safe HTML, in the order of `reports` (its citations linked to
+    /// its own run's sources).
+    pub reports_html: Vec<String>,
+    /// Where each forked run started, by thread id.
+    pub forks: std::collections::BTreeMap<String, super::RunOrigin>,
+    /// The trust pipeline's record of the latest report (credibility, cross-validated claims,
+    /// hallucination score); none for other pipelines.
+    pub trust: Option<research_pipeline::steps::trust::TrustRecord>,
 }
 
 impl Studio {
@@ -103,6 +111,7 @@ impl Studio {
                     "cost_usd": result.metadata.cost_usd,
                     "method": method,
                     "summary": run.view.summary,
+                    "trust": result.trust,
                 });
                 sessions.add_report(
                     &saved.session_id,
@@ -159,7 +168,30 @@ impl Studio {
         let method = reports
             .last()
             .and_then(|r| serde_json::from_value(r.provenance.get("method")?.clone()).ok());
+        let mut reports_html = Vec::new();
+        for r in &reports {
+            let known: BTreeSet<u32> = sessions
+                .sources(&r.thread_id)?
+                .iter()
+                .map(|s| s.source_id)
+                .collect();
+            reports_html.push(research_export::html(&r.markdown, &known));
+        }
+        let mut forks = std::collections::BTreeMap::new();
+        for (thread, _) in &runs {
+            if let Ok((_, saved)) = self.research_run(&ThreadId::new(thread.clone())) {
+                if let Some(origin) = saved.forked_from {
+                    forks.insert(thread.clone(), origin);
+                }
+            }
+        }
+        let trust = reports
+            .last()
+            .and_then(|r| serde_json::from_value(r.provenance.get("trust")?.clone()).ok());
         Ok(SessionDetail {
+            reports_html,
+            forks,
+            trust,
             method,
             report_html: reports
                 .last()

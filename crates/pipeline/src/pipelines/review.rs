@@ -30,7 +30,7 @@ use crate::ask::{ask_person, warn, Ctx};
 use crate::config::Mode;
 use crate::config::RunConfig;
 use crate::family::{Flow, OutlineStep, PipelineInfo, RunRequest, RunView};
-use crate::fork::{ForkEdit, ForkError, ForkStage};
+use crate::fork::{ForkEdit, ForkError, ForkStage, StageView};
 use crate::guard;
 use crate::records::{Answer, Decision, Outcome, Question, Synthesis, WarningKind};
 use crate::roles::Role;
@@ -139,7 +139,7 @@ is, you get the best draft with its open issues."
         Standard.view(state)
     }
 
-    fn fork_stage(&self, next: &[String], state: &ResearchState) -> Option<(ForkStage, String)> {
+    fn fork_stage(&self, next: &[String], state: &ResearchState) -> Option<StageView> {
         Standard.fork_stage(next, state)
     }
 

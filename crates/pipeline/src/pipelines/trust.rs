@@ -31,7 +31,7 @@ use super::standard::{
 use crate::ask::{ask_person, Ctx};
 use crate::config::{Mode, RunConfig, TrustVariant};
 use crate::family::{Flow, OutlineStep, PipelineInfo, RunRequest, RunView};
-use crate::fork::{ForkEdit, ForkError, ForkStage};
+use crate::fork::{ForkEdit, ForkError, ForkStage, StageView};
 use crate::guard;
 use crate::records::{Answer, Coverage, Decision, Outcome, Question};
 use crate::roles::Role;
@@ -210,7 +210,7 @@ workers."
         Standard.view(state)
     }
 
-    fn fork_stage(&self, next: &[String], state: &ResearchState) -> Option<(ForkStage, String)> {
+    fn fork_stage(&self, next: &[String], state: &ResearchState) -> Option<StageView> {
         Standard.fork_stage(next, state)
     }
 

@@ -17,7 +17,7 @@ pub use self::state::{ResearchState, ResearchUpdate};
 use crate::config::{Mode, RunConfig};
 use crate::eval::{Metadata, RunResult};
 use crate::family::{Flow, OutlineStep, PipelineInfo, RunRequest, RunView};
-use crate::fork::{ForkEdit, ForkError, ForkStage};
+use crate::fork::{ForkEdit, ForkError, ForkStage, StageView};
 use crate::method::{unread_pages, RunMethod};
 use crate::records::Outcome;
 use crate::roles::Role;
@@ -157,7 +157,7 @@ parallel workers in multi mode), checks each claim against its quote and writes 
         state
     }
 
-    fn fork_stage(&self, next: &[String], state: &ResearchState) -> Option<(ForkStage, String)> {
+    fn fork_stage(&self, next: &[String], state: &ResearchState) -> Option<StageView> {
         fork_stage(next, state)
     }
 
@@ -412,11 +412,17 @@ pub(crate) fn research_loop<G, GFut, O, OFut>(
 
 /// The fork stage of a checkpoint of any pipeline over [`ResearchState`]: what it holds says
 /// how far the run got, and what it runs next says which side of a step it is on.
-pub(crate) fn fork_stage(next: &[String], s: &ResearchState) -> Option<(ForkStage, String)> {
+pub(crate) fn fork_stage(next: &[String], s: &ResearchState) -> Option<StageView> {
     let runs = |n: &str| next.iter().any(|x| x == n);
+    let view = |stage, holds| StageView {
+        stage,
+        holds,
+        plan: None,
+        reading: None,
+    };
     if !s.draft.is_empty() {
         let words = s.draft.split_whitespace().count();
-        return Some((
+        return Some(view(
             ForkStage::Draft,
             format!(
                 "a draft of {words} words from {} sources; checking and review come next",
@@ -425,7 +431,7 @@ pub(crate) fn fork_stage(next: &[String], s: &ResearchState) -> Option<(ForkStag
         ));
     }
     if runs("detect_gaps") || runs("synthesize") {
-        return Some((
+        return Some(view(
             ForkStage::Round(s.iteration + 1),
             format!(
                 "{} sources and {} pieces of evidence after {} searches; the round's judgement of gaps comes next",
@@ -439,15 +445,21 @@ pub(crate) fn fork_stage(next: &[String], s: &ResearchState) -> Option<(ForkStag
         && !s.plan.questions.is_empty()
         && (runs("search_and_extract") || runs("orchestrate"))
     {
-        return Some((
-            ForkStage::Plan,
-            format!(
-                "a plan of {} research questions and {} searches: {}",
-                s.plan.questions.len(),
-                s.pending_searches.len(),
-                s.plan.questions.join(" / ")
-            ),
-        ));
+        return Some(StageView {
+            plan: Some(crate::Plan {
+                searches: s.pending_searches.clone(),
+                ..s.plan.clone()
+            }),
+            ..view(
+                ForkStage::Plan,
+                format!(
+                    "a plan of {} research questions and {} searches: {}",
+                    s.plan.questions.len(),
+                    s.pending_searches.len(),
+                    s.plan.questions.join(" / ")
+                ),
+            )
+        });
     }
     if runs("plan") {
         let reading = if s.clarification.is_empty() {
@@ -459,10 +471,13 @@ pub(crate) fn fork_stage(next: &[String], s: &ResearchState) -> Option<(ForkStag
         } else {
             s.clarification.clone()
         };
-        return Some((
-            ForkStage::Reading,
-            format!("the question read as: {reading}; planning comes next"),
-        ));
+        return Some(StageView {
+            reading: Some(reading.clone()),
+            ..view(
+                ForkStage::Reading,
+                format!("the question read as: {reading}; planning comes next"),
+            )
+        });
     }
     None
 }
