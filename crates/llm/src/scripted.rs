@@ -15,7 +15,8 @@ pub struct ScriptedAnswer {
     /// Answer requests with this purpose (any purpose when absent).
     #[serde(default)]
     pub purpose: Option<String>,
-    /// Answer only when the last message contains this text.
+    /// Answer only when the last user message contains this text (the last message of a
+    /// structured request is the schema instruction).
     #[serde(default)]
     pub contains: Option<String>,
     /// The answer as text…
@@ -88,7 +89,9 @@ impl ScriptedLlm {
     fn pick(&self, request: &ChatRequest) -> Result<(String, u64), LlmError> {
         let last = request
             .messages
-            .last()
+            .iter()
+            .rev()
+            .find(|m| m.role == crate::Role::User)
             .map(|m| m.content.as_str())
             .unwrap_or_default();
         let matches = |a: &ScriptedAnswer| {

@@ -353,17 +353,15 @@ async fn discover(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
 }
 
 async fn clarify(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
-    let (text, decision) = intake::clarify(&ctx, &state.understanding)?;
+    // The trust pipeline reads every answer with the question again (its profile's confidence
+    // decides whether to ask once more).
+    let answer = intake::clarify(&ctx, &state.understanding, &state.clarification)?;
     let mut profile = state.profile.clone();
     profile.clarifications += 1;
-    let clarification = if state.clarification.is_empty() {
-        text
-    } else {
-        format!("{}; {text}", state.clarification)
-    };
     Ok(ResearchUpdate {
-        decisions: Some(vec![decision]),
-        clarification: Some(clarification),
+        decisions: Some(vec![answer.decision]),
+        clarification: Some(answer.text),
+        clarifications: Some(profile.clarifications),
         profile: Some(profile),
         ..Default::default()
     })

@@ -37,14 +37,27 @@ pub struct Reading {
     pub warnings: Vec<Warning>,
 }
 
-/// Reads `brief.query`: clear, or which clarification to ask (when the configuration lets the
-/// run ask), or which reading to take.
-pub async fn understand(ctx: &Ctx, brief: &Brief) -> Result<Reading, NodeError> {
+/// Clarification rounds at most (seed 003): a still-vague answer is asked about once more, then
+/// the best reading is taken and said in the report.
+pub const MAX_CLARIFICATIONS: u32 = 2;
+
+/// Reads `brief.query` (with the person's clarifications so far, `asked` of them): clear, or
+/// which clarification to ask (when the configuration lets the run ask and fewer than
+/// [`MAX_CLARIFICATIONS`] were asked), or which reading to take.
+pub async fn understand(ctx: &Ctx, brief: &Brief, asked: u32) -> Result<Reading, NodeError> {
+    let clarified = if brief.clarification.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "\nThe person clarified: {}\nRead the question in that light; ask again only if it is still unclear.",
+            brief.clarification
+        )
+    };
     let (out, warnings) = ask_or::<UnderstandOut>(
         ctx,
         Role::Understand,
         prompts::UNDERSTAND.to_string(),
-        format!("{}Question: {}", brief.follow_up(), brief.query),
+        format!("{}Question: {}{clarified}", brief.follow_up(), brief.query),
         600,
     )
     .await?;
@@ -73,16 +86,26 @@ pub async fn understand(ctx: &Ctx, brief: &Brief) -> Result<Reading, NodeError> 
         interpretation: out.interpretation.trim().to_string(),
     };
     let config = &ctx.config.config;
-    let ask_user = !is_clear && config.review.clarify && !config.no_input;
+    let ask_user =
+        !is_clear && config.review.clarify && !config.no_input && asked < MAX_CLARIFICATIONS;
     let taken = (!is_clear && !ask_user).then(|| {
-        let reading = if understanding.interpretation.is_empty() {
+        // After the person's answers, their words are the best reading there is.
+        let reading = if !brief.clarification.is_empty() {
+            brief.clarification.clone()
+        } else if understanding.interpretation.is_empty() {
             brief.query.clone()
         } else {
             understanding.interpretation.clone()
         };
         let decision = Decision {
             point: "clarification".into(),
-            decision: format!("the question was read as: {reading}"),
+            decision: if asked >= MAX_CLARIFICATIONS {
+                format!(
+                    "still unclear after {asked} clarifications; the question was read as: {reading}"
+                )
+            } else {
+                format!("the question was read as: {reading}")
+            },
             automatic: true,
         };
         (reading, decision)
@@ -95,9 +118,21 @@ pub async fn understand(ctx: &Ctx, brief: &Brief) -> Result<Reading, NodeError> 
     })
 }
 
-/// Asks the user the clarification question (an interrupt) and returns the reading to take
-/// with its decision record.
-pub fn clarify(ctx: &Ctx, u: &Understanding) -> Result<(String, Decision), NodeError> {
+/// The person's clarification, and whether the question is to be read again with it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Clarified {
+    /// Every answer so far, joined: the reading to take.
+    pub text: String,
+    /// The decision record.
+    pub decision: Decision,
+    /// Whether to read the question again: the answer was the person's own words, not one of
+    /// the readings offered (an offered reading is specific enough to research).
+    pub reread: bool,
+}
+
+/// Asks the user the clarification question (an interrupt); `before` is what they answered in
+/// earlier rounds.
+pub fn clarify(ctx: &Ctx, u: &Understanding, before: &str) -> Result<Clarified, NodeError> {
     let (answer, timed_out) = crate::ask::ask_person(
         ctx,
         Question::Clarify {
@@ -114,6 +149,11 @@ pub fn clarify(ctx: &Ctx, u: &Understanding) -> Result<(String, Decision), NodeE
             )))
         }
     };
+    let offered = text.is_empty()
+        || timed_out.is_some()
+        || u.options
+            .iter()
+            .any(|o| o.trim().eq_ignore_ascii_case(&text));
     let text = if text.is_empty() {
         u.interpretation.clone()
     } else {
@@ -127,5 +167,14 @@ pub fn clarify(ctx: &Ctx, u: &Understanding) -> Result<(String, Decision), NodeE
         },
         automatic: timed_out.is_some(),
     };
-    Ok((text, decision))
+    let text = if before.trim().is_empty() {
+        text
+    } else {
+        format!("{}; {text}", before.trim())
+    };
+    Ok(Clarified {
+        text,
+        decision,
+        reread: !offered,
+    })
 }

@@ -18,8 +18,7 @@ use crate::roles::Role;
 /// Below this confidence in its reading the run asks for a clarification (seed 002).
 pub const CLARIFY_BELOW: f64 = 0.7;
 
-/// Clarification rounds at most; then the best reading is taken and said in the report.
-pub const MAX_CLARIFICATIONS: u32 = 2;
+pub use super::intake::MAX_CLARIFICATIONS;
 
 /// Hits the discovery search asks for.
 const DISCOVERY_HITS: usize = 5;

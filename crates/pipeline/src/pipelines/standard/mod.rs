@@ -332,7 +332,13 @@ pub(crate) fn research_phase(g: &mut StateGraph<ResearchState, Env>, config: &Ru
         },
         &["clarify", "plan"],
     );
-    g.add_edge("clarify", "plan");
+    // The person's own words are read with the question again (a still-vague answer is asked
+    // about once more); an offered reading goes straight to planning.
+    g.add_conditional_edges(
+        "clarify",
+        |s: &ResearchState| if s.reread { "understand" } else { "plan" },
+        &["understand", "plan"],
+    );
     g.add_edge("plan", "review_plan");
     research_loop(g, config, nodes::detect_gaps, nodes::orchestrate);
 }

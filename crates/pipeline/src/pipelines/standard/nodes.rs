@@ -33,7 +33,7 @@ pub(crate) fn brief(state: &ResearchState) -> Brief {
 }
 
 pub(crate) async fn understand(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
-    let reading = intake::understand(&ctx, &brief(&state)).await?;
+    let reading = intake::understand(&ctx, &brief(&state), state.clarifications).await?;
     let mut update = ResearchUpdate {
         ask_clarification: Some(reading.ask_user),
         warnings: Some(reading.warnings),
@@ -48,10 +48,12 @@ pub(crate) async fn understand(state: Arc<ResearchState>, ctx: Ctx) -> NodeResul
 }
 
 pub(crate) async fn clarify(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
-    let (text, decision) = intake::clarify(&ctx, &state.understanding)?;
+    let answer = intake::clarify(&ctx, &state.understanding, &state.clarification)?;
     Ok(ResearchUpdate {
-        decisions: Some(vec![decision]),
-        clarification: Some(text),
+        decisions: Some(vec![answer.decision]),
+        clarification: Some(answer.text),
+        clarifications: Some(state.clarifications + 1),
+        reread: Some(answer.reread),
         ..Default::default()
     })
 }

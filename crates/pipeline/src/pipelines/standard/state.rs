@@ -19,6 +19,10 @@ research_graph::state! {
         pub understanding: Understanding => Replace,
         /// The user's clarification (or the interpretation taken).
         pub clarification: String => Replace,
+        /// Clarifications the person answered (at most `intake::MAX_CLARIFICATIONS`).
+        pub clarifications: u32 => Replace,
+        /// Whether the last answer is read with the question again (the person's own words).
+        pub reread: bool => Replace,
         /// The plan.
         pub plan: Plan => Replace,
         /// The trust pipeline's research tree: levels, typed searches, outline (empty in the
