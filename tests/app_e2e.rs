@@ -591,3 +591,98 @@ async fn conversation_follow_up_topic_change_cancel_and_fork() {
     app.shot("08-fork-method").await;
     app.quit().await;
 }
+
+/// The fixture script for the trust pipeline: a sure reading (no clarification), its research
+/// tree, and a writer who cites only what the run read (no escalation).
+fn trust_script(dir: &Path) -> String {
+    script(dir, "trust.json", |s| {
+        let answers = s["answers"].as_array_mut().unwrap();
+        answers.retain(|a| a["purpose"] != "understand" && a["purpose"] != "plan");
+        answers.insert(
+            0,
+            json!({"purpose": "understand", "json": {"intent": "how honeybees communicate",
+                "class": "exploratory", "entities": ["honeybees"], "temporal": "", "complexity": "simple",
+                "confidence": 0.95, "question": "", "options": [], "interpretation": "Honeybee communication"}}),
+        );
+        answers.insert(
+            1,
+            json!({"purpose": "plan", "json": {
+                "questions": [
+                    {"question": "How do honeybees tell each other where food is?", "level": "primary"},
+                    {"question": "How is a honeybee colony organised?", "level": "secondary"}],
+                "outline": ["communication", "colony roles"],
+                "searches": [
+                    {"query": "honeybee waggle dance direction", "kind": "web", "from_year": 0, "to_year": 0},
+                    {"query": "honeybee colony worker queen", "kind": "web", "from_year": 0, "to_year": 0}]}}),
+        );
+        for a in answers.iter_mut() {
+            if a["purpose"] == "write" {
+                let text = a["text"].as_str().unwrap();
+                let kept = text
+                    .split("\n## Pollination")
+                    .next()
+                    .unwrap()
+                    .replace(" They are important pollinators of many crops [3].", "");
+                a["text"] = json!(kept);
+            }
+        }
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn trust_run_shows_marks_claim_popover_and_credibility() {
+    let dir = tempfile::tempdir().unwrap();
+    let shots = artifacts("trust_run_shows_marks_claim_popover_and_credibility");
+    let model = trust_script(dir.path());
+    let profile = Profile::with_library(&dir.path().join("profile"), &model);
+    let display = Display::start();
+    let app = App::start(&display, &profile, &shots).await;
+
+    app.fill("#question", QUESTION).await;
+    set_review(&app, false, false).await;
+    app.wait("#pipeline option[value='trust']", 30).await;
+    app.js("const s = document.getElementById('pipeline'); s.value = 'trust'; s.dispatchEvent(new Event('change'))")
+        .await;
+    app.click("#start").await;
+    app.wait("#report a.cite", 120).await;
+    app.wait_text("#session-meta", 60, |t| t.starts_with("Finished"))
+        .await;
+
+    // The hallucination score and the legend above the report.
+    let bar = app.wait_text("#trust-bar", 30, |t| t.contains("Hallucination score")).await;
+    for words in ["Corroborated", "Verified", "Weak", "two or more independent sources"] {
+        assert!(bar.contains(words), "{bar}");
+    }
+    // The marks in the text are indicators.
+    app.wait("#report .trust-mark", 10).await;
+    let marks = app
+        .js("return [...document.querySelectorAll('#report .trust-mark')].map(m => [m.textContent, m.className, m.dataset.claim ?? null])")
+        .await;
+    let marks = marks.as_array().unwrap().clone();
+    assert!(!marks.is_empty());
+    assert!(
+        marks.iter().any(|m| !m[2].is_null()),
+        "no mark matched a claim of the record: {marks:?}"
+    );
+    app.shot("01-report-with-marks").await;
+
+    // Focusing a marked sentence's mark shows its claim: the mark, the check, sources and quotes.
+    app.js("const m = [...document.querySelectorAll('#report .trust-mark')].find(m => m.dataset.claim && !m.classList.contains('mark-weak')); m.scrollIntoView({block: 'center'}); m.focus()")
+        .await;
+    let pop = app
+        .wait_text("#cite-popover", 10, |t| t.contains("Supported by"))
+        .await;
+    assert!(pop.contains("independent origin"), "{pop}");
+    assert!(pop.contains('“'), "{pop}");
+    app.shot("02-claim-popover").await;
+    app.press("\u{E00C}").await; // Escape
+
+    // Each source shows its credibility and why.
+    app.click("#tab-sources").await;
+    let cred = app
+        .wait_text("#sources-body .credibility", 10, |t| t.contains("credibility 0.") || t.contains("credibility 1."))
+        .await;
+    assert!(cred.contains(" — "), "a credibility says why: {cred}");
+    app.shot("03-sources-credibility").await;
+    app.quit().await;
+}

@@ -14,6 +14,7 @@ import { mountReport } from "./views/report";
 import { mountSession } from "./views/session";
 import { mountSettings } from "./views/settings";
 import { mountTimeline } from "./views/timeline";
+import { mountTrustBar } from "./views/trust";
 import { mountSidebar } from "./views/sidebar";
 
 const store = createStore(initialState());
@@ -29,6 +30,7 @@ mountNewResearch($("view-new"), ctx);
 mountSession($("view-session"), ctx);
 mountAnswer($("answer-panel"), ctx);
 mountReport($("view-session"), ctx);
+mountTrustBar($("trust-bar"), ctx);
 mountConversation($("conversation"), ctx);
 mountTimeline($("timeline"), ctx);
 mountLibrary($("view-library"), ctx);
