@@ -552,6 +552,16 @@ async fn conversation_follow_up_topic_change_cancel_and_fork() {
     app.shot("05-timeline").await;
     app.click("#timeline li[data-stage='plan'] button.rerun")
         .await;
+    // The form holds the plan the run had there: its questions, aspects and searches.
+    let prefilled = app
+        .js("return ['fork-questions', 'fork-aspects', 'fork-searches'].map(id => document.getElementById(id).value)")
+        .await;
+    assert!(
+        prefilled[0].as_str().unwrap().contains("How do honeybees tell each other where food is?"),
+        "{prefilled}"
+    );
+    assert!(prefilled[1].as_str().unwrap().contains("colony roles"), "{prefilled}");
+    assert!(prefilled[2].as_str().unwrap().contains("honeybee waggle dance direction"), "{prefilled}");
     app.fill(
         "#fork-questions",
         "How do honeybees use the waggle dance to share food sources?",
@@ -589,6 +599,14 @@ async fn conversation_follow_up_topic_change_cancel_and_fork() {
         .await;
     assert!(method.contains("honeybee waggle dance"), "{method}");
     app.shot("08-fork-method").await;
+
+    // After a restart the branch still says where it started.
+    app.quit().await;
+    let app = App::start(&display, &profile, &shots).await;
+    app.click("#sessions li:first-child .session-link").await;
+    let fork = wait_entry(&app, 5, 30, |t| t.contains("forked from")).await;
+    assert!(fork.contains("forked from the plan of run 1"), "{fork}");
+    app.shot("09-fork-after-restart").await;
     app.quit().await;
 }
 

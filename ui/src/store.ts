@@ -1,5 +1,4 @@
 // The app's one state object: every view renders from it, every action writes to it.
-import type { ForkOrigin } from "./conversation";
 import type { LiveState } from "./live";
 import type {
   AppInfo, ForkPoint, KeyStatus, LibraryFolder, OutlineStep, PendingQuestion, PipelineInfo, Preferences, ProviderStatus,
@@ -160,8 +159,6 @@ export interface AppState {
   session: SessionScreen | null;
   tab: Tab;
   runs: Readonly<Record<string, RunView>>;
-  /** Forks made in this window: fork thread → where it came from. */
-  forks: Readonly<Record<string, ForkOrigin>>;
   exporting: "md" | "pdf" | null;
   library: { folders: LibraryFolder[] | null; progress: Progress; busy: "add" | "reindex" | null };
   keys: KeyStatus[] | null;
@@ -194,7 +191,6 @@ export function initialState(): AppState {
     session: null,
     tab: "report",
     runs: {},
-    forks: {},
     exporting: null,
     library: { folders: null, progress: { status: "", error: false, percent: null, shown: 0, busy: false }, busy: null },
     keys: null,

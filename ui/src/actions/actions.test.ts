@@ -161,11 +161,11 @@ describe("actions", () => {
     await flush();
   });
 
-  it("forks a run from a stage: its points load, the fork runs and is remembered as a branch", async () => {
+  it("forks a run from a stage: its points load, the fork runs and the session says where it came from", async () => {
     const { store, actions } = setup();
     const run = later<unknown>();
     const requests: unknown[] = [];
-    handlers.set("session", () => ({ ...detail("s1", "finished", "t1", "<p>R</p>"), turns: [] }));
+    handlers.set("session", () => ({ ...detail("s1", "finished", "t1", "<p>R</p>"), turns: [], forks: requests.length ? { t9: { from: "t1", stage: "plan" } } : {} }));
     handlers.set("fork_points", ({ threadId }) => [{ stage: "plan", checkpoint: 3, holds: `a plan of ${String(threadId)}` }]);
     handlers.set("fork_research", (args) => {
       requests.push(args);
@@ -181,7 +181,7 @@ describe("actions", () => {
     expect(await actions.forkRun("t1", request)).toBe(true);
     await flush();
     expect(requests).toEqual([{ threadId: "t1", request }]);
-    expect(store.get().forks).toEqual({ t9: { from: "t1", stage: "plan" } });
+    expect(store.get().session?.detail?.forks).toEqual({ t9: { from: "t1", stage: "plan" } });
     expect(store.get().session).toMatchObject({ threadId: "t9", live: true, timeline: { form: null, busy: false } });
     expect(store.get().runs.t9.phase).toBe("running");
     run.resolve(outcome("s1", "t9", "finished"));

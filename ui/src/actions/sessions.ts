@@ -257,7 +257,6 @@ export function sessionActions({ store, toast, fail, show }: Base, savePreferenc
       setTimeline({ busy: false, error: humanError(e) }, s.sessionId);
       return false;
     }
-    store.update((st) => ({ forks: { ...st.forks, [forked.thread_id]: { from: forked.from, stage: forked.point.stage } } }));
     const question = s.detail?.runs.find(([t]) => t === threadId)?.[1] ?? s.title;
     void startInSession(forked.session_id, forked.thread_id, question, request.models);
     return true;
