@@ -704,3 +704,65 @@ async fn trust_run_shows_marks_claim_popover_and_credibility() {
     app.shot("03-sources-credibility").await;
     app.quit().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn recheck_after_a_source_changed() {
+    let dir = tempfile::tempdir().unwrap();
+    let shots = artifacts("recheck_after_a_source_changed");
+    // The library is a copy of the corpus, so that the test can change it after the run.
+    let corpus = dir.path().join("corpus");
+    std::fs::create_dir_all(&corpus).unwrap();
+    for f in std::fs::read_dir(fixtures().join("corpus")).unwrap().flatten() {
+        std::fs::copy(f.path(), corpus.join(f.file_name())).unwrap();
+    }
+    let model = script(dir.path(), "script.json", |_| {});
+    let profile = Profile::with_library_from(&dir.path().join("profile"), &model, &corpus);
+    let display = Display::start();
+    let app = App::start(&display, &profile, &shots).await;
+
+    app.fill("#question", QUESTION).await;
+    set_review(&app, false, false).await;
+    app.click("#start").await;
+    app.wait("#report a.cite", 90).await;
+    app.wait_text("#session-meta", 60, |t| t.starts_with("Finished"))
+        .await;
+    assert!(!app.text("#sessions li:first-child").await.contains("checked"));
+    app.shot("01-report").await;
+
+    // One cited source loses its words, another is deleted.
+    let waggle = corpus.join("waggle-dance.md");
+    let text = std::fs::read_to_string(&waggle).unwrap();
+    let kept: Vec<&str> = text.lines().take(3).collect();
+    std::fs::write(&waggle, format!("{}\n\nThis page was rewritten.\n", kept.join("\n"))).unwrap();
+    std::fs::remove_file(corpus.join("colony.html")).unwrap();
+
+    app.click("#recheck").await;
+    let summary = app
+        .wait_text("#recheck-summary", 60, |t| t.contains("version"))
+        .await;
+    assert!(summary.contains("changed") || summary.contains("gone"), "{summary}");
+    assert!(summary.contains("the report is now version 2"), "{summary}");
+    let states = app
+        .js("return [...document.querySelectorAll('.recheck-sources tr[data-state]')].map(r => r.dataset.state + ': ' + r.innerText)")
+        .await;
+    let states = states.to_string();
+    assert!(states.contains("gone: ") && states.contains("no longer exists"), "{states}");
+    assert!(states.contains("changed: ") || states.contains("gone"), "{states}");
+    let lost = app.text("#recheck-box .lost").await;
+    assert!(!lost.is_empty(), "the sentences that lost their support are listed");
+    app.js("document.getElementById('recheck-box').scrollIntoView({block: 'start'})")
+        .await;
+    app.shot("02-recheck-findings").await;
+
+    // The new version is the report on screen; the session list says when it was checked.
+    app.wait_text("#sessions li:first-child", 10, |t| t.contains("checked"))
+        .await;
+    let conversation = app
+        .js("return document.getElementById('report').innerText")
+        .await;
+    assert!(!conversation.as_str().unwrap_or_default().is_empty());
+    app.js("document.getElementById('report').scrollIntoView({block: 'end'})")
+        .await;
+    app.shot("03-new-version").await;
+    app.quit().await;
+}

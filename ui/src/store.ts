@@ -2,7 +2,7 @@
 import type { LiveState } from "./live";
 import type {
   AppInfo, ForkPoint, KeyStatus, LibraryFolder, OutlineStep, PendingQuestion, PipelineInfo, Preferences, ProviderStatus,
-  RecommendedModel, RoleInfo, RunConfig, SessionDetail, SessionRecord, Settings,
+  Recheck, RecommendedModel, RoleInfo, RunConfig, SessionDetail, SessionRecord, Settings,
 } from "./types";
 
 export interface Store<S extends object> {
@@ -112,7 +112,17 @@ export interface SessionScreen {
   timeline: Timeline;
   /** A question is being asked in the session (the composer waits). */
   asking: boolean;
+  /** *Check sources again*: going, or what it found. */
+  recheck: RecheckState;
 }
+
+export interface RecheckState {
+  busy: boolean;
+  result: Recheck | null;
+  error: string;
+}
+
+export const noRecheck: RecheckState = { busy: false, result: null, error: "" };
 
 export interface Timeline {
   /** The run whose fork points are listed (`null`: the session's last run). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkedWords, claimBefore, claimKey, findMarks, hallucinationWords, markCounts, recheckSummary, sentenceKey, sourceCheckWords } from "./trust";
+import { checkedWords, plainSentence, claimBefore, claimKey, findMarks, hallucinationWords, markCounts, recheckSummary, sentenceKey, sourceCheckWords } from "./trust";
 import type { ClaimTrust, TrustRecord } from "./types";
 
 const claim = (sentence: string, mark: ClaimTrust["mark"]): ClaimTrust => ({
@@ -53,6 +53,8 @@ describe("recheck words", () => {
     expect(recheckSummary(sources, 2, 3)).toBe("1 of 3 cited sources unchanged, 1 changed, 1 gone; 2 sentences lost their support; the report is now version 3.");
     expect(recheckSummary(sources.slice(0, 1), 0, null)).toBe("1 of 1 cited source unchanged; every sentence keeps its support; the report stays as it was.");
     expect(checkedWords(null)).toBe("");
+    expect(plainSentence("- \"The queen lays eggs.\" [2][3].")).toBe("The queen lays eggs.");
+    expect(plainSentence("Bees dance [1].")).toBe("Bees dance.");
     expect(checkedWords(Date.UTC(2026, 10, 24, 12))).toMatch(/^checked .*2026/);
   });
 });

@@ -113,6 +113,13 @@ export function sourceCheckWords(c: SourceCheck): string {
   }
 }
 
+/** A report sentence as read aloud: no list marker, no citation brackets (said beside it). */
+export function plainSentence(sentence: string): string {
+  const plain = sentence.replace(/^\s*(?:[-*+]|\d+[.)])\s+/, "").replace(/\s*\[\d+\]/g, "").trim();
+  // A quoted finding is shown in the page's own quotation marks.
+  return /^"[^"]+"\.?$/.test(plain) ? plain.replace(/^"|"\.?$/g, "") : plain;
+}
+
 /** The summary of a recheck: "2 of 3 cited sources unchanged; 1 changed; …". */
 export function recheckSummary(sources: readonly SourceCheck[], lost: number, version: number | null): string {
   const count = (state: SourceCheck["state"]["state"]) => sources.filter((s) => s.state.state === state).length;

@@ -196,4 +196,37 @@ describe("actions", () => {
     expect(await actions.forkRun("t1", { at: "plan" } as never)).toBe(false);
     expect(store.get().session?.timeline).toMatchObject({ busy: false, error: "The edited plan has no searches; give at least one." });
   });
+
+  it("checks a report's sources again: busy while it reads, then its findings and the new version", async () => {
+    const { store, toasts, actions } = setup();
+    const check = later<unknown>();
+    let loads = 0;
+    handlers.set("session", () => {
+      loads++;
+      return detail("s1", "finished", "t1", loads > 1 ? "<p>R2</p>" : "<p>R</p>");
+    });
+    handlers.set("recheck_sources", ({ sessionId }) => (sessionId === "s1" ? check.promise : null));
+    await actions.openSession("s1");
+    const going = actions.recheckSources();
+    await flush();
+    expect(store.get().session?.recheck).toEqual({ busy: true, result: null, error: "" });
+    const found = { session_id: "s1", thread_id: "t1", checked_at_ms: 1, lost: [{ sentence: "Bees dance [1].", sources: [1], why: "its quote is gone" }],
+      sources: [{ source_id: 1, url: "file:///a", state: { state: "gone", why: "the file no longer exists" } }], version: 2 };
+    check.resolve(found);
+    await going;
+    expect(store.get().session?.recheck).toEqual({ busy: false, result: found, error: "" });
+    expect(store.get().session?.detail?.report_html).toBe("<p>R2</p>");
+    expect(toasts).toContain("The report is now version 2.");
+    actions.closeRecheck();
+    expect(store.get().session?.recheck.result).toBeNull();
+  });
+
+  it("a recheck that fails says why where its findings would be", async () => {
+    const { store, actions } = setup();
+    handlers.set("session", () => detail("s1", "finished", "t1", "<p>R</p>"));
+    handlers.set("recheck_sources", () => Promise.reject({ code: "not_found", message: "this session has no report" }));
+    await actions.openSession("s1");
+    await actions.recheckSources();
+    expect(store.get().session?.recheck).toEqual({ busy: false, result: null, error: "This session has no report." });
+  });
 });
