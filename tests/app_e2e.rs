@@ -766,3 +766,73 @@ async fn recheck_after_a_source_changed() {
     app.shot("03-new-version").await;
     app.quit().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn compare_two_pipelines() {
+    let dir = tempfile::tempdir().unwrap();
+    let shots = artifacts("compare_two_pipelines");
+    // A: the standard pipeline with one search; B: the review pipeline, multi-agent, with all of
+    // them and a reviewer that approves at once.
+    let narrow = script(dir.path(), "narrow.json", |s| {
+        for a in s["answers"].as_array_mut().unwrap() {
+            if a["purpose"] == "plan" {
+                a["json"]["searches"] = json!(["honeybee waggle dance direction"]);
+            }
+        }
+    });
+    let reviewed = script(dir.path(), "reviewed.json", |s| {
+        let score = 9.0;
+        let answers = s["answers"].as_array_mut().unwrap();
+        answers.push(json!({"purpose": "review", "json": {"scores": {"accuracy": score, "completeness": score,
+            "coherence": score, "citation": score, "methodology": score, "style": score},
+            "issues": [], "summary": "Good.", "improvement_potential": 0.1}}));
+        answers.push(json!({"purpose": "analyze", "json": {"themes": ["waggle dance"],
+            "contradictions": [], "gaps": [], "confidence": 0.9}}));
+    });
+    let profile = Profile::with_library(&dir.path().join("profile"), &narrow);
+    let display = Display::start();
+    let app = App::start(&display, &profile, &shots).await;
+
+    app.fill("#question", QUESTION).await;
+    app.wait("#pipeline option[value='review']", 30).await;
+    app.click("#compare-settings summary").await;
+    app.js("const s = document.getElementById('b-pipeline'); s.value = 'review'; const m = document.getElementById('b-mode'); m.value = 'multi';")
+        .await;
+    app.fill("#b-llm", &reviewed).await;
+    app.js("document.getElementById('compare-settings').scrollIntoView({block: 'center'})")
+        .await;
+    app.shot("01-compare-form").await;
+    app.click("#compare-start").await;
+
+    // Both sides run side by side, each with its own progress.
+    app.wait("#view-compare .compare-side[data-side='A']", 20).await;
+    app.wait("#view-compare .compare-side[data-side='B']", 20).await;
+    app.shot("02-running").await;
+
+    // Then the table and the sources only one side read.
+    let table = app.wait_text("#compare-table", 180, |t| t.contains("Model calls")).await;
+    for row in ["Sources read", "Coverage", "Cited sentences verified", "Tokens", "Time"] {
+        assert!(table.contains(row), "{table}");
+    }
+    assert!(table.contains("finished"), "{table}");
+    let head = app.text("#compare-table thead").await;
+    assert!(head.contains("Review") || head.contains("review"), "{head}");
+    let only = app.text("#view-compare .compare-only").await;
+    assert!(only.contains("Only A read") && only.contains("Only B read"), "{only}");
+    assert!(only.contains("pollination") || only.contains("colony"), "B alone read more: {only}");
+    let sources_b = app
+        .js("return document.querySelectorAll(\"#view-compare .compare-side[data-side='B'] .live-sources li\").length")
+        .await;
+    assert!(sources_b.as_u64().unwrap_or(0) > 0, "B's live view listed what it read");
+    app.js("document.getElementById('compare-table').scrollIntoView({block: 'start'})")
+        .await;
+    app.shot("03-table").await;
+
+    // The comparison is one session with both runs.
+    app.click("#compare-open").await;
+    app.wait("#report a.cite", 30).await;
+    let second = wait_entry(&app, 2, 10, |t| t.contains("Run 2")).await;
+    assert!(!second.contains("forked"), "a comparison's side is no fork: {second}");
+    app.shot("04-session").await;
+    app.quit().await;
+}

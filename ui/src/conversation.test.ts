@@ -43,7 +43,7 @@ describe("conversation", () => {
   it("shows a fork as a branch after the turns before it, with its origin when known", () => {
     const d = detail({ runs: [...detail().runs, ["t4", "Bees?"]] });
     let entries = conversationEntries(d);
-    expect(entries[4]).toMatchObject({ threadId: "t4", run: 4, branch: "forked from run 1" });
+    expect(entries[4]).toMatchObject({ threadId: "t4", run: 4, branch: "" });
     entries = conversationEntries({ ...d, forks: { t4: { from: "t1", stage: "plan" } } });
     expect(entries[4].branch).toBe("forked from the plan of run 1");
     expect(stageWords("round-2")).toBe("round 2");

@@ -79,10 +79,9 @@ export function conversationEntries(detail: SessionDetail): Entry[] {
     if (covered.has(thread)) continue;
     const run = i + 1;
     const origin = detail.forks[thread];
-    const fromRun = origin ? runIndex.get(origin.from) : detail.runs.findIndex(([, q]) => q === question) + 1;
-    const branch = origin && fromRun
-      ? `forked from ${stageWords(origin.stage)} of run ${fromRun}`
-      : fromRun && fromRun < run ? `forked from run ${fromRun}` : "";
+    // Only a recorded fork is called one: a run without a turn may also be a comparison's side.
+    const fromRun = origin ? runIndex.get(origin.from) : undefined;
+    const branch = origin && fromRun ? `forked from ${stageWords(origin.stage)} of run ${fromRun}` : "";
     // After the last entry of an earlier run, and after the turns that ended without a run there.
     let at = 0;
     for (const [j, e] of entries.entries()) if (e.run !== null && e.run < run) at = j + 1;

@@ -5,6 +5,7 @@ import { $, createToaster } from "./dom";
 import { Popover } from "./popover";
 import { createStore, initialState } from "./store";
 import { mountAnswer } from "./views/answer";
+import { mountCompare } from "./views/compare";
 import { mountConversation } from "./views/conversation";
 import { mountFrame } from "./views/frame";
 import { mountLibrary } from "./views/library";
@@ -35,6 +36,7 @@ mountTrustBar($("trust-bar"), ctx);
 mountRecheck($("view-session"), ctx);
 mountConversation($("conversation"), ctx);
 mountTimeline($("timeline"), ctx);
+mountCompare($("view-compare"), ctx);
 mountLibrary($("view-library"), ctx);
 mountSettings($("view-settings"), ctx);
 

@@ -102,10 +102,11 @@ export class Popover {
         ${claim.contradicted_by.length ? html`<div class="claim-head">Contested by</div>` : nothing}
         ${claim.contradicted_by.map((c) => html`<div class="claim-source">[${c.source_id}] ${label(c.source_id)} states ${c.numbers.join(", ")}</div>${quote(c.source_id, c.quote)}`)}`
       : html`<div class="muted">The trust record has no check for this sentence as it reads now.</div>`}`, this.pop);
-    this.place(anchor, focus);
+    this.place(anchor, focus && "[tabindex='0'], button");
   }
 
-  private place(anchor: HTMLElement, focus: boolean) {
+  /** Shows the popover beside `anchor`; `focus` moves focus into it (to its first `focus` element when a selector). */
+  private place(anchor: HTMLElement, focus: boolean | string) {
     const r = anchor.getBoundingClientRect();
     const pop = this.pop;
     pop.hidden = false;
@@ -115,7 +116,7 @@ export class Popover {
     const below = r.bottom + 8;
     pop.style.top = `${below + pop.offsetHeight > window.innerHeight ? Math.max(8, r.top - pop.offsetHeight - 8) : below}px`;
     this.anchor = anchor;
-    if (focus) (pop.querySelector<HTMLElement>("button, [tabindex='0']") ?? pop).focus();
+    if (focus) (pop.querySelector<HTMLElement>(typeof focus === "string" ? focus : "button") ?? pop).focus();
   }
 
   close() {

@@ -1,7 +1,7 @@
 // The app's one state object: every view renders from it, every action writes to it.
 import type { LiveState } from "./live";
 import type {
-  AppInfo, ForkPoint, KeyStatus, LibraryFolder, OutlineStep, PendingQuestion, PipelineInfo, Preferences, ProviderStatus,
+  CompareOutcome, AppInfo, ForkPoint, KeyStatus, LibraryFolder, OutlineStep, PendingQuestion, PipelineInfo, Preferences, ProviderStatus,
   Recheck, RecommendedModel, RoleInfo, RunConfig, SessionDetail, SessionRecord, Settings,
 } from "./types";
 
@@ -63,7 +63,7 @@ export function shallow<T>(a: T, b: T): boolean {
 
 // ---------- the app's state ----------
 
-export type ViewName = "onboarding" | "new" | "session" | "library" | "settings";
+export type ViewName = "onboarding" | "new" | "session" | "library" | "settings" | "compare";
 export const TABS = ["report", "sources", "method"] as const;
 export type Tab = (typeof TABS)[number];
 
@@ -86,6 +86,26 @@ export interface RunView {
   cancelling: boolean;
   /** The "no progress" notice of the stall watch. */
   stuck: string | null;
+}
+
+/** One side of the comparison on screen, as its channel tells it. */
+export interface CompareSideView {
+  label: string;
+  /** What it runs, in words. */
+  words: string;
+  steps: OutlineStep[];
+  /** Its live state (mutated in place: `rev` counts changes). */
+  live: LiveState;
+  rev: number;
+}
+
+/** The comparison on screen: its two sides while they run, then the api's table. */
+export interface CompareScreen {
+  question: string;
+  sides: CompareSideView[];
+  busy: boolean;
+  outcome: CompareOutcome | null;
+  error: string;
 }
 
 /** The session on screen. */
@@ -167,6 +187,7 @@ export interface AppState {
   sessionFilter: string;
   sessions: { list: SessionRecord[]; filter: string } | null;
   session: SessionScreen | null;
+  compare: CompareScreen | null;
   tab: Tab;
   runs: Readonly<Record<string, RunView>>;
   exporting: "md" | "pdf" | null;
@@ -199,6 +220,7 @@ export function initialState(): AppState {
     sessionFilter: "",
     sessions: null,
     session: null,
+    compare: null,
     tab: "report",
     runs: {},
     exporting: null,

@@ -229,4 +229,33 @@ describe("actions", () => {
     await actions.recheckSources();
     expect(store.get().session?.recheck).toEqual({ busy: false, result: null, error: "This session has no report." });
   });
+
+  it("compares two configurations: each side's events move its own live view, then the table", async () => {
+    const { store, actions } = setup();
+    const done = later<unknown>();
+    let sent: unknown = null;
+    handlers.set("compare_research", (args) => {
+      sent = args.request;
+      const a = args.onEventA as { onmessage: (e: unknown) => void };
+      const b = args.onEventB as { onmessage: (e: unknown) => void };
+      a.onmessage({ type: "custom", payload: { type: "read", url: "file:///a", facts: 2 } });
+      b.onmessage({ type: "node_started", node: "plan", task: null });
+      return done.promise;
+    });
+    const request = (pipeline: string) => ({ question: "Bees?", pipeline, review: null, allowed_hosts: [], searxng_url: null,
+      config: { mode: "single", depth: "quick", models: { model: "m", fast_model: null, roles: {} } } });
+    const going = actions.startCompare("Bees?", request("standard") as never, request("trust") as never);
+    await flush();
+    expect(store.get().view).toBe("compare");
+    expect(sent).toMatchObject({ question: "Bees?", a: { label: "A", request: { pipeline: "standard" } }, b: { label: "B", request: { pipeline: "trust" } } });
+    const [a, b] = store.get().compare?.sides ?? [];
+    expect(a.live.sources).toEqual([{ url: "file:///a", facts: 2 }]);
+    expect(b.live.sources).toEqual([]);
+    expect(b.live.active.has("plan")).toBe(true);
+    expect(store.get().compare?.busy).toBe(true);
+    const outcome = { session_id: "s9", concurrent: true, columns: [], shared_sources: [] };
+    done.resolve(outcome);
+    await going;
+    expect(store.get().compare).toMatchObject({ busy: false, outcome, error: "" });
+  });
 });
