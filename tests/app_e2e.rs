@@ -552,6 +552,16 @@ async fn conversation_follow_up_topic_change_cancel_and_fork() {
     app.shot("05-timeline").await;
     app.click("#timeline li[data-stage='plan'] button.rerun")
         .await;
+    // The form holds the plan the run had there: its questions, aspects and searches.
+    let prefilled = app
+        .js("return ['fork-questions', 'fork-aspects', 'fork-searches'].map(id => document.getElementById(id).value)")
+        .await;
+    assert!(
+        prefilled[0].as_str().unwrap().contains("How do honeybees tell each other where food is?"),
+        "{prefilled}"
+    );
+    assert!(prefilled[1].as_str().unwrap().contains("colony roles"), "{prefilled}");
+    assert!(prefilled[2].as_str().unwrap().contains("honeybee waggle dance direction"), "{prefilled}");
     app.fill(
         "#fork-questions",
         "How do honeybees use the waggle dance to share food sources?",
@@ -589,5 +599,240 @@ async fn conversation_follow_up_topic_change_cancel_and_fork() {
         .await;
     assert!(method.contains("honeybee waggle dance"), "{method}");
     app.shot("08-fork-method").await;
+
+    // After a restart the branch still says where it started.
+    app.quit().await;
+    let app = App::start(&display, &profile, &shots).await;
+    app.click("#sessions li:first-child .session-link").await;
+    let fork = wait_entry(&app, 5, 30, |t| t.contains("forked from")).await;
+    assert!(fork.contains("forked from the plan of run 1"), "{fork}");
+    app.shot("09-fork-after-restart").await;
+    app.quit().await;
+}
+
+/// The fixture script for the trust pipeline: a sure reading (no clarification), its research
+/// tree, and a writer who cites only what the run read (no escalation).
+fn trust_script(dir: &Path) -> String {
+    script(dir, "trust.json", |s| {
+        let answers = s["answers"].as_array_mut().unwrap();
+        answers.retain(|a| a["purpose"] != "understand" && a["purpose"] != "plan");
+        answers.insert(
+            0,
+            json!({"purpose": "understand", "json": {"intent": "how honeybees communicate",
+                "class": "exploratory", "entities": ["honeybees"], "temporal": "", "complexity": "simple",
+                "confidence": 0.95, "question": "", "options": [], "interpretation": "Honeybee communication"}}),
+        );
+        answers.insert(
+            1,
+            json!({"purpose": "plan", "json": {
+                "questions": [
+                    {"question": "How do honeybees tell each other where food is?", "level": "primary"},
+                    {"question": "How is a honeybee colony organised?", "level": "secondary"}],
+                "outline": ["communication", "colony roles"],
+                "searches": [
+                    {"query": "honeybee waggle dance direction", "kind": "web", "from_year": 0, "to_year": 0},
+                    {"query": "honeybee colony worker queen", "kind": "web", "from_year": 0, "to_year": 0}]}}),
+        );
+        for a in answers.iter_mut() {
+            if a["purpose"] == "write" {
+                let text = a["text"].as_str().unwrap();
+                let kept = text
+                    .split("\n## Pollination")
+                    .next()
+                    .unwrap()
+                    .replace(" They are important pollinators of many crops [3].", "");
+                a["text"] = json!(kept);
+            }
+        }
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn trust_run_shows_marks_claim_popover_and_credibility() {
+    let dir = tempfile::tempdir().unwrap();
+    let shots = artifacts("trust_run_shows_marks_claim_popover_and_credibility");
+    let model = trust_script(dir.path());
+    let profile = Profile::with_library(&dir.path().join("profile"), &model);
+    let display = Display::start();
+    let app = App::start(&display, &profile, &shots).await;
+
+    app.fill("#question", QUESTION).await;
+    set_review(&app, false, false).await;
+    app.wait("#pipeline option[value='trust']", 30).await;
+    app.js("const s = document.getElementById('pipeline'); s.value = 'trust'; s.dispatchEvent(new Event('change'))")
+        .await;
+    app.click("#start").await;
+    app.wait("#report a.cite", 120).await;
+    app.wait_text("#session-meta", 60, |t| t.starts_with("Finished"))
+        .await;
+
+    // The hallucination score and the legend above the report.
+    let bar = app.wait_text("#trust-bar", 30, |t| t.contains("Hallucination score")).await;
+    for words in ["Corroborated", "Verified", "Weak", "two or more independent sources"] {
+        assert!(bar.contains(words), "{bar}");
+    }
+    // The marks in the text are indicators.
+    app.wait("#report .trust-mark", 10).await;
+    let marks = app
+        .js("return [...document.querySelectorAll('#report .trust-mark')].map(m => [m.textContent, m.className, m.dataset.claim ?? null])")
+        .await;
+    let marks = marks.as_array().unwrap().clone();
+    assert!(!marks.is_empty());
+    assert!(
+        marks.iter().any(|m| !m[2].is_null()),
+        "no mark matched a claim of the record: {marks:?}"
+    );
+    app.shot("01-report-with-marks").await;
+
+    // Focusing a marked sentence's mark shows its claim: the mark, the check, sources and quotes.
+    app.js("const m = [...document.querySelectorAll('#report .trust-mark')].find(m => m.dataset.claim && !m.classList.contains('mark-weak')); m.scrollIntoView({block: 'center'}); m.focus()")
+        .await;
+    let pop = app
+        .wait_text("#cite-popover", 10, |t| t.contains("Supported by"))
+        .await;
+    assert!(pop.contains("independent origin"), "{pop}");
+    assert!(pop.contains('“'), "{pop}");
+    app.shot("02-claim-popover").await;
+    app.press("\u{E00C}").await; // Escape
+
+    // Each source shows its credibility and why.
+    app.click("#tab-sources").await;
+    let cred = app
+        .wait_text("#sources-body .credibility", 10, |t| t.contains("credibility 0.") || t.contains("credibility 1."))
+        .await;
+    assert!(cred.contains(" — "), "a credibility says why: {cred}");
+    app.shot("03-sources-credibility").await;
+    app.quit().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn recheck_after_a_source_changed() {
+    let dir = tempfile::tempdir().unwrap();
+    let shots = artifacts("recheck_after_a_source_changed");
+    // The library is a copy of the corpus, so that the test can change it after the run.
+    let corpus = dir.path().join("corpus");
+    std::fs::create_dir_all(&corpus).unwrap();
+    for f in std::fs::read_dir(fixtures().join("corpus")).unwrap().flatten() {
+        std::fs::copy(f.path(), corpus.join(f.file_name())).unwrap();
+    }
+    let model = script(dir.path(), "script.json", |_| {});
+    let profile = Profile::with_library_from(&dir.path().join("profile"), &model, &corpus);
+    let display = Display::start();
+    let app = App::start(&display, &profile, &shots).await;
+
+    app.fill("#question", QUESTION).await;
+    set_review(&app, false, false).await;
+    app.click("#start").await;
+    app.wait("#report a.cite", 90).await;
+    app.wait_text("#session-meta", 60, |t| t.starts_with("Finished"))
+        .await;
+    assert!(!app.text("#sessions li:first-child").await.contains("checked"));
+    app.shot("01-report").await;
+
+    // One cited source loses its words, another is deleted.
+    let waggle = corpus.join("waggle-dance.md");
+    let text = std::fs::read_to_string(&waggle).unwrap();
+    let kept: Vec<&str> = text.lines().take(3).collect();
+    std::fs::write(&waggle, format!("{}\n\nThis page was rewritten.\n", kept.join("\n"))).unwrap();
+    std::fs::remove_file(corpus.join("colony.html")).unwrap();
+
+    app.click("#recheck").await;
+    let summary = app
+        .wait_text("#recheck-summary", 60, |t| t.contains("version"))
+        .await;
+    assert!(summary.contains("changed") || summary.contains("gone"), "{summary}");
+    assert!(summary.contains("the report is now version 2"), "{summary}");
+    let states = app
+        .js("return [...document.querySelectorAll('.recheck-sources tr[data-state]')].map(r => r.dataset.state + ': ' + r.innerText)")
+        .await;
+    let states = states.to_string();
+    assert!(states.contains("gone: ") && states.contains("no longer exists"), "{states}");
+    assert!(states.contains("changed: ") || states.contains("gone"), "{states}");
+    let lost = app.text("#recheck-box .lost").await;
+    assert!(!lost.is_empty(), "the sentences that lost their support are listed");
+    app.js("document.getElementById('recheck-box').scrollIntoView({block: 'start'})")
+        .await;
+    app.shot("02-recheck-findings").await;
+
+    // The new version is the report on screen; the session list says when it was checked.
+    app.wait_text("#sessions li:first-child", 10, |t| t.contains("checked"))
+        .await;
+    let conversation = app
+        .js("return document.getElementById('report').innerText")
+        .await;
+    assert!(!conversation.as_str().unwrap_or_default().is_empty());
+    app.js("document.getElementById('report').scrollIntoView({block: 'end'})")
+        .await;
+    app.shot("03-new-version").await;
+    app.quit().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn compare_two_pipelines() {
+    let dir = tempfile::tempdir().unwrap();
+    let shots = artifacts("compare_two_pipelines");
+    // A: the standard pipeline with one search; B: the review pipeline, multi-agent, with all of
+    // them and a reviewer that approves at once.
+    let narrow = script(dir.path(), "narrow.json", |s| {
+        for a in s["answers"].as_array_mut().unwrap() {
+            if a["purpose"] == "plan" {
+                a["json"]["searches"] = json!(["honeybee waggle dance direction"]);
+            }
+        }
+    });
+    let reviewed = script(dir.path(), "reviewed.json", |s| {
+        let score = 9.0;
+        let answers = s["answers"].as_array_mut().unwrap();
+        answers.push(json!({"purpose": "review", "json": {"scores": {"accuracy": score, "completeness": score,
+            "coherence": score, "citation": score, "methodology": score, "style": score},
+            "issues": [], "summary": "Good.", "improvement_potential": 0.1}}));
+        answers.push(json!({"purpose": "analyze", "json": {"themes": ["waggle dance"],
+            "contradictions": [], "gaps": [], "confidence": 0.9}}));
+    });
+    let profile = Profile::with_library(&dir.path().join("profile"), &narrow);
+    let display = Display::start();
+    let app = App::start(&display, &profile, &shots).await;
+
+    app.fill("#question", QUESTION).await;
+    app.wait("#pipeline option[value='review']", 30).await;
+    app.click("#compare-settings summary").await;
+    app.js("const s = document.getElementById('b-pipeline'); s.value = 'review'; const m = document.getElementById('b-mode'); m.value = 'multi';")
+        .await;
+    app.fill("#b-llm", &reviewed).await;
+    app.js("document.getElementById('compare-settings').scrollIntoView({block: 'center'})")
+        .await;
+    app.shot("01-compare-form").await;
+    app.click("#compare-start").await;
+
+    // Both sides run side by side, each with its own progress.
+    app.wait("#view-compare .compare-side[data-side='A']", 20).await;
+    app.wait("#view-compare .compare-side[data-side='B']", 20).await;
+    app.shot("02-running").await;
+
+    // Then the table and the sources only one side read.
+    let table = app.wait_text("#compare-table", 180, |t| t.contains("Model calls")).await;
+    for row in ["Sources read", "Coverage", "Cited sentences verified", "Tokens", "Time"] {
+        assert!(table.contains(row), "{table}");
+    }
+    assert!(table.contains("finished"), "{table}");
+    let head = app.text("#compare-table thead").await;
+    assert!(head.contains("Review") || head.contains("review"), "{head}");
+    let only = app.text("#view-compare .compare-only").await;
+    assert!(only.contains("Only A read") && only.contains("Only B read"), "{only}");
+    assert!(only.contains("pollination") || only.contains("colony"), "B alone read more: {only}");
+    let sources_b = app
+        .js("return document.querySelectorAll(\"#view-compare .compare-side[data-side='B'] .live-sources li\").length")
+        .await;
+    assert!(sources_b.as_u64().unwrap_or(0) > 0, "B's live view listed what it read");
+    app.js("document.getElementById('compare-table').scrollIntoView({block: 'start'})")
+        .await;
+    app.shot("03-table").await;
+
+    // The comparison is one session with both runs.
+    app.click("#compare-open").await;
+    app.wait("#report a.cite", 30).await;
+    let second = wait_entry(&app, 2, 10, |t| t.contains("Run 2")).await;
+    assert!(!second.contains("forked"), "a comparison's side is no fork: {second}");
+    app.shot("04-session").await;
     app.quit().await;
 }

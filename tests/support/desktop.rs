@@ -96,10 +96,15 @@ impl Profile {
     /// A profile whose library holds the fixture corpus of the CLI tests, whose default model
     /// is `model` and whose searches stay in the library.
     pub fn with_library(root: &Path, model: &str) -> Self {
+        let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/cli/tests/fixtures/corpus");
+        Self::with_library_from(root, model, &corpus)
+    }
+
+    /// [`Profile::with_library`] over the folder `corpus` (a copy a test may change).
+    pub fn with_library_from(root: &Path, model: &str, corpus: &Path) -> Self {
         let profile = Self::new(root);
         let studio = research_api::Studio::open(Some(&profile.db())).unwrap();
-        let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/cli/tests/fixtures/corpus");
-        studio.library().unwrap().add(&corpus, &|_| {}).unwrap();
+        studio.library().unwrap().add(corpus, &|_| {}).unwrap();
         let mut settings = research_api::Settings::default();
         settings.set("default_model", model).unwrap();
         settings.set("search", "local").unwrap();

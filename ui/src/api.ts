@@ -3,7 +3,7 @@ import { Channel, invoke } from "@tauri-apps/api/core";
 import type {
   Answer, ApiError, AppInfo, Fix, CheckpointInfo, ConnectionTest, DialogAnswer, DownloadedModel, DownloadProgress, ErrorCode, Event, GraphOutline, IndexReport,
   ForkedRun, ForkPoint, ForkRequest, KeyStatus, LibraryFolder, Mode, PendingQuestion, PipelineInfo, Preferences, ProviderStatus, ResearchOutcome, ResearchRequest,
-  RecommendedModel, RoleInfo, RunConfig, RunEstimate, SessionDetail, SessionRecord, Settings, StartedRun, Turn, TurnKind, UsageTotals,
+  CompareOutcome, CompareRequest, Recheck, RecommendedModel, RoleInfo, RunConfig, RunEstimate, SessionDetail, SessionRecord, Settings, StartedRun, Turn, TurnKind, UsageTotals,
 } from "./types";
 
 export function isApiError(e: unknown): e is ApiError {
@@ -58,6 +58,9 @@ export const api = {
     invoke<Turn>("ask_in_session", { sessionId, question, kind }),
   forkPoints: (threadId: string) => invoke<ForkPoint[]>("fork_points", { threadId }),
   forkResearch: (threadId: string, request: ForkRequest) => invoke<ForkedRun>("fork_research", { threadId, request }),
+  recheckSources: (sessionId: string) => invoke<Recheck>("recheck_sources", { sessionId }),
+  compareResearch: (request: CompareRequest, onEventA: Channel<Event>, onEventB: Channel<Event>) =>
+    invoke<CompareOutcome>("compare_research", { request, onEventA, onEventB }),
   runResearch: (threadId: string, answer: Answer | null, onEvent: Channel<Event>) =>
     invoke<ResearchOutcome>("run_research", { threadId, answer, onEvent }),
   cancelRun: (threadId: string) => invoke<boolean>("cancel_run", { threadId }),

@@ -15,7 +15,7 @@ function detail(over: Partial<SessionDetail> = {}): SessionDetail {
     sources: [], evidence: [], claims: [], report_html: "<p>R</p>", method: null,
     turns: [turn("Bees?", "first", "t1"), turn("What about water?", "follow_up", "t2"),
       turn("Now tell me about crop pollination", "topic_change", "t3"), turn("nevermind", "cancel", null, "All right.")],
-    summary: { text: "", turns: 0 },
+    summary: { text: "", turns: 0 }, reports_html: [], forks: {}, trust: null,
     ...over,
   } as SessionDetail;
 }
@@ -31,7 +31,7 @@ describe("conversation", () => {
   });
 
   it("lists turns with their runs, latest reports and replies", () => {
-    const entries = conversationEntries(detail(), {});
+    const entries = conversationEntries(detail());
     expect(entries.map((e) => [e.question, e.run, e.report?.version ?? null, e.latest, e.reply])).toEqual([
       ["Bees?", 1, 1, false, ""],
       ["What about water?", 2, 2, false, ""],
@@ -42,15 +42,15 @@ describe("conversation", () => {
 
   it("shows a fork as a branch after the turns before it, with its origin when known", () => {
     const d = detail({ runs: [...detail().runs, ["t4", "Bees?"]] });
-    let entries = conversationEntries(d, {});
-    expect(entries[4]).toMatchObject({ threadId: "t4", run: 4, branch: "forked from run 1" });
-    entries = conversationEntries(d, { t4: { from: "t1", stage: "plan" } });
+    let entries = conversationEntries(d);
+    expect(entries[4]).toMatchObject({ threadId: "t4", run: 4, branch: "" });
+    entries = conversationEntries({ ...d, forks: { t4: { from: "t1", stage: "plan" } } });
     expect(entries[4].branch).toBe("forked from the plan of run 1");
     expect(stageWords("round-2")).toBe("round 2");
   });
 
   it("keeps sessions from before turns were recorded readable", () => {
-    const entries = conversationEntries(detail({ turns: [] }), {});
+    const entries = conversationEntries(detail({ turns: [] }));
     expect(entries.map((e) => [e.run, e.branch, e.classification])).toEqual([[1, "", null], [2, "", null], [3, "", null]]);
   });
 
@@ -60,22 +60,24 @@ describe("conversation", () => {
     ]);
   });
 
-  it("prefills a fork from the run whose method the session holds, and sends only what changed", () => {
-    const method = { interpretation: "Bees talk", research_questions: ["Q1", "Q2"], metadata: { queries: ["s1"] } };
-    const d = detail({ method: method as never });
-    expect(forkDraft(d, "t3")).toEqual({ questions: "Q1\nQ2", searches: "s1", reading: "Bees talk" });
-    const draft = forkDraft(d, "t1");
-    expect(draft).toEqual({ questions: "", searches: "", reading: "" });
-    const same = { ...forkDraft(d, "t3"), model: "", depth: "", rounds: "", pipeline: "" };
-    expect(forkRequest("plan", same, forkDraft(d, "t3"))).toEqual({
+  it("prefills a fork from the plan or reading its stage holds, and sends only what changed", () => {
+    const plan = { stage: "plan", checkpoint: 3, holds: "", reading: null, plan: { questions: ["Q1", "Q2"], aspects: ["a1"], searches: ["s1"] } };
+    const reading = { stage: "reading", checkpoint: 1, holds: "", plan: null, reading: "Bees talk" };
+    expect(forkDraft(plan)).toEqual({ questions: "Q1\nQ2", aspects: "a1", searches: "s1", reading: "" });
+    expect(forkDraft(reading)).toEqual({ questions: "", aspects: "", searches: "", reading: "Bees talk" });
+    const same = { ...forkDraft(plan), model: "", depth: "", rounds: "", pipeline: "" };
+    expect(forkRequest("plan", same, forkDraft(plan))).toEqual({
       at: "plan", reading: null, plan: null, models: null, pipeline: null, depth: null, max_iterations: null, search: null,
     });
     const edited = { ...same, questions: "Q1\n\n Q3 ", searches: "a\nb", model: "scripted:x", depth: "quick", rounds: "2", pipeline: "review" };
-    expect(forkRequest("plan", edited, forkDraft(d, "t3"))).toEqual({
-      at: "plan", reading: null, plan: { questions: ["Q1", "Q3"], aspects: [], searches: ["a", "b"] },
+    expect(forkRequest("plan", edited, forkDraft(plan))).toEqual({
+      at: "plan", reading: null, plan: { questions: ["Q1", "Q3"], aspects: ["a1"], searches: ["a", "b"] },
       models: { model: "scripted:x", fast_model: null, roles: {} }, pipeline: "review", depth: "quick", max_iterations: 2, search: null,
     });
-    expect(forkRequest("reading", { ...same, reading: "Another reading", rounds: "0" }, forkDraft(d, "t3"))).toMatchObject({
+    // The aspects alone changed: the plan goes with them.
+    expect(forkRequest("plan", { ...same, aspects: "a1\na2" }, forkDraft(plan)).plan).toEqual({ questions: ["Q1", "Q2"], aspects: ["a1", "a2"], searches: ["s1"] });
+    const read = { ...forkDraft(reading), model: "", depth: "", rounds: "0", pipeline: "" };
+    expect(forkRequest("reading", { ...read, reading: "Another reading" }, forkDraft(reading))).toMatchObject({
       at: "reading", reading: "Another reading", plan: null, max_iterations: null,
     });
   });

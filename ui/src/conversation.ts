@@ -1,6 +1,6 @@
 // A session as a conversation, in words: its turns with what each was taken to be, its forks as
 // branches, and the fork form's request. Pure: the views render what these return.
-import type { Classification, Decider, Depth, ForkRequest, ReportRow, SessionDetail, TurnKind } from "./types";
+import type { Classification, Decider, Depth, ForkPoint, ForkRequest, ReportRow, SessionDetail, TurnKind } from "./types";
 
 const KIND_WORDS: Record<TurnKind, string> = {
   first: "first question",
@@ -33,12 +33,6 @@ export function otherKind(kind: TurnKind): TurnKind | null {
   }
 }
 
-/** Where a fork made in this window came from (the api does not keep it with the session). */
-export interface ForkOrigin {
-  from: string;
-  stage: string;
-}
-
 /** One entry of the session's thread: a turn, or a run without one (a fork). */
 export interface Entry {
   key: string;
@@ -65,7 +59,7 @@ export function stageWords(stage: string): string {
 }
 
 /** The session's thread of entries, oldest first. */
-export function conversationEntries(detail: SessionDetail, forks: Readonly<Record<string, ForkOrigin>>): Entry[] {
+export function conversationEntries(detail: SessionDetail): Entry[] {
   const runIndex = new Map(detail.runs.map(([thread], i) => [thread, i + 1]));
   const latestThread = detail.reports[detail.reports.length - 1]?.thread_id ?? null;
   const reportOf = (thread: string | null) => {
@@ -84,11 +78,10 @@ export function conversationEntries(detail: SessionDetail, forks: Readonly<Recor
   for (const [i, [thread, question]] of detail.runs.entries()) {
     if (covered.has(thread)) continue;
     const run = i + 1;
-    const origin = forks[thread];
-    const fromRun = origin ? runIndex.get(origin.from) : detail.runs.findIndex(([, q]) => q === question) + 1;
-    const branch = origin && fromRun
-      ? `forked from ${stageWords(origin.stage)} of run ${fromRun}`
-      : fromRun && fromRun < run ? `forked from run ${fromRun}` : "";
+    const origin = detail.forks[thread];
+    // Only a recorded fork is called one: a run without a turn may also be a comparison's side.
+    const fromRun = origin ? runIndex.get(origin.from) : undefined;
+    const branch = origin && fromRun ? `forked from ${stageWords(origin.stage)} of run ${fromRun}` : "";
     // After the last entry of an earlier run, and after the turns that ended without a run there.
     let at = 0;
     for (const [j, e] of entries.entries()) if (e.run !== null && e.run < run) at = j + 1;
@@ -129,21 +122,20 @@ export function markdownBlocks(markdown: string): Block[] {
   return blocks.map((b) => ({ ...b, text: b.text.replace(/\*\*|__|`/g, "") }));
 }
 
-/** What the fork form starts with for `thread`: the run's plan and reading where the session has them. */
+/** What the fork form starts with: the plan or the reading the run held at the fork point. */
 export interface ForkDraft {
   questions: string;
+  aspects: string;
   searches: string;
   reading: string;
 }
 
-/** The session holds the method (plan, searches, reading) of the run of its latest report only. */
-export function forkDraft(detail: SessionDetail, thread: string): ForkDraft {
-  const methodThread = detail.reports[detail.reports.length - 1]?.thread_id;
-  const method = methodThread === thread ? detail.method : null;
+export function forkDraft(point: ForkPoint): ForkDraft {
   return {
-    questions: (method?.research_questions ?? []).join("\n"),
-    searches: (method?.metadata.queries ?? []).join("\n"),
-    reading: method?.interpretation ?? "",
+    questions: (point.plan?.questions ?? []).join("\n"),
+    aspects: (point.plan?.aspects ?? []).join("\n"),
+    searches: (point.plan?.searches ?? []).join("\n"),
+    reading: point.reading ?? "",
   };
 }
 
@@ -160,12 +152,12 @@ const lines = (text: string) => text.split("\n").map((l) => l.trim()).filter(Boo
 /** The request for a fork at `stage`: only what the person changed from `draft` is sent. */
 export function forkRequest(stage: string, fields: ForkFields, draft: ForkDraft): ForkRequest {
   const rounds = Math.floor(Number(fields.rounds));
-  const planChanged = fields.questions.trim() !== draft.questions.trim() || fields.searches.trim() !== draft.searches.trim();
+  const planChanged = (["questions", "aspects", "searches"] as const).some((k) => fields[k].trim() !== draft[k].trim());
   const readingChanged = fields.reading.trim() !== draft.reading.trim();
   return {
     at: stage,
     reading: stage === "reading" && readingChanged && fields.reading.trim() ? fields.reading.trim() : null,
-    plan: stage === "plan" && planChanged ? { questions: lines(fields.questions), aspects: [], searches: lines(fields.searches) } : null,
+    plan: stage === "plan" && planChanged ? { questions: lines(fields.questions), aspects: lines(fields.aspects), searches: lines(fields.searches) } : null,
     models: fields.model.trim() ? { model: fields.model.trim(), fast_model: null, roles: {} } : null,
     pipeline: fields.pipeline || null,
     depth: (fields.depth || null) as Depth | null,

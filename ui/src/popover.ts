@@ -3,7 +3,8 @@
 import { html, nothing, render } from "lit-html";
 import { citationInfo, findQuote, sourceLabel, verificationWords } from "./citations";
 import { $, displayUrl, el } from "./dom";
-import type { SessionDetail } from "./types";
+import { confidenceWords, markInfo } from "./trust";
+import type { ClaimTrust, SessionDetail, TrustMark } from "./types";
 
 export interface PopoverDeps {
   sourceText(sha256: string): Promise<string | null>;
@@ -71,6 +72,41 @@ export class Popover {
         <button class="open-source" @click=${show(c.quotes[0]?.quote ?? "")}>Show in source</button>
         <button class="open-link" @click=${() => this.deps.openExternal(src.url)}>${src.url.startsWith("file://") ? "Show file" : "Open page"}</button>
       </div>` : nothing}`, this.pop);
+    this.place(anchor, focus);
+  }
+
+  /** Shows what a trust mark says of its sentence: the mark, how it was checked, its sources and quotes. */
+  openClaim(anchor: HTMLElement, mark: TrustMark, claim: ClaimTrust | null, detail: SessionDetail, focus = false) {
+    const info = markInfo(claim?.mark ?? mark);
+    const source = (n: number) => detail.sources.find((s) => s.source_id === n) ?? null;
+    const label = (n: number) => {
+      const s = source(n);
+      return s ? sourceLabel(s) : `Source ${n}`;
+    };
+    const quote = (n: number, q: string) => {
+      const s = source(n);
+      const show = () => s && void this.openSource(s.sha256, sourceLabel(s), s.url, q);
+      return s
+        ? html`<blockquote class="quote" tabindex="0" title="Show this passage in the source" @click=${show}
+            @keydown=${(e: KeyboardEvent) => e.key === "Enter" && show()}>“${q}”</blockquote>`
+        : html`<blockquote class="quote">“${q}”</blockquote>`;
+    };
+    render(html`
+      <div class="claim-mark mark-${info.mark}"><span class="trust-symbol">${info.symbol}</span> <strong>${info.label}</strong>: ${info.meaning}.</div>
+      ${claim ? html`
+        <div class="claim-check">${claim.check}</div>
+        <div class="muted claim-facts">Audit: ${claim.status} · ${claim.origins} independent origin${claim.origins === 1 ? "" : "s"} · ${confidenceWords(claim)}</div>
+        <div class="claim-head">${claim.supported_by.length ? "Supported by" : "No source read says it as written."}</div>
+        ${claim.supported_by.slice(0, 4).map((c) => html`<div class="claim-source">[${c.source_id}] ${label(c.source_id)}${c.cited ? "" : " (found by cross-validation)"}</div>${quote(c.source_id, c.quote)}`)}
+        ${claim.supported_by.length > 4 ? html`<div class="more">and ${claim.supported_by.length - 4} more sources</div>` : nothing}
+        ${claim.contradicted_by.length ? html`<div class="claim-head">Contested by</div>` : nothing}
+        ${claim.contradicted_by.map((c) => html`<div class="claim-source">[${c.source_id}] ${label(c.source_id)} states ${c.numbers.join(", ")}</div>${quote(c.source_id, c.quote)}`)}`
+      : html`<div class="muted">The trust record has no check for this sentence as it reads now.</div>`}`, this.pop);
+    this.place(anchor, focus && "[tabindex='0'], button");
+  }
+
+  /** Shows the popover beside `anchor`; `focus` moves focus into it (to its first `focus` element when a selector). */
+  private place(anchor: HTMLElement, focus: boolean | string) {
     const r = anchor.getBoundingClientRect();
     const pop = this.pop;
     pop.hidden = false;
@@ -80,7 +116,7 @@ export class Popover {
     const below = r.bottom + 8;
     pop.style.top = `${below + pop.offsetHeight > window.innerHeight ? Math.max(8, r.top - pop.offsetHeight - 8) : below}px`;
     this.anchor = anchor;
-    if (focus) (pop.querySelector<HTMLElement>("button") ?? pop).focus();
+    if (focus) (pop.querySelector<HTMLElement>(typeof focus === "string" ? focus : "button") ?? pop).focus();
   }
 
   close() {

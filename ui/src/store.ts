@@ -1,9 +1,8 @@
 // The app's one state object: every view renders from it, every action writes to it.
-import type { ForkOrigin } from "./conversation";
 import type { LiveState } from "./live";
 import type {
-  AppInfo, ForkPoint, KeyStatus, LibraryFolder, OutlineStep, PendingQuestion, PipelineInfo, Preferences, ProviderStatus,
-  RecommendedModel, RoleInfo, RunConfig, SessionDetail, SessionRecord, Settings,
+  CompareOutcome, AppInfo, ForkPoint, KeyStatus, LibraryFolder, OutlineStep, PendingQuestion, PipelineInfo, Preferences, ProviderStatus,
+  Recheck, RecommendedModel, RoleInfo, RunConfig, SessionDetail, SessionRecord, Settings,
 } from "./types";
 
 export interface Store<S extends object> {
@@ -64,7 +63,7 @@ export function shallow<T>(a: T, b: T): boolean {
 
 // ---------- the app's state ----------
 
-export type ViewName = "onboarding" | "new" | "session" | "library" | "settings";
+export type ViewName = "onboarding" | "new" | "session" | "library" | "settings" | "compare";
 export const TABS = ["report", "sources", "method"] as const;
 export type Tab = (typeof TABS)[number];
 
@@ -87,6 +86,26 @@ export interface RunView {
   cancelling: boolean;
   /** The "no progress" notice of the stall watch. */
   stuck: string | null;
+}
+
+/** One side of the comparison on screen, as its channel tells it. */
+export interface CompareSideView {
+  label: string;
+  /** What it runs, in words. */
+  words: string;
+  steps: OutlineStep[];
+  /** Its live state (mutated in place: `rev` counts changes). */
+  live: LiveState;
+  rev: number;
+}
+
+/** The comparison on screen: its two sides while they run, then the api's table. */
+export interface CompareScreen {
+  question: string;
+  sides: CompareSideView[];
+  busy: boolean;
+  outcome: CompareOutcome | null;
+  error: string;
 }
 
 /** The session on screen. */
@@ -113,7 +132,17 @@ export interface SessionScreen {
   timeline: Timeline;
   /** A question is being asked in the session (the composer waits). */
   asking: boolean;
+  /** *Check sources again*: going, or what it found. */
+  recheck: RecheckState;
 }
+
+export interface RecheckState {
+  busy: boolean;
+  result: Recheck | null;
+  error: string;
+}
+
+export const noRecheck: RecheckState = { busy: false, result: null, error: "" };
 
 export interface Timeline {
   /** The run whose fork points are listed (`null`: the session's last run). */
@@ -158,10 +187,9 @@ export interface AppState {
   sessionFilter: string;
   sessions: { list: SessionRecord[]; filter: string } | null;
   session: SessionScreen | null;
+  compare: CompareScreen | null;
   tab: Tab;
   runs: Readonly<Record<string, RunView>>;
-  /** Forks made in this window: fork thread → where it came from. */
-  forks: Readonly<Record<string, ForkOrigin>>;
   exporting: "md" | "pdf" | null;
   library: { folders: LibraryFolder[] | null; progress: Progress; busy: "add" | "reindex" | null };
   keys: KeyStatus[] | null;
@@ -192,9 +220,9 @@ export function initialState(): AppState {
     sessionFilter: "",
     sessions: null,
     session: null,
+    compare: null,
     tab: "report",
     runs: {},
-    forks: {},
     exporting: null,
     library: { folders: null, progress: { status: "", error: false, percent: null, shown: 0, busy: false }, busy: null },
     keys: null,

@@ -161,11 +161,11 @@ describe("actions", () => {
     await flush();
   });
 
-  it("forks a run from a stage: its points load, the fork runs and is remembered as a branch", async () => {
+  it("forks a run from a stage: its points load, the fork runs and the session says where it came from", async () => {
     const { store, actions } = setup();
     const run = later<unknown>();
     const requests: unknown[] = [];
-    handlers.set("session", () => ({ ...detail("s1", "finished", "t1", "<p>R</p>"), turns: [] }));
+    handlers.set("session", () => ({ ...detail("s1", "finished", "t1", "<p>R</p>"), turns: [], forks: requests.length ? { t9: { from: "t1", stage: "plan" } } : {} }));
     handlers.set("fork_points", ({ threadId }) => [{ stage: "plan", checkpoint: 3, holds: `a plan of ${String(threadId)}` }]);
     handlers.set("fork_research", (args) => {
       requests.push(args);
@@ -181,7 +181,7 @@ describe("actions", () => {
     expect(await actions.forkRun("t1", request)).toBe(true);
     await flush();
     expect(requests).toEqual([{ threadId: "t1", request }]);
-    expect(store.get().forks).toEqual({ t9: { from: "t1", stage: "plan" } });
+    expect(store.get().session?.detail?.forks).toEqual({ t9: { from: "t1", stage: "plan" } });
     expect(store.get().session).toMatchObject({ threadId: "t9", live: true, timeline: { form: null, busy: false } });
     expect(store.get().runs.t9.phase).toBe("running");
     run.resolve(outcome("s1", "t9", "finished"));
@@ -195,5 +195,67 @@ describe("actions", () => {
     await actions.openSession("s1");
     expect(await actions.forkRun("t1", { at: "plan" } as never)).toBe(false);
     expect(store.get().session?.timeline).toMatchObject({ busy: false, error: "The edited plan has no searches; give at least one." });
+  });
+
+  it("checks a report's sources again: busy while it reads, then its findings and the new version", async () => {
+    const { store, toasts, actions } = setup();
+    const check = later<unknown>();
+    let loads = 0;
+    handlers.set("session", () => {
+      loads++;
+      return detail("s1", "finished", "t1", loads > 1 ? "<p>R2</p>" : "<p>R</p>");
+    });
+    handlers.set("recheck_sources", ({ sessionId }) => (sessionId === "s1" ? check.promise : null));
+    await actions.openSession("s1");
+    const going = actions.recheckSources();
+    await flush();
+    expect(store.get().session?.recheck).toEqual({ busy: true, result: null, error: "" });
+    const found = { session_id: "s1", thread_id: "t1", checked_at_ms: 1, lost: [{ sentence: "Bees dance [1].", sources: [1], why: "its quote is gone" }],
+      sources: [{ source_id: 1, url: "file:///a", state: { state: "gone", why: "the file no longer exists" } }], version: 2 };
+    check.resolve(found);
+    await going;
+    expect(store.get().session?.recheck).toEqual({ busy: false, result: found, error: "" });
+    expect(store.get().session?.detail?.report_html).toBe("<p>R2</p>");
+    expect(toasts).toContain("The report is now version 2.");
+    actions.closeRecheck();
+    expect(store.get().session?.recheck.result).toBeNull();
+  });
+
+  it("a recheck that fails says why where its findings would be", async () => {
+    const { store, actions } = setup();
+    handlers.set("session", () => detail("s1", "finished", "t1", "<p>R</p>"));
+    handlers.set("recheck_sources", () => Promise.reject({ code: "not_found", message: "this session has no report" }));
+    await actions.openSession("s1");
+    await actions.recheckSources();
+    expect(store.get().session?.recheck).toEqual({ busy: false, result: null, error: "This session has no report." });
+  });
+
+  it("compares two configurations: each side's events move its own live view, then the table", async () => {
+    const { store, actions } = setup();
+    const done = later<unknown>();
+    let sent: unknown = null;
+    handlers.set("compare_research", (args) => {
+      sent = args.request;
+      const a = args.onEventA as { onmessage: (e: unknown) => void };
+      const b = args.onEventB as { onmessage: (e: unknown) => void };
+      a.onmessage({ type: "custom", payload: { type: "read", url: "file:///a", facts: 2 } });
+      b.onmessage({ type: "node_started", node: "plan", task: null });
+      return done.promise;
+    });
+    const request = (pipeline: string) => ({ question: "Bees?", pipeline, review: null, allowed_hosts: [], searxng_url: null,
+      config: { mode: "single", depth: "quick", models: { model: "m", fast_model: null, roles: {} } } });
+    const going = actions.startCompare("Bees?", request("standard") as never, request("trust") as never);
+    await flush();
+    expect(store.get().view).toBe("compare");
+    expect(sent).toMatchObject({ question: "Bees?", a: { label: "A", request: { pipeline: "standard" } }, b: { label: "B", request: { pipeline: "trust" } } });
+    const [a, b] = store.get().compare?.sides ?? [];
+    expect(a.live.sources).toEqual([{ url: "file:///a", facts: 2 }]);
+    expect(b.live.sources).toEqual([]);
+    expect(b.live.active.has("plan")).toBe(true);
+    expect(store.get().compare?.busy).toBe(true);
+    const outcome = { session_id: "s9", concurrent: true, columns: [], shared_sources: [] };
+    done.resolve(outcome);
+    await going;
+    expect(store.get().compare).toMatchObject({ busy: false, outcome, error: "" });
   });
 });

@@ -3,6 +3,7 @@ import { api } from "../api";
 import type { Toast } from "../dom";
 import type { AppStore } from "../store";
 import { createBase } from "./base";
+import { compareActions } from "./compare";
 import { libraryActions } from "./library";
 import { sessionActions } from "./sessions";
 import { settingsActions } from "./settings";
@@ -16,6 +17,7 @@ export function createActions(store: AppStore, toast: Toast) {
   const library = libraryActions(base);
   const sessions = sessionActions(base, settings.savePreferences);
   const { exportReport, refreshSessions, openSession } = sessions;
+  const compare = compareActions(base, refreshSessions);
   const { openSettings, fillSettings } = settings;
   const { refreshLibrary } = library;
 
@@ -24,6 +26,7 @@ export function createActions(store: AppStore, toast: Toast) {
     ...settings,
     ...library,
     ...sessions,
+    ...compare,
 
     async menu(id: string) {
       const s = store.get().session;

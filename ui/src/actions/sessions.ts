@@ -3,12 +3,12 @@ import { Channel } from "@tauri-apps/api/core";
 import { api, humanError } from "../api";
 import { configOf, estimateText, modeOf, resumeNote, runningSince, sessionMeta } from "../format";
 import { Runs, type RunController } from "../run";
-import { noTimeline, updateSession, type SessionScreen, type Tab, type Timeline } from "../store";
+import { noRecheck, noTimeline, updateSession, type SessionScreen, type Tab, type Timeline } from "../store";
 import type { Answer, Event, ForkPoint, ForkRequest, Mode, ModelRouting, Preferences, ResearchOutcome, ResearchRequest, RunConfig, TurnKind } from "../types";
 import type { Base } from "./base";
 
 function screen(sessionId: string, threadId: string | null, title = ""): SessionScreen {
-  return { sessionId, threadId, detail: null, panels: null, title, meta: "", steps: [], stream: null, draft: false, renaming: false, live: false, timeline: noTimeline, asking: false };
+  return { sessionId, threadId, detail: null, panels: null, title, meta: "", steps: [], stream: null, draft: false, renaming: false, live: false, timeline: noTimeline, asking: false, recheck: noRecheck };
 }
 
 export function sessionActions({ store, toast, fail, show }: Base, savePreferences: (change: Partial<Preferences>) => Promise<void>) {
@@ -257,10 +257,26 @@ export function sessionActions({ store, toast, fail, show }: Base, savePreferenc
       setTimeline({ busy: false, error: humanError(e) }, s.sessionId);
       return false;
     }
-    store.update((st) => ({ forks: { ...st.forks, [forked.thread_id]: { from: forked.from, stage: forked.point.stage } } }));
     const question = s.detail?.runs.find(([t]) => t === threadId)?.[1] ?? s.title;
     void startInSession(forked.session_id, forked.thread_id, question, request.models);
     return true;
+  }
+
+  /** Reads every cited source of the latest report again; what changed becomes a new report version. */
+  async function recheckSources() {
+    const s = store.get().session;
+    if (!s?.detail?.reports.length || s.recheck.busy || sessionBusy("check its sources again")) return;
+    const id = s.sessionId;
+    updateSession(store, { recheck: { busy: true, result: null, error: "" } }, id);
+    try {
+      const result = await api.recheckSources(id);
+      updateSession(store, { recheck: { busy: false, result, error: "" } }, id);
+      if (result.version !== null) toast(`The report is now version ${result.version}.`, "info");
+    } catch (e) {
+      updateSession(store, { recheck: { busy: false, result: null, error: humanError(e) } }, id);
+    }
+    await loadSession(id);
+    await refreshSessions();
   }
 
   async function exportReport(format: "md" | "pdf") {
@@ -328,6 +344,10 @@ export function sessionActions({ store, toast, fail, show }: Base, savePreferenc
       if (s) setTimeline({ form: stage, error: "" }, s.sessionId);
     },
     exportReport,
+    recheckSources,
+    closeRecheck: () => {
+      if (store.get().session) updateSession(store, { recheck: noRecheck });
+    },
     startRename: () => {
       if (store.get().session) updateSession(store, { renaming: true });
     },

@@ -40,13 +40,13 @@ export function mountConversation(root: HTMLElement, { store, actions }: Ctx) {
       @click=${() => void actions.askFollowUp(e.question, other)}>Ask again as a ${words} (a new turn)</button>`;
   };
 
-  store.watch((s) => [s.session?.detail ?? null, s.forks, s.session?.asking ?? false,
-    Object.values(s.runs).filter((r) => r.phase === "running").map((r) => r.threadId).join(" ")] as const, ([detail, forks, asking]) => {
+  store.watch((s) => [s.session?.detail ?? null, s.session?.asking ?? false,
+    Object.values(s.runs).filter((r) => r.phase === "running").map((r) => r.threadId).join(" ")] as const, ([detail, asking]) => {
     if (!detail) {
       render(nothing, root);
       return;
     }
-    const entries = conversationEntries(detail, forks);
+    const entries = conversationEntries(detail);
     const summary = detail.summary.text.trim();
     // One question and its report need no thread around them.
     const single = entries.length <= 1 && !summary;

@@ -1,6 +1,6 @@
 // The New research form: the question, the run's choices, the estimate, Start.
 import { html, render } from "lit-html";
-import { inside, setBusy } from "../dom";
+import { inside, optionsOf, setBusy } from "../dom";
 import { questionCount } from "../format";
 import { shallow, type AppState } from "../store";
 import type { Mode, Preferences, ResearchRequest, RunConfig, Settings, TimeoutAction, TrustVariant } from "../types";
@@ -98,8 +98,40 @@ export function mountNewResearch(root: HTMLElement, { store, actions, toast }: C
     }
   }
 
+  /** Side B of a comparison: the form's own choices (A) with its pipeline, mode, depth and model. */
+  async function compare() {
+    const text = question.value.trim();
+    if (!text) {
+      toast("Type a question first.");
+      question.focus();
+      return;
+    }
+    const a = config();
+    if (!a.models.model) {
+      toast("No model is chosen: enter one, or set a default model in Settings.");
+      llm.focus();
+      return;
+    }
+    const model = value("b-llm");
+    const b: RunConfig = {
+      ...a, mode: value("b-mode") as Mode, depth: value("b-depth") as RunConfig["depth"],
+      models: model ? { model, fast_model: null, roles: {} } : a.models,
+    };
+    const request = (pipelineName: string, c: RunConfig): ResearchRequest =>
+      ({ question: text, pipeline: pipelineName, review: c.review, config: c, allowed_hosts: [], searxng_url: null });
+    await actions.startCompare(text, request(pipeline.value, a), request(value("b-pipeline"), b));
+  }
+  $("compare-start").addEventListener("click", () => void compare());
+
   store.watch((s) => s.pipelines, (pipelines) => {
     if (!pipelines) return;
+    // Side B's choices are the form's own lists (the pipelines the api gives, the form's modes and depths).
+    const choices = (id: string) => optionsOf(id).map((o) => html`<option value=${o.value} ?selected=${o.value === $<HTMLSelectElement>(id).value}>${o.label}</option>`);
+    render(html`<label>Pipeline (B)<select id="b-pipeline">${pipelines.map((p, i) => html`<option value=${p.name} title=${p.summary}
+        ?selected=${i === Math.min(1, pipelines.length - 1)}>${p.title}</option>`)}</select></label>
+      <label>Mode (B)<select id="b-mode">${choices("mode")}</select></label>
+      <label>Depth (B)<select id="b-depth">${choices("depth")}</select></label>
+      <label>Model (B)<input id="b-llm" placeholder="same as A" /></label>`, $("compare-b"));
     render(pipelines.map((p) => html`<option value=${p.name} title=${p.summary}>${p.title}</option>`), pipeline);
     pipeline.title = pipelines[0]?.summary ?? "";
   });

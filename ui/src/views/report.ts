@@ -6,7 +6,9 @@ import { displayUrl, el, inside } from "../dom";
 import { methodView } from "../method";
 import { runOf, shallow } from "../store";
 import type { SessionDetail } from "../types";
+import { credibilityOf, credibilityWords, sameOriginWords } from "../trust";
 import type { Ctx } from "./ctx";
+import { decorateMarks } from "./trust";
 
 export function mountReport(root: HTMLElement, { store, actions, popover }: Ctx) {
   const $ = inside(root);
@@ -45,6 +47,7 @@ export function mountReport(root: HTMLElement, { store, actions, popover }: Ctx)
     if (detail?.report_html) {
       report.innerHTML = detail.report_html; // comrak's output with raw HTML disabled
       decorate(detail);
+      decorateMarks(report, detail, popover);
     } else if (detail && !draft) {
       report.replaceChildren(el("p", { className: "placeholder" }, "No report yet."));
     } else {
@@ -85,15 +88,28 @@ export function mountReport(root: HTMLElement, { store, actions, popover }: Ctx)
         const quotes = detail.evidence.filter((e) => e.source_id === s.source_id).length;
         const claims = byClaims.get(s.source_id) ?? [];
         const first = detail.evidence.find((e) => e.source_id === s.source_id)?.quote ?? "";
-        return html`<tr><td>${s.source_id}</td>
+        const cred = credibilityOf(detail.trust, s.source_id);
+        const same = sameOriginWords(detail.trust, s.source_id);
+        return html`<tr data-source=${s.source_id} class=${cred?.excluded ? "excluded" : nothing}><td>${s.source_id}</td>
           <td><button class="link" @click=${() => void popover.openSource(s.sha256, sourceLabel(s), s.url, first)}>${sourceLabel(s)}</button><div
-            class="source-url">${displayUrl(s.url)}</div></td>
-          <td>${s.kind}</td><td>read · ${quotes} quote${quotes === 1 ? "" : "s"}</td>
+            class="source-url">${displayUrl(s.url)}</div>${cred ? html`<div class="credibility ${cred.score < 0.5 ? "low" : ""}"><span
+            class="cred-score">${credibilityWords(cred)}</span>${cred.why.length ? html`<span class="cred-why"> — ${cred.why.join("; ")}</span>` : nothing}</div>` : nothing}${same
+            ? html`<div class="muted same-origin">${same}</div>` : nothing}</td>
+          <td>${s.kind}</td><td>${cred?.excluded ? "left out" : "read"} · ${quotes} quote${quotes === 1 ? "" : "s"}</td>
           <td>${claims.length ? html`<ul class="claims">${claims.slice(0, 4).map((c) => html`<li class=${c.supported ? "ok" : "no"}>${c.text}</li>`)}</ul>` : "—"}</td></tr>`;
       })}
       ${unread.map((u) => html`<tr class="unread"><td>—</td><td><button class="link" @click=${() => actions.openExternal(u.url)}>${displayUrl(u.url)}</button></td>
         <td>—</td><td>not read: ${u.reason}</td><td>—</td></tr>`)}
       ${!detail.sources.length && !unread.length ? html`<tr><td colspan="5">No sources yet.</td></tr>` : nothing}`, body);
+    // Sources the trust pipeline kept out of the writer's evidence, each with why.
+    const excluded = (detail.trust?.credibility ?? []).filter((c) => c.excluded);
+    const label = (id: number) => {
+      const s = detail.sources.find((x) => x.source_id === id);
+      return s ? `${sourceLabel(s)} (${displayUrl(s.url)})` : `Source ${id}`;
+    };
+    render(excluded.length ? html`<h3>Left out of the report</h3><p class="muted">Their credibility was too low for the writer to use them.</p>
+      <ul class="excluded-list">${excluded.map((c) => html`<li data-source=${c.source_id}><strong>[${c.source_id}] ${label(c.source_id)}</strong> —
+        ${credibilityWords(c)}: ${c.why.join("; ") || "no reason recorded"}</li>`)}</ul>` : nothing, $("trust-excluded"));
   }
 
   function renderMethod(detail: SessionDetail | null) {

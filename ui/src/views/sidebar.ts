@@ -3,6 +3,7 @@ import { html, nothing, render } from "lit-html";
 import { inside } from "../dom";
 import { statusBadge } from "../format";
 import { isRunning, shallow } from "../store";
+import { checkedWords } from "../trust";
 import type { Ctx } from "./ctx";
 
 export function mountSidebar(root: HTMLElement, { store, actions }: Ctx) {
@@ -30,7 +31,8 @@ export function mountSidebar(root: HTMLElement, { store, actions }: Ctx) {
           const status = statusBadge(s.status, runningNow && current === s.id);
           return html`<li data-session=${s.id} data-status=${s.status} class=${current === s.id ? "current" : nothing}>
             <button class="session-link" title=${s.question} @click=${() => void actions.openSession(s.id)}><span
-              class="session-title">${s.title}</span><span class="badge ${status ? "on" : ""}">${status}</span></button></li>`;
+              class="session-title">${s.title}</span><span class="badge ${status ? "on" : ""}">${status}</span>${s.checked_at_ms
+              ? html`<span class="checked" title=${new Date(s.checked_at_ms).toLocaleString()}>${checkedWords(s.checked_at_ms)}</span>` : nothing}</button></li>`;
         })}`, list);
     },
     shallow,

@@ -18,7 +18,7 @@ export function mountTimeline(root: HTMLElement, { store, actions }: Ctx) {
   };
 
   function form(detail: SessionDetail, thread: string, point: ForkPoint, busy: boolean) {
-    const draft = forkDraft(detail, thread);
+    const draft = forkDraft(point);
     const model = configOf(detail)?.models.model ?? "";
     const pipelines = store.get().pipelines ?? [];
     const submit = (e: SubmitEvent) => {
@@ -26,16 +26,17 @@ export function mountTimeline(root: HTMLElement, { store, actions }: Ctx) {
       const f = e.target as HTMLFormElement;
       const v = (name: string) => (f.elements.namedItem(name) as HTMLInputElement | null)?.value ?? "";
       const fields: ForkFields = {
-        questions: v("questions"), searches: v("searches"), reading: v("reading"),
+        questions: v("questions"), aspects: v("aspects"), searches: v("searches"), reading: v("reading"),
         model: v("model"), depth: v("depth"), rounds: v("rounds"), pipeline: v("pipeline"),
       };
       void actions.forkRun(thread, forkRequest(point.stage, fields, draft));
     };
     return html`<form class="fork-form" id="fork-form" @submit=${submit} aria-label=${`Re-run from ${stageWords(point.stage)}`}>
       ${point.stage === "plan" ? html`
-        ${draft.questions ? nothing : html`<p class="hint">This session keeps the plan of its latest report's run only: type the questions and
-          searches to run instead, or leave both empty to keep this run's plan.</p>`}
+        ${point.plan ? nothing : html`<p class="hint">This stage holds no plan to edit: type the questions and searches to run instead,
+          or leave them empty to keep the run's plan.</p>`}
         <label class="block">Research questions, one a line<textarea id="fork-questions" name="questions" rows="4" .value=${draft.questions}></textarea></label>
+        <label class="block">What the report covers, one aspect a line<textarea id="fork-aspects" name="aspects" rows="3" .value=${draft.aspects}></textarea></label>
         <label class="block">Searches, one a line<textarea id="fork-searches" name="searches" rows="4" .value=${draft.searches}></textarea></label>` : nothing}
       ${point.stage === "reading" ? html`
         <label class="block">How the question is to be read<textarea id="fork-reading" name="reading" rows="3" .value=${draft.reading}></textarea></label>` : nothing}
