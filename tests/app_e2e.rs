@@ -244,6 +244,13 @@ async fn clarification_dialog_then_cancel_and_resume() {
             "is_clear": false, "ambiguities": ["scope"], "question": "Which aspect of honeybees?",
             "options": ["Communication", "Colony organisation", "Pollination"],
             "interpretation": "Honeybee communication and colony life"}});
+        // An answer in the person's own words is read with the question again: now clear.
+        s["answers"].as_array_mut().unwrap().insert(
+            0,
+            json!({"purpose": "understand", "contains": "How foragers tell nestmates",
+                "json": {"is_clear": true, "ambiguities": [], "question": "", "options": [],
+                "interpretation": "How honeybee foragers tell nestmates where flowers are"}}),
+        );
         for a in s["answers"].as_array_mut().unwrap() {
             if a["purpose"] == "extract" {
                 a["delay_ms"] = json!(4000);
@@ -480,7 +487,10 @@ async fn conversation_follow_up_topic_change_cancel_and_fork() {
         .await;
     assert_eq!(chip[0], json!("follow-up"), "{chip}");
     assert!(
-        chip[1].as_str().unwrap().starts_with("follow-up · by its words"),
+        chip[1]
+            .as_str()
+            .unwrap()
+            .starts_with("follow-up · by its words"),
         "{chip}"
     );
     app.wait_text("#session-meta", 60, |t| t.starts_with("Finished"))
@@ -493,8 +503,10 @@ async fn conversation_follow_up_topic_change_cancel_and_fork() {
     app.click("#follow-up-submit").await;
     wait_entry(&app, 3, 120, report_below).await;
     assert_eq!(
-        app.js("return document.querySelector('#conversation li.turn:nth-child(3) .chip').textContent")
-            .await,
+        app.js(
+            "return document.querySelector('#conversation li.turn:nth-child(3) .chip').textContent"
+        )
+        .await,
         json!("topic change")
     );
     // It can be asked again as a follow-up (a new turn), as the control says.
@@ -524,7 +536,9 @@ async fn conversation_follow_up_topic_change_cancel_and_fork() {
         json!("cancel"),
         "{reply}"
     );
-    let reply = app.text("#conversation li.turn:nth-child(4) .turn-reply").await;
+    let reply = app
+        .text("#conversation li.turn:nth-child(4) .turn-reply")
+        .await;
     assert!(!reply.is_empty());
     assert_eq!(
         app.js("return document.querySelectorAll('#conversation li.turn[data-thread]').length")
@@ -533,7 +547,8 @@ async fn conversation_follow_up_topic_change_cancel_and_fork() {
         "a cancel starts no run"
     );
     assert_eq!(
-        app.js("return document.getElementById('live').hidden").await,
+        app.js("return document.getElementById('live').hidden")
+            .await,
         json!(true)
     );
     app.shot("04-cancel").await;
@@ -557,11 +572,23 @@ async fn conversation_follow_up_topic_change_cancel_and_fork() {
         .js("return ['fork-questions', 'fork-aspects', 'fork-searches'].map(id => document.getElementById(id).value)")
         .await;
     assert!(
-        prefilled[0].as_str().unwrap().contains("How do honeybees tell each other where food is?"),
+        prefilled[0]
+            .as_str()
+            .unwrap()
+            .contains("How do honeybees tell each other where food is?"),
         "{prefilled}"
     );
-    assert!(prefilled[1].as_str().unwrap().contains("colony roles"), "{prefilled}");
-    assert!(prefilled[2].as_str().unwrap().contains("honeybee waggle dance direction"), "{prefilled}");
+    assert!(
+        prefilled[1].as_str().unwrap().contains("colony roles"),
+        "{prefilled}"
+    );
+    assert!(
+        prefilled[2]
+            .as_str()
+            .unwrap()
+            .contains("honeybee waggle dance direction"),
+        "{prefilled}"
+    );
     app.fill(
         "#fork-questions",
         "How do honeybees use the waggle dance to share food sources?",
@@ -583,7 +610,8 @@ async fn conversation_follow_up_topic_change_cancel_and_fork() {
     wait_entry(&app, 5, 10, |_| true).await;
     app.shot("07-fork-finished").await;
     // An earlier turn's report opens in place.
-    app.click("#conversation li.turn:nth-child(1) summary").await;
+    app.click("#conversation li.turn:nth-child(1) summary")
+        .await;
     let earlier = app
         .wait_text("#conversation li.turn:nth-child(1) .report-text", 10, |t| {
             !t.is_empty()
@@ -667,8 +695,15 @@ async fn trust_run_shows_marks_claim_popover_and_credibility() {
         .await;
 
     // The hallucination score and the legend above the report.
-    let bar = app.wait_text("#trust-bar", 30, |t| t.contains("Hallucination score")).await;
-    for words in ["Corroborated", "Verified", "Weak", "two or more independent sources"] {
+    let bar = app
+        .wait_text("#trust-bar", 30, |t| t.contains("Hallucination score"))
+        .await;
+    for words in [
+        "Corroborated",
+        "Verified",
+        "Weak",
+        "two or more independent sources",
+    ] {
         assert!(bar.contains(words), "{bar}");
     }
     // The marks in the text are indicators.
@@ -698,7 +733,9 @@ async fn trust_run_shows_marks_claim_popover_and_credibility() {
     // Each source shows its credibility and why.
     app.click("#tab-sources").await;
     let cred = app
-        .wait_text("#sources-body .credibility", 10, |t| t.contains("credibility 0.") || t.contains("credibility 1."))
+        .wait_text("#sources-body .credibility", 10, |t| {
+            t.contains("credibility 0.") || t.contains("credibility 1.")
+        })
         .await;
     assert!(cred.contains(" — "), "a credibility says why: {cred}");
     app.shot("03-sources-credibility").await;
@@ -712,7 +749,10 @@ async fn recheck_after_a_source_changed() {
     // The library is a copy of the corpus, so that the test can change it after the run.
     let corpus = dir.path().join("corpus");
     std::fs::create_dir_all(&corpus).unwrap();
-    for f in std::fs::read_dir(fixtures().join("corpus")).unwrap().flatten() {
+    for f in std::fs::read_dir(fixtures().join("corpus"))
+        .unwrap()
+        .flatten()
+    {
         std::fs::copy(f.path(), corpus.join(f.file_name())).unwrap();
     }
     let model = script(dir.path(), "script.json", |_| {});
@@ -726,30 +766,49 @@ async fn recheck_after_a_source_changed() {
     app.wait("#report a.cite", 90).await;
     app.wait_text("#session-meta", 60, |t| t.starts_with("Finished"))
         .await;
-    assert!(!app.text("#sessions li:first-child").await.contains("checked"));
+    assert!(!app
+        .text("#sessions li:first-child")
+        .await
+        .contains("checked"));
     app.shot("01-report").await;
 
     // One cited source loses its words, another is deleted.
     let waggle = corpus.join("waggle-dance.md");
     let text = std::fs::read_to_string(&waggle).unwrap();
     let kept: Vec<&str> = text.lines().take(3).collect();
-    std::fs::write(&waggle, format!("{}\n\nThis page was rewritten.\n", kept.join("\n"))).unwrap();
+    std::fs::write(
+        &waggle,
+        format!("{}\n\nThis page was rewritten.\n", kept.join("\n")),
+    )
+    .unwrap();
     std::fs::remove_file(corpus.join("colony.html")).unwrap();
 
     app.click("#recheck").await;
     let summary = app
         .wait_text("#recheck-summary", 60, |t| t.contains("version"))
         .await;
-    assert!(summary.contains("changed") || summary.contains("gone"), "{summary}");
+    assert!(
+        summary.contains("changed") || summary.contains("gone"),
+        "{summary}"
+    );
     assert!(summary.contains("the report is now version 2"), "{summary}");
     let states = app
         .js("return [...document.querySelectorAll('.recheck-sources tr[data-state]')].map(r => r.dataset.state + ': ' + r.innerText)")
         .await;
     let states = states.to_string();
-    assert!(states.contains("gone: ") && states.contains("no longer exists"), "{states}");
-    assert!(states.contains("changed: ") || states.contains("gone"), "{states}");
+    assert!(
+        states.contains("gone: ") && states.contains("no longer exists"),
+        "{states}"
+    );
+    assert!(
+        states.contains("changed: ") || states.contains("gone"),
+        "{states}"
+    );
     let lost = app.text("#recheck-box .lost").await;
-    assert!(!lost.is_empty(), "the sentences that lost their support are listed");
+    assert!(
+        !lost.is_empty(),
+        "the sentences that lost their support are listed"
+    );
     app.js("document.getElementById('recheck-box').scrollIntoView({block: 'start'})")
         .await;
     app.shot("02-recheck-findings").await;
@@ -786,8 +845,10 @@ async fn compare_two_pipelines() {
         answers.push(json!({"purpose": "review", "json": {"scores": {"accuracy": score, "completeness": score,
             "coherence": score, "citation": score, "methodology": score, "style": score},
             "issues": [], "summary": "Good.", "improvement_potential": 0.1}}));
-        answers.push(json!({"purpose": "analyze", "json": {"themes": ["waggle dance"],
-            "contradictions": [], "gaps": [], "confidence": 0.9}}));
+        answers.push(
+            json!({"purpose": "analyze", "json": {"themes": ["waggle dance"],
+            "contradictions": [], "gaps": [], "confidence": 0.9}}),
+        );
     });
     let profile = Profile::with_library(&dir.path().join("profile"), &narrow);
     let display = Display::start();
@@ -805,25 +866,44 @@ async fn compare_two_pipelines() {
     app.click("#compare-start").await;
 
     // Both sides run side by side, each with its own progress.
-    app.wait("#view-compare .compare-side[data-side='A']", 20).await;
-    app.wait("#view-compare .compare-side[data-side='B']", 20).await;
+    app.wait("#view-compare .compare-side[data-side='A']", 20)
+        .await;
+    app.wait("#view-compare .compare-side[data-side='B']", 20)
+        .await;
     app.shot("02-running").await;
 
     // Then the table and the sources only one side read.
-    let table = app.wait_text("#compare-table", 180, |t| t.contains("Model calls")).await;
-    for row in ["Sources read", "Coverage", "Cited sentences verified", "Tokens", "Time"] {
+    let table = app
+        .wait_text("#compare-table", 180, |t| t.contains("Model calls"))
+        .await;
+    for row in [
+        "Sources read",
+        "Coverage",
+        "Cited sentences verified",
+        "Tokens",
+        "Time",
+    ] {
         assert!(table.contains(row), "{table}");
     }
     assert!(table.contains("finished"), "{table}");
     let head = app.text("#compare-table thead").await;
     assert!(head.contains("Review") || head.contains("review"), "{head}");
     let only = app.text("#view-compare .compare-only").await;
-    assert!(only.contains("Only A read") && only.contains("Only B read"), "{only}");
-    assert!(only.contains("pollination") || only.contains("colony"), "B alone read more: {only}");
+    assert!(
+        only.contains("Only A read") && only.contains("Only B read"),
+        "{only}"
+    );
+    assert!(
+        only.contains("pollination") || only.contains("colony"),
+        "B alone read more: {only}"
+    );
     let sources_b = app
         .js("return document.querySelectorAll(\"#view-compare .compare-side[data-side='B'] .live-sources li\").length")
         .await;
-    assert!(sources_b.as_u64().unwrap_or(0) > 0, "B's live view listed what it read");
+    assert!(
+        sources_b.as_u64().unwrap_or(0) > 0,
+        "B's live view listed what it read"
+    );
     app.js("document.getElementById('compare-table').scrollIntoView({block: 'start'})")
         .await;
     app.shot("03-table").await;
@@ -832,7 +912,10 @@ async fn compare_two_pipelines() {
     app.click("#compare-open").await;
     app.wait("#report a.cite", 30).await;
     let second = wait_entry(&app, 2, 10, |t| t.contains("Run 2")).await;
-    assert!(!second.contains("forked"), "a comparison's side is no fork: {second}");
+    assert!(
+        !second.contains("forked"),
+        "a comparison's side is no fork: {second}"
+    );
     app.shot("04-session").await;
     app.quit().await;
 }
