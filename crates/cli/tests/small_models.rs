@@ -399,3 +399,53 @@ fn cross_validates_licences(variant: &str) {
     }
     assert_honest(&result, dir.path(), corpus.path());
 }
+
+/// A conversation with a small model: a first question, then a follow-up that leans on it
+/// ("they") and names something new. The follow-up carries the session's sources over, reads
+/// their stored texts again for its own question (nothing fetched), carries only the earlier
+/// evidence about what it asks, and its report passes both checkers like any other.
+#[test]
+fn smollm2_follows_up_from_the_sessions_stored_sources() {
+    let (Some(model), Some(corpus)) = (model("RS_TEST_MODEL"), licences()) else {
+        return;
+    };
+    let (first, dir) = run_with(
+        &model,
+        corpus.path(),
+        "What do open source licenses say about warranty?",
+        &[],
+    );
+    assert_honest(&first, dir.path(), corpus.path());
+    let db = dir.path().join("db.sqlite");
+    let session = first["session_id"].as_str().unwrap();
+    let out = research(
+        &[
+            "run",
+            "What do they say about liability for damages?",
+            "--session",
+            session,
+            "--no-input",
+            "--json",
+        ],
+        &db,
+    );
+    assert!(
+        out.status.success(),
+        "the follow-up failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let next: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(next["turn"]["classification"]["kind"], "follow_up");
+    let carried = next["turn"]["carried_sources"].as_u64().unwrap() as usize;
+    assert_eq!(carried, first["sources"].as_array().unwrap().len());
+    // The earlier sources keep their numbers.
+    for (a, b) in first["sources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(next["sources"].as_array().unwrap())
+    {
+        assert_eq!(a["url"], b["url"]);
+    }
+    assert_honest(&next, dir.path(), corpus.path());
+}

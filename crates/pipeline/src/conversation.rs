@@ -299,6 +299,25 @@ pub fn focus_of(question: &str) -> Vec<String> {
     out
 }
 
+/// Whether the question compares (with what the session was about, as a follow-up does).
+pub fn is_comparison(question: &str) -> bool {
+    const WORDS: &[&str] = &[
+        "compare",
+        "compared",
+        "comparison",
+        "versus",
+        "vs",
+        "than",
+        "differ",
+        "difference",
+        "differences",
+    ];
+    words(question).iter().any(|w| WORDS.contains(&w.as_str()))
+        || ["比べ", "比較", "違い"]
+            .iter()
+            .any(|m| question.contains(m))
+}
+
 fn stems(terms: &[String]) -> BTreeSet<String> {
     terms
         .iter()
@@ -547,5 +566,9 @@ mod tests {
             vec!["量子コンピュータ"]
         );
         assert!(focus_of("what about it?").is_empty());
+        assert!(is_comparison("Compare them to bumblebees"));
+        assert!(is_comparison("How do they differ from wasps?"));
+        assert!(is_comparison("スズメバチと比べて"));
+        assert!(!is_comparison("What do they eat?"));
     }
 }

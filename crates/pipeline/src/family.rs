@@ -122,6 +122,9 @@ pub struct RunRequest {
 /// them again, and counts only new sources against its depth's limit.
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Carried {
+    /// What the session is about: the focus a follow-up inherits.
+    #[serde(default)]
+    pub focus: Vec<String>,
     /// Sources, in the order they are to be numbered.
     pub sources: Vec<crate::Source>,
     /// Evidence from those sources (matched to them by `source_url`).

@@ -279,7 +279,8 @@ impl Studio {
                     turn.focus.push(term);
                 }
             }
-            let (carried, dropped) = carried(sessions, session_id)?;
+            let (mut carried, dropped) = carried(sessions, session_id, question)?;
+            carried.focus = turn.focus.clone();
             turn.carried_sources = carried.sources.len();
             turn.dropped_sources = dropped;
             SavedRun {
@@ -440,10 +441,24 @@ fn unsure(why: String) -> Classification {
     }
 }
 
-/// The session's sources and evidence for a follow-up: each source once (its latest reading),
-/// its stored text re-verified against the hash it was cited by; a source whose text is gone
-/// or changed is left behind, named.
-fn carried(sessions: &Sessions, session_id: &str) -> Result<(Carried, Vec<String>), ApiError> {
+/// The session's sources and evidence for a follow-up on `question`: each source once (its
+/// latest reading), its stored text re-verified against the hash it was cited by (a source
+/// whose text is gone or changed is left behind, named); and the evidence about what the
+/// question itself names — the rest answered earlier questions and stays in their reports. The
+/// run reads the carried sources' stored texts again for this question.
+fn carried(
+    sessions: &Sessions,
+    session_id: &str,
+    question: &str,
+) -> Result<(Carried, Vec<String>), ApiError> {
+    let own = conversation::focus_of(question).join(" ");
+    // A comparison ("compare them to bumblebees") needs what was found about "them" too.
+    let comparing = conversation::is_comparison(question);
+    let about = |e: &Evidence| {
+        own.is_empty()
+            || comparing
+            || research_pipeline::text::overlap(&own, &format!("{} {}", e.fact, e.quote)) > 0
+    };
     let mut sources: BTreeMap<String, ((usize, u32), Source)> = BTreeMap::new();
     let mut evidence: Vec<(usize, Evidence)> = Vec::new();
     let mut dropped = Vec::new();
@@ -506,7 +521,7 @@ fn carried(sessions: &Sessions, session_id: &str) -> Result<(Carried, Vec<String
     let mut picked: Vec<Evidence> = evidence
         .into_iter()
         .rev()
-        .filter(|(_, e)| kept.contains(e.source_url.as_str()))
+        .filter(|(_, e)| kept.contains(e.source_url.as_str()) && about(e))
         .filter(|(_, e)| seen.insert((e.source_url.clone(), e.quote.clone())))
         .map(|(_, e)| e)
         .take(MAX_CARRIED_EVIDENCE)
@@ -514,6 +529,7 @@ fn carried(sessions: &Sessions, session_id: &str) -> Result<(Carried, Vec<String
     picked.reverse();
     Ok((
         Carried {
+            focus: Vec::new(),
             sources: sources.into_iter().map(|(_, s)| s).collect(),
             evidence: picked,
         },

@@ -106,6 +106,10 @@ pub struct Listing {
     shown: Vec<String>,
     /// The whole stored text, normalised (every quote must be in it).
     normalized: String,
+    /// The stored text normalised as it is, markup and list numbers kept: a quote joined from
+    /// several sentences must be in it too, or a list item's number would vanish from between
+    /// them ("the Work. Grant of …" where the text says "the Work. 2. Grant of …").
+    raw: String,
     /// Shown sentences that share something with the search and the question, best first
     /// (BM25).
     ranked: Vec<usize>,
@@ -119,7 +123,9 @@ impl Listing {
     /// The most relevant chunks of `page`, in document order, cut into sentences.
     pub fn new(page: &PageText<'_>, reading: &Reading<'_>, l: &DepthLimits) -> Self {
         let doc_text = page.text;
-        let relevance_key = format!("{} {}", page.query, reading.context);
+        // The search and what the person asked (a follow-up's own question within the session's
+        // focus, not everything earlier turns said).
+        let relevance_key = format!("{} {}", page.query, reading.topic);
         let mut chunks: Vec<(usize, std::ops::Range<usize>)> =
             text::chunks(doc_text, text::CHUNK_CHARS)
                 .into_iter()
@@ -151,6 +157,11 @@ impl Listing {
                 String::new()
             } else {
                 normalize(&text::plain(doc_text))
+            },
+            raw: if shown.is_empty() {
+                String::new()
+            } else {
+                normalize(doc_text)
             },
             shown,
             ranked,
@@ -371,7 +382,7 @@ fn take(page: &Listing, chosen: Vec<Chosen>, topic: &str, l: &DepthLimits) -> Ve
         // The sentences as the page shows them, joined; when the stored text has something
         // between them that is not a sentence (a list of links, a table), only the first.
         let mut quote = shown[c.first - 1..c.last].join(" ");
-        if !quote_in(&quote, normalized) {
+        if !quote_in(&quote, normalized) || (c.last > c.first && !quote_in(&quote, &page.raw)) {
             quote = shown[c.first - 1].clone();
         }
         let mut fact = c.fact.trim().to_string();
@@ -425,10 +436,42 @@ mod tests {
         Listing {
             shown: (0..sentences).map(|_| "x".repeat(chars)).collect(),
             normalized: String::new(),
+            raw: String::new(),
             ranked: Vec::new(),
             on_topic: false,
             tokens: sentences * (chars / 4 + 4) + 24,
         }
+    }
+
+    #[test]
+    fn a_quote_never_joins_sentences_across_a_list_number_the_text_has() {
+        let doc = "Contributor shall mean any person whose contribution has been incorporated within the Work.\n\n   2. Grant of Copyright License. Each Contributor grants You a copyright license.";
+        let shown = vec![
+            "Contributor shall mean any person whose contribution has been incorporated within the Work.".to_string(),
+            "Grant of Copyright License.".to_string(),
+        ];
+        let page = Listing {
+            normalized: normalize(&text::plain(doc)),
+            raw: normalize(doc),
+            shown,
+            ranked: Vec::new(),
+            on_topic: true,
+            tokens: 0,
+        };
+        let chosen = vec![Chosen {
+            fact: "A contributor is anyone whose work was incorporated.".into(),
+            first: 1,
+            last: 2,
+        }];
+        let limits = crate::config::Depth::Quick.limits();
+        let evidence = take(&page, chosen, "contributor license work", &limits);
+        assert_eq!(evidence.len(), 1, "{evidence:?}");
+        assert!(
+            evidence[0].quote.ends_with("within the Work."),
+            "{:?}",
+            evidence[0].quote
+        );
+        assert!(quote_in(&evidence[0].quote, &normalize(doc)));
     }
 
     #[test]

@@ -95,14 +95,26 @@ pub struct Reading<'a> {
     pub tree: &'a super::tree::ResearchTree,
 }
 
-/// Runs `queries`, reads the best new hits and extracts evidence from each page.
+/// What a harvest already has: pages read (never read again) and, for a follow-up, the
+/// session's sources whose stored text is read for this question instead of being fetched.
+#[derive(Debug, Clone, Copy)]
+pub struct Known<'a> {
+    /// URLs already read in this run.
+    pub urls: &'a BTreeSet<String>,
+    /// Sources carried over from earlier turns, not yet read for this question, by URL.
+    pub stored: &'a BTreeMap<String, Source>,
+}
+
+/// Runs `queries`, reads the best new hits (a carried source from its stored text) and
+/// extracts evidence from each page.
 pub async fn harvest(
     ctx: &Ctx,
     queries: &[String],
-    known_urls: &BTreeSet<String>,
+    known: Known<'_>,
     max_new_sources: usize,
     reading: Reading<'_>,
 ) -> Result<Harvest, NodeError> {
+    let known_urls = known.urls;
     let l = ctx.config.config.limits();
     let env = ctx.config.clone();
     let mut warnings = Vec::new();
@@ -128,6 +140,8 @@ pub async fn harvest(
         .collect()
         .await;
     let mut picked: Vec<(String, Hit)> = Vec::new();
+    // Carried sources cost no fetch and are no new source: they do not use up the room.
+    let mut new_picked = 0;
     let mut picked_urls = known_urls.clone();
     let mut searches_done = Vec::new();
     let mut failures = 0;
@@ -146,12 +160,17 @@ pub async fn harvest(
             Ok(hits) => {
                 let mut taken = 0;
                 for hit in hits {
-                    if taken >= l.pages_per_search || picked.len() >= max_new_sources {
+                    let stored = known.stored.contains_key(&hit.url);
+                    if taken >= l.pages_per_search || (!stored && new_picked >= max_new_sources) {
+                        if stored {
+                            continue;
+                        }
                         break;
                     }
                     if picked_urls.insert(hit.url.clone()) {
                         picked.push((query.clone(), hit));
                         taken += 1;
+                        new_picked += usize::from(!stored);
                     }
                 }
                 outcome.picked = taken;
@@ -177,7 +196,15 @@ pub async fn harvest(
         )));
     }
     let fetched: Vec<Result<Fetched, Warning>> = stream::iter(picked)
-        .map(|(query, hit)| fetch_page(ctx, query, hit))
+        .map(|(query, hit)| {
+            let stored = known.stored.get(&hit.url);
+            async move {
+                match stored {
+                    Some(source) => stored_page(ctx, query, source),
+                    None => fetch_page(ctx, query, hit).await,
+                }
+            }
+        })
         .buffered(PARALLEL_PAGES)
         .collect()
         .await;
@@ -280,6 +307,34 @@ impl Fetched {
             title: &self.source.title,
             text: &self.text,
         }
+    }
+}
+
+/// A carried source read from its stored text (checked against its hash), not fetched.
+fn stored_page(ctx: &Ctx, query: String, source: &Source) -> Result<Fetched, Warning> {
+    ctx.emit(Progress::Reading {
+        url: source.url.clone(),
+    });
+    match ctx.config.documents.get(&source.sha256) {
+        Ok(Some(text)) if crate::env::sha256_hex(&text) == source.sha256 => Ok(Fetched {
+            query,
+            source: source.clone(),
+            text,
+        }),
+        Ok(_) => Err(unread(
+            ctx,
+            &source.url,
+            WarningKind::NotStored,
+            format!("the stored text of {} is gone or changed", source.url),
+            String::new(),
+        )),
+        Err(e) => Err(unread(
+            ctx,
+            &source.url,
+            WarningKind::NotStored,
+            format!("could not read the stored text of {}: {e}", source.url),
+            e.to_string(),
+        )),
     }
 }
 

@@ -33,13 +33,33 @@ pub struct Brief {
     pub context: String,
     /// The user's clarification or the reading taken.
     pub clarification: String,
+    /// What the session is about, for a follow-up (its focus entities); empty otherwise.
+    pub focus: Vec<String>,
 }
 
 impl Brief {
     /// The user's words: the question, its clarification and the earlier turns — what
     /// evidence and searches must be about (the prompt block's labels are not).
     pub fn topic(&self) -> String {
-        format!("{} {} {}", self.query, self.clarification, self.context)
+        if self.focus.is_empty() {
+            format!("{} {} {}", self.query, self.clarification, self.context)
+        } else {
+            // A follow-up is about what it newly names ("liability" in "what do they say about
+            // liability?"): the evidence it adds must be about that. Only a question that names
+            // nothing of its own ("why?", "tell me more") is about the session's focus.
+            // Its own words count, not the pronouns and verbs around them ("they", "say").
+            let own = crate::conversation::focus_of(&self.query);
+            if own.is_empty() {
+                format!(
+                    "{} {} {}",
+                    self.query,
+                    self.clarification,
+                    self.focus.join(" ")
+                )
+            } else {
+                format!("{} {}", own.join(" "), self.clarification)
+            }
+        }
     }
 
     /// The block that opens most prompts.

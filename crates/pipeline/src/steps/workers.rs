@@ -156,6 +156,9 @@ pub struct WorkerInput {
     pub assignment: Assignment,
     /// URLs already read (not read again).
     pub known_urls: BTreeSet<String>,
+    /// Sources carried over from earlier turns, read from their stored text (a follow-up's).
+    #[serde(default)]
+    pub stored: std::collections::BTreeMap<String, crate::Source>,
     /// Sources this worker may add.
     pub max_sources: usize,
     /// The question's prompt block.
@@ -191,7 +194,10 @@ pub async fn research(
     let mut harvest = harvest(
         ctx,
         &a.searches,
-        &input.known_urls,
+        super::harvest::Known {
+            urls: &input.known_urls,
+            stored: &input.stored,
+        },
         input.max_sources,
         Reading {
             context: &context,

@@ -525,6 +525,7 @@ pub(crate) fn fork_edit(
 /// run's own sources follow on in one numbering. Evidence of a source not carried is dropped;
 /// its research question belonged to the earlier plan, so it has none here.
 fn carry(state: &mut ResearchState, carried: &crate::family::Carried) {
+    state.focus = carried.focus.clone();
     let mut ids = std::collections::BTreeMap::new();
     for source in &carried.sources {
         if ids.contains_key(&source.url) {

@@ -12,7 +12,7 @@ use crate::records::*;
 use crate::report::Facts;
 use crate::steps::backtrack::dead_ends;
 use crate::steps::gaps::{find_gaps, GapInput};
-use crate::steps::harvest::{harvest, number, skip_repeats, Reading};
+use crate::steps::harvest::{harvest, number, skip_repeats, Known, Reading};
 use crate::steps::intake;
 use crate::steps::planning::{self, PlanReview};
 use crate::steps::revise::{self, Revision};
@@ -29,6 +29,7 @@ pub(crate) fn brief(state: &ResearchState) -> Brief {
         query: state.query.clone(),
         context: state.context.clone(),
         clarification: state.clarification.clone(),
+        focus: state.focus.clone(),
     }
 }
 
@@ -96,7 +97,7 @@ pub(crate) async fn review_plan(state: Arc<ResearchState>, ctx: Ctx) -> NodeResu
 pub(crate) async fn search_and_extract(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
     let l = ctx.config.config.limits();
     let (queries, skipped) = skip_repeats(&ctx, &state.pending_searches, &state.searches_done);
-    let known: BTreeSet<String> = state.sources.iter().map(|s| s.url.clone()).collect();
+    let (known, stored) = known_and_stored(&state);
     let room = l
         .max_sources
         .saturating_sub(state.sources.len() - state.carried_sources);
@@ -104,7 +105,10 @@ pub(crate) async fn search_and_extract(state: Arc<ResearchState>, ctx: Ctx) -> N
     let harvest = harvest(
         &ctx,
         &queries,
-        &known,
+        Known {
+            urls: &known,
+            stored: &stored,
+        },
         room,
         Reading {
             context: &brief.block(),
@@ -114,10 +118,12 @@ pub(crate) async fn search_and_extract(state: Arc<ResearchState>, ctx: Ctx) -> N
         },
     )
     .await?;
+    let carried_read = read_from_store(&stored, &harvest.found);
     let mut sources = state.sources.clone();
     let mut evidence = state.evidence.clone();
     number(&mut sources, &mut evidence, harvest.found);
     Ok(ResearchUpdate {
+        carried_read: Some(carried_read),
         sources: Some(sources),
         evidence: Some(evidence),
         dead_ends: Some(dead_ends(&harvest.yields, state.iteration + 1)),
@@ -182,9 +188,41 @@ pub(crate) async fn orchestrate(state: Arc<ResearchState>, ctx: Ctx) -> NodeResu
     })
 }
 
+/// The URLs a round must not read again, and the carried sources it may read from the store:
+/// a follow-up reads each carried source once, for its own question, from its stored text.
+pub(crate) fn known_and_stored(
+    state: &ResearchState,
+) -> (BTreeSet<String>, std::collections::BTreeMap<String, Source>) {
+    let stored: std::collections::BTreeMap<String, Source> = state.sources
+        [..state.carried_sources.min(state.sources.len())]
+        .iter()
+        .filter(|s| !state.carried_read.contains(&s.url))
+        .map(|s| (s.url.clone(), s.clone()))
+        .collect();
+    let known = state
+        .sources
+        .iter()
+        .map(|s| s.url.clone())
+        .filter(|u| !stored.contains_key(u))
+        .collect();
+    (known, stored)
+}
+
+/// The carried sources a harvest read from the store.
+pub(crate) fn read_from_store(
+    stored: &std::collections::BTreeMap<String, Source>,
+    found: &[Found],
+) -> Vec<String> {
+    found
+        .iter()
+        .map(|f| f.source.url.clone())
+        .filter(|u| stored.contains_key(u))
+        .collect()
+}
+
 /// The fan-out: one worker per assignment.
 pub(crate) fn fan_out(state: &ResearchState, max_sources: usize) -> Vec<research_graph::Send> {
-    let known: BTreeSet<String> = state.sources.iter().map(|s| s.url.clone()).collect();
+    let (known, stored) = known_and_stored(state);
     let room = max_sources.saturating_sub(state.sources.len() - state.carried_sources);
     let per_worker = (room / state.assignments.len().max(1)).max(1);
     let brief = brief(state);
@@ -198,6 +236,7 @@ pub(crate) fn fan_out(state: &ResearchState, max_sources: usize) -> Vec<research
                 WorkerInput {
                     assignment: a.clone(),
                     known_urls: known.clone(),
+                    stored: stored.clone(),
                     max_sources: per_worker,
                     context: context.clone(),
                     topic: topic.clone(),
@@ -210,6 +249,7 @@ pub(crate) fn fan_out(state: &ResearchState, max_sources: usize) -> Vec<research
 pub(crate) async fn search_worker(input: WorkerInput, ctx: Ctx) -> NodeResult {
     let (harvest, result) = workers::research(&ctx, &input).await?;
     Ok(ResearchUpdate {
+        carried_read: Some(read_from_store(&input.stored, &harvest.found)),
         dead_ends: Some(dead_ends(&harvest.yields, input.assignment.round)),
         found: Some(harvest.found),
         worker_results: Some(vec![result]),

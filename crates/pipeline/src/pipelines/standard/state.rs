@@ -9,6 +9,8 @@ research_graph::state! {
         pub query: String => Replace,
         /// Earlier turns of the session (question and report summary) for a follow-up.
         pub context: String => Replace,
+        /// What the session is about (a follow-up's focus entities); empty otherwise.
+        pub focus: Vec<String> => Replace,
         /// Single or multi agent (from the run configuration).
         pub mode: crate::Mode => Replace,
         /// Whether the run stops to ask the clarification question.
@@ -41,6 +43,8 @@ research_graph::state! {
         /// How many of `sources` (the first ones) a follow-up carried over from its session:
         /// they were read by earlier turns and do not count against this run's limit.
         pub carried_sources: usize => Replace,
+        /// Carried sources whose stored text was read for this question (not read again).
+        pub carried_read: Vec<String> => Append,
         /// Evidence, in the order found.
         pub evidence: Vec<Evidence> => Replace,
         /// What workers found, before collection (multi mode).
