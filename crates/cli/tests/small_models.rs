@@ -449,3 +449,60 @@ fn smollm2_follows_up_from_the_sessions_stored_sources() {
     }
     assert_honest(&next, dir.path(), corpus.path());
 }
+
+/// A fork with a small model: the licences run forked after planning with a plan of the
+/// person's own; it redoes neither the reading nor the planning, and its report passes both
+/// checkers like any other.
+#[test]
+fn smollm2_forks_a_licences_run_with_a_new_plan() {
+    let (Some(model), Some(corpus)) = (model("RS_TEST_MODEL"), licences()) else {
+        return;
+    };
+    let (first, dir) = run_with(
+        &model,
+        corpus.path(),
+        "What do open source licences say about warranty?",
+        &[],
+    );
+    let db = dir.path().join("db.sqlite");
+    let plan = dir.path().join("plan.json");
+    std::fs::write(
+        &plan,
+        serde_json::json!({
+            "questions": ["How do the licences disclaim warranty?"],
+            "aspects": ["disclaimer of warranty"],
+            "searches": ["disclaimer of warranty"]
+        })
+        .to_string(),
+    )
+    .unwrap();
+    let out = research(
+        &[
+            "fork",
+            first["thread_id"].as_str().unwrap(),
+            "--at",
+            "plan",
+            "--plan",
+            plan.to_str().unwrap(),
+            "--no-input",
+            "--json",
+        ],
+        &db,
+    );
+    assert!(
+        out.status.success(),
+        "the fork failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let fork: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let nodes = fork["metadata"]["usage_by_node"].as_object().unwrap();
+    assert!(
+        !nodes.contains_key("understand") && !nodes.contains_key("plan"),
+        "{nodes:?}"
+    );
+    assert_eq!(
+        fork["metadata"]["queries"],
+        serde_json::json!(["disclaimer of warranty"])
+    );
+    assert_honest(&fork, dir.path(), corpus.path());
+}

@@ -1,0 +1,204 @@
+//! A follow-up and a fork survive their process being killed mid-run: each is a research thread
+//! like any other, so `research resume` finishes it from its last checkpoint — the follow-up with
+//! the sources it carried, the fork without redoing what came before its fork point.
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::*;
+use serde_json::{json, Value};
+
+const QUESTION: &str = "How do honeybees communicate and organise their colonies?";
+
+/// The fixture script, extraction slowed down when `slow` (a run can be killed mid-read).
+fn script(dir: &Path, name: &str, slow: bool) -> String {
+    let mut script: Value =
+        serde_json::from_str(&std::fs::read_to_string(fixtures().join("script.json")).unwrap())
+            .unwrap();
+    if slow {
+        for a in script["answers"].as_array_mut().unwrap() {
+            if a["purpose"] == "extract" {
+                a["delay_ms"] = json!(3000);
+            }
+        }
+    }
+    let path = dir.join(name);
+    std::fs::write(&path, serde_json::to_vec(&script).unwrap()).unwrap();
+    format!("scripted:{}", path.display())
+}
+
+/// Starts `research ARGS --db DB` and returns it with the thread id it names on stderr.
+fn spawn(args: &[&str], db: &Path) -> (Child, String) {
+    let mut child = Command::new(BIN)
+        .args(args)
+        .arg("--db")
+        .arg(db)
+        .env_remove("RESEARCH_LLM")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let thread = loop {
+        let line = lines.next().expect("the run names its thread").unwrap();
+        let line = line.trim().to_string();
+        if line.len() == 36 && line.matches('-').count() == 4 {
+            break line;
+        }
+    };
+    // Keep draining stderr so the child never blocks on a full pipe.
+    std::thread::spawn(move || for _ in lines {});
+    (child, thread)
+}
+
+/// Kills `child` once `thread` has saved `checkpoints` checkpoints (it is then reading pages).
+fn kill_after(mut child: Child, thread: &str, checkpoints: usize, db: &Path) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let out = research(&["history", thread, "--json"], db);
+        let saved = serde_json::from_slice::<Value>(&out.stdout)
+            .ok()
+            .and_then(|h| h["checkpoints"].as_array().map(Vec::len))
+            .unwrap_or(0);
+        if saved >= checkpoints {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the run never got that far");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "the run had finished before it was killed"
+    );
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+}
+
+fn nodes(result: &Value) -> Vec<String> {
+    result["metadata"]["usage_by_node"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect()
+}
+
+#[test]
+fn a_follow_up_killed_mid_run_resumes_with_what_it_carried() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db.sqlite");
+    library(&db);
+    let fast = script(dir.path(), "fast.json", false);
+    let first = ok(&research(
+        &[
+            "run",
+            QUESTION,
+            "--llm",
+            &fast,
+            "--search",
+            "local",
+            "--no-input",
+            "--json",
+        ],
+        &db,
+    ));
+    let session = first["session_id"].as_str().unwrap();
+    // The follow-up runs on the session's model: slow it down by changing its script in place.
+    script(dir.path(), "fast.json", true);
+    let (child, thread) = spawn(
+        &[
+            "run",
+            "Tell me more about the waggle dance of honeybees",
+            "--session",
+            session,
+            "--no-input",
+            "--json",
+        ],
+        &db,
+    );
+    // Read, planned, reading pages.
+    kill_after(child, &thread, 3, &db);
+    script(dir.path(), "fast.json", false);
+    let done = ok(&research(&["resume", &thread, "--json"], &db));
+    assert_eq!(done["status"], "finished", "{done:#}");
+    assert_eq!(done["session_id"], session);
+    let old = first["sources"].as_array().unwrap();
+    for (a, b) in old.iter().zip(done["sources"].as_array().unwrap()) {
+        assert_eq!(a["url"], b["url"], "the carried sources keep their numbers");
+    }
+    // The killed run's reading and planning were not done again.
+    let calls = &done["metadata"]["usage_by_node"];
+    assert_eq!(calls["understand"]["calls"], 1, "{calls:#}");
+    assert_eq!(calls["plan"]["calls"], 1, "{calls:#}");
+    check_grounding(&done, dir.path(), None);
+    let shown = ok(&research(&["sessions", "show", session, "--json"], &db));
+    assert_eq!(shown["turns"][1]["classification"]["kind"], "follow_up");
+    assert_eq!(shown["reports"].as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn a_fork_killed_mid_run_resumes_without_redoing_what_came_before_its_fork_point() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db.sqlite");
+    library(&db);
+    let fast = script(dir.path(), "fast.json", false);
+    let first = ok(&research(
+        &[
+            "run",
+            QUESTION,
+            "--llm",
+            &fast,
+            "--search",
+            "local",
+            "--no-input",
+            "--json",
+        ],
+        &db,
+    ));
+    let original = first["thread_id"].as_str().unwrap();
+    let slow = script(dir.path(), "slow.json", true);
+    let (child, thread) = spawn(
+        &[
+            "fork",
+            original,
+            "--at",
+            "plan",
+            "--llm",
+            &slow,
+            "--no-input",
+            "--json",
+        ],
+        &db,
+    );
+    // The fork's first checkpoint is the plan; the next is written once it has read pages —
+    // kill it while it reads.
+    kill_after(child, &thread, 1, &db);
+    let good = script(dir.path(), "good.json", false);
+    let done = ok(&research(
+        &["resume", &thread, "--llm", &good, "--json"],
+        &db,
+    ));
+    assert_eq!(done["status"], "finished", "{done:#}");
+    let done_nodes = nodes(&done);
+    assert!(
+        !done_nodes.contains(&"understand".into()) && !done_nodes.contains(&"plan".into()),
+        "{done_nodes:?}"
+    );
+    assert!(done_nodes.contains(&"search_and_extract".into()));
+    check_grounding(&done, dir.path(), None);
+    let shown = ok(&research(
+        &[
+            "sessions",
+            "show",
+            first["session_id"].as_str().unwrap(),
+            "--json",
+        ],
+        &db,
+    ));
+    assert_eq!(shown["forks"][&thread]["stage"], "plan");
+}
