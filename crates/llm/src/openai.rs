@@ -10,8 +10,8 @@ use serde_json::{json, Value};
 use crate::http::{content_type, Http};
 use crate::{ChatRequest, ChatResponse, LlmClient, LlmError, RetryConfig, TokenSink, Usage};
 
-/// Where and how to reach an OpenAI-compatible server.
-#[derive(Debug, Clone)]
+/// Where and how to reach an OpenAI-compatible server (its `Debug` never shows the key).
+#[derive(Clone)]
 pub struct OpenAiConfig {
     /// The provider's name in messages (`openai`, `openai-compat`).
     pub provider: String,
@@ -27,6 +27,23 @@ pub struct OpenAiConfig {
     pub retry: RetryConfig,
     /// Said when the server cannot be reached (e.g. how to start it).
     pub unreachable_hint: String,
+}
+
+impl std::fmt::Debug for OpenAiConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OpenAiConfig")
+            .field("provider", &self.provider)
+            .field("base_url", &self.base_url)
+            .field("model", &self.model)
+            .field(
+                "api_key",
+                &format_args!("{}", crate::spec::redacted(&self.api_key)),
+            )
+            .field("timeout", &self.timeout)
+            .field("retry", &self.retry)
+            .field("unreachable_hint", &self.unreachable_hint)
+            .finish()
+    }
 }
 
 /// A client for one model on an OpenAI-compatible server.

@@ -91,8 +91,9 @@ impl std::str::FromStr for ModelSpec {
     }
 }
 
-/// Keys, addresses and limits used to connect.
-#[derive(Debug, Clone)]
+/// Keys, addresses and limits used to connect. Its `Debug` shows whether each key is set, never
+/// the key: settings end up in logs and panic messages.
+#[derive(Clone)]
 pub struct ConnectSettings {
     /// OpenAI's key.
     pub openai_key: Option<String>,
@@ -303,5 +304,75 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("unknown model provider `mystery`"));
+    }
+}
+
+/// How a secret shows in `Debug` output: whether it is set, never what it is.
+pub(crate) fn redacted(key: &Option<String>) -> &'static str {
+    match key {
+        Some(_) => "Some(<redacted>)",
+        None => "None",
+    }
+}
+
+impl std::fmt::Debug for ConnectSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut d = f.debug_struct("ConnectSettings");
+        d.field(
+            "openai_key",
+            &format_args!("{}", redacted(&self.openai_key)),
+        )
+        .field(
+            "compat_key",
+            &format_args!("{}", redacted(&self.compat_key)),
+        )
+        .field(
+            "anthropic_key",
+            &format_args!("{}", redacted(&self.anthropic_key)),
+        )
+        .field(
+            "gemini_key",
+            &format_args!("{}", redacted(&self.gemini_key)),
+        )
+        .field("anthropic_base_url", &self.anthropic_base_url)
+        .field("gemini_base_url", &self.gemini_base_url)
+        .field("openai_base_url", &self.openai_base_url)
+        .field("ollama_url", &self.ollama_url)
+        .field("timeout", &self.timeout)
+        .field("retry", &self.retry);
+        #[cfg(feature = "local")]
+        d.field("local", &self.local);
+        d.finish()
+    }
+}
+
+#[cfg(test)]
+mod redaction_tests {
+    use super::*;
+
+    #[test]
+    fn debug_output_never_shows_a_key() {
+        let settings = ConnectSettings {
+            openai_key: Some("sk-SECRET-openai".into()),
+            compat_key: Some("sk-SECRET-compat".into()),
+            anthropic_key: Some("sk-ant-SECRET".into()),
+            gemini_key: None,
+            ..ConnectSettings::default()
+        };
+        let shown = format!("{settings:?} {settings:#?}");
+        assert!(!shown.contains("SECRET"), "{shown}");
+        assert!(shown.contains("Some(<redacted>)") && shown.contains("gemini_key: None"));
+        let config = crate::openai::OpenAiConfig {
+            provider: "openai".into(),
+            base_url: "http://127.0.0.1:1/v1".into(),
+            model: "m".into(),
+            api_key: Some("sk-SECRET-config".into()),
+            timeout: std::time::Duration::from_secs(1),
+            retry: RetryConfig::default(),
+            unreachable_hint: String::new(),
+        };
+        let shown = format!("{config:?}");
+        assert!(!shown.contains("SECRET"), "{shown}");
+        assert!(shown.contains("<redacted>"), "{shown}");
     }
 }

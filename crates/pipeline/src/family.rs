@@ -409,14 +409,7 @@ impl<F: Flow> Pipeline for F {
         } = fork;
         let points = Pipeline::fork_points(self, config, checkpointer.clone(), thread).await?;
         let Some((point, _)) = points.iter().find(|(p, _)| p.stage == stage.name()) else {
-            return Err(ForkError::NoSuchStage {
-                stage: stage.name(),
-                known: points
-                    .iter()
-                    .map(|(p, _)| p.stage.clone())
-                    .collect::<Vec<_>>()
-                    .join(", "),
-            });
+            return Err(ForkError::no_such_stage(stage, &points));
         };
         let update = self.fork_edit(stage, edit, clock.now_ms())?;
         let graph = self.graph(config, Some(checkpointer))?;

@@ -132,6 +132,20 @@ pub enum ForkError {
     Graph(#[from] GraphError),
 }
 
+impl ForkError {
+    /// The run has no `stage`; `points` are the stages it has.
+    pub fn no_such_stage<T>(stage: ForkStage, points: &[(ForkPoint, T)]) -> Self {
+        ForkError::NoSuchStage {
+            stage: stage.name(),
+            known: points
+                .iter()
+                .map(|(p, _)| p.stage.clone())
+                .collect::<Vec<_>>()
+                .join(", "),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

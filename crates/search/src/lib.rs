@@ -187,8 +187,9 @@ pub trait SearchProvider: Send + Sync {
     async fn search(&self, query: &SearchQuery) -> Result<Vec<Hit>, SearchError>;
 }
 
-/// Keys, addresses and limits for building providers.
-#[derive(Debug, Clone)]
+/// Keys, addresses and limits for building providers (its `Debug` names the providers that
+/// have a key, never the key).
+#[derive(Clone)]
 pub struct SearchSettings {
     /// Keys by provider name.
     pub keys: std::collections::BTreeMap<String, String>,
@@ -198,6 +199,18 @@ pub struct SearchSettings {
     pub base_urls: std::collections::BTreeMap<String, String>,
     /// Time limit per request.
     pub timeout: Duration,
+}
+
+impl std::fmt::Debug for SearchSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let keyed: Vec<&String> = self.keys.keys().collect();
+        f.debug_struct("SearchSettings")
+            .field("keys_for", &keyed)
+            .field("searxng_url", &self.searxng_url)
+            .field("base_urls", &self.base_urls)
+            .field("timeout", &self.timeout)
+            .finish()
+    }
 }
 
 impl Default for SearchSettings {
@@ -291,4 +304,18 @@ pub fn provider(
             )));
         }
     })
+}
+
+#[cfg(test)]
+mod redaction_tests {
+    #[test]
+    fn debug_output_names_keyed_providers_but_never_a_key() {
+        let mut settings = super::SearchSettings::default();
+        settings
+            .keys
+            .insert("tavily".into(), "tvly-SECRET-4242".into());
+        let shown = format!("{settings:?}");
+        assert!(!shown.contains("SECRET"), "{shown}");
+        assert!(shown.contains("tavily"), "{shown}");
+    }
 }

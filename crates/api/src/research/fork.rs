@@ -112,14 +112,7 @@ impl Studio {
         }
         let points = source.fork_points(&saved.config, self.cp(), thread).await?;
         let Some((_, next)) = points.iter().find(|(p, _)| p.stage == stage.name()) else {
-            return Err(invalid(ForkError::NoSuchStage {
-                stage: stage.name(),
-                known: points
-                    .iter()
-                    .map(|(p, _)| p.stage.clone())
-                    .collect::<Vec<_>>()
-                    .join(", "),
-            }));
+            return Err(invalid(ForkError::no_such_stage(stage, &points)));
         };
         if let Some(node) = next
             .iter()
