@@ -9,8 +9,6 @@ use std::path::Path;
 use common::*;
 use serde_json::{json, Value};
 
-const QUESTION: &str = "How do honeybees communicate and organise their colonies?";
-
 /// The fixture script, its plan narrowed to `searches` when given.
 fn script(dir: &Path, name: &str, searches: Option<&[&str]>) -> String {
     let mut script: Value =

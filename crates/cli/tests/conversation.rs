@@ -11,8 +11,6 @@ use std::path::Path;
 use common::*;
 use serde_json::{json, Value};
 
-const QUESTION: &str = "How do honeybees communicate and organise their colonies?";
-
 /// A copy of the fixture script, with `extra` answers first.
 fn script(dir: &Path, extra: &[Value]) -> String {
     let mut script: Value =
@@ -25,22 +23,6 @@ fn script(dir: &Path, extra: &[Value]) -> String {
     let path = dir.join("script.json");
     std::fs::write(&path, serde_json::to_vec(&script).unwrap()).unwrap();
     format!("scripted:{}", path.display())
-}
-
-fn first_run(db: &Path, llm: &str) -> Value {
-    ok(&research(
-        &[
-            "run",
-            QUESTION,
-            "--llm",
-            llm,
-            "--search",
-            "local",
-            "--no-input",
-            "--json",
-        ],
-        db,
-    ))
 }
 
 fn ask(db: &Path, session: &str, question: &str, extra: &[&str]) -> std::process::Output {
@@ -73,61 +55,12 @@ fn usable(result: &Value, dir: &Path) {
     );
 }
 
-/// The grounding checker over `corpus` (this test's own copy).
-fn check_grounding_in(result: &Value, dir: &Path, corpus: &Path) {
-    let file = dir.join("grounding.json");
-    std::fs::write(&file, serde_json::to_vec(result).unwrap()).unwrap();
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/tools/check_grounding.py");
-    let out = std::process::Command::new("python3")
-        .arg(script)
-        .arg(&file)
-        .arg(corpus)
-        .arg("--require-audit")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stdout)
-    );
-}
-
-fn ok_status(out: &std::process::Output) {
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-fn nodes(result: &Value) -> Vec<String> {
-    result["metadata"]["usage_by_node"]
-        .as_object()
-        .unwrap()
-        .keys()
-        .cloned()
-        .collect()
-}
-
 #[test]
 fn a_follow_up_starts_from_the_sessions_sources_and_evidence_without_fetching_them_again() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("db.sqlite");
     // A copy of the corpus, so its files can go after the first turn.
-    let corpus = dir.path().join("corpus");
-    std::fs::create_dir_all(&corpus).unwrap();
-    for f in [
-        "colony.html",
-        "pollination.txt",
-        "waggle-dance.md",
-        "unrelated.txt",
-    ] {
-        std::fs::copy(fixtures().join("corpus").join(f), corpus.join(f)).unwrap();
-    }
-    ok_status(&research(
-        &["library", "add", corpus.to_str().unwrap()],
-        &db,
-    ));
+    let corpus = corpus_copy(dir.path(), &db);
     let llm = script(dir.path(), &[]);
     let first = first_run(&db, &llm);
     assert!(nodes(&first).contains(&"search_and_extract".to_string()));
@@ -184,7 +117,7 @@ fn a_follow_up_starts_from_the_sessions_sources_and_evidence_without_fetching_th
     // files, back in place).
     std::fs::rename(&away, &corpus).unwrap();
     assert!(next["evidence"].as_array().unwrap().len() >= 3);
-    check_grounding_in(&next, dir.path(), &corpus);
+    check_grounding_over(&next, dir.path(), &corpus, None);
     usable(&next, dir.path());
 
     // The session lists both turns with what each was taken to be.

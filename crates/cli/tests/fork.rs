@@ -11,8 +11,6 @@ use std::path::Path;
 use common::*;
 use serde_json::{json, Value};
 
-const QUESTION: &str = "How do honeybees communicate and organise their colonies?";
-
 /// A copy of the fixture script with `edit` applied, saved as `name`.
 fn script(dir: &Path, name: &str, edit: impl FnOnce(&mut Vec<Value>)) -> String {
     let mut script: Value =
@@ -22,15 +20,6 @@ fn script(dir: &Path, name: &str, edit: impl FnOnce(&mut Vec<Value>)) -> String 
     let path = dir.join(name);
     std::fs::write(&path, serde_json::to_vec(&script).unwrap()).unwrap();
     format!("scripted:{}", path.display())
-}
-
-fn nodes(result: &Value) -> Vec<String> {
-    result["metadata"]["usage_by_node"]
-        .as_object()
-        .unwrap()
-        .keys()
-        .cloned()
-        .collect()
 }
 
 fn history(db: &Path, thread: &str) -> Value {
@@ -52,19 +41,7 @@ fn a_run_forks_from_each_stage_and_repeats_nothing_before_it() {
     let db = dir.path().join("db.sqlite");
     library(&db);
     let llm = script(dir.path(), "script.json", |_| {});
-    let first = ok(&research(
-        &[
-            "run",
-            QUESTION,
-            "--llm",
-            &llm,
-            "--search",
-            "local",
-            "--no-input",
-            "--json",
-        ],
-        &db,
-    ));
+    let first = first_run(&db, &llm);
     let thread = first["thread_id"].as_str().unwrap();
     let session = first["session_id"].as_str().unwrap();
 
@@ -265,19 +242,7 @@ fn wrong_stages_and_edits_are_refused_with_why() {
     let db = dir.path().join("db.sqlite");
     library(&db);
     let llm = script(dir.path(), "script.json", |_| {});
-    let first = ok(&research(
-        &[
-            "run",
-            QUESTION,
-            "--llm",
-            &llm,
-            "--search",
-            "local",
-            "--no-input",
-            "--json",
-        ],
-        &db,
-    ));
+    let first = first_run(&db, &llm);
     let thread = first["thread_id"].as_str().unwrap();
     let refused = |args: &[&str], code: i32, says: &str| {
         let out = research(args, &db);

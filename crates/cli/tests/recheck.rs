@@ -10,40 +10,14 @@ use std::path::Path;
 use common::*;
 use serde_json::Value;
 
-const QUESTION: &str = "How do honeybees communicate and organise their colonies?";
-
 fn setup(dir: &Path) -> (std::path::PathBuf, std::path::PathBuf, Value) {
-    let corpus = dir.join("corpus");
-    std::fs::create_dir_all(&corpus).unwrap();
-    for f in [
-        "colony.html",
-        "pollination.txt",
-        "waggle-dance.md",
-        "unrelated.txt",
-    ] {
-        std::fs::copy(fixtures().join("corpus").join(f), corpus.join(f)).unwrap();
-    }
     let db = dir.join("db.sqlite");
-    assert!(research(&["library", "add", corpus.to_str().unwrap()], &db)
-        .status
-        .success());
+    let corpus = corpus_copy(dir, &db);
     // The model is gone after the run: a recheck that asked it anything would fail.
     let script = dir.join("script.json");
     std::fs::copy(fixtures().join("script.json"), &script).unwrap();
     let llm = format!("scripted:{}", script.display());
-    let first = ok(&research(
-        &[
-            "run",
-            QUESTION,
-            "--llm",
-            &llm,
-            "--search",
-            "local",
-            "--no-input",
-            "--json",
-        ],
-        &db,
-    ));
+    let first = first_run(&db, &llm);
     std::fs::remove_file(&script).unwrap();
     (corpus, db, first)
 }

@@ -40,8 +40,6 @@ fn ambiguous_script(dir: &Path) -> String {
     format!("scripted:{}", path.display())
 }
 
-const QUESTION: &str = "How do honeybees communicate and organise their colonies?";
-
 #[test]
 fn single_and_multi_runs_over_the_library_are_grounded() {
     let dir = tempfile::tempdir().unwrap();

@@ -12,8 +12,6 @@ use std::time::{Duration, Instant};
 use common::*;
 use serde_json::{json, Value};
 
-const QUESTION: &str = "How do honeybees communicate and organise their colonies?";
-
 /// The fixture script, extraction slowed down when `slow` (a run can be killed mid-read).
 fn script(dir: &Path, name: &str, slow: bool) -> String {
     let mut script: Value =
@@ -79,34 +77,13 @@ fn kill_after(mut child: Child, thread: &str, checkpoints: usize, db: &Path) {
     child.wait().unwrap();
 }
 
-fn nodes(result: &Value) -> Vec<String> {
-    result["metadata"]["usage_by_node"]
-        .as_object()
-        .unwrap()
-        .keys()
-        .cloned()
-        .collect()
-}
-
 #[test]
 fn a_follow_up_killed_mid_run_resumes_with_what_it_carried() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("db.sqlite");
     library(&db);
     let fast = script(dir.path(), "fast.json", false);
-    let first = ok(&research(
-        &[
-            "run",
-            QUESTION,
-            "--llm",
-            &fast,
-            "--search",
-            "local",
-            "--no-input",
-            "--json",
-        ],
-        &db,
-    ));
+    let first = first_run(&db, &fast);
     let session = first["session_id"].as_str().unwrap();
     // The follow-up runs on the session's model: slow it down by changing its script in place.
     script(dir.path(), "fast.json", true);
@@ -147,19 +124,7 @@ fn a_fork_killed_mid_run_resumes_without_redoing_what_came_before_its_fork_point
     let db = dir.path().join("db.sqlite");
     library(&db);
     let fast = script(dir.path(), "fast.json", false);
-    let first = ok(&research(
-        &[
-            "run",
-            QUESTION,
-            "--llm",
-            &fast,
-            "--search",
-            "local",
-            "--no-input",
-            "--json",
-        ],
-        &db,
-    ));
+    let first = first_run(&db, &fast);
     let original = first["thread_id"].as_str().unwrap();
     let slow = script(dir.path(), "slow.json", true);
     let (child, thread) = spawn(

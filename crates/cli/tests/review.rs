@@ -9,8 +9,6 @@ use std::path::Path;
 use common::*;
 use serde_json::{json, Value};
 
-const QUESTION: &str = "How do honeybees communicate and organise their colonies?";
-
 /// The fixture script with a reviewer (and an analyst) added.
 fn review_script(dir: &Path, review: Value) -> String {
     let mut script: Value =

@@ -12,8 +12,6 @@ use std::path::Path;
 use common::*;
 use serde_json::{json, Value};
 
-const QUESTION: &str = "How do honeybees communicate and organise their colonies?";
-
 fn unclear(question: &str) -> Value {
     json!({"purpose": "understand", "json": {
         "is_clear": false, "ambiguities": ["scope"], "question": question,

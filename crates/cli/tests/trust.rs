@@ -11,8 +11,6 @@ use std::path::Path;
 use common::*;
 use serde_json::{json, Value};
 
-const QUESTION: &str = "How do honeybees communicate and organise their colonies?";
-
 fn reading(confidence: f64) -> Value {
     json!({"purpose": "understand", "json": {"intent": "how honeybees communicate",
         "class": "exploratory", "entities": ["honeybees"], "temporal": "", "complexity": "simple",

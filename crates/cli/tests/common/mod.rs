@@ -47,6 +47,11 @@ pub fn ok(out: &Output) -> Value {
 
 /// The independent checker, given the result file and how URLs map to the corpus.
 pub fn check_grounding(result: &Value, dir: &Path, url_map: Option<String>) {
+    check_grounding_over(result, dir, &corpus(), url_map)
+}
+
+/// The independent checker over `corpus` (a test's own copy, say).
+pub fn check_grounding_over(result: &Value, dir: &Path, corpus: &Path, url_map: Option<String>) {
     let file = dir.join("result.json");
     std::fs::write(&file, serde_json::to_vec(result).unwrap()).unwrap();
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/tools/check_grounding.py");
@@ -54,7 +59,7 @@ pub fn check_grounding(result: &Value, dir: &Path, url_map: Option<String>) {
     // Every report carries its sentence audit; the checker verifies it independently.
     cmd.arg(script)
         .arg(&file)
-        .arg(corpus())
+        .arg(corpus)
         .arg("--require-audit");
     if let Some(map) = url_map {
         cmd.arg(map);
@@ -76,4 +81,52 @@ pub fn library(db: &Path) {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// The question the scripted corpus answers.
+pub const QUESTION: &str = "How do honeybees communicate and organise their colonies?";
+
+/// A first run of `QUESTION` over the library with the scripted model `llm`.
+pub fn first_run(db: &Path, llm: &str) -> Value {
+    ok(&research(
+        &[
+            "run",
+            QUESTION,
+            "--llm",
+            llm,
+            "--search",
+            "local",
+            "--no-input",
+            "--json",
+        ],
+        db,
+    ))
+}
+
+/// The graph nodes a run used, from its usage per node.
+pub fn nodes(result: &Value) -> Vec<String> {
+    result["metadata"]["usage_by_node"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect()
+}
+
+/// A copy of the whole corpus under `dir`, added to the library of `db`: its files can change
+/// or go while the test runs.
+pub fn corpus_copy(dir: &Path, db: &Path) -> PathBuf {
+    let copy = dir.join("corpus");
+    std::fs::create_dir_all(&copy).unwrap();
+    for entry in std::fs::read_dir(corpus()).unwrap() {
+        let path = entry.unwrap().path();
+        std::fs::copy(&path, copy.join(path.file_name().unwrap())).unwrap();
+    }
+    let out = research(&["library", "add", copy.to_str().unwrap()], db);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    copy
 }
