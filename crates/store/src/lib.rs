@@ -10,7 +10,9 @@
 //! disk flush, not one per task.
 #![deny(missing_docs)]
 
+mod cache;
 mod checkpointer;
+mod conversation;
 mod sessions;
 mod threads;
 
@@ -18,10 +20,8 @@ use std::path::{Path, PathBuf};
 
 pub use checkpointer::SqliteCheckpointer;
 
-pub use sessions::{
-    ClaimRow, ConversationSummary, EvidenceRow, ReportRow, SessionRecord, Sessions, SourceRow,
-    TurnRow,
-};
+pub use conversation::{ConversationSummary, TurnRow};
+pub use sessions::{ClaimRow, EvidenceRow, ReportRow, SessionRecord, Sessions, SourceRow};
 pub use threads::{ThreadRecord, Threads};
 
 /// Why the store failed.
@@ -104,7 +104,7 @@ fn migrations() -> rusqlite_migration::Migrations<'static> {
             "DELETE FROM library_passages;
              UPDATE library_files SET sha256 = '', mtime_ns = -1 WHERE error IS NULL;",
         ),
-        M::up(sessions::TURNS_MIGRATION),
+        M::up(conversation::TURNS_MIGRATION),
         M::up(sessions::CHECKED_MIGRATION),
     ])
 }

@@ -36,34 +36,6 @@ pub struct SessionRecord {
     pub checked_at_ms: Option<i64>,
 }
 
-/// A turn of a session's conversation.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
-pub struct TurnRow {
-    /// The run the turn started (none for a cancelled turn).
-    pub thread_id: Option<String>,
-    /// What the person asked.
-    pub question: String,
-    /// What the turn was taken to be, who decided and why (JSON of the pipeline's
-    /// classification).
-    #[ts(type = "unknown")]
-    pub classification: serde_json::Value,
-    /// What the session was about at this turn.
-    pub focus: Vec<String>,
-    /// The reply given without research (a cancelled turn's), empty otherwise.
-    pub reply: String,
-    /// When, ms since the epoch.
-    pub created_at_ms: i64,
-}
-
-/// A session's summary of its earlier turns (kept once written, not recomputed per turn).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
-pub struct ConversationSummary {
-    /// The summary, empty when none was written.
-    pub text: String,
-    /// How many of the session's first turns it covers.
-    pub turns: u32,
-}
-
 /// A source row.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct SourceRow {
@@ -132,7 +104,7 @@ fn sha256_hex(text: &str) -> String {
         .collect()
 }
 
-fn json(text: String) -> serde_json::Value {
+pub(crate) fn json(text: String) -> serde_json::Value {
     serde_json::from_str(&text).unwrap_or(serde_json::Value::Null)
 }
 
@@ -144,7 +116,7 @@ impl Sessions {
         })
     }
 
-    fn conn(&self) -> std::sync::MutexGuard<'_, Connection> {
+    pub(crate) fn conn(&self) -> std::sync::MutexGuard<'_, Connection> {
         self.conn
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
@@ -458,75 +430,6 @@ impl Sessions {
         Ok(())
     }
 
-    /// Records a turn of a session's conversation.
-    pub fn add_turn(&self, session: &str, turn: &TurnRow) -> Result<(), StoreError> {
-        self.conn().execute(
-            "INSERT INTO turns (session_id, thread_id, question, classification, focus, reply, created_at_ms)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-            params![
-                session,
-                turn.thread_id,
-                turn.question,
-                turn.classification.to_string(),
-                serde_json::to_string(&turn.focus).unwrap_or_else(|_| "[]".into()),
-                turn.reply,
-                turn.created_at_ms
-            ],
-        )?;
-        Ok(())
-    }
-
-    /// A session's turns, oldest first.
-    pub fn turns(&self, session: &str) -> Result<Vec<TurnRow>, StoreError> {
-        let conn = self.conn();
-        let mut stmt = conn.prepare(
-            "SELECT thread_id, question, classification, focus, reply, created_at_ms FROM turns
-             WHERE session_id = ?1 ORDER BY seq",
-        )?;
-        let rows = stmt.query_map([session], |r| {
-            Ok(TurnRow {
-                thread_id: r.get(0)?,
-                question: r.get(1)?,
-                classification: json(r.get(2)?),
-                focus: serde_json::from_value(json(r.get(3)?)).unwrap_or_default(),
-                reply: r.get(4)?,
-                created_at_ms: r.get(5)?,
-            })
-        })?;
-        Ok(rows.collect::<Result<_, _>>()?)
-    }
-
-    /// The session's summary of its earlier turns.
-    pub fn summary(&self, session: &str) -> Result<ConversationSummary, StoreError> {
-        Ok(self
-            .conn()
-            .query_row(
-                "SELECT summary, summary_turns FROM sessions WHERE id = ?1",
-                [session],
-                |r| {
-                    Ok(ConversationSummary {
-                        text: r.get(0)?,
-                        turns: r.get(1)?,
-                    })
-                },
-            )
-            .optional()?
-            .unwrap_or_default())
-    }
-
-    /// Keeps the session's summary of its first `summary.turns` turns.
-    pub fn set_summary(
-        &self,
-        session: &str,
-        summary: &ConversationSummary,
-    ) -> Result<(), StoreError> {
-        self.conn().execute(
-            "UPDATE sessions SET summary = ?2, summary_turns = ?3 WHERE id = ?1",
-            params![session, summary.text, summary.turns],
-        )?;
-        Ok(())
-    }
-
     /// Appends an event to a run's audit trail.
     pub fn add_event(
         &self,
@@ -571,76 +474,6 @@ impl Sessions {
             conn.prepare("SELECT call FROM llm_calls WHERE thread_id = ?1 ORDER BY seq")?;
         let rows = stmt.query_map([thread], |r| Ok(json(r.get(0)?)))?;
         Ok(rows.collect::<Result<_, _>>()?)
-    }
-
-    /// A cached search answer no older than `max_age_ms`.
-    pub fn cached_search(
-        &self,
-        provider: &str,
-        query: &str,
-        limit: usize,
-        now_ms: i64,
-        max_age_ms: i64,
-    ) -> Result<Option<serde_json::Value>, StoreError> {
-        let text: Option<String> = self
-            .conn()
-            .query_row(
-                "SELECT hits FROM search_cache WHERE provider = ?1 AND query = ?2 AND max_results = ?3 AND fetched_at_ms >= ?4",
-                params![provider, query, limit as i64, now_ms - max_age_ms],
-                |r| r.get(0),
-            )
-            .optional()?;
-        Ok(text.map(json))
-    }
-
-    /// Caches a search answer.
-    pub fn cache_search(
-        &self,
-        provider: &str,
-        query: &str,
-        limit: usize,
-        hits: &serde_json::Value,
-        now_ms: i64,
-    ) -> Result<(), StoreError> {
-        self.conn().execute(
-            "INSERT OR REPLACE INTO search_cache (provider, query, max_results, hits, fetched_at_ms) VALUES (?1, ?2, ?3, ?4, ?5)",
-            params![provider, query, limit as i64, hits.to_string(), now_ms],
-        )?;
-        Ok(())
-    }
-
-    /// A cached page (its metadata as JSON, and its text) no older than `max_age_ms`.
-    pub fn cached_page(
-        &self,
-        url: &str,
-        now_ms: i64,
-        max_age_ms: i64,
-    ) -> Result<Option<(serde_json::Value, String)>, StoreError> {
-        Ok(self
-            .conn()
-            .query_row(
-                "SELECT p.meta, d.text FROM page_cache p JOIN documents d ON d.sha256 = p.sha256
-                 WHERE p.url = ?1 AND p.fetched_at_ms >= ?2",
-                params![url, now_ms - max_age_ms],
-                |r| Ok((json(r.get(0)?), r.get(1)?)),
-            )
-            .optional()?)
-    }
-
-    /// Caches a page: its text in `documents`, its metadata here.
-    pub fn cache_page(
-        &self,
-        url: &str,
-        meta: &serde_json::Value,
-        text: &str,
-        now_ms: i64,
-    ) -> Result<(), StoreError> {
-        let sha = self.put_document(text, now_ms)?;
-        self.conn().execute(
-            "INSERT OR REPLACE INTO page_cache (url, meta, sha256, fetched_at_ms) VALUES (?1, ?2, ?3, ?4)",
-            params![url, meta.to_string(), sha, now_ms],
-        )?;
-        Ok(())
     }
 }
 
@@ -739,22 +572,6 @@ CREATE TABLE page_cache (
 
 /// Sessions as conversations: each turn with what it was taken to be, and a kept summary of
 /// long conversations.
-pub(crate) const TURNS_MIGRATION: &str = "
-CREATE TABLE turns (
-    seq            INTEGER PRIMARY KEY,
-    session_id     TEXT    NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
-    thread_id      TEXT,
-    question       TEXT    NOT NULL,
-    classification TEXT    NOT NULL,
-    focus          TEXT    NOT NULL,
-    reply          TEXT    NOT NULL,
-    created_at_ms  INTEGER NOT NULL
-);
-CREATE INDEX turns_session ON turns(session_id);
-ALTER TABLE sessions ADD COLUMN summary TEXT NOT NULL DEFAULT '';
-ALTER TABLE sessions ADD COLUMN summary_turns INTEGER NOT NULL DEFAULT 0;
-";
-
 /// When a session's report sources were last checked again.
 pub(crate) const CHECKED_MIGRATION: &str = "ALTER TABLE sessions ADD COLUMN checked_at_ms INTEGER;";
 
