@@ -462,14 +462,23 @@ fn carried(
     let mut sources: BTreeMap<String, ((usize, u32), Source)> = BTreeMap::new();
     let mut evidence: Vec<(usize, Evidence)> = Vec::new();
     let mut dropped = Vec::new();
+    let mut intact_by_sha: BTreeMap<String, bool> = BTreeMap::new();
     for (order, (thread, _)) in sessions.runs(session_id)?.iter().enumerate() {
         let rows = sessions.sources(thread)?;
         let url_of: BTreeMap<u32, String> =
             rows.iter().map(|s| (s.source_id, s.url.clone())).collect();
         for s in rows {
-            let intact = sessions
-                .document(&s.sha256)?
-                .is_some_and(|text| sha256_hex(&text) == s.sha256);
+            // Each stored text is read and hashed once, however many runs cited it.
+            let intact = match intact_by_sha.get(&s.sha256) {
+                Some(known) => *known,
+                None => {
+                    let intact = sessions
+                        .document(&s.sha256)?
+                        .is_some_and(|text| sha256_hex(&text) == s.sha256);
+                    intact_by_sha.insert(s.sha256.clone(), intact);
+                    intact
+                }
+            };
             if !intact {
                 if !dropped.contains(&s.url) {
                     dropped.push(s.url.clone());
