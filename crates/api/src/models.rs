@@ -237,7 +237,10 @@ pub async fn download_model(
         };
         err(
             ErrorCode::ProviderUnavailable,
-            format!("the download from {host} {what}: {e}"),
+            format!(
+                "the download from {host} {what}: {}",
+                research_http_retry::cause(&e)
+            ),
         )
     })?;
     let status = resp.status();
@@ -323,8 +326,9 @@ pub async fn download_model(
             err(
                 ErrorCode::ProviderUnavailable,
                 format!(
-                    "the download from {host} broke off after {}: {e}; downloading again continues where it stopped",
-                    human_bytes(received)
+                    "the download from {host} broke off after {}: {}; downloading again continues where it stopped",
+                    human_bytes(received),
+                    research_http_retry::cause(&e)
                 ),
             )
         })?;

@@ -1,5 +1,6 @@
 //! The HTTP rules every API client in Research Studio shares: one reading of the `Retry-After`
-//! header, and [`same_origin_redirects`].
+//! header, [`same_origin_redirects`], and [`cause`] — a transport error in words, never with
+//! the URL it was sent to.
 //!
 //! The model providers (`research-llm`) and the search providers (`research-search`) both retry
 //! rate limits and server errors and both honour `Retry-After`. They used to parse it twice, with
@@ -18,6 +19,29 @@ mod redirect;
 pub use redirect::{same_origin_redirects, MAX_REDIRECTS};
 
 use std::time::{Duration, SystemTime};
+
+/// What went wrong with a request, without the URL: reqwest's own message names the URL it was
+/// sending to, and an API's URL can carry a token or a key (a SearXNG instance behind a secret
+/// path, a proxy with credentials), which must not reach a log, a report or the screen.
+///
+/// The innermost cause when there is one ("Connection refused (os error 111)", "end of file
+/// before message length reached") says it most plainly; otherwise reqwest's message with its
+/// URL cut out.
+pub fn cause(e: &reqwest::Error) -> String {
+    let mut innermost = None;
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        innermost = Some(s.to_string());
+        source = s.source();
+    }
+    innermost.unwrap_or_else(|| {
+        let text = e.to_string();
+        match e.url() {
+            Some(url) => text.replace(&format!(" for url ({url})"), ""),
+            None => text,
+        }
+    })
+}
 
 /// The longest wait a `Retry-After` header can impose on one retry.
 ///

@@ -7,7 +7,7 @@ use async_trait::async_trait;
 use futures::StreamExt;
 use serde_json::{json, Value};
 
-use crate::http::Http;
+use crate::http::{broke_off, Http};
 use crate::{ChatRequest, ChatResponse, LlmClient, LlmError, RetryConfig, Role, TokenSink, Usage};
 
 const API_VERSION: &str = "2023-06-01";
@@ -127,7 +127,10 @@ impl AnthropicClient {
             (String::new(), String::new(), self.model.clone());
         let (mut used, mut finished) = (Usage::default(), false);
         while let Some(event) = events.next().await {
-            let event = event.map_err(|e| self.http.bad(format!("the stream broke off ({e})")))?;
+            let event = event.map_err(|e| {
+                self.http
+                    .bad(format!("the stream broke off ({})", broke_off(&e)))
+            })?;
             let data: Value = serde_json::from_str(&event.data).map_err(|e| {
                 self.http
                     .bad(format!("a streamed event was not JSON ({e})"))

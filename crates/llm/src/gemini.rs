@@ -7,7 +7,7 @@ use async_trait::async_trait;
 use futures::StreamExt;
 use serde_json::{json, Value};
 
-use crate::http::Http;
+use crate::http::{broke_off, Http};
 use crate::{ChatRequest, ChatResponse, LlmClient, LlmError, RetryConfig, Role, TokenSink, Usage};
 
 /// A client for one Gemini model.
@@ -161,7 +161,10 @@ impl LlmClient for GeminiClient {
         let (mut text, mut model, mut used, mut finished) =
             (String::new(), self.model.clone(), Usage::default(), false);
         while let Some(event) = events.next().await {
-            let event = event.map_err(|e| self.http.bad(format!("the stream broke off ({e})")))?;
+            let event = event.map_err(|e| {
+                self.http
+                    .bad(format!("the stream broke off ({})", broke_off(&e)))
+            })?;
             let value: Value = serde_json::from_str(&event.data).map_err(|e| {
                 self.http
                     .bad(format!("a streamed chunk was not JSON ({e})"))

@@ -91,24 +91,17 @@ impl Http {
                 timeout: self.timeout,
             }
         } else if e.is_connect() {
-            // The innermost cause says it plainly ("Connection refused (os error 111)").
-            let mut reason = "connection failed".to_string();
-            let mut source = std::error::Error::source(e);
-            while let Some(s) = source {
-                reason = s.to_string();
-                source = s.source();
-            }
             LlmError::Unreachable {
                 provider,
                 url,
-                reason,
+                reason: research_http_retry::cause(e),
                 hint: self.unreachable_hint.clone(),
             }
         } else {
             LlmError::Unreachable {
                 provider,
                 url,
-                reason: e.to_string(),
+                reason: research_http_retry::cause(e),
                 hint: String::new(),
             }
         }
@@ -251,4 +244,30 @@ fn error_message(text: &str) -> String {
             .trim()
             .to_string()
     })
+}
+
+/// A stream error that can say why the stream stopped.
+pub(crate) trait StreamFailure {
+    /// Why, without the URL the stream came from.
+    fn reason(&self) -> String;
+}
+
+impl StreamFailure for reqwest::Error {
+    fn reason(&self) -> String {
+        research_http_retry::cause(self)
+    }
+}
+
+impl StreamFailure for eventsource_stream::EventStreamError<reqwest::Error> {
+    fn reason(&self) -> String {
+        match self {
+            eventsource_stream::EventStreamError::Transport(e) => research_http_retry::cause(e),
+            other => other.to_string(),
+        }
+    }
+}
+
+/// Why a streamed answer broke off, without the URL (see [`research_http_retry::cause`]).
+pub(crate) fn broke_off(e: &impl StreamFailure) -> String {
+    e.reason()
 }

@@ -7,7 +7,7 @@ use async_trait::async_trait;
 use futures::StreamExt;
 use serde_json::{json, Value};
 
-use crate::http::Http;
+use crate::http::{broke_off, Http};
 use crate::{ChatRequest, ChatResponse, LlmClient, LlmError, RetryConfig, TokenSink, Usage};
 
 /// A client for one model on an Ollama server.
@@ -115,7 +115,10 @@ impl LlmClient for OllamaClient {
         let mut bytes = resp.bytes_stream();
         let (mut buffer, mut text, mut done) = (Vec::<u8>::new(), String::new(), None::<Value>);
         while let Some(chunk) = bytes.next().await {
-            let chunk = chunk.map_err(|e| self.http.bad(format!("the stream broke off ({e})")))?;
+            let chunk = chunk.map_err(|e| {
+                self.http
+                    .bad(format!("the stream broke off ({})", broke_off(&e)))
+            })?;
             buffer.extend_from_slice(&chunk);
             while let Some(end) = buffer.iter().position(|&b| b == b'\n') {
                 let line: Vec<u8> = buffer.drain(..=end).collect();

@@ -7,7 +7,7 @@ use async_trait::async_trait;
 use futures::StreamExt;
 use serde_json::{json, Value};
 
-use crate::http::{content_type, Http};
+use crate::http::{broke_off, content_type, Http};
 use crate::{ChatRequest, ChatResponse, LlmClient, LlmError, RetryConfig, TokenSink, Usage};
 
 /// Where and how to reach an OpenAI-compatible server (its `Debug` never shows the key).
@@ -147,8 +147,9 @@ impl OpenAiClient {
         while let Some(event) = events.next().await {
             let event = event.map_err(|e| {
                 self.http.bad(format!(
-                    "the stream broke off after {} characters ({e})",
-                    text.len()
+                    "the stream broke off after {} characters ({})",
+                    text.len(),
+                    broke_off(&e)
                 ))
             })?;
             if event.data.trim() == "[DONE]" {

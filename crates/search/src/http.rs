@@ -49,15 +49,13 @@ impl Http {
                     },
                     None,
                 ),
-                Err(e) => {
-                    let mut reason = e.to_string();
-                    let mut source = std::error::Error::source(&e);
-                    while let Some(s) = source {
-                        reason = s.to_string();
-                        source = s.source();
-                    }
-                    (SearchError::Unavailable { provider, reason }, None)
-                }
+                Err(e) => (
+                    SearchError::Unavailable {
+                        provider,
+                        reason: research_http_retry::cause(&e),
+                    },
+                    None,
+                ),
                 Ok(resp) => {
                     let status = resp.status().as_u16();
                     let retry_after = resp
@@ -67,7 +65,7 @@ impl Http {
                         .and_then(|v| research_http_retry::parse_retry_after(v, SystemTime::now()));
                     let body = resp.text().await.map_err(|e| SearchError::BadResponse {
                         provider,
-                        detail: e.to_string(),
+                        detail: research_http_retry::cause(&e),
                     })?;
                     match status {
                         200..=299 => return Ok(body),

@@ -147,3 +147,36 @@ fn keys_and_names_are_checked() {
         .to_string();
     assert!(err.contains("unknown search provider `bing`"), "{err}");
 }
+
+/// A server that promises more body than it sends and hangs up: reqwest's message for that
+/// names the URL, which here carries the instance's secret path.
+#[tokio::test]
+async fn a_broken_answer_is_reported_without_the_url_and_its_secret() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        while let Ok((mut socket, _)) = listener.accept().await {
+            let mut buf = [0u8; 4096];
+            let _ = socket.read(&mut buf).await;
+            let _ = socket
+                .write_all(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{\"results\": [")
+                .await;
+            let _ = socket.shutdown().await;
+        }
+    });
+    let mut s = SearchSettings {
+        timeout: Duration::from_secs(5),
+        ..SearchSettings::default()
+    };
+    s.base_urls
+        .insert("searxng".into(), format!("http://{addr}/token-S3CRET42"));
+    let err = provider("searxng", &s)
+        .unwrap()
+        .search(&SearchQuery::new("honey bee dance", 3))
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(!err.contains("S3CRET42"), "{err}");
+    assert!(!err.contains("127.0.0.1"), "{err}");
+}
