@@ -9,7 +9,7 @@ pub mod commands;
 pub mod dialogs;
 
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use anyhow::Context;
 use research_api::{KeyStore, MemoryKeys, OsKeychain, Studio};
@@ -216,7 +216,7 @@ pub fn run() {
                 keychain,
                 log_dir,
                 runs: Default::default(),
-                download: Mutex::new(None),
+                download: Default::default(),
             });
             Ok(())
         })

@@ -969,7 +969,12 @@ note: string,
 /**
  * Its licence.
  */
-license: string, };
+license: string, 
+/**
+ * The file's SHA-256 when the catalogue pins one. Without a pin the file is installed only
+ * when the server states its hash (Hugging Face does, for every LFS file) and it matches.
+ */
+sha256: string | null, };
 
 export type DownloadProgress = { 
 /**

@@ -35,6 +35,9 @@ pub struct RecommendedModel {
     pub note: String,
     /// Its licence.
     pub license: String,
+    /// The file's SHA-256 when the catalogue pins one. Without a pin the file is installed only
+    /// when the server states its hash (Hugging Face does, for every LFS file) and it matches.
+    pub sha256: Option<String>,
 }
 
 /// The models the app recommends, smallest last. Official GGUF builds from the model authors.
@@ -48,6 +51,9 @@ pub fn recommended_models() -> Vec<RecommendedModel> {
             approx_bytes: bytes,
             note: note.into(),
             license: license.into(),
+            // Pins need the files' hashes from huggingface.co, which the machines this catalogue
+            // was written on cannot reach; until then the server's stated hash is required.
+            sha256: None,
         };
     vec![
         m(
@@ -112,6 +118,41 @@ pub struct DownloadRequest {
     pub file_name: Option<String>,
     /// The expected SHA-256 (hex), when known.
     pub sha256: Option<String>,
+    /// The most bytes accepted: a server that sends more (or says it will) is refused.
+    pub max_bytes: u64,
+    /// Install only a file whose hash was checked (against `sha256` or the server's).
+    pub require_hash: bool,
+}
+
+/// The most an unlisted model may weigh: larger than any model a desktop runs, small enough
+/// that a server streaming without end stops long before the disk is full.
+pub const MAX_MODEL_BYTES: u64 = 64 * 1024 * 1024 * 1024;
+
+impl DownloadRequest {
+    /// A download of `url` into `dir`. A recommended model's URL brings the catalogue's rules:
+    /// its file name, its pinned hash (or the server's, required), and its size as the cap (with
+    /// a tenth to spare, the catalogue's size being approximate).
+    pub fn new(url: impl Into<String>, dir: PathBuf) -> Self {
+        let url = url.into();
+        match recommended_models().into_iter().find(|m| m.url == url) {
+            Some(m) => DownloadRequest {
+                url,
+                dir,
+                file_name: Some(m.file_name),
+                sha256: m.sha256,
+                max_bytes: m.approx_bytes + m.approx_bytes / 10,
+                require_hash: true,
+            },
+            None => DownloadRequest {
+                url,
+                dir,
+                file_name: None,
+                sha256: None,
+                max_bytes: MAX_MODEL_BYTES,
+                require_hash: false,
+            },
+        }
+    }
 }
 
 fn err(code: ErrorCode, message: impl Into<String>) -> ApiError {
@@ -132,12 +173,43 @@ fn storage(path: &Path, e: std::io::Error) -> ApiError {
 
 fn file_name_of(url: &reqwest::Url) -> Option<String> {
     let name = url.path_segments()?.next_back()?.to_string();
-    let name = percent_decode(&name);
-    let ok = !name.is_empty()
-        && !name.starts_with('.')
-        && !name.contains(['/', '\\'])
+    safe_file_name(&percent_decode(&name))
+}
+
+/// A file name built from `[A-Za-z0-9._-]` only (anything else becomes `_`), never hidden and
+/// ending in `.gguf`: a name from a URL or a server must not climb out of the models folder,
+/// hide itself or surprise a shell.
+fn safe_file_name(name: &str) -> Option<String> {
+    let name: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let name = name.trim_start_matches('.').to_string();
+    let ok = name.len() > ".gguf".len()
+        && name.len() <= 200
         && name.to_ascii_lowercase().ends_with(".gguf");
     ok.then_some(name)
+}
+
+/// Whether `url` may be downloaded from: https, or http to this machine (a local mirror, tests)
+/// where nothing travels over a network to be tampered with.
+fn allowed_scheme(url: &reqwest::Url) -> bool {
+    match url.scheme() {
+        "https" => true,
+        "http" => match url.host() {
+            Some(url::Host::Domain(d)) => d.eq_ignore_ascii_case("localhost"),
+            Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+            Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+            None => false,
+        },
+        _ => false,
+    }
 }
 
 fn percent_decode(s: &str) -> String {
@@ -187,14 +259,19 @@ pub async fn download_model(
             format!("“{}” is not a URL: {e}", request.url),
         )
     })?;
-    if !matches!(url.scheme(), "http" | "https") {
+    if !allowed_scheme(&url) {
         return Err(err(
             ErrorCode::InvalidInput,
-            "models are downloaded over http or https",
+            "models are downloaded over https (plain http only from this machine), so nothing on the way can change the file",
         ));
     }
-    let name = match request.file_name.clone() {
-        Some(n) => n,
+    let name = match request.file_name.as_deref() {
+        Some(n) => safe_file_name(n).ok_or_else(|| {
+            err(
+                ErrorCode::InvalidInput,
+                format!("“{n}” is not a model file name; it must end in .gguf"),
+            )
+        })?,
         None => file_name_of(&url).ok_or_else(|| {
             err(
                 ErrorCode::InvalidInput,
@@ -277,6 +354,20 @@ pub async fn download_model(
         have = 0;
     }
     let total = resp.content_length().map(|n| n + have);
+    let too_big = |n: u64| {
+        err(
+            ErrorCode::ProviderFailed,
+            format!(
+                "{host} sends more than {} for this model ({} so far); it was not kept",
+                human_bytes(request.max_bytes),
+                human_bytes(n)
+            ),
+        )
+    };
+    if let Some(t) = total.filter(|t| *t > request.max_bytes) {
+        tokio::fs::remove_file(&part).await.ok();
+        return Err(too_big(t));
+    }
     if let Some(t) = total {
         let free = free_bytes(&request.dir);
         if let Some(free) = free {
@@ -332,6 +423,11 @@ pub async fn download_model(
                 ),
             )
         })?;
+        if received + chunk.len() as u64 > request.max_bytes {
+            drop(file);
+            tokio::fs::remove_file(&part).await.ok();
+            return Err(too_big(received + chunk.len() as u64));
+        }
         file.write_all(&chunk)
             .await
             .map_err(|e| storage(&part, e))?;
@@ -396,6 +492,13 @@ pub async fn download_model(
             ));
         }
     }
+    if stated.is_none() && request.require_hash {
+        tokio::fs::remove_file(&part).await.ok();
+        return Err(err(
+            ErrorCode::ProviderFailed,
+            format!("{host} stated no SHA-256 for this model and none is pinned, so the file cannot be checked; it was deleted"),
+        ));
+    }
     tokio::fs::rename(&part, &target)
         .await
         .map_err(|e| storage(&target, e))?;
@@ -450,7 +553,20 @@ mod tests {
     fn names_and_hashes_from_urls_and_headers() {
         let u =
             reqwest::Url::parse("https://h/x/resolve/main/My%20Model-q4.gguf?download=1").unwrap();
-        assert_eq!(file_name_of(&u).as_deref(), Some("My Model-q4.gguf"));
+        assert_eq!(file_name_of(&u).as_deref(), Some("My_Model-q4.gguf"));
+        let u = reqwest::Url::parse("https://h/x/..%2F..%2F.bashrc%00.gguf").unwrap();
+        assert_eq!(file_name_of(&u).as_deref(), Some("_.._.bashrc_.gguf"));
+        assert_eq!(
+            safe_file_name("../../m.gguf").as_deref(),
+            Some("_.._m.gguf")
+        );
+        assert_eq!(safe_file_name(".gguf"), None);
+        assert_eq!(safe_file_name("m.bin"), None);
+        let ok = |u: &str| allowed_scheme(&reqwest::Url::parse(u).unwrap());
+        assert!(ok("https://huggingface.co/m.gguf"));
+        assert!(ok("http://127.0.0.1:8080/m.gguf") && ok("http://[::1]/m.gguf"));
+        assert!(!ok("http://huggingface.co/m.gguf") && !ok("http://10.0.0.2/m.gguf"));
+        assert!(!ok("ftp://example.com/m.gguf") && !ok("file:///m.gguf"));
         let u = reqwest::Url::parse("https://h/x/model.bin").unwrap();
         assert_eq!(file_name_of(&u), None);
         let mut h = reqwest::header::HeaderMap::new();

@@ -22,12 +22,7 @@ fn sha(b: &[u8]) -> String {
 }
 
 fn request(url: String, dir: &std::path::Path) -> DownloadRequest {
-    DownloadRequest {
-        url,
-        dir: dir.to_path_buf(),
-        file_name: None,
-        sha256: None,
-    }
+    DownloadRequest::new(url, dir.to_path_buf())
 }
 
 type Seen = Arc<Mutex<Vec<DownloadProgress>>>;
@@ -277,4 +272,91 @@ async fn cancelling_stops_the_download() {
     .unwrap_err();
     assert_eq!(e.code, ErrorCode::Conflict);
     assert!(e.message.contains("stopped"), "{e}");
+}
+
+/// A server that sends `body` with no Content-Length and closes the connection at the end.
+async fn unsized_server(body: Vec<u8>) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        while let Ok((mut sock, _)) = listener.accept().await {
+            let mut buf = [0u8; 4096];
+            let _ = sock.read(&mut buf).await;
+            let _ = sock
+                .write_all(b"HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nConnection: close\r\n\r\n")
+                .await;
+            let _ = sock.write_all(&body).await;
+            let _ = sock.shutdown().await;
+        }
+    });
+    format!("http://{addr}/endless.gguf")
+}
+
+#[tokio::test]
+async fn a_download_past_its_cap_is_stopped_and_nothing_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, on) = recorder();
+    // No Content-Length: the cap is the only stop.
+    let url = unsized_server(model_bytes(300_000)).await;
+    let mut req = request(url, dir.path());
+    req.max_bytes = 100_000;
+    let e = download_model(req, &on, CancellationToken::new())
+        .await
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::ProviderFailed, "{e}");
+    assert!(e.message.contains("more than"), "{e}");
+    // A stated length over the cap is refused before a byte is written.
+    let server = MockServer::start().await;
+    Mock::given(path("/big.gguf"))
+        .respond_with(ResponseTemplate::new(200).set_body_bytes(model_bytes(300_000)))
+        .mount(&server)
+        .await;
+    let mut req = request(format!("{}/big.gguf", server.uri()), dir.path());
+    req.max_bytes = 100_000;
+    let e = download_model(req, &on, CancellationToken::new())
+        .await
+        .unwrap_err();
+    assert!(e.message.contains("more than"), "{e}");
+    let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().flatten().collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+#[tokio::test]
+async fn a_catalogue_model_is_installed_only_with_a_checked_hash() {
+    let server = MockServer::start().await;
+    Mock::given(path("/unhashed.gguf"))
+        .respond_with(ResponseTemplate::new(200).set_body_bytes(model_bytes(10_000)))
+        .mount(&server)
+        .await;
+    let dir = tempfile::tempdir().unwrap();
+    let (_, on) = recorder();
+    let mut req = request(format!("{}/unhashed.gguf", server.uri()), dir.path());
+    req.require_hash = true;
+    let e = download_model(req, &on, CancellationToken::new())
+        .await
+        .unwrap_err();
+    assert!(e.message.contains("no SHA-256"), "{e}");
+    assert!(!dir.path().join("unhashed.gguf").exists());
+    // Every catalogue entry asks for the check, over https, under a cap near its size.
+    for m in research_api::recommended_models() {
+        let req = DownloadRequest::new(m.url.clone(), dir.path().to_path_buf());
+        assert!(req.require_hash && req.url.starts_with("https://"), "{m:?}");
+        assert!(req.max_bytes >= m.approx_bytes && req.max_bytes < m.approx_bytes * 2);
+        assert_eq!(req.file_name.as_deref(), Some(m.file_name.as_str()));
+    }
+}
+
+#[tokio::test]
+async fn plain_http_to_another_machine_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, on) = recorder();
+    let e = download_model(
+        request("http://example.com/m.gguf".into(), dir.path()),
+        &on,
+        CancellationToken::new(),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(e.code, ErrorCode::InvalidInput, "{e}");
+    assert!(e.message.contains("https"), "{e}");
 }

@@ -90,12 +90,7 @@ pub async fn models(args: ModelsArgs) -> anyhow::Result<ExitCode> {
                 );
             };
             let result = research_api::download_model(
-                research_api::DownloadRequest {
-                    url,
-                    dir,
-                    file_name: known.map(|m| m.file_name.clone()),
-                    sha256: None,
-                },
+                research_api::DownloadRequest::new(url, dir),
                 &progress,
                 super::cancel_on_ctrl_c(),
             )
