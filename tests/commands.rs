@@ -3,7 +3,7 @@
 //! what the UI gets.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use research_api::{KeychainStatus, MemoryKeys, Studio};
 use research_studio::commands::AppState;
@@ -45,7 +45,7 @@ impl App {
                 },
                 log_dir: dir.path().join("logs"),
                 runs: Default::default(),
-                download: Mutex::new(None),
+                download: Default::default(),
             })
             .invoke_handler(research_studio::invoke_handler())
             .build(tauri::generate_context!(test = true))
