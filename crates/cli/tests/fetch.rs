@@ -103,3 +103,41 @@ async fn the_fetcher_ignores_proxies_from_the_environment() {
         .unwrap_or_default()
         .is_empty());
 }
+
+/// Every way of writing an address on this machine or a private network is refused before a
+/// connection is tried: IPv4 in its odd spellings, IPv6 forms that carry an IPv4 address
+/// (mapped, compatible, NAT64, 6to4), and the reserved ranges.
+#[tokio::test]
+async fn fetch_refuses_every_form_of_a_local_or_private_address() {
+    let forms = [
+        "http://127.0.0.1:9/",
+        "http://localhost/",
+        "http://0.0.0.0/",
+        "http://2130706433/",
+        "http://0x7f.1/",
+        "http://127.1/",
+        "http://10.0.0.1/",
+        "http://172.16.0.1/",
+        "http://192.168.1.1/",
+        "http://169.254.169.254/latest/meta-data/",
+        "http://100.64.0.1/",
+        "http://192.0.0.8/",
+        "http://198.18.0.1/",
+        "http://[::1]/",
+        "http://[::]/",
+        "http://[::ffff:127.0.0.1]/",
+        "http://[::7f00:1]/",
+        "http://[64:ff9b::7f00:1]/",
+        "http://[2002:7f00:1::]/",
+        "http://[fec0::1]/",
+        "http://[fe80::1]/",
+        "http://[fc00::1]/",
+        "http://[2001:db8::1]/",
+    ];
+    for url in forms {
+        let out = run(vec!["fetch".into(), url.into()]).await;
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{url}: {err}");
+        assert!(err.contains("refused to fetch"), "{url}: {err}");
+    }
+}
