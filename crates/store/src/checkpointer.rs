@@ -122,7 +122,7 @@ impl Drop for SqliteCheckpointer {
     }
 }
 
-fn insert_writes(tx: &rusqlite::Transaction<'_>, writes: &[WriteRecord]) -> rusqlite::Result<()> {
+fn insert_writes(tx: &Connection, writes: &[WriteRecord]) -> rusqlite::Result<()> {
     let mut stmt = tx.prepare_cached(
         "INSERT OR REPLACE INTO writes (thread_id, checkpoint, task, kind, idx, value) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
     )?;
@@ -139,6 +139,38 @@ fn insert_writes(tx: &rusqlite::Transaction<'_>, writes: &[WriteRecord]) -> rusq
     Ok(())
 }
 
+/// One job's rows, inside its savepoint.
+fn apply(tx: &Connection, job: &Job) -> Result<(), CheckpointError> {
+    match job {
+        Job::Writes(writes, _) => insert_writes(tx, writes).map_err(storage),
+        Job::Checkpoint(cp, writes, _) => {
+            let inserted = tx
+                .prepare_cached(
+                    "INSERT OR IGNORE INTO checkpoints (thread_id, seq, created_at_ms, body, snapshot)
+                     VALUES (?1, ?2, ?3, ?4, ?5)",
+                )
+                .and_then(|mut stmt| {
+                    stmt.execute(params![
+                        cp.thread_id.as_str(),
+                        cp.seq as i64,
+                        cp.created_at_ms,
+                        cp.body,
+                        cp.snapshot
+                    ])
+                })
+                .map_err(storage)?;
+            if inserted == 0 {
+                Err(CheckpointError::Conflict {
+                    thread: cp.thread_id.clone(),
+                    seq: cp.seq,
+                })
+            } else {
+                insert_writes(tx, writes).map_err(storage)
+            }
+        }
+    }
+}
+
 fn writer_loop(mut conn: Connection, rx: mpsc::Receiver<Job>) {
     while let Ok(first) = rx.recv() {
         // Take everything queued so far: one transaction, one flush, for all of it.
@@ -148,27 +180,17 @@ fn writer_loop(mut conn: Connection, rx: mpsc::Receiver<Job>) {
         }
         let mut outcomes: Vec<Result<(), CheckpointError>> = Vec::with_capacity(batch.len());
         let result = (|| -> rusqlite::Result<()> {
-            let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+            let mut tx =
+                conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
             for job in &batch {
-                let outcome = match job {
-                    Job::Writes(writes, _) => insert_writes(&tx, writes).map_err(storage),
-                    Job::Checkpoint(cp, writes, _) => {
-                        let inserted = tx
-                            .prepare_cached(
-                                "INSERT OR IGNORE INTO checkpoints (thread_id, seq, created_at_ms, body, snapshot)
-                                 VALUES (?1, ?2, ?3, ?4, ?5)",
-                            )?
-                            .execute(params![cp.thread_id.as_str(), cp.seq as i64, cp.created_at_ms, cp.body, cp.snapshot])?;
-                        if inserted == 0 {
-                            Err(CheckpointError::Conflict {
-                                thread: cp.thread_id.clone(),
-                                seq: cp.seq,
-                            })
-                        } else {
-                            insert_writes(&tx, writes).map_err(storage)
-                        }
-                    }
-                };
+                // One savepoint per job: a job that fails half-way leaves none of its rows in
+                // the commit the other jobs share.
+                let sp = tx.savepoint()?;
+                let outcome = apply(&sp, job);
+                if outcome.is_ok() {
+                    sp.commit()?;
+                }
+                // Dropping an uncommitted savepoint rolls it back.
                 outcomes.push(outcome);
             }
             tx.commit()
