@@ -217,9 +217,16 @@ impl Sessions {
             tx.execute("DELETE FROM threads WHERE thread_id = ?1", [t])?;
         }
         let gone = tx.execute("DELETE FROM sessions WHERE id = ?1", [id])? > 0;
+        // A running run saves its sources only at the end, so the texts it has read so far are
+        // referenced by nothing yet: keep every text stored since the oldest running session's
+        // runs began.
         tx.execute(
             "DELETE FROM documents WHERE sha256 NOT IN (SELECT sha256 FROM sources)
-               AND sha256 NOT IN (SELECT sha256 FROM page_cache)",
+               AND sha256 NOT IN (SELECT sha256 FROM page_cache)
+               AND created_at_ms < COALESCE(
+                   (SELECT min(r.created_at_ms) FROM runs r JOIN sessions s ON s.id = r.session_id
+                    WHERE s.status = 'running'),
+                   9223372036854775807)",
             [],
         )?;
         tx.commit()?;
@@ -267,7 +274,10 @@ impl Sessions {
     pub fn put_document(&self, text: &str, now_ms: i64) -> Result<String, StoreError> {
         let sha = sha256_hex(text);
         self.conn().execute(
-            "INSERT OR IGNORE INTO documents (sha256, text, created_at_ms) VALUES (?1, ?2, ?3)",
+            // Storing a text again marks it as used now: a running run's texts are known by
+            // that mark until its sources are saved (see `delete`).
+            "INSERT INTO documents (sha256, text, created_at_ms) VALUES (?1, ?2, ?3)
+             ON CONFLICT(sha256) DO UPDATE SET created_at_ms = max(created_at_ms, excluded.created_at_ms)",
             params![sha, text, now_ms],
         )?;
         Ok(sha)
@@ -677,6 +687,57 @@ mod tests {
             "an orphaned text is removed"
         );
         assert!(!s.delete("a").unwrap());
+    }
+
+    #[test]
+    fn deleting_a_session_keeps_the_texts_a_running_run_has_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = Sessions::open(&dir.path().join("db.sqlite")).unwrap();
+        s.create(&session("done", "Finished", 1)).unwrap();
+        s.add_run("done", "t-done", "Q?", 1).unwrap();
+        let shared = s.put_document("a page both read", 1).unwrap();
+        s.save_findings(
+            "done",
+            "t-done",
+            &[SourceRow {
+                source_id: 1,
+                url: "https://a".into(),
+                title: "A".into(),
+                kind: "html".into(),
+                sha256: shared.clone(),
+                accessed_at_ms: 1,
+            }],
+            &[],
+            &[],
+        )
+        .unwrap();
+        let orphan = s.put_document("read by nobody now", 2).unwrap();
+        // Another session is running: it has read the shared page again and one of its own.
+        s.create(&session("live", "Running", 10)).unwrap();
+        s.set_status("live", "running", 10).unwrap();
+        s.add_run("live", "t-live", "Q2?", 10).unwrap();
+        s.put_document("a page both read", 11).unwrap();
+        let own = s
+            .put_document("only the live run has read this", 12)
+            .unwrap();
+        assert!(s.delete("done").unwrap());
+        assert!(
+            s.document(&shared).unwrap().is_some(),
+            "the live run's read page went"
+        );
+        assert!(
+            s.document(&own).unwrap().is_some(),
+            "the live run's own page went"
+        );
+        assert!(
+            s.document(&orphan).unwrap().is_none(),
+            "an older orphan stays collectable"
+        );
+        // Once nothing runs, unreferenced texts go with the next delete.
+        s.set_status("live", "finished", 20).unwrap();
+        s.create(&session("other", "Other", 21)).unwrap();
+        assert!(s.delete("other").unwrap());
+        assert!(s.document(&own).unwrap().is_none());
     }
 
     #[test]
