@@ -95,6 +95,16 @@ pub struct ReportRow {
 /// Access to the session tables.
 pub struct Sessions {
     conn: Mutex<Connection>,
+    reserve: std::path::PathBuf,
+}
+
+/// The space kept beside the database for the one write a full disk must not stop: a run's
+/// "failed" status (without it the session would stay "running" with nothing running).
+const RESERVE_BYTES: usize = 2 * 1024 * 1024;
+
+/// Whether SQLite failed because the disk (or the database's size limit) is full.
+pub fn is_disk_full(e: &rusqlite::Error) -> bool {
+    matches!(e, rusqlite::Error::SqliteFailure(f, _) if f.code == rusqlite::ErrorCode::DiskFull)
 }
 
 fn sha256_hex(text: &str) -> String {
@@ -111,8 +121,20 @@ pub(crate) fn json(text: String) -> serde_json::Value {
 impl Sessions {
     /// Opens the database at `path`.
     pub fn open(path: &Path) -> Result<Self, StoreError> {
+        let conn = open_connection(path)?;
+        let mut reserve = path.as_os_str().to_owned();
+        reserve.push("-reserve");
+        let reserve = std::path::PathBuf::from(reserve);
+        // Kept (again) whenever there is room; a full disk frees it for the status write.
+        if std::fs::metadata(&reserve).map(|m| m.len()).unwrap_or(0) < RESERVE_BYTES as u64 {
+            if let Err(e) = std::fs::write(&reserve, vec![0u8; RESERVE_BYTES]) {
+                tracing::warn!("no room for the database's reserve: {e}");
+                let _ = std::fs::remove_file(&reserve);
+            }
+        }
         Ok(Self {
-            conn: Mutex::new(open_connection(path)?),
+            conn: Mutex::new(conn),
+            reserve,
         })
     }
 
@@ -192,12 +214,24 @@ impl Sessions {
         )? > 0)
     }
 
-    /// Sets a session's status.
+    /// Sets a session's status. On a full disk the reserve kept beside the database is given up
+    /// for it: a run that failed because the disk is full must still say so.
     pub fn set_status(&self, id: &str, status: &str, now_ms: i64) -> Result<(), StoreError> {
-        self.conn().execute(
-            "UPDATE sessions SET status = ?2, updated_at_ms = ?3 WHERE id = ?1",
-            params![id, status, now_ms],
-        )?;
+        let write = || {
+            self.conn().execute(
+                "UPDATE sessions SET status = ?2, updated_at_ms = ?3 WHERE id = ?1",
+                params![id, status, now_ms],
+            )
+        };
+        match write() {
+            Err(e) if is_disk_full(&e) && std::fs::remove_file(&self.reserve).is_ok() => {
+                tracing::warn!("the disk is full: the database's reserve was used for a status");
+                write()?;
+            }
+            other => {
+                other?;
+            }
+        }
         Ok(())
     }
 

@@ -27,7 +27,7 @@ pub use self::fork::{ForkRequest, ForkedRun};
 pub use self::recheck::{LostSupport, Recheck, SourceCheck, SourceState};
 pub use self::sessions::SessionDetail;
 use crate::keys::KeyStore;
-use crate::{ApiError, CancellationToken, ErrorCode, Studio, ThreadId};
+use crate::{ApiError, CancellationToken, ErrorCode, Fix, Studio, ThreadId};
 
 /// The longest question accepted (a question, not a document).
 pub const MAX_QUESTION_CHARS: usize = 4_000;
@@ -463,7 +463,7 @@ impl Studio {
             }
             Err(e) => {
                 set_status("failed");
-                return Err(ApiError::from(e));
+                return Err(failed_run(e, thread));
             }
         };
         let (status, question) = match &run.status {
@@ -541,4 +541,20 @@ fn pending_question(
                 question: asked.question,
             })
     })
+}
+
+/// A run's failure as the person reads it. A full disk is said plainly, with the way back:
+/// everything up to the last checkpoint is kept, so the run resumes once there is room.
+fn failed_run(e: research_graph::GraphError, thread: &ThreadId) -> ApiError {
+    // SQLite's words for SQLITE_FULL, as the checkpoint store passes them on.
+    if e.to_string().contains("database or disk is full") {
+        return ApiError::new(
+            ErrorCode::Storage,
+            "the disk holding the database is full; nothing read so far is lost — free some space, then resume the run",
+        )
+        .fix(Fix::ResumeRun {
+            thread: thread.to_string(),
+        });
+    }
+    ApiError::from(e)
 }
