@@ -132,7 +132,10 @@ fn a_full_disk_fails_the_run_resumably_and_it_resumes_once_space_is_freed() {
         !status.success(),
         "the run went on with a full disk: {stderr}"
     );
-    assert!(stderr.contains("the disk holding the database is full"), "{stderr}");
+    assert!(
+        stderr.contains("the disk holding the database is full"),
+        "{stderr}"
+    );
     assert!(stderr.contains("resume"), "{stderr}");
 
     // The session says failed, not running (read while the disk is still full).

@@ -36,7 +36,7 @@ pub use gemini::GeminiClient;
 pub use http::RetryConfig;
 #[cfg(feature = "local")]
 pub use local::{LocalConfig, LocalLlm};
-pub use ollama::OllamaClient;
+pub use ollama::{OllamaClient, OLLAMA_CONTEXT_TOKENS};
 pub use openai::{OpenAiClient, OpenAiConfig};
 pub use scripted::{ScriptedAnswer, ScriptedLlm};
 pub use spec::{connect, ConnectSettings, ModelSpec};

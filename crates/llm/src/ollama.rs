@@ -10,6 +10,13 @@ use serde_json::{json, Value};
 use crate::http::{broke_off, Http};
 use crate::{ChatRequest, ChatResponse, LlmClient, LlmError, RetryConfig, TokenSink, Usage};
 
+/// The context Ollama is asked to give each request, in tokens. Left unset, Ollama uses its own
+/// default (2,048 tokens before 0.6, 4,096 since) and silently drops the start of a longer
+/// prompt — the instructions and the schema go first, so a step would answer without them.
+/// 8,192 holds every prompt the pipeline sends once shrunk to it, and most models Ollama
+/// serves support it; one fixed size, because a changed `num_ctx` makes Ollama reload the model.
+pub const OLLAMA_CONTEXT_TOKENS: usize = 8192;
+
 /// A client for one model on an Ollama server.
 pub struct OllamaClient {
     http: Http,
@@ -35,7 +42,7 @@ impl OllamaClient {
     }
 
     fn body(&self, request: &ChatRequest, stream: bool) -> Value {
-        let mut options = json!({});
+        let mut options = json!({ "num_ctx": OLLAMA_CONTEXT_TOKENS });
         if let Some(t) = request.temperature {
             options["temperature"] = json!(t);
         }
@@ -87,6 +94,10 @@ impl OllamaClient {
 impl LlmClient for OllamaClient {
     fn spec(&self) -> &str {
         &self.spec
+    }
+
+    fn context_tokens(&self) -> Option<usize> {
+        Some(OLLAMA_CONTEXT_TOKENS)
     }
 
     async fn complete(

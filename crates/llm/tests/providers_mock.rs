@@ -169,3 +169,27 @@ fn cloud_models_without_keys_say_which_variable() {
         assert!(err.contains(env), "{err}");
     }
 }
+
+/// Ollama is told the context to give (its default silently drops a long prompt's start), and
+/// the pipeline is told the same size to shrink prompts to.
+#[tokio::test]
+async fn ollama_is_asked_for_the_context_the_pipeline_fits_prompts_to() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(wiremock::matchers::body_partial_json(
+            json!({"options": {"num_ctx": research_llm::OLLAMA_CONTEXT_TOKENS}}),
+        ))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+            "model": "llama3.2", "message": {"role": "assistant", "content": "ok"},
+            "done": true, "prompt_eval_count": 5, "eval_count": 1
+        })))
+        .expect(1)
+        .mount(&server)
+        .await;
+    let client = model(&server, "ollama:llama3.2").await;
+    assert_eq!(
+        client.context_tokens(),
+        Some(research_llm::OLLAMA_CONTEXT_TOKENS)
+    );
+    assert_eq!(client.complete(&ask(), None).await.unwrap().text, "ok");
+}
