@@ -113,15 +113,25 @@ fn backend() -> Result<&'static LlamaBackend, LlmError> {
         .map_err(|e| LlmError::Config(format!("the built-in model could not start: {e}")))
 }
 
-/// Loaded models, shared by every client of the same file. Each is used by one request at a time:
-/// llama.cpp contexts must not be created concurrently from one model.
-fn load(path: &Path) -> Result<Arc<Mutex<LlamaModel>>, LlmError> {
-    static MODELS: OnceLock<Mutex<HashMap<PathBuf, Arc<Mutex<LlamaModel>>>>> = OnceLock::new();
-    let mut models = MODELS
+/// A loaded model, used by one request at a time: llama.cpp contexts must not be created
+/// concurrently from one model.
+type Shared = Arc<Mutex<LlamaModel>>;
+
+/// Loaded models, shared by every client of the same file. The map's lock is held only to find
+/// or add a file's slot; the load itself (seconds for a multi-GB file) holds only that file's
+/// slot, so runs on other models — or on this one once loaded — are not held up by it.
+fn load(path: &Path) -> Result<Shared, LlmError> {
+    type Slot = Arc<Mutex<Option<Shared>>>;
+    static MODELS: OnceLock<Mutex<HashMap<PathBuf, Slot>>> = OnceLock::new();
+    let slot = MODELS
         .get_or_init(Default::default)
         .lock()
-        .unwrap_or_else(|p| p.into_inner());
-    if let Some(model) = models.get(path) {
+        .unwrap_or_else(|p| p.into_inner())
+        .entry(path.to_path_buf())
+        .or_default()
+        .clone();
+    let mut slot = slot.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(model) = slot.as_ref() {
         return Ok(model.clone());
     }
     if !path.is_file() {
@@ -138,7 +148,7 @@ fn load(path: &Path) -> Result<Arc<Mutex<LlamaModel>>, LlmError> {
             ))
         })?;
     let model = Arc::new(Mutex::new(model));
-    models.insert(path.to_path_buf(), model.clone());
+    *slot = Some(model.clone());
     Ok(model)
 }
 
@@ -147,10 +157,15 @@ pub struct LocalLlm {
     spec: String,
     path: PathBuf,
     config: LocalConfig,
-    model: Arc<Mutex<LlamaModel>>,
+    model: Shared,
 }
 
 impl LocalLlm {
+    /// Whether a request is using the model right now (it holds the model while it generates).
+    pub fn busy(&self) -> bool {
+        self.model.try_lock().is_err()
+    }
+
     /// Loads the model at `path` (once per process).
     pub fn open(path: &Path, config: LocalConfig) -> Result<Self, LlmError> {
         let model = load(path)?;
@@ -310,6 +325,7 @@ fn generate_blocking(
     config: &LocalConfig,
     request: &ChatRequest,
     send: &dyn Fn(Piece),
+    wanted: &dyn Fn() -> bool,
 ) -> Result<(String, Usage), LlmError> {
     let backend = backend()?;
     let template = model.chat_template(None).or_else(|_| {
@@ -385,6 +401,11 @@ fn generate_blocking(
     let mut generated = Vec::with_capacity(max_tokens);
     let mut stopped = false;
     while generated.len() < max_tokens {
+        if !wanted() {
+            // The caller went away (a cancelled run): stop now and give the model back.
+            tracing::debug!(tokens = generated.len(), "the answer is no longer wanted");
+            break;
+        }
         let token = sampler.sample(&ctx, batch.n_tokens() - 1);
         if vocab.is_eog(token) {
             break;
@@ -456,7 +477,9 @@ impl LlmClient for LocalLlm {
             let send = |piece: Piece| {
                 let _ = tx.send(piece);
             };
-            let result = generate_blocking(&model, &path, &config, &request, &send);
+            // Dropping `complete`'s future (a cancelled run) closes the channel.
+            let wanted = || !tx.is_closed();
+            let result = generate_blocking(&model, &path, &config, &request, &send, &wanted);
             send(Piece::Done(result));
         });
         let mut outcome = None;

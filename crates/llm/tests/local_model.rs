@@ -5,6 +5,7 @@
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use research_llm::{
     connect, generate, ChatRequest, ConnectSettings, LlmClient, LlmError, LocalConfig, LocalLlm,
@@ -362,4 +363,56 @@ async fn measure_structured() {
             "=== {name}: {first}/{total} parsed on the first try, {second} on the second, {failed} failed"
         );
     }
+}
+
+/// A cancelled run drops its request: generation stops at the next token and the model is free
+/// for the next request, instead of generating on to its limit behind the caller's back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dropped_request_stops_generating_and_frees_the_model() {
+    let Some(path) = model_path() else { return };
+    let model = Arc::new(
+        LocalLlm::open(
+            &path,
+            LocalConfig {
+                context_tokens: 8192,
+                loop_repeats: 0,
+                ..LocalConfig::default()
+            },
+        )
+        .unwrap(),
+    );
+    let mut request = ChatRequest::new(vec![Message::user(
+        "Write a very long report on the history of beekeeping, chapter after chapter.",
+    )]);
+    // Thousands of tokens: a minute or more of generation on a laptop if nothing stopped it.
+    request.max_tokens = Some(6000);
+    let (first_token, seen) = tokio::sync::oneshot::channel::<()>();
+    let seen = std::sync::Mutex::new(Some(seen));
+    let first_token = std::sync::Mutex::new(Some(first_token));
+    let running = {
+        let model = model.clone();
+        tokio::spawn(async move {
+            let sink = |_: &str| {
+                if let Some(tx) = first_token.lock().unwrap().take() {
+                    let _ = tx.send(());
+                }
+            };
+            model.complete(&request, Some(&sink)).await
+        })
+    };
+    seen.lock().unwrap().take().unwrap().await.unwrap();
+    assert!(model.busy());
+    running.abort();
+    // Within a deadline far shorter than the generation left to do, the model is free again.
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while model.busy() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the dropped request kept generating"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let mut short = ChatRequest::new(vec![Message::user("Say hello.")]);
+    short.max_tokens = Some(8);
+    model.complete(&short, None).await.unwrap();
 }
