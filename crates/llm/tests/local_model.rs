@@ -387,7 +387,6 @@ async fn a_dropped_request_stops_generating_and_frees_the_model() {
     // Thousands of tokens: a minute or more of generation on a laptop if nothing stopped it.
     request.max_tokens = Some(6000);
     let (first_token, seen) = tokio::sync::oneshot::channel::<()>();
-    let seen = std::sync::Mutex::new(Some(seen));
     let first_token = std::sync::Mutex::new(Some(first_token));
     let running = {
         let model = model.clone();
@@ -400,7 +399,7 @@ async fn a_dropped_request_stops_generating_and_frees_the_model() {
             model.complete(&request, Some(&sink)).await
         })
     };
-    seen.lock().unwrap().take().unwrap().await.unwrap();
+    seen.await.unwrap();
     assert!(model.busy());
     running.abort();
     // Within a deadline far shorter than the generation left to do, the model is free again.
