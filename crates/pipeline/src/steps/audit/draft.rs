@@ -85,9 +85,13 @@ pub fn check_draft(
                     DraftProblem::UnknownSource,
                     unknown.clone(),
                     format!(
-                        "Sentence {number} cites {}, which no source has: the run read no such source{}.",
+                        "Sentence {number} cites {}, which no source has{}.",
                         markers(&unknown),
-                        if n == cited.len() { ", so the audit would take the sentence out" } else { "" }
+                        if n == cited.len() {
+                            ": the audit would take the sentence out"
+                        } else {
+                            ""
+                        }
                     ),
                 ));
                 if n == cited.len() {
