@@ -3,6 +3,7 @@
 // each revision changed, and how the loop ended (fallback, failure, escalations).
 import { html, nothing, render } from "lit-html";
 import { draftCards, escalationWords, FOUND_BY_WORDS, reviewHeadline, score, scoreRows, SEVERITY_WORDS, VERDICT_WORDS, type DraftCard } from "../review";
+import type { DiffPart } from "../diff";
 import { shallow } from "../store";
 import type { Issue, ReviewView } from "../types";
 import type { Ctx } from "./ctx";
@@ -10,6 +11,14 @@ import type { Ctx } from "./ctx";
 const issueItem = (i: Issue) => html`<li class="issue sev-${i.severity}"><span class="severity">${SEVERITY_WORDS[i.severity]}</span>
   <span class="issue-text">${i.description}</span>
   <span class="muted issue-meta">— ${i.location || "general"} · found by ${FOUND_BY_WORDS[i.found_by]}${i.fix ? html` · fix: ${i.fix}` : nothing}</span></li>`;
+
+/** A run of the diff: a change marked without the whitespace after its last word. */
+function changed(p: DiffPart) {
+  if (p.kind === "same") return p.text;
+  const words = p.text.trimEnd();
+  const space = p.text.slice(words.length);
+  return html`${p.kind === "added" ? html`<ins>${words}</ins>` : html`<del>${words}</del>`}${space}`;
+}
 
 function draftView(card: DraftCard, next: number | null) {
   const c = card.critique;
@@ -23,8 +32,7 @@ function draftView(card: DraftCard, next: number | null) {
     ${next !== null ? html`<h4>Fixed by draft ${next} (${card.fixed.length})</h4>${card.fixed.length
       ? html`<ul class="issues fixed">${card.fixed.map(issueItem)}</ul>` : html`<p class="muted">None of these issues went away.</p>`}` : nothing}
     ${card.diff ? html`<details class="draft-text" open><summary>Changes from draft ${card.version - 1}: ${card.diff.added} words added, ${card.diff.removed} removed</summary>
-        <div class="diff">${card.diff.parts.map((p) => p.kind === "same" ? p.text
-          : p.kind === "added" ? html`<ins>${p.text}</ins>` : html`<del>${p.text}</del>`)}</div></details>`
+        <div class="diff">${card.diff.parts.map(changed)}</div></details>`
       : html`<details class="draft-text"><summary>Text of draft ${card.version}</summary><div class="diff">${card.body}</div></details>`}
   </article>`;
 }
