@@ -995,8 +995,10 @@ async fn review_run_shows_scores_and_diffs_after_an_escalation_answered_after_re
     app.shot("02-escalation-after-restart").await;
     app.keys(&asked, &["Return"]); // Accept with caveats (the first button has the focus)
 
-    // The report, then the Review tab: three drafts scored per criterion, with weights.
-    app.wait("#report a.cite", 120).await;
+    // The report, then the Review tab: three drafts scored per criterion, with weights. (The
+    // drafts' review is there while the run waits too; the finished run adds the escalation.)
+    app.wait("#sessions li[data-status='finished']", 120).await;
+    app.wait("#report a.cite", 30).await;
     app.wait("#tab-review", 20).await;
     app.click("#tab-review").await;
     let table = app
@@ -1010,7 +1012,9 @@ async fn review_run_shows_scores_and_diffs_after_an_escalation_answered_after_re
             "{part} missing from the scores: {table}"
         );
     }
-    let panel = app.text("#panel-review").await;
+    let panel = app
+        .wait_text("#panel-review", 30, |t| t.contains("you chose to"))
+        .await;
     assert!(
         panel.contains("The Summary does not name the crops."),
         "{panel}"
