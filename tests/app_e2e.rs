@@ -919,3 +919,196 @@ async fn compare_two_pipelines() {
     app.shot("04-session").await;
     app.quit().await;
 }
+
+/// A reviewer's answer: every criterion at `score` (accuracy at `accuracy`), with `issues`.
+fn critique(score: f64, accuracy: f64, issues: Value) -> Value {
+    json!({"purpose": "review", "json": {"scores": {"accuracy": accuracy, "completeness": score,
+        "coherence": score, "citation": score, "methodology": score, "style": score},
+        "issues": issues, "summary": format!("Reviewed at {score}."), "improvement_potential": 0.6}})
+}
+
+/// The fixture script on the review pipeline: the reviewer asks for two revisions (the first
+/// fixes the Summary's issue, the second leaves the colony's open) and the writer's drafts
+/// differ in the sections named.
+fn review_script(dir: &Path) -> String {
+    script(dir, "review.json", |s| {
+        let answers = s["answers"].as_array_mut().unwrap();
+        let first = answers
+            .iter()
+            .find(|a| a["purpose"] == "write")
+            .and_then(|a| a["text"].as_str())
+            .unwrap()
+            .to_string();
+        let second = first.replace(
+            "They are important pollinators of many crops [3].",
+            "They are important pollinators of crops such as almonds and apples [3].",
+        );
+        let third = second.replace(
+            "Communication also relies on pheromones [2].",
+            "Communication in the colony also relies on pheromones [2].",
+        );
+        assert!(second != first && third != second);
+        answers.push(json!({"purpose": "write", "text": second}));
+        answers.push(json!({"purpose": "write", "text": third}));
+        let summary = json!({"category": "completeness", "severity": "critical", "location": "Summary",
+            "description": "The Summary does not name the crops.", "fix": "Name the crops."});
+        let colony = json!({"category": "accuracy", "severity": "critical", "location": "The colony",
+            "description": "The pheromone sentence overstates its source.", "fix": "Say only what the source says."});
+        answers.push(critique(6.0, 5.0, json!([summary, colony])));
+        answers.push(critique(6.5, 5.5, json!([colony])));
+        answers.push(critique(6.8, 5.5, json!([colony])));
+        answers.push(
+            json!({"purpose": "analyze", "json": {"themes": ["waggle dance"],
+            "contradictions": [], "gaps": [], "confidence": 0.9}}),
+        );
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn review_run_shows_scores_and_diffs_after_an_escalation_answered_after_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let shots =
+        artifacts("review_run_shows_scores_and_diffs_after_an_escalation_answered_after_restart");
+    let model = review_script(dir.path());
+    let profile = Profile::with_library(&dir.path().join("profile"), &model);
+    let display = Display::start();
+    let app = App::start(&display, &profile, &shots).await;
+
+    app.fill("#question", QUESTION).await;
+    set_review(&app, false, false).await;
+    app.wait("#pipeline option[value='review']", 30).await;
+    app.js("const s = document.getElementById('pipeline'); s.value = 'review'; s.dispatchEvent(new Event('change'))")
+        .await;
+    app.click("#more-settings summary").await;
+    app.fill("#max-revisions", "2").await;
+    app.click("#start").await;
+
+    // Two revisions leave a critical issue open: the run asks in a native dialog. The app is
+    // quit with it unanswered; after a restart it is asked again, once, and answered there.
+    app.dialog("Open issues in the report", 180).await;
+    app.shot("01-escalation-dialog").await;
+    app.quit().await;
+    let app = App::start(&display, &profile, &shots).await;
+    let asked = app.dialog("Open issues in the report", 30).await;
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert_eq!(app.dialogs("Open issues in the report"), 1, "asked twice");
+    app.shot("02-escalation-after-restart").await;
+    app.keys(&asked, &["Return"]); // Accept with caveats (the first button has the focus)
+
+    // The report, then the Review tab: three drafts scored per criterion, with weights. (The
+    // drafts' review is there while the run waits too; the finished run adds the escalation.)
+    app.wait("#sessions li[data-status='finished']", 120).await;
+    app.wait("#report a.cite", 30).await;
+    app.wait("#tab-review", 20).await;
+    app.click("#tab-review").await;
+    let table = app
+        .wait_text("#panel-review .scores", 20, |t| t.contains("Draft 3"))
+        .await;
+    for part in [
+        "Accuracy", "25%", "Citation", "15%", "Overall", "Draft 1", "Draft 2", "5.0", "5.5",
+    ] {
+        assert!(
+            table.contains(part),
+            "{part} missing from the scores: {table}"
+        );
+    }
+    let panel = app
+        .wait_text("#panel-review", 30, |t| t.contains("you chose to"))
+        .await;
+    assert!(
+        panel.contains("The Summary does not name the crops."),
+        "{panel}"
+    );
+    assert!(
+        panel.contains("you chose to accept the best draft"),
+        "{panel}"
+    );
+    // What the first revision fixed, and the words it changed.
+    let fixed = app
+        .text("#panel-review .draft-card[data-version='1'] .issues.fixed")
+        .await;
+    assert!(fixed.contains("does not name the crops"), "{fixed}");
+    assert!(!fixed.contains("pheromone"), "{fixed}");
+    let added = app
+        .text("#panel-review .draft-card[data-version='2'] .diff ins")
+        .await;
+    assert!(added.contains("almonds"), "{added}");
+    let removed = app
+        .text("#panel-review .draft-card[data-version='2'] .diff del")
+        .await;
+    assert!(removed.contains("many"), "{removed}");
+    app.shot("03-review-tab").await;
+    app.js("document.querySelector(\"#panel-review .draft-card[data-version='2']\").scrollIntoView({block: 'start'})")
+        .await;
+    app.shot("04-review-diff").await;
+    app.quit().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_edited_draft_that_breaks_a_citation_is_caught_before_it_is_sent() {
+    let dir = tempfile::tempdir().unwrap();
+    let shots = artifacts("an_edited_draft_that_breaks_a_citation_is_caught_before_it_is_sent");
+    let model = script(dir.path(), "script.json", |_| {});
+    let profile = Profile::with_library(&dir.path().join("profile"), &model);
+    let display = Display::start();
+    let app = App::start(&display, &profile, &shots).await;
+
+    app.fill("#question", QUESTION).await;
+    set_review(&app, false, true).await;
+    app.click("#start").await;
+    // "Request changes…" (the second button), then the page's "Edit the text myself instead".
+    let report = app.dialog("Review the report", 120).await;
+    app.keys(&report, &["Tab", "space"]);
+    app.wait("#answer-panel:not([hidden]) #answer-options button", 30)
+        .await;
+    app.click("#answer-options button").await;
+    app.wait("#free-answer.editor", 10).await;
+    let draft = app
+        .js("return document.getElementById('free-answer').value")
+        .await;
+    assert!(draft.as_str().unwrap().contains("[1]"), "{draft}");
+    // The edit cites a source the run never read.
+    app.js("const t = document.getElementById('free-answer'); t.value = t.value.trimEnd() + ' Honeybees also talk by radio waves [7].\\n'; t.dispatchEvent(new Event('input'));")
+        .await;
+    app.click("#free-answer-submit").await;
+    let found = app
+        .wait_text("#draft-findings", 20, |t| t.contains("which no source has"))
+        .await;
+    assert!(found.contains("cites [7]"), "{found}");
+    assert!(found.contains("radio waves"), "{found}");
+    assert_eq!(
+        app.js("return document.querySelectorAll('#draft-findings li').length")
+            .await,
+        json!(1),
+        "only the broken citation: {found}"
+    );
+    app.js("document.getElementById('answer-panel').scrollIntoView({block: 'start'})")
+        .await;
+    app.shot("01-finding-in-editor").await;
+    // Fix: the sentence is selected in the editor; taking it out and checking again sends it.
+    app.click("#fix-draft").await;
+    let selected = app
+        .js("const t = document.getElementById('free-answer'); return t.value.slice(t.selectionStart, t.selectionEnd)")
+        .await;
+    assert!(
+        selected.as_str().unwrap().contains("radio waves"),
+        "{selected}"
+    );
+    app.js("const t = document.getElementById('free-answer'); t.value = t.value.replace(' Honeybees also talk by radio waves [7].', ''); t.dispatchEvent(new Event('input'));")
+        .await;
+    // A change makes the findings stale: they go.
+    assert_eq!(
+        app.js("return document.getElementById('draft-findings').hidden")
+            .await,
+        json!(true)
+    );
+    app.click("#free-answer-submit").await;
+    // The fixed edit is audited by the run and shown for review again.
+    let again = app.dialog("Review the report", 60).await;
+    app.shot("02-fixed-edit-reviewed-again").await;
+    app.keys(&again, &["Return"]);
+    app.wait("#report a.cite", 60).await;
+    assert!(!app.text("#report").await.contains("radio waves"));
+    app.shot("03-report").await;
+    app.quit().await;
+}

@@ -389,6 +389,16 @@ pub async fn pending_question(
     state.studio.research_question(&thread_id).await
 }
 
+/// The audit's findings on a person's edit of a thread's report draft, before it is sent.
+#[tauri::command]
+pub fn check_draft(
+    state: State<'_, AppState>,
+    thread_id: ThreadId,
+    draft: String,
+) -> Res<Vec<research_api::DraftFinding>> {
+    state.studio.check_draft(&thread_id, &draft)
+}
+
 /// The steps a thread has gone through, oldest first (the live graph marks them done when a run
 /// is resumed).
 #[tauri::command]

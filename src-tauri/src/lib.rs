@@ -120,6 +120,7 @@ pub fn invoke_handler<R: Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + 
         commands::rename_session,
         commands::delete_session,
         commands::source_text,
+        commands::check_draft,
         commands::export_report,
         commands::open_external,
         commands::get_settings,

@@ -1,7 +1,7 @@
 // Typed wrappers over the app's commands. Every type comes from the Rust side (types.ts).
 import { Channel, invoke } from "@tauri-apps/api/core";
 import type {
-  Answer, ApiError, AppInfo, Fix, CheckpointInfo, ConnectionTest, DialogAnswer, DownloadedModel, DownloadProgress, ErrorCode, Event, GraphOutline, IndexReport,
+  Answer, ApiError, AppInfo, Fix, CheckpointInfo, DraftFinding, ConnectionTest, DialogAnswer, DownloadedModel, DownloadProgress, ErrorCode, Event, GraphOutline, IndexReport,
   ForkedRun, ForkPoint, ForkRequest, KeyStatus, LibraryFolder, Mode, PendingQuestion, PipelineInfo, Preferences, ProviderStatus, ResearchOutcome, ResearchRequest,
   CompareOutcome, CompareRequest, Recheck, RecommendedModel, RoleInfo, RunConfig, RunEstimate, SessionDetail, SessionRecord, Settings, StartedRun, Turn, TurnKind, UsageTotals,
 } from "./types";
@@ -74,6 +74,7 @@ export const api = {
   renameSession: (id: string, title: string) => invoke<null>("rename_session", { id, title }),
   deleteSession: (id: string) => invoke<boolean>("delete_session", { id }),
   sourceText: (sha256: string) => invoke<string>("source_text", { sha256 }),
+  checkDraft: (threadId: string, draft: string) => invoke<DraftFinding[]>("check_draft", { threadId, draft }),
   exportReport: (sessionId: string, format: "md" | "pdf") => invoke<string | null>("export_report", { sessionId, format }),
   openExternal: (url: string) => invoke<null>("open_external", { url }),
   getSettings: () => invoke<Settings>("get_settings"),

@@ -45,7 +45,7 @@ describe("answers typed in the page", () => {
 
   it("starts the field from the plan or the draft, and offers editing instead of revising", () => {
     expect(answerForm(plan, "edit_plan").value).toBe("Q1\nQ2\n---\ns1");
-    expect(answerForm(review, "edit_report")).toMatchObject({ title: "Edit the report", value: "Draft [1]", rows: 20 });
+    expect(answerForm(review, "edit_report")).toMatchObject({ title: "Edit the report", value: "Draft [1]", rows: 20, editor: true });
     expect(answerForm(review, "revise_report")).toMatchObject({ title: "Request changes", editInstead: true });
     expect(answerForm(review, "reject_report")).toMatchObject({ title: "Reject the report", editInstead: false });
   });

@@ -86,19 +86,19 @@ export function answerFromText(q: PendingQuestion["question"], kind: string | nu
 /** The page's answer field for `q`: its heading, help, label, text to start from and size. */
 export function answerForm(q: PendingQuestion["question"], kind: string) {
   if (q.type === "clarify") {
-    return { title: "Clarify the question", text: q.question, label: "Or describe what you mean", value: "", rows: 5, options: q.options, editInstead: false };
+    return { title: "Clarify the question", text: q.question, label: "Or describe what you mean", value: "", rows: 5, options: q.options, editInstead: false, editor: false };
   }
   if (q.type === "plan_review") {
     return {
       title: "Edit the plan", text: "One research question per line; then a line with “---”; then one search per line.", label: "Plan",
-      value: `${q.plan.questions.join("\n")}\n---\n${q.plan.searches.join("\n")}`, rows: 5, options: [], editInstead: false,
+      value: `${q.plan.questions.join("\n")}\n---\n${q.plan.searches.join("\n")}`, rows: 5, options: [], editInstead: false, editor: false,
     };
   }
   if (kind === "edit_report" && q.type === "report_review") {
     return {
       title: "Edit the report",
-      text: "Change the text as you like (Markdown; keep the [n] citations). Your edit is checked against the sources like the writer's and shown to you again.",
-      label: "Report text", value: q.draft, rows: 20, options: [], editInstead: false,
+      text: "Change the text as you like (Markdown; keep the [n] citations). Before it is sent, the audit checks your edit against the sources and shows what it finds; the run checks it again and shows you the result.",
+      label: "Report text (Markdown)", value: q.draft, rows: 20, options: [], editInstead: false, editor: true,
     };
   }
   const revise = kind === "revise_report";
@@ -106,6 +106,6 @@ export function answerForm(q: PendingQuestion["question"], kind: string) {
     title: revise ? "Request changes" : "Reject the report",
     text: revise ? "What should the writer change? It revises the report from your feedback." : "Why? The reason is kept with the session.",
     label: revise ? "Feedback" : "Reason", value: "", rows: 5, options: [],
-    editInstead: revise && q.type === "report_review" && !!q.draft,
+    editInstead: revise && q.type === "report_review" && !!q.draft, editor: false,
   };
 }

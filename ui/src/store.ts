@@ -1,7 +1,7 @@
 // The app's one state object: every view renders from it, every action writes to it.
 import type { LiveState } from "./live";
 import type {
-  CompareOutcome, AppInfo, ForkPoint, KeyStatus, LibraryFolder, OutlineStep, PendingQuestion, PipelineInfo, Preferences, ProviderStatus,
+  CompareOutcome, AppInfo, DraftFinding, ForkPoint, KeyStatus, LibraryFolder, OutlineStep, PendingQuestion, PipelineInfo, Preferences, ProviderStatus,
   Recheck, RecommendedModel, RoleInfo, RunConfig, SessionDetail, SessionRecord, Settings,
 } from "./types";
 
@@ -64,7 +64,7 @@ export function shallow<T>(a: T, b: T): boolean {
 // ---------- the app's state ----------
 
 export type ViewName = "onboarding" | "new" | "session" | "library" | "settings" | "compare";
-export const TABS = ["report", "sources", "method"] as const;
+export const TABS = ["report", "sources", "method", "review"] as const;
 export type Tab = (typeof TABS)[number];
 
 /** Where a run stands, as this window knows it. */
@@ -134,7 +134,20 @@ export interface SessionScreen {
   asking: boolean;
   /** *Check sources again*: going, or what it found. */
   recheck: RecheckState;
+  /** The audit's findings on the person's edit of the report draft, before it is sent. */
+  draftCheck: DraftCheck;
 }
+
+export interface DraftCheck {
+  /** The edited text the findings are about. */
+  draft: string;
+  /** The findings (`null`: not checked yet). */
+  findings: DraftFinding[] | null;
+  busy: boolean;
+  error: string;
+}
+
+export const noDraftCheck: DraftCheck = { draft: "", findings: null, busy: false, error: "" };
 
 export interface RecheckState {
   busy: boolean;

@@ -546,7 +546,66 @@ forks: { [key in string]: RunOrigin },
  * The trust pipeline's record of the latest report (credibility, cross-validated claims,
  * hallucination score); none for other pipelines.
  */
-trust: TrustRecord | null, };
+trust: TrustRecord | null, 
+/**
+ * The review pipeline's record of the latest report (every draft with its review, and
+ * what each revision fixed); none for other pipelines.
+ */
+review: ReviewView | null, };
+
+export type ReviewView = { 
+/**
+ * Every draft with its review, the fallback's reason and the escalations.
+ */
+record: ReviewRecord, 
+/**
+ * The criteria's weights in the overall score.
+ */
+weights: Array<CriterionWeight>, 
+/**
+ * For each draft (in the order of `record.drafts`), the issues of it that the next draft
+ * no longer has; empty for the last.
+ */
+fixed: Array<Array<Issue>>, 
+/**
+ * The version of the best-scored draft (the one delivered when none was approved).
+ */
+best: number | null, };
+
+export type CriterionWeight = { 
+/**
+ * The criterion.
+ */
+criterion: Criterion, 
+/**
+ * Its share of the overall score (the six sum to 1).
+ */
+weight: number, };
+
+export type DraftFinding = { 
+/**
+ * The sentence's number in the draft's prose, 1 for the first (headings, quotations and
+ * code are not counted).
+ */
+number: number, 
+/**
+ * The sentence as the draft has it.
+ */
+sentence: string, 
+/**
+ * What is wrong.
+ */
+problem: DraftProblem, 
+/**
+ * The markers that name no source read (for [`DraftProblem::UnknownSource`]).
+ */
+unknown: Array<number>, 
+/**
+ * What is wrong and what the audit would do, in a sentence.
+ */
+message: string, };
+
+export type DraftProblem = "unknown_source" | "unsupported" | "uncited";
 
 export type Turn = { 
 /**

@@ -37,10 +37,11 @@ pub use models::{
 };
 pub use providers::{providers, ProviderStatus};
 pub use research::{
-    CompareColumn, CompareOutcome, CompareRequest, CompareSide, ForkRequest, ForkedRun,
-    LostSupport, MultiSearch, PendingQuestion, Recheck, ResearchOutcome, ResearchRequest,
-    ResearchStatus, RunOrigin, SessionDetail, SourceCheck, SourceState, Turn, TurnView,
-    CACHE_TTL_MS, MAX_CARRIED_EVIDENCE, MAX_QUESTION_CHARS, SUMMARY_AFTER_TURNS, VERBATIM_TURNS,
+    CompareColumn, CompareOutcome, CompareRequest, CompareSide, CriterionWeight, ForkRequest,
+    ForkedRun, LostSupport, MultiSearch, PendingQuestion, Recheck, ResearchOutcome,
+    ResearchRequest, ResearchStatus, ReviewView, RunOrigin, SessionDetail, SourceCheck,
+    SourceState, Turn, TurnView, CACHE_TTL_MS, MAX_CARRIED_EVIDENCE, MAX_QUESTION_CHARS,
+    SUMMARY_AFTER_TURNS, VERBATIM_TURNS,
 };
 pub use research_export::Paper;
 pub use research_fetch::{Document, DocumentKind};
@@ -74,6 +75,7 @@ pub async fn judge(model: &dyn LlmClient, result: &RunResult) -> Result<Verdicts
 pub use research_pipeline::conversation::{Classification, Decider, TurnKind};
 pub use research_pipeline::fork::ForkPoint;
 pub use research_pipeline::report::date as report_date;
+pub use research_pipeline::steps::audit::{DraftFinding, DraftProblem};
 pub use research_pipeline::{
     eval::{structural_checks, Check, RunResult},
     Answer, Depth, Mode, Plan, Question, ReviewPoints, ReviewTimeout, RunConfig, Structure, Style,

@@ -115,6 +115,59 @@ describe("actions", () => {
     expect(store.get().runs.t1.needsText).toBe("clarify");
   });
 
+  it("an escalation left waiting is asked again in its native dialog and answered there", async () => {
+    const { store, actions } = setup();
+    const question = { interrupt_id: "i", asked_at_ms: 0, deadline_ms: null, question: { type: "escalation", reason: "1 critical issue is still open", issues: [], score: 6.5 } };
+    const asked: unknown[] = [];
+    const answers: unknown[] = [];
+    handlers.set("session", () => detail("s1", "waiting", "t1"));
+    handlers.set("pending_question", () => question);
+    handlers.set("ask_native", (args) => {
+      asked.push(args.pending);
+      return { type: "answer", answer: { type: "accept_with_caveats" } };
+    });
+    handlers.set("run_research", (args) => {
+      answers.push(args.answer);
+      return outcome("s1", "t1", "finished");
+    });
+    await actions.openSession("s1");
+    await flush();
+    expect(asked).toEqual([question]);
+    expect(answers).toEqual([{ type: "accept_with_caveats" }]);
+    expect(store.get().runs.t1.phase).toBe("done");
+  });
+
+  it("an edited draft is checked first: sent at once when clean, else its findings wait for a fix or a send anyway", async () => {
+    const { store, actions } = setup();
+    const question = { interrupt_id: "i", asked_at_ms: 0, deadline_ms: null, question: { type: "report_review", report: "# R", draft: "D [1]." } };
+    const finding = { number: 2, sentence: "Radio [7].", problem: "unknown_source", unknown: [7], message: "Sentence 2 cites [7], which no source has." };
+    const sent: unknown[] = [];
+    let findings: unknown[] = [finding];
+    handlers.set("session", () => detail("s1", "waiting", "t1"));
+    handlers.set("pending_question", () => question);
+    handlers.set("ask_native", () => ({ type: "needs_text", kind: "edit_report" }));
+    handlers.set("check_draft", (args) => (args.threadId === "t1" ? findings : []));
+    handlers.set("run_research", (args) => {
+      sent.push(args.answer);
+      return outcome("s1", "t1", "waiting", question);
+    });
+    await actions.openSession("s1");
+    await flush();
+    await actions.checkEdit("D [1]. Radio [7].");
+    expect(sent).toEqual([]);
+    expect(store.get().session?.draftCheck).toMatchObject({ draft: "D [1]. Radio [7].", findings: [finding], busy: false });
+    actions.clearDraftCheck();
+    expect(store.get().session?.draftCheck.findings).toBeNull();
+    await actions.checkEdit("D [1]. Radio [7].");
+    actions.sendEditAnyway();
+    await flush();
+    expect(sent).toEqual([{ type: "edit_report", draft: "D [1]. Radio [7]." }]);
+    findings = [];
+    await actions.checkEdit("D [1].");
+    await flush();
+    expect(sent[1]).toEqual({ type: "edit_report", draft: "D [1]." });
+  });
+
   it("a stopped run offers Resume; a follow-up waits while the session's run goes on", async () => {
     const { store, toasts, actions } = setup();
     const run = later<unknown>();

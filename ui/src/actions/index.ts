@@ -4,6 +4,7 @@ import type { Toast } from "../dom";
 import type { AppStore } from "../store";
 import { createBase } from "./base";
 import { compareActions } from "./compare";
+import { draftActions } from "./draft";
 import { libraryActions } from "./library";
 import { sessionActions } from "./sessions";
 import { settingsActions } from "./settings";
@@ -18,6 +19,7 @@ export function createActions(store: AppStore, toast: Toast) {
   const sessions = sessionActions(base, settings.savePreferences);
   const { exportReport, refreshSessions, openSession } = sessions;
   const compare = compareActions(base, refreshSessions);
+  const draft = draftActions(base, sessions.answer);
   const { openSettings, fillSettings } = settings;
   const { refreshLibrary } = library;
 
@@ -27,6 +29,7 @@ export function createActions(store: AppStore, toast: Toast) {
     ...library,
     ...sessions,
     ...compare,
+    ...draft,
 
     async menu(id: string) {
       const s = store.get().session;

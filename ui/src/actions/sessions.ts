@@ -3,12 +3,12 @@ import { Channel } from "@tauri-apps/api/core";
 import { api, humanError } from "../api";
 import { configOf, estimateText, modeOf, resumeNote, runningSince, sessionMeta } from "../format";
 import { Runs, type RunController } from "../run";
-import { noRecheck, noTimeline, updateSession, type SessionScreen, type Tab, type Timeline } from "../store";
+import { noDraftCheck, noRecheck, noTimeline, updateSession, type SessionScreen, type Tab, type Timeline } from "../store";
 import type { Answer, Event, ForkPoint, ForkRequest, Mode, ModelRouting, Preferences, ResearchOutcome, ResearchRequest, RunConfig, TurnKind } from "../types";
 import type { Base } from "./base";
 
 function screen(sessionId: string, threadId: string | null, title = ""): SessionScreen {
-  return { sessionId, threadId, detail: null, panels: null, title, meta: "", steps: [], stream: null, draft: false, renaming: false, live: false, timeline: noTimeline, asking: false, recheck: noRecheck };
+  return { sessionId, threadId, detail: null, panels: null, title, meta: "", steps: [], stream: null, draft: false, renaming: false, live: false, timeline: noTimeline, asking: false, recheck: noRecheck, draftCheck: noDraftCheck };
 }
 
 export function sessionActions({ store, toast, fail, show }: Base, savePreferences: (change: Partial<Preferences>) => Promise<void>) {
@@ -114,7 +114,8 @@ export function sessionActions({ store, toast, fail, show }: Base, savePreferenc
 
   async function openSession(id: string) {
     const old = runs.get(store.get().session?.threadId);
-    store.set({ session: screen(id, null) });
+    // The Review tab belongs to review runs: another session opens on its report.
+    store.update((s) => ({ session: screen(id, null), tab: s.tab === "review" ? "report" : s.tab }));
     old?.closeAnswer();
     show("session");
     await loadSession(id);
@@ -137,6 +138,8 @@ export function sessionActions({ store, toast, fail, show }: Base, savePreferenc
     if (status === "waiting") {
       const q = await api.pendingQuestion(lastRun).catch(() => null);
       if (!q) return;
+      // A draft under review stands behind its dialog, as it did before the restart.
+      if (q.question.type === "report_review") await loadSession(id, q.question.report);
       run.waitOn(q);
       await drawGraph(id, modeOf(detail), lastRun);
       updateSession(store, { live: true }, id);
@@ -396,7 +399,7 @@ export function sessionActions({ store, toast, fail, show }: Base, savePreferenc
     async answer(answer: Answer) {
       const s = store.get().session;
       if (!s) return;
-      updateSession(store, { live: true }, s.sessionId);
+      updateSession(store, { live: true, draftCheck: noDraftCheck }, s.sessionId);
       await screenRun()?.answer(answer);
     },
 

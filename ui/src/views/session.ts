@@ -103,14 +103,16 @@ export function mountSession(root: HTMLElement, { store, actions }: Ctx) {
       $(`panel-${t}`).hidden = t !== tab;
     }
   });
-  for (const [i, t] of TABS.entries()) {
+  for (const t of TABS) {
     $(`tab-${t}`).addEventListener("click", () => actions.selectTab(t));
     // Tabs follow the ARIA pattern: arrow keys move between them.
     $(`tab-${t}`).addEventListener("keydown", (e) => {
       const step = e.key === "ArrowRight" ? 1 : e.key === "ArrowLeft" ? -1 : 0;
       if (!step) return;
       e.preventDefault();
-      const next = TABS[(i + step + TABS.length) % TABS.length];
+      // Hidden tabs (Review, for runs without a reviewer) are skipped.
+      const shown = TABS.filter((x) => !$(`tab-${x}`).hidden);
+      const next = shown[(shown.indexOf(t) + step + shown.length) % shown.length];
       actions.selectTab(next);
       $(`tab-${next}`).focus();
     });

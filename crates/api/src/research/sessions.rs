@@ -4,6 +4,9 @@
 use std::collections::BTreeSet;
 
 use research_llm::{Meter, PriceTable};
+use research_pipeline::steps::audit::{check_draft, DraftFinding};
+use research_pipeline::steps::review::{Criterion, Issue, ReviewRecord};
+use research_pipeline::Evidence;
 use research_pipeline::Run;
 use research_store::{ClaimRow, EvidenceRow, SessionRecord, Sessions, SourceRow};
 use serde::{Deserialize, Serialize};
@@ -43,6 +46,51 @@ pub struct SessionDetail {
     /// The trust pipeline's record of the latest report (credibility, cross-validated claims,
     /// hallucination score); none for other pipelines.
     pub trust: Option<research_pipeline::steps::trust::TrustRecord>,
+    /// The review pipeline's record of the latest report (every draft with its review, and
+    /// what each revision fixed); none for other pipelines.
+    pub review: Option<ReviewView>,
+}
+
+/// One criterion and its weight in a draft's overall score.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct CriterionWeight {
+    /// The criterion.
+    pub criterion: Criterion,
+    /// Its share of the overall score (the six sum to 1).
+    pub weight: f64,
+}
+
+/// The reviewer's work on a report, as the Review view shows it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct ReviewView {
+    /// Every draft with its review, the fallback's reason and the escalations.
+    pub record: ReviewRecord,
+    /// The criteria's weights in the overall score.
+    pub weights: Vec<CriterionWeight>,
+    /// For each draft (in the order of `record.drafts`), the issues of it that the next draft
+    /// no longer has; empty for the last.
+    pub fixed: Vec<Vec<Issue>>,
+    /// The version of the best-scored draft (the one delivered when none was approved).
+    pub best: Option<u32>,
+}
+
+impl From<ReviewRecord> for ReviewView {
+    fn from(record: ReviewRecord) -> Self {
+        ReviewView {
+            weights: Criterion::ALL
+                .iter()
+                .map(|c| CriterionWeight {
+                    criterion: *c,
+                    weight: c.weight(),
+                })
+                .collect(),
+            fixed: (0..record.drafts.len())
+                .map(|i| record.fixed_by_next(i))
+                .collect(),
+            best: record.best().map(|d| d.version),
+            record,
+        }
+    }
 }
 
 impl Studio {
@@ -112,6 +160,7 @@ impl Studio {
                     "method": method,
                     "summary": run.view.summary,
                     "trust": result.trust,
+                    "review": result.review,
                 });
                 sessions.add_report(
                     &saved.session_id,
@@ -188,10 +237,17 @@ impl Studio {
         let trust = reports
             .last()
             .and_then(|r| serde_json::from_value(r.provenance.get("trust")?.clone()).ok());
+        let review = reports
+            .last()
+            .and_then(|r| {
+                serde_json::from_value::<ReviewRecord>(r.provenance.get("review")?.clone()).ok()
+            })
+            .map(ReviewView::from);
         Ok(SessionDetail {
             reports_html,
             forks,
             trust,
+            review,
             method,
             report_html: reports
                 .last()
@@ -210,6 +266,38 @@ impl Studio {
             runs,
             session,
         })
+    }
+
+    /// The audit's findings on `draft`, a person's edit of `thread`'s report draft, before it
+    /// is sent: markers naming no source the run read, and sentences its sources do not bear
+    /// out (the deterministic checks the audit runs on the writer's prose; no model call).
+    pub fn check_draft(
+        &self,
+        thread: &ThreadId,
+        draft: &str,
+    ) -> Result<Vec<DraftFinding>, ApiError> {
+        self.research_run(thread)?;
+        let sessions = self.sessions()?;
+        let rows = sessions.sources(thread.as_str())?;
+        let known: BTreeSet<u32> = rows.iter().map(|s| s.source_id).collect();
+        let evidence: Vec<Evidence> = sessions
+            .evidence(thread.as_str())?
+            .into_iter()
+            .map(|e| Evidence {
+                source_url: rows
+                    .iter()
+                    .find(|s| s.source_id == e.source_id)
+                    .map(|s| s.url.clone())
+                    .unwrap_or_default(),
+                id: e.evidence_id,
+                source_id: e.source_id,
+                fact: e.fact,
+                quote: e.quote,
+                question: None,
+                query: String::new(),
+            })
+            .collect();
+        Ok(check_draft(draft, &known, &evidence))
     }
 
     /// The stored text of a source, by its hash (to show and highlight a quote).

@@ -18,7 +18,9 @@ use crate::records::Evidence;
 use crate::report::cited_ids;
 
 mod confirm;
+mod draft;
 pub use confirm::{audit_findings, confirm, summary};
+pub use draft::{check_draft, DraftFinding, DraftProblem};
 
 /// What the audit decided about a sentence.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]

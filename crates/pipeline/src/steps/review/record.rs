@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::Critique;
+use super::{Critique, Issue};
 use crate::steps::audit::AuditEntry;
 
 /// A draft as the review loop keeps it: what was written and what the reviewer made of it.
@@ -96,5 +96,100 @@ impl ReviewRecord {
                     .then(a.version.cmp(&b.version))
             })
             .or_else(|| self.drafts.last())
+    }
+
+    /// The issues of draft `index` (0 for the first) that the next draft no longer has: what
+    /// that revision fixed. Empty for the last draft and for a draft either side of which is
+    /// unreviewed. An issue is still there when the next review names one of the same
+    /// criterion with the same description, or at the same place (other than "general").
+    pub fn fixed_by_next(&self, index: usize) -> Vec<Issue> {
+        let (Some(before), Some(after)) = (
+            self.drafts.get(index).and_then(|d| d.critique.as_ref()),
+            self.drafts.get(index + 1).and_then(|d| d.critique.as_ref()),
+        ) else {
+            return Vec::new();
+        };
+        before
+            .issues
+            .iter()
+            .filter(|i| !after.issues.iter().any(|j| i.same_as(j)))
+            .cloned()
+            .collect()
+    }
+}
+
+impl Issue {
+    /// Whether `other` names the same problem: the same criterion, and the same description or
+    /// the same place (a place of "general" says nothing about which problem it is).
+    pub fn same_as(&self, other: &Issue) -> bool {
+        let words = |s: &str| crate::text::normalize(s);
+        let place = words(&self.location);
+        self.category == other.category
+            && (words(&self.description) == words(&other.description)
+                || (!place.is_empty() && place != "general" && place == words(&other.location)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::steps::review::{Criterion, FoundBy, Severity, Verdict};
+
+    fn issue(category: Criterion, location: &str, description: &str) -> Issue {
+        Issue {
+            category,
+            severity: Severity::Major,
+            location: location.into(),
+            description: description.into(),
+            fix: String::new(),
+            found_by: FoundBy::Model,
+        }
+    }
+
+    fn draft(version: u32, issues: Vec<Issue>) -> ReviewedDraft {
+        ReviewedDraft {
+            version,
+            critique: Some(Critique {
+                scores: Vec::new(),
+                overall: 6.0,
+                issues,
+                verdict: Verdict::Revise,
+                summary: String::new(),
+                improvement_potential: 0.5,
+            }),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn a_revision_fixed_the_issues_the_next_review_no_longer_names() {
+        let record = ReviewRecord {
+            drafts: vec![
+                draft(
+                    1,
+                    vec![
+                        issue(Criterion::Coherence, "Ownership", "Transitions are abrupt."),
+                        issue(Criterion::Style, "general", "Banned words: delve"),
+                        issue(Criterion::Citation, "general", "Cites [7]."),
+                    ],
+                ),
+                draft(
+                    2,
+                    vec![
+                        // Reworded at the same place: still there.
+                        issue(Criterion::Coherence, "ownership", "Still abrupt."),
+                        // The same words, another case: still there.
+                        issue(Criterion::Citation, "general", "cites [7]"),
+                        // "general" alone is no match.
+                        issue(Criterion::Style, "general", "Banned words: tapestry"),
+                    ],
+                ),
+            ],
+            ..Default::default()
+        };
+        let fixed = record.fixed_by_next(0);
+        assert_eq!(fixed.len(), 1);
+        assert_eq!(fixed[0].description, "Banned words: delve");
+        assert!(record.fixed_by_next(1).is_empty(), "the last draft");
     }
 }
