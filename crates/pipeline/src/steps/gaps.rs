@@ -145,26 +145,57 @@ pub async fn find_gaps(ctx: &Ctx, input: GapInput<'_>) -> Result<GapReport, Node
     };
     let coverage = coverage.max(input.coverage_before).clamp(0.0, 1.0);
     let user = input.brief.topic();
-    let mut context: Vec<&str> = vec![user.as_str()];
-    context.extend(questions.iter().map(String::as_str));
-    context.extend(out.gaps.iter().map(String::as_str));
-    let new_searches = distinct_searches(
-        runnable_searches(out.new_searches, &context),
-        input.searches_done,
-        l.initial_searches,
+    let told = format!(
+        "{}\n{}",
+        prompts::GAPS,
+        serde_json::to_string(&schemars::schema_for!(GapsOut)).unwrap_or_default()
     );
+    let (gaps, new_searches) = anchored(out.gaps, out.new_searches, &told, &user, questions);
+    let new_searches = distinct_searches(new_searches, input.searches_done, l.initial_searches);
     ctx.emit(Progress::Coverage {
         iteration: input.round,
         coverage,
-        gaps: out.gaps.len(),
+        gaps: gaps.len(),
     });
     Ok(GapReport {
         by_question,
         coverage,
-        gaps: clean_list(out.gaps, 5),
+        gaps: clean_list(gaps, 5),
         new_searches,
         warnings,
     })
+}
+
+/// The gaps and new searches minus those that only read back what the model was told: a weak
+/// model's gaps can be its prompt or schema ("Coverage of one research question."), and a search
+/// that repeats such a gap would pass as on topic through it. `told` is the prompt and the
+/// schema. The rest is what it always was: a search is on topic through the question, the plan
+/// or a gap.
+fn anchored(
+    gaps: Vec<String>,
+    searches: Vec<String>,
+    told: &str,
+    user: &str,
+    questions: &[String],
+) -> (Vec<String>, Vec<String>) {
+    let told = told.to_lowercase();
+    let echo = |t: &String| {
+        let t = t
+            .trim()
+            .trim_end_matches(['.', '!', '?'])
+            .trim()
+            .to_lowercase();
+        t.split_whitespace().count() >= 3 && told.contains(&t)
+    };
+    let gaps: Vec<String> = gaps.into_iter().filter(|g| !echo(g)).collect();
+    let mut context: Vec<&str> = vec![user];
+    context.extend(questions.iter().map(String::as_str));
+    context.extend(gaps.iter().map(String::as_str));
+    let searches = runnable_searches(
+        searches.into_iter().filter(|q| !echo(q)).collect(),
+        &context,
+    );
+    (gaps, searches)
 }
 
 #[cfg(test)]
@@ -181,6 +212,34 @@ mod tests {
             question: None,
             query: String::new(),
         }
+    }
+
+    #[test]
+    fn a_gap_and_search_that_read_the_schema_back_are_dropped() {
+        let user = "How does Memcheck detect the use of uninitialised values?";
+        let questions = vec!["Which errors does Memcheck report?".to_string()];
+        let told = serde_json::to_string(&schemars::schema_for!(GapsOut)).unwrap();
+        assert!(told.contains("Coverage of one research question"), "{told}");
+        let (gaps, searches) = anchored(
+            vec![
+                "Coverage of one research question.".into(),
+                "shadow memory".into(),
+            ],
+            vec![
+                "Coverage of one research question.".into(),
+                "memcheck validity bits".into(),
+                "shadow memory layout".into(),
+            ],
+            &told,
+            user,
+            &questions,
+        );
+        assert_eq!(gaps, vec!["shadow memory"]);
+        // On topic through the question, or through a gap that is.
+        assert_eq!(
+            searches,
+            vec!["memcheck validity bits", "shadow memory layout"]
+        );
     }
 
     #[test]
