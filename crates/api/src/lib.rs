@@ -44,6 +44,8 @@ pub use research::{
     SUMMARY_AFTER_TURNS, VERBATIM_TURNS,
 };
 pub use research_export::Paper;
+/// The extraction child every binary answers first thing in `main` (see [`research_fetch::child`]).
+pub use research_fetch::child as extraction_child;
 pub use research_fetch::{Document, DocumentKind};
 pub use research_graph::{
     CancellationToken, CheckpointInfo, Event, EventLog, EventSink, Interrupt, ThreadId,
@@ -93,6 +95,7 @@ pub async fn fetch(url: &str, allowed_hosts: &[String]) -> Result<Document, ApiE
     use research_fetch::Fetcher;
     let policy = research_fetch::FetchPolicy {
         allowed_hosts: research_fetch::AllowedHosts::new(allowed_hosts.iter().cloned()),
+        extractor: research_fetch::Extractor::for_this_program(),
         ..Default::default()
     };
     Ok(research_fetch::HttpFetcher::new(policy)?.fetch(url).await?)
@@ -238,7 +241,10 @@ impl Studio {
 
     /// The user's library, in this database.
     pub fn library(&self) -> Result<Library, ApiError> {
-        Ok(Library::open(&self.path)?)
+        Ok(
+            Library::open(&self.path)?
+                .with_extractor(research_fetch::Extractor::for_this_program()),
+        )
     }
 
     /// The settings file shared with the desktop app (next to the database).

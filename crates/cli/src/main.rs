@@ -75,6 +75,10 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // Before anything else: started as an extraction child, this process only extracts.
+    if research_api::extraction_child::is_child_invocation() {
+        research_api::extraction_child::serve();
+    }
     let cli = Cli::parse();
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::from_env("RESEARCH_LOG"))

@@ -5,13 +5,26 @@
 //! every hop checked, no private or local addresses unless allowed (see [`guard`]), a few
 //! connections per host at most, and a real user agent. What it returns keeps the extracted text
 //! and its SHA-256, because every quote in a report is checked against that stored text.
+//!
+//! Parsing is the other place where hostile bytes meet the machine, and a parser cannot be made
+//! safe from inside its own process: `catch_unwind` catches neither a stack overflow nor an
+//! allocation failure, and nothing interrupts a blocking thread stuck in a quadratic loop. So
+//! HTML and PDF extraction goes through the [`Extractor`] seam: [`Extractor::ChildProcess`]
+//! runs it in a child (the running binary itself, started with a hidden argument, see
+//! [`child`]) under a wall-time limit and an address-space limit, and whatever kills the child
+//! comes back as an ordinary [`ExtractError`] while the app and its other runs go on.
+//! [`Extractor::InProcess`] remains for unit tests and for binaries that do not answer the
+//! hidden argument. The fetcher takes its extractor from its [`FetchPolicy`], the library from
+//! its own configuration; production builds both with [`Extractor::for_this_program`].
 #![deny(missing_docs)]
 
+pub mod child;
 /// The conformance suite every web [`Fetcher`] passes against local servers (feature
 /// `conformance`; see `tests/fetch_conformance.rs`).
 #[cfg(feature = "conformance")]
 pub mod conformance;
 mod extract;
+mod extractor;
 pub mod guard;
 
 use std::collections::HashMap;
@@ -24,7 +37,8 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use tokio::sync::Semaphore;
 
-pub use extract::DocumentKind;
+pub use extract::{truncate_text, DocumentKind, Extracted, MAX_DEPTH, MAX_ELEMENTS};
+pub use extractor::{ExtractError, ExtractLimits, Extractor};
 pub use guard::AllowedHosts;
 
 /// Small documents for tests of the crates above this one.
@@ -63,26 +77,6 @@ pub mod testing {
         );
         pdf
     }
-}
-
-/// Readable text from bytes that did not come over HTTP (a file in the user's library): the
-/// same extraction as fetched documents get. `content_type` may be empty; `url` names the source.
-pub fn extract_bytes(
-    content_type: &str,
-    body: Vec<u8>,
-    url: &str,
-) -> Result<(DocumentKind, Option<String>, String), String> {
-    let kind = extract::sniff(content_type, &body).map_err(|what| format!("it is {what}"))?;
-    let extracted = match kind {
-        DocumentKind::Pdf => extract::pdf(body)?,
-        DocumentKind::Html => extract::html(&extract::decode(content_type, &body), url)?,
-        DocumentKind::Text => extract::Extracted {
-            kind,
-            title: None,
-            text: extract::decode(content_type, &body).trim().to_string(),
-        },
-    };
-    Ok((extracted.kind, extracted.title, extracted.text))
 }
 
 /// A fetched document.
@@ -199,6 +193,8 @@ pub struct FetchPolicy {
     pub per_host: usize,
     /// Private or local hosts the user allowed.
     pub allowed_hosts: AllowedHosts,
+    /// Where pages and PDFs are parsed.
+    pub extractor: Extractor,
 }
 
 impl Default for FetchPolicy {
@@ -209,6 +205,7 @@ impl Default for FetchPolicy {
             max_redirects: 5,
             per_host: 2,
             allowed_hosts: AllowedHosts::default(),
+            extractor: Extractor::InProcess,
         }
     }
 }
@@ -400,31 +397,31 @@ impl Fetcher for HttpFetcher {
             let body = self.body(&current, resp).await?;
             let final_url = current.to_string();
             let bytes = body.len();
-            let kind =
-                extract::sniff(&content_type, &body).map_err(|what| FetchError::Unsupported {
-                    url: final_url.clone(),
-                    what,
-                })?;
+            // Sniffed here too, so that what cannot be read is named before a child starts.
+            extract::sniff(&content_type, &body).map_err(|what| FetchError::Unsupported {
+                url: final_url.clone(),
+                what,
+            })?;
+            let extractor = self.policy.extractor.clone();
             let ct = content_type.clone();
             let page_url = final_url.clone();
-            let extracted = tokio::task::spawn_blocking(move || match kind {
-                DocumentKind::Pdf => extract::pdf(body),
-                DocumentKind::Html => extract::html(&extract::decode(&ct, &body), &page_url),
-                DocumentKind::Text => Ok(extract::Extracted {
-                    kind,
-                    title: None,
-                    text: extract::decode(&ct, &body).trim().to_string(),
-                }),
-            })
-            .await
-            .map_err(|e| FetchError::NoText {
-                url: final_url.clone(),
-                reason: e.to_string(),
-            })?
-            .map_err(|reason| FetchError::NoText {
-                url: final_url.clone(),
-                reason,
-            })?;
+            let extracted =
+                tokio::task::spawn_blocking(move || extractor.extract(&ct, body, &page_url))
+                    .await
+                    .map_err(|e| FetchError::NoText {
+                        url: final_url.clone(),
+                        reason: e.to_string(),
+                    })?
+                    .map_err(|e| match e {
+                        ExtractError::Unsupported(what) => FetchError::Unsupported {
+                            url: final_url.clone(),
+                            what,
+                        },
+                        other => FetchError::NoText {
+                            url: final_url.clone(),
+                            reason: other.to_string(),
+                        },
+                    })?;
             if extracted.text.trim().is_empty() {
                 return Err(FetchError::NoText {
                     url: final_url,

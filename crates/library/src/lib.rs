@@ -5,6 +5,9 @@
 //! Indexing is incremental: a file whose size and modification time are unchanged is not read
 //! again; a changed file whose content hash is unchanged is not extracted again; files that
 //! disappeared are dropped. Files that cannot be read are counted and listed, never fatal.
+//! Only regular files are read (a FIFO would block forever, a link may loop), never more than
+//! [`MAX_FILE_BYTES`] of one, and HTML and PDF are parsed by the library's
+//! [`research_fetch::Extractor`], a limited child process in production.
 #![deny(missing_docs)]
 
 use std::path::{Path, PathBuf};
@@ -12,6 +15,7 @@ use std::sync::Mutex;
 use std::time::UNIX_EPOCH;
 
 use async_trait::async_trait;
+use research_fetch::{ExtractError, Extracted, Extractor};
 use research_search::{Hit, HitKind, SearchError, SearchProvider, SearchQuery};
 use rusqlite::{params, Connection, OptionalExtension};
 use serde::{Deserialize, Serialize};
@@ -75,6 +79,7 @@ pub struct LibraryFolder {
 /// The library, in the app's database.
 pub struct Library {
     conn: Mutex<Connection>,
+    extractor: Extractor,
 }
 
 impl std::fmt::Debug for Library {
@@ -96,12 +101,72 @@ fn file_url(path: &Path) -> String {
         .unwrap_or_else(|_| format!("file://{}", path.display()))
 }
 
-/// Extracts a library file's text the way it is indexed and read.
-fn extract_file(
-    path: &Path,
-    bytes: Vec<u8>,
-) -> Result<(research_fetch::DocumentKind, Option<String>, String), String> {
-    let content_type = match path
+/// Reads a regular file, at most [`MAX_FILE_BYTES`] of it. Opening does not wait (a FIFO put
+/// in a file's place after listing would block forever) and the type is checked on the opened
+/// handle, so what is read is what was checked.
+fn read_regular(path: &Path) -> Result<Vec<u8>, String> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    let file = options.open(path).map_err(|e| e.to_string())?;
+    let meta = file.metadata().map_err(|e| e.to_string())?;
+    if !meta.is_file() {
+        return Err(format!(
+            "not a regular file ({})",
+            special_kind(&meta.file_type())
+        ));
+    }
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(too_large());
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    // A file still growing is cut off at the limit rather than read without end.
+    std::io::Read::read_to_end(
+        &mut std::io::Read::take(file, MAX_FILE_BYTES + 1),
+        &mut bytes,
+    )
+    .map_err(|e| e.to_string())?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(too_large());
+    }
+    Ok(bytes)
+}
+
+fn too_large() -> String {
+    format!("larger than {} MB", MAX_FILE_BYTES / (1024 * 1024))
+}
+
+/// What a file that is not a regular file is, in words.
+fn special_kind(t: &std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return "a FIFO";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+        if t.is_block_device() || t.is_char_device() {
+            return "a device";
+        }
+    }
+    if t.is_symlink() {
+        "a symbolic link"
+    } else if t.is_dir() {
+        "a folder"
+    } else {
+        "a special file"
+    }
+}
+
+/// The content type a library file is extracted as.
+fn content_type_of(path: &Path) -> &'static str {
+    match path
         .extension()
         .map(|e| e.to_string_lossy().to_lowercase())
         .as_deref()
@@ -109,8 +174,7 @@ fn extract_file(
         Some("pdf") => "application/pdf",
         Some("html" | "htm" | "xhtml") => "text/html",
         _ => "text/plain",
-    };
-    research_fetch::extract_bytes(content_type, bytes, &file_url(path))
+    }
 }
 
 /// Splits text into passages at paragraph (then sentence, then character) boundaries.
@@ -228,7 +292,20 @@ impl Library {
     pub fn open(db: &Path) -> Result<Self, LibraryError> {
         Ok(Self {
             conn: Mutex::new(research_store::open_connection(db)?),
+            extractor: Extractor::InProcess,
         })
+    }
+
+    /// Parses HTML and PDF files with `extractor` (production uses a limited child process).
+    pub fn with_extractor(mut self, extractor: Extractor) -> Self {
+        self.extractor = extractor;
+        self
+    }
+
+    /// Extracts a library file's text the way it is indexed and read.
+    fn extract_file(&self, path: &Path, bytes: Vec<u8>) -> Result<Extracted, ExtractError> {
+        self.extractor
+            .extract(content_type_of(path), bytes, &file_url(path))
     }
 
     fn conn(&self) -> std::sync::MutexGuard<'_, Connection> {
@@ -387,7 +464,15 @@ impl Library {
     /// Indexes one file; `Ok(false)` when it had not changed. Errors are recorded on the file too.
     fn index_file(&self, root: &str, path: &Path) -> Result<bool, String> {
         let key = path.to_string_lossy().to_string();
-        let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
+        // Not followed: the listing kept regular files only, and a link put in one's place
+        // since must not lead elsewhere.
+        let meta = std::fs::symlink_metadata(path).map_err(|e| e.to_string())?;
+        if !meta.is_file() {
+            return Err(format!(
+                "not a regular file ({})",
+                special_kind(&meta.file_type())
+            ));
+        }
         let mtime = meta
             .modified()
             .ok()
@@ -410,9 +495,12 @@ impl Library {
             }
         }
         if meta.len() > MAX_FILE_BYTES {
-            return self.record_failure(root, &key, mtime, size, "larger than 64 MB");
+            return self.record_failure(root, &key, mtime, size, &too_large());
         }
-        let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
+        let bytes = match read_regular(path) {
+            Ok(bytes) => bytes,
+            Err(why) => return self.record_failure(root, &key, mtime, size, &why),
+        };
         let sha: String = Sha256::digest(&bytes)
             .iter()
             .map(|b| format!("{b:02x}"))
@@ -428,10 +516,10 @@ impl Library {
                 return Ok(false);
             }
         }
-        let (kind, title, text) = match extract_file(path, bytes) {
-            Ok(extracted) if !extracted.2.trim().is_empty() => extracted,
+        let Extracted { kind, title, text } = match self.extract_file(path, bytes) {
+            Ok(extracted) if !extracted.text.trim().is_empty() => extracted,
             Ok(_) => return self.record_failure(root, &key, mtime, size, "no text in it"),
-            Err(why) => return self.record_failure(root, &key, mtime, size, &why),
+            Err(why) => return self.record_failure(root, &key, mtime, size, &why.to_string()),
         };
         let title = title.or_else(|| {
             text.lines()
@@ -568,9 +656,11 @@ impl Library {
         if indexed.is_none() {
             return Err(refused("it is not a file of the library"));
         }
-        let bytes = std::fs::read(&path).map_err(|e| refused(&e.to_string()))?;
+        let bytes = read_regular(&path).map_err(|e| refused(&e))?;
         let size = bytes.len();
-        let (kind, title, text) = extract_file(&path, bytes).map_err(|e| refused(&e))?;
+        let Extracted { kind, title, text } = self
+            .extract_file(&path, bytes)
+            .map_err(|e| refused(&e.to_string()))?;
         let text_sha256 = Sha256::digest(text.as_bytes())
             .iter()
             .map(|b| format!("{b:02x}"))
@@ -635,17 +725,40 @@ fn list_files(root: &Path) -> Listing {
                 continue;
             }
         };
-        if !entry.file_type().is_file() {
-            continue;
-        }
         let ext = entry
             .path()
             .extension()
             .map(|e| e.to_string_lossy().to_lowercase())
             .unwrap_or_default();
-        if EXTENSIONS.contains(&ext.as_str()) {
-            listing.files.push(entry.into_path());
+        let file_type = entry.file_type();
+        if file_type.is_dir() {
+            continue;
         }
+        if file_type.is_file() {
+            if EXTENSIONS.contains(&ext.as_str()) {
+                listing.files.push(entry.into_path());
+            }
+            continue;
+        }
+        // Links are not followed and special files never read; those that look like documents
+        // are named, so that the user sees why they are missing.
+        let why = if file_type.is_symlink() {
+            if !EXTENSIONS.contains(&ext.as_str()) {
+                continue;
+            }
+            match std::fs::metadata(entry.path()) {
+                Ok(_) => "a symbolic link; links are not followed".to_string(),
+                Err(e) => format!("a symbolic link that loops or leads nowhere ({e})"),
+            }
+        } else {
+            format!(
+                "not a regular file ({}); it was not read",
+                special_kind(&file_type)
+            )
+        };
+        listing
+            .failed
+            .push((entry.path().display().to_string(), why));
     }
     listing
 }
@@ -698,6 +811,39 @@ mod tests {
             unsegment_cjk(&segment_cjk("日本語の text")),
             "日本語の text"
         );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_and_a_looping_link_are_named_and_never_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let docs = dir.path().join("docs");
+        std::fs::create_dir_all(&docs).unwrap();
+        std::fs::write(docs.join("ok.md"), "# Fine\n\nAn ordinary note.").unwrap();
+        let fifo = std::ffi::CString::new(docs.join("fifo.txt").to_str().unwrap()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
+        std::os::unix::fs::symlink("loop.md", docs.join("loop.md")).unwrap();
+        let lib = Library::open(&dir.path().join("db.sqlite")).unwrap();
+        let report = lib.add(&docs, &|_| {}).unwrap();
+        assert_eq!(report.indexed, 1, "{report:?}");
+        let why = |name: &str| {
+            report
+                .failed
+                .iter()
+                .find(|(p, _)| p.ends_with(name))
+                .map(|(_, w)| w.clone())
+                .unwrap_or_default()
+        };
+        assert!(why("fifo.txt").contains("a FIFO"), "{report:?}");
+        assert!(
+            why("loop.md").contains("loops or leads nowhere"),
+            "{report:?}"
+        );
+        // Opening never waits for a writer, even when asked to read a FIFO directly.
+        assert!(read_regular(&docs.join("fifo.txt"))
+            .unwrap_err()
+            .contains("a FIFO"));
     }
 
     #[test]

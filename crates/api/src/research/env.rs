@@ -318,6 +318,7 @@ impl Studio {
         // machine's other ports to the pages its results point at.
         let web = research_fetch::HttpFetcher::new(research_fetch::FetchPolicy {
             allowed_hosts: research_fetch::AllowedHosts::new(saved.allowed_hosts.clone()),
+            extractor: research_fetch::Extractor::for_this_program(),
             ..Default::default()
         })?;
         Ok(Arc::new(RoutedFetcher {
