@@ -360,7 +360,10 @@ async fn a_question_past_its_review_timeout_is_answered_by_the_timeout() {
         .unwrap_err();
     assert_eq!(still.code, research_api::ErrorCode::NeedsInput, "{still:?}");
     // Refused, and the session still says it waits (not "failed").
-    assert_eq!(second.session(&session).unwrap().session.status, "waiting");
+    assert_eq!(
+        second.session(&session).unwrap().session.status.as_str(),
+        "waiting"
+    );
     let pending = second.research_question(&thread).await.unwrap().unwrap();
     assert_eq!(
         pending.deadline_ms,
@@ -388,6 +391,6 @@ async fn a_question_past_its_review_timeout_is_answered_by_the_timeout() {
         .unwrap_err();
     assert_eq!(again.code, research_api::ErrorCode::Conflict, "{again:?}");
     let detail = second.session(&session).unwrap();
-    assert_eq!(detail.session.status, "finished");
+    assert_eq!(detail.session.status.as_str(), "finished");
     assert_eq!(detail.reports.len(), 1);
 }
