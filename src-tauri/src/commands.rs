@@ -211,6 +211,11 @@ pub fn default_config() -> RunConfig {
 }
 
 #[tauri::command]
+pub fn form_choices() -> research_api::FormChoices {
+    research_api::form_choices()
+}
+
+#[tauri::command]
 pub fn create_research(state: State<'_, AppState>, request: ResearchRequest) -> Res<StartedRun> {
     let (session_id, thread_id) = state.studio.start_research(&request)?;
     tracing::info!(session = %session_id, thread = %thread_id, "research created");

@@ -3,7 +3,9 @@
 
 use std::path::PathBuf;
 
-use research_api::{Answer, ApiError, DialogAnswer, ErrorCode, PendingQuestion, Question};
+use research_api::{
+    Answer, ApiError, DialogAnswer, ErrorCode, PendingQuestion, Question, TextAnswer,
+};
 use tauri::{AppHandle, Manager, Runtime};
 use tauri_plugin_dialog::{
     DialogExt, MessageDialogButtons, MessageDialogKind, MessageDialogResult,
@@ -92,7 +94,7 @@ pub async fn ask<R: Runtime>(
             let result = blocking(move || dialog.blocking_show_with_result()).await?;
             Ok(match result {
                 MessageDialogResult::Custom(l) if l == OTHER => DialogAnswer::NeedsText {
-                    kind: "clarify".into(),
+                    kind: TextAnswer::Clarify,
                 },
                 MessageDialogResult::Custom(l) => match labels.iter().position(|x| *x == l) {
                     Some(i) => DialogAnswer::Answer {
@@ -130,7 +132,7 @@ pub async fn ask<R: Runtime>(
                     answer: Answer::ApprovePlan,
                 },
                 MessageDialogResult::Custom(l) if l == "Edit…" => DialogAnswer::NeedsText {
-                    kind: "edit_plan".into(),
+                    kind: TextAnswer::EditPlan,
                 },
                 MessageDialogResult::Custom(l) if l == "Cancel the run" => DialogAnswer::Answer {
                     answer: Answer::CancelPlan,
@@ -198,11 +200,11 @@ pub async fn ask<R: Runtime>(
                 },
                 MessageDialogResult::Custom(l) if l == "Request changes…" => {
                     DialogAnswer::NeedsText {
-                        kind: "revise_report".into(),
+                        kind: TextAnswer::ReviseReport,
                     }
                 }
                 MessageDialogResult::Custom(l) if l == "Reject…" => DialogAnswer::NeedsText {
-                    kind: "reject_report".into(),
+                    kind: TextAnswer::RejectReport,
                 },
                 _ => DialogAnswer::Dismissed,
             })

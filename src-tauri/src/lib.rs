@@ -100,6 +100,7 @@ pub fn invoke_handler<R: Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + 
         commands::pipelines,
         commands::roles,
         commands::default_config,
+        commands::form_choices,
         commands::estimate_run,
         commands::create_research,
         commands::follow_up,

@@ -3,7 +3,7 @@ import { Channel, invoke } from "@tauri-apps/api/core";
 import type {
   Answer, ApiError, AppInfo, Fix, CheckpointInfo, DraftFinding, ConnectionTest, DialogAnswer, DownloadedModel, DownloadProgress, ErrorCode, Event, GraphOutline, IndexReport,
   ForkedRun, ForkPoint, ForkRequest, KeyStatus, LibraryFolder, Mode, PendingQuestion, PipelineInfo, Preferences, ProviderStatus, ResearchOutcome, ResearchRequest,
-  CompareOutcome, CompareRequest, Recheck, RecommendedModel, RoleInfo, RunConfig, RunEstimate, SessionDetail, SessionRecord, Settings, StartedRun, Turn, TurnKind, UsageTotals,
+  CompareOutcome, CompareRequest, FormChoices, Recheck, RecommendedModel, RoleInfo, RunConfig, RunEstimate, SessionDetail, SessionRecord, Settings, StartedRun, Turn, TurnKind, UsageTotals,
 } from "./types";
 
 export function isApiError(e: unknown): e is ApiError {
@@ -51,6 +51,7 @@ export const api = {
   estimate: (pipeline: string, config: RunConfig) => invoke<RunEstimate>("estimate_run", { pipeline, config }),
   roles: () => invoke<RoleInfo[]>("roles"),
   defaultConfig: () => invoke<RunConfig>("default_config"),
+  formChoices: () => invoke<FormChoices>("form_choices"),
   pipelines: () => invoke<PipelineInfo[]>("pipelines"),
   createResearch: (request: ResearchRequest) => invoke<StartedRun>("create_research", { request }),
   followUp: (sessionId: string, question: string) => invoke<StartedRun>("follow_up", { sessionId, question }),

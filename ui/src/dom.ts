@@ -53,9 +53,3 @@ export function inside(root: HTMLElement) {
     return found;
   };
 }
-
-/** The options of the select `id` in index.html (for a form offering the same choices). */
-export function optionsOf(id: string): { value: string; label: string }[] {
-  const select = document.getElementById(id);
-  return select instanceof HTMLSelectElement ? [...select.options].map((o) => ({ value: o.value, label: o.text })) : [];
-}

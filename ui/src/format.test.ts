@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { answerForm, answerFromText, questionCount, resumeNote, statusBadge } from "./format";
-import type { PendingQuestion } from "./types";
+import { answerForm, answerFromText, configOf, modeOf, questionCount, resumeNote, statusBadge } from "./format";
+import type { PendingQuestion, SessionDetail } from "./types";
 
 type Q = PendingQuestion["question"];
 const plan: Q = { type: "plan_review", plan: { questions: ["Q1", "Q2"], aspects: ["a"], searches: ["s1"] } };
@@ -11,18 +11,31 @@ describe("words", () => {
     expect(statusBadge("interrupted", false)).toBe("paused");
     expect(statusBadge("interrupted", true)).toBe("running now");
     expect(statusBadge("finished", false)).toBe("");
-    expect(statusBadge("odd", false)).toBe("odd");
+    expect(statusBadge("odd" as never, false)).toBe("odd");
   });
 
-  it("counts a question's characters only near the limit", () => {
-    expect(questionCount("short")).toBe("");
-    expect(questionCount("x".repeat(3600))).toBe("3600 / 4000 characters");
+  it("counts a question's characters only near the api's limit", () => {
+    expect(questionCount("short", 4000)).toBe("");
+    expect(questionCount("x".repeat(3600), 4000)).toBe("3600 / 4000 characters");
+    expect(questionCount("x".repeat(3600), 5000)).toBe("");
+    expect(questionCount("x".repeat(95), 100)).toBe("95 / 100 characters");
   });
 
-  it("offers Resume only where there is something to resume", () => {
-    expect(resumeNote("failed")).toMatch(/stopped on an error/);
-    expect(resumeNote("interrupted")).toMatch(/did not finish/);
-    expect(resumeNote("finished")).toBeNull();
+  it("offers Resume only for the statuses the api calls resumable", () => {
+    const resumable = ["running", "interrupted", "failed"] as const;
+    expect(resumeNote("failed", resumable)).toMatch(/stopped on an error/);
+    expect(resumeNote("interrupted", resumable)).toMatch(/did not finish/);
+    expect(resumeNote("finished", resumable)).toBeNull();
+    expect(resumeNote("interrupted", ["failed"])).toBeNull();
+    expect(resumeNote("cancelled", ["cancelled"])).toMatch(/did not finish/);
+  });
+
+  it("reads a session's mode and configuration from the api's typed config", () => {
+    const d = (config: unknown) => ({ config } as unknown as SessionDetail);
+    expect(modeOf(d({ mode: "multi" }))).toBe("multi");
+    expect(modeOf(d(null))).toBe("single");
+    expect(configOf(d(null))).toBeNull();
+    expect(configOf(d({ mode: "single", models: { model: "m" } }))?.models.model).toBe("m");
   });
 });
 

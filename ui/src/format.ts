@@ -1,15 +1,14 @@
 // Pure words and readings the views and actions share (tested without a DOM).
-import type { Answer, IndexReport, Mode, PendingQuestion, RunConfig, RunEstimate, SessionDetail } from "./types";
+import type { Answer, IndexReport, Mode, PendingQuestion, RunConfig, RunEstimate, SessionDetail, SessionStatus, TextAnswer } from "./types";
 
-// TODO(issue 19): the session statuses are Rust's (`SessionRecord.status` is a plain string in
-// types.ts); a generated status enum, or the words themselves, could come from the api.
-export const STATUS_WORDS: Record<string, string> = {
+/** The sidebar's words for each session status (the statuses are the api's `SessionStatus`). */
+export const STATUS_WORDS: Record<SessionStatus, string> = {
   running: "unfinished", waiting: "needs your answer", interrupted: "paused", failed: "stopped",
   finished: "", cancelled: "cancelled", rejected: "rejected",
 };
 
 /** The sidebar's badge for a session: "running now" when its run goes on in this window. */
-export function statusBadge(status: string, runningNow: boolean): string {
+export function statusBadge(status: SessionStatus, runningNow: boolean): string {
   return runningNow ? "running now" : STATUS_WORDS[status] ?? status;
 }
 
@@ -27,16 +26,14 @@ export function runningSince(at: Date): string {
   return `Running since ${at.toLocaleTimeString()}`;
 }
 
-// TODO(issue 19): `SessionRecord.config` is `JsonValue` in types.ts, so its mode and models are cast here.
-/** The pipeline mode a session's runs use. */
+/** The pipeline mode a session's runs use (the default mode when its configuration is unknown). */
 export function modeOf(detail: SessionDetail): Mode {
-  const config = detail.session.config as { mode?: Mode } | null;
-  return config?.mode === "multi" ? "multi" : "single";
+  return detail.config?.mode ?? "single";
 }
 
 /** The run configuration a session was started with, as far as it is known. */
 export function configOf(detail: SessionDetail | null | undefined): RunConfig | null {
-  return (detail?.session.config as RunConfig | null | undefined) ?? null;
+  return detail?.config ?? null;
 }
 
 export function estimateText(e: RunEstimate): string {
@@ -44,10 +41,10 @@ export function estimateText(e: RunEstimate): string {
   return `Estimate: about ${e.calls} model calls, ${Math.round(e.tokens / 1000)}k tokens, ${cost}.`;
 }
 
-// TODO(issue 19): the 4000-character limit is the api's (`maxlength` in index.html too).
-export function questionCount(question: string): string {
+/** The question's length once it nears `max`, the api's limit (`FormChoices.question_max_chars`). */
+export function questionCount(question: string, max: number): string {
   const n = [...question].length;
-  return n > 3500 ? `${n} / 4000 characters` : "";
+  return n > max * 0.875 ? `${n} / ${max} characters` : "";
 }
 
 export function progressText(r: IndexReport): string {
@@ -56,18 +53,19 @@ export function progressText(r: IndexReport): string {
   return `${r.scanned}${of} files looked at: ${r.indexed} indexed, ${r.unchanged} unchanged${failed}.`;
 }
 
-// TODO(issue 19): which session statuses can be resumed is the api's rule.
-/** What a session's status says about resuming its last run, or `null` when it has nothing to resume. */
-export function resumeNote(status: string): string | null {
-  if (status === "failed") return "This run stopped on an error. Resume continues from the last saved step.";
-  if (status === "running" || status === "interrupted") return "This run did not finish. Resume continues from the last saved step.";
-  return null;
+/**
+ * What a session's status says about resuming its last run, or `null` when it has nothing to resume
+ * (`resumable`: the api's `FormChoices.resumable`).
+ */
+export function resumeNote(status: SessionStatus, resumable: readonly SessionStatus[]): string | null {
+  if (!resumable.includes(status)) return null;
+  return status === "failed"
+    ? "This run stopped on an error. Resume continues from the last saved step."
+    : "This run did not finish. Resume continues from the last saved step.";
 }
 
-// TODO(issue 19): `DialogAnswer.kind` is a plain string; its values ("reject_report", "edit_report",
-// "revise_report") are restated here and in answerForm.
 /** The answer typed in the page's own field to `q` (`kind` as the dialog named it), or why there is none. */
-export function answerFromText(q: PendingQuestion["question"], kind: string | null, typed: string): Answer | { error: string } {
+export function answerFromText(q: PendingQuestion["question"], kind: TextAnswer | null, typed: string): Answer | { error: string } {
   const text = typed.trim();
   if (!text) return { error: "Type your answer first." };
   if (q.type === "clarify") return { type: "clarify", text };
@@ -84,7 +82,7 @@ export function answerFromText(q: PendingQuestion["question"], kind: string | nu
 }
 
 /** The page's answer field for `q`: its heading, help, label, text to start from and size. */
-export function answerForm(q: PendingQuestion["question"], kind: string) {
+export function answerForm(q: PendingQuestion["question"], kind: TextAnswer) {
   if (q.type === "clarify") {
     return { title: "Clarify the question", text: q.question, label: "Or describe what you mean", value: "", rows: 5, options: q.options, editInstead: false, editor: false };
   }

@@ -6,7 +6,7 @@ import { humanError } from "./api";
 import { applyEvent, emptyLive, noGuide, stuckNotice, type LiveState, type RunGuide } from "./live";
 import type { RunView } from "./store";
 import type {
-  Answer, CheckpointInfo, DialogAnswer, Event, ModelRouting, PendingQuestion, ResearchOutcome, UsageTotals,
+  Answer, CheckpointInfo, DialogAnswer, Event, ModelRouting, PendingQuestion, ResearchOutcome, TextAnswer, UsageTotals,
 } from "./types";
 
 /** The commands a run needs (the api's, or a test's fakes). */
@@ -177,7 +177,7 @@ export class RunController {
   }
 
   /** The page's own field takes the answer (`kind` as the dialog named it). */
-  needText(kind: string) {
+  needText(kind: TextAnswer) {
     if (!this.s.question) return;
     this.change({ needsText: kind });
   }

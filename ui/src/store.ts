@@ -2,7 +2,7 @@
 import type { LiveState } from "./live";
 import type {
   CompareOutcome, AppInfo, DraftFinding, ForkPoint, KeyStatus, LibraryFolder, OutlineStep, PendingQuestion, PipelineInfo, Preferences, ProviderStatus,
-  Recheck, RecommendedModel, RoleInfo, RunConfig, SessionDetail, SessionRecord, Settings,
+  FormChoices, Recheck, RecommendedModel, RoleInfo, RunConfig, SessionDetail, SessionRecord, Settings, TextAnswer,
 } from "./types";
 
 export interface Store<S extends object> {
@@ -80,7 +80,7 @@ export interface RunView {
   /** The question it waits on. */
   question: PendingQuestion | null;
   /** The kind of free-text answer the page's own field takes (the dialog said "needs text"). */
-  needsText: string | null;
+  needsText: TextAnswer | null;
   /** What the status line says instead of the live activity (outcomes, "Cancelling…"). */
   note: string | null;
   cancelling: boolean;
@@ -192,6 +192,8 @@ export interface AppState {
   prefsLoaded: boolean;
   /** A run's defaults as the api gives them. */
   defaults: RunConfig | null;
+  /** What the forms offer, as the api decides it (option lists, limits, rules). */
+  choices: FormChoices | null;
   roles: RoleInfo[];
   pipelines: PipelineInfo[] | null;
   /** The New research form's fields that other places read or fill. */
@@ -226,6 +228,7 @@ export function initialState(): AppState {
     prefs: noPreferences,
     prefsLoaded: false,
     defaults: null,
+    choices: null,
     roles: [],
     pipelines: null,
     form: { model: "", pipeline: "" },

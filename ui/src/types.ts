@@ -403,9 +403,11 @@ export type DialogAnswer = { "type": "answer",
  */
 answer: Answer, } | { "type": "needs_text", 
 /**
- * `clarify`, `edit_plan`, `revise_report` or `reject_report`.
+ * What the text is.
  */
-kind: string, } | { "type": "dismissed" };
+kind: TextAnswer, } | { "type": "dismissed" };
+
+export type TextAnswer = "clarify" | "edit_plan" | "revise_report" | "reject_report" | "edit_report";
 
 export type RunEstimate = { 
 /**
@@ -496,6 +498,11 @@ export type SessionDetail = {
  * The session.
  */
 session: SessionRecord, 
+/**
+ * The run configuration it was started with (`session.config` read; none when that is
+ * not one).
+ */
+config: RunConfig | null, 
 /**
  * Its runs: (thread id, question).
  */
@@ -1093,9 +1100,9 @@ question: string,
  */
 config: JsonValue, 
 /**
- * `running`, `waiting`, `finished`, `failed`, `cancelled`, `rejected`.
+ * Where its last run stands.
  */
-status: string, 
+status: SessionStatus, 
 /**
  * Created, ms since the epoch.
  */
@@ -1108,6 +1115,100 @@ updated_at_ms: number,
  * When its report's sources were last checked again (`research recheck`), if ever.
  */
 checked_at_ms: number | null, };
+
+export type SessionStatus = "running" | "waiting" | "interrupted" | "failed" | "finished" | "cancelled" | "rejected";
+
+export type FormChoices = { 
+/**
+ * Single or multi agent.
+ */
+modes: Array<Choice>, 
+/**
+ * How much research to do.
+ */
+depths: Array<Choice>, 
+/**
+ * The report's shapes.
+ */
+structures: Array<Choice>, 
+/**
+ * The report's registers.
+ */
+styles: Array<Choice>, 
+/**
+ * The trust pipeline's engine variants.
+ */
+trust_variants: Array<Choice>, 
+/**
+ * What an unanswered review point does.
+ */
+timeout_actions: Array<Choice>, 
+/**
+ * The review points (the fields of a run's review points), each with when it asks.
+ */
+review_points: Array<Choice>, 
+/**
+ * The longest question accepted, in characters.
+ */
+question_max_chars: number, 
+/**
+ * The most revisions a run may allow (the fewest is 0).
+ */
+max_revisions: number, 
+/**
+ * The longest a review point may wait, in minutes (the shortest is 1).
+ */
+review_timeout_max_minutes: number, 
+/**
+ * The session statuses whose last run can be resumed.
+ */
+resumable: Array<SessionStatus>, 
+/**
+ * The model each cloud provider is tested with.
+ */
+probe_models: Array<ProbeModel>, 
+/**
+ * The settings' keys.
+ */
+settings: Array<SettingKey>, };
+
+export type Choice = { 
+/**
+ * The value, as the run configuration spells it.
+ */
+value: string, 
+/**
+ * The words shown for it.
+ */
+label: string, 
+/**
+ * It is the run configuration's default.
+ */
+default: boolean, };
+
+export type ProbeModel = { 
+/**
+ * The provider (`openai`, `anthropic`, `gemini`).
+ */
+provider: string, 
+/**
+ * A small model of it, as a model string.
+ */
+model: string, };
+
+export type SettingKey = { 
+/**
+ * The key (`default_model`, `banned_words`, …).
+ */
+key: string, 
+/**
+ * What it holds.
+ */
+help: string, 
+/**
+ * A list whose absence means the built-in one, and whose emptiness is a choice ("none").
+ */
+builtin_default: boolean, };
 
 export type SourceRow = { 
 /**

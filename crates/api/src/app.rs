@@ -109,6 +109,22 @@ impl Studio {
     }
 }
 
+/// The kind of answer a person types in the page's own field rather than picks in a dialog.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
+pub enum TextAnswer {
+    /// What the question means, in the person's words.
+    Clarify,
+    /// The plan, edited.
+    EditPlan,
+    /// Feedback for the writer to revise the report from.
+    ReviseReport,
+    /// Why the report is rejected.
+    RejectReport,
+    /// The report draft, edited.
+    EditReport,
+}
+
 /// What a native question dialog returned.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -120,8 +136,8 @@ pub enum DialogAnswer {
     },
     /// The user wants to type (free text, an edited plan, feedback or a reason).
     NeedsText {
-        /// `clarify`, `edit_plan`, `revise_report` or `reject_report`.
-        kind: String,
+        /// What the text is.
+        kind: TextAnswer,
     },
     /// The dialog was closed without a choice: the run keeps waiting.
     Dismissed,

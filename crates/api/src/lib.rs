@@ -8,6 +8,7 @@
 mod app;
 mod ask;
 pub mod bindings;
+mod choices;
 pub mod demo;
 mod error;
 mod export;
@@ -23,8 +24,10 @@ use std::sync::Arc;
 
 pub use app::{
     probe_keychain, roles, ConnectionTest, DialogAnswer, GraphOutline, KeychainStatus, StartedRun,
+    TextAnswer,
 };
 pub use ask::{ask, AskAnswer, AskRequest, MAX_PROMPT_CHARS};
+pub use choices::{form_choices, Choice, FormChoices, ProbeModel, SettingKey};
 pub use error::{ApiError, ErrorCode, Fix};
 pub use export::{fonts_dir, ExportFormat};
 pub use keys::{
@@ -35,7 +38,7 @@ pub use models::{
     download_model, human_bytes, recommended_models, DownloadProgress, DownloadRequest,
     DownloadedModel, RecommendedModel,
 };
-pub use providers::{providers, ProviderStatus};
+pub use providers::{providers, ProviderStatus, PROBE_MODELS};
 pub use research::{
     CompareColumn, CompareOutcome, CompareRequest, CompareSide, CriterionWeight, ForkRequest,
     ForkedRun, LostSupport, MultiSearch, PendingQuestion, Recheck, ResearchOutcome,
@@ -81,14 +84,14 @@ pub use research_pipeline::steps::audit::{DraftFinding, DraftProblem};
 pub use research_pipeline::{
     eval::{structural_checks, Check, RunResult},
     Answer, Depth, Mode, Plan, Question, ReviewPoints, ReviewTimeout, RunConfig, Structure, Style,
-    TimeoutAction, TrustVariant, DEFAULT_MAX_REVISIONS,
+    TimeoutAction, TrustVariant, DEFAULT_MAX_REVISIONS, MAX_REVIEW_TIMEOUT_MINUTES, MAX_REVISIONS,
 };
 pub use research_search::{Hit, HitKind, SearchSettings};
-pub use research_store::SessionRecord;
+pub use research_store::{SessionRecord, SessionStatus};
 pub use search::{
     auto_providers, search, search_settings, ProviderFailure, SearchOutcome, SearchRequest,
 };
-pub use settings::{Settings, SETTINGS_FILE, SETTING_KEYS};
+pub use settings::{Settings, BUILTIN_LISTS, SETTINGS_FILE, SETTING_KEYS};
 
 /// Fetches one page or PDF and extracts its readable text (`research fetch`).
 pub async fn fetch(url: &str, allowed_hosts: &[String]) -> Result<Document, ApiError> {

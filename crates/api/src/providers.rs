@@ -9,6 +9,14 @@ use crate::keys::{self, KeySource, KeyStore};
 use crate::settings::Settings;
 use crate::{Fix, Library};
 
+/// The model each cloud provider's key is tested with before any model of it is chosen: a
+/// small, cheap one.
+pub const PROBE_MODELS: &[(&str, &str)] = &[
+    ("openai", "openai:gpt-4o-mini"),
+    ("anthropic", "anthropic:claude-3-5-haiku-latest"),
+    ("gemini", "gemini:gemini-2.0-flash"),
+];
+
 /// One provider's readiness.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct ProviderStatus {

@@ -67,6 +67,10 @@ pub const SETTING_KEYS: &[(&str, &str)] = &[
     ),
 ];
 
+/// The setting lists whose absence means a built-in list (and whose emptiness is a choice:
+/// none).
+pub const BUILTIN_LISTS: &[&str] = &["banned_words", "trusted_domains", "low_trust_domains"];
+
 /// A domain list entry: a domain or a `.suffix`, letters, digits, dots and hyphens only.
 fn domains(value: &str) -> Result<Vec<String>, ApiError> {
     let entries: Vec<String> = list(value).into_iter().map(|d| d.to_lowercase()).collect();

@@ -360,7 +360,10 @@ async fn a_question_past_its_review_timeout_is_answered_by_the_timeout() {
         .unwrap_err();
     assert_eq!(still.code, research_api::ErrorCode::NeedsInput, "{still:?}");
     // Refused, and the session still says it waits (not "failed").
-    assert_eq!(second.session(&session).unwrap().session.status, "waiting");
+    assert_eq!(
+        second.session(&session).unwrap().session.status.as_str(),
+        "waiting"
+    );
     let pending = second.research_question(&thread).await.unwrap().unwrap();
     assert_eq!(
         pending.deadline_ms,
@@ -388,6 +391,40 @@ async fn a_question_past_its_review_timeout_is_answered_by_the_timeout() {
         .unwrap_err();
     assert_eq!(again.code, research_api::ErrorCode::Conflict, "{again:?}");
     let detail = second.session(&session).unwrap();
-    assert_eq!(detail.session.status, "finished");
+    assert_eq!(detail.session.status.as_str(), "finished");
     assert_eq!(detail.reports.len(), 1);
+}
+
+/// The api refuses revisions and review timeouts past the limits the forms are given
+/// (`form_choices`), so the CLI, the app and the api share one bound.
+#[test]
+fn revisions_and_review_timeouts_past_the_limits_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let studio = studio(&dir.path().join("studio.sqlite3"));
+    let limits = research_api::form_choices();
+    let request = |max_revisions: u32, minutes: Option<u32>| ResearchRequest {
+        question: "bees".into(),
+        pipeline: "echo".into(),
+        config: RunConfig {
+            models: research_api::ModelRouting::single("ollama:m"),
+            max_revisions,
+            review_timeout: minutes.map(|minutes| research_api::ReviewTimeout {
+                minutes,
+                then: research_api::TimeoutAction::Stop,
+            }),
+            ..RunConfig::default()
+        },
+        ..Default::default()
+    };
+    let max = limits.max_revisions;
+    let week = limits.review_timeout_max_minutes;
+    assert!(studio.start_research(&request(max, Some(week))).is_ok());
+    for bad in [
+        request(max + 1, None),
+        request(0, Some(week + 1)),
+        request(0, Some(0)),
+    ] {
+        let e = studio.start_research(&bad).unwrap_err();
+        assert_eq!(e.code, research_api::ErrorCode::InvalidInput, "{e}");
+    }
 }

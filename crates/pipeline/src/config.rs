@@ -229,6 +229,12 @@ pub enum TrustVariant {
 /// chooses otherwise (seed 000's `max_iterations`).
 pub const DEFAULT_MAX_REVISIONS: u32 = 3;
 
+/// The most revisions a run may allow its reviewer to ask for.
+pub const MAX_REVISIONS: u32 = 10;
+
+/// The longest a review point may wait for an answer, in minutes (a week); the shortest is one.
+pub const MAX_REVIEW_TIMEOUT_MINUTES: u32 = 10_080;
+
 /// Which human review points stop the run for an answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(default)]

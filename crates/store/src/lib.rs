@@ -21,7 +21,9 @@ use std::path::{Path, PathBuf};
 pub use checkpointer::SqliteCheckpointer;
 
 pub use conversation::{ConversationSummary, TurnRow};
-pub use sessions::{ClaimRow, EvidenceRow, ReportRow, SessionRecord, Sessions, SourceRow};
+pub use sessions::{
+    ClaimRow, EvidenceRow, ReportRow, SessionRecord, SessionStatus, Sessions, SourceRow,
+};
 pub use threads::{ThreadRecord, Threads};
 
 /// Why the store failed.

@@ -14,6 +14,76 @@ use sha2::Digest;
 
 use crate::{open_connection, StoreError};
 
+/// Where a session's last run stands, as the sessions table keeps it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
+pub enum SessionStatus {
+    /// A run is going on (or the process running it ended without saying so).
+    Running,
+    /// The run waits for a person's answer.
+    Waiting,
+    /// The run was cancelled from outside; resume continues it.
+    Interrupted,
+    /// The run stopped on an error; resume continues from its last saved step.
+    Failed,
+    /// The report is written.
+    Finished,
+    /// The person cancelled the run at a review point.
+    Cancelled,
+    /// The person rejected the report.
+    Rejected,
+}
+
+impl SessionStatus {
+    /// Every status, in the order a person meets them.
+    pub const ALL: [SessionStatus; 7] = [
+        SessionStatus::Running,
+        SessionStatus::Waiting,
+        SessionStatus::Interrupted,
+        SessionStatus::Failed,
+        SessionStatus::Finished,
+        SessionStatus::Cancelled,
+        SessionStatus::Rejected,
+    ];
+
+    /// Its name in the database and over IPC.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SessionStatus::Running => "running",
+            SessionStatus::Waiting => "waiting",
+            SessionStatus::Interrupted => "interrupted",
+            SessionStatus::Failed => "failed",
+            SessionStatus::Finished => "finished",
+            SessionStatus::Cancelled => "cancelled",
+            SessionStatus::Rejected => "rejected",
+        }
+    }
+
+    /// The status named `name`; a name this version does not know reads as [`Self::Failed`]
+    /// (the run's state is unknown: resuming is the way on).
+    pub fn from_name(name: &str) -> Self {
+        Self::ALL
+            .into_iter()
+            .find(|s| s.as_str() == name)
+            .unwrap_or(SessionStatus::Failed)
+    }
+
+    /// Whether its last run can be resumed from its last saved step: one that did not finish
+    /// (still marked running, interrupted) or stopped on an error.
+    pub fn resumable(self) -> bool {
+        matches!(
+            self,
+            SessionStatus::Running | SessionStatus::Interrupted | SessionStatus::Failed
+        )
+    }
+}
+
+impl std::fmt::Display for SessionStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.pad(self.as_str())
+    }
+}
+
 /// A session as listed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct SessionRecord {
@@ -25,8 +95,8 @@ pub struct SessionRecord {
     pub question: String,
     /// The run configuration, as JSON.
     pub config: serde_json::Value,
-    /// `running`, `waiting`, `finished`, `failed`, `cancelled`, `rejected`.
-    pub status: String,
+    /// Where its last run stands.
+    pub status: SessionStatus,
     /// Created, ms since the epoch.
     pub created_at_ms: i64,
     /// Last changed, ms since the epoch.
@@ -154,7 +224,7 @@ impl Sessions {
                 s.title,
                 s.question,
                 s.config.to_string(),
-                s.status,
+                s.status.as_str(),
                 s.created_at_ms,
                 s.updated_at_ms
             ],
@@ -168,7 +238,7 @@ impl Sessions {
             title: r.get(1)?,
             question: r.get(2)?,
             config: json(r.get(3)?),
-            status: r.get(4)?,
+            status: SessionStatus::from_name(&r.get::<_, String>(4)?),
             created_at_ms: r.get(5)?,
             updated_at_ms: r.get(6)?,
             checked_at_ms: r.get(7)?,
@@ -216,11 +286,16 @@ impl Sessions {
 
     /// Sets a session's status. On a full disk the reserve kept beside the database is given up
     /// for it: a run that failed because the disk is full must still say so.
-    pub fn set_status(&self, id: &str, status: &str, now_ms: i64) -> Result<(), StoreError> {
+    pub fn set_status(
+        &self,
+        id: &str,
+        status: SessionStatus,
+        now_ms: i64,
+    ) -> Result<(), StoreError> {
         let write = || {
             self.conn().execute(
                 "UPDATE sessions SET status = ?2, updated_at_ms = ?3 WHERE id = ?1",
-                params![id, status, now_ms],
+                params![id, status.as_str(), now_ms],
             )
         };
         match write() {
@@ -629,7 +704,7 @@ mod tests {
             title: title.into(),
             question: format!("{title}?"),
             config: serde_json::json!({"mode": "single"}),
-            status: "running".into(),
+            status: SessionStatus::Running,
             created_at_ms: at,
             updated_at_ms: at,
             checked_at_ms: None,
@@ -748,7 +823,7 @@ mod tests {
         let orphan = s.put_document("read by nobody now", 2).unwrap();
         // Another session is running: it has read the shared page again and one of its own.
         s.create(&session("live", "Running", 10)).unwrap();
-        s.set_status("live", "running", 10).unwrap();
+        s.set_status("live", SessionStatus::Running, 10).unwrap();
         s.add_run("live", "t-live", "Q2?", 10).unwrap();
         s.put_document("a page both read", 11).unwrap();
         let own = s
@@ -768,7 +843,7 @@ mod tests {
             "an older orphan stays collectable"
         );
         // Once nothing runs, unreferenced texts go with the next delete.
-        s.set_status("live", "finished", 20).unwrap();
+        s.set_status("live", SessionStatus::Finished, 20).unwrap();
         s.create(&session("other", "Other", 21)).unwrap();
         assert!(s.delete("other").unwrap());
         assert!(s.document(&own).unwrap().is_none());

@@ -15,6 +15,7 @@ vi.mock("@tauri-apps/api/core", () => ({
 
 const { createActions } = await import("./index");
 const { createStore, initialState } = await import("../store");
+const { testChoices } = await import("../choices.fixture");
 
 function later<T>() {
   let resolve!: (v: T) => void;
@@ -33,7 +34,7 @@ const outcome = (session: string, thread: string, status: string, question: unkn
   ({ session_id: session, thread_id: thread, status, question, result: { report: status === "finished" ? "# R" : "" } });
 
 function setup() {
-  const store = createStore(initialState());
+  const store = createStore({ ...initialState(), choices: testChoices });
   const toasts: string[] = [];
   const actions = createActions(store, (t) => void toasts.push(t));
   return { store, toasts, actions };
@@ -48,6 +49,23 @@ beforeEach(() => {
 });
 
 describe("actions", () => {
+  it("loads the api's form choices at start-up, before the form is filled", async () => {
+    const store = createStore(initialState());
+    const actions = createActions(store, () => {});
+    handlers.set("app_info", () => ({ first_run: false, keychain: { available: true } }));
+    handlers.set("default_config", () => ({ max_revisions: 3 }));
+    handlers.set("form_choices", () => testChoices);
+    handlers.set("get_settings", () => ({ allowed_hosts: [] }));
+    handlers.set("preferences", () => ({ onboarding_done: true }));
+    let choicesWhenFilled: unknown = undefined;
+    store.watch((s) => s.prefsLoaded, (loaded) => {
+      if (loaded) choicesWhenFilled = store.get().choices;
+    });
+    await actions.start();
+    expect(store.get().choices).toEqual(testChoices);
+    expect(choicesWhenFilled).toEqual(testChoices);
+  });
+
   it("a new research shows its shell, runs, and ends on its report", async () => {
     const { store, toasts, actions } = setup();
     const run = later<unknown>();

@@ -45,7 +45,7 @@ export function createActions(store: AppStore, toast: Toast) {
     /** Loads what the window shows first, then asks again any question left waiting. */
     async start() {
       try {
-        store.set({ info: await api.appInfo(), defaults: await api.defaultConfig() });
+        store.set({ info: await api.appInfo(), defaults: await api.defaultConfig(), choices: await api.formChoices() });
         fillSettings(await api.getSettings());
       } catch (e) {
         fail(e);

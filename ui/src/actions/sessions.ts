@@ -4,7 +4,7 @@ import { api, humanError } from "../api";
 import { configOf, estimateText, modeOf, resumeNote, runningSince, sessionMeta } from "../format";
 import { Runs, type RunController } from "../run";
 import { noDraftCheck, noRecheck, noTimeline, updateSession, type SessionScreen, type Tab, type Timeline } from "../store";
-import type { Answer, Event, ForkPoint, ForkRequest, Mode, ModelRouting, Preferences, ResearchOutcome, ResearchRequest, RunConfig, TurnKind } from "../types";
+import type { Answer, Event, ForkPoint, ForkRequest, Mode, ModelRouting, Preferences, ResearchOutcome, ResearchRequest, RunConfig, TextAnswer, TurnKind } from "../types";
 import type { Base } from "./base";
 
 function screen(sessionId: string, threadId: string | null, title = ""): SessionScreen {
@@ -147,7 +147,7 @@ export function sessionActions({ store, toast, fail, show }: Base, savePreferenc
       if (onScreen(id)?.threadId === lastRun) await run.ask();
       return;
     }
-    const note = resumeNote(status);
+    const note = resumeNote(status, store.get().choices?.resumable ?? []);
     if (note) {
       await drawGraph(id, modeOf(detail), lastRun);
       updateSession(store, { live: true }, id);
@@ -395,7 +395,7 @@ export function sessionActions({ store, toast, fail, show }: Base, savePreferenc
       run?.closeAnswer();
       void run?.ask();
     },
-    needText: (kind: string) => screenRun()?.needText(kind),
+    needText: (kind: TextAnswer) => screenRun()?.needText(kind),
     async answer(answer: Answer) {
       const s = store.get().session;
       if (!s) return;

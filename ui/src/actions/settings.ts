@@ -6,13 +6,10 @@ import type { AppState, FocusTarget } from "../store";
 import type { DownloadProgress, Preferences, ProviderStatus, Settings } from "../types";
 import type { Base } from "./base";
 
-// TODO(issue 19): which model each cloud provider is tested with is a rule of the api's providers.
-/** Small models to test a cloud key with before any model of that provider is chosen. */
-export const PROBE_MODELS: Record<string, string> = {
-  openai: "openai:gpt-4o-mini",
-  anthropic: "anthropic:claude-3-5-haiku-latest",
-  gemini: "gemini:gemini-2.0-flash",
-};
+/** The small model the api tests a cloud provider's key with before any model of it is chosen. */
+export function probeModel(state: Pick<AppState, "choices">, provider: string): string | null {
+  return state.choices?.probe_models.find((p) => p.provider === provider)?.model ?? null;
+}
 
 export function settingsActions({ store, toast, fail, show }: Base) {
   /** New settings: the form's model starts from the default model when it has none. */
@@ -123,7 +120,7 @@ export function settingsActions({ store, toast, fail, show }: Base) {
         await api.setKey(provider, key);
         saved();
         // A first cloud key with no model chosen yet: start from that provider's small model.
-        const probe = PROBE_MODELS[provider];
+        const probe = probeModel(store.get(), provider);
         const chosen = probe && !store.get().settings?.default_model ? probe : null;
         if (chosen) await useModel(chosen);
         const where = store.get().info?.keychain.available === false
@@ -148,7 +145,7 @@ export function settingsActions({ store, toast, fail, show }: Base) {
     },
     async testProvider(p: ProviderStatus) {
       const result = (text: string, ok: boolean | null) => store.update((s) => ({ providerTests: { ...s.providerTests, [p.name]: { text, ok } } }));
-      const target = p.kind === "model" ? modelFor(p.name) ?? PROBE_MODELS[p.name] ?? null : p.name;
+      const target = p.kind === "model" ? modelFor(p.name) ?? probeModel(store.get(), p.name) : p.name;
       if (!target) {
         result(p.name === "ollama"
           ? "Choose an Ollama model you have pulled (e.g. ollama:qwen2.5:7b) as the default model, then test it."

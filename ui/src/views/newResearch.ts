@@ -1,13 +1,32 @@
 // The New research form: the question, the run's choices, the estimate, Start.
 import { html, render } from "lit-html";
-import { inside, optionsOf, setBusy } from "../dom";
+import { inside, setBusy } from "../dom";
 import { questionCount } from "../format";
 import { shallow, type AppState } from "../store";
-import type { Mode, Preferences, ResearchRequest, RunConfig, Settings, TimeoutAction, TrustVariant } from "../types";
+import type { Choice, FormChoices, Mode, Preferences, ResearchRequest, ReviewPoints, RunConfig, Settings, TimeoutAction, TrustVariant } from "../types";
 import type { Ctx } from "./ctx";
 
+/** `n` kept within `min`…`max` (no upper bound while the api's limits are not known). */
+const within = (n: number, min: number, max: number | undefined) => Math.max(min, max === undefined ? n : Math.min(max, n));
+
+/** The review points ticked in the form (`review-<point>`), the points being the api's. */
+export function readReview(checked: (id: string) => boolean, choices: FormChoices | null, defaults: ReviewPoints | null | undefined): ReviewPoints {
+  const ticked = Object.fromEntries((choices?.review_points ?? []).map((p) => [p.value, checked(`review-${p.value}`)]));
+  return { ...defaults, ...ticked } as ReviewPoints;
+}
+
+/** The review points a list of point names (the settings' `review`) turns on, the points being the api's. */
+export function reviewOf(names: readonly string[], choices: FormChoices | null): ReviewPoints {
+  const on = names.flatMap((n) => n.split(",")).map((n) => n.trim());
+  return Object.fromEntries((choices?.review_points ?? []).map((p) => [p.value, on.includes(p.value)])) as unknown as ReviewPoints;
+}
+
+/** The options of a select, the api's default selected (`selected`: the value to keep instead). */
+export const optionList = (list: readonly Choice[], selected?: string) =>
+  list.map((c) => html`<option value=${c.value} ?selected=${selected ? c.value === selected : c.default}>${c.label}</option>`);
+
 /** The form's run configuration: what it does not offer comes from the api's defaults. */
-export function readConfig(v: (id: string) => string, checked: (id: string) => boolean, state: Pick<AppState, "roles" | "defaults">): RunConfig {
+export function readConfig(v: (id: string) => string, checked: (id: string) => boolean, state: Pick<AppState, "roles" | "defaults" | "choices">): RunConfig {
   const model = v("llm");
   const fast = v("fast-llm") || null;
   const cost = Number(v("budget-cost"));
@@ -20,7 +39,7 @@ export function readConfig(v: (id: string) => string, checked: (id: string) => b
     const spec = v(`role-${role}`);
     if (spec) roles[role] = spec;
   }
-  // TODO(issue 19): the bounds of max_revisions (0–10) and review_timeout (10080 minutes) are the api's.
+  const limits = state.choices;
   return {
     ...state.defaults,
     mode: v("mode") as Mode,
@@ -29,14 +48,14 @@ export function readConfig(v: (id: string) => string, checked: (id: string) => b
     style: v("style") as RunConfig["style"],
     target_words: whole("target-words"),
     trust: v("trust") as TrustVariant,
-    ...(v("max-revisions") === "" ? {} : { max_revisions: Math.min(10, Math.max(0, Math.floor(Number(v("max-revisions"))))) }),
+    ...(v("max-revisions") === "" ? {} : { max_revisions: within(Math.floor(Number(v("max-revisions"))), 0, limits?.max_revisions) }),
     models: { model, fast_model: fast, roles },
     search: v("search").split(",").map((s) => s.trim()).filter(Boolean),
     budget: { max_calls: whole("budget-calls"), max_tokens: whole("budget-tokens"), max_cost_usd: v("budget-cost") && cost > 0 ? cost : null },
-    review: { clarify: checked("review-clarify"), plan: checked("review-plan"), report: checked("review-report") },
+    review: readReview(checked, state.choices, state.defaults?.review),
     no_input: false,
     language: v("language") || null,
-    review_timeout: whole("review-timeout") ? { minutes: Math.min(10080, whole("review-timeout") as number), then: v("on-timeout") as TimeoutAction } : null,
+    review_timeout: whole("review-timeout") ? { minutes: within(whole("review-timeout") as number, 1, limits?.review_timeout_max_minutes), then: v("on-timeout") as TimeoutAction } : null,
   } as RunConfig;
 }
 
@@ -55,7 +74,10 @@ export function mountNewResearch(root: HTMLElement, { store, actions, toast }: C
     window.clearTimeout(estimateTimer);
     estimateTimer = window.setTimeout(() => void actions.estimate(pipeline.value, config()), 150);
   };
-  const updateCount = () => ($("question-count").textContent = questionCount(question.value));
+  const updateCount = () => {
+    const max = store.get().choices?.question_max_chars;
+    $("question-count").textContent = max ? questionCount(question.value, max) : "";
+  };
 
   question.addEventListener("input", updateCount);
   llm.addEventListener("input", () => actions.setFormModel(llm.value));
@@ -64,7 +86,7 @@ export function mountNewResearch(root: HTMLElement, { store, actions, toast }: C
     actions.setFormPipeline(pipeline.value);
     scheduleEstimate();
   });
-  for (const id of ["mode", "depth", "structure", "llm", "fast-llm", "budget-cost", "budget-calls", "budget-tokens", "review-report"]) {
+  for (const id of ["mode", "depth", "structure", "llm", "fast-llm", "budget-cost", "budget-calls", "budget-tokens"]) {
     $(id).addEventListener("input", scheduleEstimate);
     $(id).addEventListener("change", scheduleEstimate);
   }
@@ -123,18 +145,35 @@ export function mountNewResearch(root: HTMLElement, { store, actions, toast }: C
   }
   $("compare-start").addEventListener("click", () => void compare());
 
-  store.watch((s) => s.pipelines, (pipelines) => {
-    if (!pipelines) return;
-    // Side B's choices are the form's own lists (the pipelines the api gives, the form's modes and depths).
-    const choices = (id: string) => optionsOf(id).map((o) => html`<option value=${o.value} ?selected=${o.value === $<HTMLSelectElement>(id).value}>${o.label}</option>`);
+  // The run's choices, their labels and bounds are the api's (loaded once at start-up).
+  store.watch((s) => s.choices, (choices) => {
+    if (!choices) return;
+    const select = (id: string, list: readonly Choice[]) => render(optionList(list), $(id));
+    select("mode", choices.modes);
+    select("depth", choices.depths);
+    select("structure", choices.structures);
+    select("style", choices.styles);
+    select("trust", choices.trust_variants);
+    select("on-timeout", choices.timeout_actions);
+    // Every point asks unless the last research or the settings said otherwise.
+    render(choices.review_points.map((p) => html`<label><input id=${`review-${p.value}`} type="checkbox" checked
+      @change=${scheduleEstimate} /> ${p.label}</label>`), $("review-points"));
+    question.maxLength = choices.question_max_chars;
+    $<HTMLInputElement>("max-revisions").max = String(choices.max_revisions);
+    $<HTMLInputElement>("review-timeout").max = String(choices.review_timeout_max_minutes);
+    updateCount();
+  });
+  store.watch((s) => [s.pipelines, s.choices] as const, ([pipelines, choices]) => {
+    if (!pipelines || !choices) return;
+    // Side B offers the form's own lists (the pipelines and choices the api gives), starting from A's.
     render(html`<label>Pipeline (B)<select id="b-pipeline">${pipelines.map((p, i) => html`<option value=${p.name} title=${p.summary}
         ?selected=${i === Math.min(1, pipelines.length - 1)}>${p.title}</option>`)}</select></label>
-      <label>Mode (B)<select id="b-mode">${choices("mode")}</select></label>
-      <label>Depth (B)<select id="b-depth">${choices("depth")}</select></label>
+      <label>Mode (B)<select id="b-mode">${optionList(choices.modes, $<HTMLSelectElement>("mode").value)}</select></label>
+      <label>Depth (B)<select id="b-depth">${optionList(choices.depths, $<HTMLSelectElement>("depth").value)}</select></label>
       <label>Model (B)<input id="b-llm" placeholder="same as A" /></label>`, $("compare-b"));
     render(pipelines.map((p) => html`<option value=${p.name} title=${p.summary}>${p.title}</option>`), pipeline);
     pipeline.title = pipelines[0]?.summary ?? "";
-  });
+  }, shallow);
   store.watch((s) => s.roles, (roles) => {
     render(roles.map(({ role, words, fast }) => html`<label>${words}<input id=${`role-${role}`} placeholder=${fast ? "fast model" : "model"}
       @input=${scheduleEstimate} /></label>`), $("role-models"));
@@ -171,12 +210,12 @@ export function mountNewResearch(root: HTMLElement, { store, actions, toast }: C
     set("structure", p.structure);
     set("language", p.language);
     set("search", p.search ?? (s?.search?.length ? s.search.join(", ") : null));
-    // TODO(issue 19): the review point names ("clarify", "plan", "report") restate the api's `ReviewPoints`.
-    const review = p.review ?? (s?.review ? { clarify: s.review.includes("clarify"), plan: s.review.includes("plan"), report: s.review.includes("report") } : null);
+    const choices = store.get().choices;
+    const review = p.review ?? (s?.review ? reviewOf(s.review, choices) : null);
     if (review) {
-      $<HTMLInputElement>("review-clarify").checked = review.clarify;
-      $<HTMLInputElement>("review-plan").checked = review.plan;
-      $<HTMLInputElement>("review-report").checked = review.report;
+      for (const point of choices?.review_points ?? []) {
+        $<HTMLInputElement>(`review-${point.value}`).checked = review[point.value as keyof ReviewPoints];
+      }
     }
   }
 }

@@ -120,6 +120,9 @@ export function mountSession(root: HTMLElement, { store, actions }: Ctx) {
 
   // ---------- follow-up ----------
   const followUp = $<HTMLInputElement>("follow-up");
+  store.watch((s) => s.choices, (choices) => {
+    if (choices) followUp.maxLength = choices.question_max_chars;
+  });
   $("follow-up-form").addEventListener("submit", (e) => {
     e.preventDefault();
     void actions.askFollowUp(followUp.value.trim()).then((asked) => {

@@ -4,20 +4,17 @@ import { fixWords } from "../api";
 import { formatBytes } from "../download";
 import { inside, setBar, setBusy } from "../dom";
 import { shallow } from "../store";
-import type { Settings } from "../types";
+import type { SettingKey, Settings } from "../types";
 import type { Ctx } from "./ctx";
 
-// TODO(issue 19): the setting keys, and which lists default to a built-in one, restate the api's `Settings`.
-const SETTING_FIELDS = ["default_model", "fast_model", "ollama_url", "search", "searxng_url", "allowed_hosts", "banned_words", "trusted_domains", "low_trust_domains"] as const satisfies readonly (keyof Settings)[];
-/** Lists whose absence means the built-in one and whose emptiness is a choice ("none"). */
-const DEFAULTED_LISTS: readonly string[] = ["banned_words", "trusted_domains", "low_trust_domains"];
 const OTHER_MODEL = "other";
 
-/** A setting as its field shows it. */
-export function settingText(s: Settings, k: (typeof SETTING_FIELDS)[number]): string {
-  const v = s[k];
+/** A setting as its field shows it (`setting`: the api's word on its key). */
+export function settingText(s: Settings, setting: SettingKey): string {
+  const v = (s as Record<string, unknown>)[setting.key];
   // An empty list is a choice ("none"); an absent one is the built-in list (the placeholder).
-  return Array.isArray(v) ? (v.length || !DEFAULTED_LISTS.includes(k) ? v.join(", ") : "none") : v ?? "";
+  if (Array.isArray(v)) return v.length || !setting.builtin_default ? v.join(", ") : "none";
+  return typeof v === "string" ? v : "";
 }
 
 const KEY_SOURCE_WORDS = { keychain: "keychain", session: "until you quit", environment: "environment", missing: "" } as const;
@@ -25,12 +22,21 @@ const KEY_SOURCE_WORDS = { keychain: "keychain", session: "until you quit", envi
 export function mountSettings(root: HTMLElement, { store, actions }: Ctx) {
   const $ = inside(root);
 
-  for (const k of SETTING_FIELDS) {
-    $(`set-${k}`).addEventListener("change", (e) => void actions.saveSetting(k, (e.target as HTMLInputElement).value));
-  }
-  store.watch((s) => s.settings, (s) => {
-    if (s) for (const k of SETTING_FIELDS) $<HTMLInputElement>(`set-${k}`).value = settingText(s, k);
+  // The api's setting keys that this page has a field for (`set-<key>`).
+  const fields = (): { setting: SettingKey; input: HTMLInputElement }[] =>
+    (store.get().choices?.settings ?? []).flatMap((setting) => {
+      const input = root.querySelector<HTMLInputElement>(`#${CSS.escape(`set-${setting.key}`)}`);
+      return input ? [{ setting, input }] : [];
+    });
+  // Bound once, when the keys are known.
+  const stopBinding = store.watch((s) => s.choices, (choices) => {
+    if (!choices) return;
+    for (const { setting, input } of fields()) input.addEventListener("change", () => void actions.saveSetting(setting.key, input.value));
+    queueMicrotask(() => stopBinding());
   });
+  store.watch((s) => [s.settings, s.choices] as const, ([s]) => {
+    if (s) for (const { setting, input } of fields()) input.value = settingText(s, setting);
+  }, shallow);
   store.watch((s) => s.info, (info) => {
     if (!info) return;
     if (!info.keychain.available) $("keys-help").textContent = "No system keychain: keys entered here last until you quit.";

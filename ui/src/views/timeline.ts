@@ -2,7 +2,6 @@
 // small form that forks it there (an edited plan or reading, another model, depth, rounds or pipeline).
 import { html, nothing, render } from "lit-html";
 import { forkDraft, forkRequest, stageWords, type ForkFields } from "../conversation";
-import { optionsOf } from "../dom";
 import { configOf } from "../format";
 import { shallow } from "../store";
 import type { ForkPoint, SessionDetail } from "../types";
@@ -42,7 +41,7 @@ export function mountTimeline(root: HTMLElement, { store, actions }: Ctx) {
         <label class="block">How the question is to be read<textarea id="fork-reading" name="reading" rows="3" .value=${draft.reading}></textarea></label>` : nothing}
       <div class="fork-choices">
         <label>Model<input id="fork-model" name="model" placeholder=${model || "as before"} /></label>
-        <label>Depth<select id="fork-depth" name="depth"><option value="">as before</option>${optionsOf("depth").map((o) =>
+        <label>Depth<select id="fork-depth" name="depth"><option value="">as before</option>${(store.get().choices?.depths ?? []).map((o) =>
           html`<option value=${o.value}>${o.label}</option>`)}</select></label>
         <label>Research rounds<input id="fork-rounds" name="rounds" type="number" min="1" step="1" placeholder="as before" /></label>
         <label>Pipeline<select id="fork-pipeline" name="pipeline"><option value="">as before</option>${pipelines.map((p) =>

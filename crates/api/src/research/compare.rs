@@ -230,9 +230,9 @@ impl Studio {
         col_b.only_here = ub.difference(&ua).cloned().collect();
         // The session's status is its last run's: say what the comparison as a whole did.
         let status = if ra.is_err() && rb.is_err() {
-            "failed"
+            research_store::SessionStatus::Failed
         } else {
-            "finished"
+            research_store::SessionStatus::Finished
         };
         if let Err(e) = self
             .sessions()?

@@ -15,7 +15,7 @@ use research_graph::{EventSink, RunOptions};
 use research_pipeline::eval::RunResult;
 use research_pipeline::{Answer, Outcome, Pipeline, Question, RunConfig, RunRequest, RunStatus};
 pub use research_search::MultiSearch;
-use research_store::{SessionRecord, Sessions, ThreadRecord};
+use research_store::{SessionRecord, SessionStatus, Sessions, ThreadRecord};
 use serde::{Deserialize, Serialize};
 
 pub use self::compare::{CompareColumn, CompareOutcome, CompareRequest, CompareSide};
@@ -175,7 +175,7 @@ impl Studio {
             title: title_of(question),
             question: question.to_string(),
             config: serde_json::to_value(&request.config).map_err(storage)?,
-            status: "running".into(),
+            status: SessionStatus::Running,
             created_at_ms: now,
             updated_at_ms: now,
             checked_at_ms: None,
@@ -215,6 +215,29 @@ impl Studio {
                 ErrorCode::InvalidInput,
                 "the minimum coverage must be between 0 and 1",
             ));
+        }
+        let config = &request.config;
+        if config.max_revisions > crate::MAX_REVISIONS {
+            return Err(ApiError::new(
+                ErrorCode::InvalidInput,
+                format!(
+                    "at most {} revisions can be allowed, not {}",
+                    crate::MAX_REVISIONS,
+                    config.max_revisions
+                ),
+            ));
+        }
+        if let Some(timeout) = config.review_timeout {
+            if !(1..=crate::MAX_REVIEW_TIMEOUT_MINUTES).contains(&timeout.minutes) {
+                return Err(ApiError::new(
+                    ErrorCode::InvalidInput,
+                    format!(
+                        "a review point waits between 1 and {} minutes, not {}",
+                        crate::MAX_REVIEW_TIMEOUT_MINUTES,
+                        timeout.minutes
+                    ),
+                ));
+            }
         }
         Ok(())
     }
@@ -410,7 +433,7 @@ impl Studio {
         let started = pipeline
             .has_started(&saved.config, self.cp(), thread)
             .await?;
-        let set_status = |status: &str| {
+        let set_status = |status: SessionStatus| {
             if let Err(e) = sessions.set_status(&saved.session_id, status, self.clock.now_ms()) {
                 tracing::warn!("could not update the session: {e}");
             }
@@ -437,7 +460,7 @@ impl Studio {
             .ok()
             .flatten()
             .map(|s| s.status);
-        set_status("running");
+        set_status(SessionStatus::Running);
         let result = if started {
             pipeline
                 .resume(&saved.config, answer, self.cp(), opts)
@@ -458,11 +481,11 @@ impl Studio {
                 e @ (research_graph::GraphError::AlreadyFinished(_)
                 | research_graph::GraphError::ResumeValueRequired(_)),
             ) => {
-                set_status(before.as_deref().unwrap_or("finished"));
+                set_status(before.unwrap_or(SessionStatus::Finished));
                 return Err(ApiError::from(e));
             }
             Err(e) => {
-                set_status("failed");
+                set_status(SessionStatus::Failed);
                 return Err(failed_run(e, thread));
             }
         };
@@ -476,11 +499,11 @@ impl Studio {
         };
         self.save_research(&sessions, &saved, thread, &run)?;
         set_status(match (status, &run.view.result.metadata.outcome) {
-            (ResearchStatus::Waiting, _) => "waiting",
-            (ResearchStatus::Interrupted, _) => "interrupted",
-            (_, Outcome::Cancelled) => "cancelled",
-            (_, Outcome::Rejected) => "rejected",
-            _ => "finished",
+            (ResearchStatus::Waiting, _) => SessionStatus::Waiting,
+            (ResearchStatus::Interrupted, _) => SessionStatus::Interrupted,
+            (_, Outcome::Cancelled) => SessionStatus::Cancelled,
+            (_, Outcome::Rejected) => SessionStatus::Rejected,
+            _ => SessionStatus::Finished,
         });
         Ok(ResearchOutcome {
             session_id: saved.session_id,

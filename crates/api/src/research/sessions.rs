@@ -19,6 +19,9 @@ use crate::{ApiError, ErrorCode, RunMethod, Studio, ThreadId};
 pub struct SessionDetail {
     /// The session.
     pub session: SessionRecord,
+    /// The run configuration it was started with (`session.config` read; none when that is
+    /// not one).
+    pub config: Option<research_pipeline::RunConfig>,
     /// Its runs: (thread id, question).
     pub runs: Vec<(String, String)>,
     /// Report versions, oldest first.
@@ -264,6 +267,7 @@ impl Studio {
                 .collect(),
             summary: sessions.summary(id)?,
             runs,
+            config: serde_json::from_value(session.config.clone()).ok(),
             session,
         })
     }

@@ -131,7 +131,7 @@ pub struct RunArgs {
     pub target_length: Option<u32>,
     /// Revisions the review pipeline's reviewer may ask for before the best draft is taken
     #[arg(long, value_name = "N", default_value_t = research_api::DEFAULT_MAX_REVISIONS,
-          value_parser = clap::value_parser!(u32).range(0..=10))]
+          value_parser = clap::value_parser!(u32).range(0..=i64::from(research_api::MAX_REVISIONS)))]
     pub max_revisions: u32,
     /// The trust pipeline's engine: batched (two confirming calls) or full (one per claim)
     #[arg(long, value_enum, default_value_t = TrustArg::Batched)]
@@ -169,7 +169,7 @@ pub struct RunArgs {
     )]
     pub review: Option<Vec<ReviewPoint>>,
     /// Minutes a review point waits for an answer before the run goes on without one
-    #[arg(long, value_name = "MINUTES", value_parser = clap::value_parser!(u32).range(1..=10_080))]
+    #[arg(long, value_name = "MINUTES", value_parser = clap::value_parser!(u32).range(1..=i64::from(research_api::MAX_REVIEW_TIMEOUT_MINUTES)))]
     pub review_timeout: Option<u32>,
     /// What an unanswered review point does after --review-timeout
     #[arg(long, value_enum, default_value_t = OnTimeoutArg::Approve, requires = "review_timeout")]
