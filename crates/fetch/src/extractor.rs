@@ -36,6 +36,9 @@ pub enum ExtractError {
     /// The child could not be started or answered something unreadable.
     #[error("could not extract: {0}")]
     Child(String),
+    /// Nobody wanted the text any more (a cancelled run): the child was stopped.
+    #[error("could not extract: stopped, the text is no longer wanted")]
+    Stopped,
 }
 
 impl ExtractError {
@@ -45,6 +48,7 @@ impl ExtractError {
             Self::Unsupported(what) => format!("it is {what}"),
             Self::Unreadable(why) | Self::Crashed(why) | Self::Child(why) => why.clone(),
             Self::TimedOut { seconds } => format!("timed out after {seconds} s"),
+            Self::Stopped => "stopped, the text is no longer wanted".into(),
             Self::OutOfMemory { limit_mib } => {
                 format!("ran out of memory (limit {limit_mib} MiB)")
             }
@@ -143,10 +147,22 @@ impl Extractor {
         body: Vec<u8>,
         url: &str,
     ) -> Result<Extracted, ExtractError> {
+        self.extract_while(content_type, body, url, &|| true)
+    }
+
+    /// [`Extractor::extract`], stopping the child as soon as `wanted` says no (a cancelled run
+    /// drops the fetch that waits for the text; the child must not run on to its limit).
+    pub fn extract_while(
+        &self,
+        content_type: &str,
+        body: Vec<u8>,
+        url: &str,
+        wanted: &dyn Fn() -> bool,
+    ) -> Result<Extracted, ExtractError> {
         let kind = extract::sniff(content_type, &body).map_err(ExtractError::Unsupported)?;
         let extracted = match self {
             Self::ChildProcess { program, limits } if kind != DocumentKind::Text => {
-                in_child(program, limits, content_type, body, url)?
+                in_child(program, limits, content_type, body, url, wanted)?
             }
             _ => child::extract_here(content_type, body, url)?,
         };
@@ -163,6 +179,7 @@ fn in_child(
     content_type: &str,
     body: Vec<u8>,
     url: &str,
+    wanted: &dyn Fn() -> bool,
 ) -> Result<Extracted, ExtractError> {
     let mut command = Command::new(program);
     command
@@ -223,6 +240,12 @@ fn in_child(
                 return Err(ExtractError::TimedOut {
                     seconds: limits.wall_time.as_secs().max(1),
                 });
+            }
+            Ok(None) if !wanted() => {
+                let _ = process.kill();
+                let _ = process.wait();
+                let _ = (writer.join(), reader.join(), errors.join());
+                return Err(ExtractError::Stopped);
             }
             Ok(None) => {
                 std::thread::sleep(pause);
@@ -408,6 +431,26 @@ mod tests {
             .extract("text/plain", b"just text".to_vec(), "u")
             .unwrap();
         assert_eq!(ok.text, "just text");
+        // Nobody wants the text any more: the hanging child is stopped, not waited out.
+        let slow = Extractor::ChildProcess {
+            program: hang.clone(),
+            limits: ExtractLimits {
+                wall_time: Duration::from_secs(60),
+                ..Default::default()
+            },
+        };
+        let flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+        let f = flag.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(200));
+            f.store(false, std::sync::atomic::Ordering::SeqCst);
+        });
+        let err = slow
+            .extract_while("text/html", b"<p>x</p>".to_vec(), "u", &|| {
+                flag.load(std::sync::atomic::Ordering::SeqCst)
+            })
+            .unwrap_err();
+        assert_eq!(err, ExtractError::Stopped);
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -79,6 +79,23 @@ pub mod testing {
     }
 }
 
+/// Whether a fetch still waits for its text: false once the fetch is dropped.
+struct Wanted(std::sync::Arc<std::sync::atomic::AtomicBool>);
+
+impl Default for Wanted {
+    fn default() -> Self {
+        Wanted(std::sync::Arc::new(std::sync::atomic::AtomicBool::new(
+            true,
+        )))
+    }
+}
+
+impl Drop for Wanted {
+    fn drop(&mut self) {
+        self.0.store(false, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
 /// A fetched document.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Document {
@@ -405,23 +422,29 @@ impl Fetcher for HttpFetcher {
             let extractor = self.policy.extractor.clone();
             let ct = content_type.clone();
             let page_url = final_url.clone();
-            let extracted =
-                tokio::task::spawn_blocking(move || extractor.extract(&ct, body, &page_url))
-                    .await
-                    .map_err(|e| FetchError::NoText {
-                        url: final_url.clone(),
-                        reason: e.to_string(),
-                    })?
-                    .map_err(|e| match e {
-                        ExtractError::Unsupported(what) => FetchError::Unsupported {
-                            url: final_url.clone(),
-                            what,
-                        },
-                        other => FetchError::NoText {
-                            url: final_url.clone(),
-                            reason: other.to_string(),
-                        },
-                    })?;
+            // Dropping this fetch (a cancelled run) stops the extraction child.
+            let wanted = Wanted::default();
+            let still = wanted.0.clone();
+            let extracted = tokio::task::spawn_blocking(move || {
+                extractor.extract_while(&ct, body, &page_url, &|| {
+                    still.load(std::sync::atomic::Ordering::SeqCst)
+                })
+            })
+            .await
+            .map_err(|e| FetchError::NoText {
+                url: final_url.clone(),
+                reason: e.to_string(),
+            })?
+            .map_err(|e| match e {
+                ExtractError::Unsupported(what) => FetchError::Unsupported {
+                    url: final_url.clone(),
+                    what,
+                },
+                other => FetchError::NoText {
+                    url: final_url.clone(),
+                    reason: other.to_string(),
+                },
+            })?;
             if extracted.text.trim().is_empty() {
                 return Err(FetchError::NoText {
                     url: final_url,
