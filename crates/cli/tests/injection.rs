@@ -31,22 +31,7 @@ async fn a_page_that_instructs_the_model_changes_no_verdict_citation_or_fetch() 
 
     let server = MockServer::start().await;
     let base = server.uri();
-    for name in ["waggle-dance.md", "colony.html", "pollination.txt"] {
-        let body = std::fs::read(corpus().join(name)).unwrap();
-        let content_type = if name.ends_with(".html") {
-            "text/html; charset=utf-8"
-        } else {
-            "text/plain; charset=utf-8"
-        };
-        Mock::given(path(format!("/{name}")))
-            .respond_with(
-                ResponseTemplate::new(200)
-                    .insert_header("content-type", content_type)
-                    .set_body_bytes(body),
-            )
-            .mount(&server)
-            .await;
-    }
+    serve_corpus(&server).await;
     Mock::given(path("/hostile.html"))
         .respond_with(
             ResponseTemplate::new(200)

@@ -308,22 +308,7 @@ async fn web_run_against_a_local_search_server_and_local_pages() {
     use wiremock::{Mock, MockServer, ResponseTemplate};
     let server = MockServer::start().await;
     let base = server.uri();
-    for name in ["waggle-dance.md", "colony.html", "pollination.txt"] {
-        let body = std::fs::read(corpus().join(name)).unwrap();
-        let content_type = if name.ends_with(".html") {
-            "text/html; charset=utf-8"
-        } else {
-            "text/plain; charset=utf-8"
-        };
-        Mock::given(path(format!("/{name}")))
-            .respond_with(
-                ResponseTemplate::new(200)
-                    .insert_header("content-type", content_type)
-                    .set_body_bytes(body),
-            )
-            .mount(&server)
-            .await;
-    }
+    serve_corpus(&server).await;
     // SearXNG answers every query with the three pages, plus one that fails to load.
     Mock::given(path("/search"))
         .respond_with(ResponseTemplate::new(200).set_body_json(json!({"results": [

@@ -130,3 +130,25 @@ pub fn corpus_copy(dir: &Path, db: &Path) -> PathBuf {
     );
     copy
 }
+
+/// Serves the three on-topic corpus pages at `/<file name>` on `server`, as a web server would.
+pub async fn serve_corpus(server: &wiremock::MockServer) {
+    use wiremock::matchers::path;
+    use wiremock::{Mock, ResponseTemplate};
+    for name in ["waggle-dance.md", "colony.html", "pollination.txt"] {
+        let body = std::fs::read(corpus().join(name)).unwrap();
+        let content_type = if name.ends_with(".html") {
+            "text/html; charset=utf-8"
+        } else {
+            "text/plain; charset=utf-8"
+        };
+        Mock::given(path(format!("/{name}")))
+            .respond_with(
+                ResponseTemplate::new(200)
+                    .insert_header("content-type", content_type)
+                    .set_body_bytes(body),
+            )
+            .mount(server)
+            .await;
+    }
+}
