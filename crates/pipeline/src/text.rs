@@ -198,7 +198,22 @@ fn inline_plain(line: &str) -> String {
                 out.push(chars[i + 1]);
                 i += 2;
             }
-            '`' => i += 1,
+            '`' => {
+                // A code span shows its content as written: `__gconv_init` keeps its
+                // underscores, `a*b*c` its stars. A run of backticks nothing closes is dropped.
+                let run = chars[i..].iter().take_while(|x| **x == '`').count();
+                let close = (i + run..chars.len()).find(|&j| {
+                    chars[j..].iter().take_while(|x| **x == '`').count() == run
+                        && chars[j - 1] != '`'
+                });
+                match close {
+                    Some(end) => {
+                        out.extend(&chars[i + run..end]);
+                        i = end + run;
+                    }
+                    None => i += run,
+                }
+            }
             '!' if chars.get(i + 1) == Some(&'[') => i += 1,
             '[' => {
                 // A link `[text](target)` shows its text; a bare `[x]` stays as it is.
@@ -416,6 +431,10 @@ mod tests {
             (
                 "The foo_bar and a*b stay, __init__ too.",
                 "The foo_bar and a*b stay, init too.",
+            ),
+            (
+                "occurs in the function `__gconv_transform_ascii_internal`, when `a*b*c` runs",
+                "occurs in the function __gconv_transform_ascii_internal, when a*b*c runs",
             ),
             (
                 "\\_\\_libc\\_freeres runs at exit",
