@@ -251,7 +251,16 @@ pub fn connect(spec: &str, settings: &ConnectSettings) -> Result<Arc<dyn LlmClie
         ModelSpec::Scripted { path } => Arc::new(ScriptedLlm::from_file(&path)?),
         #[cfg(feature = "local")]
         ModelSpec::Local { path } => {
-            Arc::new(crate::LocalLlm::open(&path, settings.local.clone())?)
+            let open = || crate::LocalLlm::open(&path, settings.local.clone());
+            // Loading a GGUF reads gigabytes: on a multi-threaded runtime the worker hands its
+            // other tasks to the rest while it blocks, so other runs are not held up.
+            let model = match tokio::runtime::Handle::try_current() {
+                Ok(h) if h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => {
+                    tokio::task::block_in_place(open)
+                }
+                _ => open(),
+            };
+            Arc::new(model?)
         }
         #[cfg(not(feature = "local"))]
         ModelSpec::Local { .. } => {
