@@ -21,11 +21,16 @@ use rusqlite::{params, Connection, OptionalExtension};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+mod files;
+use files::{
+    content_type_of, file_url, list_files, read_regular, special_kind, too_large, Listing,
+};
+
 /// Files larger than this are skipped (a library is documents, not disk images).
 pub const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
 /// Characters per indexed passage: long enough to quote, short enough to rank well.
 pub const PASSAGE_CHARS: usize = 1500;
-const EXTENSIONS: &[&str] = &[
+pub(crate) const EXTENSIONS: &[&str] = &[
     "md", "markdown", "txt", "text", "rst", "org", "html", "htm", "xhtml", "pdf",
 ];
 
@@ -93,88 +98,6 @@ fn now_ms() -> i64 {
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_millis() as i64)
         .unwrap_or(0)
-}
-
-fn file_url(path: &Path) -> String {
-    url::Url::from_file_path(path)
-        .map(|u| u.to_string())
-        .unwrap_or_else(|_| format!("file://{}", path.display()))
-}
-
-/// Reads a regular file, at most [`MAX_FILE_BYTES`] of it. Opening does not wait (a FIFO put
-/// in a file's place after listing would block forever) and the type is checked on the opened
-/// handle, so what is read is what was checked.
-fn read_regular(path: &Path) -> Result<Vec<u8>, String> {
-    let mut options = std::fs::OpenOptions::new();
-    options.read(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.custom_flags(libc::O_NONBLOCK);
-    }
-    let file = options.open(path).map_err(|e| e.to_string())?;
-    let meta = file.metadata().map_err(|e| e.to_string())?;
-    if !meta.is_file() {
-        return Err(format!(
-            "not a regular file ({})",
-            special_kind(&meta.file_type())
-        ));
-    }
-    if meta.len() > MAX_FILE_BYTES {
-        return Err(too_large());
-    }
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    // A file still growing is cut off at the limit rather than read without end.
-    std::io::Read::read_to_end(
-        &mut std::io::Read::take(file, MAX_FILE_BYTES + 1),
-        &mut bytes,
-    )
-    .map_err(|e| e.to_string())?;
-    if bytes.len() as u64 > MAX_FILE_BYTES {
-        return Err(too_large());
-    }
-    Ok(bytes)
-}
-
-fn too_large() -> String {
-    format!("larger than {} MB", MAX_FILE_BYTES / (1024 * 1024))
-}
-
-/// What a file that is not a regular file is, in words.
-fn special_kind(t: &std::fs::FileType) -> &'static str {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        if t.is_fifo() {
-            return "a FIFO";
-        }
-        if t.is_socket() {
-            return "a socket";
-        }
-        if t.is_block_device() || t.is_char_device() {
-            return "a device";
-        }
-    }
-    if t.is_symlink() {
-        "a symbolic link"
-    } else if t.is_dir() {
-        "a folder"
-    } else {
-        "a special file"
-    }
-}
-
-/// The content type a library file is extracted as.
-fn content_type_of(path: &Path) -> &'static str {
-    match path
-        .extension()
-        .map(|e| e.to_string_lossy().to_lowercase())
-        .as_deref()
-    {
-        Some("pdf") => "application/pdf",
-        Some("html" | "htm" | "xhtml") => "text/html",
-        _ => "text/plain",
-    }
 }
 
 /// Splits text into passages at paragraph (then sentence, then character) boundaries.
@@ -694,73 +617,6 @@ impl SearchProvider for Library {
             detail: e.to_string(),
         })
     }
-}
-
-/// The files of one folder a pass will look at, and the entries that could not be listed.
-struct Listing {
-    files: Vec<PathBuf>,
-    failed: Vec<(String, String)>,
-}
-
-/// Lists `root`'s indexable files (hidden folders skipped, links not followed).
-fn list_files(root: &Path) -> Listing {
-    let mut listing = Listing {
-        files: Vec::new(),
-        failed: Vec::new(),
-    };
-    let walker = walkdir::WalkDir::new(root)
-        .follow_links(false)
-        .into_iter()
-        .filter_entry(|e| e.depth() == 0 || !e.file_name().to_string_lossy().starts_with('.'));
-    for entry in walker {
-        let entry = match entry {
-            Ok(e) => e,
-            Err(e) => {
-                listing.failed.push((
-                    e.path()
-                        .map(|p| p.display().to_string())
-                        .unwrap_or_default(),
-                    e.to_string(),
-                ));
-                continue;
-            }
-        };
-        let ext = entry
-            .path()
-            .extension()
-            .map(|e| e.to_string_lossy().to_lowercase())
-            .unwrap_or_default();
-        let file_type = entry.file_type();
-        if file_type.is_dir() {
-            continue;
-        }
-        if file_type.is_file() {
-            if EXTENSIONS.contains(&ext.as_str()) {
-                listing.files.push(entry.into_path());
-            }
-            continue;
-        }
-        // Links are not followed and special files never read; those that look like documents
-        // are named, so that the user sees why they are missing.
-        let why = if file_type.is_symlink() {
-            if !EXTENSIONS.contains(&ext.as_str()) {
-                continue;
-            }
-            match std::fs::metadata(entry.path()) {
-                Ok(_) => "a symbolic link; links are not followed".to_string(),
-                Err(e) => format!("a symbolic link that loops or leads nowhere ({e})"),
-            }
-        } else {
-            format!(
-                "not a regular file ({}); it was not read",
-                special_kind(&file_type)
-            )
-        };
-        listing
-            .failed
-            .push((entry.path().display().to_string(), why));
-    }
-    listing
 }
 
 #[cfg(test)]

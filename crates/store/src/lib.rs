@@ -13,6 +13,7 @@
 mod cache;
 mod checkpointer;
 mod conversation;
+mod schema;
 mod sessions;
 mod threads;
 
@@ -99,7 +100,7 @@ fn migrations() -> rusqlite_migration::Migrations<'static> {
              );",
         ),
         // Research sessions, source texts, caches.
-        M::up(sessions::MIGRATION),
+        M::up(schema::MIGRATION),
         // Library passages are now indexed with CJK characters spaced apart: re-extract them all
         // at the next re-index (a cleared hash forces it).
         M::up(
@@ -107,7 +108,7 @@ fn migrations() -> rusqlite_migration::Migrations<'static> {
              UPDATE library_files SET sha256 = '', mtime_ns = -1 WHERE error IS NULL;",
         ),
         M::up(conversation::TURNS_MIGRATION),
-        M::up(sessions::CHECKED_MIGRATION),
+        M::up(schema::CHECKED_MIGRATION),
     ])
 }
 
