@@ -6,12 +6,11 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use research_api::{
-    Answer, ApiError, AppInfo, CancellationToken, ConnectionTest, DialogAnswer, DownloadProgress,
-    DownloadRequest, DownloadedModel, ErrorCode, Event, EventSink, ExportFormat, GraphOutline,
-    IndexReport, KeyStatus, KeyStore, KeychainStatus, LibraryFolder, Mode, Paper, PendingQuestion,
-    PipelineInfo, Preferences, ProviderStatus, RecommendedModel, ResearchOutcome, ResearchRequest,
-    ResearchStatus, RoleInfo, RunConfig, RunEstimate, SessionDetail, SessionRecord, Settings,
-    StartedRun, Studio, ThreadId,
+    Answer, ApiError, AppInfo, CancellationToken, ConnectionTest, DialogAnswer, ErrorCode, Event,
+    EventSink, ExportFormat, GraphOutline, IndexReport, KeyStatus, KeyStore, KeychainStatus,
+    LibraryFolder, Mode, Paper, PendingQuestion, PipelineInfo, Preferences, ProviderStatus,
+    ResearchOutcome, ResearchRequest, ResearchStatus, RoleInfo, RunConfig, RunEstimate,
+    SessionDetail, SessionRecord, Settings, StartedRun, Studio, ThreadId,
 };
 use tauri::ipc::Channel;
 use tauri::{AppHandle, Manager, Runtime, State};
@@ -31,53 +30,7 @@ pub struct AppState {
     /// Runs in progress, by thread, so Cancel can reach them.
     pub runs: RunRegistry,
     /// The model download in progress, so it can be stopped.
-    pub download: DownloadSlot,
-}
-
-/// The one model download at a time. Each download holds a numbered claim; ending clears the
-/// slot only if the claim is still its own, so a stopped download winding down cannot clear
-/// the one started after it (which could then be neither stopped nor kept single).
-#[derive(Default)]
-pub struct DownloadSlot(Mutex<(u64, Option<(u64, CancellationToken)>)>);
-
-impl DownloadSlot {
-    fn slot(&self) -> std::sync::MutexGuard<'_, (u64, Option<(u64, CancellationToken)>)> {
-        self.0.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    /// Claims the slot for a new download, unless one is going and not stopped.
-    pub fn claim(&self, cancel: CancellationToken) -> Result<u64, ApiError> {
-        let mut slot = self.slot();
-        if slot.1.as_ref().is_some_and(|(_, c)| !c.is_cancelled()) {
-            return Err(ApiError::new(
-                ErrorCode::Conflict,
-                "a model is already downloading; wait for it or stop it first",
-            ));
-        }
-        slot.0 += 1;
-        let id = slot.0;
-        slot.1 = Some((id, cancel));
-        Ok(id)
-    }
-
-    /// Gives the slot back if claim `id` still holds it.
-    pub fn release(&self, id: u64) {
-        let mut slot = self.slot();
-        if slot.1.as_ref().is_some_and(|(held, _)| *held == id) {
-            slot.1 = None;
-        }
-    }
-
-    /// Stops the download going; false when there is none.
-    pub fn cancel(&self) -> bool {
-        match &self.slot().1 {
-            Some((_, c)) if !c.is_cancelled() => {
-                c.cancel();
-                true
-            }
-            _ => false,
-        }
-    }
+    pub download: crate::downloads::DownloadSlot,
 }
 
 type Res<T> = Result<T, ApiError>;
@@ -754,75 +707,9 @@ pub async fn choose_model_file<R: Runtime>(app: AppHandle<R>) -> Res<Option<Stri
     Ok(picked.map(|p| format!("local:{}", p.display())))
 }
 
-/// The models the app offers to download.
-#[tauri::command]
-pub fn recommended_models() -> Vec<RecommendedModel> {
-    research_api::recommended_models()
-}
-
-/// Downloads a GGUF model (a recommended one, or any direct link) into the app's data folder,
-/// streaming progress; a stopped download continues next time.
-#[tauri::command]
-pub async fn download_model(
-    state: State<'_, AppState>,
-    url: String,
-    on_progress: Channel<DownloadProgress>,
-) -> Res<DownloadedModel> {
-    let cancel = CancellationToken::new();
-    let claim = state.download.claim(cancel.clone())?;
-    let dir = state
-        .studio
-        .db_path()
-        .parent()
-        .map(|d| d.join("models"))
-        .unwrap_or_else(|| PathBuf::from("models"));
-    tracing::info!(%url, dir = %dir.display(), "model download started");
-    let result = research_api::download_model(
-        DownloadRequest::new(url, dir),
-        &|p| {
-            let _ = on_progress.send(p);
-        },
-        cancel,
-    )
-    .await;
-    state.download.release(claim);
-    match &result {
-        Ok(m) => {
-            tracing::info!(path = %m.path, bytes = m.bytes, hash_checked = m.hash_checked, "model downloaded")
-        }
-        Err(e) => tracing::warn!(error = %e, "model download failed"),
-    }
-    result
-}
-
-/// Stops the model download; what arrived is kept for next time.
-#[tauri::command]
-pub fn cancel_download(state: State<'_, AppState>) -> bool {
-    state.download.cancel()
-}
-
 #[cfg(test)]
 mod tests {
-    use super::{file_stem, CancellationToken, DownloadSlot, RunRegistry};
-
-    #[test]
-    fn a_stopped_download_winding_down_leaves_the_next_ones_claim() {
-        let slot = DownloadSlot::default();
-        let first = slot.claim(CancellationToken::new()).unwrap();
-        assert!(
-            slot.claim(CancellationToken::new()).is_err(),
-            "one at a time"
-        );
-        assert!(slot.cancel());
-        let next_token = CancellationToken::new();
-        let next = slot.claim(next_token.clone()).unwrap();
-        // The stopped one ends after the next began: the next keeps its place.
-        slot.release(first);
-        assert!(slot.claim(CancellationToken::new()).is_err());
-        assert!(slot.cancel() && next_token.is_cancelled());
-        slot.release(next);
-        assert!(!slot.cancel());
-    }
+    use super::{file_stem, CancellationToken, RunRegistry};
 
     #[test]
     fn a_run_that_panics_gives_its_place_back() {

@@ -7,6 +7,7 @@
 
 pub mod commands;
 pub mod dialogs;
+pub mod downloads;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -139,9 +140,9 @@ pub fn invoke_handler<R: Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + 
         commands::library_remove,
         commands::library_reindex,
         commands::choose_model_file,
-        commands::recommended_models,
-        commands::download_model,
-        commands::cancel_download,
+        downloads::recommended_models,
+        downloads::download_model,
+        downloads::cancel_download,
     ]
 }
 

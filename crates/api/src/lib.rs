@@ -265,6 +265,14 @@ impl Studio {
         &self.path
     }
 
+    /// Where downloaded models go: `models/` beside the database.
+    pub fn models_dir(&self) -> PathBuf {
+        self.path
+            .parent()
+            .map(|d| d.join("models"))
+            .unwrap_or_else(|| PathBuf::from("models"))
+    }
+
     fn cp(&self) -> Arc<dyn Checkpointer> {
         self.checkpointer.clone()
     }

@@ -173,7 +173,7 @@ pub struct Sessions {
 const RESERVE_BYTES: usize = 2 * 1024 * 1024;
 
 /// Whether SQLite failed because the disk (or the database's size limit) is full.
-pub fn is_disk_full(e: &rusqlite::Error) -> bool {
+pub(crate) fn is_disk_full(e: &rusqlite::Error) -> bool {
     matches!(e, rusqlite::Error::SqliteFailure(f, _) if f.code == rusqlite::ErrorCode::DiskFull)
 }
 

@@ -70,13 +70,7 @@ pub async fn models(args: ModelsArgs) -> anyhow::Result<ExitCode> {
                 }
             };
             let studio = args.db.open()?;
-            let dir = dir.unwrap_or_else(|| {
-                studio
-                    .db_path()
-                    .parent()
-                    .map(|d| d.join("models"))
-                    .unwrap_or_else(|| PathBuf::from("models"))
-            });
+            let dir = dir.unwrap_or_else(|| studio.models_dir());
             let progress = |p: DownloadProgress| {
                 let total = p
                     .total
