@@ -412,21 +412,15 @@ impl App {
         path
     }
 
-    /// Waits for a native dialog titled `title`; its X window id.
+    /// Waits for a native dialog titled `title` of this app; its X window id.
     pub async fn dialog(&self, title: &str, secs: u64) -> String {
         let deadline = Instant::now() + Duration::from_secs(secs);
         loop {
-            let out = Command::new("xdotool")
-                .args(["search", "--onlyvisible", "--name", &format!("^{title}$")])
-                .env("DISPLAY", &self.display)
-                .output()
-                .unwrap();
-            let ids = String::from_utf8_lossy(&out.stdout);
             // The newest window last: an earlier dialog of the same title may linger unmapped.
-            if let Some(id) = ids.lines().last() {
+            if let Some(id) = self.windows(title).pop() {
                 // Let GTK finish laying it out before keys arrive.
                 tokio::time::sleep(Duration::from_millis(400)).await;
-                return id.to_string();
+                return id;
             }
             if Instant::now() > deadline {
                 self.fail(&format!("no dialog “{title}” within {secs} s"))
@@ -436,14 +430,39 @@ impl App {
         }
     }
 
-    /// How many native dialogs titled `title` are on screen.
+    /// How many native dialogs titled `title` this app has on screen.
     pub fn dialogs(&self, title: &str) -> usize {
-        Command::new("xdotool")
-            .args(["search", "--onlyvisible", "--name", &format!("^{title}$")])
-            .env("DISPLAY", &self.display)
-            .output()
-            .map(|o| String::from_utf8_lossy(&o.stdout).lines().count())
-            .unwrap_or(0)
+        self.windows(title).len()
+    }
+
+    /// The visible windows titled `title` that belong to this app's process: a window of an
+    /// app quit a moment ago may still be on the display while the X server closes it.
+    fn windows(&self, title: &str) -> Vec<String> {
+        let Some(pid) = self.app_pid() else {
+            return Vec::new();
+        };
+        let xdotool = |args: &[&str]| {
+            Command::new("xdotool")
+                .args(args)
+                .env("DISPLAY", &self.display)
+                .output()
+                .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+                .unwrap_or_default()
+        };
+        let pattern = format!("^{title}$");
+        xdotool(&["search", "--onlyvisible", "--name", &pattern])
+            .lines()
+            .filter(|id| xdotool(&["getwindowpid", id]).trim() == pid.to_string())
+            .map(str::to_string)
+            .collect()
+    }
+
+    /// The app's process: the one named `research-studio` in the driver's process group.
+    fn app_pid(&self) -> Option<u32> {
+        group_members(self.driver.id())
+            .into_iter()
+            .find(|(_, name)| name == "research-studio")
+            .map(|(pid, _)| pid)
     }
 
     /// Sends keys (xdotool names: `Return`, `Tab`, `ctrl+a`) to dialog window `wid`.
@@ -538,10 +557,17 @@ impl App {
     }
 
     fn end(&mut self) {
-        let group = format!("-{}", self.driver.id());
+        let pgid = self.driver.id();
+        let group = format!("-{pgid}");
         let _ = Command::new("kill").args(["-KILL", "--", &group]).status();
         let _ = self.driver.kill();
         let _ = self.driver.wait();
+        // The next app on this display must not meet this one's windows: wait until its
+        // processes are gone (a killed process may take a moment on a busy machine).
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !group_members(pgid).is_empty() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(50));
+        }
     }
 }
 
@@ -549,6 +575,25 @@ impl Drop for App {
     fn drop(&mut self) {
         self.end();
     }
+}
+
+/// The live processes (pid, name) of process group `pgid`; zombies have closed their windows.
+fn group_members(pgid: u32) -> Vec<(u32, String)> {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    dir.filter_map(|e| {
+        let pid: u32 = e.ok()?.file_name().to_str()?.parse().ok()?;
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        // `pid (name) state ppid pgrp …`: the name may hold spaces and parentheses.
+        let (head, tail) = stat.rsplit_once(')')?;
+        let name = head.split_once('(')?.1.to_string();
+        let mut fields = tail.split_whitespace();
+        let state = fields.next()?;
+        let pgrp: u32 = fields.nth(1)?.parse().ok()?;
+        (pgrp == pgid && state != "Z" && state != "X").then_some((pid, name))
+    })
+    .collect()
 }
 
 fn tracing_note(what: &str) {
