@@ -1,5 +1,7 @@
 //! The commands the page calls. Each is a thin wrapper over `research-api` (the same functions
-//! the CLI and the tests use) that maps failures to `{code, message}`.
+//! the CLI and the tests use) that maps failures to `{code, message}`. A command that touches
+//! the database is async and hands the call to `Studio::blocking`: a sync command would run on
+//! the UI thread, which must not wait while another process writes.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -102,10 +104,13 @@ impl EventSink for ChannelSink {
 }
 
 #[tauri::command]
-pub fn app_info(state: State<'_, AppState>) -> Res<AppInfo> {
+pub async fn app_info(state: State<'_, AppState>) -> Res<AppInfo> {
     let studio = &state.studio;
-    let first_run =
-        studio.settings()?.default_model.is_none() && studio.list_sessions(None)?.is_empty();
+    let first_run = studio
+        .blocking(
+            |s| Ok(s.settings()?.default_model.is_none() && s.list_sessions(None)?.is_empty()),
+        )
+        .await?;
     // The smoke test waits for this line: the page has loaded and reached Rust.
     eprintln!("research-studio: ready");
     Ok(AppInfo {
@@ -133,8 +138,9 @@ pub fn graph_outline(
 }
 
 #[tauri::command]
-pub fn run_outline(state: State<'_, AppState>, thread_id: String) -> Res<GraphOutline> {
-    state.studio.run_outline(&ThreadId::new(thread_id))
+pub async fn run_outline(state: State<'_, AppState>, thread_id: String) -> Res<GraphOutline> {
+    let thread = ThreadId::new(thread_id);
+    state.studio.blocking(move |s| s.run_outline(&thread)).await
 }
 
 #[tauri::command]
@@ -169,8 +175,14 @@ pub fn form_choices() -> research_api::FormChoices {
 }
 
 #[tauri::command]
-pub fn create_research(state: State<'_, AppState>, request: ResearchRequest) -> Res<StartedRun> {
-    let (session_id, thread_id) = state.studio.start_research(&request)?;
+pub async fn create_research(
+    state: State<'_, AppState>,
+    request: ResearchRequest,
+) -> Res<StartedRun> {
+    let (session_id, thread_id) = state
+        .studio
+        .blocking(move |s| s.start_research(&request))
+        .await?;
     tracing::info!(session = %session_id, thread = %thread_id, "research created");
     Ok(StartedRun {
         session_id,
@@ -179,12 +191,16 @@ pub fn create_research(state: State<'_, AppState>, request: ResearchRequest) -> 
 }
 
 #[tauri::command]
-pub fn follow_up(
+pub async fn follow_up(
     state: State<'_, AppState>,
     session_id: String,
     question: String,
 ) -> Res<StartedRun> {
-    let thread_id = state.studio.follow_up(&session_id, &question)?;
+    let id = session_id.clone();
+    let thread_id = state
+        .studio
+        .blocking(move |s| s.follow_up(&id, &question))
+        .await?;
     Ok(StartedRun {
         session_id,
         thread_id,
@@ -349,12 +365,15 @@ pub async fn pending_question(
 
 /// The audit's findings on a person's edit of a thread's report draft, before it is sent.
 #[tauri::command]
-pub fn check_draft(
+pub async fn check_draft(
     state: State<'_, AppState>,
     thread_id: ThreadId,
     draft: String,
 ) -> Res<Vec<research_api::DraftFinding>> {
-    state.studio.check_draft(&thread_id, &draft)
+    state
+        .studio
+        .blocking(move |s| s.check_draft(&thread_id, &draft))
+        .await
 }
 
 /// The steps a thread has gone through, oldest first (the live graph marks them done when a run
@@ -378,28 +397,38 @@ pub async fn ask_native<R: Runtime>(
 
 /// What a run's model calls have used so far.
 #[tauri::command]
-pub fn run_usage(
+pub async fn run_usage(
     state: State<'_, AppState>,
     thread_id: ThreadId,
 ) -> Res<research_api::UsageTotals> {
-    state.studio.run_usage(&thread_id)
-}
-
-#[tauri::command]
-pub fn list_sessions(state: State<'_, AppState>, text: Option<String>) -> Res<Vec<SessionRecord>> {
     state
         .studio
-        .list_sessions(text.as_deref().filter(|t| !t.trim().is_empty()))
+        .blocking(move |s| s.run_usage(&thread_id))
+        .await
 }
 
 #[tauri::command]
-pub fn session(state: State<'_, AppState>, id: String) -> Res<SessionDetail> {
-    state.studio.session(&id)
+pub async fn list_sessions(
+    state: State<'_, AppState>,
+    text: Option<String>,
+) -> Res<Vec<SessionRecord>> {
+    state
+        .studio
+        .blocking(move |s| s.list_sessions(text.as_deref().filter(|t| !t.trim().is_empty())))
+        .await
 }
 
 #[tauri::command]
-pub fn rename_session(state: State<'_, AppState>, id: String, title: String) -> Res<()> {
-    state.studio.rename_session(&id, &title)
+pub async fn session(state: State<'_, AppState>, id: String) -> Res<SessionDetail> {
+    state.studio.blocking(move |s| s.session(&id)).await
+}
+
+#[tauri::command]
+pub async fn rename_session(state: State<'_, AppState>, id: String, title: String) -> Res<()> {
+    state
+        .studio
+        .blocking(move |s| s.rename_session(&id, &title))
+        .await
 }
 
 /// Deletes a session after a native confirmation; false when the user kept it.
@@ -409,7 +438,10 @@ pub async fn delete_session<R: Runtime>(
     state: State<'_, AppState>,
     id: String,
 ) -> Res<bool> {
-    let detail = state.studio.session(&id)?;
+    let detail = {
+        let id = id.clone();
+        state.studio.blocking(move |s| s.session(&id)).await?
+    };
     if state
         .runs
         .running()
@@ -428,13 +460,16 @@ pub async fn delete_session<R: Runtime>(
     if !dialogs::confirm(app, "Delete session", text, "Delete").await? {
         return Ok(false);
     }
-    state.studio.delete_session(&id)?;
+    state
+        .studio
+        .blocking(move |s| s.delete_session(&id))
+        .await?;
     Ok(true)
 }
 
 #[tauri::command]
-pub fn source_text(state: State<'_, AppState>, sha256: String) -> Res<String> {
-    state.studio.source_text(&sha256)
+pub async fn source_text(state: State<'_, AppState>, sha256: String) -> Res<String> {
+    state.studio.blocking(move |s| s.source_text(&sha256)).await
 }
 
 /// Exports the session's latest report where the user chooses; the path, or `None` when the
@@ -634,8 +669,8 @@ pub async fn test_connection(state: State<'_, AppState>, target: String) -> Res<
 }
 
 #[tauri::command]
-pub fn library_folders(state: State<'_, AppState>) -> Res<Vec<LibraryFolder>> {
-    Ok(state.studio.library()?.folders()?)
+pub async fn library_folders(state: State<'_, AppState>) -> Res<Vec<LibraryFolder>> {
+    state.studio.blocking(|s| Ok(s.library()?.folders()?)).await
 }
 
 /// Asks for a folder with the native picker and indexes it, reporting progress.
@@ -648,14 +683,14 @@ pub async fn library_add<R: Runtime>(
     let Some(folder) = dialogs::pick(app, "Add a folder to the library", true, None).await? else {
         return Ok(None);
     };
-    let library = state.studio.library()?;
-    let report = tauri::async_runtime::spawn_blocking(move || {
-        library.add(&folder, &|r| {
-            let _ = on_progress.send(r.clone());
+    let report = state
+        .studio
+        .blocking(move |s| {
+            Ok(s.library()?.add(&folder, &|r| {
+                let _ = on_progress.send(r.clone());
+            })?)
         })
-    })
-    .await
-    .map_err(|e| ApiError::new(ErrorCode::Storage, format!("indexing stopped: {e}")))??;
+        .await?;
     Ok(Some(report))
 }
 
@@ -673,8 +708,8 @@ pub async fn library_remove<R: Runtime>(
     }
     state
         .studio
-        .library()?
-        .remove(std::path::Path::new(&path))?;
+        .blocking(move |s| Ok(s.library()?.remove(std::path::Path::new(&path))?))
+        .await?;
     Ok(true)
 }
 
@@ -683,15 +718,14 @@ pub async fn library_reindex(
     state: State<'_, AppState>,
     on_progress: Channel<IndexReport>,
 ) -> Res<IndexReport> {
-    let library = state.studio.library()?;
-    tauri::async_runtime::spawn_blocking(move || {
-        library.reindex(&|r| {
-            let _ = on_progress.send(r.clone());
+    state
+        .studio
+        .blocking(move |s| {
+            Ok(s.library()?.reindex(&|r| {
+                let _ = on_progress.send(r.clone());
+            })?)
         })
-    })
-    .await
-    .map_err(|e| ApiError::new(ErrorCode::Storage, format!("indexing stopped: {e}")))?
-    .map_err(ApiError::from)
+        .await
 }
 
 /// Asks for a GGUF model file with the native picker; returns its model string.

@@ -64,7 +64,7 @@ fn storage(path: &Path, e: impl std::fmt::Display) -> ApiError {
 impl Studio {
     /// The latest report of a session or run, ready to export.
     pub fn report_for_export(&self, id: &str) -> Result<Report, ApiError> {
-        let sessions = self.sessions()?;
+        let sessions = self.sessions();
         let (session_id, thread) = if sessions.get(id)?.is_some() {
             (id.to_string(), None)
         } else if let Some(session) = sessions.session_of(id)? {

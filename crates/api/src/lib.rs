@@ -8,6 +8,7 @@
 mod app;
 mod ask;
 pub mod bindings;
+mod blocking;
 mod choices;
 pub mod demo;
 mod error;
@@ -198,10 +199,12 @@ pub struct ThreadSummary {
     pub created_at_ms: i64,
 }
 
-/// An open Research Studio database.
+/// An open Research Studio database. Cloning it is cheap: the clones share its connections.
+#[derive(Clone)]
 pub struct Studio {
     checkpointer: Arc<SqliteCheckpointer>,
-    threads: Threads,
+    threads: Arc<Threads>,
+    sessions: Arc<research_store::Sessions>,
     clock: Arc<dyn Clock>,
     path: PathBuf,
     registry: Registry,
@@ -218,7 +221,8 @@ impl Studio {
         };
         Ok(Self {
             checkpointer: Arc::new(SqliteCheckpointer::open(&path)?),
-            threads: Threads::open(&path)?,
+            threads: Arc::new(Threads::open(&path)?),
+            sessions: Arc::new(research_store::Sessions::open(&path)?),
             clock: Arc::new(SystemClock),
             path,
             registry: Registry::builtin(),

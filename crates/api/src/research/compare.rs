@@ -12,6 +12,7 @@ use research_pipeline::steps::audit::AuditStatus;
 use serde::{Deserialize, Serialize};
 
 use super::{ResearchOutcome, ResearchRequest, ResearchStatus, SavedRun};
+use crate::blocking::in_place;
 use crate::keys::KeyStore;
 use crate::{ApiError, ErrorCode, Studio, ThreadId};
 
@@ -174,7 +175,7 @@ impl Studio {
             allowed_hosts: b.allowed_hosts.clone(),
             searxng_url: b.searxng_url.clone(),
         };
-        let sessions = self.sessions()?;
+        let sessions = self.sessions();
         let thread_b = self.register_run(&sessions, &pipeline_b, &saved)?;
         let pipeline_a = self.research_run(&thread_a)?.0.info().name;
         Ok((session_id, [(pipeline_a, thread_a), (pipeline_b, thread_b)]))
@@ -189,7 +190,8 @@ impl Studio {
         events: [Option<Arc<dyn EventSink>>; 2],
         cancel: CancellationToken,
     ) -> Result<CompareOutcome, ApiError> {
-        let (session_id, [(pipeline_a, a), (pipeline_b, b)]) = self.start_compare(request)?;
+        let (session_id, [(pipeline_a, a), (pipeline_b, b)]) =
+            in_place(|| self.start_compare(request))?;
         let local = [&a, &b].iter().any(|t| {
             self.research_run(t)
                 .map(|(_, s)| {
@@ -234,10 +236,8 @@ impl Studio {
         } else {
             research_store::SessionStatus::Finished
         };
-        if let Err(e) = self
-            .sessions()?
-            .set_status(&session_id, status, self.clock.now_ms())
-        {
+        let now = self.clock.now_ms();
+        if let Err(e) = in_place(|| self.sessions().set_status(&session_id, status, now)) {
             tracing::warn!("could not update the session: {e}");
         }
         if let (Err(ea), Err(_)) = (&ra, &rb) {

@@ -13,6 +13,7 @@ use research_store::{ConversationSummary, Sessions, TurnRow};
 use serde::{Deserialize, Serialize};
 
 use super::{checked_question, SavedRun};
+use crate::blocking::in_place;
 use crate::keys::KeyStore;
 use crate::{ApiError, ErrorCode, Studio, ThreadId};
 
@@ -126,7 +127,7 @@ impl Studio {
         keys_store: &dyn KeyStore,
     ) -> Result<Turn, ApiError> {
         let question = checked_question(question)?;
-        let sessions = self.sessions()?;
+        let sessions = self.sessions();
         let state = self.session_state(&sessions, session_id)?;
         let classification = match kind {
             Some(TurnKind::First) => {
@@ -168,7 +169,7 @@ impl Studio {
                 tracing::warn!("could not summarise the conversation: {}", e.message);
             }
         }
-        self.open_turn(&sessions, session_id, question, classification, state)
+        in_place(|| self.open_turn(&sessions, session_id, question, classification, state))
     }
 
     /// Asks a follow-up question in an existing session (the person said it is one): a new
@@ -176,7 +177,7 @@ impl Studio {
     /// evidence. Returns the new run's thread.
     pub fn follow_up(&self, session_id: &str, question: &str) -> Result<ThreadId, ApiError> {
         let question = checked_question(question)?;
-        let sessions = self.sessions()?;
+        let sessions = self.sessions();
         let state = self.session_state(&sessions, session_id)?;
         let turn = self.open_turn(
             &sessions,
@@ -192,7 +193,7 @@ impl Studio {
     /// A session's turns, oldest first.
     pub fn turns(&self, session_id: &str) -> Result<Vec<TurnView>, ApiError> {
         Ok(self
-            .sessions()?
+            .sessions()
             .turns(session_id)?
             .into_iter()
             .map(TurnView::from)
@@ -407,13 +408,11 @@ impl Studio {
                 "the model wrote an empty summary",
             ));
         }
-        sessions.set_summary(
-            session_id,
-            &ConversationSummary {
-                text: summary,
-                turns: upto as u32,
-            },
-        )?;
+        let summary = ConversationSummary {
+            text: summary,
+            turns: upto as u32,
+        };
+        in_place(|| sessions.set_summary(session_id, &summary))?;
         Ok(())
     }
 

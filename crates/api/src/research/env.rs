@@ -14,6 +14,7 @@ use research_store::Sessions;
 use serde::{Deserialize, Serialize};
 
 use super::{SavedRun, CACHE_TTL_MS};
+use crate::blocking::in_place;
 use crate::keys::{self, KeyStore};
 use crate::{ApiError, ErrorCode, Event, Library, Studio, ThreadId};
 
@@ -29,14 +30,11 @@ struct StoreDocuments {
 
 impl Documents for StoreDocuments {
     fn put(&self, text: &str) -> Result<String, DocumentError> {
-        self.sessions
-            .put_document(text, self.clock.now_ms())
+        in_place(|| self.sessions.put_document(text, self.clock.now_ms()))
             .map_err(|e| DocumentError(e.to_string()))
     }
     fn get(&self, sha256: &str) -> Result<Option<String>, DocumentError> {
-        self.sessions
-            .document(sha256)
-            .map_err(|e| DocumentError(e.to_string()))
+        in_place(|| self.sessions.document(sha256)).map_err(|e| DocumentError(e.to_string()))
     }
 }
 
@@ -62,24 +60,53 @@ impl SearchProvider for CachedSearch {
     async fn search(&self, query: &SearchQuery) -> Result<Vec<Hit>, SearchError> {
         let now = self.clock.now_ms();
         let text = cached_text(query);
-        if let Ok(Some(value)) =
+        let cached = in_place(|| {
             self.sessions
                 .cached_search(&self.key, &text, query.limit, now, CACHE_TTL_MS)
-        {
+        });
+        if let Ok(Some(value)) = cached {
             if let Ok(hits) = serde_json::from_value::<Vec<Hit>>(value) {
                 return Ok(hits);
             }
         }
         let hits = self.inner.search(query).await?;
         if let Ok(value) = serde_json::to_value(&hits) {
-            if let Err(e) = self
-                .sessions
-                .cache_search(&self.key, &text, query.limit, &value, now)
-            {
+            let saved = in_place(|| {
+                self.sessions
+                    .cache_search(&self.key, &text, query.limit, &value, now)
+            });
+            if let Err(e) = saved {
                 tracing::warn!("could not cache a search: {e}");
             }
         }
         Ok(hits)
+    }
+}
+
+/// The library's full-text search, off the runtime's workers (a large library reads for a while).
+struct LibrarySearch(Arc<Library>);
+
+#[async_trait]
+impl SearchProvider for LibrarySearch {
+    fn name(&self) -> &'static str {
+        self.0.name()
+    }
+
+    fn kind(&self) -> research_search::HitKind {
+        self.0.kind()
+    }
+
+    async fn search(&self, query: &SearchQuery) -> Result<Vec<Hit>, SearchError> {
+        let (library, query) = (self.0.clone(), query.clone());
+        tokio::task::spawn_blocking(move || {
+            tokio::runtime::Handle::current()
+                .block_on(SearchProvider::search(library.as_ref(), &query))
+        })
+        .await
+        .map_err(|e| SearchError::BadResponse {
+            provider: "local",
+            detail: e.to_string(),
+        })?
     }
 }
 
@@ -137,8 +164,7 @@ impl Fetcher for RoutedFetcher {
         let cached = if self.fresh {
             None
         } else {
-            self.sessions
-                .cached_page(url, now, CACHE_TTL_MS)
+            in_place(|| self.sessions.cached_page(url, now, CACHE_TTL_MS))
                 .ok()
                 .flatten()
         };
@@ -165,7 +191,7 @@ impl Fetcher for RoutedFetcher {
             bytes: doc.bytes,
         };
         if let Ok(meta) = serde_json::to_value(meta) {
-            if let Err(e) = self.sessions.cache_page(url, &meta, &doc.text, now) {
+            if let Err(e) = in_place(|| self.sessions.cache_page(url, &meta, &doc.text, now)) {
                 tracing::warn!("could not cache {url}: {e}");
             }
         }
@@ -202,13 +228,16 @@ impl EventSink for AuditSink {
                         }
                     }
                 }
-                if let Err(e) = self.sessions.add_event(
-                    &self.session,
-                    &self.thread,
-                    self.clock.now_ms(),
-                    &kind,
-                    &value,
-                ) {
+                let saved = in_place(|| {
+                    self.sessions.add_event(
+                        &self.session,
+                        &self.thread,
+                        self.clock.now_ms(),
+                        &kind,
+                        &value,
+                    )
+                });
+                if let Err(e) = saved {
                     tracing::warn!("could not save an event: {e}");
                 }
             }
@@ -241,7 +270,7 @@ impl Studio {
                 .with_history(history)
                 .on_call(move |call| {
                     if let Ok(value) = serde_json::to_value(call) {
-                        if let Err(e) = ledger.add_call(&thread_key, &value) {
+                        if let Err(e) = in_place(|| ledger.add_call(&thread_key, &value)) {
                             tracing::warn!("could not record a model call: {e}");
                         }
                         // Live counters (tokens, cost) in the app.
@@ -281,7 +310,7 @@ impl Studio {
         let mut providers: Vec<(String, Arc<dyn SearchProvider>)> = Vec::new();
         for name in &names {
             let provider: Arc<dyn SearchProvider> = if name == "local" {
-                library.clone()
+                Arc::new(LibrarySearch(library.clone()))
             } else {
                 Arc::new(CachedSearch {
                     key: name.clone(),

@@ -9,6 +9,7 @@ use research_pipeline::{Depth, Plan};
 use serde::{Deserialize, Serialize};
 
 use super::SavedRun;
+use crate::blocking::in_place;
 use crate::{ApiError, ErrorCode, Studio, ThreadId};
 
 /// A fork to make.
@@ -142,7 +143,7 @@ impl Studio {
             )
             .await
             .map_err(invalid)?;
-        let sessions = self.sessions()?;
+        let sessions = self.sessions();
         let fork = SavedRun {
             config,
             forked_from: Some(super::RunOrigin {
@@ -151,7 +152,8 @@ impl Studio {
             }),
             ..saved.clone()
         };
-        let thread_id = self.register_run_as(&sessions, &target.info().name, &fork, into)?;
+        let thread_id =
+            in_place(|| self.register_run_as(&sessions, &target.info().name, &fork, into))?;
         Ok(ForkedRun {
             session_id: saved.session_id,
             thread_id,

@@ -26,6 +26,7 @@ use self::env::{storage, AuditSink};
 pub use self::fork::{ForkRequest, ForkedRun};
 pub use self::recheck::{LostSupport, Recheck, SourceCheck, SourceState};
 pub use self::sessions::{CriterionWeight, ReviewView, SessionDetail};
+use crate::blocking::in_place;
 use crate::keys::KeyStore;
 use crate::{ApiError, CancellationToken, ErrorCode, Fix, Studio, ThreadId};
 
@@ -154,8 +155,8 @@ fn title_of(question: &str) -> String {
 }
 
 impl Studio {
-    pub(crate) fn sessions(&self) -> Result<Arc<Sessions>, ApiError> {
-        Ok(Arc::new(Sessions::open(&self.path)?))
+    pub(crate) fn sessions(&self) -> Arc<Sessions> {
+        self.sessions.clone()
     }
 
     /// Creates a session and its first research thread; run it with [`Studio::run_research`].
@@ -169,7 +170,7 @@ impl Studio {
         let pipeline = self.pipeline(&request.pipeline)?.info().name;
         let now = self.clock.now_ms();
         let session_id = uuid::Uuid::now_v7().to_string();
-        let sessions = self.sessions()?;
+        let sessions = self.sessions();
         sessions.create(&SessionRecord {
             id: session_id.clone(),
             title: title_of(question),
@@ -415,9 +416,10 @@ impl Studio {
         events: Option<Arc<dyn EventSink>>,
         cancel: CancellationToken,
     ) -> Result<ResearchOutcome, ApiError> {
-        let (pipeline, saved) = self.research_run(thread)?;
-        let sessions = self.sessions()?;
-        let env = self.research_env(thread, &saved, keys_store, &sessions, events.clone())?;
+        let (pipeline, saved) = in_place(|| self.research_run(thread))?;
+        let sessions = self.sessions();
+        let env =
+            in_place(|| self.research_env(thread, &saved, keys_store, &sessions, events.clone()))?;
         let sink: Arc<dyn EventSink> = Arc::new(AuditSink {
             sessions: sessions.clone(),
             session: saved.session_id.clone(),
@@ -434,7 +436,8 @@ impl Studio {
             .has_started(&saved.config, self.cp(), thread)
             .await?;
         let set_status = |status: SessionStatus| {
-            if let Err(e) = sessions.set_status(&saved.session_id, status, self.clock.now_ms()) {
+            let now = self.clock.now_ms();
+            if let Err(e) = in_place(|| sessions.set_status(&saved.session_id, status, now)) {
                 tracing::warn!("could not update the session: {e}");
             }
         };
@@ -455,8 +458,7 @@ impl Studio {
         };
         // What the session said before this call: a resume the run refuses (it has finished,
         // or still needs its answer) changes nothing, and must not mark it failed.
-        let before = sessions
-            .get(&saved.session_id)
+        let before = in_place(|| sessions.get(&saved.session_id))
             .ok()
             .flatten()
             .map(|s| s.status);
@@ -497,7 +499,7 @@ impl Studio {
             ),
             RunStatus::Cancelled => (ResearchStatus::Interrupted, None),
         };
-        self.save_research(&sessions, &saved, thread, &run)?;
+        in_place(|| self.save_research(&sessions, &saved, thread, &run))?;
         set_status(match (status, &run.view.result.metadata.outcome) {
             (ResearchStatus::Waiting, _) => SessionStatus::Waiting,
             (ResearchStatus::Interrupted, _) => SessionStatus::Interrupted,

@@ -16,6 +16,7 @@ use research_pipeline::text::{normalize, quote_in};
 use research_pipeline::{sha256_hex, Evidence};
 use serde::{Deserialize, Serialize};
 
+use crate::blocking::in_place;
 use crate::{ApiError, ErrorCode, Studio, ThreadId};
 
 /// What reading a cited source again found.
@@ -111,7 +112,7 @@ impl Studio {
     /// Reads again every source the session's latest report cites and records what changed
     /// as a new report version (see the module doc). Costs no model call.
     pub async fn recheck(&self, session_id: &str) -> Result<Recheck, ApiError> {
-        let sessions = self.sessions()?;
+        let sessions = self.sessions();
         if sessions.get(session_id)?.is_none() {
             return Err(ApiError::new(
                 ErrorCode::NotFound,
@@ -157,7 +158,7 @@ impl Studio {
                 Ok(doc) if sha256_hex(&doc.text) == source.sha256 => SourceState::Unchanged,
                 Ok(doc) => {
                     // Kept beside the old text, so both can be shown.
-                    if let Err(e) = sessions.put_document(&doc.text, now) {
+                    if let Err(e) = in_place(|| sessions.put_document(&doc.text, now)) {
                         tracing::warn!("could not keep the new text of {}: {e}", source.url);
                     }
                     let text = normalize(&doc.text);
@@ -183,7 +184,7 @@ impl Studio {
                 state,
             });
         }
-        sessions.set_checked(session_id, now)?;
+        in_place(|| sessions.set_checked(session_id, now))?;
         let mut outcome = Recheck {
             session_id: session_id.to_string(),
             thread_id: thread.to_string(),
@@ -253,8 +254,9 @@ impl Studio {
                 serde_json::to_value(&outcome).unwrap_or_default(),
             );
         }
-        outcome.version =
-            Some(sessions.add_report(session_id, thread.as_str(), &markdown, &provenance, now)?);
+        outcome.version = Some(in_place(|| {
+            sessions.add_report(session_id, thread.as_str(), &markdown, &provenance, now)
+        })?);
         Ok(outcome)
     }
 }

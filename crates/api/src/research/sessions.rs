@@ -180,7 +180,7 @@ impl Studio {
     /// What a run's model calls have used so far (a resumed run's counters start from it).
     pub fn run_usage(&self, thread: &ThreadId) -> Result<research_llm::UsageTotals, ApiError> {
         let calls: Vec<research_llm::CallRecord> = self
-            .sessions()?
+            .sessions()
             .calls(thread.as_str())?
             .into_iter()
             .filter_map(|v| serde_json::from_value(v).ok())
@@ -194,12 +194,12 @@ impl Studio {
 
     /// Sessions, newest first, optionally only those matching `text`.
     pub fn list_sessions(&self, text: Option<&str>) -> Result<Vec<SessionRecord>, ApiError> {
-        Ok(self.sessions()?.list(text)?)
+        Ok(self.sessions().list(text)?)
     }
 
     /// A session with its runs, reports, and the sources and evidence behind its latest report.
     pub fn session(&self, id: &str) -> Result<SessionDetail, ApiError> {
-        let sessions = self.sessions()?;
+        let sessions = self.sessions();
         let session = sessions.get(id)?.ok_or_else(|| {
             ApiError::new(
                 ErrorCode::NotFound,
@@ -281,7 +281,7 @@ impl Studio {
         draft: &str,
     ) -> Result<Vec<DraftFinding>, ApiError> {
         self.research_run(thread)?;
-        let sessions = self.sessions()?;
+        let sessions = self.sessions();
         let rows = sessions.sources(thread.as_str())?;
         let known: BTreeSet<u32> = rows.iter().map(|s| s.source_id).collect();
         let evidence: Vec<Evidence> = sessions
@@ -306,7 +306,7 @@ impl Studio {
 
     /// The stored text of a source, by its hash (to show and highlight a quote).
     pub fn source_text(&self, sha256: &str) -> Result<String, ApiError> {
-        self.sessions()?
+        self.sessions()
             .document(sha256)?
             .ok_or_else(|| ApiError::new(ErrorCode::NotFound, "that source's text is not stored"))
     }
@@ -317,7 +317,7 @@ impl Studio {
         if title.is_empty() {
             return Err(ApiError::new(ErrorCode::InvalidInput, "the title is empty"));
         }
-        if !self.sessions()?.rename(id, title, self.clock.now_ms())? {
+        if !self.sessions().rename(id, title, self.clock.now_ms())? {
             return Err(ApiError::new(
                 ErrorCode::NotFound,
                 format!("there is no session with id {id}"),
@@ -328,7 +328,7 @@ impl Studio {
 
     /// Deletes a session and everything it produced.
     pub fn delete_session(&self, id: &str) -> Result<(), ApiError> {
-        if !self.sessions()?.delete(id)? {
+        if !self.sessions().delete(id)? {
             return Err(ApiError::new(
                 ErrorCode::NotFound,
                 format!("there is no session with id {id}"),
@@ -339,6 +339,6 @@ impl Studio {
 
     /// The session a thread belongs to.
     pub fn session_of(&self, thread: &ThreadId) -> Result<Option<String>, ApiError> {
-        Ok(self.sessions()?.session_of(thread.as_str())?)
+        Ok(self.sessions().session_of(thread.as_str())?)
     }
 }
