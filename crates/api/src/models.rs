@@ -40,27 +40,36 @@ pub struct RecommendedModel {
     pub sha256: Option<String>,
 }
 
-/// The models the app recommends, smallest last. Official GGUF builds from the model authors.
+/// The models the app recommends, smallest last. Official GGUF builds from the model authors,
+/// each pinned by size and SHA-256: a file that differs in one byte is not installed.
 pub fn recommended_models() -> Vec<RecommendedModel> {
-    let m =
-        |id: &str, name: &str, url: &str, bytes: u64, note: &str, license: &str| RecommendedModel {
-            id: id.into(),
-            name: name.into(),
-            file_name: url.rsplit('/').next().unwrap_or(id).to_string(),
-            url: url.into(),
-            approx_bytes: bytes,
-            note: note.into(),
-            license: license.into(),
-            // Pins need the files' hashes from huggingface.co, which the machines this catalogue
-            // was written on cannot reach; until then the server's stated hash is required.
-            sha256: None,
-        };
+    let m = |id: &str,
+             name: &str,
+             url: &str,
+             (bytes, sha256): (u64, &str),
+             note: &str,
+             license: &str| RecommendedModel {
+        id: id.into(),
+        name: name.into(),
+        file_name: url.rsplit('/').next().unwrap_or(id).to_string(),
+        url: url.into(),
+        approx_bytes: bytes,
+        note: note.into(),
+        license: license.into(),
+        sha256: Some(sha256.into()),
+    };
+    // The sizes and hashes are Hugging Face's LFS records of these files, as published by
+    // several independent projects that pin the same files (this machine cannot reach
+    // huggingface.co to read them itself).
     vec![
         m(
             "qwen2.5-3b",
             "Qwen2.5 3B Instruct (Q4_K_M)",
             "https://huggingface.co/Qwen/Qwen2.5-3B-Instruct-GGUF/resolve/main/qwen2.5-3b-instruct-q4_k_m.gguf",
-            2_100_000_000,
+            (
+                2_104_932_768,
+                "626b4a6678b86442240e33df819e00132d3ba7dddfe1cdc4fbb18e0a9615c62d",
+            ),
             "The best balance for research on a laptop: follows the JSON steps reliably; needs about 4 GB of memory.",
             "Qwen Research",
         ),
@@ -68,7 +77,10 @@ pub fn recommended_models() -> Vec<RecommendedModel> {
             "qwen2.5-1.5b",
             "Qwen2.5 1.5B Instruct (Q4_K_M)",
             "https://huggingface.co/Qwen/Qwen2.5-1.5B-Instruct-GGUF/resolve/main/qwen2.5-1.5b-instruct-q4_k_m.gguf",
-            1_120_000_000,
+            (
+                1_117_320_736,
+                "6a1a2eb6d15622bf3c96857206351ba97e1af16c30d7a74ee38970e434e9407e",
+            ),
             "Faster and smaller (about 2 GB of memory); reports are shorter and less careful.",
             "Apache-2.0",
         ),
@@ -548,6 +560,22 @@ pub fn human_bytes(n: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_recommended_model_is_pinned_and_its_download_carries_the_pin() {
+        for m in recommended_models() {
+            let sha = m.sha256.clone().expect("pinned");
+            assert!(
+                sha.len() == 64 && sha.bytes().all(|b| b.is_ascii_hexdigit()),
+                "{}: {sha}",
+                m.id
+            );
+            let request = DownloadRequest::new(m.url.clone(), PathBuf::from("/tmp"));
+            assert_eq!(request.sha256.as_deref(), Some(sha.as_str()));
+            assert!(request.require_hash && request.max_bytes >= m.approx_bytes);
+            assert_eq!(request.file_name.as_deref(), Some(m.file_name.as_str()));
+        }
+    }
 
     #[test]
     fn names_and_hashes_from_urls_and_headers() {
