@@ -341,7 +341,7 @@ async fn a_writer_failing_on_the_first_draft_gives_the_passages() {
 
 #[tokio::test]
 async fn banned_words_are_rewritten_away_and_a_users_own_word_takes_its_sentence() {
-    let write = "## Summary\nRust leverages a robust ownership model checked at compile time [1]. \
+    let write = "## Summary\nRust leverages a robust borrow checker in its compiler [1]. \
 It basically needs no garbage collector [2].\n\n## Details\nEach value has a single owner and is dropped when the owner goes out of scope [1].\n";
     let mut config = review_config();
     config.banned_words = Some(vec!["leverage".into(), "robust".into(), "basically".into()]);
@@ -352,7 +352,7 @@ It basically needs no garbage collector [2].\n\n## Details\nEach value has a sin
     assert!(!body.to_lowercase().contains("leverag"), "{body}");
     assert!(!body.to_lowercase().contains("robust"), "{body}");
     assert!(!body.to_lowercase().contains("basically"), "{body}");
-    assert!(body.contains("uses a reliable ownership model"), "{body}");
+    assert!(body.contains("uses a reliable borrow checker"), "{body}");
     // The writer was told, too.
     let writes = calls(&done, "write");
     assert!(writes[0].messages[0]

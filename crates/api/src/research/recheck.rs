@@ -11,7 +11,9 @@ use std::sync::Arc;
 use research_fetch::FetchError;
 use research_pipeline::guard::no_claim;
 use research_pipeline::report::{cited_ids, date};
-use research_pipeline::steps::audit::{audit, without_markers, AuditEntry, AuditStatus};
+use research_pipeline::steps::audit::{
+    audit, without_markers, AuditEntry, AuditStatus, SourceTexts,
+};
 use research_pipeline::text::{normalize, quote_in};
 use research_pipeline::{sha256_hex, Evidence};
 use serde::{Deserialize, Serialize};
@@ -222,13 +224,13 @@ impl Studio {
             .map(|c| c.source_id)
             .collect();
         let alone = |sentence: &str, evidence: &[Evidence]| {
-            audit(sentence, evidence)
+            audit(sentence, evidence, &SourceTexts::default())
                 .entries
                 .first()
                 .map_or(AuditStatus::Removed, |e| e.status)
         };
         let mut seen = BTreeSet::new();
-        for entry in audit(&report.markdown, &evidence).entries {
+        for entry in audit(&report.markdown, &evidence, &SourceTexts::default()).entries {
             let sentence = entry.sentence.trim().to_string();
             // A line of the sources list ("[3] Title — <url>") names a source; it claims nothing.
             if !entry.sources.iter().any(|s| touched.contains(s))

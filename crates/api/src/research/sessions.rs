@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 
 use research_llm::{Meter, PriceTable};
-use research_pipeline::steps::audit::{check_draft, DraftFinding};
+use research_pipeline::steps::audit::{check_draft, DraftFinding, SourceTexts};
 use research_pipeline::steps::review::{Criterion, Issue, ReviewRecord};
 use research_pipeline::Evidence;
 use research_pipeline::Run;
@@ -301,7 +301,18 @@ impl Studio {
                 query: String::new(),
             })
             .collect();
-        Ok(check_draft(draft, &known, &evidence))
+        // The words of the texts of the sources the draft cites, as the audit will have them.
+        let cited = research_pipeline::report::cited_ids(draft);
+        let texts: Vec<(u32, String)> = rows
+            .iter()
+            .filter(|s| cited.contains(&s.source_id))
+            .filter_map(|s| {
+                let text = sessions.document(&s.sha256).ok().flatten()?;
+                Some((s.source_id, research_pipeline::text::plain(&text)))
+            })
+            .collect();
+        let texts = SourceTexts::new(texts.iter().map(|(id, t)| (*id, t.as_str())));
+        Ok(check_draft(draft, &known, &evidence, &texts))
     }
 
     /// The stored text of a source, by its hash (to show and highlight a quote).

@@ -386,15 +386,11 @@ async fn write_body(
     // Any source with evidence may be cited, also one whose claims the writer was not shown.
     let (body, repaired, removed) = report::repair_citations(&body, input.facts.evidence);
     // Text the writer put in quotation marks must be found in the source its sentence cites.
-    let texts: std::collections::BTreeMap<u32, String> = input
-        .facts
-        .sources
-        .iter()
-        .filter_map(|s| {
-            let text = ctx.config.documents.get(&s.sha256).ok().flatten()?;
-            Some((s.id, normalize(&crate::text::plain(&text))))
-        })
-        .collect();
+    let texts: std::collections::BTreeMap<u32, String> =
+        source_texts(ctx, input.facts.sources, |_| true)
+            .into_iter()
+            .map(|(id, text)| (id, normalize(&text)))
+            .collect();
     let (body, unquoted) = report::unquote_unfound(&body, &texts);
     let body = without_banned_words(ctx, &body);
     if unquoted > 0 {
@@ -404,6 +400,26 @@ async fn write_body(
         ctx.emit(Progress::CitationsRepaired { repaired, removed });
     }
     Ok((body, client.warnings()))
+}
+
+/// The stored texts (as plain text) of the `sources` that `wanted` picks, by source id; a text
+/// the store cannot give is left out.
+fn source_texts(ctx: &Ctx, sources: &[Source], wanted: impl Fn(u32) -> bool) -> Vec<(u32, String)> {
+    sources
+        .iter()
+        .filter(|s| wanted(s.id))
+        .filter_map(|s| {
+            let text = ctx.config.documents.get(&s.sha256).ok().flatten()?;
+            Some((s.id, crate::text::plain(&text)))
+        })
+        .collect()
+}
+
+/// The words of the texts of the sources `body` cites, for the audit.
+fn cited_texts(ctx: &Ctx, sources: &[Source], body: &str) -> audit::SourceTexts {
+    let cited = report::cited_ids(body);
+    let texts = source_texts(ctx, sources, |id| cited.contains(&id));
+    audit::SourceTexts::new(texts.iter().map(|(id, t)| (*id, t.as_str())))
 }
 
 /// The analyst's section for the report (contradictions quoted from both sources, gaps) and
@@ -424,9 +440,11 @@ pub fn passages_report(input: &WriteInput<'_>, why: &str, now_ms: i64, calls: u6
         };
     }
     let passages = spread(input.facts.evidence, 20);
+    // The passages are the sources' own words: the texts around them add nothing to judge by.
     let audited = audit::audit(
         &extractive_body(&input.facts, &passages),
         input.facts.evidence,
+        &audit::SourceTexts::default(),
     );
     let (analysed, quoted) = analysis_section(input);
     let mut entries = audited.entries;
@@ -518,7 +536,11 @@ pub async fn write(
         spanned.facts.evidence = &with_spans;
     }
     let input = &spanned;
-    let mut audited = audit::audit(&body, input.facts.evidence);
+    let mut audited = audit::audit(
+        &body,
+        input.facts.evidence,
+        &cited_texts(ctx, input.facts.sources, &body),
+    );
     let removed = audited
         .entries
         .iter()
@@ -549,10 +571,9 @@ pub async fn write(
         // Every passage read (spread over the sources), not only the writer's share: the
         // passages are the report now.
         let passages = spread(input.facts.evidence, 20);
-        audited = audit::audit(
-            &extractive_body(&input.facts, &passages),
-            input.facts.evidence,
-        );
+        let body = extractive_body(&input.facts, &passages);
+        let texts = cited_texts(ctx, input.facts.sources, &body);
+        audited = audit::audit(&body, input.facts.evidence, &texts);
     }
     // The extractive body already quotes and cites every passage: no findings list after it.
     let findings: &[Evidence] = if extractive { &[] } else { &evidence };
@@ -582,7 +603,8 @@ pub async fn write(
 pub async fn edited(ctx: &Ctx, input: &WriteInput<'_>, body: &str) -> Result<Draft, NodeError> {
     let evidence = writer_evidence(input.facts.claims, input.facts.evidence);
     let body = report::strip_model_extras(body);
-    let audited = audit::audit(&body, input.facts.evidence);
+    let texts = cited_texts(ctx, input.facts.sources, &body);
+    let audited = audit::audit(&body, input.facts.evidence, &texts);
     finish(
         ctx,
         input,

@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 use serde::{Deserialize, Serialize};
 use unicode_segmentation::UnicodeSegmentation;
 
-use super::{audit_line, AuditStatus, Piece};
+use super::{audit_line, AuditStatus, Piece, SourceTexts};
 use crate::records::Evidence;
 use crate::report::cited_ids;
 
@@ -56,6 +56,7 @@ pub fn check_draft(
     draft: &str,
     sources: &BTreeSet<u32>,
     evidence: &[Evidence],
+    texts: &SourceTexts,
 ) -> Vec<DraftFinding> {
     let mut findings = Vec::new();
     let mut number = 0u32;
@@ -98,7 +99,7 @@ pub fn check_draft(
                     continue;
                 }
             }
-            let audited = audit_line(text, evidence);
+            let audited = audit_line(text, evidence, texts);
             let entry = audited.pieces.into_iter().flatten().find_map(|p| match p {
                 Piece::Claim { entry, .. } => Some(entry),
                 _ => None,
@@ -154,7 +155,7 @@ mod tests {
         let draft = "## Summary\nMemcheck tracks the definedness of every bit of memory [1]. \
 Valgrind also runs on the moon [7].\n\n## More\nCachegrind was written on the moon in 1850 [1].\n";
         let sources = BTreeSet::from([1]);
-        let found = check_draft(draft, &sources, &evidence());
+        let found = check_draft(draft, &sources, &evidence(), &SourceTexts::default());
         assert_eq!(found.len(), 2, "{found:#?}");
         assert_eq!(found[0].number, 2);
         assert_eq!(found[0].problem, DraftProblem::UnknownSource);
@@ -178,7 +179,13 @@ Valgrind also runs on the moon [7].\n\n## More\nCachegrind was written on the mo
     #[test]
     fn a_draft_the_sources_bear_out_has_no_findings() {
         let draft = "Memcheck tracks the definedness of every bit of memory [1].\n";
-        assert!(check_draft(draft, &BTreeSet::from([1]), &evidence()).is_empty());
+        assert!(check_draft(
+            draft,
+            &BTreeSet::from([1]),
+            &evidence(),
+            &SourceTexts::default()
+        )
+        .is_empty());
         assert_eq!(markers(&[7, 8, 9]), "[7], [8] and [9]");
     }
 }

@@ -8,7 +8,7 @@
 //! is kept with its status and the check that decided, so the report can say how many of its
 //! cited sentences hold and a checker can verify the audit independently.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use serde::{Deserialize, Serialize};
 use unicode_segmentation::UnicodeSegmentation;
@@ -60,6 +60,52 @@ pub struct AuditEntry {
 /// Share of content words (with all numbers present) below which a sentence is not even partly
 /// supported: under a third, the sentence says something its evidence does not.
 pub const PARTLY_OVERLAP: f64 = 0.34;
+
+/// Words a partly supported sentence may bring in that no source it cites uses anywhere (a
+/// connective or a synonym of the writer's) …
+pub const PARTLY_NEW_WORDS: usize = 1;
+
+/// … or, with more of them, the share of its content words they may be: from a third on, the
+/// sentence says something nothing read says.
+pub const PARTLY_NEW_SHARE: f64 = 0.3;
+
+/// The words of each cited source's whole stored text, by source id. The evidence is a few
+/// passages of a page; a sentence they only partly support may draw on the rest of the page,
+/// but not on words the page never uses: "Honeybees report radio broadcasts to the queen [1]"
+/// shares "honeybees" and "queen" with its quote, and no source it cites mentions radio.
+#[derive(Debug, Clone, Default)]
+pub struct SourceTexts(BTreeMap<u32, HashSet<String>>);
+
+impl SourceTexts {
+    /// The texts given as (source id, stored text).
+    pub fn new<'a>(texts: impl IntoIterator<Item = (u32, &'a str)>) -> Self {
+        Self(
+            texts
+                .into_iter()
+                .map(|(id, text)| (id, guard::claim_terms(text)))
+                .collect(),
+        )
+    }
+
+    /// The words of `claim` that no source of `sources` uses, sorted, when they are too many
+    /// ([`PARTLY_NEW_WORDS`], [`PARTLY_NEW_SHARE`]); `None` when they are not, or when the text
+    /// of a cited source is not known (nothing to judge by).
+    fn unsaid(&self, claim: &str, sources: &BTreeSet<u32>) -> Option<Vec<String>> {
+        let texts = sources
+            .iter()
+            .map(|id| self.0.get(id))
+            .collect::<Option<Vec<_>>>()?;
+        let terms = guard::claim_terms(claim);
+        let mut words: Vec<String> = terms
+            .iter()
+            .filter(|w| !texts.iter().any(|t| t.contains(*w)))
+            .cloned()
+            .collect();
+        words.sort();
+        let share = words.len() as f64 / terms.len().max(1) as f64;
+        (words.len() > PARTLY_NEW_WORDS && share >= PARTLY_NEW_SHARE).then_some(words)
+    }
+}
 
 /// The audited body and the audit of every cited sentence in it.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -176,14 +222,15 @@ fn flag(text: &str, entry: &AuditEntry) -> String {
     format!("{body} ⚠ *(unverified: {why})*{trailing}")
 }
 
-/// Audits every sentence of `body` that carries a citation marker against `evidence` (the
-/// deterministic checks; [`confirm`] adds the model's). A failing sentence is rewritten from
-/// its evidence, else removed — or kept with ⚠ and the reason when the next sentence leans on
-/// it. A heading whose section loses every sentence goes too.
-pub fn audit(body: &str, evidence: &[Evidence]) -> Audited {
+/// Audits every sentence of `body` that carries a citation marker against `evidence` and the
+/// words of the sources' texts (the deterministic checks; [`confirm`] adds the model's). A
+/// failing sentence is rewritten from its evidence, else removed — or kept with ⚠ and the
+/// reason when the next sentence leans on it. A heading whose section loses every sentence
+/// goes too.
+pub fn audit(body: &str, evidence: &[Evidence], texts: &SourceTexts) -> Audited {
     let mut lines: Vec<Line> = body
         .split_inclusive('\n')
-        .map(|l| audit_line(l, evidence))
+        .map(|l| audit_line(l, evidence, texts))
         .collect();
     drop_repeats(&mut lines);
     keep_what_the_text_needs(&mut lines);
@@ -246,7 +293,7 @@ fn drop_repeats(lines: &mut [Line]) {
     }
 }
 
-fn audit_line(line: &str, evidence: &[Evidence]) -> Line {
+fn audit_line(line: &str, evidence: &[Evidence], texts: &SourceTexts) -> Line {
     let trimmed = line.trim_start();
     // Headings, quotations and code are not claims of the writer's own.
     if trimmed.starts_with('#') || trimmed.starts_with('>') || trimmed.starts_with("```") {
@@ -300,7 +347,7 @@ fn audit_line(line: &str, evidence: &[Evidence]) -> Line {
             });
             continue;
         }
-        let Some((best, support)) = best_evidence(&claim, &sources, evidence) else {
+        let Some((best, mut support)) = best_evidence(&claim, &sources, evidence) else {
             // It cites sources with no evidence at all: nothing can back it.
             pieces.push(Piece::Claim {
                 text: sentence.to_string(),
@@ -319,7 +366,23 @@ fn audit_line(line: &str, evidence: &[Evidence]) -> Line {
                 entry: entry(AuditStatus::Verified, vec![best.id], support.reason),
                 kept: true,
             });
-        } else if support.numbers_ok && support.overlap >= PARTLY_OVERLAP {
+        } else if support.numbers_ok
+            && support.overlap >= PARTLY_OVERLAP
+            && match texts.unsaid(&claim, &sources) {
+                Some(words) => {
+                    support.reason = format!(
+                        "not supported: no source it cites uses the words {}",
+                        words
+                            .iter()
+                            .map(|w| format!("\"{w}\""))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    );
+                    false
+                }
+                None => true,
+            }
+        {
             pieces.push(Piece::Claim {
                 text: sentence.to_string(),
                 entry: entry(AuditStatus::Partly, vec![best.id], support.reason),
@@ -587,7 +650,7 @@ mod tests {
     fn a_supported_sentence_is_verified_and_an_unsupported_one_removed() {
         let body = "## Summary\nMemcheck tracks the definedness of every bit of memory [1]. \
 Cachegrind was written on the moon in 1850 [2].\n";
-        let audited = audit(body, &items());
+        let audited = audit(body, &items(), &SourceTexts::default());
         assert!(audited.body.contains("definedness"), "{}", audited.body);
         assert!(!audited.body.contains("moon"), "{}", audited.body);
         let statuses: Vec<_> = audited.entries.iter().map(|e| e.status).collect();
@@ -598,7 +661,7 @@ Cachegrind was written on the moon in 1850 [2].\n";
     fn a_failing_sentence_the_next_one_leans_on_is_kept_flagged() {
         let body = "Cachegrind was written on the moon in 1850 [2]. \
 This means Memcheck tracks the definedness of every bit of memory [1].\n";
-        let audited = audit(body, &items());
+        let audited = audit(body, &items(), &SourceTexts::default());
         let flagged = &audited.entries[0];
         assert_eq!(flagged.status, AuditStatus::Flagged);
         assert!(
@@ -620,7 +683,7 @@ This means Memcheck tracks the definedness of every bit of memory [1].\n";
         let body = "## History\nCachegrind was written on the moon in 1850 [2].\n\n## Notes\n\
 ### Detail\nMemcheck tracks the definedness of every bit of memory [1].\n\n## Last\n\
 Cachegrind was written on the moon in 1850 [2].\n";
-        let audited = audit(body, &items());
+        let audited = audit(body, &items(), &SourceTexts::default());
         assert!(!audited.body.contains("## History"), "{}", audited.body);
         // A heading over a kept sub-section stays.
         assert!(
@@ -638,7 +701,7 @@ Cachegrind was written on the moon in 1850 [2].\n";
 Manual) Memcheck tracks the definedness of every bit of memory [1].\n\
 Usingandunderstandingthevalgrendcoreallothertools. (10.\n\
 Memcheck tracks the definedness of every bit of memory [1].\n";
-        let audited = audit(body, &items());
+        let audited = audit(body, &items(), &SourceTexts::default());
         assert_eq!(
             audited.body.matches("definedness").count(),
             1,
@@ -657,11 +720,49 @@ Memcheck tracks the definedness of every bit of memory [1].\n";
     }
 
     #[test]
+    fn a_partly_supported_sentence_with_words_its_source_never_uses_is_not_kept() {
+        let evidence = [evidence(
+            1,
+            1,
+            "Honeybees feed the queen royal jelly.",
+            "Worker honeybees feed the queen royal jelly throughout her life.",
+        )];
+        let page = "Worker honeybees feed the queen royal jelly throughout her life. \
+The queen lays up to two thousand eggs a day, and nurse bees report to the brood.";
+        let texts = SourceTexts::new([(1, page)]);
+        // Two of its five words are in the quote: partly, by the words of the evidence alone.
+        let invented = "Honeybees report radio broadcasts to the queen [1].\n";
+        let alone = audit(invented, &evidence, &SourceTexts::default());
+        assert_eq!(alone.entries[0].status, AuditStatus::Partly);
+        // The page never mentions radio or broadcasts: the sentence goes, rewritten from its
+        // evidence, and says why.
+        let audited = audit(invented, &evidence, &texts);
+        let entry = &audited.entries[0];
+        assert_eq!(entry.status, AuditStatus::Rewritten, "{entry:#?}");
+        assert!(
+            entry.check.contains("\"broadcast\", \"radio\""),
+            "{}",
+            entry.check
+        );
+        assert!(!audited.body.contains("radio"), "{}", audited.body);
+        // A sentence drawing on the rest of the page stays partly supported.
+        let drawn = "Honeybees feed the queen, who lays eggs for the brood [1].\n";
+        let kept = audit(drawn, &evidence, &texts);
+        assert_eq!(
+            kept.entries[0].status,
+            AuditStatus::Partly,
+            "{:#?}",
+            kept.entries
+        );
+    }
+
+    #[test]
     fn a_no_from_the_model_lowers_verified_to_partly_and_nothing_raises() {
         let mut entries = audit(
             "Memcheck tracks the definedness of every bit of memory [1]. \
 Cachegrind was written on the moon in 1850 [2].\n",
             &items(),
+            &SourceTexts::default(),
         )
         .entries;
         with_verdict(&mut entries[0], Some(false));
