@@ -127,6 +127,10 @@ pub enum CheckpointError {
     /// The store's background writer is gone.
     #[error("the checkpoint store is closed")]
     Closed,
+    /// The disk (or the store's size limit) is full: nothing was written; what was saved
+    /// before is intact, so the thread resumes once there is room.
+    #[error("the disk holding the checkpoints is full")]
+    DiskFull,
 }
 
 /// Durable storage of threads.

@@ -36,6 +36,15 @@ fn storage(e: impl std::fmt::Display) -> CheckpointError {
     CheckpointError::Storage(e.to_string())
 }
 
+/// A failed write, typed when the disk is full (the run says so and can resume later).
+fn write_failed(e: rusqlite::Error) -> CheckpointError {
+    if crate::sessions::is_disk_full(&e) {
+        CheckpointError::DiskFull
+    } else {
+        storage(e)
+    }
+}
+
 fn kind_code(kind: WriteKind) -> i64 {
     match kind {
         WriteKind::Update => 0,
@@ -142,7 +151,7 @@ fn insert_writes(tx: &Connection, writes: &[WriteRecord]) -> rusqlite::Result<()
 /// One job's rows, inside its savepoint.
 fn apply(tx: &Connection, job: &Job) -> Result<(), CheckpointError> {
     match job {
-        Job::Writes(writes, _) => insert_writes(tx, writes).map_err(storage),
+        Job::Writes(writes, _) => insert_writes(tx, writes).map_err(write_failed),
         Job::Checkpoint(cp, writes, _) => {
             let inserted = tx
                 .prepare_cached(
@@ -158,14 +167,14 @@ fn apply(tx: &Connection, job: &Job) -> Result<(), CheckpointError> {
                         cp.snapshot
                     ])
                 })
-                .map_err(storage)?;
+                .map_err(write_failed)?;
             if inserted == 0 {
                 Err(CheckpointError::Conflict {
                     thread: cp.thread_id.clone(),
                     seq: cp.seq,
                 })
             } else {
-                insert_writes(tx, writes).map_err(storage)
+                insert_writes(tx, writes).map_err(write_failed)
             }
         }
     }
@@ -202,6 +211,7 @@ fn writer_loop(mut conn: Connection, rx: mpsc::Receiver<Job>) {
         ) {
             let reply = match &result {
                 Ok(()) => outcome,
+                Err(e) if crate::sessions::is_disk_full(e) => Err(CheckpointError::DiskFull),
                 Err(e) => Err(storage(e)),
             };
             let _ = match job {

@@ -571,8 +571,10 @@ fn pending_question(
 /// A run's failure as the person reads it. A full disk is said plainly, with the way back:
 /// everything up to the last checkpoint is kept, so the run resumes once there is room.
 fn failed_run(e: research_graph::GraphError, thread: &ThreadId) -> ApiError {
-    // SQLite's words for SQLITE_FULL, as the checkpoint store passes them on.
-    if e.to_string().contains("database or disk is full") {
+    if matches!(
+        e,
+        research_graph::GraphError::Checkpoint(research_graph::CheckpointError::DiskFull)
+    ) {
         return ApiError::new(
             ErrorCode::Storage,
             "the disk holding the database is full; nothing read so far is lost — free some space, then resume the run",
