@@ -3,7 +3,7 @@
 //! contains is unquoted, and the fixed sections (findings, caveats, sources, method) are built
 //! from the record itself, not by the model.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use research_graph::NodeError;
 use research_llm::{ChatRequest, LlmClient, Message};
@@ -304,6 +304,7 @@ async fn write_body(
     ctx: &Ctx,
     input: &WriteInput<'_>,
     evidence: &[Evidence],
+    texts: &BTreeMap<u32, String>,
     revision: Option<&Revision<'_>>,
     retry: bool,
 ) -> Result<(String, Vec<Warning>), NodeError> {
@@ -386,11 +387,10 @@ async fn write_body(
     // Any source with evidence may be cited, also one whose claims the writer was not shown.
     let (body, repaired, removed) = report::repair_citations(&body, input.facts.evidence);
     // Text the writer put in quotation marks must be found in the source its sentence cites.
-    let texts: std::collections::BTreeMap<u32, String> =
-        source_texts(ctx, input.facts.sources, |_| true)
-            .into_iter()
-            .map(|(id, text)| (id, normalize(&text)))
-            .collect();
+    let texts: BTreeMap<u32, String> = texts
+        .iter()
+        .map(|(id, text)| (*id, normalize(text)))
+        .collect();
     let (body, unquoted) = report::unquote_unfound(&body, &texts);
     let body = without_banned_words(ctx, &body);
     if unquoted > 0 {
@@ -402,12 +402,12 @@ async fn write_body(
     Ok((body, client.warnings()))
 }
 
-/// The stored texts (as plain text) of the `sources` that `wanted` picks, by source id; a text
-/// the store cannot give is left out.
-fn source_texts(ctx: &Ctx, sources: &[Source], wanted: impl Fn(u32) -> bool) -> Vec<(u32, String)> {
+/// The stored texts (as plain text) of `sources`, by source id, read once per draft: the
+/// writer's quotes and the audit are checked against them. A text the store cannot give is
+/// left out.
+fn source_texts(ctx: &Ctx, sources: &[Source]) -> BTreeMap<u32, String> {
     sources
         .iter()
-        .filter(|s| wanted(s.id))
         .filter_map(|s| {
             let text = ctx.config.documents.get(&s.sha256).ok().flatten()?;
             Some((s.id, crate::text::plain(&text)))
@@ -416,10 +416,14 @@ fn source_texts(ctx: &Ctx, sources: &[Source], wanted: impl Fn(u32) -> bool) -> 
 }
 
 /// The words of the texts of the sources `body` cites, for the audit.
-fn cited_texts(ctx: &Ctx, sources: &[Source], body: &str) -> audit::SourceTexts {
+fn cited_texts(texts: &BTreeMap<u32, String>, body: &str) -> audit::SourceTexts {
     let cited = report::cited_ids(body);
-    let texts = source_texts(ctx, sources, |id| cited.contains(&id));
-    audit::SourceTexts::new(texts.iter().map(|(id, t)| (*id, t.as_str())))
+    audit::SourceTexts::new(
+        texts
+            .iter()
+            .filter(|(id, _)| cited.contains(id))
+            .map(|(id, t)| (*id, t.as_str())),
+    )
 }
 
 /// The analyst's section for the report (contradictions quoted from both sources, gaps) and
@@ -494,11 +498,13 @@ pub async fn write(
     let evidence = writer_evidence(input.facts.claims, input.facts.evidence);
     let limit = runaway_words(ctx.config.config.target_words);
     let degenerate = |body: &str| guard::degenerate_within(body, limit).map(|d| d.to_string());
-    let (mut body, mut warnings) = write_body(ctx, input, &evidence, revision, false).await?;
+    let texts = source_texts(ctx, input.facts.sources);
+    let (mut body, mut warnings) =
+        write_body(ctx, input, &evidence, &texts, revision, false).await?;
     let mut rejected = degenerate(&body);
     if rejected.is_some() {
         // Once more, cooler and with stronger repetition control, before giving up on prose.
-        let (again, more) = write_body(ctx, input, &evidence, revision, true).await?;
+        let (again, more) = write_body(ctx, input, &evidence, &texts, revision, true).await?;
         body = again;
         warnings.extend(more);
         rejected = degenerate(&body);
@@ -536,11 +542,7 @@ pub async fn write(
         spanned.facts.evidence = &with_spans;
     }
     let input = &spanned;
-    let mut audited = audit::audit(
-        &body,
-        input.facts.evidence,
-        &cited_texts(ctx, input.facts.sources, &body),
-    );
+    let mut audited = audit::audit(&body, input.facts.evidence, &cited_texts(&texts, &body));
     let removed = audited
         .entries
         .iter()
@@ -572,8 +574,7 @@ pub async fn write(
         // passages are the report now.
         let passages = spread(input.facts.evidence, 20);
         let body = extractive_body(&input.facts, &passages);
-        let texts = cited_texts(ctx, input.facts.sources, &body);
-        audited = audit::audit(&body, input.facts.evidence, &texts);
+        audited = audit::audit(&body, input.facts.evidence, &cited_texts(&texts, &body));
     }
     // The extractive body already quotes and cites every passage: no findings list after it.
     let findings: &[Evidence] = if extractive { &[] } else { &evidence };
@@ -603,7 +604,7 @@ pub async fn write(
 pub async fn edited(ctx: &Ctx, input: &WriteInput<'_>, body: &str) -> Result<Draft, NodeError> {
     let evidence = writer_evidence(input.facts.claims, input.facts.evidence);
     let body = report::strip_model_extras(body);
-    let texts = cited_texts(ctx, input.facts.sources, &body);
+    let texts = cited_texts(&source_texts(ctx, input.facts.sources), &body);
     let audited = audit::audit(&body, input.facts.evidence, &texts);
     finish(
         ctx,
