@@ -560,6 +560,48 @@ trust: TrustRecord | null,
  */
 review: ReviewView | null, };
 
+export type RunCalls = { 
+/**
+ * The run's thread id.
+ */
+thread: string, 
+/**
+ * The question it researched.
+ */
+question: string, 
+/**
+ * Its calls, in order.
+ */
+calls: Array<CallRecord>, };
+
+export type Exchange = { 
+/**
+ * The messages sent, in order.
+ */
+messages: Array<ExchangeMessage>, 
+/**
+ * The JSON schema the answer had to follow, when one was asked for.
+ */
+schema?: string, 
+/**
+ * The model's answer (absent when the call failed).
+ */
+answer?: string, 
+/**
+ * Why the call failed.
+ */
+error?: string, };
+
+export type ExchangeMessage = { 
+/**
+ * `system`, `user` or `assistant`.
+ */
+role: string, 
+/**
+ * What was said, redacted.
+ */
+content: string, };
+
 export type ReviewView = { 
 /**
  * Every draft with its review, the fallback's reason and the escalations.
@@ -1413,7 +1455,13 @@ trusted_domains: Array<string> | null,
 /**
  * Low-trust domains (`None`: [`DEFAULT_LOW_TRUST_DOMAINS`]).
  */
-low_trust_domains: Array<string> | null, };
+low_trust_domains: Array<string> | null, 
+/**
+ * Keep each model call's prompt and answer with the session, keys and secrets redacted,
+ * for a person to inspect (seed 003); off by default, since they are large and may quote
+ * what the person typed.
+ */
+record_calls: boolean, };
 
 export type Mode = "single" | "multi";
 
@@ -2318,7 +2366,12 @@ cost_usd: number | null,
 /**
  * Whether the call failed.
  */
-failed: boolean, };
+failed: boolean, 
+/**
+ * What was sent and answered, redacted: kept only when the run asked for it
+ * ([`Meter::keeping_exchanges`]).
+ */
+exchange?: Exchange, };
 
 export type ModelRouting = { 
 /**

@@ -218,6 +218,14 @@ pub fn resolve(store: &dyn KeyStore, provider: &str) -> Option<(String, KeySourc
     Some((key, KeySource::Environment))
 }
 
+/// Every key the run could use (keychain and environment), for redacting kept model calls.
+pub fn known_keys(store: &dyn KeyStore) -> Vec<String> {
+    KEYED_PROVIDERS
+        .iter()
+        .filter_map(|p| resolve(store, p.name).map(|(key, _)| key))
+        .collect()
+}
+
 /// Stores a key after checking the provider name and the key's shape.
 pub fn set_key(store: &dyn KeyStore, provider_name: &str, key: &str) -> Result<(), ApiError> {
     provider(provider_name)?;

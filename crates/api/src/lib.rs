@@ -43,7 +43,7 @@ pub use providers::{providers, ProviderStatus, PROBE_MODELS};
 pub use research::{
     CompareColumn, CompareOutcome, CompareRequest, CompareSide, CriterionWeight, ForkRequest,
     ForkedRun, LostSupport, MultiSearch, PendingQuestion, Recheck, ResearchOutcome,
-    ResearchRequest, ResearchStatus, ReviewView, RunOrigin, SessionDetail, SourceCheck,
+    ResearchRequest, ResearchStatus, ReviewView, RunCalls, RunOrigin, SessionDetail, SourceCheck,
     SourceState, Turn, TurnView, CACHE_TTL_MS, MAX_CARRIED_EVIDENCE, MAX_QUESTION_CHARS,
     SUMMARY_AFTER_TURNS, VERBATIM_TURNS,
 };

@@ -25,6 +25,7 @@ mod openai;
 mod scripted;
 mod spec;
 mod structured;
+mod transcript;
 mod types;
 mod usage;
 
@@ -41,6 +42,7 @@ pub use openai::{OpenAiClient, OpenAiConfig};
 pub use scripted::{ScriptedAnswer, ScriptedLlm};
 pub use spec::{connect, ConnectSettings, ModelSpec};
 pub use structured::{generate, generate_json, schema_of, simpler, Structured, SIMPLER_MAX_ITEMS};
+pub use transcript::{Exchange, ExchangeMessage, Redactor, REDACTED};
 pub use types::{known_window, ChatRequest, ChatResponse, Message, OutputSchema, Role, Usage};
 pub use usage::{
     estimate_tokens, Budget, CallRecord, Meter, Metered, ModelRouting, Price, PriceTable,

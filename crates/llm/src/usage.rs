@@ -114,6 +114,11 @@ pub struct CallRecord {
     pub cost_usd: Option<f64>,
     /// Whether the call failed.
     pub failed: bool,
+    /// What was sent and answered, redacted: kept only when the run asked for it
+    /// ([`Meter::keeping_exchanges`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub exchange: Option<crate::Exchange>,
 }
 
 /// Sums over a set of calls.
@@ -158,6 +163,8 @@ pub struct Meter {
     prices: PriceTable,
     calls: Mutex<Vec<CallRecord>>,
     listener: Option<CallListener>,
+    /// Set when each call's prompt and answer are kept, redacted by it.
+    exchanges: Option<crate::Redactor>,
 }
 
 impl std::fmt::Debug for Meter {
@@ -188,6 +195,13 @@ impl Meter {
     /// Calls `listener` with every call as it is recorded (e.g. to save it).
     pub fn on_call(mut self, listener: impl Fn(&CallRecord) + Send + Sync + 'static) -> Self {
         self.listener = Some(Box::new(listener));
+        self
+    }
+
+    /// Keeps each call's prompt and answer in its record, redacted by `redactor` (opt-in: they
+    /// are large and may quote what the person typed).
+    pub fn keeping_exchanges(mut self, redactor: crate::Redactor) -> Self {
+        self.exchanges = Some(redactor);
         self
     }
 
@@ -310,6 +324,15 @@ impl LlmClient for Metered {
                 .prices
                 .cost(self.inner.spec(), prompt, completion),
             failed,
+            exchange: self.meter.exchanges.as_ref().map(|r| {
+                r.exchange(
+                    request,
+                    result
+                        .as_ref()
+                        .map(|a| a.text.as_str())
+                        .map_err(|e| e.to_string()),
+                )
+            }),
         });
         result
     }
@@ -446,6 +469,32 @@ mod tests {
             json: None,
             delay_ms: None,
         }]))
+    }
+
+    #[tokio::test]
+    async fn exchanges_are_kept_redacted_only_when_asked_for() {
+        let request = ChatRequest::new(vec![Message::user("my key sk-test-0123456789abcdefgh")]);
+        let plain = Arc::new(Meter::new(Budget::default(), PriceTable::default()));
+        Metered::new(scripted(), plain.clone(), "plan")
+            .complete(&request, None)
+            .await
+            .unwrap();
+        assert_eq!(plain.calls()[0].exchange, None, "not kept unless asked");
+        let keeping = Arc::new(
+            Meter::new(Budget::default(), PriceTable::default())
+                .keeping_exchanges(crate::Redactor::default()),
+        );
+        Metered::new(scripted(), keeping.clone(), "plan")
+            .complete(&request, None)
+            .await
+            .unwrap();
+        let exchange = keeping.calls()[0].exchange.clone().expect("kept");
+        assert_eq!(exchange.messages[0].content, "my key [redacted]");
+        assert_eq!(exchange.answer.as_deref(), Some("four words of answer"));
+        // The record stays readable by an older reader and by a resumed run.
+        let value = serde_json::to_value(&keeping.calls()[0]).unwrap();
+        let back: CallRecord = serde_json::from_value(value).unwrap();
+        assert_eq!(back.exchange, Some(exchange));
     }
 
     #[tokio::test]

@@ -369,6 +369,10 @@ pub struct RunConfig {
     pub trusted_domains: Option<Vec<String>>,
     /// Low-trust domains (`None`: [`DEFAULT_LOW_TRUST_DOMAINS`]).
     pub low_trust_domains: Option<Vec<String>>,
+    /// Keep each model call's prompt and answer with the session, keys and secrets redacted,
+    /// for a person to inspect (seed 003); off by default, since they are large and may quote
+    /// what the person typed.
+    pub record_calls: bool,
 }
 
 impl Default for RunConfig {
@@ -394,6 +398,7 @@ impl Default for RunConfig {
             trust: TrustVariant::default(),
             trusted_domains: None,
             low_trust_domains: None,
+            record_calls: false,
         }
     }
 }

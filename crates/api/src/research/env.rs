@@ -265,28 +265,36 @@ impl Studio {
             .collect();
         let ledger = sessions.clone();
         let thread_key = thread.to_string();
-        let meter = Arc::new(
-            Meter::new(saved.config.budget, PriceTable::builtin())
-                .with_history(history)
-                .on_call(move |call| {
-                    if let Ok(value) = serde_json::to_value(call) {
-                        if let Err(e) = in_place(|| ledger.add_call(&thread_key, &value)) {
-                            tracing::warn!("could not record a model call: {e}");
-                        }
-                        // Live counters (tokens, cost) in the app.
-                        if let Some(sink) = &events {
-                            let progress = Progress::LlmCall { call: call.clone() };
-                            if let Ok(payload) = serde_json::to_value(progress) {
-                                sink.emit(Event::Custom {
-                                    node: call.node.clone(),
-                                    task: None,
-                                    payload,
-                                });
-                            }
-                        }
+        let mut meter =
+            Meter::new(saved.config.budget, PriceTable::builtin()).with_history(history);
+        if saved.config.record_calls {
+            meter =
+                meter.keeping_exchanges(research_llm::Redactor::new(keys::known_keys(keys_store)));
+        }
+        let meter = Arc::new(meter.on_call(move |call| {
+            if let Ok(value) = serde_json::to_value(call) {
+                if let Err(e) = in_place(|| ledger.add_call(&thread_key, &value)) {
+                    tracing::warn!("could not record a model call: {e}");
+                }
+                // Live counters (tokens, cost) in the app.
+                if let Some(sink) = &events {
+                    // Counters only: the kept prompt and answer stay in the ledger.
+                    let progress = Progress::LlmCall {
+                        call: research_llm::CallRecord {
+                            exchange: None,
+                            ..call.clone()
+                        },
+                    };
+                    if let Ok(payload) = serde_json::to_value(progress) {
+                        sink.emit(Event::Custom {
+                            node: call.node.clone(),
+                            task: None,
+                            payload,
+                        });
                     }
-                }),
-        );
+                }
+            }
+        }));
         let mut settings = keys::connect_settings(keys_store);
         if let Some(url) = self.settings()?.ollama_url {
             settings.ollama_url = url;

@@ -25,7 +25,7 @@ pub use self::conversation::{
 use self::env::{storage, AuditSink};
 pub use self::fork::{ForkRequest, ForkedRun};
 pub use self::recheck::{LostSupport, Recheck, SourceCheck, SourceState};
-pub use self::sessions::{CriterionWeight, ReviewView, SessionDetail};
+pub use self::sessions::{CriterionWeight, ReviewView, RunCalls, SessionDetail};
 use crate::blocking::in_place;
 use crate::keys::KeyStore;
 use crate::{ApiError, CancellationToken, ErrorCode, Fix, Studio, ThreadId};

@@ -54,6 +54,17 @@ pub struct SessionDetail {
     pub review: Option<ReviewView>,
 }
 
+/// The model calls of one run of a session.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct RunCalls {
+    /// The run's thread id.
+    pub thread: String,
+    /// The question it researched.
+    pub question: String,
+    /// Its calls, in order.
+    pub calls: Vec<research_llm::CallRecord>,
+}
+
 /// One criterion and its weight in a draft's overall score.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct CriterionWeight {
@@ -190,6 +201,34 @@ impl Studio {
                 .with_history(calls)
                 .totals(),
         )
+    }
+
+    /// Every model call of a session's runs, in order, with the prompt and answer of those made
+    /// while the run kept them ([`research_pipeline::RunConfig::record_calls`]).
+    pub fn model_calls(&self, session: &str) -> Result<Vec<RunCalls>, ApiError> {
+        let sessions = self.sessions();
+        if sessions.get(session)?.is_none() {
+            return Err(ApiError::new(
+                ErrorCode::NotFound,
+                format!("there is no session with id {session}"),
+            ));
+        }
+        sessions
+            .runs(session)?
+            .into_iter()
+            .map(|(thread, question)| {
+                let calls = sessions
+                    .calls(&thread)?
+                    .into_iter()
+                    .filter_map(|v| serde_json::from_value(v).ok())
+                    .collect();
+                Ok(RunCalls {
+                    thread,
+                    question,
+                    calls,
+                })
+            })
+            .collect()
     }
 
     /// Sessions, newest first, optionally only those matching `text`.

@@ -26,6 +26,10 @@ enum SessionsAction {
     Show {
         /// The session id
         id: String,
+        /// Every model call of its runs instead of the report: node, model, tokens, time, and
+        /// the prompt and answer of runs started with `--record-calls`
+        #[arg(long)]
+        calls: bool,
     },
     /// Rename a session
     Rename {
@@ -62,7 +66,15 @@ pub fn sessions(args: SessionsArgs) -> anyhow::Result<ExitCode> {
                 }
             }
         }
-        SessionsAction::Show { id } => {
+        SessionsAction::Show { id, calls: true } => {
+            let runs = studio.model_calls(&id)?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&runs)?);
+            } else {
+                print_calls(&runs);
+            }
+        }
+        SessionsAction::Show { id, calls: false } => {
             let detail = studio.session(&id)?;
             if json {
                 println!("{}", serde_json::to_string_pretty(&detail)?);
@@ -102,6 +114,44 @@ pub fn sessions(args: SessionsArgs) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Each run's model calls as text: a line per call, then its kept prompt and answer.
+fn print_calls(runs: &[research_api::RunCalls]) {
+    for run in runs {
+        println!("# {} ({})", run.question, run.thread);
+        if run.calls.is_empty() {
+            println!("no model calls");
+        }
+        for (i, c) in run.calls.iter().enumerate() {
+            println!(
+                "\n## {}. {} · {} · {}  ({} + {} tokens, {} ms{})",
+                i + 1,
+                c.node,
+                c.purpose,
+                c.model,
+                c.prompt_tokens,
+                c.completion_tokens,
+                c.latency_ms,
+                if c.failed { ", failed" } else { "" }
+            );
+            let Some(e) = &c.exchange else {
+                println!("(prompt and answer not kept: start a run with --record-calls)");
+                continue;
+            };
+            for m in &e.messages {
+                println!("\n[{}]\n{}", m.role, m.content);
+            }
+            if let Some(schema) = &e.schema {
+                println!("\n[schema]\n{schema}");
+            }
+            match (&e.answer, &e.error) {
+                (Some(a), _) => println!("\n[answer]\n{a}"),
+                (None, Some(err)) => println!("\n[error]\n{err}"),
+                (None, None) => {}
+            }
+        }
+    }
 }
 
 /// `research recheck`.

@@ -180,6 +180,10 @@ pub struct RunArgs {
     /// Never wait: take the best reading of the question and approve review points
     #[arg(long)]
     pub no_input: bool,
+    /// Keep each model call's prompt and answer with the session (keys and secrets redacted);
+    /// read them with `research sessions show ID --calls`
+    #[arg(long)]
+    pub record_calls: bool,
     /// Extra instructions for the writer
     #[arg(long, value_name = "TEXT")]
     pub system_prompt: Option<String>,

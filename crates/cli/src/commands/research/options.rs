@@ -228,6 +228,7 @@ pub(super) fn config(args: &RunArgs, models: ModelRouting) -> RunConfig {
         trust: args.trust.into(),
         trusted_domains: args.trusted_domains.as_deref().map(domain_list),
         low_trust_domains: args.low_trust_domains.as_deref().map(domain_list),
+        record_calls: args.record_calls,
         banned_words: args.banned_words.as_deref().map(|words| {
             words
                 .split(',')
