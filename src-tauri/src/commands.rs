@@ -423,6 +423,18 @@ pub async fn session(state: State<'_, AppState>, id: String) -> Res<SessionDetai
     state.studio.blocking(move |s| s.session(&id)).await
 }
 
+/// Every model call of a session's runs, with the prompts and answers its runs kept.
+#[tauri::command]
+pub async fn model_calls(
+    state: State<'_, AppState>,
+    session_id: String,
+) -> Res<Vec<research_api::RunCalls>> {
+    state
+        .studio
+        .blocking(move |s| s.model_calls(&session_id))
+        .await
+}
+
 #[tauri::command]
 pub async fn rename_session(state: State<'_, AppState>, id: String, title: String) -> Res<()> {
     state

@@ -107,6 +107,7 @@ pub fn invoke_handler<R: Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + 
         commands::follow_up,
         commands::ask_in_session,
         commands::fork_points,
+        commands::model_calls,
         commands::fork_research,
         commands::compare_research,
         commands::recheck_sources,

@@ -3,7 +3,7 @@ import { Channel, invoke } from "@tauri-apps/api/core";
 import type {
   Answer, ApiError, AppInfo, Fix, CheckpointInfo, DraftFinding, ConnectionTest, DialogAnswer, DownloadedModel, DownloadProgress, ErrorCode, Event, GraphOutline, IndexReport,
   ForkedRun, ForkPoint, ForkRequest, KeyStatus, LibraryFolder, Mode, PendingQuestion, PipelineInfo, Preferences, ProviderStatus, ResearchOutcome, ResearchRequest,
-  CompareOutcome, CompareRequest, FormChoices, Recheck, RecommendedModel, RoleInfo, RunConfig, RunEstimate, SessionDetail, SessionRecord, Settings, StartedRun, Turn, TurnKind, UsageTotals,
+  CompareOutcome, CompareRequest, FormChoices, Recheck, RecommendedModel, RoleInfo, RunCalls, RunConfig, RunEstimate, SessionDetail, SessionRecord, Settings, StartedRun, Turn, TurnKind, UsageTotals,
 } from "./types";
 
 export function isApiError(e: unknown): e is ApiError {
@@ -58,6 +58,7 @@ export const api = {
   askInSession: (sessionId: string, question: string, kind: TurnKind | null) =>
     invoke<Turn>("ask_in_session", { sessionId, question, kind }),
   forkPoints: (threadId: string) => invoke<ForkPoint[]>("fork_points", { threadId }),
+  modelCalls: (sessionId: string) => invoke<RunCalls[]>("model_calls", { sessionId }),
   forkResearch: (threadId: string, request: ForkRequest) => invoke<ForkedRun>("fork_research", { threadId, request }),
   recheckSources: (sessionId: string) => invoke<Recheck>("recheck_sources", { sessionId }),
   compareResearch: (request: CompareRequest, onEventA: Channel<Event>, onEventB: Channel<Event>) =>

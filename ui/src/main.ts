@@ -17,6 +17,7 @@ import { mountSession } from "./views/session";
 import { mountSettings } from "./views/settings";
 import { mountRecheck } from "./views/recheck";
 import { mountTimeline } from "./views/timeline";
+import { mountCalls } from "./views/calls";
 import { mountTrustBar } from "./views/trust";
 import { mountSidebar } from "./views/sidebar";
 
@@ -38,6 +39,7 @@ mountReview($("panel-review"), $("tab-review"), ctx);
 mountRecheck($("view-session"), ctx);
 mountConversation($("conversation"), ctx);
 mountTimeline($("timeline"), ctx);
+mountCalls($("model-calls"), ctx);
 mountCompare($("view-compare"), ctx);
 mountLibrary($("view-library"), ctx);
 mountSettings($("view-settings"), ctx);

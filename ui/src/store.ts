@@ -3,6 +3,7 @@ import type { LiveState } from "./live";
 import type {
   CompareOutcome, AppInfo, DraftFinding, ForkPoint, KeyStatus, LibraryFolder, OutlineStep, PendingQuestion, PipelineInfo, Preferences, ProviderStatus,
   FormChoices, Recheck, RecommendedModel, RoleInfo, RunConfig, SessionDetail, SessionRecord, Settings, TextAnswer,
+  RunCalls,
 } from "./types";
 
 export interface Store<S extends object> {
@@ -136,7 +137,17 @@ export interface SessionScreen {
   recheck: RecheckState;
   /** The audit's findings on the person's edit of the report draft, before it is sent. */
   draftCheck: DraftCheck;
+  /** The Method tab's record of model calls, read when the tab opens. */
+  calls: CallsState;
 }
+
+export interface CallsState {
+  /** Each run's calls (`null`: not read yet). */
+  runs: RunCalls[] | null;
+  error: string;
+}
+
+export const noCalls: CallsState = { runs: null, error: "" };
 
 export interface DraftCheck {
   /** The edited text the findings are about. */

@@ -259,6 +259,21 @@ describe("actions", () => {
     await flush();
   });
 
+  it("reads the session's model calls for the Method tab, and says why when it cannot", async () => {
+    const { store, actions } = setup();
+    handlers.set("session", () => ({ ...detail("s1", "finished", "t1", "<p>R</p>"), turns: [] }));
+    const kept = { node: "plan", purpose: "plan", model: "scripted:x", prompt_tokens: 9, completion_tokens: 3, latency_ms: 1, cost_usd: 0, failed: false,
+      exchange: { messages: [{ role: "user", content: "key [redacted]" }], answer: "{}" } };
+    handlers.set("model_calls", ({ sessionId }) => [{ thread: "t1", question: `Q of ${String(sessionId)}`, calls: [kept] }]);
+    await actions.openSession("s1");
+    expect(store.get().session?.calls).toEqual({ runs: null, error: "" });
+    await actions.loadModelCalls();
+    expect(store.get().session?.calls).toEqual({ runs: [{ thread: "t1", question: "Q of s1", calls: [kept] }], error: "" });
+    handlers.set("model_calls", () => Promise.reject({ code: "not_found", message: "there is no session with id s1" }));
+    await actions.loadModelCalls();
+    expect(store.get().session?.calls).toMatchObject({ runs: [], error: "There is no session with id s1." });
+  });
+
   it("a fork the api refuses says why in the timeline", async () => {
     const { store, actions } = setup();
     handlers.set("session", () => ({ ...detail("s1", "finished", "t1", "<p>R</p>"), turns: [] }));

@@ -3,12 +3,12 @@ import { Channel } from "@tauri-apps/api/core";
 import { api, humanError } from "../api";
 import { configOf, estimateText, modeOf, resumeNote, runningSince, sessionMeta } from "../format";
 import { Runs, type RunController } from "../run";
-import { noDraftCheck, noRecheck, noTimeline, updateSession, type SessionScreen, type Tab, type Timeline } from "../store";
+import { noCalls, noDraftCheck, noRecheck, noTimeline, updateSession, type SessionScreen, type Tab, type Timeline } from "../store";
 import type { Answer, Event, ForkPoint, ForkRequest, Mode, ModelRouting, Preferences, ResearchOutcome, ResearchRequest, RunConfig, TextAnswer, TurnKind } from "../types";
 import type { Base } from "./base";
 
 function screen(sessionId: string, threadId: string | null, title = ""): SessionScreen {
-  return { sessionId, threadId, detail: null, panels: null, title, meta: "", steps: [], stream: null, draft: false, renaming: false, live: false, timeline: noTimeline, asking: false, recheck: noRecheck, draftCheck: noDraftCheck };
+  return { sessionId, threadId, detail: null, panels: null, title, meta: "", steps: [], stream: null, draft: false, renaming: false, live: false, timeline: noTimeline, asking: false, recheck: noRecheck, draftCheck: noDraftCheck, calls: noCalls };
 }
 
 export function sessionActions({ store, toast, fail, show }: Base, savePreferences: (change: Partial<Preferences>) => Promise<void>) {
@@ -49,7 +49,7 @@ export function sessionActions({ store, toast, fail, show }: Base, savePreferenc
     const withDraft = !detail.report_html && !!draft;
     updateSession(store, {
       detail, panels: detail, title: detail.session.title, meta: sessionMeta(detail), renaming: false,
-      timeline: s.timeline.form ? s.timeline : noTimeline,
+      timeline: s.timeline.form ? s.timeline : noTimeline, calls: noCalls,
       stream: detail.report_html ? null : withDraft ? draft ?? null : s.stream, draft: withDraft,
     }, id);
   }
@@ -249,6 +249,20 @@ export function sessionActions({ store, toast, fail, show }: Base, savePreferenc
     if (store.get().session?.timeline.threadId === threadId) setTimeline({ points, error }, s.sessionId);
   }
 
+  /** Reads the session's model calls for the Method tab. */
+  async function loadModelCalls() {
+    const s = store.get().session;
+    if (!s) return;
+    const sessionId = s.sessionId;
+    let calls = noCalls;
+    try {
+      calls = { runs: await api.modelCalls(sessionId), error: "" };
+    } catch (e) {
+      calls = { runs: [], error: humanError(e) };
+    }
+    if (store.get().session?.sessionId === sessionId) updateSession(store, { calls });
+  }
+
   async function forkRun(threadId: string, request: ForkRequest): Promise<boolean> {
     const s = store.get().session;
     if (!s || s.timeline.busy || sessionBusy("re-run from a stage")) return false;
@@ -341,6 +355,7 @@ export function sessionActions({ store, toast, fail, show }: Base, savePreferenc
     startResearch,
     askFollowUp,
     loadForkPoints,
+    loadModelCalls,
     forkRun,
     openForkForm: (stage: string | null) => {
       const s = store.get().session;

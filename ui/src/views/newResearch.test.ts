@@ -27,6 +27,7 @@ describe("the New research form", () => {
     expect(c.review).toEqual({ clarify: true, plan: false, report: true });
     expect(c.review_timeout).toEqual({ minutes: 60, then: "stop" });
     expect(c.language).toBeNull();
+    expect(c.record_calls).toBe(true);
     const wider = read(null, { ...testChoices, max_revisions: 20, review_timeout_max_minutes: 30000 });
     expect(wider.max_revisions).toBe(12);
     expect(wider.review_timeout).toEqual({ minutes: 20000, then: "stop" });

@@ -54,6 +54,7 @@ export function readConfig(v: (id: string) => string, checked: (id: string) => b
     budget: { max_calls: whole("budget-calls"), max_tokens: whole("budget-tokens"), max_cost_usd: v("budget-cost") && cost > 0 ? cost : null },
     review: readReview(checked, state.choices, state.defaults?.review),
     no_input: false,
+    record_calls: checked("record-calls"),
     language: v("language") || null,
     review_timeout: whole("review-timeout") ? { minutes: within(whole("review-timeout") as number, 1, limits?.review_timeout_max_minutes), then: v("on-timeout") as TimeoutAction } : null,
   } as RunConfig;
