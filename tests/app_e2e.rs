@@ -106,6 +106,7 @@ async fn research_with_review_dialogs_citations_export_and_restart() {
     app.click("#more-settings summary").await;
     app.fill("#role-write", &writer).await;
     app.fill("#budget-calls", "200").await;
+    app.click("#record-calls").await;
     app.shot("02b-models-per-step").await;
     assert!(app.text("#estimate").await.contains("model calls"));
     app.click("#start").await;
@@ -184,6 +185,26 @@ async fn research_with_review_dialogs_citations_export_and_restart() {
         "the writing step's own model is not listed: {method}"
     );
     app.shot("07b-method").await;
+    // The kept prompts and answers of the run, on the same tab (the box was ticked above).
+    let calls = app
+        .wait_text("#model-calls", 30, |t| {
+            t.contains("Model calls") && t.contains("plan")
+        })
+        .await;
+    assert!(!calls.contains(SENTINEL), "{calls}");
+    app.js("document.querySelector('#model-calls li.call details summary').scrollIntoView({block: 'center'})")
+        .await;
+    app.click("#model-calls li.call details summary").await;
+    let opened = app
+        .wait_text("#model-calls li.call details[open]", 10, |t| {
+            t.contains("answer")
+        })
+        .await;
+    assert!(
+        opened.contains(QUESTION),
+        "the prompt is the run's own: {opened}"
+    );
+    app.shot("07c-model-calls").await;
     app.click("#tab-report").await;
 
     // Export through the native save dialog.
