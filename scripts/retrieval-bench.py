@@ -266,6 +266,8 @@ def main():
     p.add_argument("--out", default=os.path.expanduser("~/.cache/research-studio/retrieval-bench"))
     p.add_argument("--summary", help="write the summary JSON here (default OUT/summary.json)")
     p.add_argument("--fresh", action="store_true", help="run again even when OUT has a result")
+    p.add_argument("--cached", action="store_true",
+                   help="run nothing: measure the results OUT already has (questions without one are left out)")
     a = p.parse_args()
     if not Path(a.bin).is_file():
         sys.exit(f"retrieval-bench: no research binary at {a.bin} (cargo build -p research-cli, or --bin)")
@@ -278,18 +280,20 @@ def main():
         if not Path(qset["folder"]).is_dir():
             sys.exit(f"retrieval-bench: {qset['folder']} is missing; scripts/fetch-corpora.sh installs it")
         questions = [q for q in qset["questions"] if not only or q["id"] in only][: a.limit]
-        db, indexing_s = library_db(a.bin, qset, out_dir)
+        db, indexing_s = (None, None) if a.cached else library_db(a.bin, qset, out_dir)
         if indexing_s is not None:
             summary["indexing_s"][set_name] = indexing_s
         for model in a.model.split(","):
-            spec = model_spec(model)
+            spec = None if a.cached else model_spec(model)
             run_dir = out_dir / set_name / re.sub(r"[^\w.-]+", "_", model)
             run_dir.mkdir(parents=True, exist_ok=True)
             records = []
             for q in questions:
                 result_file = run_dir / f"{q['id']}.json"
                 seconds = None
-                if a.fresh or not result_file.is_file():
+                if a.cached and not result_file.is_file():
+                    continue
+                if not a.cached and (a.fresh or not result_file.is_file()):
                     result, error, seconds = run_one(a.bin, spec, db, q, run_dir)
                     if result is None:
                         result_file.unlink(missing_ok=True)
@@ -311,7 +315,8 @@ def main():
                     f"on_page={record['cited_on_page']} on_words={record['cited_on_words']} refused={record['refused']} "
                     f"usable={record['usable']} grounded={record['grounded']} {record['seconds']}s"
                     if "error" not in record else f"FAILED {record['error'][:200]}"), file=sys.stderr, flush=True)
-            summary["totals"][f"{set_name}/{model}"] = totals(records)
+            if records:
+                summary["totals"][f"{set_name}/{model}"] = totals(records)
             summary["runs"] += records
     target = Path(a.summary) if a.summary else out_dir / "summary.json"
     target.parent.mkdir(parents=True, exist_ok=True)
