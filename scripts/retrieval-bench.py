@@ -8,8 +8,8 @@ echoing model, SmolLM2-135M and/or Gemma 3 270M, and measures per run:
   read_answer  a page marked as answering the question was read (is among the sources);
   recall@5     the share of the answering pages among the first five of the merged, ranked hit
                list: the result's `ranked_hits` (or `hits`) when it carries one, else the sources
-               in the order they were read (what the JSON has before issue 30) — `rank_basis` says
-               which;
+               in the order their hits were picked (what the JSON has before issue 30) —
+               `rank_basis` says which;
   cited        evidence the report cites (the sentence audit's evidence of kept sentences), and
                of it: from an answering page (on_page), and sharing a content word with the
                question (on_words);
@@ -124,8 +124,10 @@ def ranked_list(result):
             if isinstance(hits, list) and hits:
                 urls = [h if isinstance(h, str) else (h.get("url") or h.get("source_url") or "") for h in hits]
                 return urls, key
-    sources = sorted(result.get("sources") or [], key=lambda s: (s.get("accessed_at_ms", 0), s.get("id", 0)))
-    return [s.get("url", "") for s in sources], "sources_read_order"
+    # Source numbers follow the order the hits were picked (each search's top hits in turn), not
+    # the order the concurrent reads finished.
+    sources = sorted(result.get("sources") or [], key=lambda s: s.get("id", 0))
+    return [s.get("url", "") for s in sources], "sources_in_pick_order"
 
 
 def cited_evidence(result):
