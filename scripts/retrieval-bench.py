@@ -46,23 +46,24 @@ these those what which who whom how why when where does do did can could should 
 between than then there their they them we you your our not no yes if into about over under more most less
 such so also only other some any each all both very much many use used using uses make makes made
 sqlite gimp difference differ""".split())
-JA_STOP = {"ツー", "ール", "です", "すか", "どう", "何で", "違い", "どの", "方法", "使い"}
+JA_STOP = {"ツー", "ール", "画像", "違い", "方法"}
 CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uff66-\uff9f"
 TOKEN = re.compile(f"[{CJK}]+|[^\\W\\d_{CJK}]+")
-KANA_ONLY = re.compile("[\u3040-\u309f\u30fc]+")
+HIRAGANA = re.compile("[\u3040-\u309f]")
 REFUSAL = re.compile(r"echo|refus", re.I)
 KEPT = {"verified", "partly", "rewritten"}
 
 
 def content_words(text):
-    """Latin words off the stop list; CJK runs as character bigrams, not kana alone (particles)."""
+    """Latin words off the stop list; CJK runs as character bigrams without hiragana (which
+    carries the particles and endings: "の大", "加す" say nothing about the topic)."""
     out = set()
     for m in TOKEN.finditer(text.lower()):
         s = m.group()
         if s[0] >= "\u3040":
             for i in range(max(1, len(s) - 1)):
                 b = s[i:i + 2]
-                if not KANA_ONLY.fullmatch(b) and b not in JA_STOP:
+                if not HIRAGANA.search(b) and b not in JA_STOP:
                     out.add(b)
         elif s not in STOP and len(s) > 2:
             out.add(s)
@@ -178,6 +179,8 @@ def measure(result, question, qset, result_file):
     meta = result.get("metadata") or {}
     return {
         "read_answer": bool(answers & set(read)),
+        "read_all": answers <= set(read),
+        "difference": question.get("kind") == "difference",
         "recall5": len(answers & set(top5)) / len(answers),
         "hit5": bool(answers & set(top5)),
         "rank_basis": basis,
@@ -231,6 +234,9 @@ def totals(records):
         "read_answer": share("read_answer"),
         "recall5": round(sum(r["recall5"] for r in ok) / n, 3) if n else None,
         "hit5": share("hit5"),
+        # A question about two things is answered from both pages: were they all read?
+        "difference_read_all": f"{sum(1 for r in ok if r['difference'] and r['read_all'])}/"
+                               f"{sum(1 for r in records if r.get('difference', True))}",
         "rank_basis": sorted({r["rank_basis"] for r in ok}),
         "cited": cited,
         "cited_on_page": round(sum(r["cited_on_page"] for r in ok) / cited, 3) if cited else None,
@@ -271,7 +277,7 @@ def main():
     p.add_argument("--cached", action="store_true",
                    help="run nothing: measure the results OUT already has (questions without one are left out)")
     a = p.parse_args()
-    if not Path(a.bin).is_file():
+    if not a.cached and not Path(a.bin).is_file():
         sys.exit(f"retrieval-bench: no research binary at {a.bin} (cargo build -p research-cli, or --bin)")
     out_dir = Path(a.out)
     only = set(a.only.split(",")) if a.only else None
@@ -310,7 +316,8 @@ def main():
                     record["seconds"] = result.get("bench_seconds", seconds)
                 else:
                     record = {"error": (run_dir / f"{q['id']}.error").read_text(), "seconds": seconds or 0}
-                record.update({"set": set_name, "model": model, "id": q["id"]})
+                record.update({"set": set_name, "model": model, "id": q["id"],
+                               "difference": q.get("kind") == "difference"})
                 records.append(record)
                 print(f"{set_name}/{model}/{q['id']}: " + (
                     f"read_answer={record['read_answer']} recall5={record['recall5']:.2f} cited={record['cited']} "
