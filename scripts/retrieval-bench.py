@@ -202,6 +202,23 @@ def measure(result, question, qset, result_file):
     }
 
 
+def library_search(bin_path, db, question, folder):
+    """The reference without a model: the library's own search for the whole question."""
+    out = research(bin_path, ["library", "search", question["question"], "--json"], db)
+    if out.returncode != 0:
+        return {"error": f"exit {out.returncode}: {out.stderr.strip()[-300:]}", "seconds": 0}
+    top5 = []
+    for hit in json.loads(out.stdout or "[]"):
+        page = page_of(hit.get("url"), folder)
+        if page and page not in top5:
+            top5.append(page)
+    answers = set(question["answers"])
+    first = next((i + 1 for i, p in enumerate(top5) if p in answers), None)
+    top5 = top5[:5]
+    return {"recall5": len(answers & set(top5)) / len(answers), "hit5": bool(answers & set(top5)),
+            "first_answer_rank": first, "top5": top5, "seconds": 0}
+
+
 def run_one(bin_path, spec, db_template, question, run_dir):
     """Runs the question on a copy of the indexed database; the result, or an error."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -257,6 +274,10 @@ def table(summary):
     pct = lambda v: "—" if v is None else f"{round(100 * v)}%"
     for key, t in summary["totals"].items():
         s, m = key.split("/", 1)
+        if m == "library":
+            rows.append(f"| {s} | library search of the question (no model) | {t['runs']} | — | {t['recall5']:.2f} "
+                        f"| — | — | — | — | — | {t['no_hits']} questions with no hit |")
+            continue
         rows.append(f"| {s} | {m} | {t['runs']}{' (' + str(t['failed']) + ' failed)' if t['failed'] else ''} "
                     f"| {pct(t['read_answer'])} | {t['recall5']:.2f} | {pct(t['cited_on_page'])} of {t['cited']} "
                     f"| {pct(t['cited_on_words'])} | {t['refused']} | {t['usable_pass']}/{t['runs']} "
@@ -266,7 +287,9 @@ def table(summary):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--model", default="scripted", help="comma list: scripted, smollm2, gemma, or an --llm spec")
+    p.add_argument("--model", default="scripted",
+                   help="comma list: scripted, smollm2, gemma, an --llm spec, or library (no run: the library's "
+                        "own search for the whole question, as a reference)")
     p.add_argument("--set", default="sqlite,ja", help="comma list of question sets (benches/retrieval/NAME.json)")
     p.add_argument("--limit", type=int, help="the first N questions of each set")
     p.add_argument("--only", help="comma list of question ids")
@@ -277,7 +300,7 @@ def main():
     p.add_argument("--cached", action="store_true",
                    help="run nothing: measure the results OUT already has (questions without one are left out)")
     a = p.parse_args()
-    if not a.cached and not Path(a.bin).is_file():
+    if (not a.cached or "library" in a.model) and not Path(a.bin).is_file():
         sys.exit(f"retrieval-bench: no research binary at {a.bin} (cargo build -p research-cli, or --bin)")
     out_dir = Path(a.out)
     only = set(a.only.split(",")) if a.only else None
@@ -288,14 +311,28 @@ def main():
         if not Path(qset["folder"]).is_dir():
             sys.exit(f"retrieval-bench: {qset['folder']} is missing; scripts/fetch-corpora.sh installs it")
         questions = [q for q in qset["questions"] if not only or q["id"] in only][: a.limit]
-        db, indexing_s = (None, None) if a.cached else library_db(a.bin, qset, out_dir)
+        db, indexing_s = (None, None) if a.cached and "library" not in a.model else library_db(a.bin, qset, out_dir)
         if indexing_s is not None:
             summary["indexing_s"][set_name] = indexing_s
         for model in a.model.split(","):
-            spec = None if a.cached else model_spec(model)
+            spec = None if a.cached or model == "library" else model_spec(model)
             run_dir = out_dir / set_name / re.sub(r"[^\w.-]+", "_", model)
             run_dir.mkdir(parents=True, exist_ok=True)
             records = []
+            if model == "library":
+                # No run: what searching the question's own words finds (issue 30's premise).
+                for q in questions:
+                    record = library_search(a.bin, db, q, qset["folder"])
+                    record.update({"set": set_name, "model": model, "id": q["id"]})
+                    records.append(record)
+                ok = [r for r in records if "error" not in r]
+                summary["totals"][f"{set_name}/library"] = {
+                    "runs": len(records), "failed": len(records) - len(ok),
+                    "recall5": round(sum(r["recall5"] for r in ok) / len(records), 3) if records else None,
+                    "hit5": round(sum(1 for r in ok if r["hit5"]) / len(records), 3) if records else None,
+                    "no_hits": sum(1 for r in ok if not r["top5"])}
+                summary["runs"] += records
+                continue
             for q in questions:
                 result_file = run_dir / f"{q['id']}.json"
                 seconds = None
