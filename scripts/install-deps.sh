@@ -18,6 +18,8 @@ APT_PACKAGES=(
   python3 python3-pip
   # A real documentation set for the small-model tests: the Valgrind manual (HTML)
   valgrind
+  # The retrieval benchmark's document sets (scripts/fetch-corpora.sh): SQLite's docs (English), GIMP's manual (Japanese)
+  sqlite3-doc gimp-help-ja
   # PDF export: the fonts it bundles (Latin and CJK), and pdftoppm/pdftotext for its tests
   fonts-noto-cjk poppler-utils
   # The UI build

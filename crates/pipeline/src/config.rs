@@ -225,9 +225,10 @@ pub enum TrustVariant {
     Full,
 }
 
-/// Drafts the review pipeline writes at most (the first and its revisions) unless a run
-/// chooses otherwise (seed 000's `max_iterations`).
-pub const DEFAULT_MAX_REVISIONS: u32 = 3;
+/// Revisions the review pipeline's reviewer may ask for unless a run chooses otherwise: two,
+/// so at most three drafts (the first and two revisions), as seed 000's `max_iterations: 3`
+/// counts them (each review counts one; the third asking for changes ends the loop).
+pub const DEFAULT_MAX_REVISIONS: u32 = 2;
 
 /// The most revisions a run may allow its reviewer to ask for.
 pub const MAX_REVISIONS: u32 = 10;

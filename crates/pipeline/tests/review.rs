@@ -275,6 +275,23 @@ async fn at_the_revision_limit_the_best_draft_is_delivered_with_its_open_issues(
 }
 
 #[tokio::test]
+async fn the_default_limit_is_seed_000s_three_drafts() {
+    // Seed 000's `max_iterations: 3` counts reviews: the third review that asks for changes
+    // ends the loop, so three drafts — the first and two revisions — never four.
+    let mut answers = script(DETAILED);
+    for score in [6.5, 6.6, 6.7, 6.8] {
+        answers.push(critique(score, major("Transitions are abrupt."), 0.6));
+    }
+    let done = run_review(review_config(), answers).await;
+    assert_eq!(done.state.review.drafts.len(), 3);
+    assert_eq!(calls(&done, "review").len(), 3);
+    assert_eq!(
+        done.state.review.fallback.as_deref(),
+        Some("no draft was approved within 2 revisions")
+    );
+}
+
+#[tokio::test]
 async fn a_rejected_draft_ends_the_loop_with_the_reason() {
     let mut answers = script(DETAILED);
     answers.push(critique(

@@ -56,20 +56,7 @@ impl MultiSearch {
     /// The merged hits of the providers that answered, and each failing provider's name and
     /// error, in provider order. When every provider fails the hits are empty.
     pub async fn search_all(&self, query: &SearchQuery) -> (Vec<Hit>, Vec<(String, SearchError)>) {
-        // A query for one kind of source goes to the providers of that kind, when there are any.
-        let of_kind: Vec<&(String, Arc<dyn SearchProvider>)> = match query.kind {
-            Some(kind) => self
-                .providers
-                .iter()
-                .filter(|(_, p)| p.kind() == kind)
-                .collect(),
-            None => Vec::new(),
-        };
-        let asked: Vec<&(String, Arc<dyn SearchProvider>)> = if of_kind.is_empty() {
-            self.providers.iter().collect()
-        } else {
-            of_kind
-        };
+        let asked = self.asked(query);
         let answers = futures::future::join_all(asked.iter().map(|(_, p)| p.search(query))).await;
         let mut lists = Vec::new();
         let mut failures = Vec::new();
@@ -81,10 +68,29 @@ impl MultiSearch {
         }
         (merge_by_rank(&lists), failures)
     }
+
+    /// The providers `query` goes to: for one kind of source, the providers of that kind when
+    /// there are any; otherwise all of them.
+    fn asked(&self, query: &SearchQuery) -> Vec<&(String, Arc<dyn SearchProvider>)> {
+        let of_kind: Vec<&(String, Arc<dyn SearchProvider>)> = match query.kind {
+            Some(kind) => self
+                .providers
+                .iter()
+                .filter(|(_, p)| p.kind() == kind)
+                .collect(),
+            None => Vec::new(),
+        };
+        if of_kind.is_empty() {
+            self.providers.iter().collect()
+        } else {
+            of_kind
+        }
+    }
 }
 
-/// Fails only when every provider failed (naming each); otherwise the merged hits, with the
-/// failures logged as warnings.
+/// Fails only when every provider the query went to failed (naming each) — for a query of one
+/// kind, every provider of that kind; otherwise the merged hits, with the failures logged as
+/// warnings.
 #[async_trait]
 impl SearchProvider for MultiSearch {
     fn name(&self) -> &'static str {
@@ -93,7 +99,9 @@ impl SearchProvider for MultiSearch {
 
     async fn search(&self, query: &SearchQuery) -> Result<Vec<Hit>, SearchError> {
         let (hits, failures) = self.search_all(query).await;
-        if !failures.is_empty() && failures.len() == self.providers.len() {
+        // Compared with the providers asked, not all of them: a typed query whose providers all
+        // failed is a failure even while providers of other kinds would have answered.
+        if !failures.is_empty() && failures.len() == self.asked(query).len() {
             let detail: Vec<String> = failures.iter().map(|(n, e)| format!("{n}: {e}")).collect();
             return Err(SearchError::Config(format!(
                 "every search provider failed ({})",
@@ -174,6 +182,42 @@ mod tests {
         assert_eq!(
             multi.search_all(&SearchQuery::new("bees", 5)).await.0.len(),
             2
+        );
+    }
+
+    #[tokio::test]
+    async fn a_typed_search_fails_when_every_provider_of_its_kind_fails() {
+        // The web provider answers, but an academic query never asks it: the academic
+        // providers all failing is every asked provider failing, an error, not "no results".
+        let multi = MultiSearch::new(vec![
+            fixed("web", Ok(vec![hit("https://w.org/1", "web")])),
+            (
+                "papers".into(),
+                Arc::new(Fixed(
+                    Err(SearchError::Unavailable {
+                        provider: "openalex",
+                        reason: "HTTP 503".into(),
+                    }),
+                    HitKind::Academic,
+                )),
+            ),
+        ]);
+        let academic = SearchQuery::new("bees", 5).of_kind(Some(HitKind::Academic));
+        let SearchError::Config(message) = multi.search(&academic).await.unwrap_err() else {
+            panic!("not a Config error");
+        };
+        assert!(
+            message.starts_with("every search provider failed (papers: "),
+            "{message}"
+        );
+        // An untyped query still has the web provider's answer.
+        assert_eq!(
+            multi
+                .search(&SearchQuery::new("bees", 5))
+                .await
+                .unwrap()
+                .len(),
+            1
         );
     }
 
