@@ -130,6 +130,10 @@ pub struct Verdict {
     pub signals: Signals,
 }
 
+/// Under this share of its content words in what it cites (a third), a sentence is unsupported
+/// whatever its score: it says something its sources do not, not a part of what they say.
+pub const PARTLY_MIN_OVERLAP: f64 = 0.34;
+
 /// The most consecutive sentences of a source a sentence is aligned to.
 pub const WINDOW_SENTENCES: usize = 3;
 
@@ -228,7 +232,8 @@ fn judge(
             Status::Verified,
             format!("verified: {words} ({likely}){extra}"),
         )
-    } else if score < weights.unsupported_below {
+    } else if score < weights.unsupported_below || s.overlap_cited.max(s.fuzzy) < PARTLY_MIN_OVERLAP
+    {
         let why = if gaps.is_empty() {
             String::new()
         } else {
