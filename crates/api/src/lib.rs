@@ -9,6 +9,7 @@ mod app;
 mod ask;
 pub mod bindings;
 mod blocking;
+mod check;
 mod choices;
 pub mod demo;
 mod error;
@@ -28,6 +29,11 @@ pub use app::{
     TextAnswer,
 };
 pub use ask::{ask, AskAnswer, AskRequest, MAX_PROMPT_CHARS};
+pub use check::{
+    check_document, read_check_document, read_check_sources, read_weights, CheckSource,
+    CheckWeights, CheckedSentence, CheckedSourceText, DocumentCheck, MAX_CHECK_DOCUMENT_BYTES,
+    MAX_CHECK_SENTENCES,
+};
 pub use choices::{form_choices, Choice, FormChoices, ProbeModel, SettingKey};
 pub use error::{ApiError, ErrorCode, Fix};
 pub use export::{fonts_dir, ExportFormat};

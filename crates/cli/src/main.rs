@@ -11,7 +11,7 @@ use clap::{Parser, Subcommand};
 use research_api::{ApiError, ErrorCode};
 
 use commands::{
-    ask, export, fetch, graph, keys, library, models, research, search, sessions, settings,
+    ask, check, export, fetch, graph, keys, library, models, research, search, sessions, settings,
 };
 
 #[derive(Parser)]
@@ -43,6 +43,10 @@ enum Command {
     /// Read again every source a session's latest report cites; sentences a changed or vanished
     /// source no longer supports are marked in a new report version (no model call)
     Recheck(sessions::RecheckArgs),
+    /// Check every sentence of a Markdown document against its sources ([N] markers): verified,
+    /// partly, unsupported or contradicted, with the passage that bears it out; exits 1 when a
+    /// sentence is unsupported or contradicted
+    Check(Box<check::CheckArgs>),
     /// Continue an unfinished or interrupted thread (answering its question, if it asks one)
     Resume(graph::ResumeArgs),
     /// List, show, rename or delete research sessions
@@ -103,6 +107,7 @@ async fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
         Command::Fork(args) => research::fork(*args).await,
         Command::Compare(args) => research::compare(*args).await,
         Command::Recheck(args) => sessions::recheck(args).await,
+        Command::Check(args) => check::check(*args).await,
         Command::Resume(args) => graph::resume(args).await,
         Command::Sessions(args) => sessions::sessions(args),
         Command::Settings(args) => settings::settings(args),

@@ -26,7 +26,6 @@ use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::hash::{BuildHasherDefault, Hasher};
-use std::sync::LazyLock;
 
 use unicode_segmentation::UnicodeSegmentation;
 
@@ -35,16 +34,15 @@ use crate::text::{normalize, query_similarity, DUPLICATE_QUERY};
 mod banned;
 mod degenerate;
 mod evidence;
-mod numbers;
 mod plan;
-mod words;
 
 pub use self::banned::*;
 pub use self::degenerate::*;
 pub use self::evidence::*;
-use self::numbers::*;
 pub use self::plan::*;
-pub use self::words::*;
+// Words and numbers are the checker's: the guard sees text as the citation checker does.
+use research_check::numbers::*;
+pub use research_check::words::*;
 
 #[cfg(test)]
 mod tests;

@@ -1,15 +1,18 @@
 //! Numbers and dates in a claim, normalised so "1,000" and "1000", "45%" and "45 percent" compare
 //! equal, and the ones a quote does not state.
 
-#[allow(unused_imports)]
-use super::*;
+use std::collections::HashSet;
+
+use unicode_segmentation::UnicodeSegmentation;
+
+use crate::words::{ascii_digit, is_digit, without_citations, MONTHS, MULTIPLIERS, NUMBER_WORDS};
 
 // ---------------------------------------------------------------------------------------------
 // Numbers
 // ---------------------------------------------------------------------------------------------
 
 /// Strips leading zeros of an integer part ("007" → "7", "" → "0").
-pub(super) fn int_part(digits: &str) -> &str {
+pub fn int_part(digits: &str) -> &str {
     let t = digits.trim_start_matches('0');
     if t.is_empty() {
         "0"
@@ -20,7 +23,7 @@ pub(super) fn int_part(digits: &str) -> &str {
 
 /// The canonical form of a number without thousands separators: "3.50" → "3.5", "2.0" → "2",
 /// "05" → "5"; a dotted version or date keeps its parts ("01.05.2023" → "1.5.2023").
-pub(super) fn canonical(number: &str) -> String {
+pub fn canonical(number: &str) -> String {
     let parts: Vec<&str> = number.split('.').collect();
     match parts.as_slice() {
         [int] => int_part(int).to_string(),
@@ -41,7 +44,7 @@ pub(super) fn canonical(number: &str) -> String {
 }
 
 /// `number` (canonical, at most one dot) times ten to the `zeros`, as a canonical string.
-pub(super) fn scale(number: &str, zeros: usize) -> Option<String> {
+pub fn scale(number: &str, zeros: usize) -> Option<String> {
     let (int, frac) = number.split_once('.').unwrap_or((number, ""));
     if frac.contains('.') {
         return None;
@@ -59,7 +62,7 @@ pub(super) fn scale(number: &str, zeros: usize) -> Option<String> {
 
 /// The numbers in a token that starts with a digit, canonical, each with the power of ten of a
 /// unit suffix ("5k"): "1,000" is one number, "1,2" two, "3.5%" one, "1990s" one.
-pub(super) fn split_number(token: &str) -> Vec<(String, usize)> {
+pub fn split_number(token: &str) -> Vec<(String, usize)> {
     let ascii: String = token.chars().map(|c| ascii_digit(c).unwrap_or(c)).collect();
     let end = ascii
         .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == ','))
@@ -96,21 +99,21 @@ pub(super) fn split_number(token: &str) -> Vec<(String, usize)> {
 
 /// One number of a text.
 #[derive(Debug, Clone)]
-pub(super) struct Number {
+pub struct Number {
     /// As written.
-    pub(super) shown: String,
+    pub shown: String,
     /// Its value, canonical, multiplied out when a word such as "million" follows.
-    pub(super) value: String,
+    pub value: String,
     /// The number unmultiplied, when a multiplier followed.
-    pub(super) bare: Option<String>,
+    pub bare: Option<String>,
     /// Whether a claim that says it must be backed by it ("one" is usually not a number).
-    pub(super) required: bool,
+    pub required: bool,
 }
 
 /// The numbers and dates of `text`: digits (thousands separators, decimals, fullwidth digits,
 /// "million"/"万" multipliers), month names next to a number, and the words one to twelve.
 /// Citation markers are not numbers.
-pub(super) fn numbers(text: &str) -> Vec<Number> {
+pub fn numbers(text: &str) -> Vec<Number> {
     let clean = without_citations(text);
     let words: Vec<(usize, &str)> = clean.unicode_word_indices().collect();
     let numeric = |i: usize| {
@@ -174,7 +177,7 @@ pub(super) fn numbers(text: &str) -> Vec<Number> {
 }
 
 /// Every form under which `text` states a number.
-pub(super) fn number_forms(text: &str) -> HashSet<String> {
+pub fn number_forms(text: &str) -> HashSet<String> {
     let mut set = HashSet::new();
     for n in numbers(text) {
         if let Some(bare) = n.bare {
@@ -186,7 +189,7 @@ pub(super) fn number_forms(text: &str) -> HashSet<String> {
 }
 
 /// The numbers `claim` states that `quote` does not, as written in the claim.
-pub(super) fn missing_numbers(claim: &str, quote: &str) -> Vec<String> {
+pub fn missing_numbers(claim: &str, quote: &str) -> Vec<String> {
     let have = number_forms(quote);
     let mut missing: Vec<String> = Vec::new();
     for n in numbers(claim) {

@@ -1,8 +1,12 @@
 //! Words as the checks see them: tokens, stop words, stems, Japanese runs and bigrams, and the
 //! content words every check compares.
 
-#[allow(unused_imports)]
-use super::*;
+use std::collections::HashSet;
+use std::sync::LazyLock;
+
+use unicode_segmentation::UnicodeSegmentation;
+
+use crate::numbers::split_number;
 
 // ---------------------------------------------------------------------------------------------
 // Words
@@ -10,7 +14,7 @@ use super::*;
 
 /// English words that say nothing about the topic, including the filler of questions
 /// ("explain", "tell", "please").
-pub(super) const STOP_WORDS: &str =
+pub const STOP_WORDS: &str =
     "a about above after again against all also am an and any are aren't as at be because been \
     before being below between both but by can can't cannot could couldn't describe did didn't \
     do does doesn't doing don't down during each either etc explain few for from further had \
@@ -23,38 +27,39 @@ pub(super) const STOP_WORDS: &str =
     why will with within without won't would wouldn't you your yours yourself";
 
 /// Words a complete English question or query does not end with.
-pub(super) const DANGLING: &str =
+pub const DANGLING: &str =
     "a an and are as at between but by for from in into is its of on or our than that the their \
     this to via vs was were with your";
 
 /// Questions that open with these end with a question mark when they are complete.
-pub(super) const INTERROGATIVE: &str =
+pub const INTERROGATIVE: &str =
     "are can could did do does has have how is should was were what when where which who whom \
     whose why will would";
 
 /// Whether `word` is in the space-separated `list`.
-pub(super) fn listed(list: &str, word: &str) -> bool {
+pub fn listed(list: &str, word: &str) -> bool {
     list.split_whitespace().any(|w| w == word)
 }
 
-pub(super) static STOP_SET: LazyLock<HashSet<&'static str>> =
+/// The English stop words as a set.
+pub static STOP_SET: LazyLock<HashSet<&'static str>> =
     LazyLock::new(|| STOP_WORDS.split_whitespace().collect());
 
 /// Whether `word` (lower-cased) is an English stop word.
-pub(super) fn stop_word(word: &str) -> bool {
+pub fn stop_word(word: &str) -> bool {
     STOP_SET.contains(word)
 }
 
 /// Kanji that carry no topic on their own ("what", "etc.", "-ic", "thing", "for", "way",
 /// "object").
-pub(super) const JA_STOP: &[&str] = &["何", "等", "的", "事", "為", "方", "物"];
+pub const JA_STOP: &[&str] = &["何", "等", "的", "事", "為", "方", "物"];
 
 /// Japanese particles a complete question or query does not end with.
 /// ("とは" and "こと" end complete topics, so は and と are not here.)
-pub(super) const JA_DANGLING: &str = "の を に が へ や から まで より および について における";
+pub const JA_DANGLING: &str = "の を に が へ や から まで より および について における";
 
 /// Number words and their digits.
-pub(super) const NUMBER_WORDS: &[(&str, &str)] = &[
+pub const NUMBER_WORDS: &[(&str, &str)] = &[
     ("zero", "0"),
     ("one", "1"),
     ("two", "2"),
@@ -71,7 +76,7 @@ pub(super) const NUMBER_WORDS: &[(&str, &str)] = &[
 ];
 
 /// Month names and abbreviations, read as numbers next to a number ("May 2023" = "2023-05").
-pub(super) const MONTHS: &[(&str, &str)] = &[
+pub const MONTHS: &[(&str, &str)] = &[
     ("january", "1"),
     ("jan", "1"),
     ("february", "2"),
@@ -99,7 +104,7 @@ pub(super) const MONTHS: &[(&str, &str)] = &[
 ];
 
 /// Powers of ten that a following word multiplies a number by.
-pub(super) const MULTIPLIERS: &[(&str, usize)] = &[
+pub const MULTIPLIERS: &[(&str, usize)] = &[
     ("thousand", 3),
     ("million", 6),
     ("billion", 9),
@@ -110,29 +115,35 @@ pub(super) const MULTIPLIERS: &[(&str, usize)] = &[
     ("兆", 12),
 ];
 
-pub(super) fn is_han(c: char) -> bool {
+/// Whether `c` is a kanji (Han ideograph, or the iteration marks 々 and 〆).
+pub fn is_han(c: char) -> bool {
     matches!(c as u32, 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF | 0x20000..=0x3134F)
         || c == '々'
         || c == '〆'
 }
 
-pub(super) fn is_hiragana(c: char) -> bool {
+/// Whether `c` is hiragana.
+pub fn is_hiragana(c: char) -> bool {
     matches!(c as u32, 0x3040..=0x309F)
 }
 
-pub(super) fn is_katakana(c: char) -> bool {
+/// Whether `c` is katakana (full or half width).
+pub fn is_katakana(c: char) -> bool {
     matches!(c as u32, 0x30A0..=0x30FF | 0x31F0..=0x31FF | 0xFF66..=0xFF9F)
 }
 
-pub(super) fn is_cjk(c: char) -> bool {
+/// Whether `c` is kanji or kana.
+pub fn is_cjk(c: char) -> bool {
     is_han(c) || is_hiragana(c) || is_katakana(c)
 }
 
-pub(super) fn cjk_chars(text: &str) -> usize {
+/// How many kanji and kana characters `text` has.
+pub fn cjk_chars(text: &str) -> usize {
     text.chars().filter(|&c| is_cjk(c)).count()
 }
 
-pub(super) fn ascii_digit(c: char) -> Option<char> {
+/// The ASCII digit of `c`, fullwidth digits included.
+pub fn ascii_digit(c: char) -> Option<char> {
     match c {
         '0'..='9' => Some(c),
         '０'..='９' => char::from_u32(c as u32 - '０' as u32 + '0' as u32),
@@ -140,13 +151,14 @@ pub(super) fn ascii_digit(c: char) -> Option<char> {
     }
 }
 
-pub(super) fn is_digit(c: char) -> bool {
+/// Whether `c` is a digit, ASCII or fullwidth.
+pub fn is_digit(c: char) -> bool {
     ascii_digit(c).is_some()
 }
 
 /// The kind of a content word.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Kind {
+pub enum Kind {
     /// A word of a language written with spaces, lower-cased.
     Word,
     /// A token that starts with a digit.
@@ -159,15 +171,19 @@ pub(super) enum Kind {
 
 /// A content word and where it is in the text it came from.
 #[derive(Debug, Clone)]
-pub(super) struct Token {
-    pub(super) text: String,
-    pub(super) kind: Kind,
-    pub(super) start: usize,
-    pub(super) end: usize,
+pub struct Token {
+    /// The word as compared (lower-cased, or the run as written).
+    pub text: String,
+    /// What kind of word it is.
+    pub kind: Kind,
+    /// Its first byte in the citation-free text.
+    pub start: usize,
+    /// The byte after its end.
+    pub end: usize,
 }
 
 /// Removes citation markers such as `[1]`, `[2, 3]` and `[4-6]`, which are not words.
-pub(super) fn without_citations(text: &str) -> String {
+pub fn without_citations(text: &str) -> String {
     let bytes = text.as_bytes();
     let mut out = String::with_capacity(text.len());
     let mut last = 0;
@@ -197,7 +213,7 @@ pub(super) fn without_citations(text: &str) -> String {
 }
 
 /// The content words of `text` with their kinds and byte spans (into the citation-free text).
-pub(super) fn tokens(text: &str) -> Vec<Token> {
+pub fn tokens(text: &str) -> Vec<Token> {
     let clean = without_citations(text);
     let mut out = Vec::new();
     let mut han: Option<Token> = None;
@@ -277,7 +293,7 @@ pub fn content_words(text: &str) -> Vec<String> {
 /// A light English stemmer, the same on both sides of every comparison: plurals, `-ed`,
 /// `-ing`, `-er` and a final `e` are folded ("released", "releases", "release" → "releas"),
 /// and the words one to twelve become digits.
-pub(super) fn stem(word: &str) -> String {
+pub fn stem(word: &str) -> String {
     if let Some((_, n)) = NUMBER_WORDS.iter().find(|(w, _)| *w == word) {
         return (*n).to_string();
     }
@@ -332,7 +348,7 @@ pub(super) fn stem(word: &str) -> String {
 
 /// A run of kanji as its character bigrams ("所有権" → "所有", "有権"), a single kanji as
 /// itself: Japanese words are mostly two kanji, so bigrams match across different cuts.
-pub(super) fn bigrams(run: &str) -> Vec<String> {
+pub fn bigrams(run: &str) -> Vec<String> {
     let chars: Vec<char> = run.chars().collect();
     if chars.len() < 2 {
         return vec![run.to_string()];
@@ -340,13 +356,14 @@ pub(super) fn bigrams(run: &str) -> Vec<String> {
     chars.windows(2).map(|w| w.iter().collect()).collect()
 }
 
-pub(super) fn has_vowel(s: &str) -> bool {
+/// Whether `s` has an English vowel (y included).
+pub fn has_vowel(s: &str) -> bool {
     s.bytes().any(|b| b"aeiouy".contains(&b))
 }
 
 /// The terms under which texts are compared: stemmed words, canonical numbers, katakana words,
 /// and kanji runs as bigrams (a single kanji as itself). Repeats are kept (for BM25).
-pub(super) fn terms(text: &str) -> Vec<String> {
+pub fn terms(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     for t in tokens(text) {
         match t.kind {
@@ -359,18 +376,19 @@ pub(super) fn terms(text: &str) -> Vec<String> {
     out
 }
 
-pub(super) fn term_set(text: &str) -> HashSet<String> {
+/// The distinct [`terms`] of `text`.
+pub fn term_set(text: &str) -> HashSet<String> {
     terms(text).into_iter().collect()
 }
 
 /// Words that belong to a number rather than to what is said ("3.5 million", "45 percent").
-pub(super) const NUMBER_UNITS: &str =
+pub const NUMBER_UNITS: &str =
     "thousand thousands million millions billion billions trillion percent per cent 万 億 兆";
 
 /// The terms compared for overlap between a claim and a quote: [`terms`] without numbers,
 /// month names and number units, which [`missing_numbers`] checks in their own way (so
 /// "3.5 million" and "3,500,000", or "March 4" and "03-04", do not count as different words).
-pub(super) fn word_terms(text: &str) -> HashSet<String> {
+pub fn word_terms(text: &str) -> HashSet<String> {
     let kept: Vec<Token> = tokens(text)
         .into_iter()
         .filter(|t| {

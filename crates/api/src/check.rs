@@ -1,0 +1,386 @@
+//! Checking any Markdown document against its sources (`research check`): the sources are read
+//! as the library reads files and as runs fetch pages, and every sentence gets the citation
+//! checker's verdict ([`research_check`]), in the shape of a run's audit.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use research_check::document::{claims, Claim};
+use research_check::{check_with, Passage, SourceTexts, Status, Weights};
+use serde::{Deserialize, Serialize};
+
+use crate::{ApiError, ErrorCode, Studio};
+
+pub use research_check::Weights as CheckWeights;
+
+/// A document with more sentences than this is refused (checking is linear in sentences, but a
+/// writer's document has hundreds; more is a corpus, to be split).
+pub const MAX_CHECK_SENTENCES: usize = 10_000;
+
+/// A document larger than this is refused before it is read.
+pub const MAX_CHECK_DOCUMENT_BYTES: u64 = 16 * 1024 * 1024;
+
+/// Where one source of a checked document is read from: `N=PATH` or `N=URL`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CheckSource {
+    /// The `N` of the document's `[N]` markers.
+    pub id: usize,
+    /// A file path, or an `http(s)://` URL.
+    pub location: String,
+}
+
+impl std::str::FromStr for CheckSource {
+    type Err = ApiError;
+
+    fn from_str(spec: &str) -> Result<Self, ApiError> {
+        let bad = || {
+            ApiError::new(
+                ErrorCode::InvalidInput,
+                format!(
+                    "a source is N=PATH or N=URL (for the marker [N]), not {spec:?}: e.g. \
+                     --source 1=notes.md or --source 2=https://example.org/page"
+                ),
+            )
+        };
+        let (id, location) = spec.split_once('=').ok_or_else(bad)?;
+        let id: usize = id.trim().parse().map_err(|_| bad())?;
+        let location = location.trim();
+        if location.is_empty() {
+            return Err(bad());
+        }
+        Ok(CheckSource {
+            id,
+            location: location.to_string(),
+        })
+    }
+}
+
+/// A source's text as the checker reads it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CheckedSourceText {
+    /// Where it was read from (a path, a URL, or a session source's URL).
+    pub location: String,
+    /// Its readable text.
+    pub text: String,
+}
+
+/// One sentence of a checked document, in the shape of a run's audit entry.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CheckedSentence {
+    /// The sentence as the document shows it, with its markers.
+    pub sentence: String,
+    /// The sources its markers cite (empty: an uncited sentence).
+    pub sources: Vec<usize>,
+    /// `verified`, `partly`, `unsupported`, `contradicted`, or `uncited` for a sentence with no
+    /// marker.
+    pub status: String,
+    /// The source whose passage bears it out best.
+    pub source: Option<usize>,
+    /// That passage: the best window of one to three sentences of the source.
+    pub passage: String,
+    /// Why, in words.
+    pub check: String,
+    /// The calibrated probability that a person calls it attributable to its sources.
+    pub score: f64,
+    /// The signals the score comes from.
+    pub signals: BTreeMap<String, f64>,
+    /// For an uncited sentence: the source that says it, to cite.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suggested: Option<usize>,
+}
+
+/// The checker's findings on a document.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DocumentCheck {
+    /// One entry per sentence.
+    pub audit: Vec<CheckedSentence>,
+}
+
+impl DocumentCheck {
+    /// Whether a sentence is unsupported or contradicted (a writer's CI fails on it).
+    pub fn fails(&self) -> bool {
+        self.audit
+            .iter()
+            .any(|s| s.status == "unsupported" || s.status == "contradicted")
+    }
+}
+
+/// Reads a weights file for [`check_document`] ("calibrate your own": the format of the
+/// committed `crates/check/weights.txt`).
+pub fn read_weights(path: &Path) -> Result<Weights, ApiError> {
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        ApiError::new(
+            ErrorCode::InvalidInput,
+            format!("could not read the weights file {}: {e}", path.display()),
+        )
+    })?;
+    Weights::parse(&text).map_err(|e| {
+        ApiError::new(
+            ErrorCode::InvalidInput,
+            format!("the weights file {} is not valid: {e}", path.display()),
+        )
+    })
+}
+
+/// Reads the document to check: a text file of at most [`MAX_CHECK_DOCUMENT_BYTES`].
+pub fn read_check_document(path: &Path) -> Result<String, ApiError> {
+    let meta = std::fs::metadata(path).map_err(|e| {
+        ApiError::new(
+            ErrorCode::NotFound,
+            format!("could not read the document {}: {e}", path.display()),
+        )
+    })?;
+    if !meta.is_file() {
+        return Err(ApiError::new(
+            ErrorCode::InvalidInput,
+            format!("the document {} is not a file", path.display()),
+        ));
+    }
+    if meta.len() > MAX_CHECK_DOCUMENT_BYTES {
+        return Err(ApiError::new(
+            ErrorCode::InvalidInput,
+            format!(
+                "the document {} is larger than {} MB; split it",
+                path.display(),
+                MAX_CHECK_DOCUMENT_BYTES / (1024 * 1024)
+            ),
+        ));
+    }
+    let bytes = std::fs::read(path).map_err(|e| {
+        ApiError::new(
+            ErrorCode::Storage,
+            format!("could not read the document {}: {e}", path.display()),
+        )
+    })?;
+    if bytes.contains(&0) {
+        return Err(ApiError::new(
+            ErrorCode::InvalidInput,
+            format!(
+                "the document {} is binary data, not Markdown or text",
+                path.display()
+            ),
+        ));
+    }
+    String::from_utf8(bytes).map_err(|_| {
+        ApiError::new(
+            ErrorCode::InvalidInput,
+            format!("the document {} is not UTF-8 text", path.display()),
+        )
+    })
+}
+
+/// Reads each source: a URL through the fetch guard (private and local addresses only when
+/// `allowed_hosts` names them), anything else as a file, read as the library reads its files.
+pub async fn read_check_sources(
+    sources: &[CheckSource],
+    allowed_hosts: &[String],
+) -> Result<BTreeMap<usize, CheckedSourceText>, ApiError> {
+    let mut out = BTreeMap::new();
+    for s in sources {
+        if out.contains_key(&s.id) {
+            return Err(ApiError::new(
+                ErrorCode::InvalidInput,
+                format!("source {} is given twice", s.id),
+            ));
+        }
+        let remote = s.location.starts_with("http://") || s.location.starts_with("https://");
+        let document = if remote {
+            crate::fetch(&s.location, allowed_hosts)
+                .await
+                .map_err(|e| ApiError {
+                    message: format!("source {} ({}): {}", s.id, s.location, e.message),
+                    ..e
+                })?
+        } else {
+            let path = Path::new(&s.location);
+            let extractor = research_fetch::Extractor::for_this_program();
+            let read = {
+                let path = path.to_path_buf();
+                tokio::task::spawn_blocking(move || research_library::read_file(&path, &extractor))
+                    .await
+                    .map_err(|e| {
+                        ApiError::new(ErrorCode::Storage, format!("reading a source failed: {e}"))
+                    })?
+            };
+            read.map_err(|e| {
+                let code = if path.exists() {
+                    ErrorCode::InvalidInput
+                } else {
+                    ErrorCode::NotFound
+                };
+                let reason = match e {
+                    research_fetch::FetchError::NoText { reason, .. } => reason,
+                    other => other.to_string(),
+                };
+                ApiError::new(
+                    code,
+                    format!("source {} ({}) cannot be read: {reason}", s.id, s.location),
+                )
+            })?
+        };
+        let text = research_check::text::readable(&document.text);
+        if text.trim().is_empty() {
+            return Err(ApiError::new(
+                ErrorCode::InvalidInput,
+                format!("source {} ({}) has no text", s.id, s.location),
+            ));
+        }
+        out.insert(
+            s.id,
+            CheckedSourceText {
+                location: s.location.clone(),
+                text,
+            },
+        );
+    }
+    Ok(out)
+}
+
+impl Studio {
+    /// The sources of a session's latest run, by citation number, with their stored texts.
+    pub fn check_sources_of_session(
+        &self,
+        session_id: &str,
+    ) -> Result<BTreeMap<usize, CheckedSourceText>, ApiError> {
+        let sessions = self.sessions();
+        if sessions.get(session_id)?.is_none() {
+            return Err(ApiError::new(
+                ErrorCode::NotFound,
+                format!("there is no session with id {session_id}"),
+            ));
+        }
+        let report = sessions.reports(session_id)?.pop().ok_or_else(|| {
+            ApiError::new(
+                ErrorCode::Conflict,
+                "the session has no report yet, so it has no sources to check against",
+            )
+        })?;
+        let mut out = BTreeMap::new();
+        for row in sessions.sources(&report.thread_id)? {
+            if let Some(text) = sessions.document(&row.sha256)? {
+                out.insert(
+                    row.source_id as usize,
+                    CheckedSourceText {
+                        location: row.url,
+                        text: research_check::text::readable(&text),
+                    },
+                );
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// Checks every sentence of `markdown` against `sources` with `weights`: a sentence with
+/// markers against the sources it cites, one without against every source (naming the one
+/// that says it, to cite). Errors: an empty document, one over [`MAX_CHECK_SENTENCES`]
+/// sentences, a marker naming no given source.
+pub fn check_document(
+    markdown: &str,
+    sources: &BTreeMap<usize, CheckedSourceText>,
+    weights: &Weights,
+) -> Result<DocumentCheck, ApiError> {
+    let claims: Vec<Claim> = claims(markdown);
+    if claims.is_empty() {
+        return Err(ApiError::new(
+            ErrorCode::InvalidInput,
+            "the document has no sentences to check",
+        ));
+    }
+    if claims.len() > MAX_CHECK_SENTENCES {
+        return Err(ApiError::new(
+            ErrorCode::InvalidInput,
+            format!(
+                "the document has {} sentences; research check reads at most {MAX_CHECK_SENTENCES} \
+                 at once: split it",
+                claims.len()
+            ),
+        ));
+    }
+    let mut unknown: Vec<usize> = claims
+        .iter()
+        .flat_map(|c| c.sources.iter().copied())
+        .filter(|n| !sources.contains_key(n))
+        .collect();
+    unknown.sort_unstable();
+    unknown.dedup();
+    if !unknown.is_empty() {
+        let list: Vec<String> = unknown.iter().map(|n| format!("[{n}]")).collect();
+        let given: Vec<String> = sources.keys().map(|n| n.to_string()).collect();
+        return Err(ApiError::new(
+            ErrorCode::InvalidInput,
+            format!(
+                "the document cites {} but no such source was given ({}); add --source N=PATH|URL \
+                 for each",
+                list.join(", "),
+                if given.is_empty() {
+                    "no sources were given".to_string()
+                } else {
+                    format!("the sources are {}", given.join(", "))
+                }
+            ),
+        ));
+    }
+    let mut texts = SourceTexts::new();
+    for (id, s) in sources {
+        texts.insert(*id, &s.text);
+    }
+    let all: Vec<Passage<'_>> = sources
+        .iter()
+        .map(|(id, s)| Passage {
+            source: *id,
+            text: &s.text,
+        })
+        .collect();
+    let mut audit = Vec::with_capacity(claims.len());
+    for claim in claims {
+        let cited: Vec<Passage<'_>> = all
+            .iter()
+            .filter(|p| claim.sources.contains(&p.source))
+            .copied()
+            .collect();
+        let uncited = cited.is_empty();
+        let verdict = check_with(
+            &claim.text,
+            if uncited { &all } else { &cited },
+            &texts,
+            weights,
+        );
+        let (status, check, suggested) = if uncited {
+            match (verdict.status, verdict.source) {
+                (Status::Verified | Status::Partly, Some(n)) => (
+                    "uncited".to_string(),
+                    format!(
+                        "uncited: source [{n}] says it, cite it ({})",
+                        verdict.reason
+                    ),
+                    Some(n),
+                ),
+                _ => (
+                    "uncited".to_string(),
+                    "uncited: no source says it (an uncited claim)".to_string(),
+                    None,
+                ),
+            }
+        } else {
+            (verdict.status.as_str().to_string(), verdict.reason, None)
+        };
+        audit.push(CheckedSentence {
+            sentence: claim.text,
+            sources: claim.sources,
+            status,
+            source: verdict.source,
+            passage: verdict.aligned,
+            check,
+            score: verdict.score,
+            signals: verdict
+                .signals
+                .named()
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v))
+                .collect(),
+            suggested,
+        });
+    }
+    Ok(DocumentCheck { audit })
+}

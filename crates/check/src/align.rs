@@ -1,0 +1,217 @@
+//! Alignment: the window of one to [`WINDOW_SENTENCES`] consecutive sentences of a source that
+//! says most of a claim, found through an index of the source's words so that a long page is
+//! read once, not once per claim.
+
+use std::collections::{HashMap, HashSet};
+use std::ops::Range;
+
+use crate::numbers::number_forms;
+use crate::text::sentences;
+use crate::words::word_terms;
+use crate::{Passage, SourceTexts, WINDOW_SENTENCES};
+
+/// A source's text cut into sentences, with each sentence's terms and an index from term to
+/// sentences: built once per source, used for every claim that cites it.
+#[derive(Debug, Clone, Default)]
+pub struct Prepared {
+    /// The sentences' byte ranges in the text.
+    spans: Vec<Range<usize>>,
+    /// Each sentence's word terms and number forms (numbers as `#value`).
+    terms: Vec<HashSet<String>>,
+    /// Whether a paragraph ends before each sentence (a window does not cross one).
+    breaks: Vec<bool>,
+    /// Which sentences have a term.
+    index: HashMap<String, Vec<u32>>,
+    /// Every term of the text.
+    pub all_terms: HashSet<String>,
+    /// Every number form of the text.
+    pub all_numbers: HashSet<String>,
+}
+
+/// The terms a sentence is aligned by: its word terms and its numbers (as `#value`).
+pub fn align_terms(text: &str) -> HashSet<String> {
+    let mut set = word_terms(text);
+    set.extend(number_forms(text).into_iter().map(|n| format!("#{n}")));
+    set
+}
+
+impl Prepared {
+    /// Cuts `text` into sentences and indexes their terms. A text with no sentence the
+    /// sentence rules accept (a short quote) is one sentence.
+    pub fn new(text: &str) -> Self {
+        let mut spans: Vec<Range<usize>> = sentences(text, 0..text.len())
+            .into_iter()
+            .map(|s| s.range)
+            .collect();
+        if spans.is_empty() && !text.trim().is_empty() {
+            let start = text.len() - text.trim_start().len();
+            spans.push(start..text.trim_end().len());
+        }
+        let breaks = (0..spans.len())
+            .map(|i| i > 0 && text[spans[i - 1].end..spans[i].start].contains("\n\n"))
+            .collect();
+        let mut out = Prepared {
+            spans,
+            breaks,
+            ..Prepared::default()
+        };
+        for (i, span) in out.spans.iter().enumerate() {
+            let t = align_terms(&text[span.clone()]);
+            for term in &t {
+                out.index.entry(term.clone()).or_default().push(i as u32);
+                if let Some(n) = term.strip_prefix('#') {
+                    out.all_numbers.insert(n.to_string());
+                } else {
+                    out.all_terms.insert(term.clone());
+                }
+            }
+            out.terms.push(t);
+        }
+        // Numbers cut across sentences ("3.5 million" at a line end) still count as stated.
+        out.all_numbers.extend(number_forms(text));
+        out
+    }
+
+    /// How many sentences the text has.
+    pub fn len(&self) -> usize {
+        self.spans.len()
+    }
+
+    /// Whether the text has no sentence.
+    pub fn is_empty(&self) -> bool {
+        self.spans.is_empty()
+    }
+}
+
+/// The window of a source that says most of a claim.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Window {
+    /// The source's number.
+    pub source: usize,
+    /// The window's text, as written in the source.
+    pub text: String,
+    /// The share of the claim's alignment terms in the window.
+    pub coverage: f64,
+}
+
+/// Everything cited, as one bag of terms and numbers: for signals that ask whether the claim's
+/// words are anywhere in what it cites.
+#[derive(Debug, Clone, Default)]
+pub struct Cited {
+    /// The cited texts' word terms.
+    pub terms: HashSet<String>,
+    /// The cited texts' number forms.
+    pub numbers: HashSet<String>,
+}
+
+/// The best window for `claim` among the cited sources (their whole texts when `texts` has
+/// them, else the cited passages), and everything cited as one bag of terms; `None` when
+/// nothing cited has any text.
+pub fn best(
+    claim: &str,
+    cited: &[Passage<'_>],
+    texts: &SourceTexts<'_>,
+) -> Option<(Window, Cited)> {
+    let want: Vec<String> = align_terms(claim).into_iter().collect();
+    let mut best: Option<(f64, usize, Window)> = None;
+    let mut bag = Cited::default();
+    let mut seen: HashSet<usize> = HashSet::new();
+    let mut owned: Vec<(usize, &str, Prepared)> = Vec::new();
+    for p in cited {
+        if texts.get(p.source).is_some() {
+            continue;
+        }
+        owned.push((p.source, p.text, Prepared::new(p.text)));
+    }
+    let mut sources: Vec<(usize, &str, &Prepared)> = Vec::new();
+    for p in cited {
+        if let Some((text, prepared)) = texts.prepared(p.source) {
+            if seen.insert(p.source) {
+                sources.push((p.source, text, prepared));
+            }
+        }
+    }
+    for (source, text, prepared) in &owned {
+        sources.push((*source, text, prepared));
+    }
+    for (source, text, prepared) in sources {
+        if prepared.is_empty() {
+            continue;
+        }
+        bag.terms.extend(prepared.all_terms.iter().cloned());
+        bag.numbers.extend(prepared.all_numbers.iter().cloned());
+        let (cov, len, range) = window(&want, prepared);
+        let candidate = Window {
+            source,
+            text: text[range].to_string(),
+            coverage: cov,
+        };
+        let better = match &best {
+            None => true,
+            Some((c, l, _)) => cov > *c + 1e-9 || ((cov - c).abs() <= 1e-9 && len < *l),
+        };
+        if better {
+            best = Some((cov, len, candidate));
+        }
+    }
+    best.map(|(_, _, w)| (w, bag))
+}
+
+/// The best window of `prepared` for the claim terms `want`: the highest share of them, the
+/// fewest sentences on a tie, the earliest on a tie again. Returns the share, the sentence
+/// count and the byte range.
+fn window(want: &[String], prepared: &Prepared) -> (f64, usize, Range<usize>) {
+    let n = prepared.len();
+    // Which of the claim's terms each sentence has (only sentences with any are looked at).
+    let mut hits: HashMap<usize, Vec<usize>> = HashMap::new();
+    for (t, term) in want.iter().enumerate() {
+        if let Some(sentences) = prepared.index.get(term) {
+            for &s in sentences {
+                hits.entry(s as usize).or_default().push(t);
+            }
+        }
+    }
+    let mut starts: Vec<usize> = hits
+        .keys()
+        .flat_map(|&s| s.saturating_sub(WINDOW_SENTENCES - 1)..=s)
+        .collect();
+    starts.sort_unstable();
+    starts.dedup();
+    let total = want.len().max(1) as f64;
+    // A sentence joins a window only when it adds this many of the claim's terms: one shared
+    // name is not worth a second sentence.
+    let gain = if want.len() > 5 { 2 } else { 1 };
+    let mut best = (0.0, 1, prepared.spans[0].clone());
+    let mut best_count = 0usize;
+    let mut seen = vec![false; want.len()];
+    for start in starts {
+        seen.iter_mut().for_each(|s| *s = false);
+        let mut count = 0;
+        let mut kept = 0;
+        for len in 1..=WINDOW_SENTENCES {
+            let i = start + len - 1;
+            if i >= n || (len > 1 && prepared.breaks[i]) {
+                break;
+            }
+            for &t in hits.get(&i).map(Vec::as_slice).unwrap_or(&[]) {
+                if !seen[t] {
+                    seen[t] = true;
+                    count += 1;
+                }
+            }
+            if len > 1 && count < kept + gain {
+                break;
+            }
+            kept = count;
+            if count > best_count || (count == best_count && count > 0 && len < best.1) {
+                best_count = count;
+                best = (
+                    count as f64 / total,
+                    len,
+                    prepared.spans[start].start..prepared.spans[i].end,
+                );
+            }
+        }
+    }
+    best
+}

@@ -1,0 +1,85 @@
+//! `research check`: checks every sentence of a Markdown document against its sources.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use research_api::{CheckSource, CheckWeights, DocumentCheck};
+
+use super::DbArg;
+
+#[derive(clap::Args)]
+pub struct CheckArgs {
+    /// The Markdown document whose `[N]` markers cite the sources
+    document: PathBuf,
+    /// The source of marker [N]: a file (read as the library reads files) or an http(s) URL
+    /// (fetched through the same guard as runs); repeatable
+    #[arg(long = "source", value_name = "N=PATH|URL")]
+    sources: Vec<CheckSource>,
+    /// Check against the sources of this session's latest run instead (its [N] numbers)
+    #[arg(long, value_name = "ID", conflicts_with = "sources")]
+    session: Option<String>,
+    /// Allow this private or local origin for URL sources (repeatable): HOST, HOST:PORT or HOST:*
+    #[arg(long = "allow-host", value_name = "HOST")]
+    allow_host: Vec<String>,
+    /// Calibrate your own: a weights file (the format of crates/check/weights.txt) fitted on
+    /// your own judgements, instead of the committed weights
+    #[arg(long, value_name = "FILE")]
+    weights: Option<PathBuf>,
+    /// Print {"audit": [...]}: one entry per sentence (sentence, sources, status, passage,
+    /// check, score, signals)
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    db: DbArg,
+}
+
+/// `research check`: the exit status is 1 when a sentence is unsupported or contradicted.
+pub async fn check(args: CheckArgs) -> anyhow::Result<ExitCode> {
+    let weights: CheckWeights = match &args.weights {
+        Some(path) => research_api::read_weights(path)?,
+        None => CheckWeights::committed().clone(),
+    };
+    let markdown = research_api::read_check_document(&args.document)?;
+    let sources = match &args.session {
+        Some(id) => args.db.open()?.check_sources_of_session(id)?,
+        None => research_api::read_check_sources(&args.sources, &args.allow_host).await?,
+    };
+    let found = research_api::check_document(&markdown, &sources, &weights)?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&found)?);
+    } else {
+        print_text(&found);
+    }
+    Ok(if found.fails() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn print_text(found: &DocumentCheck) {
+    let mark = |status: &str| match status {
+        "verified" => "✓",
+        "partly" => "~",
+        "uncited" => "?",
+        _ => "✗",
+    };
+    for s in &found.audit {
+        println!("{} {} — {}", mark(&s.status), s.sentence, s.status);
+        println!("    {}", s.check);
+        if !s.passage.is_empty() {
+            let source = s.source.map(|n| format!("[{n}] ")).unwrap_or_default();
+            println!("    {source}\"{}\"", s.passage.trim());
+        }
+    }
+    let count = |status: &str| found.audit.iter().filter(|s| s.status == status).count();
+    eprintln!(
+        "{} sentences: {} verified, {} partly, {} unsupported, {} contradicted, {} uncited",
+        found.audit.len(),
+        count("verified"),
+        count("partly"),
+        count("unsupported"),
+        count("contradicted"),
+        count("uncited")
+    );
+}
