@@ -40,9 +40,9 @@ pub(crate) fn evidence_listing(evidence: &[Evidence]) -> String {
 /// Where the research stands after a round.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GapReport {
-    /// Coverage per research question (never lower than before).
+    /// Coverage per research question, as the evidence now stands.
     pub by_question: Vec<Coverage>,
-    /// Overall coverage, 0–1 (never lower than before).
+    /// Overall coverage, 0–1: the mean of [`GapReport::by_question`].
     pub coverage: f64,
     /// What is still missing.
     pub gaps: Vec<String>,
@@ -62,8 +62,6 @@ pub struct GapInput<'a> {
     pub evidence: &'a [Evidence],
     /// Coverage per question after the previous round.
     pub before: &'a [Coverage],
-    /// Overall coverage after the previous round.
-    pub coverage_before: f64,
     /// Searches already run.
     pub searches_done: &'a [String],
     /// This round's number (from 1).
@@ -121,8 +119,15 @@ pub async fn find_gaps(ctx: &Ctx, input: GapInput<'_>) -> Result<GapReport, Node
         gaps: Vec::new(),
         new_searches: Vec::new(),
     });
-    // Evidence only accumulates, so a question's coverage never goes down.
-    let mut by_question = input.before.to_vec();
+    // Each round's judgement stands, lower or not (seed 004's convergence check is there to see
+    // it go down); a question the model did not judge keeps its level as far as the evidence
+    // still bears it out.
+    let mut by_question: Vec<Coverage> = input
+        .before
+        .iter()
+        .zip(questions)
+        .map(|(c, q)| (*c).min(evidence_coverage(q, input.evidence)))
+        .collect();
     by_question.resize(questions.len(), Coverage::Missing);
     for c in out.coverage {
         let i = c.question.clamp(0, 1_000) as usize;
@@ -131,19 +136,14 @@ pub async fn find_gaps(ctx: &Ctx, input: GapInput<'_>) -> Result<GapReport, Node
             let checked = c
                 .status
                 .min(evidence_coverage(&questions[i - 1], input.evidence));
-            by_question[i - 1] = by_question[i - 1].max(checked);
+            by_question[i - 1] = checked;
         }
     }
     if input.evidence.is_empty() {
         // Nothing found cannot cover anything, whatever the model says.
         by_question.iter_mut().for_each(|c| *c = Coverage::Missing);
     }
-    let coverage = if by_question.is_empty() {
-        0.0
-    } else {
-        by_question.iter().map(|c| c.score()).sum::<f64>() / by_question.len() as f64
-    };
-    let coverage = coverage.max(input.coverage_before).clamp(0.0, 1.0);
+    let coverage = overall(&by_question);
     let user = input.brief.topic();
     let told = format!(
         "{}\n{}",
@@ -164,6 +164,15 @@ pub async fn find_gaps(ctx: &Ctx, input: GapInput<'_>) -> Result<GapReport, Node
         new_searches,
         warnings,
     })
+}
+
+/// The overall coverage of questions covered so: their mean score, 0 without questions.
+pub fn overall(by_question: &[Coverage]) -> f64 {
+    if by_question.is_empty() {
+        0.0
+    } else {
+        by_question.iter().map(|c| c.score()).sum::<f64>() / by_question.len() as f64
+    }
 }
 
 /// The gaps and new searches minus those that only read back what the model was told: a weak
