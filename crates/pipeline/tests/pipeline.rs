@@ -437,3 +437,26 @@ async fn a_follow_up_sees_the_earlier_turn() {
         );
     }
 }
+
+#[tokio::test]
+async fn coverage_is_each_rounds_judgement_so_the_convergence_check_can_fail() {
+    // The second round judges the first question less covered than the first did: the coverage
+    // goes down with it (the max of old and new hid this, so seed 004's "coverage never goes
+    // down" check could never fail).
+    let mut answers = script(DETAILED);
+    let second = answers
+        .iter()
+        .rposition(|a| a.purpose.as_deref() == Some("gaps"))
+        .unwrap();
+    answers[second] = answer(
+        "gaps",
+        json!({"coverage": [{"question": 1, "status": "missing"}, {"question": 2, "status": "missing"}],
+               "gaps": [], "new_searches": []}),
+    );
+    let run = run_script(config(Mode::Single, Structure::Detailed), answers).await;
+    let history = &run.state.coverage_history;
+    assert_eq!(history.len(), 2, "{history:?}");
+    assert!(history[0] > 0.0, "{history:?}");
+    assert_eq!(history[1], 0.0, "{history:?}");
+    assert_eq!(run.state.coverage, 0.0);
+}

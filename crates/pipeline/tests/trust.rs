@@ -419,6 +419,38 @@ async fn claims_are_cross_validated_across_independent_sources_and_mirrors_count
 }
 
 #[tokio::test]
+async fn coverage_is_recomputed_when_ranking_leaves_evidence_out() {
+    // The workers question is backed twice (the colony page and the quora page) until the
+    // ranking leaves the quora page out: one item left makes it partial, and the overall
+    // coverage falls with it.
+    let pages = pages();
+    let kept: Vec<(&str, &str, &str)> = pages
+        .iter()
+        .filter(|(u, _, _)| u.contains("bees.example.org") || u.contains("quora"))
+        .map(|(u, t, x)| (*u, *t, x.as_str()))
+        .collect();
+    let done = run_asking(
+        QUESTION,
+        corpus_of(&kept),
+        config(),
+        script_with(vec![reading(0.9, "simple")], covered()),
+        no_questions,
+    )
+    .await;
+    let s = &done.state;
+    assert!(s.trust.credibility.iter().any(|c| c.excluded));
+    let researched = *s.coverage_history.last().unwrap();
+    assert_eq!(
+        s.coverage_by_question,
+        [
+            research_pipeline::Coverage::Partial,
+            research_pipeline::Coverage::Partial
+        ]
+    );
+    assert!(s.coverage < researched, "{} vs {researched}", s.coverage);
+}
+
+#[tokio::test]
 async fn the_full_variant_asks_once_per_claim() {
     let mut config = config();
     config.trust = TrustVariant::Full;

@@ -42,6 +42,7 @@ use crate::steps::profile::{self, Complexity, CLARIFY_BELOW, MAX_CLARIFICATIONS}
 use crate::steps::review::{Criterion, FoundBy, Issue, Severity};
 use crate::steps::tree;
 use crate::steps::trust::{self, TrustRecord};
+use crate::steps::{gaps, workers};
 use crate::Env;
 
 /// The name the trust pipeline is registered (and its threads saved) under.
@@ -544,6 +545,32 @@ async fn rank(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
         ..Default::default()
     };
     if evidence.len() != state.evidence.len() {
+        // What the research covered is recomputed without the evidence left out, as far as
+        // what is kept bears it out: a question backed only by low-trust pages is open again.
+        let questions = &state.plan.questions;
+        if state.coverage_by_question.is_empty() {
+            let capped: Vec<_> = state
+                .worker_results
+                .iter()
+                .map(|w| {
+                    let mut w = w.clone();
+                    w.confidence = w
+                        .confidence
+                        .min(gaps::evidence_coverage(&w.assignment.question, &evidence).score());
+                    w
+                })
+                .collect();
+            update.coverage = Some(workers::coverage(&capped).min(state.coverage));
+        } else {
+            let by_question: Vec<Coverage> = state
+                .coverage_by_question
+                .iter()
+                .zip(questions)
+                .map(|(c, q)| (*c).min(gaps::evidence_coverage(q, &evidence)))
+                .collect();
+            update.coverage = Some(gaps::overall(&by_question));
+            update.coverage_by_question = Some(by_question);
+        }
         let supported = claims.iter().filter(|c| c.supported).count();
         update.confidence = Some(if claims.is_empty() {
             0.0

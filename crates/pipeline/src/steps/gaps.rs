@@ -5,7 +5,7 @@ use research_graph::NodeError;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{clean_list, distinct_searches, numbered, runnable_searches, Brief};
+use super::{clean_list, distinct_searches, numbered, relevance, runnable_searches, Brief};
 use crate::ask::{ask_or, Ctx};
 use crate::guard;
 use crate::prompts::{self, fill};
@@ -40,9 +40,9 @@ pub(crate) fn evidence_listing(evidence: &[Evidence]) -> String {
 /// Where the research stands after a round.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GapReport {
-    /// Coverage per research question (never lower than before).
+    /// Coverage per research question, as the evidence now stands.
     pub by_question: Vec<Coverage>,
-    /// Overall coverage, 0–1 (never lower than before).
+    /// Overall coverage, 0–1: the mean of [`GapReport::by_question`].
     pub coverage: f64,
     /// What is still missing.
     pub gaps: Vec<String>,
@@ -62,12 +62,12 @@ pub struct GapInput<'a> {
     pub evidence: &'a [Evidence],
     /// Coverage per question after the previous round.
     pub before: &'a [Coverage],
-    /// Overall coverage after the previous round.
-    pub coverage_before: f64,
     /// Searches already run.
     pub searches_done: &'a [String],
     /// This round's number (from 1).
     pub round: u32,
+    /// Each source's title by its number (for searches drawn from the best passages read).
+    pub titles: &'a std::collections::BTreeMap<u32, String>,
 }
 
 /// Checked evidence items on a question that make it well covered (one makes it partial).
@@ -121,8 +121,15 @@ pub async fn find_gaps(ctx: &Ctx, input: GapInput<'_>) -> Result<GapReport, Node
         gaps: Vec::new(),
         new_searches: Vec::new(),
     });
-    // Evidence only accumulates, so a question's coverage never goes down.
-    let mut by_question = input.before.to_vec();
+    // Each round's judgement stands, lower or not (seed 004's convergence check is there to see
+    // it go down); a question the model did not judge keeps its level as far as the evidence
+    // still bears it out.
+    let mut by_question: Vec<Coverage> = input
+        .before
+        .iter()
+        .zip(questions)
+        .map(|(c, q)| (*c).min(evidence_coverage(q, input.evidence)))
+        .collect();
     by_question.resize(questions.len(), Coverage::Missing);
     for c in out.coverage {
         let i = c.question.clamp(0, 1_000) as usize;
@@ -131,27 +138,55 @@ pub async fn find_gaps(ctx: &Ctx, input: GapInput<'_>) -> Result<GapReport, Node
             let checked = c
                 .status
                 .min(evidence_coverage(&questions[i - 1], input.evidence));
-            by_question[i - 1] = by_question[i - 1].max(checked);
+            by_question[i - 1] = checked;
         }
     }
     if input.evidence.is_empty() {
         // Nothing found cannot cover anything, whatever the model says.
         by_question.iter_mut().for_each(|c| *c = Coverage::Missing);
     }
-    let coverage = if by_question.is_empty() {
-        0.0
-    } else {
-        by_question.iter().map(|c| c.score()).sum::<f64>() / by_question.len() as f64
-    };
-    let coverage = coverage.max(input.coverage_before).clamp(0.0, 1.0);
+    let coverage = overall(&by_question);
     let user = input.brief.topic();
     let told = format!(
         "{}\n{}",
         prompts::GAPS,
         serde_json::to_string(&schemars::schema_for!(GapsOut)).unwrap_or_default()
     );
-    let (gaps, new_searches) = anchored(out.gaps, out.new_searches, &told, &user, questions);
-    let new_searches = distinct_searches(new_searches, input.searches_done, l.initial_searches);
+    let (gaps, proposed) = anchored(out.gaps, out.new_searches.clone(), &told, &user, questions);
+    // A search must share a word with the question, the session's focus or a passage read.
+    let read: Vec<&str> = input.evidence.iter().map(|e| e.quote.as_str()).collect();
+    let anchors = format!("{user} {} {}", input.brief.focus.join(" "), read.join(" "));
+    let mut warnings = warnings;
+    let mut kept = Vec::new();
+    for q in out
+        .new_searches
+        .into_iter()
+        .filter(|q| !q.trim().is_empty())
+    {
+        let why = relevance::refuse_search(&q, &input.brief.query, &anchors).or_else(|| {
+            (!proposed.contains(&q)).then(|| {
+                "it is not a keyword query about the research (an echo of the prompt, markup or a fragment)"
+                    .to_string()
+            })
+        });
+        match why {
+            Some(why) => warnings.push(relevance::refused(ctx, "search", &q, &why)),
+            None => kept.push(q),
+        }
+    }
+    let mut new_searches = distinct_searches(kept, input.searches_done, l.initial_searches);
+    if new_searches.is_empty() && coverage < ctx.config.config.min_coverage {
+        // The model proposed nothing usable: the best passages read so far say where to look
+        // next (their distinctive terms and their pages' titles), so a run whose model writes
+        // nothing useful still reaches the pages next to the first good one.
+        new_searches = relevance::feedback_searches(
+            &user,
+            input.evidence,
+            input.titles,
+            input.searches_done,
+            l.initial_searches.div_ceil(2),
+        );
+    }
     ctx.emit(Progress::Coverage {
         iteration: input.round,
         coverage,
@@ -164,6 +199,15 @@ pub async fn find_gaps(ctx: &Ctx, input: GapInput<'_>) -> Result<GapReport, Node
         new_searches,
         warnings,
     })
+}
+
+/// The overall coverage of questions covered so: their mean score, 0 without questions.
+pub fn overall(by_question: &[Coverage]) -> f64 {
+    if by_question.is_empty() {
+        0.0
+    } else {
+        by_question.iter().map(|c| c.score()).sum::<f64>() / by_question.len() as f64
+    }
 }
 
 /// The gaps and new searches minus those that only read back what the model was told: a weak

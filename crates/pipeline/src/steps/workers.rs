@@ -9,7 +9,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::harvest::{harvest, Harvest, Reading};
-use super::{clean_list, distinct_searches, numbered, plain, runnable_searches, Brief};
+use super::{clean_list, distinct_searches, numbered, plain, relevance, runnable_searches, Brief};
 use crate::ask::{ask_or, ask_or_retrying, Ctx};
 use crate::guard;
 use crate::prompts::{self, fill};
@@ -87,18 +87,50 @@ pub async fn orchestrate(
     let round = input.round;
     let mut done = input.searches_done.to_vec();
     let mut assignments = Vec::new();
+    let mut warnings = warnings;
+    // A sub-question splits the plan: it may name what the plan's questions and aspects name.
+    let anchors = format!(
+        "{} {} {} {}",
+        brief.topic(),
+        brief.focus.join(" "),
+        input.plan.questions.join(" "),
+        input.plan.aspects.join(" ")
+    );
+    // The question's own terms are searched in the first round whatever the model writes: by
+    // the first researcher, before its own searches.
+    let mut own = if round == 1 {
+        relevance::question_searches(&brief.query, 1)
+    } else {
+        Vec::new()
+    };
     for sq in out.sub_questions.into_iter().take(l.workers) {
         let question = sq.question.trim().to_string();
         if !plain(&question) || !guard::usable_question(&question) {
             continue;
         }
+        if let Some(why) = relevance::refuse_question(&question, &brief.query, &anchors) {
+            warnings.push(relevance::refused(
+                ctx,
+                "research question",
+                &question,
+                &why,
+            ));
+            continue;
+        }
         let user = brief.topic();
         let mut context: Vec<&str> = vec![user.as_str(), question.as_str()];
         context.extend(input.plan.questions.iter().map(String::as_str));
+        let mut candidates = std::mem::take(&mut own);
+        for q in sq.searches {
+            match relevance::refuse_search(&q, &brief.query, &anchors) {
+                Some(why) => warnings.push(relevance::refused(ctx, "search", &q, &why)),
+                None => candidates.push(q),
+            }
+        }
         let mut searches = distinct_searches(
-            runnable_searches(sq.searches, &context),
+            runnable_searches(candidates, &context),
             &done,
-            l.searches_per_worker,
+            l.searches_per_worker + usize::from(assignments.is_empty() && round == 1),
         );
         if searches.is_empty()
             && !done
@@ -284,6 +316,23 @@ struct SynthesisOut {
     additional_searches: Vec<String>,
 }
 
+/// The research's coverage from worker reports in round order: the mean confidence of the latest
+/// report on each question (a follow-up replaces what it revisits, lower or not), 0–1.
+pub fn coverage<'a>(reports: impl IntoIterator<Item = &'a WorkerResult>) -> f64 {
+    let mut latest = std::collections::BTreeMap::new();
+    for w in reports {
+        latest.insert(
+            w.assignment.question.trim().to_lowercase(),
+            w.confidence.clamp(0.0, 1.0),
+        );
+    }
+    if latest.is_empty() {
+        0.0
+    } else {
+        latest.values().sum::<f64>() / latest.len() as f64
+    }
+}
+
 /// What the synthesis is given.
 pub struct SynthesisInput<'a> {
     /// The question.
@@ -292,16 +341,16 @@ pub struct SynthesisInput<'a> {
     pub reports: &'a [&'a WorkerResult],
     /// Whether any evidence exists at all.
     pub has_evidence: bool,
-    /// Coverage after the previous round.
-    pub coverage_before: f64,
+    /// Every round's reports so far, this round's included (the coverage is theirs).
+    pub all: &'a [WorkerResult],
     /// Searches already run.
     pub searches_done: &'a [String],
     /// This round's number (from 1).
     pub round: u32,
 }
 
-/// Combines a round's worker reports; coverage is their mean confidence (never lower than
-/// before, zero without evidence).
+/// Combines a round's worker reports; the coverage is [`coverage`] of every report so far (zero
+/// without evidence), so a round that finds less than was thought can lower it.
 pub async fn synthesize(
     ctx: &Ctx,
     input: SynthesisInput<'_>,
@@ -336,13 +385,11 @@ pub async fn synthesize(
         gaps: Vec::new(),
         additional_searches: Vec::new(),
     });
-    let confidences: Vec<f64> = input.reports.iter().map(|w| w.confidence).collect();
-    let mean = if confidences.is_empty() || !input.has_evidence {
-        0.0
+    let coverage = if input.has_evidence {
+        coverage(input.all.iter())
     } else {
-        confidences.iter().sum::<f64>() / confidences.len() as f64
+        0.0
     };
-    let coverage = mean.max(input.coverage_before).clamp(0.0, 1.0);
     let user = input.brief.topic();
     let context: Vec<&str> = std::iter::once(user.as_str())
         .chain(input.reports.iter().map(|w| w.assignment.question.as_str()))
@@ -371,4 +418,36 @@ pub async fn synthesize(
         needs_more_research: out.needs_more_research,
     };
     Ok((synthesis, coverage, warnings))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn report(round: u32, question: &str, confidence: f64) -> WorkerResult {
+        WorkerResult {
+            assignment: Assignment {
+                index: 0,
+                round,
+                question: question.into(),
+                searches: Vec::new(),
+                query: String::new(),
+            },
+            answer: String::new(),
+            findings: Vec::new(),
+            confidence,
+            gaps: Vec::new(),
+            searches_done: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_follow_up_replaces_what_it_revisits_lower_or_not() {
+        let first = [report(1, "Size?", 0.8), report(1, "Eggs?", 0.6)];
+        assert!((coverage(&first) - 0.7).abs() < 1e-9);
+        // Round two found the eggs question less answered than round one thought.
+        let both = [first[0].clone(), first[1].clone(), report(2, "eggs? ", 0.2)];
+        assert!((coverage(&both) - 0.5).abs() < 1e-9);
+        assert_eq!(coverage(&[]), 0.0);
+    }
 }
