@@ -8,10 +8,18 @@
 //! Only regular files are read (a FIFO would block forever, a link may loop), never more than
 //! [`MAX_FILE_BYTES`] of one, and HTML and PDF are parsed by the library's
 //! [`research_fetch::Extractor`], a limited child process in production.
+//!
+//! Ranking is BM25 alone, or hybrid when an embedding model is given
+//! ([`Library::with_embedder`]): each passage also gets a vector (only passages without one are
+//! embedded, so re-indexing stays incremental), a search takes the passages nearest the
+//! question's vector as a second list, and the two lists are fused by rank
+//! ([`fuse_by_rank`]). A question then finds a passage that answers it in other words. Which
+//! ranking a search used is part of its answer ([`Ranked`], [`Ranking`]), for the report's
+//! method section.
 #![deny(missing_docs)]
 
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::UNIX_EPOCH;
 
 use async_trait::async_trait;
@@ -22,9 +30,14 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 mod files;
+mod fusion;
+mod vectors;
 use files::{
     content_type_of, file_url, list_files, read_regular, special_kind, too_large, Listing,
 };
+pub use fusion::{fuse_by_rank, RRF_K};
+pub use research_embed::Embedder;
+use vectors::VectorIndex;
 
 /// Files larger than this are skipped (a library is documents, not disk images).
 pub const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
@@ -50,6 +63,9 @@ pub enum LibraryError {
     /// A query failed.
     #[error("library database error: {0}")]
     Sqlite(#[from] rusqlite::Error),
+    /// The embedding model failed.
+    #[error(transparent)]
+    Embed(#[from] research_embed::EmbedError),
 }
 
 /// Counts of one indexing pass.
@@ -81,10 +97,51 @@ pub struct LibraryFolder {
     pub failed: usize,
 }
 
+/// How a search ranked the library's passages (the report's method section says which).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Ranking {
+    /// Keywords alone (BM25): no embedding model is installed, or it failed on this question.
+    Bm25,
+    /// Keywords (BM25) and meaning (the embedding model's vectors), fused by rank.
+    Hybrid {
+        /// The embedding model.
+        model: String,
+    },
+}
+
+impl std::fmt::Display for Ranking {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Ranking::Bm25 => write!(f, "keyword ranking (BM25) alone"),
+            Ranking::Hybrid { model } => write!(
+                f,
+                "hybrid ranking: keywords (BM25) and the {model} embedding model's vectors, fused by rank"
+            ),
+        }
+    }
+}
+
+/// A search's hits and how they were ranked.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ranked {
+    /// The best passage per file, best first.
+    pub hits: Vec<Hit>,
+    /// How.
+    pub ranking: Ranking,
+}
+
+/// Vector-only hits below this cosine similarity to the question are dropped: the nearest
+/// passages of a library that has nothing on the question are still the nearest.
+pub const MIN_SIMILARITY: f32 = 0.2;
+
 /// The library, in the app's database.
 pub struct Library {
     conn: Mutex<Connection>,
     extractor: Extractor,
+    embedder: Option<Arc<dyn Embedder>>,
+    /// The stored vectors, read once and dropped whenever passages or vectors change.
+    vectors: Mutex<Option<Arc<VectorIndex>>>,
 }
 
 impl std::fmt::Debug for Library {
@@ -213,10 +270,32 @@ fn fts_query(text: &str, all: bool) -> Option<String> {
 impl Library {
     /// Opens the library in the database at `db`.
     pub fn open(db: &Path) -> Result<Self, LibraryError> {
+        let conn = research_store::open_connection(db)?;
+        vectors::create_table(&conn)?;
         Ok(Self {
-            conn: Mutex::new(research_store::open_connection(db)?),
+            conn: Mutex::new(conn),
             extractor: Extractor::InProcess,
+            embedder: None,
+            vectors: Mutex::new(None),
         })
+    }
+
+    /// Ranks by meaning too (hybrid ranking): passages are embedded as they are indexed, those
+    /// indexed before now the next time the library is added to or re-indexed (or by
+    /// [`Library::embed_pending`]).
+    pub fn with_embedder(mut self, embedder: Arc<dyn Embedder>) -> Self {
+        self.embedder = Some(embedder);
+        self
+    }
+
+    /// The ranking searches use now.
+    pub fn ranking(&self) -> Ranking {
+        match &self.embedder {
+            Some(e) => Ranking::Hybrid {
+                model: e.model_id().to_string(),
+            },
+            None => Ranking::Bm25,
+        }
     }
 
     /// Parses HTML and PDF files with `extractor` (production uses a limited child process).
@@ -262,9 +341,10 @@ impl Library {
             .unwrap_or_else(|_| folder.to_path_buf());
         let mut conn = self.conn();
         let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-        tx.execute(
-            "DELETE FROM library_passages WHERE file_id IN (SELECT id FROM library_files WHERE root = ?1)",
-            [path.to_string_lossy()],
+        vectors::delete_passages(
+            &tx,
+            "file_id IN (SELECT id FROM library_files WHERE root = ?1)",
+            path.to_string_lossy(),
         )?;
         tx.execute(
             "DELETE FROM library_files WHERE root = ?1",
@@ -275,6 +355,8 @@ impl Library {
             [path.to_string_lossy()],
         )?;
         tx.commit()?;
+        drop(conn);
+        self.forget_vectors();
         if gone == 0 {
             return Err(LibraryError::NotInLibrary(path));
         }
@@ -374,12 +456,19 @@ impl Library {
         };
         let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         for (id, path) in known.into_iter().filter(|(_, p)| !seen.contains(p)) {
-            tx.execute("DELETE FROM library_passages WHERE file_id = ?1", [id])?;
+            vectors::delete_passages(&tx, "file_id = ?1", id)?;
             tx.execute("DELETE FROM library_files WHERE id = ?1", [id])?;
             tracing::debug!(%path, "dropped from the library");
             report.removed += 1;
         }
         tx.commit()?;
+        drop(conn);
+        self.forget_vectors();
+        // Passages of unchanged files that have no vector yet (a model installed since). Not
+        // fatal: without vectors, passages are still ranked by keywords.
+        if let Err(e) = self.embed_pending() {
+            tracing::warn!(error = %e, "passages not embedded");
+        }
         progress(&report);
         Ok(report)
     }
@@ -454,9 +543,9 @@ impl Library {
         let tx = conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
             .map_err(|e| e.to_string())?;
-        let write = (|| -> rusqlite::Result<()> {
+        let write = (|| -> rusqlite::Result<i64> {
             if let Some((id, ..)) = &previous {
-                tx.execute("DELETE FROM library_passages WHERE file_id = ?1", [id])?;
+                vectors::delete_passages(&tx, "file_id = ?1", id)?;
                 tx.execute("DELETE FROM library_files WHERE id = ?1", [id])?;
             }
             tx.execute(
@@ -471,9 +560,18 @@ impl Library {
             for (ord, passage) in passages(&text, PASSAGE_CHARS).iter().enumerate() {
                 insert.execute(params![segment_cjk(passage), id, ord as i64])?;
             }
-            Ok(())
+            Ok(id)
         })();
-        write.and_then(|_| tx.commit()).map_err(|e| e.to_string())?;
+        let file_id = write
+            .and_then(|id| tx.commit().map(|_| id))
+            .map_err(|e| e.to_string())?;
+        drop(conn);
+        self.forget_vectors();
+        // Embedded file by file, so progress moves and an interrupted pass keeps what it did;
+        // a failure leaves the passages to keyword ranking and is tried again next pass.
+        if let Err(e) = self.embed_passages(Some(file_id)) {
+            tracing::warn!(path = %key, error = %e, "passages not embedded");
+        }
         Ok(true)
     }
 
@@ -486,10 +584,12 @@ impl Library {
         why: &str,
     ) -> Result<bool, String> {
         let conn = self.conn();
-        let _ = conn.execute(
-            "DELETE FROM library_passages WHERE file_id IN (SELECT id FROM library_files WHERE path = ?1)",
-            [key],
+        let _ = vectors::delete_passages(
+            &conn,
+            "file_id IN (SELECT id FROM library_files WHERE path = ?1)",
+            key,
         );
+        self.forget_vectors();
         conn.execute(
             "INSERT INTO library_files (root, path, mtime_ns, size, sha256, kind, title, error, indexed_at_ms)
              VALUES (?1, ?2, ?3, ?4, '', 'unreadable', NULL, ?5, ?6)
@@ -500,56 +600,199 @@ impl Library {
         Err(why.to_string())
     }
 
-    /// The best passage per file for `text`, best first (BM25).
+    /// The best passage per file for `text`, best first (see [`Library::search_ranked`]).
     pub fn search(&self, text: &str, limit: usize) -> Result<Vec<Hit>, LibraryError> {
+        Ok(self.search_ranked(text, limit)?.hits)
+    }
+
+    /// The best passage per file for `text`, best first, and how they were ranked: by BM25, and
+    /// when an embedding model is set, fused by rank with the passages nearest the question in
+    /// meaning. A model that fails on this question is logged and the search falls back to
+    /// BM25, which the answer says.
+    pub fn search_ranked(&self, text: &str, limit: usize) -> Result<Ranked, LibraryError> {
+        // Several passages of one file may rank high; look deep enough to fill `limit` files.
+        let depth = (limit * 8).max(50);
+        let keyword = self.keyword_passages(text, depth)?;
+        let (nearest, ranking) = match self.nearest_passages(text, depth) {
+            Ok(Some((nearest, model))) => (nearest, Ranking::Hybrid { model }),
+            Ok(None) => (Vec::new(), Ranking::Bm25),
+            Err(e) => {
+                tracing::warn!(error = %e, "the library ranks by keywords alone for this search");
+                (Vec::new(), Ranking::Bm25)
+            }
+        };
+        let keyword_ids: Vec<i64> = keyword.iter().map(|(id, _)| *id).collect();
+        let fused = fuse_by_rank(&[&keyword_ids, &nearest]);
+        let snippets: std::collections::HashMap<i64, String> = keyword.into_iter().collect();
+        let conn = self.conn();
+        let mut stmt = conn.prepare_cached(
+            "SELECT f.path, f.title, p.text FROM library_passages p
+             JOIN library_files f ON f.id = p.file_id WHERE p.rowid = ?1",
+        )?;
+        let mut hits: Vec<Hit> = Vec::new();
+        for passage in fused {
+            if hits.len() >= limit {
+                break;
+            }
+            let row = stmt
+                .query_row([passage], |r| {
+                    Ok((
+                        r.get::<_, String>(0)?,
+                        r.get::<_, Option<String>>(1)?,
+                        r.get::<_, String>(2)?,
+                    ))
+                })
+                .optional()?;
+            let Some((path, title, text)) = row else {
+                continue;
+            };
+            let url = file_url(Path::new(&path));
+            if hits.iter().any(|h| h.url == url) {
+                continue;
+            }
+            let title = title.unwrap_or_else(|| {
+                Path::new(&path)
+                    .file_name()
+                    .map(|n| n.to_string_lossy().to_string())
+                    .unwrap_or_default()
+            });
+            let snippet = match snippets.get(&passage) {
+                Some(snippet) => unsegment_cjk(snippet),
+                None => excerpt(&unsegment_cjk(&text)),
+            };
+            hits.push(Hit {
+                title,
+                url,
+                snippet,
+                published: None,
+                kind: HitKind::Local,
+                provider: "local".into(),
+            });
+        }
+        Ok(Ranked { hits, ranking })
+    }
+
+    /// Passages matching `text` by BM25, best first, with their snippets: every word required
+    /// when that finds anything, else any.
+    fn keyword_passages(
+        &self,
+        text: &str,
+        depth: usize,
+    ) -> Result<Vec<(i64, String)>, LibraryError> {
         for all in [true, false] {
             let Some(query) = fts_query(text, all) else {
                 return Ok(Vec::new());
             };
             let conn = self.conn();
             let mut stmt = conn.prepare_cached(
-                "SELECT f.path, f.title, snippet(library_passages, 0, '', '', '…', 40), bm25(library_passages) AS rank
-                 FROM library_passages JOIN library_files f ON f.id = library_passages.file_id
-                 WHERE library_passages MATCH ?1 ORDER BY rank LIMIT ?2",
+                "SELECT rowid, snippet(library_passages, 0, '', '', '…', 40), bm25(library_passages) AS rank
+                 FROM library_passages WHERE library_passages MATCH ?1 ORDER BY rank LIMIT ?2",
             )?;
-            let rows = stmt.query_map(params![query, (limit * 8) as i64], |r| {
-                Ok((
-                    r.get::<_, String>(0)?,
-                    r.get::<_, Option<String>>(1)?,
-                    r.get::<_, String>(2)?,
-                ))
+            let rows = stmt.query_map(params![query, depth as i64], |r| {
+                Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?))
             })?;
-            let mut hits: Vec<Hit> = Vec::new();
-            for row in rows {
-                let (path, title, snippet) = row?;
-                let url = file_url(Path::new(&path));
-                if hits.iter().any(|h| h.url == url) {
-                    continue;
-                }
-                let title = title.unwrap_or_else(|| {
-                    Path::new(&path)
-                        .file_name()
-                        .map(|n| n.to_string_lossy().to_string())
-                        .unwrap_or_default()
-                });
-                hits.push(Hit {
-                    title,
-                    url,
-                    snippet: unsegment_cjk(&snippet),
-                    published: None,
-                    kind: HitKind::Local,
-                    provider: "local".into(),
-                });
-                if hits.len() >= limit {
-                    break;
-                }
-            }
-            if !hits.is_empty() || !all {
-                return Ok(hits);
+            let found: Vec<(i64, String)> = rows.collect::<Result<_, _>>()?;
+            if !found.is_empty() || !all {
+                return Ok(found);
             }
         }
         Ok(Vec::new())
     }
+
+    /// Passages nearest `text` in meaning, best first, down to [`MIN_SIMILARITY`], and the
+    /// model's name; `None` without an embedding model.
+    fn nearest_passages(
+        &self,
+        text: &str,
+        depth: usize,
+    ) -> Result<Option<(Vec<i64>, String)>, LibraryError> {
+        let Some(embedder) = &self.embedder else {
+            return Ok(None);
+        };
+        let model = embedder.model_id().to_string();
+        let question = embedder.embed(&[text])?.pop().ok_or_else(|| {
+            research_embed::EmbedError::Compute("no vector for the question".into())
+        })?;
+        let index = self.vector_index(&model)?;
+        Ok(Some((
+            index.nearest(&question, depth, MIN_SIMILARITY),
+            model,
+        )))
+    }
+
+    fn vector_index(&self, model: &str) -> Result<Arc<VectorIndex>, LibraryError> {
+        let mut cached = self.vectors.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(index) = cached.as_ref().filter(|i| i.model == model) {
+            return Ok(index.clone());
+        }
+        let index = Arc::new(VectorIndex::load(&self.conn(), model)?);
+        *cached = Some(index.clone());
+        Ok(index)
+    }
+
+    fn forget_vectors(&self) {
+        *self.vectors.lock().unwrap_or_else(|p| p.into_inner()) = None;
+    }
+
+    /// Embeds every passage that has no vector from the current model (none without a model);
+    /// returns how many were embedded. Adding and re-indexing do this themselves.
+    pub fn embed_pending(&self) -> Result<usize, LibraryError> {
+        self.embed_passages(None)
+    }
+
+    /// Embeds the passages without a vector from the current model, of one file or of all,
+    /// a batch at a time (each committed: an interrupted pass keeps what it did).
+    fn embed_passages(&self, file: Option<i64>) -> Result<usize, LibraryError> {
+        let Some(embedder) = &self.embedder else {
+            return Ok(0);
+        };
+        let model = embedder.model_id();
+        let pending = vectors::pending(&self.conn(), model, file)?;
+        let mut done = 0;
+        for batch in pending.chunks(vectors::EMBED_BATCH) {
+            let texts: Vec<String> = batch.iter().map(|(_, t)| unsegment_cjk(t)).collect();
+            let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+            let embedded = embedder.embed(&refs)?;
+            let ids: Vec<i64> = batch.iter().map(|(id, _)| *id).collect();
+            vectors::store(&mut self.conn(), model, &ids, &embedded)?;
+            done += batch.len();
+        }
+        if done > 0 {
+            self.forget_vectors();
+        }
+        Ok(done)
+    }
+
+    /// How many passages have a vector from the current model, of how many.
+    pub fn embedded_share(&self) -> Result<(usize, usize), LibraryError> {
+        let conn = self.conn();
+        let total: i64 =
+            conn.query_row("SELECT count(*) FROM library_passages", [], |r| r.get(0))?;
+        let embedded = match &self.embedder {
+            Some(e) => conn.query_row(
+                "SELECT count(*) FROM library_vectors WHERE model = ?1",
+                [e.model_id()],
+                |r| r.get::<_, i64>(0),
+            )?,
+            None => 0,
+        };
+        Ok((embedded as usize, total as usize))
+    }
+}
+
+/// The start of a passage, cut at a word, for a hit found by meaning (no keyword snippet).
+fn excerpt(text: &str) -> String {
+    const CHARS: usize = 300;
+    let text = text.trim();
+    if text.chars().count() <= CHARS {
+        return text.to_string();
+    }
+    let cut: String = text.chars().take(CHARS).collect();
+    let cut = match cut.rfind(char::is_whitespace) {
+        Some(i) if i > CHARS / 2 => &cut[..i],
+        _ => cut.as_str(),
+    };
+    format!("{}…", cut.trim_end())
 }
 
 impl Library {
