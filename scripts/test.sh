@@ -15,6 +15,10 @@ RS_TEST_MODEL="$(bash scripts/fetch-model.sh | tail -n 1)"
 RS_TEST_MODEL_GEMMA="$(bash scripts/fetch-model.sh gemma3-270m | tail -n 1)"
 export RS_TEST_MODEL RS_TEST_MODEL_GEMMA
 
+step "sentence-embedding model (all-MiniLM-L6-v2, for the library's hybrid search tests)"
+RESEARCH_STUDIO_EMBEDDER="$(bash scripts/fetch-embedder.sh | tail -n 1)"
+export RESEARCH_STUDIO_EMBEDDER
+
 step "llama.cpp server (built once into the cache)"
 RS_LLAMA_SERVER="$(bash scripts/fetch-llama-server.sh | tail -n 1)"
 export RS_LLAMA_SERVER
