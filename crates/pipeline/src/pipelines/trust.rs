@@ -259,11 +259,12 @@ pub fn graph(
     g.add_edge("plan", "review_plan");
     g.add_edge("verify", "rank");
     g.add_edge("rank", "write_report");
-    let no_input = config.no_input;
+    // A person is asked only when one takes part: input allowed and a review point on.
+    let asks = !config.no_input && config.review.any();
     g.add_conditional_edges(
         "write_report",
         move |s: &ResearchState| {
-            if s.trust.over_threshold() && !no_input && !escalated(s) {
+            if s.trust.over_threshold() && asks && !escalated(s) {
                 "escalate"
             } else {
                 "review_report"
