@@ -681,6 +681,29 @@ async fn with_every_review_point_off_the_escalation_asks_no_one() {
     );
 }
 
+#[test]
+fn the_estimate_does_not_follow_the_configured_mode() {
+    // Complexity routing picks the path from the question, so the configured mode says nothing
+    // about it: the estimate covers either path (the orchestrator's and the gap loop's calls).
+    use research_pipeline::Flow;
+    let single = RunConfig {
+        mode: Mode::Single,
+        ..config()
+    };
+    let multi = RunConfig {
+        mode: Mode::Multi,
+        ..config()
+    };
+    let calls = trust::Trust.calls(&single);
+    assert_eq!(calls, trust::Trust.calls(&multi));
+    for role in [Role::Orchestrate, Role::Gaps, Role::Summarize] {
+        assert!(
+            calls.iter().any(|(r, n)| *r == role && *n > 0),
+            "{role:?}: {calls:?}"
+        );
+    }
+}
+
 fn partial(new_searches: serde_json::Value) -> ScriptedAnswer {
     answer(
         "gaps",

@@ -191,7 +191,21 @@ workers."
     }
 
     fn calls(&self, config: &RunConfig) -> Vec<(Role, u64)> {
-        let mut calls = research_calls(config);
+        // The research path is picked from the question's complexity during the run, not from
+        // the configured mode: the estimate is the most either path takes, role by role.
+        let mut calls = research_calls(&RunConfig {
+            mode: Mode::Single,
+            ..config.clone()
+        });
+        for (role, n) in research_calls(&RunConfig {
+            mode: Mode::Multi,
+            ..config.clone()
+        }) {
+            match calls.iter_mut().find(|(r, _)| *r == role) {
+                Some((_, m)) => *m = (*m).max(n),
+                None => calls.push((role, n)),
+            }
+        }
         // The claims' check and the audit; cross-validation one call (batched) or one per
         // claim (full, about eight claims).
         let confirm = match config.trust {
