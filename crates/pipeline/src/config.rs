@@ -267,6 +267,12 @@ impl ReviewPoints {
             report: false,
         }
     }
+
+    /// Whether any review point is on: the person takes part in the run, so an escalation may
+    /// stop for them too (with every point off, nothing stops the run).
+    pub fn any(self) -> bool {
+        self.clarify || self.plan || self.report
+    }
 }
 
 /// What a run does at a review point nobody answers in time.

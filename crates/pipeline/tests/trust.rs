@@ -626,6 +626,7 @@ async fn a_discovery_search_that_finds_nothing_caps_the_confidence() {
 async fn over_the_hallucination_threshold_a_person_decides() {
     let mut config = config();
     config.no_input = false;
+    config.review.clarify = true;
     let stopped = run(
         config.clone(),
         script_with(vec![reading(0.9, "simple")], covered()),
@@ -655,6 +656,52 @@ async fn over_the_hallucination_threshold_a_person_decides() {
         .decisions
         .iter()
         .any(|d| d.point == "escalation" && d.decision == "accepted with caveats"));
+}
+
+#[tokio::test]
+async fn with_every_review_point_off_the_escalation_asks_no_one() {
+    // Input is allowed, but the person turned every review point off: over the threshold the
+    // report carries its caveat and the run does not stop for them.
+    let mut config = config();
+    config.no_input = false;
+    config.review = ReviewPoints::none();
+    let done = run(
+        config,
+        script_with(vec![reading(0.9, "simple")], covered()),
+        no_questions,
+    )
+    .await;
+    assert!(done.state.trust.over_threshold());
+    assert!(done.asked.is_empty());
+    assert_eq!(done.state.outcome, Outcome::Finished);
+    assert!(
+        done.state.report.contains("## Caveats"),
+        "{}",
+        done.state.report
+    );
+}
+
+#[test]
+fn the_estimate_does_not_follow_the_configured_mode() {
+    // Complexity routing picks the path from the question, so the configured mode says nothing
+    // about it: the estimate covers either path (the orchestrator's and the gap loop's calls).
+    use research_pipeline::Flow;
+    let single = RunConfig {
+        mode: Mode::Single,
+        ..config()
+    };
+    let multi = RunConfig {
+        mode: Mode::Multi,
+        ..config()
+    };
+    let calls = trust::Trust.calls(&single);
+    assert_eq!(calls, trust::Trust.calls(&multi));
+    for role in [Role::Orchestrate, Role::Gaps, Role::Summarize] {
+        assert!(
+            calls.iter().any(|(r, n)| *r == role && *n > 0),
+            "{role:?}: {calls:?}"
+        );
+    }
 }
 
 fn partial(new_searches: serde_json::Value) -> ScriptedAnswer {
@@ -969,6 +1016,7 @@ async fn research_more_at_the_escalation_searches_for_the_unsupported_claims_in_
     for complexity in ["simple", "complex"] {
         let mut config = config();
         config.no_input = false;
+        config.review.clarify = true;
         let done = run(
             config,
             script_with(vec![reading(0.9, complexity)], covered()),

@@ -191,7 +191,21 @@ workers."
     }
 
     fn calls(&self, config: &RunConfig) -> Vec<(Role, u64)> {
-        let mut calls = research_calls(config);
+        // The research path is picked from the question's complexity during the run, not from
+        // the configured mode: the estimate is the most either path takes, role by role.
+        let mut calls = research_calls(&RunConfig {
+            mode: Mode::Single,
+            ..config.clone()
+        });
+        for (role, n) in research_calls(&RunConfig {
+            mode: Mode::Multi,
+            ..config.clone()
+        }) {
+            match calls.iter_mut().find(|(r, _)| *r == role) {
+                Some((_, m)) => *m = (*m).max(n),
+                None => calls.push((role, n)),
+            }
+        }
         // The claims' check and the audit; cross-validation one call (batched) or one per
         // claim (full, about eight claims).
         let confirm = match config.trust {
@@ -259,11 +273,12 @@ pub fn graph(
     g.add_edge("plan", "review_plan");
     g.add_edge("verify", "rank");
     g.add_edge("rank", "write_report");
-    let no_input = config.no_input;
+    // A person is asked only when one takes part: input allowed and a review point on.
+    let asks = !config.no_input && config.review.any();
     g.add_conditional_edges(
         "write_report",
         move |s: &ResearchState| {
-            if s.trust.over_threshold() && !no_input && !escalated(s) {
+            if s.trust.over_threshold() && asks && !escalated(s) {
                 "escalate"
             } else {
                 "review_report"

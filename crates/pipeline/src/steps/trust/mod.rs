@@ -29,8 +29,9 @@ use crate::records::{Evidence, Source, Warning};
 use crate::steps::audit::{AuditEntry, AuditStatus};
 use crate::steps::verify::model_verdicts;
 
-/// Above this share of the writer's claims not supported as written, a person is asked (when one
-/// reviews the report) or the report carries a caveat (seed 004's `hallucination_threshold`).
+/// Above this share of the writer's claims not supported as written, the report carries a caveat
+/// and a person is asked (when one takes part: input allowed and a review point on) (seed 004's
+/// `hallucination_threshold`).
 pub const HALLUCINATION_THRESHOLD: f64 = 0.3;
 
 /// Citation markers cross-validation adds to one sentence at most.
