@@ -179,6 +179,10 @@ pub(super) fn phrases(question: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let mut prev_end: Option<usize> = None;
     for t in toks {
+        if QUESTION_FILLER.contains(&t.text.as_str()) {
+            prev_end = None;
+            continue;
+        }
         let touching = prev_end == Some(t.start)
             && matches!(t.kind, Kind::Han | Kind::Katakana)
             && clean[..t.start].chars().last().is_some_and(is_cjk);
@@ -194,6 +198,48 @@ pub(super) fn phrases(question: &str) -> Vec<String> {
     }
     out
 }
+
+/// Words of a question's phrasing, not of its subject ("how does SQLite *make sure* …", "what
+/// *happens* when …"): searched, they find pages about making and happening. Seen in a
+/// fallback plan for SQLite's documentation, where "make sure" and "sqlite make" read pages about
+/// building SQLite instead of the one about atomic commit.
+const QUESTION_FILLER: &[&str] = &[
+    "make",
+    "makes",
+    "made",
+    "sure",
+    "ensure",
+    "ensures",
+    "happen",
+    "happens",
+    "happened",
+    "work",
+    "works",
+    "way",
+    "ways",
+    "thing",
+    "things",
+    "kind",
+    "kinds",
+    "exactly",
+    "really",
+    "actually",
+    "possible",
+    "able",
+    "get",
+    "gets",
+    "tell",
+    "explain",
+    "know",
+    "difference",
+    "differences",
+    "different",
+    "mean",
+    "means",
+    "use",
+    "used",
+    "using",
+];
 
 /// A plan built from the user's question alone, for when the model's plan is not usable: the
 /// question itself as the one research question, and up to `max_searches` keyword queries from

@@ -346,3 +346,20 @@ fn the_fallback_plan_of_a_short_or_empty_question() {
     assert_eq!(fallback_plan("   ", 3), (vec![], vec![]));
     assert!(fallback_plan("1. 2. 3.", 3).1.is_empty());
 }
+
+#[test]
+fn the_fallback_plan_searches_the_subject_not_the_phrasing() {
+    // Issue 30: "make sure" and "sqlite make" read pages about building SQLite.
+    let q = "How does SQLite make sure a transaction is atomic when the power fails in the middle of a commit?";
+    let (_, searches) = fallback_plan(q, 4);
+    assert_eq!(
+        searches[0],
+        "sqlite transaction atomic power fails middle commit"
+    );
+    for s in &searches {
+        assert!(
+            !s.split(' ').any(|w| w == "make" || w == "sure"),
+            "{searches:?}"
+        );
+    }
+}
