@@ -381,6 +381,19 @@ mod tests {
     }
 
     #[test]
+    fn other_inline_markup_of_a_manual_keeps_its_words() {
+        let text = text_of(&manual_page(
+            r#"<span class="guibutton">適用</span> を押し、 <span class="guilabel">不透明度</span> を決め、 <span class="keycap">Shift</span> を押したまま <span class="emphasis"><em>慎重に</em></span> ドラッグし、 <code class="filename">notes.txt</code> に <code class="literal">depth=3</code> と書きます。"#,
+        ));
+        assert!(
+            text.contains(
+                "適用 を押し、 不透明度 を決め、 Shift を押したまま *慎重に* ドラッグし、 `notes.txt` に `depth=3` と書きます。"
+            ),
+            "{text}"
+        );
+    }
+
+    #[test]
     fn navigation_menus_and_headers_are_still_dropped() {
         let text = text_of(&manual_page(
             r#"大きさは変えても構いません。 <span class="guimenu">シート</span> メニューから選びます。"#,
