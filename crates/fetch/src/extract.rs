@@ -175,8 +175,10 @@ pub fn html(html: &str, url: &str) -> Result<Extracted, String> {
         max_elements_to_parse: MAX_ELEMENTS,
         ..Default::default()
     };
-    let mut readability =
-        dom_smoothie::Readability::new(html, Some(url), Some(cfg)).map_err(|e| e.to_string())?;
+    let document = dom_query::Document::from(html);
+    keep_words_in_prose(&document);
+    let mut readability = dom_smoothie::Readability::with_document(document, Some(url), Some(cfg))
+        .map_err(|e| e.to_string())?;
     let article = readability.parse().map_err(|e| e.to_string())?;
     let text = tidy(&article.text_content);
     let title = Some(article.title.trim().to_string()).filter(|t| !t.is_empty());
@@ -185,6 +187,83 @@ pub fn html(html: &str, url: &str) -> Result<Extracted, String> {
         title,
         text,
     })
+}
+
+/// Elements that mark up words inside a sentence rather than hold blocks of a page.
+const PHRASING: &[&str] = &[
+    "a", "abbr", "acronym", "b", "bdi", "bdo", "big", "cite", "code", "data", "dfn", "em", "font",
+    "i", "kbd", "mark", "q", "s", "samp", "small", "span", "strong", "sub", "sup", "time", "tt",
+    "u", "var",
+];
+
+/// Blocks whose content is running text even when a phrasing element is all they hold (a term,
+/// a heading, a cell). A list item is not among them: a bare `<li><span class="menu-…">` is
+/// how navigation menus are built.
+const TEXT_BLOCKS: &[&str] = &[
+    "p",
+    "dt",
+    "dd",
+    "td",
+    "th",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "caption",
+    "figcaption",
+    "blockquote",
+    "pre",
+];
+
+/// Readability drops every element whose class or id looks like boilerplate ("menu", "extra",
+/// "remark", "footer", …), inline ones included, so a manual's `<span class="guimenu">Layer</span>`
+/// vanished from the middle of a sentence. That heuristic is meant for containers (a
+/// `<nav class="menu">`, a `<div class="footer">`): a phrasing element inside running text
+/// loses its class and id here, and readability judges only the blocks around it.
+fn keep_words_in_prose(document: &dom_query::Document) {
+    let selector = PHRASING
+        .iter()
+        .flat_map(|tag| [format!("{tag}[class]"), format!("{tag}[id]")])
+        .collect::<Vec<_>>()
+        .join(", ");
+    for node in document.select(&selector).nodes() {
+        if in_running_text(node) && !holds_blocks(node) {
+            node.remove_attrs(&["class", "id"]);
+        }
+    }
+}
+
+fn name_in(node: &dom_query::NodeRef, names: &[&str]) -> bool {
+    node.node_name()
+        .is_some_and(|n| names.contains(&n.as_ref()))
+}
+
+fn has_own_words(node: &dom_query::NodeRef) -> bool {
+    node.children_it(false)
+        .any(|c| c.is_text() && !c.text().trim().is_empty())
+}
+
+/// Whether `node` sits in a sentence: some element from it up to its nearest block holds words
+/// of its own, or that block is one whose content is text.
+fn in_running_text(node: &dom_query::NodeRef) -> bool {
+    let mut current = node.parent();
+    while let Some(parent) = current {
+        if has_own_words(&parent) {
+            return true;
+        }
+        if !name_in(&parent, PHRASING) {
+            return name_in(&parent, TEXT_BLOCKS);
+        }
+        current = parent.parent();
+    }
+    false
+}
+
+fn holds_blocks(node: &dom_query::NodeRef) -> bool {
+    node.descendants_it()
+        .any(|d| d.is_element() && !name_in(&d, PHRASING) && !name_in(&d, &["br", "wbr", "img"]))
 }
 
 /// Cuts `text` to at most `max_bytes` bytes at a character boundary, and says so at the end.
@@ -245,4 +324,101 @@ pub fn pdf(bytes: Vec<u8>) -> Result<Extracted, String> {
         title,
         text: tidy(&text),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A DocBook manual page's shape: navigation tables above and below, a section whose
+    /// definition list holds paragraphs with GUI names marked up inline.
+    fn manual_page(paragraph: &str) -> String {
+        format!(
+            r#"<!DOCTYPE html><html><head><meta charset="utf-8"><title>2. シートの重ね方</title></head><body>
+<div class="navheader"><table width="100%" summary="Navigation header"><tr><th colspan="3" align="center">2. シートの重ね方</th></tr>
+<tr><td><a accesskey="p" href="prev.html">前のページ</a></td><th>第1章</th><td><a accesskey="n" href="next.html">次のページ</a></td></tr></table></div>
+<nav class="menu"><ul><li><a href="/home">ナビのホーム</a></li><li><a href="/list">ナビの一覧</a></li></ul></nav>
+<div class="sect1"><div class="titlepage"><h2 class="title">2. シートの重ね方</h2></div>
+<div class="variablelist"><dl class="variablelist"><dt><span class="term">大きさと縁</span></dt><dd>
+<a id="idm1" class="indexterm"></a>
+<p>シートの縁より外側には何も描けないので、 作業の前に縁の位置を確かめておくと安心です。 縁は点線で示され、 大きさはあとからいつでも変えられます。</p>
+<p>{paragraph}</p>
+<p>新しいシートを作るとき、 その大きさは画像全体と同じになるとは限りません。 文字を置いたシートは文字がちょうど収まる大きさになり、 貼り付けで作ったシートは貼り付けたものの大きさになります。 どのシートが作業の対象かは一覧で強調表示され、 対象を切り替えるには一覧の行を選びます。 シートの名前は行をダブルクリックして変えられ、 似た名前が並ぶときは色ラベルを付けておくと見分けやすくなります。</p>
+<p>シートを動かすには移動ツールを使います。 矢印キーでも一画素ずつ動かせるので、 細かい位置合わせにはそちらが便利です。 動かしたシートが画像の外にはみ出しても中身は失われず、 あとで戻せば再び見えるようになります。 複数のシートをまとめて動かしたいときは、 鎖の印でつないでから動かします。</p>
+<p>重ねたシートは上から順に合成されるので、 上のシートが不透明なら下のシートは見えません。 透明度を下げると下のシートが透けて見えるようになり、 合成の結果を確かめながら作業を進められます。</p>
+</dd></dl></div></div>
+<div class="navfooter"><table width="100%" summary="Navigation footer"><tr><td><a href="prev.html">前のフッター</a></td><td><a href="index.html">目次へ戻る</a></td></tr></table></div>
+</body></html>"#
+        )
+    }
+
+    fn text_of(page: &str) -> String {
+        html(page, "https://manual.example/ja/sheets.html")
+            .expect("the page is extracted")
+            .text
+    }
+
+    #[test]
+    fn a_menu_name_in_a_sentence_keeps_its_words() {
+        let text = text_of(&manual_page(
+            r#"大きさは変えても構いません。 <span class="guimenu">シート</span> メニューの <span class="guisubmenu">配置</span> から <span class="guimenuitem">上へ</span> を選びます。"#,
+        ));
+        assert!(
+            text.contains("構いません。 シート メニューの 配置 から 上へ を選びます。"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn an_accelerator_letter_inside_a_menu_name_reads_as_one_word() {
+        let text = text_of(&manual_page(
+            r#"古い版では <span class="guimenu">Acq<span class="accel">u</span>ire</span> メニューと <span class="guilabel"><span class="accel">F</span>ull</span> 表示と <u>f</u>ull 画面を使いました。"#,
+        ));
+        assert!(
+            text.contains("古い版では Acquire メニューと Full 表示と full 画面を使いました。"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn other_inline_markup_of_a_manual_keeps_its_words() {
+        let text = text_of(&manual_page(
+            r#"<span class="guibutton">適用</span> を押し、 <span class="guilabel">不透明度</span> を決め、 <span class="keycap">Shift</span> を押したまま <span class="emphasis"><em>慎重に</em></span> ドラッグし、 <code class="filename">notes.txt</code> に <code class="literal">depth=3</code> と書きます。"#,
+        ));
+        assert!(
+            text.contains(
+                "適用 を押し、 不透明度 を決め、 Shift を押したまま *慎重に* ドラッグし、 `notes.txt` に `depth=3` と書きます。"
+            ),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn navigation_menus_and_headers_are_still_dropped() {
+        let text = text_of(&manual_page(
+            r#"大きさは変えても構いません。 <span class="guimenu">シート</span> メニューから選びます。"#,
+        ));
+        assert!(text.contains("シート メニュー"), "{text}");
+        for boilerplate in [
+            "ナビのホーム",
+            "ナビの一覧",
+            "前のページ",
+            "前のフッター",
+            "目次へ戻る",
+        ] {
+            assert!(!text.contains(boilerplate), "{boilerplate} kept: {text}");
+        }
+    }
+
+    #[test]
+    fn a_menu_label_that_is_all_a_list_item_holds_is_still_dropped() {
+        // The shape of a site menu without a class on its container: only the label is marked.
+        let mut page = manual_page("本文の段落です。");
+        page = page.replace(
+            "<nav class=\"menu\">",
+            "<ul><li><span class=\"menu-label\">メニューの見出し</span></li></ul><nav class=\"menu\">",
+        );
+        let text = text_of(&page);
+        assert!(!text.contains("メニューの見出し"), "{text}");
+    }
 }
