@@ -66,9 +66,11 @@ fn bees() -> Arc<Corpus> {
 
 const QUESTION: &str = "How many workers does a honeybee colony have?";
 
+/// The sources are numbered as their hits rank against the question: the colony page and its
+/// mirror, the low-trust site, the news page, the .edu page.
 const REPORT: &str = "## Summary\nA honeybee colony has about 50,000 workers in summer [1]. \
 The queen lays up to 2,000 eggs a day in spring [1]. Honeybees fly to the moon and back every \
-single night [4].\n";
+single night [5].\n";
 
 fn reading(confidence: f64, complexity: &str) -> ScriptedAnswer {
     answer(
@@ -295,23 +297,23 @@ async fn claims_are_cross_validated_across_independent_sources_and_mirrors_count
         [
             "https://bees.example.org/colony",
             "https://mirror.example.net/colony",
+            "https://www.quora.com/bees",
             "https://news.example.com/bees",
             "https://science.example.edu/bees",
-            "https://www.quora.com/bees",
         ]
     );
     let t = &s.trust;
     // The low-trust site is scored under the bar, left out of the evidence, and listed with why.
-    let quora = t.credibility.iter().find(|c| c.source_id == 5).unwrap();
+    let quora = t.credibility.iter().find(|c| c.source_id == 3).unwrap();
     assert!(quora.excluded, "{quora:?}");
-    assert!(s.evidence.iter().all(|e| e.source_id != 5));
+    assert!(s.evidence.iter().all(|e| e.source_id != 3));
     assert!(s.report.contains("## Sources left out"), "{}", s.report);
     assert!(
         s.report.contains("low-trust domain (quora.com)"),
         "{}",
         s.report
     );
-    let edu = t.credibility.iter().find(|c| c.source_id == 4).unwrap();
+    let edu = t.credibility.iter().find(|c| c.source_id == 5).unwrap();
     assert!(
         edu.score >= 0.6 && edu.why.iter().any(|w| w.contains(".edu")),
         "{edu:?}"
@@ -333,11 +335,11 @@ async fn claims_are_cross_validated_across_independent_sources_and_mirrors_count
     assert_eq!(workers.mark, TrustMark::Corroborated, "{workers:#?}");
     assert_eq!(workers.origins, 2);
     assert!(
-        workers.sentence.contains("[1][4] ✓✓"),
+        workers.sentence.contains("[1][5] ✓✓"),
         "{}",
         workers.sentence
     );
-    assert!(s.report.contains("summer [1][4] ✓✓."), "{}", s.report);
+    assert!(s.report.contains("summer [1][5] ✓✓."), "{}", s.report);
     assert!(!workers.sentence.contains("[2]"));
     // The eggs claim: contested by the news page, which states another number.
     let eggs = t
@@ -346,9 +348,9 @@ async fn claims_are_cross_validated_across_independent_sources_and_mirrors_count
         .find(|c| c.sentence.contains("2,000 eggs"))
         .expect("the eggs claim");
     assert_eq!(eggs.mark, TrustMark::Weak);
-    assert_eq!(eggs.contradicted_by[0].source_id, 3);
+    assert_eq!(eggs.contradicted_by[0].source_id, 4);
     assert_eq!(eggs.contradicted_by[0].numbers, vec!["1,500".to_string()]);
-    assert!(s.report.contains("⚠ *(contested by [3])*"), "{}", s.report);
+    assert!(s.report.contains("⚠ *(contested by [4])*"), "{}", s.report);
     assert!(workers.confidence > eggs.confidence);
     // The made-up claim was removed; one of three writer claims unsupported is over 0.3.
     assert!(!s.report.contains("moon"), "{}", s.report);
@@ -792,7 +794,7 @@ async fn research_stops_early_when_a_round_adds_under_five_percent_coverage() {
 async fn when_the_passages_replace_the_prose_the_score_is_the_writers() {
     let made_up = "## Summary\nHoneybees fly to the moon and back every single night [1]. \
 Each colony keeps a small dragon to guard the honey stores [2]. Queens speak fluent Latin to \
-their workers at dawn [4].\n";
+their workers at dawn [5].\n";
     let done = run(
         config(),
         script_writing(vec![reading(0.9, "simple")], covered(), made_up),
