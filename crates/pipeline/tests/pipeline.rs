@@ -460,3 +460,71 @@ async fn coverage_is_each_rounds_judgement_so_the_convergence_check_can_fail() {
     assert_eq!(history[1], 0.0, "{history:?}");
     assert_eq!(run.state.coverage, 0.0);
 }
+
+#[tokio::test]
+async fn a_multi_agent_run_never_reads_more_sources_than_the_cap() {
+    // Quick depth caps a run at 8 sources. Round one's three workers read two pages each (6);
+    // round two has room for 2 more among three workers, so the shares must add up to 2 (each
+    // worker took at least one, and the run read 9).
+    let groups = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot"];
+    let pages: Vec<(String, String, String)> = groups
+        .iter()
+        .flat_map(|g| {
+            (1..=3).map(move |i| {
+                (
+                    format!("https://example.org/{g}{i}"),
+                    format!("Rust memory, {g} {i}"),
+                    // No word of the question: only its own group's search finds the page.
+                    format!(
+                        "The {g}word notes, page {i}, say values are dropped at scope end. \
+Each value has one owner at a time. The compiler checks these rules."
+                    ),
+                )
+            })
+        })
+        .collect();
+    let refs: Vec<(&str, &str, &str)> = pages
+        .iter()
+        .map(|(u, t, x)| (u.as_str(), t.as_str(), x.as_str()))
+        .collect();
+    let mut answers = script(DETAILED);
+    let orchestrate = |words: [&str; 3]| {
+        answer(
+            "orchestrate",
+            json!({"sub_questions": [
+                {"question": "How does ownership work?", "searches": [format!("rust {}word", words[0])]},
+                {"question": "How does garbage collection compare?", "searches": [format!("rust {}word", words[1])]},
+                {"question": "What does the borrow checker do?", "searches": [format!("rust {}word", words[2])]}]}),
+        )
+    };
+    let at = |answers: &Vec<research_llm::ScriptedAnswer>, purpose: &str| {
+        answers
+            .iter()
+            .position(|a| a.purpose.as_deref() == Some(purpose))
+            .unwrap()
+    };
+    let o = at(&answers, "orchestrate");
+    answers[o] = orchestrate(["alpha", "bravo", "charlie"]);
+    answers.insert(o + 1, orchestrate(["delta", "echo", "foxtrot"]));
+    let s = at(&answers, "synthesize");
+    answers.insert(
+        s,
+        answer(
+            "synthesize",
+            json!({"summary": "Ownership, partly covered.", "conflicts": [], "gaps": ["more"],
+                   "additional_searches": ["rust memory"], "needs_more_research": true}),
+        ),
+    );
+    let config = RunConfig {
+        depth: Depth::Quick,
+        max_iterations: Some(2),
+        ..config(Mode::Multi, Structure::Detailed)
+    };
+    let cap = config.limits().max_sources;
+    let run = run_script_on(corpus_of(&refs), config, answers).await;
+    assert_eq!(run.state.iteration, 2, "the run went to a second round");
+    assert_eq!(run.state.worker_results.len(), 6);
+    let read = run.state.sources.len();
+    assert!(read <= cap, "{read} sources read, the cap is {cap}");
+    assert_eq!(read, cap, "the second round fills the room that was left");
+}
