@@ -528,3 +528,99 @@ Each value has one owner at a time. The compiler checks these rules."
     assert!(read <= cap, "{read} sources read, the cap is {cap}");
     assert_eq!(read, cap, "the second round fills the room that was left");
 }
+
+/// Whether the plan review point takes `plan` as a person's edit, and whether a fork from the
+/// plan stage of a finished run takes it: one rule judges both.
+async fn plan_taken_by_review_and_fork(plan: &Plan) -> (Result<Plan, String>, Result<(), String>) {
+    let question = "How does Rust manage memory compared with garbage collection?";
+    let checkpointer: Arc<dyn research_graph::Checkpointer> = Arc::new(MemoryCheckpointer::new());
+    let model = Arc::new(ScriptedLlm::new(script(DETAILED)));
+    let meter = Arc::new(Meter::new(Budget::default(), PriceTable::builtin()));
+    let docs = Arc::new(MemoryDocuments::default());
+    let opts = |thread: &str, cfg: &RunConfig| {
+        RunOptions::new(thread, env(cfg, model.clone(), meter.clone(), docs.clone()))
+            .clock(Arc::new(research_graph::FixedClock(0)))
+    };
+
+    let mut reviewed = config(Mode::Single, Structure::Detailed);
+    reviewed.review.plan = true;
+    let graph_of = |cfg: &RunConfig| graph(cfg, Some(checkpointer.clone())).unwrap();
+    let out = graph_of(&reviewed)
+        .invoke(
+            initial_state(question, &reviewed, 0),
+            opts("review", &reviewed),
+        )
+        .await
+        .unwrap();
+    assert!(matches!(out, RunOutcome::Interrupted { .. }), "{out:?}");
+    let review = match graph_of(&reviewed)
+        .resume(
+            Resume::with_value(Answer::EditPlan { plan: plan.clone() }),
+            opts("review", &reviewed),
+        )
+        .await
+    {
+        Ok(RunOutcome::Finished(state)) => Ok(state.plan),
+        Ok(other) => panic!("{other:?}"),
+        Err(e) => Err(e.to_string()),
+    };
+
+    let plain = config(Mode::Single, Structure::Detailed);
+    let out = graph_of(&plain)
+        .invoke(initial_state(question, &plain, 0), opts("run", &plain))
+        .await
+        .unwrap();
+    assert!(matches!(out, RunOutcome::Finished(_)), "{out:?}");
+    let edit = fork::ForkEdit {
+        plan: Some(plan.clone()),
+        reading: None,
+    };
+    let (from, into) = (
+        research_graph::ThreadId("run".into()),
+        research_graph::ThreadId("fork".into()),
+    );
+    let fork = Pipeline::fork(
+        &pipelines::standard::Standard,
+        &plain,
+        checkpointer.clone(),
+        fork::ForkOf {
+            from: &from,
+            stage: fork::ForkStage::Plan,
+            into: &into,
+            edit: &edit,
+        },
+        &research_graph::FixedClock(0),
+    )
+    .await
+    .map(|_| ())
+    .map_err(|e| e.to_string());
+    (review, fork)
+}
+
+#[tokio::test]
+async fn a_fork_takes_the_plans_the_plan_review_point_takes() {
+    // No research questions: the review point researches the question itself, so a fork must too
+    // (it judged the plan against an empty question and refused it).
+    let no_questions = Plan {
+        questions: vec![],
+        aspects: vec![],
+        searches: vec!["borrow checker rules".into()],
+    };
+    let (review, fork) = plan_taken_by_review_and_fork(&no_questions).await;
+    let plan = review.expect("the review point takes a plan with no research questions");
+    assert_eq!(
+        plan.questions,
+        vec!["How does Rust manage memory compared with garbage collection?".to_string()]
+    );
+    fork.expect("a fork takes the plan the review point takes");
+
+    // No searches: both refuse, with the same reason.
+    let no_searches = Plan {
+        searches: vec![],
+        ..no_questions
+    };
+    let (review, fork) = plan_taken_by_review_and_fork(&no_searches).await;
+    let (review, fork) = (review.unwrap_err(), fork.unwrap_err());
+    assert!(review.contains("no searches"), "{review}");
+    assert!(fork.contains("no searches"), "{fork}");
+}
