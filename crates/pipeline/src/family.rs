@@ -191,14 +191,18 @@ pub trait Flow: Send + Sync + 'static {
         let _ = (next, state);
         None
     }
-    /// The update that starts a fork at `stage` at `now_ms` with `edit` applied.
+    /// The update that starts a fork at `stage` at `now_ms` with `edit` applied; `at` is the
+    /// state at the fork point and `config` the fork's, so an edit is judged as the run would
+    /// judge it (a plan against the run's question and the depth's limits).
     fn fork_edit(
         &self,
         stage: ForkStage,
         edit: &ForkEdit,
+        at: &Self::State,
+        config: &RunConfig,
         now_ms: i64,
     ) -> Result<<Self::State as research_graph::State>::Update, ForkError> {
-        let _ = (edit, now_ms);
+        let _ = (edit, at, config, now_ms);
         Err(ForkError::NoSuchStage {
             stage: stage.name(),
             known: "none (this pipeline's runs cannot be forked)".into(),
@@ -411,8 +415,9 @@ impl<F: Flow> Pipeline for F {
         let Some((point, _)) = points.iter().find(|(p, _)| p.stage == stage.name()) else {
             return Err(ForkError::no_such_stage(stage, &points));
         };
-        let update = self.fork_edit(stage, edit, clock.now_ms())?;
         let graph = self.graph(config, Some(checkpointer))?;
+        let at = graph.get_state(thread, Some(point.checkpoint)).await?;
+        let update = self.fork_edit(stage, edit, &at.state, config, clock.now_ms())?;
         graph.fork(thread, point.checkpoint, into, clock).await?;
         graph.update_state(into, update).await?;
         Ok(point.clone())

@@ -460,3 +460,167 @@ async fn coverage_is_each_rounds_judgement_so_the_convergence_check_can_fail() {
     assert_eq!(history[1], 0.0, "{history:?}");
     assert_eq!(run.state.coverage, 0.0);
 }
+
+#[tokio::test]
+async fn a_multi_agent_run_never_reads_more_sources_than_the_cap() {
+    // Quick depth caps a run at 8 sources. Round one's three workers read two pages each (6);
+    // round two has room for 2 more among three workers, so the shares must add up to 2 (each
+    // worker took at least one, and the run read 9).
+    let groups = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot"];
+    let pages: Vec<(String, String, String)> = groups
+        .iter()
+        .flat_map(|g| {
+            (1..=3).map(move |i| {
+                (
+                    format!("https://example.org/{g}{i}"),
+                    format!("Rust memory, {g} {i}"),
+                    // No word of the question: only its own group's search finds the page.
+                    format!(
+                        "The {g}word notes, page {i}, say values are dropped at scope end. \
+Each value has one owner at a time. The compiler checks these rules."
+                    ),
+                )
+            })
+        })
+        .collect();
+    let refs: Vec<(&str, &str, &str)> = pages
+        .iter()
+        .map(|(u, t, x)| (u.as_str(), t.as_str(), x.as_str()))
+        .collect();
+    let mut answers = script(DETAILED);
+    let orchestrate = |words: [&str; 3]| {
+        answer(
+            "orchestrate",
+            json!({"sub_questions": [
+                {"question": "How does ownership work?", "searches": [format!("rust {}word", words[0])]},
+                {"question": "How does garbage collection compare?", "searches": [format!("rust {}word", words[1])]},
+                {"question": "What does the borrow checker do?", "searches": [format!("rust {}word", words[2])]}]}),
+        )
+    };
+    let at = |answers: &Vec<research_llm::ScriptedAnswer>, purpose: &str| {
+        answers
+            .iter()
+            .position(|a| a.purpose.as_deref() == Some(purpose))
+            .unwrap()
+    };
+    let o = at(&answers, "orchestrate");
+    answers[o] = orchestrate(["alpha", "bravo", "charlie"]);
+    answers.insert(o + 1, orchestrate(["delta", "echo", "foxtrot"]));
+    let s = at(&answers, "synthesize");
+    answers.insert(
+        s,
+        answer(
+            "synthesize",
+            json!({"summary": "Ownership, partly covered.", "conflicts": [], "gaps": ["more"],
+                   "additional_searches": ["rust memory"], "needs_more_research": true}),
+        ),
+    );
+    let config = RunConfig {
+        depth: Depth::Quick,
+        max_iterations: Some(2),
+        ..config(Mode::Multi, Structure::Detailed)
+    };
+    let cap = config.limits().max_sources;
+    let run = run_script_on(corpus_of(&refs), config, answers).await;
+    assert_eq!(run.state.iteration, 2, "the run went to a second round");
+    assert_eq!(run.state.worker_results.len(), 6);
+    let read = run.state.sources.len();
+    assert!(read <= cap, "{read} sources read, the cap is {cap}");
+    assert_eq!(read, cap, "the second round fills the room that was left");
+}
+
+/// Whether the plan review point takes `plan` as a person's edit, and whether a fork from the
+/// plan stage of a finished run takes it: one rule judges both.
+async fn plan_taken_by_review_and_fork(plan: &Plan) -> (Result<Plan, String>, Result<(), String>) {
+    let question = "How does Rust manage memory compared with garbage collection?";
+    let checkpointer: Arc<dyn research_graph::Checkpointer> = Arc::new(MemoryCheckpointer::new());
+    let model = Arc::new(ScriptedLlm::new(script(DETAILED)));
+    let meter = Arc::new(Meter::new(Budget::default(), PriceTable::builtin()));
+    let docs = Arc::new(MemoryDocuments::default());
+    let opts = |thread: &str, cfg: &RunConfig| {
+        RunOptions::new(thread, env(cfg, model.clone(), meter.clone(), docs.clone()))
+            .clock(Arc::new(research_graph::FixedClock(0)))
+    };
+
+    let mut reviewed = config(Mode::Single, Structure::Detailed);
+    reviewed.review.plan = true;
+    let graph_of = |cfg: &RunConfig| graph(cfg, Some(checkpointer.clone())).unwrap();
+    let out = graph_of(&reviewed)
+        .invoke(
+            initial_state(question, &reviewed, 0),
+            opts("review", &reviewed),
+        )
+        .await
+        .unwrap();
+    assert!(matches!(out, RunOutcome::Interrupted { .. }), "{out:?}");
+    let review = match graph_of(&reviewed)
+        .resume(
+            Resume::with_value(Answer::EditPlan { plan: plan.clone() }),
+            opts("review", &reviewed),
+        )
+        .await
+    {
+        Ok(RunOutcome::Finished(state)) => Ok(state.plan),
+        Ok(other) => panic!("{other:?}"),
+        Err(e) => Err(e.to_string()),
+    };
+
+    let plain = config(Mode::Single, Structure::Detailed);
+    let out = graph_of(&plain)
+        .invoke(initial_state(question, &plain, 0), opts("run", &plain))
+        .await
+        .unwrap();
+    assert!(matches!(out, RunOutcome::Finished(_)), "{out:?}");
+    let edit = fork::ForkEdit {
+        plan: Some(plan.clone()),
+        reading: None,
+    };
+    let (from, into) = (
+        research_graph::ThreadId("run".into()),
+        research_graph::ThreadId("fork".into()),
+    );
+    let fork = Pipeline::fork(
+        &pipelines::standard::Standard,
+        &plain,
+        checkpointer.clone(),
+        fork::ForkOf {
+            from: &from,
+            stage: fork::ForkStage::Plan,
+            into: &into,
+            edit: &edit,
+        },
+        &research_graph::FixedClock(0),
+    )
+    .await
+    .map(|_| ())
+    .map_err(|e| e.to_string());
+    (review, fork)
+}
+
+#[tokio::test]
+async fn a_fork_takes_the_plans_the_plan_review_point_takes() {
+    // No research questions: the review point researches the question itself, so a fork must too
+    // (it judged the plan against an empty question and refused it).
+    let no_questions = Plan {
+        questions: vec![],
+        aspects: vec![],
+        searches: vec!["borrow checker rules".into()],
+    };
+    let (review, fork) = plan_taken_by_review_and_fork(&no_questions).await;
+    let plan = review.expect("the review point takes a plan with no research questions");
+    assert_eq!(
+        plan.questions,
+        vec!["How does Rust manage memory compared with garbage collection?".to_string()]
+    );
+    fork.expect("a fork takes the plan the review point takes");
+
+    // No searches: both refuse, with the same reason.
+    let no_searches = Plan {
+        searches: vec![],
+        ..no_questions
+    };
+    let (review, fork) = plan_taken_by_review_and_fork(&no_searches).await;
+    let (review, fork) = (review.unwrap_err(), fork.unwrap_err());
+    assert!(review.contains("no searches"), "{review}");
+    assert!(fork.contains("no searches"), "{fork}");
+}

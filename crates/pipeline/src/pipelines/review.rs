@@ -147,9 +147,11 @@ is, you get the best draft with its open issues."
         &self,
         stage: ForkStage,
         edit: &ForkEdit,
+        at: &ResearchState,
+        config: &RunConfig,
         now_ms: i64,
     ) -> Result<ResearchUpdate, ForkError> {
-        Standard.fork_edit(stage, edit, now_ms)
+        Standard.fork_edit(stage, edit, at, config, now_ms)
     }
 }
 

@@ -233,9 +233,11 @@ workers."
         &self,
         stage: ForkStage,
         edit: &ForkEdit,
+        at: &ResearchState,
+        config: &RunConfig,
         now_ms: i64,
     ) -> Result<ResearchUpdate, ForkError> {
-        Standard.fork_edit(stage, edit, now_ms)
+        Standard.fork_edit(stage, edit, at, config, now_ms)
     }
 }
 

@@ -185,11 +185,17 @@ pub enum PlanReview {
     Cancelled(Decision),
 }
 
-/// A person's plan made usable: questions and searches cleaned, repeats dropped, at most
-/// `max_searches` searches; with no questions the run researches `query` itself.
-pub fn checked_edit(plan: Plan, query: &str, max_searches: usize) -> Result<Plan, String> {
+/// A person's plan made usable: questions and searches cleaned, repeats dropped, at most the
+/// depth's first searches (and never fewer than 10); with no questions the run researches
+/// `query` itself. The one rule for a plan a person writes, at the plan review point and in a
+/// fork from the plan stage alike.
+pub fn checked_edit(
+    plan: Plan,
+    query: &str,
+    limits: &crate::config::DepthLimits,
+) -> Result<Plan, String> {
     let questions = clean_list(plan.questions, 10);
-    let searches = distinct_searches(plan.searches, &[], max_searches);
+    let searches = distinct_searches(plan.searches, &[], limits.initial_searches.max(10));
     if searches.is_empty() {
         return Err("the edited plan has no searches; give at least one".into());
     }
@@ -233,9 +239,7 @@ pub fn review_plan(ctx: &Ctx, plan: &Plan, query: &str) -> Result<PlanReview, No
     match answer {
         Answer::ApprovePlan => Ok(PlanReview::Approved(Some(decision("approved", false)))),
         Answer::EditPlan { plan } => {
-            let l = config.limits();
-            let plan = checked_edit(plan, query, l.initial_searches.max(10))
-                .map_err(NodeError::permanent)?;
+            let plan = checked_edit(plan, query, &config.limits()).map_err(NodeError::permanent)?;
             Ok(PlanReview::Edited(plan, decision("edited", false)))
         }
         Answer::CancelPlan => Ok(PlanReview::Cancelled(decision("cancelled", false))),

@@ -165,9 +165,11 @@ parallel workers in multi mode), checks each claim against its quote and writes 
         &self,
         stage: ForkStage,
         edit: &ForkEdit,
+        at: &ResearchState,
+        config: &RunConfig,
         now_ms: i64,
     ) -> Result<ResearchUpdate, ForkError> {
-        fork_edit(stage, edit, now_ms)
+        fork_edit(stage, edit, &at.query, config, now_ms)
     }
 
     fn view(&self, state: &ResearchState) -> RunView {
@@ -499,10 +501,13 @@ pub(crate) fn fork_stage(next: &[String], s: &ResearchState) -> Option<StageView
 }
 
 /// The update that starts a fork: its own start time (its wall time is its own), and its edit —
-/// a new reading before planning, a new plan (and its searches) before research.
+/// a new reading before planning, a new plan (and its searches) before research. A new plan is
+/// judged as the plan review point judges it: against the run's `query` and `config`'s depth.
 pub(crate) fn fork_edit(
     stage: ForkStage,
     edit: &ForkEdit,
+    query: &str,
+    config: &RunConfig,
     now_ms: i64,
 ) -> Result<ResearchUpdate, ForkError> {
     let mut update = ResearchUpdate {
@@ -523,7 +528,7 @@ pub(crate) fn fork_edit(
                 "a new plan applies at the plan stage (--at plan)".into(),
             ));
         }
-        let plan = crate::steps::planning::checked_edit(plan.clone(), "", 10)
+        let plan = crate::steps::planning::checked_edit(plan.clone(), query, &config.limits())
             .map_err(|e| ForkError::EditNotHere(format!("the plan cannot be used: {e}")))?;
         update.pending_searches = Some(plan.searches.clone());
         update.plan = Some(plan);

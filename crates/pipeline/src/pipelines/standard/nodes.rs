@@ -247,25 +247,36 @@ pub(crate) fn read_from_store(
 pub(crate) fn fan_out(state: &ResearchState, max_sources: usize) -> Vec<research_graph::Send> {
     let (known, stored) = known_and_stored(state);
     let room = max_sources.saturating_sub(state.sources.len() - state.carried_sources);
-    let per_worker = (room / state.assignments.len().max(1)).max(1);
+    let shares = shares(room, state.assignments.len());
     let brief = brief(state);
     let (context, topic) = (brief.block(), brief.topic());
     state
         .assignments
         .iter()
-        .map(|a| {
+        .zip(shares)
+        .map(|(a, share)| {
             research_graph::Send::new(
                 "search_worker",
                 WorkerInput {
                     assignment: a.clone(),
                     known_urls: known.clone(),
                     stored: stored.clone(),
-                    max_sources: per_worker,
+                    max_sources: share,
                     context: context.clone(),
                     topic: topic.clone(),
                 },
             )
         })
+        .collect()
+}
+
+/// The room for new sources split among `workers` so the shares add up to it, the earlier
+/// workers taking the remainder: with less room than workers, the last read nothing new (each
+/// worker taking at least one let a multi-agent run pass the source cap).
+fn shares(room: usize, workers: usize) -> Vec<usize> {
+    let n = workers.max(1);
+    (0..workers)
+        .map(|i| room / n + usize::from(i < room % n))
         .collect()
 }
 
@@ -510,4 +521,17 @@ pub(crate) async fn revise_report(state: Arc<ResearchState>, ctx: Ctx) -> NodeRe
             ..Default::default()
         },
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shares;
+
+    #[test]
+    fn the_shares_of_the_room_add_up_to_it() {
+        assert_eq!(shares(8, 3), vec![3, 3, 2]);
+        assert_eq!(shares(2, 3), vec![1, 1, 0]);
+        assert_eq!(shares(0, 3), vec![0, 0, 0]);
+        assert_eq!(shares(5, 0), Vec::<usize>::new());
+    }
 }
