@@ -57,7 +57,6 @@ pub use pipelines::standard::{
 };
 pub use records::{
     Answer, Asked, Assignment, Claim, Coverage, Decision, Evidence, Found, Outcome, Plan, Question,
-    RankedHit, Source, Synthesis, Understanding, Warning, WarningKind, WorkerResult,
-    MAX_EDITED_DRAFT_CHARS,
+    Source, Synthesis, Understanding, Warning, WarningKind, WorkerResult, MAX_EDITED_DRAFT_CHARS,
 };
 pub use roles::{Role, RoleInfo};

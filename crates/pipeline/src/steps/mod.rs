@@ -13,7 +13,6 @@ pub mod harvest;
 pub mod intake;
 pub mod planning;
 pub mod profile;
-pub mod relevance;
 pub mod review;
 pub mod revise;
 pub mod tree;
