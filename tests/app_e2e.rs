@@ -197,7 +197,7 @@ async fn research_with_review_dialogs_citations_export_and_restart() {
     app.click("#model-calls li.call details summary").await;
     let opened = app
         .wait_text("#model-calls li.call details[open]", 10, |t| {
-            t.contains("answer")
+            t.to_lowercase().contains("answer")
         })
         .await;
     assert!(
