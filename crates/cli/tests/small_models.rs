@@ -506,3 +506,95 @@ fn smollm2_forks_a_licences_run_with_a_new_plan() {
     );
     assert_honest(&fork, dir.path(), corpus.path());
 }
+
+/// The SQLite documentation as Debian's `sqlite3-doc` installs it: a documentation set no one
+/// here wrote, where the question of issue 30 has one page that answers it.
+fn sqlite_docs() -> Option<PathBuf> {
+    let dir = std::env::var_os("RS_SQLITE_DOCS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/usr/share/doc/sqlite3"));
+    if dir.join("atomiccommit.html").is_file() {
+        return Some(dir);
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "{} has no SQLite documentation; install sqlite3-doc",
+        dir.display()
+    );
+    eprintln!("skipped: no SQLite documentation at {}", dir.display());
+    None
+}
+
+/// The sources of `result` whose address ends with `page`.
+fn read_page(result: &Value, page: &str) -> Option<u64> {
+    result["sources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["url"].as_str().unwrap_or_default().ends_with(page))
+        .map(|s| s["id"].as_u64().unwrap())
+}
+
+#[test]
+fn smollm2_reads_the_page_that_answers_whatever_its_plan() {
+    let (Some(model), Some(docs)) = (model("RS_TEST_MODEL"), sqlite_docs()) else {
+        return;
+    };
+    let question = "How does SQLite make sure a transaction is atomic when the power fails in the middle of a commit?";
+    let (result, dir) = run(&model, &docs, question, "single");
+    // The question's own terms were searched first, whatever SmolLM2 planned.
+    let queries = result["metadata"]["queries"].as_array().unwrap();
+    let first = queries[0].as_str().unwrap();
+    assert!(
+        first.contains("atomic") && first.contains("power"),
+        "{queries:?}"
+    );
+    // The merged hits were ranked against the question: the answering page among the first
+    // five, and read.
+    let ranked = result["ranked_hits"].as_array().expect("ranked hits");
+    let top5: Vec<&str> = ranked
+        .iter()
+        .take(5)
+        .map(|h| h["url"].as_str().unwrap())
+        .collect();
+    assert!(
+        top5.iter().any(|u| u.ends_with("atomiccommit.html")),
+        "{top5:?}"
+    );
+    let id = read_page(&result, "atomiccommit.html").expect("the answering page was read");
+    // The report is about it: it cites it, and everything it cites is on the question.
+    let report = result["report"].as_str().unwrap();
+    assert!(report.contains(&format!("[{id}]")), "{report}");
+    assert!(report.contains("Passages on the question:"), "{report}");
+    let on = result["metadata"]["evidence_on_question"].as_u64().unwrap();
+    assert!(on >= 1, "{report}");
+    eprintln!(
+        "refused: {:#}\nsearches: {queries:?}",
+        result["metadata"]["refused"]
+    );
+    assert_honest(&result, dir.path(), &docs);
+}
+
+#[test]
+fn smollm2_says_plainly_when_nothing_read_answers() {
+    let (Some(model), Some(docs)) = (model("RS_TEST_MODEL"), sqlite_docs()) else {
+        return;
+    };
+    // The SQLite documentation says nothing of tomatoes; its "hot journal" shares one word.
+    let question = "How do tomato plants survive a hot and dry summer?";
+    let (result, dir) = run(&model, &docs, question, "single");
+    assert_eq!(result["status"], "finished", "{result:#}");
+    let report = result["report"].as_str().unwrap();
+    assert!(
+        report.contains(&format!("Nothing found that answers \"{question}\"")),
+        "{report}"
+    );
+    assert_eq!(result["metadata"]["evidence_on_question"], 0, "{report}");
+    let grounding = checker(
+        "check_grounding.py",
+        &result,
+        dir.path(),
+        &[docs.to_str().unwrap(), "--require-audit"],
+    );
+    assert!(grounding.contains("grounding ok"), "{grounding}");
+}

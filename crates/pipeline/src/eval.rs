@@ -56,6 +56,11 @@ pub struct Metadata {
     pub usage_by_node: std::collections::BTreeMap<String, UsageTotals>,
     /// Warnings.
     pub warnings: Vec<String>,
+    /// The model's searches and research questions the run refused, each with why.
+    pub refused: Vec<String>,
+    /// Evidence items on the question or an accepted research question: the only ones the
+    /// report may cite and the confidence and coverage count.
+    pub evidence_on_question: usize,
 }
 
 /// One run's result.
@@ -95,6 +100,9 @@ pub struct RunResult {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub trust: Option<crate::steps::trust::TrustRecord>,
+    /// Every round's search hits, merged and ranked against the question before the source
+    /// cap chose what to read (best first within a round; `picked` marks those read).
+    pub ranked_hits: Vec<crate::records::RankedHit>,
     /// Counts and settings.
     pub metadata: Metadata,
 }

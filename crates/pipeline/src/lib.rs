@@ -57,6 +57,7 @@ pub use pipelines::standard::{
 };
 pub use records::{
     Answer, Asked, Assignment, Claim, Coverage, Decision, Evidence, Found, Outcome, Plan, Question,
-    Source, Synthesis, Understanding, Warning, WarningKind, WorkerResult, MAX_EDITED_DRAFT_CHARS,
+    RankedHit, Source, Synthesis, Understanding, Warning, WarningKind, WorkerResult,
+    MAX_EDITED_DRAFT_CHARS,
 };
 pub use roles::{Role, RoleInfo};

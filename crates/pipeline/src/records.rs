@@ -28,6 +28,27 @@ pub struct Source {
     pub accessed_at_ms: i64,
 }
 
+/// A search hit as the run ranked it against the question, before the source cap chose what
+/// to read: every search's hits merged (one row per address), best first within a round.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct RankedHit {
+    /// The round of searches (from 1).
+    pub round: u32,
+    /// Its rank within the round (from 1).
+    pub rank: usize,
+    /// Its address.
+    pub url: String,
+    /// Its title.
+    pub title: String,
+    /// The first search that found it.
+    pub query: String,
+    /// Its BM25 score against the question and the research questions (title, snippet and
+    /// address words).
+    pub score: f64,
+    /// Whether it was picked to read.
+    pub picked: bool,
+}
+
 /// A fact taken from a source, with the verbatim span that says it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct Evidence {
@@ -233,6 +254,9 @@ pub enum WarningKind {
     ParseFailed,
     /// Nobody answered a review point in time; the run took the action chosen for it.
     TimedOut,
+    /// A model's search or research question was refused: it echoed the prompt or the schema,
+    /// answered instead of asking, or shared no word with the question.
+    Refused,
 }
 
 /// A warning kept with the run (a failed search, an unreadable page).

@@ -269,8 +269,13 @@ pub struct Facts<'a> {
     pub language: &'a str,
     /// Sources read.
     pub sources: &'a [Source],
-    /// All evidence.
+    /// The evidence the report may cite: all of it, until the writer narrows it to what is on
+    /// the question.
     pub evidence: &'a [Evidence],
+    /// Every passage read, on the question or not.
+    pub read: &'a [Evidence],
+    /// The run's warnings (the method section lists the refused searches and questions).
+    pub warnings: &'a [crate::records::Warning],
     /// Checked claims.
     pub claims: &'a [Claim],
     /// Supported / checked claims.
@@ -419,6 +424,7 @@ pub(crate) fn method_section(state: &Facts<'_>, now_ms: i64, llm_calls: u64) -> 
         out.push_str(&line);
         out.push('\n');
     }
+    out.push_str(&on_question_lines(state));
     for d in state.decisions {
         let auto = if d.automatic {
             if state.language == "ja" {
@@ -430,6 +436,103 @@ pub(crate) fn method_section(state: &Facts<'_>, now_ms: i64, llm_calls: u64) -> 
             ""
         };
         out.push_str(&format!("- {}: {}{auto}\n", d.point, d.decision));
+    }
+    out
+}
+
+/// Refusals listed in the method section at most (the rest are counted).
+const LISTED_REFUSALS: usize = 6;
+
+/// The method section's lines on relevance: how many passages read were on the question, and
+/// the model's searches and research questions refused, with why.
+fn on_question_lines(state: &Facts<'_>) -> String {
+    let ja = state.language == "ja";
+    let mut out = String::new();
+    if !state.read.is_empty() {
+        out.push_str(&if ja {
+            format!(
+                "- 質問に関わる証拠: {} / {} 件（引用・確信度・網羅度に数えるのはこれだけ）\n",
+                state.evidence.len(),
+                state.read.len()
+            )
+        } else {
+            format!(
+                "- Passages on the question: {} of the {} read (only these are cited and counted \
+                 in the confidence and coverage)\n",
+                state.evidence.len(),
+                state.read.len()
+            )
+        });
+    }
+    let refused: Vec<&crate::records::Warning> = state
+        .warnings
+        .iter()
+        .filter(|w| w.kind == crate::records::WarningKind::Refused)
+        .collect();
+    if !refused.is_empty() {
+        out.push_str(&if ja {
+            format!("- 使わなかったモデルの検索・調査課題: {}\n", refused.len())
+        } else {
+            format!(
+                "- The model's searches and research questions refused: {}\n",
+                refused.len()
+            )
+        });
+        for w in refused.iter().take(LISTED_REFUSALS) {
+            out.push_str(&format!("  - {}\n", w.message.replace('\n', " ")));
+        }
+        if refused.len() > LISTED_REFUSALS {
+            out.push_str(&format!("  - … {}\n", refused.len() - LISTED_REFUSALS));
+        }
+    }
+    out
+}
+
+/// The honest answer when passages were read but none is on the question: nothing found that
+/// answers it, what was searched, and what was found instead (`instead`: an audited body of
+/// cited passages, empty when there is none to show). Returns the report's body.
+pub(crate) fn nothing_answers_body(state: &Facts<'_>, instead: &str) -> String {
+    let ja = state.language == "ja";
+    let h = headings(state.language);
+    let sources: BTreeSet<u32> = state.read.iter().map(|e| e.source_id).collect();
+    let mut out = format!("## {}\n\n", h.summary);
+    // A note, not a claim: set apart as a quotation block, which the audit leaves alone.
+    out.push_str(&if ja {
+        format!(
+            "> 「{}」に答えるものは見つかりませんでした。読んだ {} 件の出典の {} 件の箇所は、どれも質問とその調査課題に触れていません。別の話題の箇所を答えとして示すことはしません。\n\n",
+            state.query.trim(),
+            sources.len(),
+            state.read.len()
+        )
+    } else {
+        format!(
+            "> Nothing found that answers \"{}\". None of the {} passages read from {} sources is about the question or its research questions, so this report does not present passages about something else as an answer.\n\n",
+            state.query.trim(),
+            state.read.len(),
+            sources.len()
+        )
+    });
+    if !state.searches_done.is_empty() {
+        // Also a note (the searches are not claims): quoted, so the audit leaves it alone.
+        let searches: Vec<String> = state
+            .searches_done
+            .iter()
+            .map(|q| format!("`{}`", q.replace('`', "'")))
+            .collect();
+        out.push_str(&if ja {
+            format!("> 検索したこと: {}\n\n", searches.join("、"))
+        } else {
+            format!("> What was searched: {}.\n\n", searches.join(", "))
+        });
+    }
+    if !instead.trim().is_empty() {
+        out.push_str(if ja {
+            "### 代わりに見つかったもの\n\n"
+        } else {
+            "### What was found instead\n\n"
+        });
+        out.push_str(instead.trim());
+        out.push_str("\n\n");
     }
     out
 }

@@ -123,9 +123,15 @@ impl Listing {
     /// The most relevant chunks of `page`, in document order, cut into sentences.
     pub fn new(page: &PageText<'_>, reading: &Reading<'_>, l: &DepthLimits) -> Self {
         let doc_text = page.text;
-        // The search and what the person asked (a follow-up's own question within the session's
-        // focus, not everything earlier turns said).
-        let relevance_key = format!("{} {}", page.query, reading.topic);
+        // What the person asked (a follow-up's own question within the session's focus, not
+        // everything earlier turns said), the research questions the page is read for, and the
+        // search that found it.
+        let relevance_key = format!(
+            "{} {} {}",
+            reading.topic,
+            reading.questions.join(" "),
+            page.query
+        );
         let mut chunks: Vec<(usize, std::ops::Range<usize>)> =
             text::chunks(doc_text, text::CHUNK_CHARS)
                 .into_iter()
@@ -138,11 +144,22 @@ impl Listing {
         for (_, range) in chunks {
             sentences.extend(text::sentences(doc_text, range));
         }
-        sentences.truncate(SENTENCES_PER_PAGE);
-        let shown: Vec<String> = sentences
+        let all: Vec<String> = sentences
             .iter()
             .map(|s| text::plain(&doc_text[s.range.clone()]))
             .collect();
+        // The sentences shown are the page's best against the question, never its first ones:
+        // ranked (BM25), the best kept, shown in the page's order.
+        let mut keep: Vec<usize> = {
+            let texts: Vec<&str> = all.iter().map(String::as_str).collect();
+            guard::rank_sentences(&relevance_key, &texts)
+                .into_iter()
+                .take(SENTENCES_PER_PAGE)
+                .map(|(i, _)| i)
+                .collect()
+        };
+        keep.sort_unstable();
+        let shown: Vec<String> = keep.into_iter().map(|i| all[i].clone()).collect();
         let texts: Vec<&str> = shown.iter().map(String::as_str).collect();
         let ranked = guard::rank_sentences(&relevance_key, &texts)
             .into_iter()

@@ -5,7 +5,7 @@ use research_graph::NodeError;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{clean_list, distinct_searches, numbered, runnable_searches, Brief};
+use super::{clean_list, distinct_searches, numbered, relevance, runnable_searches, Brief};
 use crate::ask::{ask_or, Ctx};
 use crate::guard;
 use crate::prompts::{self, fill};
@@ -66,6 +66,8 @@ pub struct GapInput<'a> {
     pub searches_done: &'a [String],
     /// This round's number (from 1).
     pub round: u32,
+    /// Each source's title by its number (for searches drawn from the best passages read).
+    pub titles: &'a std::collections::BTreeMap<u32, String>,
 }
 
 /// Checked evidence items on a question that make it well covered (one makes it partial).
@@ -150,8 +152,41 @@ pub async fn find_gaps(ctx: &Ctx, input: GapInput<'_>) -> Result<GapReport, Node
         prompts::GAPS,
         serde_json::to_string(&schemars::schema_for!(GapsOut)).unwrap_or_default()
     );
-    let (gaps, new_searches) = anchored(out.gaps, out.new_searches, &told, &user, questions);
-    let new_searches = distinct_searches(new_searches, input.searches_done, l.initial_searches);
+    let (gaps, proposed) = anchored(out.gaps, out.new_searches.clone(), &told, &user, questions);
+    // A search must share a word with the question, the session's focus or a passage read.
+    let read: Vec<&str> = input.evidence.iter().map(|e| e.quote.as_str()).collect();
+    let anchors = format!("{user} {} {}", input.brief.focus.join(" "), read.join(" "));
+    let mut warnings = warnings;
+    let mut kept = Vec::new();
+    for q in out
+        .new_searches
+        .into_iter()
+        .filter(|q| !q.trim().is_empty())
+    {
+        let why = relevance::refuse_search(&q, &input.brief.query, &anchors).or_else(|| {
+            (!proposed.contains(&q)).then(|| {
+                "it is not a keyword query about the research (an echo of the prompt, markup or a fragment)"
+                    .to_string()
+            })
+        });
+        match why {
+            Some(why) => warnings.push(relevance::refused(ctx, "search", &q, &why)),
+            None => kept.push(q),
+        }
+    }
+    let mut new_searches = distinct_searches(kept, input.searches_done, l.initial_searches);
+    if new_searches.is_empty() && coverage < ctx.config.config.min_coverage {
+        // The model proposed nothing usable: the best passages read so far say where to look
+        // next (their distinctive terms and their pages' titles), so a run whose model writes
+        // nothing useful still reaches the pages next to the first good one.
+        new_searches = relevance::feedback_searches(
+            &user,
+            input.evidence,
+            input.titles,
+            input.searches_done,
+            l.initial_searches.div_ceil(2),
+        );
+    }
     ctx.emit(Progress::Coverage {
         iteration: input.round,
         coverage,

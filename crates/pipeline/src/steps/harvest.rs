@@ -9,8 +9,9 @@ use research_graph::NodeError;
 use research_search::{Hit, SearchQuery};
 
 use super::extract::{self, Listing, PageText};
+use super::relevance;
 use crate::ask::{warn, Ctx};
-use crate::records::{Evidence, Found, Source, Warning, WarningKind};
+use crate::records::{Evidence, Found, RankedHit, Source, Warning, WarningKind};
 use crate::text::{query_similarity, DUPLICATE_QUERY};
 use crate::Progress;
 
@@ -28,6 +29,9 @@ pub struct Harvest {
     pub warnings: Vec<Warning>,
     /// What each search gave, in the order run.
     pub yields: Vec<SearchYield>,
+    /// Every search's hits merged and ranked against the question, best first (round 0: the
+    /// caller numbers its rounds).
+    pub ranked: Vec<RankedHit>,
 }
 
 /// What one search gave: the ground for calling it a dead end.
@@ -139,43 +143,24 @@ pub async fn harvest(
         .buffered(PARALLEL_PAGES)
         .collect()
         .await;
-    let mut picked: Vec<(String, Hit)> = Vec::new();
-    // Carried sources cost no fetch and are no new source: they do not use up the room.
-    let mut new_picked = 0;
-    let mut picked_urls = known_urls.clone();
     let mut searches_done = Vec::new();
     let mut failures = 0;
     let mut yields: Vec<SearchYield> = Vec::new();
+    let mut answered: Vec<Vec<Hit>> = Vec::new();
     for (query, result) in searches {
         searches_done.push(query.clone());
         let mut outcome = SearchYield {
             query: query.clone(),
             ..Default::default()
         };
-        match &result {
-            Ok(hits) => outcome.hits = hits.len(),
-            Err(_) => outcome.failed = true,
-        }
         match result {
             Ok(hits) => {
-                let mut taken = 0;
-                for hit in hits {
-                    let stored = known.stored.contains_key(&hit.url);
-                    if taken >= l.pages_per_search || (!stored && new_picked >= max_new_sources) {
-                        if stored {
-                            continue;
-                        }
-                        break;
-                    }
-                    if picked_urls.insert(hit.url.clone()) {
-                        picked.push((query.clone(), hit));
-                        taken += 1;
-                        new_picked += usize::from(!stored);
-                    }
-                }
-                outcome.picked = taken;
+                outcome.hits = hits.len();
+                answered.push(hits);
             }
             Err(e) => {
+                outcome.failed = true;
+                answered.push(Vec::new());
                 failures += 1;
                 let mut w = warn(ctx, format!("the search \"{query}\" failed: {e}"));
                 w.kind = WarningKind::SearchFailed;
@@ -185,6 +170,36 @@ pub async fn harvest(
         }
         yields.push(outcome);
     }
+    // Every search's hits merged and ranked against the question and its research questions
+    // (title, snippet, address), so the source cap reads the most relevant first, whichever
+    // search found them: a weak model's searches cannot crowd out the page that answers.
+    let key = format!("{} {}", reading.topic, reading.questions.join(" "));
+    let merged = relevance::merge_hits(&key, &answered);
+    // As many pages as the searches would have read each (the plan's pages per search), at most.
+    let most = l.pages_per_search * answered.iter().filter(|h| !h.is_empty()).count();
+    let mut picked: Vec<(String, Hit)> = Vec::new();
+    // Carried sources cost no fetch and are no new source: they do not use up the room.
+    let mut new_picked = 0;
+    let mut picked_urls = known_urls.clone();
+    let mut chosen: BTreeSet<String> = BTreeSet::new();
+    for (s, hit, _) in &merged {
+        if picked.len() >= most {
+            break;
+        }
+        let stored = known.stored.contains_key(&hit.url);
+        if !stored && new_picked >= max_new_sources {
+            // No room for new sources; a carried one may still be read from the store.
+            continue;
+        }
+        if picked_urls.insert(hit.url.clone()) {
+            let query = queries[*s].clone();
+            picked.push((query, hit.clone()));
+            chosen.insert(hit.url.clone());
+            new_picked += usize::from(!stored);
+            yields[*s].picked += 1;
+        }
+    }
+    let ranked = relevance::ranked_record(0, &merged, queries, &chosen);
     if failures > 0 && failures == queries.len() {
         // Every search failed: that is a provider problem to fix and resume, not "nothing found".
         return Err(NodeError::permanent(format!(
@@ -290,6 +305,7 @@ pub async fn harvest(
         searches_done,
         warnings,
         yields,
+        ranked,
     })
 }
 

@@ -13,6 +13,7 @@ pub mod harvest;
 pub mod intake;
 pub mod planning;
 pub mod profile;
+pub mod relevance;
 pub mod review;
 pub mod revise;
 pub mod tree;

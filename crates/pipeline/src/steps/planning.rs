@@ -4,6 +4,7 @@ use research_graph::NodeError;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use super::relevance;
 use super::{clean_list, distinct_searches, plain, runnable_searches, Brief};
 use crate::ask::{ask_or, warn, Ctx};
 use crate::guard;
@@ -65,13 +66,30 @@ pub fn guarded(
     let (fallback_questions, fallback_searches) =
         guard::fallback_plan(&brief.query, l.initial_searches);
     let mut warnings = Vec::new();
-    let mut questions = clean_list(
-        questions
-            .into_iter()
-            .filter(|q| plain(q) && guard::usable_question(q))
-            .collect(),
-        l.questions,
-    );
+    let user = brief.topic();
+    // What a research question must share a word with: the question and the session's focus.
+    let anchors = format!("{user} {}", brief.focus.join(" "));
+    let mut refuse = |what: &str, text: &str, why: &str| {
+        warnings.push(relevance::refused(ctx, what, text, why));
+    };
+    let mut kept_questions = Vec::new();
+    for q in questions {
+        if q.trim().is_empty() {
+            continue;
+        }
+        let why = if !plain(&q) {
+            Some("it is markup or JSON, not words".to_string())
+        } else if !guard::usable_question(&q) {
+            Some("it is not a usable question (a fragment, list numbers or digits)".to_string())
+        } else {
+            relevance::refuse_question(&q, &brief.query, &anchors)
+        };
+        match why {
+            Some(why) => refuse("research question", &q, &why),
+            None => kept_questions.push(q),
+        }
+    }
+    let mut questions = clean_list(kept_questions, l.questions);
     if questions.is_empty() {
         questions = fallback_questions;
         warnings.push(warn(
@@ -80,31 +98,61 @@ pub fn guarded(
                 .into(),
         ));
     }
-    let user = brief.topic();
     // An aspect becomes a section heading: it must read as one.
-    let aspects: Vec<String> = aspects
-        .into_iter()
-        .filter(|a| plain(a) && guard::usable_aspect(a))
-        .collect();
+    let mut kept_aspects = Vec::new();
+    for a in aspects {
+        if !(plain(&a) && guard::usable_aspect(&a)) {
+            continue;
+        }
+        match relevance::refuse_aspect(&a, &brief.query) {
+            Some(why) => warnings.push(relevance::refused(ctx, "aspect", &a, &why)),
+            None => kept_aspects.push(a),
+        }
+    }
+    let aspects = kept_aspects;
     let mut context: Vec<&str> = vec![user.as_str()];
     context.extend(questions.iter().map(String::as_str));
     context.extend(aspects.iter().map(String::as_str));
-    let asked = searches.len();
-    let kept = runnable_searches(searches, &context);
-    let mut searches = distinct_searches(kept, &[], l.initial_searches);
-    if !searches.is_empty() && searches.len() < asked.min(l.initial_searches) {
-        // Some of the model's searches were unusable: the question's own words fill their place.
-        searches = distinct_searches(
-            searches
-                .into_iter()
-                .chain(fallback_searches.clone())
-                .collect(),
-            &[],
-            l.initial_searches.min(asked),
-        );
+    let mut kept = Vec::new();
+    let asked = searches.iter().filter(|q| !q.trim().is_empty()).count();
+    for q in searches {
+        if q.trim().is_empty() {
+            continue;
+        }
+        let runnable = !runnable_searches(vec![q.clone()], &context).is_empty();
+        let why = relevance::refuse_search(&q, &brief.query, &anchors).or_else(|| {
+            (!runnable).then(|| {
+                "it is not a keyword query about the research (markup, a sentence or a fragment)"
+                    .to_string()
+            })
+        });
+        match why {
+            Some(why) => warnings.push(relevance::refused(ctx, "search", &q, &why)),
+            None => kept.push(q),
+        }
     }
-    if searches.is_empty() {
-        searches = distinct_searches(fallback_searches, &[], l.initial_searches);
+    // The question's own terms are always searched first; the model's searches are additions,
+    // and the question's other searches fill what they leave.
+    let first = relevance::question_searches(&brief.query, l.initial_searches);
+    let model_usable = !kept.is_empty();
+    // As many searches as the model asked for (one more for the question's own), or the
+    // plan's count when none of its were usable.
+    let wanted = if model_usable {
+        l.initial_searches.min(asked.max(kept.len() + first.len()))
+    } else {
+        l.initial_searches
+    };
+    let mut searches = distinct_searches(
+        first
+            .iter()
+            .cloned()
+            .chain(kept)
+            .chain(fallback_searches.iter().cloned())
+            .collect(),
+        &[],
+        wanted,
+    );
+    if !model_usable {
         warnings.push(warn(
             ctx,
             "the model's searches were unusable; searches were made from the question's words"

@@ -9,7 +9,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::harvest::{harvest, Harvest, Reading};
-use super::{clean_list, distinct_searches, numbered, plain, runnable_searches, Brief};
+use super::{clean_list, distinct_searches, numbered, plain, relevance, runnable_searches, Brief};
 use crate::ask::{ask_or, ask_or_retrying, Ctx};
 use crate::guard;
 use crate::prompts::{self, fill};
@@ -87,18 +87,50 @@ pub async fn orchestrate(
     let round = input.round;
     let mut done = input.searches_done.to_vec();
     let mut assignments = Vec::new();
+    let mut warnings = warnings;
+    // A sub-question splits the plan: it may name what the plan's questions and aspects name.
+    let anchors = format!(
+        "{} {} {} {}",
+        brief.topic(),
+        brief.focus.join(" "),
+        input.plan.questions.join(" "),
+        input.plan.aspects.join(" ")
+    );
+    // The question's own terms are searched in the first round whatever the model writes: by
+    // the first researcher, before its own searches.
+    let mut own = if round == 1 {
+        relevance::question_searches(&brief.query, 1)
+    } else {
+        Vec::new()
+    };
     for sq in out.sub_questions.into_iter().take(l.workers) {
         let question = sq.question.trim().to_string();
         if !plain(&question) || !guard::usable_question(&question) {
             continue;
         }
+        if let Some(why) = relevance::refuse_question(&question, &brief.query, &anchors) {
+            warnings.push(relevance::refused(
+                ctx,
+                "research question",
+                &question,
+                &why,
+            ));
+            continue;
+        }
         let user = brief.topic();
         let mut context: Vec<&str> = vec![user.as_str(), question.as_str()];
         context.extend(input.plan.questions.iter().map(String::as_str));
+        let mut candidates = std::mem::take(&mut own);
+        for q in sq.searches {
+            match relevance::refuse_search(&q, &brief.query, &anchors) {
+                Some(why) => warnings.push(relevance::refused(ctx, "search", &q, &why)),
+                None => candidates.push(q),
+            }
+        }
         let mut searches = distinct_searches(
-            runnable_searches(sq.searches, &context),
+            runnable_searches(candidates, &context),
             &done,
-            l.searches_per_worker,
+            l.searches_per_worker + usize::from(assignments.is_empty() && round == 1),
         );
         if searches.is_empty()
             && !done

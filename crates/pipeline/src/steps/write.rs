@@ -11,6 +11,7 @@ use unicode_segmentation::UnicodeSegmentation;
 
 use super::analyze::{self, Analysis};
 use super::audit::{self, AuditEntry, AuditStatus, Audited};
+use super::relevance::Gate;
 use super::revise::{self, Revision};
 use super::trust::{self, TrustRecord};
 use super::verify::spread;
@@ -443,7 +444,15 @@ pub fn passages_report(input: &WriteInput<'_>, why: &str, now_ms: i64, calls: u6
             ..Default::default()
         };
     }
-    let passages = spread(input.facts.evidence, 20);
+    let gate = gate(input);
+    let on_question = gate.citable(input.facts.evidence);
+    if on_question.is_empty() {
+        return nothing_answers(input, now_ms, calls);
+    }
+    let mut gated = *input;
+    gated.facts.evidence = &on_question;
+    let input = &gated;
+    let passages = gate.best(input.facts.evidence, MAX_PASSAGES);
     // The passages are the sources' own words: the texts around them add nothing to judge by.
     let audited = audit::audit(
         &extractive_body(&input.facts, &passages),
@@ -477,6 +486,67 @@ pub fn passages_report(input: &WriteInput<'_>, why: &str, now_ms: i64, calls: u6
     }
 }
 
+/// Passages an extractive report gives at most.
+pub const MAX_PASSAGES: usize = 20;
+
+/// Passages shown under "what was found instead" when nothing read is on the question.
+pub const INSTEAD_PASSAGES: usize = 4;
+
+/// What evidence the report may cite must be about: the question and its research questions.
+fn gate(input: &WriteInput<'_>) -> Gate {
+    Gate::new(&input.brief.topic(), input.facts.questions)
+}
+
+/// The honest report when passages were read but none is on the question: nothing found that
+/// answers it, what was searched, and what was found instead (the passages ranked highest
+/// against the question, quoted and cited, and audited like any), with no model call.
+pub fn nothing_answers(input: &WriteInput<'_>, now_ms: i64, calls: u64) -> Draft {
+    let read = input.facts.read;
+    let quotes: Vec<&str> = read.iter().map(|e| e.quote.as_str()).collect();
+    let mut order: Vec<usize> = guard::rank_sentences(&input.brief.topic(), &quotes)
+        .into_iter()
+        .map(|(i, _)| i)
+        .collect();
+    // One passage a source first, so "instead" shows the range of what was read.
+    let mut seen_sources = BTreeSet::new();
+    order.sort_by_key(|&i| !seen_sources.insert(read[i].source_id));
+    let mut listed = BTreeSet::new();
+    let instead: String = order
+        .into_iter()
+        .filter(|&i| listed.insert(normalize(&read[i].quote)))
+        .take(INSTEAD_PASSAGES)
+        .map(|i| {
+            let e = &read[i];
+            let text = e.quote.trim().replace('\n', " ");
+            format!(
+                "- {} [{}]\n",
+                text.trim_start_matches(['-', '*', '•', ' '])
+                    .trim_end_matches('.'),
+                e.source_id
+            )
+        })
+        .collect();
+    let mut facts = input.facts;
+    facts.evidence = &[];
+    let body = report::nothing_answers_body(&facts, &instead);
+    // The passages are the sources' own words: the texts around them add nothing to judge by.
+    let audited = audit::audit(&body, read, &audit::SourceTexts::default());
+    let mut report = report::assemble(&facts, &audited.body, &[], &[], now_ms, calls);
+    let why = "nothing read is on the question";
+    report.push_str(&format!(
+        "- {}\n- The model's prose was not used: {why}\n",
+        audit::summary(&audited.entries, facts.language == "ja")
+    ));
+    Draft {
+        body: audited.body,
+        report,
+        audit: audited.entries,
+        extractive: true,
+        rejected: Some(why.to_string()),
+        ..Default::default()
+    }
+}
+
 /// Writes the report (or revises `revision`'s draft with its feedback). Without evidence the
 /// report says honestly that nothing was found, with no model call. The writer's prose must
 /// pass the guard (not degenerate, not runaway: one retry, cooler) and the audit (failing cited
@@ -495,6 +565,16 @@ pub async fn write(
             ..Default::default()
         });
     }
+    // Only evidence on the question may be cited; when none of what was read is, the report
+    // says so instead of presenting verified passages about something else.
+    let gate = gate(input);
+    let on_question = gate.citable(input.facts.evidence);
+    if on_question.is_empty() && revision.is_none() {
+        return Ok(nothing_answers(input, ctx.clock.now_ms(), calls));
+    }
+    let mut gated = *input;
+    gated.facts.evidence = &on_question;
+    let input = &gated;
     let evidence = writer_evidence(input.facts.claims, input.facts.evidence);
     let limit = runaway_words(ctx.config.config.target_words);
     let degenerate = |body: &str| guard::degenerate_within(body, limit).map(|d| d.to_string());
@@ -570,9 +650,9 @@ pub async fn write(
     // When the passages replace the prose, the writer's claims are still what it is scored on.
     let writers = extractive.then(|| trust::unverified(&audited.entries));
     if extractive {
-        // Every passage read (spread over the sources), not only the writer's share: the
-        // passages are the report now.
-        let passages = spread(input.facts.evidence, 20);
+        // The passages ranked highest against the question and each research question, not
+        // only the writer's share: the passages are the report now.
+        let passages = gate.best(input.facts.evidence, MAX_PASSAGES);
         let body = extractive_body(&input.facts, &passages);
         audited = audit::audit(&body, input.facts.evidence, &cited_texts(&texts, &body));
     }

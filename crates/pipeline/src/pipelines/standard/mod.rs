@@ -271,8 +271,18 @@ pub(crate) fn result_of(state: &ResearchState) -> RunResult {
             language: state.language.clone(),
             outcome: state.outcome.clone(),
             warnings: state.warnings.iter().map(|w| w.message.clone()).collect(),
+            refused: state
+                .warnings
+                .iter()
+                .filter(|w| w.kind == crate::records::WarningKind::Refused)
+                .map(|w| w.message.clone())
+                .collect(),
+            evidence_on_question: nodes::gate(state, &nodes::brief(state))
+                .citable(&state.evidence)
+                .len(),
             ..Default::default()
         },
+        ranked_hits: state.ranked_hits.clone(),
     }
 }
 

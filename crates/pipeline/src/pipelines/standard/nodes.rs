@@ -15,6 +15,7 @@ use crate::steps::gaps::{find_gaps, GapInput};
 use crate::steps::harvest::{harvest, number, skip_repeats, Known, Reading};
 use crate::steps::intake;
 use crate::steps::planning::{self, PlanReview};
+use crate::steps::relevance::Gate;
 use crate::steps::revise::{self, Revision};
 use crate::steps::verify;
 use crate::steps::workers::{self, OrchestrateInput, SynthesisInput, WorkerInput};
@@ -31,6 +32,12 @@ pub(crate) fn brief(state: &ResearchState) -> Brief {
         clarification: state.clarification.clone(),
         focus: state.focus.clone(),
     }
+}
+
+/// What evidence must be about to count and be cited: the question and its accepted research
+/// questions.
+pub(crate) fn gate(state: &ResearchState, brief: &Brief) -> Gate {
+    Gate::new(&brief.topic(), &state.plan.questions)
 }
 
 pub(crate) async fn understand(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
@@ -119,6 +126,7 @@ pub(crate) async fn search_and_extract(state: Arc<ResearchState>, ctx: Ctx) -> N
     )
     .await?;
     let carried_read = read_from_store(&stored, &harvest.found);
+    let ranked_hits = rounded(harvest.ranked, state.iteration + 1);
     let mut sources = state.sources.clone();
     let mut evidence = state.evidence.clone();
     number(&mut sources, &mut evidence, harvest.found);
@@ -129,6 +137,7 @@ pub(crate) async fn search_and_extract(state: Arc<ResearchState>, ctx: Ctx) -> N
         dead_ends: Some(dead_ends(&harvest.yields, state.iteration + 1)),
         searches_done: Some(harvest.searches_done),
         searches_skipped: Some(skipped),
+        ranked_hits: Some(ranked_hits),
         pending_searches: Some(Vec::new()),
         warnings: Some(harvest.warnings),
         ..Default::default()
@@ -137,12 +146,21 @@ pub(crate) async fn search_and_extract(state: Arc<ResearchState>, ctx: Ctx) -> N
 
 pub(crate) async fn detect_gaps(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
     let iteration = state.iteration + 1;
+    let brief = brief(&state);
+    // Coverage counts only evidence on the question.
+    let on_question = gate(&state, &brief).citable(&state.evidence);
+    let titles = state
+        .sources
+        .iter()
+        .map(|s| (s.id, s.title.clone()))
+        .collect();
     let report = find_gaps(
         &ctx,
         GapInput {
-            brief: &brief(&state),
+            brief: &brief,
+            titles: &titles,
             questions: &state.plan.questions,
-            evidence: &state.evidence,
+            evidence: &on_question,
             before: &state.coverage_by_question,
             searches_done: &state.searches_done,
             round: iteration,
@@ -207,6 +225,12 @@ pub(crate) fn known_and_stored(
     (known, stored)
 }
 
+/// A harvest's ranked hits, numbered with their round.
+pub(crate) fn rounded(mut ranked: Vec<RankedHit>, round: u32) -> Vec<RankedHit> {
+    ranked.iter_mut().for_each(|h| h.round = round);
+    ranked
+}
+
 /// The carried sources a harvest read from the store.
 pub(crate) fn read_from_store(
     stored: &std::collections::BTreeMap<String, Source>,
@@ -259,6 +283,7 @@ fn shares(room: usize, workers: usize) -> Vec<usize> {
 pub(crate) async fn search_worker(input: WorkerInput, ctx: Ctx) -> NodeResult {
     let (harvest, result) = workers::research(&ctx, &input).await?;
     Ok(ResearchUpdate {
+        ranked_hits: Some(rounded(harvest.ranked, input.assignment.round)),
         carried_read: Some(read_from_store(&input.stored, &harvest.found)),
         dead_ends: Some(dead_ends(&harvest.yields, input.assignment.round)),
         found: Some(harvest.found),
@@ -320,7 +345,9 @@ pub(crate) fn after_synthesis(state: &ResearchState, max_iterations: u32) -> boo
 }
 
 pub(crate) async fn verify(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
-    let v = verify::verify(&ctx, &state.evidence).await?;
+    // Only evidence on the question is checked: the confidence shown counts nothing else.
+    let on_question = gate(&state, &brief(&state)).citable(&state.evidence);
+    let v = verify::verify(&ctx, &on_question).await?;
     Ok(ResearchUpdate {
         claims: Some(v.claims),
         confidence: Some(v.confidence),
@@ -336,6 +363,8 @@ pub(crate) fn facts(state: &ResearchState) -> Facts<'_> {
         language: &state.language,
         sources: &state.sources,
         evidence: &state.evidence,
+        read: &state.evidence,
+        warnings: &state.warnings,
         claims: &state.claims,
         confidence: state.confidence,
         iteration: state.iteration,

@@ -36,6 +36,8 @@ research_graph::state! {
         pub searches_done: Vec<String> => Append,
         /// Searches that led nowhere, with why (never searched again by the trust pipeline).
         pub dead_ends: Vec<crate::steps::backtrack::DeadEnd> => Append,
+        /// Every round's search hits merged and ranked against the question, best first.
+        pub ranked_hits: Vec<RankedHit> => Append,
         /// Searches skipped as near-duplicates of earlier ones.
         pub searches_skipped: Vec<String> => Append,
         /// Sources read, by citation number order.
