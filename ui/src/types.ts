@@ -1719,6 +1719,37 @@ text: string,
  */
 supported: boolean, };
 
+export type RankedHit = { 
+/**
+ * The round of searches (from 1).
+ */
+round: number, 
+/**
+ * Its rank within the round (from 1).
+ */
+rank: number, 
+/**
+ * Its address.
+ */
+url: string, 
+/**
+ * Its title.
+ */
+title: string, 
+/**
+ * The first search that found it.
+ */
+query: string, 
+/**
+ * Its BM25 score against the question and the research questions (title, snippet and
+ * address words).
+ */
+score: number, 
+/**
+ * Whether it was picked to read.
+ */
+picked: boolean, };
+
 export type Metadata = { 
 /**
  * `single` or `multi`.
@@ -1803,7 +1834,16 @@ usage_by_node: { [key in string]: UsageTotals },
 /**
  * Warnings.
  */
-warnings: Array<string>, };
+warnings: Array<string>, 
+/**
+ * The model's searches and research questions the run refused, each with why.
+ */
+refused: Array<string>, 
+/**
+ * Evidence items on the question or an accepted research question: the only ones the
+ * report may cite and the confidence and coverage count.
+ */
+evidence_on_question: number, };
 
 export type RunResult = { 
 /**
@@ -1856,6 +1896,11 @@ tree?: ResearchTree,
  * (absent in other pipelines).
  */
 trust?: TrustRecord, 
+/**
+ * Every round's search hits, merged and ranked against the question before the source
+ * cap chose what to read (best first within a round; `picked` marks those read).
+ */
+ranked_hits: Array<RankedHit>, 
 /**
  * Counts and settings.
  */
@@ -2332,7 +2377,7 @@ role: Role | null,
  */
 doing: string, };
 
-export type WarningKind = "other" | "search_failed" | "unreadable" | "not_stored" | "not_extracted" | "model_failed" | "context_overflow" | "parse_failed" | "timed_out";
+export type WarningKind = "other" | "search_failed" | "unreadable" | "not_stored" | "not_extracted" | "model_failed" | "context_overflow" | "parse_failed" | "timed_out" | "refused";
 
 export type CallRecord = { 
 /**

@@ -97,6 +97,7 @@ pub fn typescript() -> String {
         research_pipeline::Source::decl(&cfg),
         research_pipeline::Evidence::decl(&cfg),
         research_pipeline::Claim::decl(&cfg),
+        research_pipeline::RankedHit::decl(&cfg),
         research_pipeline::eval::Metadata::decl(&cfg),
         research_pipeline::eval::RunResult::decl(&cfg),
         research_pipeline::Coverage::decl(&cfg),

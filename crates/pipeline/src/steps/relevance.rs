@@ -299,7 +299,7 @@ impl Gate {
         }
     }
 
-    /// Whether a passage is on the question: it shares the question's content words
+    /// Whether a passage is plainly on the question: it shares the question's content words
     /// ([`guard::shares_content`]: two, or half of a short question's) or a research
     /// question's.
     pub fn on_question(&self, quote: &str) -> bool {
@@ -310,12 +310,30 @@ impl Gate {
                 .any(|q| guard::shares_content(q, quote))
     }
 
-    /// The evidence on the question, in order.
+    /// The evidence on the question, in order: the passages plainly on it, and those of the
+    /// same pages that share at least a word with the question or a research question (a page
+    /// about the question says more than its sentences repeat of it). A passage that shares
+    /// nothing is never on it; one that shares a single word the whole corpus uses ("SQLite"
+    /// in SQLite's manual) is not, unless its page is about the question.
     pub fn citable(&self, evidence: &[Evidence]) -> Vec<Evidence> {
+        let plainly: Vec<bool> = evidence
+            .iter()
+            .map(|e| self.on_question(&e.quote))
+            .collect();
+        let pages: BTreeSet<u32> = evidence
+            .iter()
+            .zip(&plainly)
+            .filter(|(_, on)| **on)
+            .map(|(e, _)| e.source_id)
+            .collect();
+        let asked = format!("{} {}", self.topic, self.questions.join(" "));
         evidence
             .iter()
-            .filter(|e| self.on_question(&e.quote))
-            .cloned()
+            .zip(plainly)
+            .filter(|(e, on)| {
+                *on || (pages.contains(&e.source_id) && guard::mentions(&asked, &e.quote))
+            })
+            .map(|(e, _)| e.clone())
             .collect()
     }
 
@@ -618,6 +636,20 @@ mod tests {
         let citable = gate.citable(&evidence);
         let ids: Vec<u32> = citable.iter().map(|e| e.id).collect();
         assert_eq!(ids, vec![3, 4]);
+        // A passage sharing one word is on the question when its page is about it.
+        let mut more = evidence.clone();
+        more.push(ev(
+            5,
+            3,
+            "SQLite syncs the journal to disk before it overwrites the database.",
+        ));
+        more.push(ev(
+            6,
+            1,
+            "SQLite syncs the journal to disk before it overwrites the database.",
+        ));
+        let ids: Vec<u32> = gate.citable(&more).iter().map(|e| e.id).collect();
+        assert_eq!(ids, vec![3, 4, 5]);
         let best = gate.best(&citable, 5);
         assert_eq!(best[0].id, 3, "the question's best first");
         assert_eq!(best.len(), 2);
