@@ -53,7 +53,9 @@ fn a_run_forks_from_each_stage_and_repeats_nothing_before_it() {
         .iter()
         .map(|p| p["stage"].as_str().unwrap())
         .collect();
-    assert_eq!(stages, ["reading", "plan", "round-1", "draft"]);
+    // Two rounds: the model proposes no new search, but a question is still open, so the
+    // second round searches what the best passages read suggest.
+    assert_eq!(stages, ["reading", "plan", "round-1", "round-2", "draft"]);
     assert!(stage(&h, "plan")["holds"]
         .as_str()
         .unwrap()
@@ -253,7 +255,7 @@ fn wrong_stages_and_edits_are_refused_with_why() {
     refused(
         &["fork", thread, "--at", "round-4"],
         2,
-        "it has: reading, plan, round-1, draft",
+        "it has: reading, plan, round-1, round-2, draft",
     );
     refused(&["fork", thread, "--at", "writing"], 2, "is no stage");
     refused(

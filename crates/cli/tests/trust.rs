@@ -38,6 +38,17 @@ fn trust_script(dir: &Path) -> String {
                 {"query": "honeybee waggle dance direction", "kind": "web", "from_year": 0, "to_year": 0},
                 {"query": "honeybee colony worker queen", "kind": "web", "from_year": 0, "to_year": 0}]}}),
     );
+    // The pollination section says what no page says, citing a source the run never reads (the
+    // question's own search now reads the pollination page, which would bear the fixture's out).
+    for a in answers.iter_mut().filter(|a| a["purpose"] == "write") {
+        let text = a["text"].as_str().unwrap();
+        let head = text.split("## Pollination").next().unwrap();
+        a["text"] = json!(format!(
+            "{}## Pollination\nHoneybees carry pollen to the moon on clear nights [9]. \
+             Every orchard on Mars is pollinated by trained honeybees [9].",
+            head.replace("[3]", "[9]")
+        ));
+    }
     let path = dir.join("trust.json");
     std::fs::write(&path, serde_json::to_vec(&script).unwrap()).unwrap();
     format!("scripted:{}", path.display())

@@ -26,7 +26,9 @@ fn replace(answers: &mut Vec<ScriptedAnswer>, purpose: &str, json: serde_json::V
     answers.push(answer(purpose, json));
 }
 
-/// Pages that match any word of a search, the answering one among them.
+/// Pages that match any word of a search, the answering one among them. The assert() page
+/// names SQLite, so the question's own search reads it too: a page off the question is read,
+/// and its passages must not be cited.
 fn docs(with_answer: bool) -> Arc<Corpus> {
     let mut pages = vec![
         (
@@ -46,7 +48,7 @@ Archive files bundle object files so that the linker can find them later.",
         (
             "https://docs.example/assert",
             "The assert() macro",
-            "The assert() macro checks internal invariants while the library is tested by its developers. \
+            "The assert() macro checks internal invariants while SQLite is tested by its developers. \
 Every assert() states something the developers believe is always true of the code. \
 Release builds leave the assert() macros out so that they cost nothing.",
         ),

@@ -41,6 +41,16 @@ fn analysis() -> ScriptedAnswer {
     )
 }
 
+/// `draft` with its citations as the sources are numbered now: in the order their hits rank
+/// against the question, the garbage-collection page first, the ownership page second and the
+/// borrow checker's third ([`DETAILED`] cites the ownership page as [1], the collector's as [2]).
+fn cited_as_ranked(draft: &str) -> String {
+    draft
+        .replace("[1]", "[\u{0}]")
+        .replace("[2]", "[1]")
+        .replace("[\u{0}]", "[2]")
+}
+
 fn major(description: &str) -> serde_json::Value {
     json!([{"category": "coherence", "severity": "major", "location": "Ownership",
             "description": description, "fix": "Join the two paragraphs."}])
@@ -358,8 +368,8 @@ async fn a_writer_failing_on_the_first_draft_gives_the_passages() {
 
 #[tokio::test]
 async fn banned_words_are_rewritten_away_and_a_users_own_word_takes_its_sentence() {
-    let write = "## Summary\nRust leverages a robust borrow checker in its compiler [1]. \
-It basically needs no garbage collector [2].\n\n## Details\nEach value has a single owner and is dropped when the owner goes out of scope [1].\n";
+    let write = "## Summary\nRust leverages a robust borrow checker in its compiler [3]. \
+It basically needs no garbage collector [1].\n\n## Details\nEach value has a single owner and is dropped when the owner goes out of scope [2].\n";
     let mut config = review_config();
     config.banned_words = Some(vec!["leverage".into(), "robust".into(), "basically".into()]);
     let mut answers = script(write);
@@ -917,13 +927,13 @@ async fn an_answer_that_never_parses_is_asked_again_with_a_simpler_schema() {
 
 #[tokio::test]
 async fn a_revision_changes_only_the_sections_its_issues_name() {
-    let mut answers = script(DETAILED);
+    let mut answers = script(&cited_as_ranked(DETAILED));
     // The revision rewrites every section, though the issue names only "Ownership".
     answers.push(ScriptedAnswer {
         purpose: Some("write".into()),
-        text: Some("## Summary\nRust manages its memory through ownership rules that are checked at compile time [1].\n\n\
-## Ownership\nEach value in Rust has a single owner at any time [1]. When the owner goes out of scope, the value is dropped [1].\n\n\
-## Compared with garbage collection\nGarbage collectors are always slow [2].\n".into()),
+        text: Some("## Summary\nRust manages its memory through ownership rules that are checked at compile time [2].\n\n\
+## Ownership\nEach value in Rust has a single owner at any time [2]. When the owner goes out of scope, the value is dropped [2].\n\n\
+## Compared with garbage collection\nGarbage collectors are always slow [1].\n".into()),
         ..Default::default()
     });
     answers.push(critique(
@@ -938,10 +948,10 @@ async fn a_revision_changes_only_the_sections_its_issues_name() {
     let (first, revised) = (&drafts[0].body, &drafts[1].body);
     // The named section is the writer's new text (as the audit left it).
     assert!(
-        revised.contains("Each value in Rust has a single owner at any time [1]."),
+        revised.contains("Each value in Rust has a single owner at any time [2]."),
         "{revised}"
     );
-    assert!(!first.contains("Each value in Rust has a single owner at any time [1]."));
+    assert!(!first.contains("Each value in Rust has a single owner at any time [2]."));
     // The others are as they were, the verified summary word for word.
     assert!(!revised.contains("always slow"), "{revised}");
     let summary = |b: &str| b.split("## Ownership").next().unwrap().to_string();

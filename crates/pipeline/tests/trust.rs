@@ -66,9 +66,11 @@ fn bees() -> Arc<Corpus> {
 
 const QUESTION: &str = "How many workers does a honeybee colony have?";
 
+/// The sources are numbered as their hits rank against the question: the colony page and its
+/// mirror, the low-trust site, the news page, the .edu page.
 const REPORT: &str = "## Summary\nA honeybee colony has about 50,000 workers in summer [1]. \
 The queen lays up to 2,000 eggs a day in spring [1]. Honeybees fly to the moon and back every \
-single night [4].\n";
+single night [5].\n";
 
 fn reading(confidence: f64, complexity: &str) -> ScriptedAnswer {
     answer(
@@ -295,23 +297,23 @@ async fn claims_are_cross_validated_across_independent_sources_and_mirrors_count
         [
             "https://bees.example.org/colony",
             "https://mirror.example.net/colony",
+            "https://www.quora.com/bees",
             "https://news.example.com/bees",
             "https://science.example.edu/bees",
-            "https://www.quora.com/bees",
         ]
     );
     let t = &s.trust;
     // The low-trust site is scored under the bar, left out of the evidence, and listed with why.
-    let quora = t.credibility.iter().find(|c| c.source_id == 5).unwrap();
+    let quora = t.credibility.iter().find(|c| c.source_id == 3).unwrap();
     assert!(quora.excluded, "{quora:?}");
-    assert!(s.evidence.iter().all(|e| e.source_id != 5));
+    assert!(s.evidence.iter().all(|e| e.source_id != 3));
     assert!(s.report.contains("## Sources left out"), "{}", s.report);
     assert!(
         s.report.contains("low-trust domain (quora.com)"),
         "{}",
         s.report
     );
-    let edu = t.credibility.iter().find(|c| c.source_id == 4).unwrap();
+    let edu = t.credibility.iter().find(|c| c.source_id == 5).unwrap();
     assert!(
         edu.score >= 0.6 && edu.why.iter().any(|w| w.contains(".edu")),
         "{edu:?}"
@@ -333,11 +335,11 @@ async fn claims_are_cross_validated_across_independent_sources_and_mirrors_count
     assert_eq!(workers.mark, TrustMark::Corroborated, "{workers:#?}");
     assert_eq!(workers.origins, 2);
     assert!(
-        workers.sentence.contains("[1][4] ✓✓"),
+        workers.sentence.contains("[1][5] ✓✓"),
         "{}",
         workers.sentence
     );
-    assert!(s.report.contains("summer [1][4] ✓✓."), "{}", s.report);
+    assert!(s.report.contains("summer [1][5] ✓✓."), "{}", s.report);
     assert!(!workers.sentence.contains("[2]"));
     // The eggs claim: contested by the news page, which states another number.
     let eggs = t
@@ -346,9 +348,9 @@ async fn claims_are_cross_validated_across_independent_sources_and_mirrors_count
         .find(|c| c.sentence.contains("2,000 eggs"))
         .expect("the eggs claim");
     assert_eq!(eggs.mark, TrustMark::Weak);
-    assert_eq!(eggs.contradicted_by[0].source_id, 3);
+    assert_eq!(eggs.contradicted_by[0].source_id, 4);
     assert_eq!(eggs.contradicted_by[0].numbers, vec!["1,500".to_string()]);
-    assert!(s.report.contains("⚠ *(contested by [3])*"), "{}", s.report);
+    assert!(s.report.contains("⚠ *(contested by [4])*"), "{}", s.report);
     assert!(workers.confidence > eggs.confidence);
     // The made-up claim was removed; one of three writer claims unsupported is over 0.3.
     assert!(!s.report.contains("moon"), "{}", s.report);
@@ -792,7 +794,7 @@ async fn research_stops_early_when_a_round_adds_under_five_percent_coverage() {
 async fn when_the_passages_replace_the_prose_the_score_is_the_writers() {
     let made_up = "## Summary\nHoneybees fly to the moon and back every single night [1]. \
 Each colony keeps a small dragon to guard the honey stores [2]. Queens speak fluent Latin to \
-their workers at dawn [4].\n";
+their workers at dawn [5].\n";
     let done = run(
         config(),
         script_writing(vec![reading(0.9, "simple")], covered(), made_up),
@@ -914,10 +916,12 @@ async fn a_dead_end_is_recorded_never_searched_again_and_the_angle_reformulated(
     let mut config = config();
     config.max_iterations = Some(3);
     let mut answers = vec![reading(0.9, "simple")];
+    // The dead end's angle is in a research question: a search that shares no word with the
+    // question or its research questions is refused before it runs, and is no dead end.
     answers.push(answer(
         "plan",
         json!({"questions": [
-                   {"question": "How many workers does a honeybee colony have?", "level": "primary"},
+                   {"question": "How many workers does a honeybee colony have, and what are zorblax quantum hives?", "level": "primary"},
                    {"question": "How many eggs does the queen lay in spring?", "level": "primary"}],
                "outline": ["colony size", "the queen", "zorblax quantum hives"],
                "searches": [
@@ -1149,12 +1153,14 @@ async fn both_checkers_pass(window: Option<usize>) {
         std::fs::write(&file, text).unwrap();
         maps.push(format!("{origin}{host}/={}", folder.display()));
     }
-    let report = "## Summary\nA honeybee colony has about 50000 workers in summer [1]. The queen \
-lays up to 2000 eggs a day in spring [1]. Workers live about six weeks in summer and several \
-months in winter, when the colony clusters to keep warm [1].\n\n## Spring\nScouts look for a \
-new home in late spring, when a colony splits in two [4]. Hives grow fast when the first flowers \
-open and the weather stays warm for weeks [3]. Foragers tell each other where flowers are with \
-the waggle dance, a figure-eight run [4].\n";
+    // The sources are numbered as their hits rank against this question: the news page, the
+    // colony page, its mirror, the low-trust site (left out), the .edu page.
+    let report = "## Summary\nA honeybee colony has about 50000 workers in summer [2]. The queen \
+lays up to 2000 eggs a day in spring [2]. Workers live about six weeks in summer and several \
+months in winter, when the colony clusters to keep warm [2].\n\n## Spring\nScouts look for a \
+new home in late spring, when a colony splits in two [5]. Hives grow fast when the first flowers \
+open and the weather stays warm for weeks [1]. Foragers tell each other where flowers are with \
+the waggle dance, a figure-eight run [5].\n";
     let mut answers = script_writing(vec![reading(0.9, "simple")], covered(), report);
     for a in answers
         .iter_mut()
@@ -1201,9 +1207,10 @@ the waggle dance, a figure-eight run [4].\n";
 #[tokio::test]
 async fn a_large_window_reads_four_pages_a_call_and_each_fact_keeps_its_page() {
     let mut answers = script_with(vec![reading(0.9, "simple")], covered());
-    // Sentence numbers run on across the pages of a call: the colony page shows 3, its mirror 3,
-    // the news page 2, so the science page's third sentence is number 11. A fact from 3 to 5
-    // runs over the colony page's end and is read as its sentence 3.
+    // The pages are read in the order their hits rank against the question. Sentence numbers run
+    // on across the pages of a call: the colony page shows 3, its mirror 3, the low-trust page 2,
+    // so the news page's first sentence is number 9. A fact from 3 to 5 runs over the colony
+    // page's end and is read as its sentence 3.
     for a in answers
         .iter_mut()
         .filter(|a| a.purpose.as_deref() == Some("extract"))
@@ -1211,9 +1218,9 @@ async fn a_large_window_reads_four_pages_a_call_and_each_fact_keeps_its_page() {
         a.json = Some(json!({"facts": [
             {"fact": "A honeybee colony has about 50,000 workers in summer.", "sentence": 1, "end_sentence": 1},
             {"fact": "Workers live about six weeks in summer.", "sentence": 3, "end_sentence": 5},
-            {"fact": "Counted hives hold about 50,000 workers in summer.", "sentence": 11, "end_sentence": 11}]}));
+            {"fact": "Beekeepers say the queen lays up to 1,500 eggs a day in spring.", "sentence": 9, "end_sentence": 9}]}));
     }
-    // The fifth page, alone in the next call.
+    // The fifth page (the science page), alone in the next call.
     let at = answers
         .iter()
         .rposition(|a| a.purpose.as_deref() == Some("extract"))
@@ -1222,7 +1229,7 @@ async fn a_large_window_reads_four_pages_a_call_and_each_fact_keeps_its_page() {
         at + 1,
         answer(
             "extract",
-            json!({"facts": [{"fact": "A honeybee colony has about 50,000 workers in summer.", "sentence": 1, "end_sentence": 1}]}),
+            json!({"facts": [{"fact": "Counted hives hold about 50,000 workers in summer.", "sentence": 3, "end_sentence": 3}]}),
         ),
     );
     let done = run_model(
@@ -1242,15 +1249,15 @@ async fn a_large_window_reads_four_pages_a_call_and_each_fact_keeps_its_page() {
         "five pages: four in one call, one in the next"
     );
     let first = &calls[0].messages[1].content;
-    assert!(first.contains("Page 4: Counting bees"), "{first}");
-    assert!(first.contains("[11] Hive counts show"), "{first}");
+    assert!(first.contains("Page 4: Spring in the hive"), "{first}");
+    assert!(first.contains("[9] The queen lays up to 1,500"), "{first}");
     assert!(calls[0].messages[0]
         .content
         .contains("run on from one page"));
     // The lone page's call reads as a one-page call always did.
     let second = &calls[1].messages[1].content;
     assert!(
-        !second.contains("Page 1:") && second.contains("[1] A honeybee colony"),
+        !second.contains("Page 1:") && second.contains("[1] Foragers tell each other"),
         "{second}"
     );
     let by = |url: &str| s.sources.iter().find(|x| x.url.contains(url)).unwrap().id;
@@ -1260,6 +1267,12 @@ async fn a_large_window_reads_four_pages_a_call_and_each_fact_keeps_its_page() {
             .find(|e| e.fact == fact)
             .map(|e| e.source_id)
     };
+    assert_eq!(
+        of("Beekeepers say the queen lays up to 1,500 eggs a day in spring."),
+        Some(by("news.example.com")),
+        "{:#?}",
+        s.evidence
+    );
     assert_eq!(
         of("Counted hives hold about 50,000 workers in summer."),
         Some(by("science.example.edu")),

@@ -153,9 +153,15 @@ pub async fn find_gaps(ctx: &Ctx, input: GapInput<'_>) -> Result<GapReport, Node
         serde_json::to_string(&schemars::schema_for!(GapsOut)).unwrap_or_default()
     );
     let (gaps, proposed) = anchored(out.gaps, out.new_searches.clone(), &told, &user, questions);
-    // A search must share a word with the question, the session's focus or a passage read.
+    // A search must share a word with the question, the session's focus, an accepted research
+    // question or a passage read.
     let read: Vec<&str> = input.evidence.iter().map(|e| e.quote.as_str()).collect();
-    let anchors = format!("{user} {} {}", input.brief.focus.join(" "), read.join(" "));
+    let anchors = format!(
+        "{user} {} {} {}",
+        input.brief.focus.join(" "),
+        questions.join(" "),
+        read.join(" ")
+    );
     let mut warnings = warnings;
     let mut kept = Vec::new();
     for q in out

@@ -113,6 +113,10 @@ pub fn guarded(
     let mut context: Vec<&str> = vec![user.as_str()];
     context.extend(questions.iter().map(String::as_str));
     context.extend(aspects.iter().map(String::as_str));
+    // A search may also take its words from an accepted research question: each shares a word
+    // with the question, and a search for its other words ("queen eggs" for "How many eggs does
+    // the queen lay?") is on the research.
+    let search_anchors = format!("{anchors} {}", questions.join(" "));
     let mut kept = Vec::new();
     let asked = searches.iter().filter(|q| !q.trim().is_empty()).count();
     for q in searches {
@@ -120,7 +124,7 @@ pub fn guarded(
             continue;
         }
         let runnable = !runnable_searches(vec![q.clone()], &context).is_empty();
-        let why = relevance::refuse_search(&q, &brief.query, &anchors).or_else(|| {
+        let why = relevance::refuse_search(&q, &brief.query, &search_anchors).or_else(|| {
             (!runnable).then(|| {
                 "it is not a keyword query about the research (markup, a sentence or a fragment)"
                     .to_string()
