@@ -381,6 +381,34 @@ pub fn term_set(text: &str) -> HashSet<String> {
     terms(text).into_iter().collect()
 }
 
+/// The terms under which a text is compared with a question to say what it is about: like
+/// [`terms`], with English words cut to their Porter stems, which also fold derivations
+/// ("communicate", "communication" → "commun"; "organise", "organised" → "organis"). Too coarse
+/// for telling whether a sentence says what a claim says ([`terms`] is for that), right for
+/// whether a passage is on a question, and the same stems the library's index matches by.
+pub fn topic_terms(text: &str) -> Vec<String> {
+    thread_local! {
+        static PORTER: rust_stemmers::Stemmer =
+            rust_stemmers::Stemmer::create(rust_stemmers::Algorithm::English);
+    }
+    let mut out = Vec::new();
+    for t in tokens(text) {
+        match t.kind {
+            Kind::Word if NUMBER_WORDS.iter().any(|(w, _)| *w == t.text) => out.push(stem(&t.text)),
+            Kind::Word => out.push(PORTER.with(|p| p.stem(&t.text).into_owned())),
+            Kind::Number => out.extend(split_number(&t.text).into_iter().map(|(n, _)| n)),
+            Kind::Katakana => out.push(t.text),
+            Kind::Han => out.extend(bigrams(&t.text)),
+        }
+    }
+    out
+}
+
+/// The distinct [`topic_terms`] of `text`.
+pub fn topic_term_set(text: &str) -> HashSet<String> {
+    topic_terms(text).into_iter().collect()
+}
+
 /// Words that belong to a number rather than to what is said ("3.5 million", "45 percent").
 pub const NUMBER_UNITS: &str =
     "thousand thousands million millions billion billions trillion percent per cent 万 億 兆";

@@ -672,13 +672,15 @@ impl Library {
         Ok(Ranked { hits, ranking })
     }
 
-    /// Passages matching `text` by BM25, best first, with their snippets: every word required
-    /// when that finds anything, else any.
+    /// Passages matching `text` by BM25 over word stems, best first, with their snippets: those
+    /// with every word first, then those with any (a page that says three of the question's
+    /// four words is still worth reading when one page says all four).
     fn keyword_passages(
         &self,
         text: &str,
         depth: usize,
     ) -> Result<Vec<(i64, String)>, LibraryError> {
+        let mut found: Vec<(i64, String)> = Vec::new();
         for all in [true, false] {
             let Some(query) = fts_query(text, all) else {
                 return Ok(Vec::new());
@@ -691,12 +693,14 @@ impl Library {
             let rows = stmt.query_map(params![query, depth as i64], |r| {
                 Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?))
             })?;
-            let found: Vec<(i64, String)> = rows.collect::<Result<_, _>>()?;
-            if !found.is_empty() || !all {
-                return Ok(found);
+            for row in rows {
+                let row = row?;
+                if found.len() < depth && !found.iter().any(|(id, _)| *id == row.0) {
+                    found.push(row);
+                }
             }
         }
-        Ok(Vec::new())
+        Ok(found)
     }
 
     /// Passages nearest `text` in meaning, best first, down to [`MIN_SIMILARITY`], and the

@@ -74,11 +74,11 @@ fn hybrid_finds_what_keywords_miss_and_says_which_ranking_it_used() {
     let docs = corpus();
     let path = db.path().join("db.sqlite3");
 
-    // No model: BM25 alone, and "indexes" is not a word of any file.
+    // No model: BM25 alone, and "indeksing" (mistyped) is not a word or stem of any file.
     let plain = Library::open(&path).unwrap();
     plain.add(docs.path(), &|_| {}).unwrap();
     assert_eq!(plain.ranking(), Ranking::Bm25);
-    let ranked = plain.search_ranked("indexes", 5).unwrap();
+    let ranked = plain.search_ranked("indeksing", 5).unwrap();
     assert_eq!(ranked.ranking, Ranking::Bm25);
     assert!(ranked.hits.is_empty(), "{:?}", ranked.hits);
     assert_eq!(plain.embedded_share().unwrap(), (0, 3));
@@ -94,7 +94,7 @@ fn hybrid_finds_what_keywords_miss_and_says_which_ranking_it_used() {
     assert_eq!(embedder.texts.load(Ordering::SeqCst), 3);
     assert_eq!(lib.embedded_share().unwrap(), (3, 3));
 
-    let ranked = lib.search_ranked("indexes", 5).unwrap();
+    let ranked = lib.search_ranked("indeksing", 5).unwrap();
     assert_eq!(
         ranked.ranking,
         Ranking::Hybrid {

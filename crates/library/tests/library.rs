@@ -53,9 +53,21 @@ fn indexes_mixed_files_searches_and_reindexes_incrementally() {
     );
     assert!(report.failed[0].0.ends_with("broken.txt"));
 
+    // The page with every word first, then pages with some of them ("Wasps do not dance").
     let hits = lib.search("waggle dance", 5).unwrap();
-    assert_eq!(hits.len(), 1, "{hits:?}");
+    assert_eq!(hits.len(), 2, "{hits:?}");
     assert!(hits[0].url.starts_with("file:///") && hits[0].url.ends_with("notes/bees.md"));
+    assert!(hits[1].url.ends_with("wasps.txt"), "{hits:?}");
+    // Words are matched by their stems: plurals, -ing, -ation.
+    let hits = lib.search("dancing foragers trail", 5).unwrap();
+    let names: Vec<&str> = hits
+        .iter()
+        .map(|h| h.url.rsplit('/').next().unwrap())
+        .collect();
+    assert!(
+        names.contains(&"bees.md") && names.contains(&"page.html"),
+        "{names:?}"
+    );
     assert_eq!(hits[0].title, "Bee notes");
     assert!(hits[0].snippet.contains("waggle dance"));
     assert_eq!(

@@ -109,6 +109,19 @@ fn migrations() -> rusqlite_migration::Migrations<'static> {
         ),
         M::up(conversation::TURNS_MIGRATION),
         M::up(schema::CHECKED_MIGRATION),
+        // Library passages are matched by their stems ("honeybees" finds "honeybee colony",
+        // "communicate" finds "communication"): the passages move to a table with the Porter
+        // stemmer in front of the same tokenizer, keeping their rowids (the vectors' keys).
+        M::up(
+            "CREATE VIRTUAL TABLE library_passages_stemmed USING fts5(
+                 text, file_id UNINDEXED, ord UNINDEXED,
+                 tokenize = 'porter unicode61 remove_diacritics 2'
+             );
+             INSERT INTO library_passages_stemmed (rowid, text, file_id, ord)
+                 SELECT rowid, text, file_id, ord FROM library_passages;
+             DROP TABLE library_passages;
+             ALTER TABLE library_passages_stemmed RENAME TO library_passages;",
+        ),
     ])
 }
 
@@ -166,5 +179,27 @@ mod tests {
     #[test]
     fn migrations_are_valid() {
         super::migrations().validate().unwrap();
+    }
+
+    #[test]
+    fn library_passages_move_to_the_stemmed_index_with_their_rowids() {
+        let mut conn = rusqlite::Connection::open_in_memory().unwrap();
+        let all = super::migrations();
+        // Up to the migration before the stemmer, with one passage indexed the old way.
+        all.to_version(&mut conn, 6).unwrap();
+        conn.execute(
+            "INSERT INTO library_passages (rowid, text, file_id, ord) VALUES (42, 'Honeybee colonies', 7, 0)",
+            [],
+        )
+        .unwrap();
+        all.to_latest(&mut conn).unwrap();
+        let found: (i64, i64) = conn
+            .query_row(
+                "SELECT rowid, file_id FROM library_passages WHERE library_passages MATCH 'colony'",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .unwrap();
+        assert_eq!(found, (42, 7));
     }
 }

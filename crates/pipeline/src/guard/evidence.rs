@@ -259,16 +259,16 @@ pub fn fact_matches_quote(fact: &str, quote: &str) -> bool {
 // Relevance
 // ---------------------------------------------------------------------------------------------
 
-/// Every sentence's BM25 score against `query`'s content words ([`BM25_K1`], [`BM25_B`]), the
+/// Every sentence's BM25 score against `query`'s content words (their [`topic_terms`]) ([`BM25_K1`], [`BM25_B`]), the
 /// given sentences being the corpus, best first and ties by index; sentences that share
 /// nothing with the query score 0 and come last.
 pub fn rank_sentences(query: &str, sentences: &[&str]) -> Vec<(usize, f64)> {
-    let query: HashSet<String> = term_set(query);
+    let query: HashSet<String> = topic_term_set(query);
     let docs: Vec<HashMap<String, usize>> = sentences
         .iter()
         .map(|s| {
             let mut tf: HashMap<String, usize> = HashMap::new();
-            for t in terms(s) {
+            for t in topic_terms(s) {
                 *tf.entry(t).or_default() += 1;
             }
             tf
@@ -304,11 +304,11 @@ pub fn rank_sentences(query: &str, sentences: &[&str]) -> Vec<(usize, f64)> {
     scores
 }
 
-/// Whether `text` mentions the topic at all: one content word in common, plurals and Japanese
-/// bigrams folded. The bar for a quote to be on topic; [`shares_content`] is the bar for
+/// Whether `text` mentions the topic at all: one content word in common, compared by their
+/// [`topic_terms`] (stems, Japanese bigrams). The bar for a quote to be on topic; [`shares_content`] is the bar for
 /// evidence to answer a question.
 pub fn mentions(topic: &str, text: &str) -> bool {
-    let (a, b) = (term_set(topic), term_set(text));
+    let (a, b) = (topic_term_set(topic), topic_term_set(text));
     a.intersection(&b).next().is_some()
 }
 
@@ -316,7 +316,7 @@ pub fn mentions(topic: &str, text: &str) -> bool {
 /// when it has fewer than four ("What does Cachegrind measure?" needs one of its two, not a
 /// sentence that says both), plurals and Japanese bigrams folded.
 pub fn shares_content(a: &str, b: &str) -> bool {
-    let (a, b) = (term_set(a), term_set(b));
+    let (a, b) = (topic_term_set(a), topic_term_set(b));
     let need = SHARED_TERMS.min(a.len().div_ceil(2)).min(b.len());
     need > 0 && a.intersection(&b).count() >= need
 }

@@ -167,3 +167,33 @@ pub fn table(outcome: &CompareOutcome) -> String {
     ));
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_table_lists_the_sources_only_one_side_read() {
+        let side = |label: &str, only: &[&str]| CompareColumn {
+            label: label.into(),
+            pipeline: "standard".into(),
+            sources: 2 + only.len(),
+            only_here: only.iter().map(|s| s.to_string()).collect(),
+            ..Default::default()
+        };
+        let outcome = CompareOutcome {
+            session_id: "s1".into(),
+            concurrent: true,
+            columns: vec![side("narrow", &[]), side("multi", &["file:///doc/c.html"])],
+            shared_sources: vec!["file:///doc/a.html".into(), "file:///doc/b.html".into()],
+        };
+        let text = table(&outcome);
+        assert!(text.contains("narrow (standard)") && text.contains("multi (standard)"));
+        assert!(
+            text.contains("\nonly multi read:\n  file:///doc/c.html\n"),
+            "{text}"
+        );
+        assert!(!text.contains("only narrow read"), "{text}");
+        assert!(text.contains("both read 2 source(s); session s1"), "{text}");
+    }
+}

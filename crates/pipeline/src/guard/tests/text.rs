@@ -363,3 +363,18 @@ fn the_fallback_plan_searches_the_subject_not_the_phrasing() {
         );
     }
 }
+
+#[test]
+fn topic_terms_fold_derivations_that_claim_terms_keep_apart() {
+    let q = topic_term_set("How do honeybees communicate and organise their colonies?");
+    let passage = topic_term_set(
+        "Communication between workers in a honeybee colony is organised by pheromones.",
+    );
+    assert_eq!(q.intersection(&passage).count(), 4, "{q:?} {passage:?}");
+    assert!(mentions(
+        "How do honeybees communicate?",
+        "Communication relies on dances."
+    ));
+    // Numbers and Japanese are compared as in every other check.
+    assert_eq!(topic_terms("three 所有権"), vec!["3", "所有", "有権"]);
+}
