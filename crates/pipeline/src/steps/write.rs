@@ -225,14 +225,9 @@ pub fn extractive_body(facts: &Facts<'_>, evidence: &[Evidence]) -> String {
         }
         out.push_str(&format!("### {}\n\n", title.trim()));
         for e in items {
-            let text = if guard::fact_matches_quote(&e.fact, &e.quote)
-                && guard::degenerate(&e.fact).is_none()
-            {
-                e.fact.trim()
-            } else {
-                e.quote.trim()
-            };
-            let text = text.replace('\n', " ");
+            // The source's own words, never the model's paraphrase of them: a fact that shares
+            // most of its words with its quote can still add one ("a colony is a social insect").
+            let text = e.quote.trim().replace('\n', " ");
             // A quote that is itself a list item keeps one marker, not two.
             let text = text.trim_start_matches(['-', '*', '•', ' ']);
             out.push_str(&format!(
