@@ -689,7 +689,7 @@ fn trust_script(dir: &Path) -> String {
                     .split("\n## Pollination")
                     .next()
                     .unwrap()
-                    .replace(" They are important pollinators of many crops [3].", "");
+                    .replace(" They are important pollinators of many crops [2].", "");
                 a["text"] = json!(kept);
             }
         }
@@ -961,12 +961,12 @@ fn review_script(dir: &Path) -> String {
             .unwrap()
             .to_string();
         let second = first.replace(
-            "They are important pollinators of many crops [3].",
-            "They are important pollinators of crops such as almonds and apples [3].",
+            "They are important pollinators of many crops [2].",
+            "They are important pollinators of crops such as almonds and apples [2].",
         );
         let third = second.replace(
-            "Communication also relies on pheromones [2].",
-            "Communication in the colony also relies on pheromones [2].",
+            "Communication also relies on pheromones [1].",
+            "Communication in the colony also relies on pheromones [1].",
         );
         assert!(second != first && third != second);
         answers.push(json!({"purpose": "write", "text": second}));
