@@ -170,7 +170,10 @@ pub fn refuse_question(q: &str, question: &str, anchors: &str) -> Option<String>
         .chars()
         .last()
         .unwrap_or(' ');
-    if matches!(end, '.' | '。' | '!' | '！') && !asks(t) {
+    // A question ends in a question mark or opens by asking ("Explain how…"); anything else
+    // is a statement, with or without its full stop ("The track-origin options allow you to
+    // specify a custom tracking logic, which…" widened what counted as on the question).
+    if !matches!(end, '?' | '？') && !asks(t) {
         return Some("it is a statement, not a question".into());
     }
     if !guard::mentions(anchors, t) {
@@ -520,6 +523,16 @@ mod tests {
             .unwrap()
             .contains("statement"));
         assert!(refuse_question("aspects/scopes.json:https://x.org/a", Q, Q).is_some());
+        let unstopped = "The track-origin options allow you to specify a custom tracking logic";
+        assert!(
+            refuse_question(unstopped, "What does --track-origins do?", "track origins")
+                .unwrap()
+                .contains("statement")
+        );
+        assert_eq!(
+            refuse_question("SQLite atomic commit after a power failure?", Q, Q),
+            None
+        );
         assert!(refuse_question("What does the archive utility do?", Q, Q)
             .unwrap()
             .contains("no word"));
