@@ -284,6 +284,21 @@ pub fn ranked_record(
         .collect()
 }
 
+/// The words of research question `q` that say what it asks: without the words of the
+/// model's prompt and schema ("The answer to this question is: …") that `topic` does not use,
+/// so a passage saying "to answer this question quickly" is not on it.
+fn asked_words(q: &str, topic: &str) -> String {
+    let told: BTreeSet<&str> = TOLD_WORDS.split_whitespace().collect();
+    let own = guard::topic_term_set(topic);
+    q.unicode_words()
+        .filter(|w| {
+            let lower = w.to_lowercase();
+            !told.contains(lower.as_str()) || guard::topic_term_set(&lower).is_subset(&own)
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// What evidence must be about to be cited: the question (with its clarification and the
 /// session's focus) or one of its accepted research questions.
 #[derive(Debug, Clone)]
@@ -298,7 +313,7 @@ impl Gate {
     pub fn new(topic: &str, questions: &[String]) -> Self {
         Self {
             topic: topic.to_string(),
-            questions: questions.to_vec(),
+            questions: questions.iter().map(|q| asked_words(q, topic)).collect(),
         }
     }
 
@@ -663,6 +678,17 @@ mod tests {
         ));
         let ids: Vec<u32> = gate.citable(&more).iter().map(|e| e.id).collect();
         assert_eq!(ids, vec![3, 4, 5]);
+        // A research question's words from the prompt do not make a passage on it.
+        let told = Gate::new(
+            "How do tomato plants survive a hot and dry summer?",
+            &["The answer to this question is: How do tomato plants survive a heatwave?".into()],
+        );
+        let wal = ev(
+            7,
+            4,
+            "The purpose of the wal-index is to answer this question quickly:",
+        );
+        assert!(told.citable(&[wal]).is_empty());
         let best = gate.best(&citable, 5);
         assert_eq!(best[0].id, 3, "the question's best first");
         assert_eq!(best.len(), 2);
