@@ -67,8 +67,11 @@ pub fn guarded(
         guard::fallback_plan(&brief.query, l.initial_searches);
     let mut warnings = Vec::new();
     let user = brief.topic();
-    // What a research question must share a word with: the question and the session's focus.
-    let anchors = format!("{user} {}", brief.focus.join(" "));
+    // What a research question must share a word with: the question as `Brief::topic` reads
+    // it (a follow-up that names something of its own, its own words; otherwise with the
+    // session's focus). "How can you access the source code form?" is not research on "what do
+    // they say about liability?" because the session was about open source licences.
+    let anchors = user.clone();
     let mut refuse = |what: &str, text: &str, why: &str| {
         warnings.push(relevance::refused(ctx, what, text, why));
     };
