@@ -257,10 +257,12 @@ fn unsegment_cjk(text: &str) -> String {
 
 /// Turns what a person typed into an FTS5 query: every word quoted (so `AND`, `-`, `:` and quotes
 /// are just text), CJK words as phrases of their characters; `all` requires every word,
-/// otherwise any.
+/// otherwise any. Japanese has no spaces: hiragana (particles and endings, in 「ファジー選択と
+/// 色域選択の違いは何ですか」) separates its words, so a whole question is not one phrase.
 fn fts_query(text: &str, all: bool) -> Option<String> {
+    let hiragana = |c: char| ('\u{3040}'..='\u{309F}').contains(&c);
     let words: Vec<String> = text
-        .split(|c: char| !c.is_alphanumeric())
+        .split(|c: char| !c.is_alphanumeric() || hiragana(c))
         .filter(|w| !w.is_empty())
         .map(|w| format!("\"{}\"", segment_cjk(&w.replace('"', "")).trim()))
         .collect();
@@ -938,6 +940,9 @@ mod tests {
             hits[0].snippet
         );
         assert_eq!(lib.search("classical", 5).unwrap().len(), 1);
+        // A whole question, its words cut at the hiragana between them.
+        let hits = lib.search("量子コンピュータは何を利用して計算しますか？", 5).unwrap();
+        assert!(hits[0].url.ends_with("ja.txt"), "{hits:?}");
         // Display drops the spaces the index put around CJK characters.
         assert_eq!(
             unsegment_cjk(&segment_cjk("日本語の text")),
