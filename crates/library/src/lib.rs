@@ -941,7 +941,9 @@ mod tests {
         );
         assert_eq!(lib.search("classical", 5).unwrap().len(), 1);
         // A whole question, its words cut at the hiragana between them.
-        let hits = lib.search("量子コンピュータは何を利用して計算しますか？", 5).unwrap();
+        let hits = lib
+            .search("量子コンピュータは何を利用して計算しますか？", 5)
+            .unwrap();
         assert!(hits[0].url.ends_with("ja.txt"), "{hits:?}");
         // Display drops the spaces the index put around CJK characters.
         assert_eq!(

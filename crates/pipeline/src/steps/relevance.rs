@@ -21,6 +21,11 @@ use crate::records::{Evidence, RankedHit, Warning, WarningKind};
 /// Searches made from the question's own terms that open every plan, before the model's.
 pub const QUESTION_SEARCHES: usize = 1;
 
+/// An extractive report gives a passage when it scores at least this share of the best
+/// passage's score against the question (or a research question): the tail of passages that
+/// share one common word ("write" in "read and write any schema format") is left out.
+pub const BEST_FLOOR: f64 = 0.15;
+
 /// Passages read that the next round's searches are drawn from (pseudo-relevance feedback).
 pub const FEEDBACK_PASSAGES: usize = 3;
 
@@ -366,9 +371,11 @@ impl Gate {
         let rankings: Vec<Vec<usize>> = keys
             .iter()
             .map(|k| {
-                guard::rank_sentences(k, &quotes)
+                let ranked = guard::rank_sentences(k, &quotes);
+                let top = ranked.first().map_or(0.0, |(_, s)| *s);
+                ranked
                     .into_iter()
-                    .filter(|(_, s)| *s > 0.0)
+                    .filter(|(_, s)| *s > 0.0 && *s >= top * BEST_FLOOR)
                     .map(|(i, _)| i)
                     .collect()
             })
@@ -692,6 +699,18 @@ mod tests {
         let best = gate.best(&citable, 5);
         assert_eq!(best[0].id, 3, "the question's best first");
         assert_eq!(best.len(), 2);
+        // A passage sharing one common word with the question, far below the best, is left out.
+        let wal = Gate::new(
+            "What is the difference between write-ahead logging and the rollback journal?",
+            &[],
+        );
+        let read = vec![
+            ev(1, 1, "The difference between the rollback journal and the write-ahead log is that the rollback journal copies the original content before the write."),
+            ev(2, 2, "Newer versions can read and write any schema format between 1 and 4."),
+            ev(3, 3, "A write-ahead log appends changes to a separate WAL file, and readers use it too."),
+        ];
+        let ids: Vec<u32> = wal.best(&read, 5).iter().map(|e| e.id).collect();
+        assert_eq!(ids, vec![1, 3]);
     }
 
     #[test]
