@@ -285,7 +285,13 @@ pub fn truncate_text(mut text: String, max_bytes: usize) -> String {
 
 /// Sphinx and similar generators leave anchor glyphs and "Permalink" links in the text.
 fn tidy(text: &str) -> String {
-    let cleaned = text.replace(['\u{f0c1}', '¶'], "");
+    // The Markdown writer keeps a line break inside a block it writes on one line (a table
+    // cell, a list item) as `<br>`: markup in what a quote shows. A space keeps the words apart.
+    let cleaned = text
+        .replace(['\u{f0c1}', '¶'], "")
+        .replace("<br />", " ")
+        .replace("<br/>", " ")
+        .replace("<br>", " ");
     let mut out = String::with_capacity(cleaned.len());
     let mut blank = 0;
     for line in cleaned.lines() {
@@ -356,6 +362,14 @@ mod tests {
         html(page, "https://manual.example/ja/sheets.html")
             .expect("the page is extracted")
             .text
+    }
+
+    #[test]
+    fn a_line_break_the_markdown_writer_keeps_as_markup_reads_as_a_space() {
+        assert_eq!(
+            tidy("using SQL commands.<br> You will be able<br/>to extend it.<br />"),
+            "using SQL commands.  You will be able to extend it."
+        );
     }
 
     #[test]
