@@ -243,18 +243,7 @@ impl Studio {
         session_id: &str,
     ) -> Result<BTreeMap<usize, CheckedSourceText>, ApiError> {
         let sessions = self.sessions();
-        if sessions.get(session_id)?.is_none() {
-            return Err(ApiError::new(
-                ErrorCode::NotFound,
-                format!("there is no session with id {session_id}"),
-            ));
-        }
-        let report = sessions.reports(session_id)?.pop().ok_or_else(|| {
-            ApiError::new(
-                ErrorCode::Conflict,
-                "the session has no report yet, so it has no sources to check against",
-            )
-        })?;
+        let report = self.latest_report(session_id, "it has no sources to check against")?;
         let mut out = BTreeMap::new();
         for row in sessions.sources(&report.thread_id)? {
             if let Some(text) = sessions.document(&row.sha256)? {

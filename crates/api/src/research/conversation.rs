@@ -89,10 +89,7 @@ impl Studio {
         session_id: &str,
     ) -> Result<SessionState, ApiError> {
         let Some(session) = sessions.get(session_id)? else {
-            return Err(ApiError::new(
-                ErrorCode::NotFound,
-                format!("there is no session with id {session_id}"),
-            ));
+            return Err(super::sessions::no_session(session_id));
         };
         let runs = sessions.runs(session_id)?;
         let last = runs

@@ -19,7 +19,7 @@ use research_pipeline::{sha256_hex, Evidence};
 use serde::{Deserialize, Serialize};
 
 use crate::blocking::in_place;
-use crate::{ApiError, ErrorCode, Studio, ThreadId};
+use crate::{ApiError, Studio, ThreadId};
 
 /// What reading a cited source again found.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
@@ -115,18 +115,7 @@ impl Studio {
     /// as a new report version (see the module doc). Costs no model call.
     pub async fn recheck(&self, session_id: &str) -> Result<Recheck, ApiError> {
         let sessions = self.sessions();
-        if sessions.get(session_id)?.is_none() {
-            return Err(ApiError::new(
-                ErrorCode::NotFound,
-                format!("there is no session with id {session_id}"),
-            ));
-        }
-        let report = sessions.reports(session_id)?.pop().ok_or_else(|| {
-            ApiError::new(
-                ErrorCode::Conflict,
-                "the session has no report yet; there is nothing to check",
-            )
-        })?;
+        let report = self.latest_report(session_id, "there is nothing to check")?;
         let thread = ThreadId::new(report.thread_id.clone());
         let (_, saved) = self.research_run(&thread)?;
         let rows = sessions.sources(thread.as_str())?;

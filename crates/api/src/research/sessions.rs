@@ -8,7 +8,7 @@ use research_pipeline::steps::audit::{check_draft, DraftFinding, SourceTexts};
 use research_pipeline::steps::review::{Criterion, Issue, ReviewRecord};
 use research_pipeline::Evidence;
 use research_pipeline::Run;
-use research_store::{ClaimRow, EvidenceRow, SessionRecord, Sessions, SourceRow};
+use research_store::{ClaimRow, EvidenceRow, ReportRow, SessionRecord, Sessions, SourceRow};
 use serde::{Deserialize, Serialize};
 
 use super::SavedRun;
@@ -206,13 +206,8 @@ impl Studio {
     /// Every model call of a session's runs, in order, with the prompt and answer of those made
     /// while the run kept them ([`research_pipeline::RunConfig::record_calls`]).
     pub fn model_calls(&self, session: &str) -> Result<Vec<RunCalls>, ApiError> {
+        self.existing_session(session)?;
         let sessions = self.sessions();
-        if sessions.get(session)?.is_none() {
-            return Err(ApiError::new(
-                ErrorCode::NotFound,
-                format!("there is no session with id {session}"),
-            ));
-        }
         sessions
             .runs(session)?
             .into_iter()
@@ -239,12 +234,7 @@ impl Studio {
     /// A session with its runs, reports, and the sources and evidence behind its latest report.
     pub fn session(&self, id: &str) -> Result<SessionDetail, ApiError> {
         let sessions = self.sessions();
-        let session = sessions.get(id)?.ok_or_else(|| {
-            ApiError::new(
-                ErrorCode::NotFound,
-                format!("there is no session with id {id}"),
-            )
-        })?;
+        let session = self.existing_session(id)?;
         let runs = sessions.runs(id)?;
         let reports = sessions.reports(id)?;
         // Findings come from the run that wrote the report shown, so its citations resolve even
@@ -368,10 +358,7 @@ impl Studio {
             return Err(ApiError::new(ErrorCode::InvalidInput, "the title is empty"));
         }
         if !self.sessions().rename(id, title, self.clock.now_ms())? {
-            return Err(ApiError::new(
-                ErrorCode::NotFound,
-                format!("there is no session with id {id}"),
-            ));
+            return Err(no_session(id));
         }
         Ok(())
     }
@@ -379,10 +366,7 @@ impl Studio {
     /// Deletes a session and everything it produced.
     pub fn delete_session(&self, id: &str) -> Result<(), ApiError> {
         if !self.sessions().delete(id)? {
-            return Err(ApiError::new(
-                ErrorCode::NotFound,
-                format!("there is no session with id {id}"),
-            ));
+            return Err(no_session(id));
         }
         Ok(())
     }
@@ -390,5 +374,32 @@ impl Studio {
     /// The session a thread belongs to.
     pub fn session_of(&self, thread: &ThreadId) -> Result<Option<String>, ApiError> {
         Ok(self.sessions().session_of(thread.as_str())?)
+    }
+}
+
+/// The error for a session id that names no session, worded once for every command.
+pub(crate) fn no_session(id: &str) -> ApiError {
+    ApiError::new(
+        ErrorCode::NotFound,
+        format!("there is no session with id {id}"),
+    )
+}
+
+impl Studio {
+    /// Session `id`'s record, or [`no_session`].
+    pub(crate) fn existing_session(&self, id: &str) -> Result<SessionRecord, ApiError> {
+        self.sessions().get(id)?.ok_or_else(|| no_session(id))
+    }
+
+    /// The latest report of session `id`: [`no_session`] when there is no such session, a
+    /// conflict saying `without` ("there is nothing to check") when it has no report yet.
+    pub(crate) fn latest_report(&self, id: &str, without: &str) -> Result<ReportRow, ApiError> {
+        self.existing_session(id)?;
+        self.sessions().reports(id)?.pop().ok_or_else(|| {
+            ApiError::new(
+                ErrorCode::Conflict,
+                format!("the session has no report yet; {without}"),
+            )
+        })
     }
 }
