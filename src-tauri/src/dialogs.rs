@@ -62,6 +62,7 @@ pub async fn ask<R: Runtime>(
     app: AppHandle<R>,
     pending: PendingQuestion,
 ) -> Result<DialogAnswer, ApiError> {
+    let headline = pending.question.escalation_headline();
     match pending.question {
         Question::Clarify {
             question, options, ..
@@ -140,14 +141,8 @@ pub async fn ask<R: Runtime>(
                 _ => DialogAnswer::Dismissed,
             })
         }
-        Question::Escalation {
-            reason,
-            issues,
-            score,
-        } => {
-            let mut text = format!(
-                "The reviewer could not resolve everything: {reason}. The best draft scores {score:.1}/10."
-            );
+        Question::Escalation { issues, .. } => {
+            let mut text = headline.unwrap_or_default();
             for i in &issues {
                 text.push_str(&format!("\n• {} ({})", i.description, i.location));
             }

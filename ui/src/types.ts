@@ -1534,7 +1534,13 @@ issues: Array<Issue>,
 /**
  * The best draft's overall score, 0–10.
  */
-score: number, };
+score: number, 
+/**
+ * The check that asks (escalations saved before it was recorded are the reviewer's).
+ */
+by: EscalatedBy, };
+
+export type EscalatedBy = "review" | "trust";
 
 export type Answer = { "type": "clarify", 
 /**

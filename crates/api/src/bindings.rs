@@ -90,6 +90,7 @@ pub fn typescript() -> String {
         research_pipeline::ReviewTimeout::decl(&cfg),
         research_pipeline::TimeoutAction::decl(&cfg),
         research_pipeline::Question::decl(&cfg),
+        research_pipeline::EscalatedBy::decl(&cfg),
         research_pipeline::Answer::decl(&cfg),
         research_pipeline::Plan::decl(&cfg),
         research_pipeline::Outcome::decl(&cfg),

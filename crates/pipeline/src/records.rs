@@ -304,8 +304,9 @@ pub enum Question {
         #[serde(default)]
         draft: String,
     },
-    /// The reviewer's critical issues are still open after the revisions: accept the best
-    /// draft with them as caveats, research more with them as gaps, or stop.
+    /// A check's critical issues are still open (the reviewer's after the revisions, or the
+    /// trust check's unsupported claims): accept the best draft with them as caveats, research
+    /// more with them as gaps, or stop.
     Escalation {
         /// Why the run asks, in one sentence.
         reason: String,
@@ -313,7 +314,42 @@ pub enum Question {
         issues: Vec<crate::steps::review::Issue>,
         /// The best draft's overall score, 0–10.
         score: f64,
+        /// The check that asks (escalations saved before it was recorded are the reviewer's).
+        #[serde(default)]
+        by: EscalatedBy,
     },
+}
+
+/// The check that raised an escalation: what it is called and what its score means are its own.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
+pub enum EscalatedBy {
+    /// The review pipeline's reviewer, scoring drafts 0–10.
+    #[default]
+    Review,
+    /// The trust pipeline's claim check, by its hallucination score.
+    Trust,
+}
+
+impl Question {
+    /// What an escalation says first, in the words of the check that raised it (`None` for
+    /// other questions): the app's dialog and the CLI's prompt both show this.
+    pub fn escalation_headline(&self) -> Option<String> {
+        let Question::Escalation {
+            reason, score, by, ..
+        } = self
+        else {
+            return None;
+        };
+        Some(match by {
+            EscalatedBy::Review => format!(
+                "The reviewer could not resolve everything: {reason}. The best draft scores {score:.1}/10."
+            ),
+            EscalatedBy::Trust => {
+                format!("The trust check found claims its sources do not support: {reason}.")
+            }
+        })
+    }
 }
 
 /// An answer to a [`Question`].

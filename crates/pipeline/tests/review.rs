@@ -518,6 +518,14 @@ async fn open_critical_issues_escalate_and_research_more_writes_anew() {
         panic!("{asked:?}")
     };
     assert!(
+        asked[0]
+            .escalation_headline()
+            .unwrap()
+            .starts_with("The reviewer could not resolve everything: "),
+        "{:?}",
+        asked[0]
+    );
+    assert!(
         reason.contains("1 critical issue is still open"),
         "{reason}"
     );

@@ -639,6 +639,14 @@ async fn over_the_hallucination_threshold_a_person_decides() {
         panic!("{:?}", stopped.asked)
     };
     assert!(reason.contains("hallucination score 0.33"), "{reason}");
+    // The trust check words its own escalation, not the reviewer's.
+    let headline = stopped.asked[0].escalation_headline().unwrap();
+    assert!(
+        headline.starts_with("The trust check found claims its sources do not support")
+            && !headline.contains("reviewer")
+            && !headline.contains("/10"),
+        "{headline}"
+    );
     assert!(
         issues.iter().any(|i| i.location.contains("moon")),
         "{issues:?}"

@@ -135,7 +135,7 @@ describe("actions", () => {
 
   it("an escalation left waiting is asked again in its native dialog and answered there", async () => {
     const { store, actions } = setup();
-    const question = { interrupt_id: "i", asked_at_ms: 0, deadline_ms: null, question: { type: "escalation", reason: "1 critical issue is still open", issues: [], score: 6.5 } };
+    const question = { interrupt_id: "i", asked_at_ms: 0, deadline_ms: null, question: { type: "escalation", reason: "1 critical issue is still open", issues: [], score: 6.5, by: "review" } };
     const asked: unknown[] = [];
     const answers: unknown[] = [];
     handlers.set("session", () => detail("s1", "waiting", "t1"));

@@ -32,7 +32,7 @@ use crate::config::RunConfig;
 use crate::family::{Flow, OutlineStep, PipelineInfo, RunRequest, RunView};
 use crate::fork::{ForkEdit, ForkError, ForkStage, StageView};
 use crate::guard;
-use crate::records::{Answer, Decision, Outcome, Question, Synthesis, WarningKind};
+use crate::records::{Answer, Decision, EscalatedBy, Outcome, Question, Synthesis, WarningKind};
 use crate::roles::Role;
 use crate::steps::analyze::{self, AnalyzeInput};
 use crate::steps::review::{
@@ -322,6 +322,7 @@ async fn escalate(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
                 ),
                 issues: issues.clone(),
                 score,
+                by: EscalatedBy::Review,
             },
         )?;
         automatic = why.is_some();

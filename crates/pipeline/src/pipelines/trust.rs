@@ -33,7 +33,7 @@ use crate::config::{Mode, RunConfig, TrustVariant};
 use crate::family::{Flow, OutlineStep, PipelineInfo, RunRequest, RunView};
 use crate::fork::{ForkEdit, ForkError, ForkStage, StageView};
 use crate::guard;
-use crate::records::{Answer, Coverage, Decision, Outcome, Question};
+use crate::records::{Answer, Coverage, Decision, EscalatedBy, Outcome, Question};
 use crate::roles::Role;
 use crate::steps::audit::AuditStatus;
 use crate::steps::backtrack;
@@ -632,6 +632,7 @@ async fn escalate(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
             ),
             issues,
             score: ((1.0 - t.hallucination) * 10.0).clamp(0.0, 10.0),
+            by: EscalatedBy::Trust,
         },
     )?;
     let with_why = |d: &str| match &timed_out {

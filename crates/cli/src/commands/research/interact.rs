@@ -152,14 +152,8 @@ fn asked(
                 }
             }
         }
-        Question::Escalation {
-            reason,
-            issues,
-            score,
-        } => {
-            eprintln!(
-                "\nThe reviewer's critical issues stay open: {reason} (best draft {score:.1}/10)."
-            );
+        Question::Escalation { issues, .. } => {
+            eprintln!("\n{}", question.escalation_headline().unwrap_or_default());
             for i in issues {
                 eprintln!("  - {} ({})", i.description, i.location);
             }
