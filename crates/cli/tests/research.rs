@@ -401,6 +401,19 @@ async fn web_run_against_a_local_search_server_and_local_pages() {
             .any(|w| w.as_str().unwrap_or_default().contains("loopback")),
         "{warnings:#?}"
     );
+    // The report says why nothing was read and what allows it, not to rephrase the question.
+    let report = refused["report"].as_str().unwrap();
+    let entry = base.trim_start_matches("http://");
+    assert!(report.contains("none could be read"), "{report}");
+    assert!(
+        report.contains(&format!("add {entry} to the allowed hosts")),
+        "{report}"
+    );
+    assert!(report.contains("loopback address"), "{report}");
+    assert!(
+        !report.contains("rephrase the question more specifically"),
+        "{report}"
+    );
 }
 
 /// What the tiny model is asked.

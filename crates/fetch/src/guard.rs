@@ -186,6 +186,11 @@ impl AllowedHosts {
         self.0.iter().any(|o| o.host == host)
     }
 
+    /// [`AllowedHosts::entry_for`] of an address given as text; `None` when it does not parse.
+    pub fn entry_for_address(url: &str) -> Option<String> {
+        Self::entry_for(&url::Url::parse(url).ok()?)
+    }
+
     /// The entry that would allow `url`, as a person would write it: the host, with its port
     /// when that is not the scheme's default.
     pub fn entry_for(url: &url::Url) -> Option<String> {

@@ -241,6 +241,8 @@ pub enum WarningKind {
     SearchFailed,
     /// A page could not be fetched or read.
     Unreadable,
+    /// A page's address is private or local and was not allowed (the fetcher's guard).
+    Blocked,
     /// A page was read but its text could not be stored.
     NotStored,
     /// A page was read but no facts could be taken from it.

@@ -540,7 +540,10 @@ pub(crate) fn nothing_answers_body(state: &Facts<'_>, instead: &str) -> String {
 /// The honest answer when nothing was found (seed 003's graceful degradation).
 pub(crate) fn nothing_found(state: &Facts<'_>, now_ms: i64, llm_calls: u64) -> String {
     let h = headings(state.language);
-    let body = if state.language == "ja" {
+    let unread = crate::method::unread_pages(state.warnings);
+    let body = if state.sources.is_empty() && !unread.is_empty() {
+        nothing_read(state, &unread)
+    } else if state.language == "ja" {
         "この質問について、読める出典から根拠を見つけることができませんでした。推測で答えることはしません。\n\n\
 次を試してください:\n\n- 質問をより具体的に言い換える\n- ライブラリに関連する資料のフォルダを追加する\n\
 - 別の検索プロバイダーを選ぶか、API キーを設定する\n"
@@ -557,6 +560,58 @@ report does not answer it rather than guess.\n\nWhat might help:\n\n- rephrase t
         h.summary,
         method_section(state, now_ms, llm_calls)
     )
+}
+
+/// Pages listed by name when none could be read; the rest are counted.
+const UNREAD_LISTED: usize = 5;
+
+/// Why nothing was found when the searches found pages but none could be read: each page with
+/// why, and for addresses the fetcher's guard refused, the exact entry that allows them.
+/// Rephrasing the question cannot help there, so the report does not suggest it.
+fn nothing_read(state: &Facts<'_>, unread: &[crate::method::UnreadPage]) -> String {
+    let ja = state.language == "ja";
+    let mut out = if ja {
+        format!(
+            "検索で見つかった {} ページはどれも読めなかったため、根拠を取り出せませんでした。質問を言い換えても解決しません。\n\n理由:\n\n",
+            unread.len()
+        )
+    } else {
+        format!(
+            "The searches found {} page{}, and none could be read, so there was no evidence to take; rephrasing the question would not help.\n\nWhy:\n\n",
+            unread.len(),
+            if unread.len() == 1 { "" } else { "s" }
+        )
+    };
+    for page in unread.iter().take(UNREAD_LISTED) {
+        out.push_str(&format!("- {}: {}\n", page.url, page.reason));
+    }
+    if unread.len() > UNREAD_LISTED {
+        let more = unread.len() - UNREAD_LISTED;
+        out.push_str(&if ja {
+            format!("- ほか {more} ページ\n")
+        } else {
+            format!("- and {more} more\n")
+        });
+    }
+    let blocked: BTreeSet<String> = state
+        .warnings
+        .iter()
+        .filter(|w| w.kind == crate::records::WarningKind::Blocked)
+        .filter_map(|w| research_fetch::AllowedHosts::entry_for_address(w.url.as_deref()?))
+        .collect();
+    if !blocked.is_empty() {
+        let entries = blocked.into_iter().collect::<Vec<_>>().join(", ");
+        out.push_str(&if ja {
+            format!(
+                "\nこれらはローカルまたはプライベートなアドレスです。読むには {entries} を許可するホストに加えてください（アプリの設定の allowed_hosts、`research` では --allow-host）。\n"
+            )
+        } else {
+            format!(
+                "\nThese addresses are local or private, which the fetcher refuses unless allowed. To read them, add {entries} to the allowed hosts (allowed_hosts in the app's Settings; --allow-host with `research`).\n"
+            )
+        });
+    }
+    out
 }
 
 /// The first section after the title of a report (its summary), cut to about 1,200 characters:

@@ -363,13 +363,17 @@ async fn fetch_page(ctx: &Ctx, query: String, hit: Hit) -> Result<Fetched, Warni
     let doc = match env.fetcher.fetch(&hit.url).await {
         Ok(doc) => doc,
         Err(e) => {
+            let kind = match e {
+                research_fetch::FetchError::Blocked { .. } => WarningKind::Blocked,
+                _ => WarningKind::Unreadable,
+            };
             return Err(unread(
                 ctx,
                 &hit.url,
-                WarningKind::Unreadable,
+                kind,
                 format!("could not read {}: {e}", hit.url),
                 e.to_string(),
-            ))
+            ));
         }
     };
     let sha256 = match env.documents.put(&doc.text) {
