@@ -29,6 +29,22 @@ fn script(dir: &Path, name: &str, edit: impl FnOnce(&mut Value)) -> String {
     format!("scripted:{}", path.display())
 }
 
+/// Selects tab `tab` of the session view and waits until it is the selected one. A click that
+/// lands while the layout still moves (the live panel closing as a run ends, under load) misses
+/// the tab, so the click is made again until the state it asks for is there.
+async fn select_tab(app: &App, tab: &str) {
+    let selected =
+        format!("return document.getElementById('tab-{tab}').getAttribute('aria-selected')");
+    for _ in 0..40 {
+        app.click(&format!("#tab-{tab}")).await;
+        if app.js(&selected).await == json!("true") {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    panic!("the {tab} tab was never selected");
+}
+
 async fn set_review(app: &App, plan: bool, report: bool) {
     for (id, on) in [("review-plan", plan), ("review-report", report)] {
         let checked = app
@@ -164,9 +180,9 @@ async fn research_with_review_dialogs_citations_export_and_restart() {
     assert_eq!(app.focused().await, "tab-sources");
     assert!(app.text("#sources-body").await.contains("The waggle dance"));
 
-    app.click("#tab-sources").await;
+    select_tab(&app, "sources").await;
     assert!(app.text("#sources-body").await.contains("The waggle dance"));
-    app.click("#tab-method").await;
+    select_tab(&app, "method").await;
     let method = app.text("#method").await;
     for part in [
         "Claims supported",
@@ -205,7 +221,7 @@ async fn research_with_review_dialogs_citations_export_and_restart() {
         "the prompt is the run's own: {opened}"
     );
     app.shot("07c-model-calls").await;
-    app.click("#tab-report").await;
+    select_tab(&app, "report").await;
 
     // Export through the native save dialog.
     let md = dir.path().join("out/bees.md");
@@ -346,7 +362,7 @@ async fn clarification_dialog_then_cancel_and_resume() {
     app.shot("04-resumed-report").await;
     let meta = app.text("#session-meta").await;
     assert!(meta.starts_with("Finished"), "{meta}");
-    app.click("#tab-method").await;
+    select_tab(&app, "method").await;
     let method = app.text("#method").await;
     assert!(
         method.contains("How foragers tell nestmates where flowers are")
@@ -435,7 +451,7 @@ async fn library_follow_up_rename_and_delete() {
     app.click("#follow-up-submit").await;
     app.wait_text("#session-meta", 60, |t| t.starts_with("Finished"))
         .await;
-    app.click("#tab-method").await;
+    select_tab(&app, "method").await;
     let method = app
         .wait_text("#method", 30, |t| t.contains("Questions asked"))
         .await;
@@ -575,7 +591,7 @@ async fn conversation_follow_up_topic_change_cancel_and_fork() {
     app.shot("04-cancel").await;
 
     // A fork of the first run from its plan, with an edited plan: a new run with its own report.
-    app.click("#tab-method").await;
+    select_tab(&app, "method").await;
     app.wait("#timeline-run", 30).await;
     app.js("const s = document.getElementById('timeline-run'); s.value = s.options[0].value; s.dispatchEvent(new Event('change'))")
         .await;
@@ -642,7 +658,7 @@ async fn conversation_follow_up_topic_change_cancel_and_fork() {
     app.js("document.querySelector('#conversation li.turn:nth-child(1)').scrollIntoView({block: 'start'})")
         .await;
     app.shot("07b-earlier-report").await;
-    app.click("#tab-method").await;
+    select_tab(&app, "method").await;
     let method = app
         .wait_text("#method", 30, |t| t.contains("waggle dance to share"))
         .await;
@@ -755,7 +771,7 @@ async fn trust_run_shows_marks_claim_popover_and_credibility() {
     app.press("\u{E00C}").await; // Escape
 
     // Each source shows its credibility and why.
-    app.click("#tab-sources").await;
+    select_tab(&app, "sources").await;
     let cred = app
         .wait_text("#sources-body .credibility", 10, |t| {
             t.contains("credibility 0.") || t.contains("credibility 1.")
@@ -1028,7 +1044,7 @@ async fn review_run_shows_scores_and_diffs_after_an_escalation_answered_after_re
     app.wait("#sessions li[data-status='finished']", 120).await;
     app.wait("#report a.cite", 30).await;
     app.wait("#tab-review", 20).await;
-    app.click("#tab-review").await;
+    select_tab(&app, "review").await;
     let table = app
         .wait_text("#panel-review .scores", 20, |t| t.contains("Draft 3"))
         .await;
