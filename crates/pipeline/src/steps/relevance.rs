@@ -310,6 +310,7 @@ fn asked_words(q: &str, topic: &str) -> String {
 pub struct Gate {
     topic: String,
     questions: Vec<String>,
+    focus: String,
 }
 
 impl Gate {
@@ -319,7 +320,16 @@ impl Gate {
         Self {
             topic: topic.to_string(),
             questions: questions.iter().map(|q| asked_words(q, topic)).collect(),
+            focus: String::new(),
         }
+    }
+
+    /// The gate of a follow-up in a session about `focus`: its evidence must also come from a
+    /// page that speaks of the session's subject ("And how do they find water?" after a run on
+    /// honeybees is not answered by a sourdough recipe's "flour and water").
+    pub fn within(mut self, focus: &[String]) -> Self {
+        self.focus = focus.join(" ");
+        self
     }
 
     /// Whether a passage is plainly on the question: it shares the question's content words
@@ -350,12 +360,21 @@ impl Gate {
             .map(|(e, _)| e.source_id)
             .collect();
         let asked = format!("{} {}", self.topic, self.questions.join(" "));
+        // Pages that speak of the session's subject, for a follow-up (every page otherwise).
+        let on_subject: Option<BTreeSet<u32>> = (!self.focus.trim().is_empty()).then(|| {
+            evidence
+                .iter()
+                .filter(|e| guard::mentions(&self.focus, &e.quote))
+                .map(|e| e.source_id)
+                .collect()
+        });
         evidence
             .iter()
             .zip(plainly)
             .filter(|(e, on)| {
                 *on || (pages.contains(&e.source_id) && guard::mentions(&asked, &e.quote))
             })
+            .filter(|(e, _)| on_subject.as_ref().is_none_or(|p| p.contains(&e.source_id)))
             .map(|(e, _)| e.clone())
             .collect()
     }
@@ -696,6 +715,22 @@ mod tests {
             "The purpose of the wal-index is to answer this question quickly:",
         );
         assert!(told.citable(&[wal]).is_empty());
+        // A follow-up's evidence comes from pages on the session's subject.
+        let water = Gate::new("water", &[]).within(&["honeybees colonies".into()]);
+        let read = vec![
+            ev(
+                1,
+                1,
+                "The starter must be fed with flour and water regularly.",
+            ),
+            ev(
+                2,
+                2,
+                "Honeybee foragers also collect water to cool the colony.",
+            ),
+        ];
+        let ids: Vec<u32> = water.citable(&read).iter().map(|e| e.id).collect();
+        assert_eq!(ids, vec![2]);
         let best = gate.best(&citable, 5);
         assert_eq!(best[0].id, 3, "the question's best first");
         assert_eq!(best.len(), 2);

@@ -489,7 +489,7 @@ pub const INSTEAD_PASSAGES: usize = 4;
 
 /// What evidence the report may cite must be about: the question and its research questions.
 fn gate(input: &WriteInput<'_>) -> Gate {
-    Gate::new(&input.brief.topic(), input.facts.questions)
+    Gate::new(&input.brief.topic(), input.facts.questions).within(&input.brief.focus)
 }
 
 /// The honest report when passages were read but none is on the question: nothing found that

@@ -37,7 +37,7 @@ pub(crate) fn brief(state: &ResearchState) -> Brief {
 /// What evidence must be about to count and be cited: the question and its accepted research
 /// questions.
 pub(crate) fn gate(state: &ResearchState, brief: &Brief) -> Gate {
-    Gate::new(&brief.topic(), &state.plan.questions)
+    Gate::new(&brief.topic(), &state.plan.questions).within(&brief.focus)
 }
 
 pub(crate) async fn understand(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
