@@ -364,16 +364,7 @@ pub fn has_vowel(s: &str) -> bool {
 /// The terms under which texts are compared: stemmed words, canonical numbers, katakana words,
 /// and kanji runs as bigrams (a single kanji as itself). Repeats are kept (for BM25).
 pub fn terms(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    for t in tokens(text) {
-        match t.kind {
-            Kind::Word => out.push(stem(&t.text)),
-            Kind::Number => out.extend(split_number(&t.text).into_iter().map(|(n, _)| n)),
-            Kind::Katakana => out.push(t.text),
-            Kind::Han => out.extend(bigrams(&t.text)),
-        }
-    }
-    out
+    terms_by(text, stem)
 }
 
 /// The distinct [`terms`] of `text`.
@@ -391,11 +382,21 @@ pub fn topic_terms(text: &str) -> Vec<String> {
         static PORTER: rust_stemmers::Stemmer =
             rust_stemmers::Stemmer::create(rust_stemmers::Algorithm::English);
     }
+    terms_by(text, |w| {
+        if NUMBER_WORDS.iter().any(|(n, _)| *n == w) {
+            stem(w)
+        } else {
+            PORTER.with(|p| p.stem(w).into_owned())
+        }
+    })
+}
+
+/// The terms of `text`, its words cut by `stem_word` (numbers, katakana and kanji as in [`terms`]).
+fn terms_by(text: &str, stem_word: impl Fn(&str) -> String) -> Vec<String> {
     let mut out = Vec::new();
     for t in tokens(text) {
         match t.kind {
-            Kind::Word if NUMBER_WORDS.iter().any(|(w, _)| *w == t.text) => out.push(stem(&t.text)),
-            Kind::Word => out.push(PORTER.with(|p| p.stem(&t.text).into_owned())),
+            Kind::Word => out.push(stem_word(&t.text)),
             Kind::Number => out.extend(split_number(&t.text).into_iter().map(|(n, _)| n)),
             Kind::Katakana => out.push(t.text),
             Kind::Han => out.extend(bigrams(&t.text)),
