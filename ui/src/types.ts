@@ -1938,7 +1938,12 @@ check: string,
 /**
  * The writer's own sentence, when the audit rewrote it.
  */
-written?: string, };
+written?: string, 
+/**
+ * The words of the source that bear it out: the best window of one to three sentences
+ * of the source the checker aligned it to (the quote, for a sentence rewritten from it).
+ */
+passage?: string, };
 
 export type AuditStatus = "verified" | "partly" | "rewritten" | "flagged" | "removed";
 

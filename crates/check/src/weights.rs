@@ -24,8 +24,9 @@ pub enum WeightsError {
         /// The line as written.
         found: String,
     },
-    /// A name that is not a signal, `bias`, `verified_above` or `unsupported_below`.
-    #[error("line {line}: unknown name {name:?} (the names are bias, verified_above, unsupported_below and the signals: {})", NAMES.join(", "))]
+    /// A name that is not a signal, `bias`, `verified_above`, `unsupported_below` or
+    /// `verified_precision`.
+    #[error("line {line}: unknown name {name:?} (the names are bias, verified_above, unsupported_below, verified_precision and the signals: {})", NAMES.join(", "))]
     Unknown {
         /// The line's number, from 1.
         line: usize,
@@ -35,8 +36,9 @@ pub enum WeightsError {
     /// A required name is not in the file.
     #[error("the weights file has no {0:?}")]
     Missing(&'static str),
-    /// The thresholds are not probabilities with `unsupported_below` ≤ `verified_above`.
-    #[error("the thresholds must satisfy 0 <= unsupported_below <= verified_above <= 1")]
+    /// The thresholds are not probabilities with `unsupported_below` ≤ `verified_above`, or the
+    /// measured precision is not a share.
+    #[error("the thresholds must satisfy 0 <= unsupported_below <= verified_above <= 1, and verified_precision be between 0 and 1")]
     Thresholds,
 }
 
@@ -52,6 +54,10 @@ pub struct Weights {
     pub verified_above: f64,
     /// A probability below this is `unsupported`.
     pub unsupported_below: f64,
+    /// How often `verified` was right on judgements these weights were not fitted on (the
+    /// held-out folds of the fitting script), 0 to 1; `None` when the file does not say. The
+    /// legend of the ✓ states it, so the mark says what it is worth.
+    pub verified_precision: Option<f64>,
 }
 
 impl Weights {
@@ -70,6 +76,7 @@ impl Weights {
             signals: [0.0; NAMES.len()],
             verified_above: f64::NAN,
             unsupported_below: f64::NAN,
+            verified_precision: None,
         };
         let mut bias = false;
         for (i, raw) in text.lines().enumerate() {
@@ -96,6 +103,10 @@ impl Weights {
                 }
                 "verified_above" => w.verified_above = value,
                 "unsupported_below" => w.unsupported_below = value,
+                "verified_precision" if (0.0..=1.0).contains(&value) => {
+                    w.verified_precision = Some(value)
+                }
+                "verified_precision" => return Err(WeightsError::Thresholds),
                 _ => match NAMES.iter().position(|n| *n == name) {
                     Some(k) => w.signals[k] = value,
                     None => {
@@ -146,6 +157,8 @@ mod tests {
     fn the_committed_weights_parse() {
         let w = Weights::parse(COMMITTED).unwrap();
         assert!(w.verified_above > w.unsupported_below);
+        // The committed file says how often its ✓ was right on held-out judgements.
+        assert!(w.verified_precision.is_some_and(|p| p >= 0.9), "{w:?}");
     }
 
     #[test]
@@ -167,6 +180,12 @@ mod tests {
         );
         assert_eq!(
             Weights::parse("bias 1\nverified_above 0.2\nunsupported_below 0.5"),
+            Err(WeightsError::Thresholds)
+        );
+        assert_eq!(
+            Weights::parse(
+                "bias 1\nverified_above 0.9\nunsupported_below 0.2\nverified_precision 96"
+            ),
             Err(WeightsError::Thresholds)
         );
     }

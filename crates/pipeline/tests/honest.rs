@@ -137,9 +137,16 @@ Rust was invented on the moon in 1850 by 7 astronauts [1].\n";
     assert!(report.contains("Cited sentences checked against the evidence"));
 }
 
+/// A report whose sentences say what the pages they cite say (the gc page is source 1, the
+/// ownership page source 2): the checker verifies them, so the model's second opinion is asked.
+const STATED: &str = "## Summary\nEach value in Rust has a single owner at any time [2]. \
+Rust has no garbage collector and frees memory deterministically when owners go out of scope [1].\n\n\
+## Compared with garbage collection\nLanguages like Java and Go use a tracing garbage collector \
+that pauses or slows programs at run time [1].\n";
+
 #[tokio::test]
 async fn the_audit_puts_verified_sentences_to_the_fast_model_and_a_no_lowers_them() {
-    let mut answers = script(DETAILED);
+    let mut answers = script(STATED);
     answers.retain(|a| a.purpose.as_deref() != Some("verify"));
     // The verification step's call, then the audit's: it does not find the first sentence.
     answers.push(answer(
@@ -184,7 +191,7 @@ async fn the_audit_puts_verified_sentences_to_the_fast_model_and_a_no_lowers_the
 
 #[tokio::test]
 async fn a_failed_audit_call_leaves_the_words_check_and_says_so() {
-    let mut answers = script(DETAILED);
+    let mut answers = script(STATED);
     answers.retain(|a| a.purpose.as_deref() != Some("verify"));
     answers.push(answer(
         "verify",

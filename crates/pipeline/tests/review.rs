@@ -368,7 +368,7 @@ async fn a_writer_failing_on_the_first_draft_gives_the_passages() {
 
 #[tokio::test]
 async fn banned_words_are_rewritten_away_and_a_users_own_word_takes_its_sentence() {
-    let write = "## Summary\nRust leverages a robust borrow checker in its compiler [3]. \
+    let write = "## Summary\nRust leverages a robust borrow checker that enforces valid references [2]. \
 It basically needs no garbage collector [1].\n\n## Details\nEach value has a single owner and is dropped when the owner goes out of scope [2].\n";
     let mut config = review_config();
     config.banned_words = Some(vec!["leverage".into(), "robust".into(), "basically".into()]);

@@ -270,6 +270,7 @@ pub fn section(
             evidence: vec![a.id, b.id],
             check: "both passages quoted as their sources state them".into(),
             written: None,
+            passage: None,
         });
         lines.push(sentence);
     }

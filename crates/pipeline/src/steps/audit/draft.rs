@@ -60,6 +60,7 @@ pub fn check_draft(
 ) -> Vec<DraftFinding> {
     let mut findings = Vec::new();
     let mut number = 0u32;
+    let whole = texts.for_checker();
     for line in draft.lines() {
         let trimmed = line.trim_start();
         if trimmed.starts_with('#') || trimmed.starts_with('>') || trimmed.starts_with("```") {
@@ -99,7 +100,7 @@ pub fn check_draft(
                     continue;
                 }
             }
-            let audited = audit_line(text, evidence, texts);
+            let audited = audit_line(text, evidence, texts, &whole);
             let entry = audited.pieces.into_iter().flatten().find_map(|p| match p {
                 Piece::Claim { entry, .. } => Some(entry),
                 _ => None,
@@ -107,7 +108,7 @@ pub fn check_draft(
             let Some(entry) = entry else { continue };
             let why = entry
                 .check
-                .strip_prefix("not supported: ")
+                .strip_prefix("unsupported: ")
                 .unwrap_or(&entry.check);
             match entry.status {
                 AuditStatus::Verified | AuditStatus::Partly => {}

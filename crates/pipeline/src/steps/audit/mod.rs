@@ -1,12 +1,14 @@
 //! The report audit, shared by every pipeline: after the writer, each sentence of the report
-//! that cites sources is checked against the evidence of the sources it cites — first by
-//! deterministic checks a model cannot talk its way past (content words shared with a quote,
-//! every number and date present), then by the fast model in batches, which can only lower a
+//! that cites sources gets the citation checker's verdict ([`research_check::check`], the one
+//! owner of the sentence-level verdict: aligned to the closest window of the cited sources'
+//! texts, numbers, names, negation, quantifiers and word order compared, calibrated on human
+//! judgements), then the fast model's second opinion in batches, which can only lower a
 //! verdict. A sentence that fails is rewritten once from its best evidence, else removed, or
 //! kept with ⚠ and the reason when the next sentence leans on it; an uncited claim is cited
-//! when evidence supports it and treated like a failing one otherwise. Every audited sentence
-//! is kept with its status and the check that decided, so the report can say how many of its
-//! cited sentences hold and a checker can verify the audit independently.
+//! when the checker verifies it and treated like a failing one otherwise. Every audited sentence
+//! is kept with its status, the passage that bears it out and the check that decided, so the
+//! report can say how many of its cited sentences hold and a checker can verify the audit
+//! independently.
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
@@ -55,11 +57,12 @@ pub struct AuditEntry {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub written: Option<String>,
+    /// The words of the source that bear it out: the best window of one to three sentences
+    /// of the source the checker aligned it to (the quote, for a sentence rewritten from it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub passage: Option<String>,
 }
-
-/// Share of content words (with all numbers present) below which a sentence is not even partly
-/// supported: under a third, the sentence says something its evidence does not.
-pub const PARTLY_OVERLAP: f64 = 0.34;
 
 /// Words a partly supported sentence may bring in that no source it cites uses anywhere (a
 /// connective or a synonym of the writer's) …
@@ -69,12 +72,13 @@ pub const PARTLY_NEW_WORDS: usize = 1;
 /// sentence says something nothing read says.
 pub const PARTLY_NEW_SHARE: f64 = 0.3;
 
-/// The words of each cited source's whole stored text, by source id. The evidence is a few
-/// passages of a page; a sentence they only partly support may draw on the rest of the page,
-/// but not on words the page never uses: "Honeybees report radio broadcasts to the queen [1]"
-/// shares "honeybees" and "queen" with its quote, and no source it cites mentions radio.
+/// The whole stored texts of the cited sources and their words, by source id. The evidence is
+/// a few passages of a page: the checker aligns a sentence to the best window of the whole text
+/// ([`research_check::check`]), and a sentence only partly supported may draw on the rest of the
+/// page, but not on words the page never uses: "Honeybees report radio broadcasts to the queen
+/// [1]" shares "honeybees" and "queen" with its quote, and no source it cites mentions radio.
 #[derive(Debug, Clone, Default)]
-pub struct SourceTexts(BTreeMap<u32, HashSet<String>>);
+pub struct SourceTexts(BTreeMap<u32, (String, HashSet<String>)>);
 
 impl SourceTexts {
     /// The texts given as (source id, stored text).
@@ -82,9 +86,18 @@ impl SourceTexts {
         Self(
             texts
                 .into_iter()
-                .map(|(id, text)| (id, guard::claim_terms(text)))
+                .map(|(id, text)| (id, (text.to_string(), guard::claim_terms(text))))
                 .collect(),
         )
+    }
+
+    /// The texts as the checker reads them (cut into sentences and indexed once per audit).
+    fn for_checker(&self) -> research_check::SourceTexts<'_> {
+        let mut texts = research_check::SourceTexts::new();
+        for (id, (text, _)) in &self.0 {
+            texts.insert(*id as usize, text);
+        }
+        texts
     }
 
     /// The words of `claim` that no source of `sources` uses, sorted, when they are too many
@@ -93,7 +106,7 @@ impl SourceTexts {
     fn unsaid(&self, claim: &str, sources: &BTreeSet<u32>) -> Option<Vec<String>> {
         let texts = sources
             .iter()
-            .map(|id| self.0.get(id))
+            .map(|id| self.0.get(id).map(|(_, words)| words))
             .collect::<Option<Vec<_>>>()?;
         let terms = guard::claim_terms(claim);
         let mut words: Vec<String> = terms
@@ -131,6 +144,81 @@ fn best_evidence<'a>(
                 .cmp(&(b.1.supported, b.1.numbers_ok))
                 .then(a.1.overlap.total_cmp(&b.1.overlap))
         })
+}
+
+/// The citation checker's verdict on `claim` ([`research_check::check`], the one owner of the
+/// sentence-level verdict) against the evidence of `sources` and the sources' whole texts, with
+/// the evidence item of the source it aligned to that bears the claim out best.
+fn checked<'a>(
+    claim: &str,
+    sources: &BTreeSet<u32>,
+    evidence: &'a [Evidence],
+    texts: &research_check::SourceTexts<'_>,
+) -> Option<(research_check::Verdict, &'a Evidence)> {
+    let passages: Vec<research_check::Passage<'_>> = evidence
+        .iter()
+        .filter(|e| sources.contains(&e.source_id))
+        .map(|e| research_check::Passage {
+            source: e.source_id as usize,
+            text: &e.quote,
+        })
+        .collect();
+    if passages.is_empty() {
+        return None;
+    }
+    let verdict = research_check::check(claim, &passages, texts);
+    let aligned: BTreeSet<u32> = verdict
+        .source
+        .map(|s| BTreeSet::from([s as u32]))
+        .filter(|s| s.iter().all(|id| sources.contains(id)))
+        .unwrap_or_else(|| sources.clone());
+    let (best, _) = best_evidence(claim, &aligned, evidence)
+        .or_else(|| best_evidence(claim, sources, evidence))?;
+    Some((verdict, best))
+}
+
+/// How the audit treats a checked claim.
+enum Kept {
+    /// ✓: the checker verified it.
+    Verified,
+    /// Kept and marked partly: much of it is said, every number is there, and it brings in no
+    /// words its sources never use.
+    Partly,
+    /// Not kept as written, for this reason.
+    Fails(String),
+}
+
+/// What the audit does with a claim the checker judged: a partly supported claim stays only
+/// when its numbers are all in its sources and it brings in no words they never use.
+fn keep(
+    claim: &str,
+    sources: &BTreeSet<u32>,
+    verdict: &research_check::Verdict,
+    texts: &SourceTexts,
+) -> Kept {
+    use research_check::Status;
+    if let Some(d) = guard::degenerate(claim) {
+        return Kept::Fails(format!("unsupported: the claim is degenerate ({d})"));
+    }
+    match verdict.status {
+        Status::Verified => Kept::Verified,
+        Status::Partly if verdict.signals.missing_numbers > 0.0 => Kept::Fails(format!(
+            "unsupported: a number or date of it is not in its sources ({})",
+            verdict.reason
+        )),
+        Status::Partly => match texts.unsaid(claim, sources) {
+            Some(words) => Kept::Fails(format!(
+                "unsupported: no source it cites uses the words {}",
+                words
+                    .iter()
+                    .map(|w| format!("\"{w}\""))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )),
+            None => Kept::Partly,
+        },
+        Status::Unsupported | Status::Contradicted => Kept::Fails(verdict.reason.clone()),
+    }
 }
 
 /// The sentence without its citation markers (`[1]`, `[2][3]`).
@@ -217,7 +305,7 @@ fn flag(text: &str, entry: &AuditEntry) -> String {
     let trailing = &text[body.len()..];
     let why = entry
         .check
-        .strip_prefix("not supported: ")
+        .strip_prefix("unsupported: ")
         .unwrap_or(&entry.check);
     format!("{body} ⚠ *(unverified: {why})*{trailing}")
 }
@@ -228,9 +316,10 @@ fn flag(text: &str, entry: &AuditEntry) -> String {
 /// reason when the next sentence leans on it. A heading whose section loses every sentence
 /// goes too.
 pub fn audit(body: &str, evidence: &[Evidence], texts: &SourceTexts) -> Audited {
+    let whole = texts.for_checker();
     let mut lines: Vec<Line> = body
         .split_inclusive('\n')
-        .map(|l| audit_line(l, evidence, texts))
+        .map(|l| audit_line(l, evidence, texts, &whole))
         .collect();
     drop_repeats(&mut lines);
     keep_what_the_text_needs(&mut lines);
@@ -293,7 +382,12 @@ fn drop_repeats(lines: &mut [Line]) {
     }
 }
 
-fn audit_line(line: &str, evidence: &[Evidence], texts: &SourceTexts) -> Line {
+fn audit_line(
+    line: &str,
+    evidence: &[Evidence],
+    texts: &SourceTexts,
+    whole: &research_check::SourceTexts<'_>,
+) -> Line {
     let trimmed = line.trim_start();
     // Headings, quotations and code are not claims of the writer's own.
     if trimmed.starts_with('#') || trimmed.starts_with('>') || trimmed.starts_with("```") {
@@ -307,7 +401,7 @@ fn audit_line(line: &str, evidence: &[Evidence], texts: &SourceTexts) -> Line {
     for sentence in line.split_sentence_bounds() {
         let sources = cited_ids(sentence);
         if sources.is_empty() {
-            pieces.push(match audit_uncited(sentence, evidence) {
+            pieces.push(match audit_uncited(sentence, evidence, texts, whole) {
                 Uncited::Framing => Piece::Text(sentence.to_string()),
                 Uncited::Cited(text, entry) => Piece::Claim {
                     text,
@@ -332,6 +426,7 @@ fn audit_line(line: &str, evidence: &[Evidence], texts: &SourceTexts) -> Line {
             evidence,
             check,
             written: None,
+            passage: None,
         };
         if guard::no_claim(text) {
             // A citation on a title, a name or a fragment ("[1] (Mozilla Public License)"): it
@@ -347,7 +442,7 @@ fn audit_line(line: &str, evidence: &[Evidence], texts: &SourceTexts) -> Line {
             });
             continue;
         }
-        let Some((best, mut support)) = best_evidence(&claim, &sources, evidence) else {
+        let Some((verdict, best)) = checked(&claim, &sources, evidence, whole) else {
             // It cites sources with no evidence at all: nothing can back it.
             pieces.push(Piece::Claim {
                 text: sentence.to_string(),
@@ -360,68 +455,63 @@ fn audit_line(line: &str, evidence: &[Evidence], texts: &SourceTexts) -> Line {
             });
             continue;
         };
-        if support.supported {
-            pieces.push(Piece::Claim {
-                text: sentence.to_string(),
-                entry: entry(AuditStatus::Verified, vec![best.id], support.reason),
-                kept: true,
-            });
-        } else if support.numbers_ok
-            && support.overlap >= PARTLY_OVERLAP
-            && match texts.unsaid(&claim, &sources) {
-                Some(words) => {
-                    support.reason = format!(
-                        "not supported: no source it cites uses the words {}",
-                        words
-                            .iter()
-                            .map(|w| format!("\"{w}\""))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    );
-                    false
-                }
-                None => true,
+        let passage = Some(verdict.aligned.clone()).filter(|p| !p.is_empty());
+        match keep(&claim, &sources, &verdict, texts) {
+            Kept::Verified | Kept::Partly => {
+                let status = if verdict.status == research_check::Status::Verified {
+                    AuditStatus::Verified
+                } else {
+                    AuditStatus::Partly
+                };
+                pieces.push(Piece::Claim {
+                    text: sentence.to_string(),
+                    entry: AuditEntry {
+                        passage,
+                        ..entry(status, vec![best.id], verdict.reason.clone())
+                    },
+                    kept: true,
+                });
             }
-        {
-            pieces.push(Piece::Claim {
-                text: sentence.to_string(),
-                entry: entry(AuditStatus::Partly, vec![best.id], support.reason),
-                kept: true,
-            });
-        } else if guard::fact_matches_quote(&best.fact, &best.quote)
-            && guard::degenerate(&best.fact).is_none()
-        {
-            // Rewritten from the evidence: its fact, which its quote bears out.
-            let rewritten = format!(
-                "{} [{}].",
-                best.fact.trim().trim_end_matches('.'),
-                best.source_id
-            );
-            let trailing = &sentence[sentence.trim_end().len()..];
-            pieces.push(Piece::Claim {
-                text: format!(
-                    "{rewritten}{}",
-                    if trailing.is_empty() { " " } else { trailing }
-                ),
-                entry: AuditEntry {
-                    sentence: rewritten,
-                    sources: vec![best.source_id],
-                    status: AuditStatus::Rewritten,
-                    evidence: vec![best.id],
-                    check: format!(
-                        "rewritten from its evidence; the writer's sentence was {}",
-                        support.reason
+            Kept::Fails(why)
+                if guard::fact_matches_quote(&best.fact, &best.quote)
+                    && guard::degenerate(&best.fact).is_none() =>
+            {
+                // Rewritten from the evidence: its fact, which its quote bears out.
+                let rewritten = format!(
+                    "{} [{}].",
+                    best.fact.trim().trim_end_matches('.'),
+                    best.source_id
+                );
+                let trailing = &sentence[sentence.trim_end().len()..];
+                pieces.push(Piece::Claim {
+                    text: format!(
+                        "{rewritten}{}",
+                        if trailing.is_empty() { " " } else { trailing }
                     ),
-                    written: Some(text.to_string()),
-                },
-                kept: true,
-            });
-        } else {
-            pieces.push(Piece::Claim {
-                text: sentence.to_string(),
-                entry: entry(AuditStatus::Removed, vec![best.id], support.reason),
-                kept: false,
-            });
+                    entry: AuditEntry {
+                        sentence: rewritten,
+                        sources: vec![best.source_id],
+                        status: AuditStatus::Rewritten,
+                        evidence: vec![best.id],
+                        check: format!(
+                            "rewritten from its evidence; the writer's sentence was {why}"
+                        ),
+                        written: Some(text.to_string()),
+                        passage: Some(best.quote.clone()),
+                    },
+                    kept: true,
+                });
+            }
+            Kept::Fails(why) => {
+                pieces.push(Piece::Claim {
+                    text: sentence.to_string(),
+                    entry: AuditEntry {
+                        passage,
+                        ..entry(AuditStatus::Removed, vec![best.id], why)
+                    },
+                    kept: false,
+                });
+            }
         }
     }
     Line {
@@ -557,9 +647,14 @@ enum Uncited {
     Removed(AuditEntry),
 }
 
-/// A sentence the writer did not cite: framing is kept; a claim is cited when some evidence
-/// supports it, else removed — an uncited claim is exactly what a loop or a guess looks like.
-fn audit_uncited(sentence: &str, evidence: &[Evidence]) -> Uncited {
+/// A sentence the writer did not cite: framing is kept; a claim is cited when the checker
+/// verifies it against some evidence, else removed — an uncited claim is exactly what a loop or a guess looks like.
+fn audit_uncited(
+    sentence: &str,
+    evidence: &[Evidence],
+    texts: &SourceTexts,
+    whole: &research_check::SourceTexts<'_>,
+) -> Uncited {
     let text = sentence.trim();
     if text.is_empty() {
         return Uncited::Framing;
@@ -572,14 +667,17 @@ fn audit_uncited(sentence: &str, evidence: &[Evidence]) -> Uncited {
             evidence: Vec::new(),
             check: "not a sentence (no words, or letters run together)".into(),
             written: None,
+            passage: None,
         });
     }
     if guard::content_words(text).len() < CLAIM_MIN_WORDS {
         return Uncited::Framing;
     }
     let all: BTreeSet<u32> = evidence.iter().map(|e| e.source_id).collect();
-    match best_evidence(text, &all, evidence) {
-        Some((best, support)) if support.supported => {
+    // An uncited claim is cited only when the checker verifies it: the sources it did not cite
+    // may have no stored text to tell a partly supported sentence from an invented one.
+    match checked(text, &all, evidence, whole) {
+        Some((verdict, best)) if matches!(keep(text, &all, &verdict, texts), Kept::Verified) => {
             let body = text.trim_end_matches(['.', '!', '?', '。']);
             let end = &text[body.len()..];
             let cited = format!(
@@ -595,18 +693,20 @@ fn audit_uncited(sentence: &str, evidence: &[Evidence]) -> Uncited {
                     sources: vec![best.source_id],
                     status: AuditStatus::Verified,
                     evidence: vec![best.id],
-                    check: format!("uncited by the writer; {}", support.reason),
+                    check: format!("uncited by the writer; {}", verdict.reason),
                     written: None,
+                    passage: Some(verdict.aligned).filter(|p| !p.is_empty()),
                 },
             )
         }
-        best => Uncited::Removed(AuditEntry {
+        judged => Uncited::Removed(AuditEntry {
             sentence: text.to_string(),
             sources: Vec::new(),
             status: AuditStatus::Removed,
-            evidence: best.map(|(e, _)| vec![e.id]).unwrap_or_default(),
+            evidence: judged.map(|(_, e)| vec![e.id]).unwrap_or_default(),
             check: "uncited, and no evidence read supports it".into(),
             written: None,
+            passage: None,
         }),
     }
 }
@@ -671,7 +771,7 @@ This means Memcheck tracks the definedness of every bit of memory [1].\n";
         );
         // The reason is said where the sentence is.
         assert!(
-            audited.body.contains("the quote does not state"),
+            audited.body.contains("1 of its numbers or dates is not in the source"),
             "{}",
             audited.body
         );

@@ -691,6 +691,7 @@ mod tests {
             evidence: vec![1],
             check: "the number 1820 is not in the evidence".into(),
             written: None,
+            passage: None,
         }];
         let questions = vec![
             "How does Memcheck find leaks?".to_string(),

@@ -380,6 +380,7 @@ memory in C and C++ programs. It runs programs about 20 times slower."
             evidence: vec![1],
             check: String::new(),
             written: None,
+            passage: None,
         };
         let claim = cross_validate(&entry, &record);
         assert_eq!(claim.mark, TrustMark::Corroborated, "{claim:#?}");
@@ -397,6 +398,7 @@ memory in C and C++ programs. It runs programs about 20 times slower."
             evidence: vec![],
             check: "partly".into(),
             written: None,
+            passage: None,
         };
         let claim = cross_validate(&slow, &record);
         assert_eq!(claim.mark, TrustMark::Weak);
