@@ -144,6 +144,17 @@ pub fn verified_precision() -> Option<f64> {
     Weights::committed().verified_precision
 }
 
+/// Whether `passage` states what `sentence` says: [`check`] against that one passage, `true`
+/// only for [`Status::Verified`]. For the pipeline's yes-or-no questions (does this quote bear
+/// out its fact, does another source say this claim), so they ask what the audit asks.
+pub fn states(passage: &str, sentence: &str) -> bool {
+    let cited = [Passage {
+        source: 1,
+        text: passage,
+    }];
+    check(sentence, &cited, &SourceTexts::new()).status == Status::Verified
+}
+
 /// Checks `sentence` against the passages it cites, with the committed [`Weights`].
 pub fn check(sentence: &str, cited: &[Passage<'_>], texts: &SourceTexts<'_>) -> Verdict {
     check_with(sentence, cited, texts, Weights::committed())

@@ -114,7 +114,7 @@ async fn the_verifier_cannot_call_a_fact_supported_that_its_quote_does_not_state
             .find(|e| e.id == c.evidence_id)
             .unwrap();
         if c.supported {
-            assert!(research_pipeline::guard::supports(&e.fact, &e.quote).supported);
+            assert!(research_check::states(&e.quote, &e.fact));
         }
     }
 }

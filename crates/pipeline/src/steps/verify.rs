@@ -10,7 +10,6 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::ask::{ask_or, Ctx};
-use crate::guard;
 use crate::prompts;
 use crate::records::{Claim, Evidence, Warning};
 use crate::roles::Role;
@@ -152,8 +151,8 @@ pub async fn verify(ctx: &Ctx, evidence: &[Evidence]) -> Result<Verification, No
             ..Default::default()
         });
     }
-    // The model cannot call a claim supported whose words or numbers its quote does not have,
-    // and a claim it skipped is not counted.
+    // The model cannot call a claim supported that the citation checker does not verify against
+    // its quote, and a claim it skipped is not counted.
     let mut asked = asked.into_iter();
     let claims: Vec<Claim> = chosen
         .iter()
@@ -162,7 +161,7 @@ pub async fn verify(ctx: &Ctx, evidence: &[Evidence]) -> Result<Verification, No
             text: e.fact.clone(),
             supported: is_quote(e)
                 || (asked.next().flatten().unwrap_or(false)
-                    && guard::supports(&e.fact, &e.quote).supported),
+                    && research_check::states(&e.quote, &e.fact)),
         })
         .collect();
     let supported = claims.iter().filter(|c| c.supported).count();

@@ -131,8 +131,8 @@ impl Passages {
             .get(&source)?
             .iter()
             .filter(|(_, t)| terms.intersection(t).count() >= need.max(guard::SUPPORT_MIN_SHARED))
+            .filter(|(p, _)| research_check::states(p, claim))
             .map(|(p, _)| (p, guard::supports(claim, p)))
-            .filter(|(_, s)| s.supported)
             // The best-supporting passage; of equals, the shorter (one sentence, not two).
             .max_by(|a, b| {
                 a.1.overlap
@@ -218,7 +218,7 @@ pub fn cross_validate(entry: &AuditEntry, record: &Record<'_>) -> ClaimTrust {
             .collect();
         let by_evidence = own
             .iter()
-            .find(|e| guard::supports(claim, &e.quote).supported)
+            .find(|e| research_check::states(&e.quote, claim))
             .map(|e| (e.quote.clone(), Some(e.id)));
         let found = by_evidence.or_else(|| {
             record
