@@ -743,6 +743,8 @@ async fn trust_run_shows_marks_claim_popover_and_credibility() {
         "Verified",
         "Weak",
         "two or more independent sources",
+        // The legend says what a ✓ is worth, measured against people.
+        "times in 100 against people's judgements",
     ] {
         assert!(bar.contains(words), "{bar}");
     }

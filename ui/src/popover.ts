@@ -77,7 +77,7 @@ export class Popover {
 
   /** Shows what a trust mark says of its sentence: the mark, how it was checked, its sources and quotes. */
   openClaim(anchor: HTMLElement, mark: TrustMark, claim: ClaimTrust | null, detail: SessionDetail, focus = false) {
-    const info = markInfo(claim?.mark ?? mark);
+    const info = markInfo(detail.trust?.legend ?? [], claim?.mark ?? mark);
     const source = (n: number) => detail.sources.find((s) => s.source_id === n) ?? null;
     const label = (n: number) => {
       const s = source(n);

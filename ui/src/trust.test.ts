@@ -1,25 +1,32 @@
 import { describe, expect, it } from "vitest";
 import { checkedWords, plainSentence, claimBefore, claimKey, findMarks, hallucinationWords, markCounts, recheckSummary, sentenceKey, sourceCheckWords } from "./trust";
-import type { ClaimTrust, TrustRecord } from "./types";
+import type { ClaimTrust, MarkMeaning, TrustRecord } from "./types";
+
+/** A legend as a record carries it (the pipeline writes the words; the symbols are what matter here). */
+const LEGEND: MarkMeaning[] = [
+  { mark: "corroborated", symbol: "✓✓", label: "Corroborated", meaning: "two sources" },
+  { mark: "verified", symbol: "✓", label: "Verified", meaning: "its source" },
+  { mark: "weak", symbol: "⚠", label: "Weak", meaning: "partly" },
+];
 
 const claim = (sentence: string, mark: ClaimTrust["mark"]): ClaimTrust => ({
   sentence, mark, status: "verified", supported_by: [], origins: 1, contradicted_by: [], confidence: 0.8, check: "quote found",
 });
 
 const record = (claims: ClaimTrust[]): TrustRecord => ({
-  variant: "batched", credibility: [], same_origin: [], claims, writer_claims: 4, unsupported: 1, hallucination: 0.25,
+  variant: "batched", credibility: [], same_origin: [], claims, writer_claims: 4, unsupported: 1, hallucination: 0.25, legend: LEGEND,
 });
 
 describe("trust marks", () => {
   it("finds the double mark before the single one", () => {
-    expect(findMarks("Bees dance [1][4] ✓✓. A colony ✓ and ⚠")).toEqual([
+    expect(findMarks("Bees dance [1][4] ✓✓. A colony ✓ and ⚠", LEGEND)).toEqual([
       { at: 18, length: 2, mark: "corroborated" }, { at: 31, length: 1, mark: "verified" }, { at: 37, length: 1, mark: "weak" },
     ]);
   });
 
   it("keys a sentence the same in Markdown and in the page's text", () => {
     expect(sentenceKey("Bees *dance* on the comb [1][4]")).toBe(sentenceKey("Bees dance on the comb [1] [4] "));
-    expect(claimKey(claim("A colony has 50,000 bees [1] ⚠ *(contested by [3])*.", "weak"))).toBe("acolonyhas50000bees");
+    expect(claimKey(claim("A colony has 50,000 bees [1] ⚠ *(contested by [3])*.", "weak"), LEGEND)).toBe("acolonyhas50000bees");
   });
 
   it("matches a mark to the claim its paragraph text ends with, and says when none does", () => {
@@ -29,9 +36,9 @@ describe("trust marks", () => {
       claim("The dance encodes direction and distance [1] ✓.", "verified"),
     ];
     const para = "Foragers dance on the comb [1] ✓✓. The dance encodes direction and distance [1] ";
-    expect(claimBefore("Foragers dance on the comb [1] ", "corroborated", claims)).toBe(0);
-    expect(claimBefore(para, "verified", claims)).toBe(2);
-    expect(claimBefore("Something the record never saw [2] ", "weak", claims)).toBeNull();
+    expect(claimBefore("Foragers dance on the comb [1] ", "corroborated", claims, LEGEND)).toBe(0);
+    expect(claimBefore(para, "verified", claims, LEGEND)).toBe(2);
+    expect(claimBefore("Something the record never saw [2] ", "weak", claims, LEGEND)).toBeNull();
   });
 
   it("says the hallucination score and counts the marks", () => {

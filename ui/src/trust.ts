@@ -1,28 +1,25 @@
 // The trust pipeline's record in words: what each mark means, which claim a mark in the report
 // belongs to, the hallucination score and each source's credibility. Pure (tested without a DOM).
-import type { ClaimTrust, Credibility, SourceCheck, TrustMark, TrustRecord } from "./types";
+import type { ClaimTrust, Credibility, MarkMeaning, SourceCheck, TrustMark, TrustRecord } from "./types";
 
-export interface MarkInfo {
-  mark: TrustMark;
-  symbol: string;
-  label: string;
-  meaning: string;
+/** A mark of the record's legend (the pipeline's words, with the measured precision of a ✓). */
+export function markInfo(legend: readonly MarkMeaning[], mark: TrustMark): MarkMeaning {
+  return legend.find((m) => m.mark === mark) ?? { mark, symbol: "", label: mark, meaning: "" };
 }
 
-/** The legend: each mark, its name and what it means. */
-export const MARKS: readonly MarkInfo[] = [
-  { mark: "corroborated", symbol: "✓✓", label: "Corroborated", meaning: "said by two or more independent sources" },
-  { mark: "verified", symbol: "✓", label: "Verified", meaning: "verified against the one source it cites" },
-  { mark: "weak", symbol: "⚠", label: "Weak", meaning: "partly supported, unverified, or contested by another source" },
-];
-
-export const markInfo = (mark: TrustMark): MarkInfo => MARKS.find((m) => m.mark === mark) ?? MARKS[2];
-
 /** The marks in `text`, in order: where each starts, how long it is and which it is. */
-export function findMarks(text: string): { at: number; length: number; mark: TrustMark }[] {
+export function findMarks(text: string, legend: readonly MarkMeaning[]): { at: number; length: number; mark: TrustMark }[] {
   const out: { at: number; length: number; mark: TrustMark }[] = [];
-  for (const m of text.matchAll(/✓✓|✓|⚠/g)) {
-    out.push({ at: m.index, length: m[0].length, mark: m[0] === "✓✓" ? "corroborated" : m[0] === "✓" ? "verified" : "weak" });
+  // The longest symbol first, so that ✓✓ is one mark and not two ✓.
+  const marks = legend.filter((m) => m.symbol).sort((a, b) => b.symbol.length - a.symbol.length);
+  for (let at = 0; at < text.length; ) {
+    const m = marks.find((m) => text.startsWith(m.symbol, at));
+    if (m) {
+      out.push({ at, length: m.symbol.length, mark: m.mark });
+      at += m.symbol.length;
+    } else {
+      at += 1;
+    }
   }
   return out;
 }
@@ -34,15 +31,14 @@ export function findMarks(text: string): { at: number; length: number; mark: Tru
 export function sentenceKey(text: string): string {
   return text
     .replace(/\[\d+\]/g, "")
-    .replace(/✓|⚠/g, "")
     .toLowerCase()
     .replace(/[^\p{L}\p{N}]/gu, "");
 }
 
 /** A claim's key: its sentence up to its mark (what stands before the mark in the report). */
-export function claimKey(claim: ClaimTrust): string {
-  const symbol = markInfo(claim.mark).symbol;
-  const at = claim.sentence.indexOf(symbol);
+export function claimKey(claim: ClaimTrust, legend: readonly MarkMeaning[]): string {
+  const symbol = markInfo(legend, claim.mark).symbol;
+  const at = symbol ? claim.sentence.indexOf(symbol) : -1;
   return sentenceKey(at >= 0 ? claim.sentence.slice(0, at) : claim.sentence);
 }
 
@@ -50,12 +46,17 @@ export function claimKey(claim: ClaimTrust): string {
  * The claim a mark belongs to, given the text of its paragraph before the mark: the claim whose
  * key that text ends with (the longest, the same mark first), or `null` when none does.
  */
-export function claimBefore(before: string, mark: TrustMark, claims: readonly ClaimTrust[]): number | null {
+export function claimBefore(
+  before: string,
+  mark: TrustMark,
+  claims: readonly ClaimTrust[],
+  legend: readonly MarkMeaning[],
+): number | null {
   const key = sentenceKey(before);
   let best: number | null = null;
   let bestScore = -1;
   for (const [i, c] of claims.entries()) {
-    const k = claimKey(c);
+    const k = claimKey(c, legend);
     if (k.length < 4 || !key.endsWith(k)) continue;
     const score = k.length * 2 + (c.mark === mark ? 1 : 0);
     if (score > bestScore) {

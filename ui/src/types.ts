@@ -2229,7 +2229,12 @@ unsupported: number,
 /**
  * `unsupported / writer_claims` (0 with no claims).
  */
-hallucination: number, };
+hallucination: number, 
+/**
+ * What each mark of the report means (a record from before the legend was kept gets
+ * today's).
+ */
+legend: Array<MarkMeaning>, };
 
 export type Credibility = { 
 /**
@@ -2335,6 +2340,24 @@ numbers: Array<string>,
 evidence_id: number | null, };
 
 export type TrustMark = "corroborated" | "verified" | "weak";
+
+export type MarkMeaning = { 
+/**
+ * The mark.
+ */
+mark: TrustMark, 
+/**
+ * ✓✓, ✓ or ⚠.
+ */
+symbol: string, 
+/**
+ * Its name: "Corroborated", "Verified", "Weak".
+ */
+label: string, 
+/**
+ * What it means, in words.
+ */
+meaning: string, };
 
 export type Role = "understand" | "plan" | "extract" | "gaps" | "orchestrate" | "summarize" | "synthesize" | "verify" | "analyze" | "write" | "review";
 

@@ -133,6 +133,7 @@ pub fn typescript() -> String {
         research_pipeline::steps::trust::corroborate::Corroboration::decl(&cfg),
         research_pipeline::steps::trust::corroborate::Conflict::decl(&cfg),
         research_pipeline::steps::trust::corroborate::TrustMark::decl(&cfg),
+        research_pipeline::steps::trust::corroborate::MarkMeaning::decl(&cfg),
         research_pipeline::Role::decl(&cfg),
         research_pipeline::RoleInfo::decl(&cfg),
         research_pipeline::PipelineInfo::decl(&cfg),

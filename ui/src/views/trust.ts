@@ -4,7 +4,7 @@
 import { html, nothing, render } from "lit-html";
 import type { Popover } from "../popover";
 import { shallow } from "../store";
-import { claimBefore, findMarks, hallucinationWords, markCounts, markInfo, MARKS } from "../trust";
+import { claimBefore, findMarks, hallucinationWords, markCounts, markInfo } from "../trust";
 import type { SessionDetail, TrustMark } from "../types";
 import type { Ctx } from "./ctx";
 
@@ -18,21 +18,21 @@ export function decorateMarks(report: HTMLElement, detail: SessionDetail, popove
   const found: { node: Text; at: number; length: number; mark: TrustMark; claim: number | null }[] = [];
   const walker = document.createTreeWalker(report, NodeFilter.SHOW_TEXT);
   for (let node = walker.nextNode() as Text | null; node; node = walker.nextNode() as Text | null) {
-    const marks = findMarks(node.data);
+    const marks = findMarks(node.data, trust.legend);
     if (!marks.length) continue;
     const block = node.parentElement?.closest(BLOCK) ?? report;
     for (const m of marks) {
       const range = document.createRange();
       range.setStart(block, 0);
       range.setEnd(node, m.at);
-      found.push({ node, ...m, claim: claimBefore(range.toString(), m.mark, trust.claims) });
+      found.push({ node, ...m, claim: claimBefore(range.toString(), m.mark, trust.claims, trust.legend) });
     }
   }
   // From the last to the first, so that the offsets still to split at stay where they were.
   for (const f of found.reverse()) {
     const rest = f.node.splitText(f.at);
     rest.data = rest.data.slice(f.length);
-    const info = markInfo(f.mark);
+    const info = markInfo(trust.legend, f.mark);
     const claim = f.claim === null ? null : trust.claims[f.claim];
     const span = document.createElement("span");
     span.className = `trust-mark mark-${f.mark}${claim ? "" : " unmatched"}`;
@@ -70,7 +70,7 @@ export function mountTrustBar(root: HTMLElement, { store }: Ctx) {
     const counts = markCounts(trust);
     const excluded = trust.credibility.filter((c) => c.excluded).length;
     render(html`<p id="hallucination" class="hallucination ${trust.hallucination > 0.2 ? "high" : ""}">${hallucinationWords(trust)}</p>
-      <ul class="trust-legend" aria-label="What the marks in the report mean">${MARKS.map((m) => html`<li data-mark=${m.mark}><span
+      <ul class="trust-legend" aria-label="What the marks in the report mean">${trust.legend.map((m) => html`<li data-mark=${m.mark}><span
         class="trust-mark mark-${m.mark}" aria-hidden="true">${m.symbol}</span> <strong>${m.label}</strong> — ${m.meaning}
         <span class="muted">(${counts[m.mark]})</span></li>`)}</ul>
       <p class="muted trust-note">Hover or focus a mark to see how its sentence was checked.${excluded

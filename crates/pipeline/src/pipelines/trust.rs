@@ -557,6 +557,7 @@ async fn rank(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
         trust: Some(TrustRecord {
             variant: ctx.config.config.trust,
             credibility,
+            legend: trust::corroborate::TrustMark::legend(),
             ..Default::default()
         }),
         ..Default::default()

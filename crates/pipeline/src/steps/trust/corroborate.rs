@@ -30,7 +30,58 @@ pub enum TrustMark {
     Weak,
 }
 
+/// A mark, its name and what it means: the legend the app draws, from the rule that sets the
+/// mark, with the measured precision of the checker's verdict behind a ✓.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct MarkMeaning {
+    /// The mark.
+    pub mark: TrustMark,
+    /// ✓✓, ✓ or ⚠.
+    pub symbol: String,
+    /// Its name: "Corroborated", "Verified", "Weak".
+    pub label: String,
+    /// What it means, in words.
+    pub meaning: String,
+}
+
 impl TrustMark {
+    /// Every mark, strongest first.
+    pub const ALL: [TrustMark; 3] = [TrustMark::Corroborated, TrustMark::Verified, TrustMark::Weak];
+
+    /// The legend of the marks, in the order of [`TrustMark::ALL`].
+    pub fn legend() -> Vec<MarkMeaning> {
+        let worth = research_check::verified_precision().map_or_else(String::new, |p| {
+            format!(
+                " (the checker's verified was right {:.0} times in 100 against people's judgements)",
+                p * 100.0
+            )
+        });
+        TrustMark::ALL
+            .iter()
+            .map(|&mark| MarkMeaning {
+                mark,
+                symbol: mark.symbol().into(),
+                label: match mark {
+                    TrustMark::Corroborated => "Corroborated",
+                    TrustMark::Verified => "Verified",
+                    TrustMark::Weak => "Weak",
+                }
+                .into(),
+                meaning: match mark {
+                    TrustMark::Corroborated => format!(
+                        "verified by the citation checker against two or more independent sources, and contested by none{worth}"
+                    ),
+                    TrustMark::Verified => format!(
+                        "verified by the citation checker against the source it cites{worth}"
+                    ),
+                    TrustMark::Weak => {
+                        "partly supported, unverified, or contested by another source".into()
+                    }
+                },
+            })
+            .collect()
+    }
+
     /// The symbol the report shows.
     pub fn symbol(self) -> &'static str {
         match self {

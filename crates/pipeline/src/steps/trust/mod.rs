@@ -20,7 +20,7 @@ use std::collections::BTreeMap;
 use research_graph::NodeError;
 use serde::{Deserialize, Serialize};
 
-use self::corroborate::{ClaimTrust, Passages, Record, TrustMark};
+use self::corroborate::{ClaimTrust, MarkMeaning, Passages, Record, TrustMark};
 use self::credibility::{Credibility, Domains};
 use self::origins::{Origins, SameOrigin};
 use crate::ask::{warn, Ctx};
@@ -55,6 +55,10 @@ pub struct TrustRecord {
     pub unsupported: usize,
     /// `unsupported / writer_claims` (0 with no claims).
     pub hallucination: f64,
+    /// What each mark of the report means (a record from before the legend was kept gets
+    /// today's).
+    #[serde(default = "TrustMark::legend")]
+    pub legend: Vec<MarkMeaning>,
 }
 
 impl TrustRecord {
@@ -404,6 +408,7 @@ pub async fn apply(
             writer_claims,
             unsupported,
             hallucination,
+            legend: TrustMark::legend(),
         },
         added,
         warnings,
