@@ -869,6 +869,82 @@ async fn recheck_after_a_source_changed() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn check_a_document_against_a_sessions_sources() {
+    let dir = tempfile::tempdir().unwrap();
+    let shots = artifacts("check_a_document_against_a_sessions_sources");
+    let model = script(dir.path(), "script.json", |_| {});
+    let profile = Profile::with_library(&dir.path().join("profile"), &model);
+    let display = Display::start();
+    let app = App::start(&display, &profile, &shots).await;
+
+    app.fill("#question", QUESTION).await;
+    set_review(&app, false, false).await;
+    app.click("#start").await;
+    app.wait("#report a.cite", 90).await;
+    app.wait_text("#session-meta", 60, |t| t.starts_with("Finished"))
+        .await;
+
+    // Nothing to check against yet: the checker says what to add, and nothing is lost.
+    app.click("#open-check").await;
+    app.fill(
+        "#check-text",
+        "A honeybee colony contains a single queen, a few hundred drones in summer, and tens of \
+         thousands of female worker bees [1]. A colony has three queens [1]. Honeybees were \
+         first kept on the moon [2]. Worker bees change tasks as they age.",
+    )
+    .await;
+    app.click("#check-run").await;
+    let status = app
+        .wait_text("#check-status", 30, |t| t.contains("add the sources"))
+        .await;
+    assert!(status.contains("session"), "{status}");
+
+    // Against the session's sources (the colony page is its source 1).
+    app.wait("#check-session option[value]:not([value=''])", 30).await;
+    app.js("const s = document.getElementById('check-session'); s.value = s.options[1].value; s.dispatchEvent(new Event('change'))")
+        .await;
+    app.click("#check-run").await;
+    let summary = app
+        .wait_text("#check-result .check-summary", 60, |t| t.contains("sentences:"))
+        .await;
+    assert!(summary.starts_with("4 sentences:"), "{summary}");
+    assert!(!summary.contains(" 0 verified"), "{summary}");
+    assert!(!summary.contains(" 0 unsupported"), "{summary}");
+    assert!(summary.contains("1 uncited"), "{summary}");
+    let legend = app.text("#check-result .trust-legend").await;
+    assert!(
+        legend.contains("times in 100 against people's judgements"),
+        "{legend}"
+    );
+    let marks = app
+        .js("return [...document.querySelectorAll('#check-result .checked')].map(li => li.className + ' ' + li.innerText)")
+        .await
+        .to_string();
+    assert!(
+        marks.contains("check-verified") && marks.contains("single queen"),
+        "{marks}"
+    );
+    assert!(
+        marks.contains("check-unsupported") && marks.contains("three queens"),
+        "{marks}"
+    );
+
+    // A mark's popover says why and shows the passage it was checked against.
+    app.js("document.querySelector('#check-result .checked.check-verified .check-mark').focus()")
+        .await;
+    let pop = app
+        .wait_text("#cite-popover", 10, |t| t.contains("Verified"))
+        .await;
+    assert!(pop.contains("content words"), "{pop}");
+    assert!(
+        pop.contains("tens of thousands of female worker bees"),
+        "{pop}"
+    );
+    app.shot("01-checked-document").await;
+    app.quit().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn compare_two_pipelines() {
     let dir = tempfile::tempdir().unwrap();
     let shots = artifacts("compare_two_pipelines");

@@ -5,6 +5,7 @@ import { $, createToaster } from "./dom";
 import { Popover } from "./popover";
 import { createStore, initialState } from "./store";
 import { mountAnswer } from "./views/answer";
+import { mountCheck } from "./views/check";
 import { mountCompare } from "./views/compare";
 import { mountConversation } from "./views/conversation";
 import { mountFrame } from "./views/frame";
@@ -42,6 +43,7 @@ mountTimeline($("timeline"), ctx);
 mountCalls($("model-calls"), ctx);
 mountCompare($("view-compare"), ctx);
 mountLibrary($("view-library"), ctx);
+mountCheck($("view-check"), ctx);
 mountSettings($("view-settings"), ctx);
 
 void actions.loadRoles();

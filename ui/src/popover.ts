@@ -4,7 +4,12 @@ import { html, nothing, render } from "lit-html";
 import { citationInfo, findQuote, sourceLabel, verificationWords } from "./citations";
 import { $, displayUrl, el } from "./dom";
 import { confidenceWords, markInfo } from "./trust";
-import type { ClaimTrust, SessionDetail, TrustMark } from "./types";
+import type { CheckedSentence, CheckStatus, ClaimTrust, DocumentCheck, SessionDetail, TrustMark } from "./types";
+
+/** A status of the checker as a person reads it. */
+export function statusLabel(status: CheckStatus): string {
+  return status.charAt(0).toUpperCase() + status.slice(1);
+}
 
 export interface PopoverDeps {
   sourceText(sha256: string): Promise<string | null>;
@@ -103,6 +108,19 @@ export class Popover {
         ${claim.contradicted_by.map((c) => html`<div class="claim-source">[${c.source_id}] ${label(c.source_id)} states ${c.numbers.join(", ")}</div>${quote(c.source_id, c.quote)}`)}`
       : html`<div class="muted">The trust record has no check for this sentence as it reads now.</div>`}`, this.pop);
     this.place(anchor, focus && "[tabindex='0'], button");
+  }
+
+  /** Shows what the checker said of a sentence of a checked document: its mark and what it means, why, and the passage. */
+  openChecked(anchor: HTMLElement, sentence: CheckedSentence, found: DocumentCheck, focus = false) {
+    const meaning = found.legend.find((m) => m.status === sentence.status);
+    const where = (n: number | null | undefined) => (n == null ? "" : `[${n}] ${found.sources[n] ?? `Source ${n}`}`);
+    render(html`
+      <div class="claim-mark check-${sentence.status}"><span class="trust-symbol">${meaning?.symbol ?? ""}</span>
+        <strong>${statusLabel(sentence.status)}</strong>${meaning ? html`: ${meaning.meaning}.` : nothing}</div>
+      <div class="claim-check">${sentence.check}</div>
+      ${sentence.suggested != null ? html`<div class="claim-head">Cite ${where(sentence.suggested)}</div>` : nothing}
+      ${sentence.passage ? html`<div class="claim-source">${where(sentence.source)}</div><blockquote class="quote">“${sentence.passage}”</blockquote>` : nothing}`, this.pop);
+    this.place(anchor, focus && "[tabindex='0'], button, blockquote");
   }
 
   /** Shows the popover beside `anchor`; `focus` moves focus into it (to its first `focus` element when a selector). */

@@ -3,7 +3,7 @@ import type { LiveState } from "./live";
 import type {
   CompareOutcome, AppInfo, DraftFinding, ForkPoint, KeyStatus, LibraryFolder, OutlineStep, PendingQuestion, PipelineInfo, Preferences, ProviderStatus,
   FormChoices, Recheck, RecommendedModel, RoleInfo, RunConfig, SessionDetail, SessionRecord, Settings, TextAnswer,
-  RunCalls,
+  RunCalls, CheckSource, DocumentCheck,
 } from "./types";
 
 export interface Store<S extends object> {
@@ -64,7 +64,7 @@ export function shallow<T>(a: T, b: T): boolean {
 
 // ---------- the app's state ----------
 
-export type ViewName = "onboarding" | "new" | "session" | "library" | "settings" | "compare";
+export type ViewName = "onboarding" | "new" | "session" | "library" | "settings" | "compare" | "check";
 export const TABS = ["report", "sources", "method", "review"] as const;
 export type Tab = (typeof TABS)[number];
 
@@ -160,6 +160,24 @@ export interface DraftCheck {
 
 export const noDraftCheck: DraftCheck = { draft: "", findings: null, busy: false, error: "" };
 
+/** *Check a document*: the document, its sources, and what the checker found. */
+export interface CheckScreen {
+  /** The text to check. */
+  text: string;
+  /** The file it was opened from (`""`: typed or pasted). */
+  path: string;
+  /** The sources added by hand, numbered as their markers. */
+  sources: CheckSource[];
+  /** Check against this session's sources instead. */
+  session: string | null;
+  busy: boolean;
+  /** What the checker found (`null`: not checked, or the document changed since). */
+  result: DocumentCheck | null;
+  error: string;
+}
+
+export const noCheck: CheckScreen = { text: "", path: "", sources: [], session: null, busy: false, result: null, error: "" };
+
 export interface RecheckState {
   busy: boolean;
   result: Recheck | null;
@@ -214,6 +232,7 @@ export interface AppState {
   sessions: { list: SessionRecord[]; filter: string } | null;
   session: SessionScreen | null;
   compare: CompareScreen | null;
+  check: CheckScreen;
   tab: Tab;
   runs: Readonly<Record<string, RunView>>;
   exporting: "md" | "pdf" | null;
@@ -248,6 +267,7 @@ export function initialState(): AppState {
     sessions: null,
     session: null,
     compare: null,
+    check: noCheck,
     tab: "report",
     runs: {},
     exporting: null,

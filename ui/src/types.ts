@@ -770,6 +770,108 @@ lost: Array<LostSupport>,
  */
 version: number | null, };
 
+export type CheckSource = { 
+/**
+ * The `N` of the document's `[N]` markers.
+ */
+id: number, 
+/**
+ * A file path, or an `http(s)://` URL.
+ */
+location: string, };
+
+export type CheckStatus = "verified" | "partly" | "unsupported" | "contradicted" | "uncited";
+
+export type CheckMeaning = { 
+/**
+ * The status.
+ */
+status: CheckStatus, 
+/**
+ * Its mark: ✓, ~, ✗ or ?.
+ */
+symbol: string, 
+/**
+ * What it means.
+ */
+meaning: string, };
+
+export type CheckedSentence = { 
+/**
+ * The sentence as the document shows it, with its markers.
+ */
+sentence: string, 
+/**
+ * The sources its markers cite (empty: an uncited sentence).
+ */
+sources: number[], 
+/**
+ * What the checker says of it.
+ */
+status: CheckStatus, 
+/**
+ * The source whose passage bears it out best.
+ */
+source: number | null, 
+/**
+ * That passage: the best window of one to three sentences of the source.
+ */
+passage: string, 
+/**
+ * Why, in words.
+ */
+check: string, 
+/**
+ * The calibrated probability that a person calls it attributable to its sources.
+ */
+score: number, 
+/**
+ * The signals the score comes from.
+ */
+signals: { [key in string]: number }, 
+/**
+ * For an uncited sentence: the source that says it, to cite.
+ */
+suggested?: number, };
+
+export type DocumentCheck = { 
+/**
+ * One entry per sentence.
+ */
+audit: Array<CheckedSentence>, 
+/**
+ * Where each source was read from, by its number.
+ */
+sources: Record<number, string>, 
+/**
+ * What each status means, with the measured precision of verified.
+ */
+legend: Array<CheckMeaning>, };
+
+export type CheckRequest = { 
+/**
+ * The Markdown text whose `[N]` markers cite the sources.
+ */
+document: string, 
+/**
+ * Where each source is read from (ignored with `session`).
+ */
+sources: Array<CheckSource>, 
+/**
+ * Check against the sources of this session's latest run instead.
+ */
+session?: string, };
+
+export type ChosenDocument = { 
+/**
+ * The file's path.
+ */
+path: string, 
+/**
+ * Its text.
+ */
+text: string, };
+
 export type SourceCheck = { 
 /**
  * Its citation number in the report.
@@ -1943,7 +2045,12 @@ written?: string,
  * The words of the source that bear it out: the best window of one to three sentences
  * of the source the checker aligned it to (the quote, for a sentence rewritten from it).
  */
-passage?: string, };
+passage?: string, 
+/**
+ * The checker's calibrated probability that a person finds it in its sources, 0 to 1
+ * (`None` where the checker did not judge it: a fragment, a rewrite, a quote).
+ */
+score?: number, };
 
 export type AuditStatus = "verified" | "partly" | "rewritten" | "flagged" | "removed";
 
@@ -2222,8 +2329,9 @@ claims: Array<ClaimTrust>,
  */
 writer_claims: number, 
 /**
- * Of those, how many the audit could not verify as written (rewritten, removed, flagged
- * or only partly supported).
+ * Of those, how many are not supported as written: rewritten, removed or flagged, or
+ * only partly supported and more likely than not unattributable
+ * ([`AuditEntry::unsupported_as_written`]).
  */
 unsupported: number, 
 /**

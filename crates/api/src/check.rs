@@ -21,9 +21,10 @@ pub const MAX_CHECK_SENTENCES: usize = 10_000;
 pub const MAX_CHECK_DOCUMENT_BYTES: u64 = 16 * 1024 * 1024;
 
 /// Where one source of a checked document is read from: `N=PATH` or `N=URL`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct CheckSource {
     /// The `N` of the document's `[N]` markers.
+    #[ts(type = "number")]
     pub id: usize,
     /// A file path, or an `http(s)://` URL.
     pub location: String,
@@ -64,17 +65,122 @@ pub struct CheckedSourceText {
     pub text: String,
 }
 
+/// What the checker says of a sentence of a checked document.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
+pub enum CheckStatus {
+    /// A cited source states it.
+    Verified,
+    /// A cited source says much of it, not all.
+    Partly,
+    /// No cited source says it.
+    Unsupported,
+    /// A cited source says something else about the same thing.
+    Contradicted,
+    /// It cites nothing (a source that says it may be suggested).
+    Uncited,
+}
+
+impl CheckStatus {
+    /// Every status, in the order a legend lists them.
+    pub const ALL: [CheckStatus; 5] = [
+        CheckStatus::Verified,
+        CheckStatus::Partly,
+        CheckStatus::Unsupported,
+        CheckStatus::Contradicted,
+        CheckStatus::Uncited,
+    ];
+
+    /// As written in JSON and in the CLI's text.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CheckStatus::Verified => "verified",
+            CheckStatus::Partly => "partly",
+            CheckStatus::Unsupported => "unsupported",
+            CheckStatus::Contradicted => "contradicted",
+            CheckStatus::Uncited => "uncited",
+        }
+    }
+
+    /// The mark shown beside a sentence.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            CheckStatus::Verified => "✓",
+            CheckStatus::Partly => "~",
+            CheckStatus::Unsupported | CheckStatus::Contradicted => "✗",
+            CheckStatus::Uncited => "?",
+        }
+    }
+
+    /// Whether a writer's CI fails on it.
+    pub fn fails(self) -> bool {
+        matches!(self, CheckStatus::Unsupported | CheckStatus::Contradicted)
+    }
+
+    /// What it means, with what a ✓ was measured to be worth (`weights`' held-out precision).
+    pub fn meaning(self, weights: &Weights) -> String {
+        match self {
+            CheckStatus::Verified => match weights.verified_precision {
+                Some(p) => format!(
+                    "a cited source states it; the checker's verified was right {:.0} times in 100 \
+                     against people's judgements on claims it was not fitted on",
+                    p * 100.0
+                ),
+                None => "a cited source states it (these weights do not say how often a verified \
+                         was right)"
+                    .into(),
+            },
+            CheckStatus::Partly => {
+                "a cited source says much of it, not all, or not clearly enough to call it verified"
+                    .into()
+            }
+            CheckStatus::Unsupported => "no cited source says it".into(),
+            CheckStatus::Contradicted => {
+                "a cited source says something else about the same thing (another number, or the \
+                 opposite)"
+                    .into()
+            }
+            CheckStatus::Uncited => {
+                "it cites no source; one that says it is suggested when found".into()
+            }
+        }
+    }
+}
+
+impl From<Status> for CheckStatus {
+    fn from(status: Status) -> Self {
+        match status {
+            Status::Verified => CheckStatus::Verified,
+            Status::Partly => CheckStatus::Partly,
+            Status::Unsupported => CheckStatus::Unsupported,
+            Status::Contradicted => CheckStatus::Contradicted,
+        }
+    }
+}
+
+/// A status, its mark and what it means: the legend of a checked document.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct CheckMeaning {
+    /// The status.
+    pub status: CheckStatus,
+    /// Its mark: ✓, ~, ✗ or ?.
+    pub symbol: String,
+    /// What it means.
+    pub meaning: String,
+}
+
 /// One sentence of a checked document, in the shape of a run's audit entry.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct CheckedSentence {
     /// The sentence as the document shows it, with its markers.
     pub sentence: String,
     /// The sources its markers cite (empty: an uncited sentence).
+    #[ts(type = "number[]")]
     pub sources: Vec<usize>,
-    /// `verified`, `partly`, `unsupported`, `contradicted`, or `uncited` for a sentence with no
-    /// marker.
-    pub status: String,
+    /// What the checker says of it.
+    pub status: CheckStatus,
     /// The source whose passage bears it out best.
+    #[ts(type = "number | null")]
     pub source: Option<usize>,
     /// That passage: the best window of one to three sentences of the source.
     pub passage: String,
@@ -86,23 +192,48 @@ pub struct CheckedSentence {
     pub signals: BTreeMap<String, f64>,
     /// For an uncited sentence: the source that says it, to cite.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional, type = "number")]
     pub suggested: Option<usize>,
 }
 
 /// The checker's findings on a document.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct DocumentCheck {
     /// One entry per sentence.
     pub audit: Vec<CheckedSentence>,
+    /// Where each source was read from, by its number.
+    #[serde(default)]
+    #[ts(type = "Record<number, string>")]
+    pub sources: BTreeMap<usize, String>,
+    /// What each status means, with the measured precision of verified.
+    #[serde(default)]
+    pub legend: Vec<CheckMeaning>,
 }
 
 impl DocumentCheck {
     /// Whether a sentence is unsupported or contradicted (a writer's CI fails on it).
     pub fn fails(&self) -> bool {
-        self.audit
-            .iter()
-            .any(|s| s.status == "unsupported" || s.status == "contradicted")
+        self.audit.iter().any(|s| s.status.fails())
     }
+
+    /// How many sentences have `status`.
+    pub fn count(&self, status: CheckStatus) -> usize {
+        self.audit.iter().filter(|s| s.status == status).count()
+    }
+}
+
+/// A document to check and where its sources are: the app's "Check a document".
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct CheckRequest {
+    /// The Markdown text whose `[N]` markers cite the sources.
+    pub document: String,
+    /// Where each source is read from (ignored with `session`).
+    #[serde(default)]
+    pub sources: Vec<CheckSource>,
+    /// Check against the sources of this session's latest run instead.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub session: Option<String>,
 }
 
 /// Reads a weights file for [`check_document`] ("calibrate your own": the format of the
@@ -120,6 +251,25 @@ pub fn read_weights(path: &Path) -> Result<Weights, ApiError> {
             format!("the weights file {} is not valid: {e}", path.display()),
         )
     })
+}
+
+/// A document chosen to check (the app's file picker): where it is and its text.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct ChosenDocument {
+    /// The file's path.
+    pub path: String,
+    /// Its text.
+    pub text: String,
+}
+
+impl ChosenDocument {
+    /// Reads the document at `path` ([`read_check_document`]'s checks).
+    pub fn read(path: &Path) -> Result<Self, ApiError> {
+        Ok(ChosenDocument {
+            path: path.display().to_string(),
+            text: read_check_document(path)?,
+        })
+    }
 }
 
 /// Reads the document to check: a text file of at most [`MAX_CHECK_DOCUMENT_BYTES`].
@@ -338,7 +488,7 @@ pub fn check_document(
         let (status, check, suggested) = if uncited {
             match (verdict.status, verdict.source) {
                 (Status::Verified | Status::Partly, Some(n)) => (
-                    "uncited".to_string(),
+                    CheckStatus::Uncited,
                     format!(
                         "uncited: source [{n}] says it, cite it ({})",
                         verdict.reason
@@ -346,13 +496,13 @@ pub fn check_document(
                     Some(n),
                 ),
                 _ => (
-                    "uncited".to_string(),
+                    CheckStatus::Uncited,
                     "uncited: no source says it (an uncited claim)".to_string(),
                     None,
                 ),
             }
         } else {
-            (verdict.status.as_str().to_string(), verdict.reason, None)
+            (verdict.status.into(), verdict.reason, None)
         };
         audit.push(CheckedSentence {
             sentence: claim.text,
@@ -371,5 +521,57 @@ pub fn check_document(
             suggested,
         });
     }
-    Ok(DocumentCheck { audit })
+    Ok(DocumentCheck {
+        audit,
+        sources: sources
+            .iter()
+            .map(|(id, s)| (*id, s.location.clone()))
+            .collect(),
+        legend: CheckStatus::ALL
+            .iter()
+            .map(|&status| CheckMeaning {
+                status,
+                symbol: status.symbol().into(),
+                meaning: status.meaning(weights),
+            })
+            .collect(),
+    })
+}
+
+impl Studio {
+    /// Checks a document against its sources (files, URLs through the fetch guard with the
+    /// settings' allowed hosts, or a session's) with the committed weights: the app's "Check a
+    /// document".
+    pub async fn check_document(&self, request: CheckRequest) -> Result<DocumentCheck, ApiError> {
+        if request.document.len() as u64 > MAX_CHECK_DOCUMENT_BYTES {
+            return Err(ApiError::new(
+                ErrorCode::InvalidInput,
+                format!(
+                    "the document is larger than {} MB; split it",
+                    MAX_CHECK_DOCUMENT_BYTES / (1024 * 1024)
+                ),
+            ));
+        }
+        let sources = match &request.session {
+            Some(id) => {
+                let id = id.clone();
+                self.blocking(move |s| s.check_sources_of_session(&id))
+                    .await?
+            }
+            None => {
+                if request.sources.is_empty() {
+                    return Err(ApiError::new(
+                        ErrorCode::InvalidInput,
+                        "add the sources the document cites ([1] is the first), or choose a session whose sources it cites",
+                    ));
+                }
+                let hosts = self.settings()?.allowed_hosts;
+                read_check_sources(&request.sources, &hosts).await?
+            }
+        };
+        let weights = Weights::committed().clone();
+        tokio::task::spawn_blocking(move || check_document(&request.document, &sources, &weights))
+            .await
+            .map_err(|e| ApiError::new(ErrorCode::Storage, format!("the check stopped: {e}")))?
+    }
 }

@@ -224,6 +224,8 @@ typical year, more than the port says."
             evidence: vec![k + 1],
             check: String::new(),
             written: None,
+            passage: None,
+            score: None,
         });
     }
     let started = Instant::now();

@@ -257,9 +257,12 @@ fn judge(
         } else {
             format!("; {}", gaps.join("; "))
         };
+        // "Only" where few of its words are there; with most of them there, the score or a
+        // signal (a number, a name) is what fails it.
+        let only = if s.overlap < 0.5 { "only " } else { "" };
         (
             Status::Unsupported,
-            format!("unsupported: only {words} ({likely}){why}"),
+            format!("unsupported: {only}{words} ({likely}){why}"),
         )
     } else {
         let why = if gaps.is_empty() {

@@ -3,6 +3,7 @@ import { api } from "../api";
 import type { Toast } from "../dom";
 import type { AppStore } from "../store";
 import { createBase } from "./base";
+import { checkActions } from "./check";
 import { compareActions } from "./compare";
 import { draftActions } from "./draft";
 import { libraryActions } from "./library";
@@ -20,6 +21,7 @@ export function createActions(store: AppStore, toast: Toast) {
   const { exportReport, refreshSessions, openSession } = sessions;
   const compare = compareActions(base, refreshSessions);
   const draft = draftActions(base, sessions.answer);
+  const check = checkActions(base);
   const { openSettings, fillSettings } = settings;
   const { refreshLibrary } = library;
 
@@ -30,6 +32,7 @@ export function createActions(store: AppStore, toast: Toast) {
     ...sessions,
     ...compare,
     ...draft,
+    ...check,
 
     async menu(id: string) {
       const s = store.get().session;

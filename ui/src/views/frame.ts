@@ -5,7 +5,7 @@ import type { Ctx } from "./ctx";
 
 const SECTIONS: Record<ViewName, string> = {
   onboarding: "view-onboarding", new: "view-new", session: "view-session", library: "view-library", settings: "view-settings",
-  compare: "view-compare",
+  compare: "view-compare", check: "view-check",
 };
 
 export function mountFrame({ store, popover }: Ctx) {

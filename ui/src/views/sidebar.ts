@@ -20,6 +20,7 @@ export function mountSidebar(root: HTMLElement, { store, actions }: Ctx) {
   });
   $("open-library").addEventListener("click", () => void actions.openLibrary());
   $("open-settings").addEventListener("click", () => void actions.openSettings());
+  $("open-check").addEventListener("click", () => void actions.openCheck());
 
   store.watch(
     (s) => [s.sessions, s.session?.sessionId ?? null, isRunning(s, s.session?.threadId)] as const,

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use research_api::{CheckSource, CheckWeights, DocumentCheck};
+use research_api::{CheckSource, CheckStatus, CheckWeights, DocumentCheck};
 
 use super::DbArg;
 
@@ -58,28 +58,29 @@ pub async fn check(args: CheckArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn print_text(found: &DocumentCheck) {
-    let mark = |status: &str| match status {
-        "verified" => "✓",
-        "partly" => "~",
-        "uncited" => "?",
-        _ => "✗",
-    };
     for s in &found.audit {
-        println!("{} {} — {}", mark(&s.status), s.sentence, s.status);
+        println!(
+            "{} {} — {}",
+            s.status.symbol(),
+            s.sentence,
+            s.status.as_str()
+        );
         println!("    {}", s.check);
         if !s.passage.is_empty() {
             let source = s.source.map(|n| format!("[{n}] ")).unwrap_or_default();
             println!("    {source}\"{}\"", s.passage.trim());
         }
     }
-    let count = |status: &str| found.audit.iter().filter(|s| s.status == status).count();
-    eprintln!(
-        "{} sentences: {} verified, {} partly, {} unsupported, {} contradicted, {} uncited",
-        found.audit.len(),
-        count("verified"),
-        count("partly"),
-        count("unsupported"),
-        count("contradicted"),
-        count("uncited")
-    );
+    let counts: Vec<String> = CheckStatus::ALL
+        .iter()
+        .map(|&st| format!("{} {}", found.count(st), st.as_str()))
+        .collect();
+    eprintln!("{} sentences: {}", found.audit.len(), counts.join(", "));
+    if let Some(m) = found
+        .legend
+        .iter()
+        .find(|m| m.status == CheckStatus::Verified)
+    {
+        eprintln!("{} verified: {}", m.symbol, m.meaning);
+    }
 }

@@ -271,6 +271,7 @@ pub fn section(
             check: "both passages quoted as their sources state them".into(),
             written: None,
             passage: None,
+            score: None,
         });
         lines.push(sentence);
     }

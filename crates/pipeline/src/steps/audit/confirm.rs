@@ -44,6 +44,7 @@ pub fn audit_findings(evidence: &[Evidence]) -> Vec<AuditEntry> {
                 Some(_) => AuditStatus::Partly,
             };
             AuditEntry {
+                score: verdict.as_ref().map(|v| v.score),
                 sentence,
                 sources: vec![e.source_id],
                 status,

@@ -62,6 +62,24 @@ pub struct AuditEntry {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub passage: Option<String>,
+    /// The checker's calibrated probability that a person finds it in its sources, 0 to 1
+    /// (`None` where the checker did not judge it: a fragment, a rewrite, a quote).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub score: Option<f64>,
+}
+
+impl AuditEntry {
+    /// Whether the writer's sentence, as written, is more likely than not something a person
+    /// would not find in its sources: it failed the audit, or the checker found it only partly
+    /// said with a calibrated probability under one half.
+    pub fn unsupported_as_written(&self) -> bool {
+        match self.status {
+            AuditStatus::Verified => false,
+            AuditStatus::Partly => self.score.is_none_or(|p| p < 0.5),
+            AuditStatus::Rewritten | AuditStatus::Flagged | AuditStatus::Removed => true,
+        }
+    }
 }
 
 /// Words a partly supported sentence may bring in that no source it cites uses anywhere (a
@@ -427,6 +445,7 @@ fn audit_line(
             check,
             written: None,
             passage: None,
+            score: None,
         };
         if guard::no_claim(text) {
             // A citation on a title, a name or a fragment ("[1] (Mozilla Public License)"): it
@@ -467,6 +486,7 @@ fn audit_line(
                     text: sentence.to_string(),
                     entry: AuditEntry {
                         passage,
+                        score: Some(verdict.score),
                         ..entry(status, vec![best.id], verdict.reason.clone())
                     },
                     kept: true,
@@ -498,6 +518,7 @@ fn audit_line(
                         ),
                         written: Some(text.to_string()),
                         passage: Some(best.quote.clone()),
+                        score: Some(verdict.score),
                     },
                     kept: true,
                 });
@@ -507,6 +528,7 @@ fn audit_line(
                     text: sentence.to_string(),
                     entry: AuditEntry {
                         passage,
+                        score: Some(verdict.score),
                         ..entry(AuditStatus::Removed, vec![best.id], why)
                     },
                     kept: false,
@@ -668,6 +690,7 @@ fn audit_uncited(
             check: "not a sentence (no words, or letters run together)".into(),
             written: None,
             passage: None,
+            score: None,
         });
     }
     if guard::content_words(text).len() < CLAIM_MIN_WORDS {
@@ -695,6 +718,7 @@ fn audit_uncited(
                     evidence: vec![best.id],
                     check: format!("uncited by the writer; {}", verdict.reason),
                     written: None,
+                    score: Some(verdict.score),
                     passage: Some(verdict.aligned).filter(|p| !p.is_empty()),
                 },
             )
@@ -707,6 +731,7 @@ fn audit_uncited(
             check: "uncited, and no evidence read supports it".into(),
             written: None,
             passage: None,
+            score: None,
         }),
     }
 }
@@ -771,7 +796,9 @@ This means Memcheck tracks the definedness of every bit of memory [1].\n";
         );
         // The reason is said where the sentence is.
         assert!(
-            audited.body.contains("1 of its numbers or dates is not in the source"),
+            audited
+                .body
+                .contains("1 of its numbers or dates is not in the source"),
             "{}",
             audited.body
         );

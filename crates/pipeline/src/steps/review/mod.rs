@@ -692,6 +692,7 @@ mod tests {
             check: "the number 1820 is not in the evidence".into(),
             written: None,
             passage: None,
+            score: None,
         }];
         let questions = vec![
             "How does Memcheck find leaks?".to_string(),

@@ -46,7 +46,11 @@ pub struct MarkMeaning {
 
 impl TrustMark {
     /// Every mark, strongest first.
-    pub const ALL: [TrustMark; 3] = [TrustMark::Corroborated, TrustMark::Verified, TrustMark::Weak];
+    pub const ALL: [TrustMark; 3] = [
+        TrustMark::Corroborated,
+        TrustMark::Verified,
+        TrustMark::Weak,
+    ];
 
     /// The legend of the marks, in the order of [`TrustMark::ALL`].
     pub fn legend() -> Vec<MarkMeaning> {
@@ -432,6 +436,7 @@ memory in C and C++ programs. It runs programs about 20 times slower."
             check: String::new(),
             written: None,
             passage: None,
+            score: None,
         };
         let claim = cross_validate(&entry, &record);
         assert_eq!(claim.mark, TrustMark::Corroborated, "{claim:#?}");
@@ -450,6 +455,7 @@ memory in C and C++ programs. It runs programs about 20 times slower."
             check: "partly".into(),
             written: None,
             passage: None,
+            score: None,
         };
         let claim = cross_validate(&slow, &record);
         assert_eq!(claim.mark, TrustMark::Weak);
