@@ -895,7 +895,7 @@ async fn check_a_document_against_a_sessions_sources() {
     .await;
     app.click("#check-run").await;
     let status = app
-        .wait_text("#check-status", 30, |t| t.contains("add the sources"))
+        .wait_text("#check-status", 30, |t| t.contains("Add the sources"))
         .await;
     assert!(status.contains("session"), "{status}");
 

@@ -125,6 +125,8 @@ export class Popover {
 
   /** Shows the popover beside `anchor`; `focus` moves focus into it (to its first `focus` element when a selector). */
   private place(anchor: HTMLElement, focus: boolean | string) {
+    // Focusing a mark can scroll the page after the popover is placed: bring it into view first.
+    anchor.scrollIntoView({ block: "nearest" });
     const r = anchor.getBoundingClientRect();
     const pop = this.pop;
     pop.hidden = false;
