@@ -180,10 +180,12 @@ def write_row(row, folder):
     return args
 
 
-def run_check(binary, folder, sources, weights=None):
+def run_check(binary, folder, sources, weights=None, llm=None):
     cmd = [binary, "check", os.path.join(folder, "claim.md"), "--json", *sources]
     if weights:
         cmd += ["--weights", weights]
+    if llm:
+        cmd += ["--llm", llm]
     start = time.perf_counter()
     out = subprocess.run(cmd, capture_output=True, text=True)
     elapsed = time.perf_counter() - start
@@ -192,6 +194,47 @@ def run_check(binary, folder, sources, weights=None):
     audit = json.loads(out.stdout)["audit"]
     # The claim's weakest sentence decides.
     return min(audit, key=lambda e: e["score"]), elapsed, None
+
+
+def second_opinion(a, rows):
+    """The model's second opinion on a seeded sample of held-out rows, each checked again with
+    its fold's weights and `--llm`: precision of verified before and after the model's "no"
+    lowers it, and precision of the path the model would open (partly, and the model says yes)."""
+    pool = [r for r in rows if r.get("weights") and r["status"] in ("verified", "partly")]
+    random.Random(SEED).shuffle(pool)
+    # Every held-out verified row is kept (few, and they are what the model can only lower).
+    sample = [r for r in pool if r["status"] == "verified"]
+    sample += [r for r in pool if r["status"] == "partly"][: max(0, a.sample - len(sample))]
+    times, answered = [], 0
+    for i, r in enumerate(sample):
+        entry, elapsed, err = run_check(a.binary, r["folder"], r["sources"], r["weights"], a.llm)
+        times.append(elapsed)
+        r["with_model"] = entry["status"] if entry else r["status"]
+        r["model"] = entry.get("model") if entry else None
+        answered += r["model"] is not None
+        if (i + 1) % 25 == 0:
+            print(f"  second opinion {i + 1}/{len(sample)}", file=sys.stderr)
+
+    def precision(rs):
+        return (sum(r["y"] for r in rs) / len(rs), len(rs)) if rs else (float("nan"), 0)
+
+    verified = [r for r in sample if r["status"] == "verified"]
+    kept = [r for r in sample if r["with_model"] == "verified"]
+    lowered = [r for r in verified if r["with_model"] != "verified"]
+    lift = [r for r in sample if r["status"] == "partly" and r["model"] is True]
+    partly = [r for r in sample if r["status"] == "partly"]
+    print()
+    print(f"second opinion of {a.llm} on {len(sample)} held-out rows ({len(verified)} verified, {len(partly)} partly); "
+          f"the model answered for {answered} ({answered / max(1, len(sample)):.0%})")
+    print("| path | claims | precision (share attributable) |")
+    print("|---|---|---|")
+    for name, rs in [("verified, the checker alone", verified), ("verified after the model's no lowers it", kept),
+                     ("verified the model lowered", lowered), ("partly (the checker alone)", partly),
+                     ("partly and the model says yes (the lift path, off)", lift)]:
+        p, n = precision(rs)
+        print(f"| {name} | {n} | {p:.3f} |")
+    print(f"time per claim with the model (one `research check --llm` process, median): "
+          f"{sorted(times)[len(times) // 2]:.2f} s")
 
 
 def metrics(rows, pred):
@@ -218,6 +261,9 @@ def main():
     ap.add_argument("--limit", type=int, default=0, help="only the first N rows (a smoke run)")
     ap.add_argument("--write-weights", metavar="PATH")
     ap.add_argument("--json", metavar="OUT", help="also write the per-row results")
+    ap.add_argument("--llm", metavar="SPEC", help="also measure a model's second opinion (research check --llm) "
+                    "on --sample held-out rows: what its 'no' does to verified, and how often its 'yes' on partly is right")
+    ap.add_argument("--sample", type=int, default=300, help="rows the second opinion is measured on (seeded)")
     a = ap.parse_args()
 
     rows = [json.loads(l) for l in open(a.data, encoding="utf-8")]
@@ -258,6 +304,7 @@ def main():
             f.write(weights_text(model, names, v, u, [f"fold {k}"]))
         for i in fold:
             r = rows[i]
+            r["weights"] = wpath
             entry, elapsed, err = run_check(a.binary, r["folder"], r["sources"], wpath)
             held_times.append(elapsed)
             r["status"] = entry["status"] if entry else "refused"
@@ -306,6 +353,8 @@ def main():
     if unsup:
         print(f"unsupported or contradicted: {len(unsup)}, of which not attributable {sum(1 - r['y'] for r in unsup) / len(unsup):.3f}")
     print(f"time per claim (one `research check` process, median): {sorted(times)[len(times) // 2] * 1000:.1f} ms")
+    if a.llm:
+        second_opinion(a, rows)
     if a.json:
         with open(a.json, "w", encoding="utf-8") as f:
             json.dump([{k: r[k] for k in ("id", "src_dataset", "y", "status", "score")} for r in rows], f)

@@ -194,6 +194,12 @@ pub struct CheckedSentence {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional, type = "number")]
     pub suggested: Option<usize>,
+    /// The model's second opinion, when one was asked (`--llm`): whether it finds the sentence
+    /// in the passage. It can only lower `verified`; on `partly` it is recorded, not acted on,
+    /// until that path is measured to be right nine times in ten.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub model: Option<bool>,
 }
 
 /// The checker's findings on a document.
@@ -519,6 +525,7 @@ pub fn check_document(
                 .map(|(k, v)| (k.to_string(), v))
                 .collect(),
             suggested,
+            model: None,
         });
     }
     Ok(DocumentCheck {
@@ -536,6 +543,84 @@ pub fn check_document(
             })
             .collect(),
     })
+}
+
+/// Asks `llm` for its second opinion on every cited sentence the checker verified or found
+/// partly said (in batches, the audit's question: [`verdict_request`]): a "no" lowers
+/// `verified` to `partly`, with the reason; nothing is raised. A call that fails leaves the
+/// checker's verdicts and is returned as the error's words in `Ok`, so a document is never
+/// lost to a model.
+pub async fn second_opinion(
+    found: &mut DocumentCheck,
+    llm: &str,
+    connect: &crate::ConnectSettings,
+) -> Result<Option<String>, ApiError> {
+    use research_pipeline::steps::verify::{read_verdicts, verdict_request, VERDICTS_PER_CALL};
+    let asked: Vec<usize> = found
+        .audit
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| {
+            matches!(s.status, CheckStatus::Verified | CheckStatus::Partly)
+                && !s.sources.is_empty()
+                && !s.passage.is_empty()
+        })
+        .map(|(i, _)| i)
+        .collect();
+    let claims: Vec<(String, String)> = asked
+        .iter()
+        .map(|&i| {
+            let s = &found.audit[i];
+            (
+                research_check::words::without_citations(&s.sentence)
+                    .trim()
+                    .to_string(),
+                s.passage.clone(),
+            )
+        })
+        .collect();
+    let mut problem = None;
+    for (batch_at, batch) in claims.chunks(VERDICTS_PER_CALL).enumerate() {
+        let pairs: Vec<(&str, &str)> = batch
+            .iter()
+            .map(|(c, p)| (c.as_str(), p.as_str()))
+            .collect();
+        let (system, prompt, schema) = verdict_request(&pairs);
+        let answer = crate::ask(
+            crate::AskRequest {
+                prompt,
+                llm: llm.to_string(),
+                system: Some(system.to_string()),
+                schema: Some(schema),
+            },
+            connect,
+            None,
+        )
+        .await;
+        let verdicts = match answer {
+            Ok(a) => read_verdicts(&a.json.unwrap_or_default(), pairs.len()),
+            Err(e) if e.code == ErrorCode::InvalidInput => return Err(e),
+            Err(e) => {
+                problem = Some(format!(
+                    "the model's second opinion was not had ({}); the checker's verdicts stand",
+                    e.message
+                ));
+                break;
+            }
+        };
+        for (k, verdict) in verdicts.into_iter().enumerate() {
+            let s = &mut found.audit[asked[batch_at * VERDICTS_PER_CALL + k]];
+            s.model = verdict;
+            if verdict == Some(false) && s.status == CheckStatus::Verified {
+                s.status = CheckStatus::Partly;
+                s.check = format!(
+                    "partly: the model does not find it in the passage, though the checker did ({})",
+                    s.check
+                );
+            }
+        }
+    }
+    Ok(problem)
 }
 
 impl Studio {

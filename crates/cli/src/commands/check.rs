@@ -25,8 +25,13 @@ pub struct CheckArgs {
     /// your own judgements, instead of the committed weights
     #[arg(long, value_name = "FILE")]
     weights: Option<PathBuf>,
+    /// A model's second opinion (e.g. local:/path/model.gguf, ollama:qwen2.5:7b): it is asked
+    /// whether each verified or partly said sentence is in its passage; a "no" lowers verified to
+    /// partly, nothing is raised
+    #[arg(long, value_name = "SPEC")]
+    llm: Option<String>,
     /// Print {"audit": [...]}: one entry per sentence (sentence, sources, status, passage,
-    /// check, score, signals)
+    /// check, score, signals, model)
     #[arg(long)]
     json: bool,
     #[command(flatten)]
@@ -44,7 +49,13 @@ pub async fn check(args: CheckArgs) -> anyhow::Result<ExitCode> {
         Some(id) => args.db.open()?.check_sources_of_session(id)?,
         None => research_api::read_check_sources(&args.sources, &args.allow_host).await?,
     };
-    let found = research_api::check_document(&markdown, &sources, &weights)?;
+    let mut found = research_api::check_document(&markdown, &sources, &weights)?;
+    if let Some(llm) = &args.llm {
+        let connect = research_api::connect_settings(&research_api::OsKeychain);
+        if let Some(problem) = research_api::second_opinion(&mut found, llm, &connect).await? {
+            eprintln!("research: {problem}");
+        }
+    }
     if args.json {
         println!("{}", serde_json::to_string_pretty(&found)?);
     } else {

@@ -90,6 +90,32 @@ fn listing(batch: &[(&str, &str)]) -> String {
         .collect()
 }
 
+/// The model's second opinion on a batch of at most [`VERDICTS_PER_CALL`] (claim, passage)
+/// pairs, as one request: the system prompt, the listing and the schema of the answer. The
+/// audit asks it through the run's fast model; `research check --llm` through any model, so both
+/// ask the same question.
+pub fn verdict_request(batch: &[(&str, &str)]) -> (&'static str, String, serde_json::Value) {
+    (
+        prompts::VERIFY,
+        listing(batch),
+        research_llm::schema_of::<VerifyOut>().schema,
+    )
+}
+
+/// The verdicts an answer to [`verdict_request`] gives for its `n` pairs (`None` for a pair it
+/// skipped; all `None` for an answer that is not the schema's).
+pub fn read_verdicts(answer: &serde_json::Value, n: usize) -> Vec<Option<bool>> {
+    let answered: BTreeMap<usize, bool> = serde_json::from_value::<VerifyOut>(answer.clone())
+        .map(|out| {
+            out.verdicts
+                .into_iter()
+                .map(|v| (v.claim.clamp(0, 1_000) as usize, v.supported))
+                .collect()
+        })
+        .unwrap_or_default();
+    (1..=n).map(|i| answered.get(&i).copied()).collect()
+}
+
 /// The model's verdict on each (claim, quote) pair, asked in calls of at most
 /// [`VERDICTS_PER_CALL`] (the fast model, constrained JSON); `None` for a pair the model
 /// skipped or whose call gave no usable answer, with a warning saying so.
