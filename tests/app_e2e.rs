@@ -900,12 +900,15 @@ async fn check_a_document_against_a_sessions_sources() {
     assert!(status.contains("session"), "{status}");
 
     // Against the session's sources (the colony page is its source 1).
-    app.wait("#check-session option[value]:not([value=''])", 30).await;
+    app.wait("#check-session option[value]:not([value=''])", 30)
+        .await;
     app.js("const s = document.getElementById('check-session'); s.value = s.options[1].value; s.dispatchEvent(new Event('change'))")
         .await;
     app.click("#check-run").await;
     let summary = app
-        .wait_text("#check-result .check-summary", 60, |t| t.contains("sentences:"))
+        .wait_text("#check-result .check-summary", 60, |t| {
+            t.contains("sentences:")
+        })
         .await;
     assert!(summary.starts_with("4 sentences:"), "{summary}");
     assert!(!summary.contains(" 0 verified"), "{summary}");

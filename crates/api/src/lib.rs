@@ -31,9 +31,9 @@ pub use app::{
 pub use ask::{ask, AskAnswer, AskRequest, MAX_PROMPT_CHARS};
 pub use check::{
     check_document, read_check_document, read_check_sources, read_weights, second_opinion,
-    CheckMeaning,
-    CheckRequest, CheckSource, CheckStatus, CheckWeights, CheckedSentence, CheckedSourceText,
-    ChosenDocument, DocumentCheck, MAX_CHECK_DOCUMENT_BYTES, MAX_CHECK_SENTENCES,
+    CheckMeaning, CheckRequest, CheckSource, CheckStatus, CheckWeights, CheckedSentence,
+    CheckedSourceText, ChosenDocument, DocumentCheck, MAX_CHECK_DOCUMENT_BYTES,
+    MAX_CHECK_SENTENCES,
 };
 pub use choices::{form_choices, Choice, FormChoices, ProbeModel, SettingKey};
 pub use error::{ApiError, ErrorCode, Fix};

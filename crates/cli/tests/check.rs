@@ -1,6 +1,8 @@
 //! `research check DOC.md`: a document's sentences against its sources, as files and as pages
 //! on a local server; the statuses, the exit status and the errors a writer can run into.
 
+mod common;
+
 use std::path::Path;
 use std::process::{Command, Output};
 use std::time::Instant;
@@ -360,4 +362,53 @@ fn weights_of_your_own_are_read_and_a_bad_file_is_named() {
         "{}",
         stderr(&out)
     );
+}
+
+#[test]
+fn a_document_is_checked_against_a_stored_sessions_sources() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("research.sqlite3");
+    common::library(&db);
+    let llm = format!(
+        "scripted:{}",
+        common::fixtures().join("script.json").display()
+    );
+    let run = common::first_run(&db, &llm);
+    let session = run["session_id"].as_str().unwrap();
+    // The session's numbers: its first source is the colony page.
+    assert!(
+        run["sources"][0]["url"]
+            .as_str()
+            .unwrap()
+            .ends_with("colony.html"),
+        "{:#}",
+        run["sources"]
+    );
+    let doc = write(
+        dir.path(),
+        "notes.md",
+        "A honeybee colony contains a single queen, a few hundred drones in summer, and tens of \
+         thousands of female worker bees [1]. A colony has three queens [1].\n",
+    );
+    let out = common::research(&["check", &doc, "--session", session, "--json"], &db);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let found = audit(&out);
+    let statuses: Vec<&str> = found
+        .iter()
+        .map(|s| s["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(statuses, ["verified", "unsupported"], "{found:#?}");
+    assert!(found[0]["passage"]
+        .as_str()
+        .unwrap()
+        .contains("tens of thousands of female worker bees"));
+    // The session has three sources: a marker past them is a clear error naming them.
+    let beyond = write(
+        dir.path(),
+        "beyond.md",
+        "Bees dance to tell where food is [9].\n",
+    );
+    let out = common::research(&["check", &beyond, "--session", session], &db);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("[9]"), "{}", stderr(&out));
 }
