@@ -832,7 +832,13 @@ signals: { [key in string]: number },
 /**
  * For an uncited sentence: the source that says it, to cite.
  */
-suggested?: number, };
+suggested?: number, 
+/**
+ * The model's second opinion, when one was asked (`--llm`): whether it finds the sentence
+ * in the passage. It can only lower `verified`; on `partly` it is recorded, not acted on,
+ * until that path is measured to be right nine times in ten.
+ */
+model?: boolean, };
 
 export type DocumentCheck = { 
 /**

@@ -215,6 +215,9 @@ pub struct Studio {
     clock: Arc<dyn Clock>,
     path: PathBuf,
     registry: Registry,
+    /// The sentence-embedding model, loaded on first use (`None` inside: not installed, or it
+    /// failed to load, which is logged).
+    embedder: Arc<std::sync::OnceLock<Option<Arc<dyn research_embed::Embedder>>>>,
 }
 
 const DEMO: &str = "demo";
@@ -233,6 +236,7 @@ impl Studio {
             clock: Arc::new(SystemClock),
             path,
             registry: Registry::builtin(),
+            embedder: Arc::default(),
         })
     }
 
@@ -253,12 +257,93 @@ impl Studio {
         self
     }
 
-    /// The user's library, in this database.
+    /// The user's library, in this database. Adding and re-indexing a folder with it index by
+    /// keywords only, so a folder is searchable at once; [`Studio::embed_library`] adds the
+    /// meaning index.
     pub fn library(&self) -> Result<Library, ApiError> {
         Ok(
             Library::open(&self.path)?
                 .with_extractor(research_fetch::Extractor::for_this_program()),
         )
+    }
+
+    /// The installed sentence-embedding model (`scripts/fetch-embedder.sh`, or the folder
+    /// `RESEARCH_STUDIO_EMBEDDER` names), loaded once; `None` when it is not installed or does
+    /// not load (logged).
+    pub fn embedder(&self) -> Option<Arc<dyn research_embed::Embedder>> {
+        self.embedder
+            .get_or_init(|| {
+                let dir = research_embed::locate_model()?;
+                match research_embed::BertEmbedder::load(&dir) {
+                    Ok(model) => Some(Arc::new(model) as Arc<dyn research_embed::Embedder>),
+                    Err(e) => {
+                        tracing::warn!(dir = %dir.display(), error = %e, "the embedding model did not load; the library ranks by keywords alone");
+                        None
+                    }
+                }
+            })
+            .clone()
+    }
+
+    /// The library as a run searches it, and how it ranks, in words for the method section:
+    /// hybrid (keywords and meaning, fused by rank) when the embedding model is installed and
+    /// passages have vectors from it, else keywords (BM25) alone, saying why.
+    pub fn library_for_search(&self) -> Result<(Library, String), ApiError> {
+        let library = self.library()?;
+        let keywords = |why: &str| format!("Library search: keywords (BM25) alone; {why}");
+        if research_embed::locate_model().is_none() {
+            return Ok((library, keywords("no embedding model is installed")));
+        }
+        // Nothing embedded yet: no need to load the model for a search that cannot use it.
+        if library.vectors_stored()? == 0 {
+            return Ok((
+                library,
+                keywords(
+                    "the library is not indexed by meaning yet (Library → Index by meaning, or \
+                     research library embed)",
+                ),
+            ));
+        }
+        let Some(embedder) = self.embedder() else {
+            return Ok((
+                library,
+                keywords("the embedding model did not load (see the log)"),
+            ));
+        };
+        let model = embedder.model_id().to_string();
+        let library = library.with_embedder(embedder);
+        let (embedded, total) = library.embedded_share()?;
+        if embedded == 0 {
+            return Ok((
+                library.without_embedder(),
+                keywords(&format!(
+                    "the library is not indexed by {model} yet (Library → Index by meaning, or \
+                     research library embed)"
+                )),
+            ));
+        }
+        Ok((
+            library,
+            format!(
+                "Library search: {}; {embedded} of {total} passages have a vector",
+                research_library::Ranking::Hybrid { model }
+            ),
+        ))
+    }
+
+    /// Embeds every library passage that has no vector from the installed model yet, a batch at
+    /// a time (each kept: an interrupted pass loses nothing), reporting (done, total) after
+    /// each; how many were embedded. An error when no model is installed.
+    pub fn embed_library(&self, progress: &dyn Fn(usize, usize)) -> Result<usize, ApiError> {
+        let embedder = self.embedder().ok_or_else(|| {
+            ApiError::new(
+                ErrorCode::NotFound,
+                "no embedding model is installed: the library ranks by keywords alone (install it \
+                 with scripts/fetch-embedder.sh)",
+            )
+        })?;
+        let library = self.library()?.with_embedder(embedder);
+        Ok(library.embed_pending_with(progress)?)
     }
 
     /// The settings file shared with the desktop app (next to the database).

@@ -74,6 +74,7 @@ A second paragraph on {topic} gives an example that readers can follow. The last
             search: web.clone(),
             fetcher: web,
             documents: std::sync::Arc::new(research_pipeline::MemoryDocuments::default()),
+            notes: Vec::new(),
         }
     }
 

@@ -60,3 +60,110 @@ fn add_list_search_and_remove_a_folder() {
     assert_eq!(out.status.code(), Some(3));
     assert!(String::from_utf8_lossy(&out.stderr).contains("is not in the library"));
 }
+
+/// `research` with the embedding model at `model` (a folder; an empty one means "not installed").
+fn research_with_model(args: &[&str], db: &str, model: &std::path::Path) -> std::process::Output {
+    Command::new(BIN)
+        .args(args)
+        .args(["--db", db])
+        .env("RESEARCH_STUDIO_EMBEDDER", model)
+        .env_remove("RESEARCH_LLM")
+        .output()
+        .unwrap()
+}
+
+/// The method section's line on how the library was searched, from a scripted run.
+fn library_line(db: &str, model: &std::path::Path) -> String {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/script.json");
+    let out = research_with_model(
+        &[
+            "run",
+            "How do honeybees communicate and organise their colonies?",
+            "--llm",
+            &format!("scripted:{script}"),
+            "--search",
+            "local",
+            "--no-input",
+            "--json",
+        ],
+        db,
+        model,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let result: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    result["report"]
+        .as_str()
+        .unwrap()
+        .lines()
+        .find(|l| l.contains("Library search"))
+        .unwrap_or_default()
+        .to_string()
+}
+
+#[test]
+fn the_library_is_indexed_by_meaning_on_request_and_the_report_says_how_it_was_searched() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db.sqlite3");
+    let db = db.to_str().unwrap();
+    let corpus = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/corpus");
+    let none = dir.path().join("no-model");
+    std::fs::create_dir_all(&none).unwrap();
+    assert!(research_with_model(&["library", "add", corpus], db, &none)
+        .status
+        .success());
+
+    // No model installed: keywords alone, said; indexing by meaning is a clear error.
+    let line = library_line(db, &none);
+    assert!(
+        line.contains("keywords (BM25) alone; no embedding model is installed"),
+        "{line}"
+    );
+    let out = research_with_model(&["library", "embed"], db, &none);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("no embedding model is installed") && err.contains("fetch-embedder"),
+        "{err}"
+    );
+
+    let Some(model) = research_embed_model() else {
+        eprintln!(
+            "SKIPPED the hybrid half: no embedding model (run `bash scripts/fetch-embedder.sh`)"
+        );
+        return;
+    };
+    // Installed, nothing embedded yet: still keywords alone, and the report says how to add meaning.
+    let line = library_line(db, &model);
+    assert!(line.contains("not indexed by meaning yet"), "{line}");
+    let out = research_with_model(&["library", "embed"], db, &model);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("passages embedded"));
+    let line = library_line(db, &model);
+    assert!(
+        line.contains("hybrid ranking") && line.contains("have a vector"),
+        "{line}"
+    );
+    // Embedding again finds nothing left to do.
+    let out = research_with_model(&["library", "embed"], db, &model);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("0 passages embedded"));
+}
+
+/// The installed embedding model's folder, as the test suite installs it.
+fn research_embed_model() -> Option<std::path::PathBuf> {
+    std::env::var_os("RESEARCH_STUDIO_EMBEDDER")
+        .map(std::path::PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("HOME").map(|h| {
+                std::path::PathBuf::from(h).join(".cache/research-studio/models/all-MiniLM-L6-v2")
+            })
+        })
+        .filter(|d| d.join("model.safetensors").is_file())
+}

@@ -462,7 +462,7 @@ impl Library {
         self.forget_vectors();
         // Embedded file by file, so progress moves and an interrupted pass keeps what it did;
         // a failure leaves the passages to keyword ranking and is tried again next pass.
-        if let Err(e) = self.embed_passages(Some(file_id)) {
+        if let Err(e) = self.embed_passages(Some(file_id), &|_, _| {}) {
             tracing::warn!(path = %key, error = %e, "passages not embedded");
         }
         Ok(true)
@@ -634,12 +634,31 @@ impl Library {
     /// Embeds every passage that has no vector from the current model (none without a model);
     /// returns how many were embedded. Adding and re-indexing do this themselves.
     pub fn embed_pending(&self) -> Result<usize, LibraryError> {
-        self.embed_passages(None)
+        self.embed_passages(None, &|_, _| {})
+    }
+
+    /// [`Library::embed_pending`], reporting (embedded so far, pending at the start) after each
+    /// batch.
+    pub fn embed_pending_with(
+        &self,
+        progress: &dyn Fn(usize, usize),
+    ) -> Result<usize, LibraryError> {
+        self.embed_passages(None, progress)
+    }
+
+    /// The library ranking by keywords alone (its vectors stay stored).
+    pub fn without_embedder(mut self) -> Self {
+        self.embedder = None;
+        self
     }
 
     /// Embeds the passages without a vector from the current model, of one file or of all,
     /// a batch at a time (each committed: an interrupted pass keeps what it did).
-    fn embed_passages(&self, file: Option<i64>) -> Result<usize, LibraryError> {
+    fn embed_passages(
+        &self,
+        file: Option<i64>,
+        progress: &dyn Fn(usize, usize),
+    ) -> Result<usize, LibraryError> {
         let Some(embedder) = &self.embedder else {
             return Ok(0);
         };
@@ -653,11 +672,21 @@ impl Library {
             let ids: Vec<i64> = batch.iter().map(|(id, _)| *id).collect();
             vectors::store(&mut self.conn(), model, &ids, &embedded)?;
             done += batch.len();
+            progress(done, pending.len());
         }
         if done > 0 {
             self.forget_vectors();
         }
         Ok(done)
+    }
+
+    /// How many passage vectors are stored, from any model (none: the library has not been
+    /// indexed by meaning, and no model need be loaded to search it).
+    pub fn vectors_stored(&self) -> Result<usize, LibraryError> {
+        let n: i64 = self
+            .conn()
+            .query_row("SELECT count(*) FROM library_vectors", [], |r| r.get(0))?;
+        Ok(n as usize)
     }
 
     /// How many passages have a vector from the current model, of how many.

@@ -67,6 +67,9 @@ pub struct Env {
     pub fetcher: Arc<dyn Fetcher>,
     /// Where source texts are stored.
     pub documents: Arc<dyn Documents>,
+    /// How the run searched, in words, for the report's method section (e.g. how the library
+    /// ranks its passages); set by whoever built the search.
+    pub notes: Vec<String>,
 }
 
 /// Progress a run reports while it works (besides the engine's own node events).

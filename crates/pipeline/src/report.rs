@@ -263,6 +263,8 @@ pub(crate) fn findings_section(language: &str, evidence: &[Evidence]) -> String 
 /// What the report's fixed sections are made from, whichever pipeline wrote it.
 #[derive(Debug, Clone, Copy)]
 pub struct Facts<'a> {
+    /// How the run searched, in words (the run's [`crate::Env::notes`]).
+    pub notes: &'a [String],
     /// The question (the report's title).
     pub query: &'a str,
     /// The report's language.
@@ -423,6 +425,9 @@ pub(crate) fn method_section(state: &Facts<'_>, now_ms: i64, llm_calls: u64) -> 
     for line in lines {
         out.push_str(&line);
         out.push('\n');
+    }
+    for note in state.notes {
+        out.push_str(&format!("- {note}\n"));
     }
     out.push_str(&on_question_lines(state));
     for d in state.decisions {

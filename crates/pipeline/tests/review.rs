@@ -140,6 +140,7 @@ async fn run_review_with(
         search: corpus(),
         fetcher: corpus(),
         documents: Arc::new(MemoryDocuments::default()),
+        notes: Vec::new(),
     };
     let graph = review::graph(&config, Some(Arc::new(MemoryCheckpointer::new()))).unwrap();
     let out = graph

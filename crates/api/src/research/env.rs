@@ -306,6 +306,7 @@ impl Studio {
 
         let library = Arc::new(self.library()?);
         let library_has_folders = library.folders().map(|f| !f.is_empty()).unwrap_or(false);
+        let mut notes = Vec::new();
         let search_settings = crate::search_settings(keys_store, saved.searxng_url.clone());
         let names =
             crate::search::expand_providers(&saved.config.search, keys_store, library_has_folders);
@@ -318,7 +319,11 @@ impl Studio {
         let mut providers: Vec<(String, Arc<dyn SearchProvider>)> = Vec::new();
         for name in &names {
             let provider: Arc<dyn SearchProvider> = if name == "local" {
-                Arc::new(LibrarySearch(library.clone()))
+                // The run's searches rank by meaning too when the library has vectors; the
+                // method section says which.
+                let (searched, ranking) = self.library_for_search()?;
+                notes.push(ranking);
+                Arc::new(LibrarySearch(Arc::new(searched)))
             } else {
                 Arc::new(CachedSearch {
                     key: name.clone(),
@@ -339,6 +344,7 @@ impl Studio {
                 sessions: sessions.clone(),
                 clock: self.clock.clone(),
             }),
+            notes,
         })
     }
 

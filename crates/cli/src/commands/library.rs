@@ -35,6 +35,10 @@ enum LibraryAction {
     },
     /// Index new and changed files again
     Reindex,
+    /// Index the library by meaning too: embed every passage that has no vector from the
+    /// installed sentence model yet (scripts/fetch-embedder.sh installs it); runs and searches
+    /// then rank by keywords and meaning. Stopping it keeps what was done
+    Embed,
     /// Search the library
     Search {
         /// The query
@@ -73,12 +77,23 @@ fn summary(r: &IndexReport) {
 
 /// `research library …`.
 pub fn library(args: LibraryArgs) -> anyhow::Result<ExitCode> {
-    let library = args.db.open()?.library()?;
+    let studio = args.db.open()?;
+    let library = studio.library()?;
     match args.action {
         LibraryAction::Add { dir } => {
             summary(&library.add(&dir, &progress).map_err(ApiError::from)?)
         }
         LibraryAction::Reindex => summary(&library.reindex(&progress).map_err(ApiError::from)?),
+        LibraryAction::Embed => {
+            let started = std::time::Instant::now();
+            let done = studio.embed_library(&|done, total| {
+                eprint!("\rembedded {done} of {total} passages");
+            })?;
+            eprintln!(
+                "\r{done} passages embedded in {:.1} s; runs now rank the library by keywords and meaning",
+                started.elapsed().as_secs_f64()
+            );
+        }
         LibraryAction::Remove { dir } => {
             library.remove(&dir).map_err(ApiError::from)?;
             eprintln!("removed {} from the library", dir.display());
@@ -96,7 +111,11 @@ pub fn library(args: LibraryArgs) -> anyhow::Result<ExitCode> {
             }
         }
         LibraryAction::Search { query, limit, json } => {
+            let (library, ranking) = studio.library_for_search()?;
             let hits = library.search(&query, limit).map_err(ApiError::from)?;
+            if !json {
+                eprintln!("{ranking}");
+            }
             if json {
                 println!("{}", serde_json::to_string(&hits)?);
             } else {

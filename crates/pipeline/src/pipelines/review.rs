@@ -474,7 +474,7 @@ async fn analyze(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
 async fn write_draft(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
     ctx.emit(Progress::Writing);
     let brief = brief(&state);
-    match write::write(&ctx, &write_input(&state, &brief), None).await {
+    match write::write(&ctx, &write_input(&state, &brief, &ctx.config.notes), None).await {
         Ok(draft) => Ok(drafted(&state, draft, String::new())),
         Err(e) => failed(&state, &ctx, e, "writing the first draft"),
     }
@@ -552,7 +552,13 @@ async fn revise_draft(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
     };
     ctx.emit(Progress::Writing);
     let brief = brief(&state);
-    match write::write(&ctx, &write_input(&state, &brief), Some(revision)).await {
+    match write::write(
+        &ctx,
+        &write_input(&state, &brief, &ctx.config.notes),
+        Some(revision),
+    )
+    .await
+    {
         Ok(draft) => {
             let mut update = drafted(&state, draft, asked);
             update.report_versions = Some(vec![state.report.clone()]);
@@ -567,7 +573,13 @@ async fn revise_draft(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
 /// to the reviewer (an edit that breaks a citation is caught there).
 async fn take_edit(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
     let brief = brief(&state);
-    let draft = match write::edited(&ctx, &write_input(&state, &brief), &state.edited).await {
+    let draft = match write::edited(
+        &ctx,
+        &write_input(&state, &brief, &ctx.config.notes),
+        &state.edited,
+    )
+    .await
+    {
         Ok(draft) => draft,
         Err(e) => return failed(&state, &ctx, e, "checking your edit"),
     };
@@ -610,7 +622,7 @@ async fn fallback(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
         ),
     };
     let brief = brief(&state);
-    let input = write_input(&state, &brief);
+    let input = write_input(&state, &brief, &ctx.config.notes);
     let update = match record.best().cloned() {
         Some(best) => {
             let mut report = best.report.clone();

@@ -234,6 +234,7 @@ pub fn env_on(
         search: c.clone(),
         fetcher: c,
         documents: docs,
+        notes: Vec::new(),
     }
 }
 

@@ -357,8 +357,9 @@ pub(crate) async fn verify(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
 }
 
 /// The record the report's fixed sections come from.
-pub(crate) fn facts(state: &ResearchState) -> Facts<'_> {
+pub(crate) fn facts<'a>(state: &'a ResearchState, notes: &'a [String]) -> Facts<'a> {
     Facts {
+        notes,
         query: &state.query,
         language: &state.language,
         sources: &state.sources,
@@ -376,10 +377,14 @@ pub(crate) fn facts(state: &ResearchState) -> Facts<'_> {
     }
 }
 
-pub(crate) fn write_input<'a>(state: &'a ResearchState, brief: &'a Brief) -> WriteInput<'a> {
+pub(crate) fn write_input<'a>(
+    state: &'a ResearchState,
+    brief: &'a Brief,
+    notes: &'a [String],
+) -> WriteInput<'a> {
     WriteInput {
         brief,
-        facts: facts(state),
+        facts: facts(state, notes),
         synthesis: (state.mode == crate::Mode::Multi).then_some(state.synthesis.summary.as_str()),
         analysis: (state.analysis != Default::default()).then_some(&state.analysis),
         outline: &state.plan.aspects,
@@ -391,7 +396,7 @@ pub(crate) fn write_input<'a>(state: &'a ResearchState, brief: &'a Brief) -> Wri
 pub(crate) async fn write_report(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
     ctx.emit(Progress::Writing);
     let brief = brief(&state);
-    let draft = write::write(&ctx, &write_input(&state, &brief), None).await?;
+    let draft = write::write(&ctx, &write_input(&state, &brief, &ctx.config.notes), None).await?;
     Ok(written(&state, draft, ResearchUpdate::default()))
 }
 
@@ -484,7 +489,12 @@ pub(crate) async fn review_report(state: Arc<ResearchState>, ctx: Ctx) -> NodeRe
 /// The person's edit of the draft: audited like the writer's prose and the report rebuilt
 /// around it ([`write::edited`]); the next node shows it for review again.
 pub(crate) async fn take_edit(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
-    let draft = write::edited(&ctx, &write_input(&state, &brief(&state)), &state.edited).await?;
+    let draft = write::edited(
+        &ctx,
+        &write_input(&state, &brief(&state), &ctx.config.notes),
+        &state.edited,
+    )
+    .await?;
     Ok(edit_taken(&state, draft))
 }
 
@@ -510,7 +520,12 @@ pub(crate) async fn revise_report(state: Arc<ResearchState>, ctx: Ctx) -> NodeRe
         locations: &[],
         verified: &verified,
     };
-    let draft = write::write(&ctx, &write_input(&state, &brief), Some(revision)).await?;
+    let draft = write::write(
+        &ctx,
+        &write_input(&state, &brief, &ctx.config.notes),
+        Some(revision),
+    )
+    .await?;
     Ok(written(
         &state,
         draft,
