@@ -431,6 +431,34 @@ async fn library_follow_up_rename_and_delete() {
             .await,
         json!("100")
     );
+    // Indexing by meaning, when the sentence model is installed (the test suite installs it);
+    // without it the view says so and the button is off.
+    let meaning = app
+        .wait_text("#library-meaning", 20, |t| !t.is_empty())
+        .await;
+    if meaning.contains("Index by meaning") {
+        app.click("#library-embed").await;
+        let status = app
+            .wait_text("#library-status", 120, |t| t.starts_with("Done"))
+            .await;
+        assert!(status.contains("indexed by meaning"), "{status}");
+        let meaning = app
+            .wait_text("#library-meaning", 20, |t| {
+                t.contains("keywords and meaning")
+            })
+            .await;
+        assert!(meaning.contains("all "), "{meaning}");
+    } else {
+        assert!(
+            meaning.contains("no sentence model is installed"),
+            "{meaning}"
+        );
+        assert_eq!(
+            app.js("return document.getElementById('library-embed').disabled")
+                .await,
+            json!(true)
+        );
+    }
     app.shot("01-library").await;
     // Removing a folder is confirmed in a native dialog.
     app.click(&format!("button[aria-label='Remove {}']", notes.display()))

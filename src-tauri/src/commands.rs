@@ -725,6 +725,32 @@ pub async fn library_remove<R: Runtime>(
     Ok(true)
 }
 
+/// How far the library is indexed by meaning.
+#[tauri::command]
+pub async fn library_meaning(state: State<'_, AppState>) -> Res<research_api::LibraryMeaning> {
+    state.studio.blocking(|s| s.library_meaning()).await
+}
+
+/// Indexes the library by meaning (the installed sentence model), reporting progress.
+#[tauri::command]
+pub async fn library_embed(
+    state: State<'_, AppState>,
+    on_progress: Channel<research_api::EmbedProgress>,
+) -> Res<u64> {
+    state
+        .studio
+        .blocking(move |s| {
+            let done = s.embed_library(&|done, total| {
+                let _ = on_progress.send(research_api::EmbedProgress {
+                    done: done as u64,
+                    total: total as u64,
+                });
+            })?;
+            Ok(done as u64)
+        })
+        .await
+}
+
 #[tauri::command]
 pub async fn library_reindex(
     state: State<'_, AppState>,

@@ -141,6 +141,8 @@ pub fn invoke_handler<R: Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + 
         commands::library_remove,
         commands::library_reindex,
         commands::choose_model_file,
+        commands::library_meaning,
+        commands::library_embed,
         commands::choose_check_document,
         commands::choose_check_source,
         commands::check_document,

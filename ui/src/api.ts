@@ -3,7 +3,7 @@ import { Channel, invoke } from "@tauri-apps/api/core";
 import type {
   Answer, ApiError, AppInfo, Fix, CheckpointInfo, DraftFinding, ConnectionTest, DialogAnswer, DownloadedModel, DownloadProgress, ErrorCode, Event, GraphOutline, IndexReport,
   ForkedRun, ForkPoint, ForkRequest, KeyStatus, LibraryFolder, Mode, PendingQuestion, PipelineInfo, Preferences, ProviderStatus, ResearchOutcome, ResearchRequest,
-  CheckRequest, ChosenDocument, DocumentCheck, CompareOutcome, CompareRequest, FormChoices, Recheck, RecommendedModel, RoleInfo, RunCalls, RunConfig, RunEstimate, SessionDetail, SessionRecord, Settings, StartedRun, Turn, TurnKind, UsageTotals,
+  CheckRequest, ChosenDocument, DocumentCheck, EmbedProgress, LibraryMeaning, CompareOutcome, CompareRequest, FormChoices, Recheck, RecommendedModel, RoleInfo, RunCalls, RunConfig, RunEstimate, SessionDetail, SessionRecord, Settings, StartedRun, Turn, TurnKind, UsageTotals,
 } from "./types";
 
 export function isApiError(e: unknown): e is ApiError {
@@ -91,6 +91,8 @@ export const api = {
   libraryAdd: (onProgress: Channel<IndexReport>) => invoke<IndexReport | null>("library_add", { onProgress }),
   libraryRemove: (path: string) => invoke<boolean>("library_remove", { path }),
   libraryReindex: (onProgress: Channel<IndexReport>) => invoke<IndexReport>("library_reindex", { onProgress }),
+  libraryMeaning: () => invoke<LibraryMeaning>("library_meaning"),
+  libraryEmbed: (onProgress: Channel<EmbedProgress>) => invoke<number>("library_embed", { onProgress }),
   chooseModelFile: () => invoke<string | null>("choose_model_file"),
   chooseCheckDocument: () => invoke<ChosenDocument | null>("choose_check_document"),
   chooseCheckSource: () => invoke<string | null>("choose_check_source"),

@@ -1454,6 +1454,30 @@ files: number,
  */
 failed: number, };
 
+export type LibraryMeaning = { 
+/**
+ * Whether the sentence model is installed (`scripts/fetch-embedder.sh`).
+ */
+installed: boolean, 
+/**
+ * Passage vectors stored.
+ */
+vectors: number, 
+/**
+ * Passages in the library.
+ */
+passages: number, };
+
+export type EmbedProgress = { 
+/**
+ * Passages embedded so far.
+ */
+done: number, 
+/**
+ * Passages to embed in this pass.
+ */
+total: number, };
+
 export type IndexReport = { 
 /**
  * Files this pass looks at (all of them, known before the first is read, so that progress

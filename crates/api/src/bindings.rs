@@ -87,6 +87,8 @@ pub fn typescript() -> String {
         research_store::ClaimRow::decl(&cfg),
         research_store::ReportRow::decl(&cfg),
         research_library::LibraryFolder::decl(&cfg),
+        crate::LibraryMeaning::decl(&cfg),
+        crate::EmbedProgress::decl(&cfg),
         research_library::IndexReport::decl(&cfg),
         research_pipeline::RunConfig::decl(&cfg),
         research_pipeline::Mode::decl(&cfg),

@@ -206,6 +206,30 @@ pub struct ThreadSummary {
     pub created_at_ms: i64,
 }
 
+/// How far the library is indexed by meaning (its passages' vectors from the sentence model).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+pub struct LibraryMeaning {
+    /// Whether the sentence model is installed (`scripts/fetch-embedder.sh`).
+    pub installed: bool,
+    /// Passage vectors stored.
+    #[ts(type = "number")]
+    pub vectors: u64,
+    /// Passages in the library.
+    #[ts(type = "number")]
+    pub passages: u64,
+}
+
+/// Progress of indexing the library by meaning.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+pub struct EmbedProgress {
+    /// Passages embedded so far.
+    #[ts(type = "number")]
+    pub done: u64,
+    /// Passages to embed in this pass.
+    #[ts(type = "number")]
+    pub total: u64,
+}
+
 /// An open Research Studio database. Cloning it is cheap: the clones share its connections.
 #[derive(Clone)]
 pub struct Studio {
@@ -329,6 +353,17 @@ impl Studio {
                 research_library::Ranking::Hybrid { model }
             ),
         ))
+    }
+
+    /// How far the library is indexed by meaning, without loading the model: the Library view's
+    /// line and its *Index by meaning* button.
+    pub fn library_meaning(&self) -> Result<LibraryMeaning, ApiError> {
+        let library = self.library()?;
+        Ok(LibraryMeaning {
+            installed: research_embed::locate_model().is_some(),
+            vectors: library.vectors_stored()? as u64,
+            passages: library.passage_count()? as u64,
+        })
     }
 
     /// Embeds every library passage that has no vector from the installed model yet, a batch at

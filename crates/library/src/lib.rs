@@ -680,6 +680,14 @@ impl Library {
         Ok(done)
     }
 
+    /// How many passages the library holds.
+    pub fn passage_count(&self) -> Result<usize, LibraryError> {
+        let n: i64 = self
+            .conn()
+            .query_row("SELECT count(*) FROM library_passages", [], |r| r.get(0))?;
+        Ok(n as usize)
+    }
+
     /// How many passage vectors are stored, from any model (none: the library has not been
     /// indexed by meaning, and no model need be loaded to search it).
     pub fn vectors_stored(&self) -> Result<usize, LibraryError> {

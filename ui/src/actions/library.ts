@@ -3,7 +3,7 @@ import { Channel } from "@tauri-apps/api/core";
 import { api, humanError } from "../api";
 import { progressText } from "../format";
 import type { AppState, Progress } from "../store";
-import type { IndexReport } from "../types";
+import type { EmbedProgress, IndexReport } from "../types";
 import type { Base } from "./base";
 
 export function libraryActions({ store, fail, show }: Base) {
@@ -12,7 +12,7 @@ export function libraryActions({ store, fail, show }: Base) {
 
   async function refreshLibrary() {
     try {
-      setLibrary({ folders: await api.libraryFolders() });
+      setLibrary({ folders: await api.libraryFolders(), meaning: await api.libraryMeaning() });
     } catch (e) {
       fail(e);
     }
@@ -29,6 +29,28 @@ export function libraryActions({ store, fail, show }: Base) {
         if (await api.libraryRemove(path)) await refreshLibrary();
       } catch (e) {
         fail(e);
+      }
+    },
+    /** Indexes the library by meaning (the sentence model), with progress; stopping keeps what was done. */
+    async embedLibrary() {
+      const channel = new Channel<EmbedProgress>();
+      let finished = false;
+      channel.onmessage = (p) => {
+        if (finished) return;
+        setLibraryProgress({ status: `Indexing by meaning… ${p.done} of ${p.total} passages`, percent: p.total ? (100 * p.done) / p.total : null });
+      };
+      setLibrary({ busy: "embed" });
+      setLibraryProgress({ percent: 0, shown: 3, status: "Indexing by meaning…" });
+      try {
+        const done = await api.libraryEmbed(channel);
+        finished = true;
+        setLibraryProgress({ percent: 100, shown: undefined, status: `Done. ${done} passage${done === 1 ? "" : "s"} indexed by meaning.` });
+        await refreshLibrary();
+      } catch (e) {
+        finished = true;
+        setLibraryProgress({ status: humanError(e), percent: 0, shown: undefined });
+      } finally {
+        setLibrary({ busy: null });
       }
     },
     async indexLibrary(which: "add" | "reindex") {

@@ -1,12 +1,15 @@
 // The library: the user's folders, adding and re-indexing them with progress, removing them.
 import { html, nothing, render } from "lit-html";
 import { inside, setBar, setBusy } from "../dom";
+import type { LibraryMeaning } from "../types";
 import type { Ctx } from "./ctx";
 
 export function mountLibrary(root: HTMLElement, { store, actions }: Ctx) {
   const $ = inside(root);
   const add = $<HTMLButtonElement>("library-add");
   const reindex = $<HTMLButtonElement>("library-reindex");
+  const embed = $<HTMLButtonElement>("library-embed");
+  embed.addEventListener("click", () => void actions.embedLibrary());
   add.addEventListener("click", () => void actions.indexLibrary("add"));
   reindex.addEventListener("click", () => void actions.indexLibrary("reindex"));
 
@@ -23,5 +26,20 @@ export function mountLibrary(root: HTMLElement, { store, actions }: Ctx) {
   store.watch((s) => s.library.busy, (busy) => {
     setBusy(add, busy === "add");
     setBusy(reindex, busy === "reindex");
+    setBusy(embed, busy === "embed");
   });
+  store.watch((s) => s.library.meaning, (m) => {
+    embed.disabled = !m?.installed || !m.passages || m.vectors >= m.passages;
+    $("library-meaning").textContent = meaningWords(m);
+  });
+}
+
+/** How far the library is indexed by meaning, in words. */
+export function meaningWords(m: LibraryMeaning | null): string {
+  if (!m) return "";
+  if (!m.installed) return "Searched by keywords: no sentence model is installed (scripts/fetch-embedder.sh installs it).";
+  if (!m.passages) return "";
+  if (!m.vectors) return `Searched by keywords. Index by meaning to find passages that say the same in other words (${m.passages} passages; a few minutes per thousand on this computer).`;
+  if (m.vectors >= m.passages) return `Searched by keywords and meaning: all ${m.passages} passages are indexed by meaning.`;
+  return `Searched by keywords and meaning: ${m.vectors} of ${m.passages} passages are indexed by meaning; index the rest to include them.`;
 }
