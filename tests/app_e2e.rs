@@ -29,6 +29,16 @@ fn script(dir: &Path, name: &str, edit: impl FnOnce(&mut Value)) -> String {
     format!("scripted:{}", path.display())
 }
 
+/// Asks `QUESTION` with no review point and waits until the run has finished with a cited report.
+async fn research_to_the_end(app: &App) {
+    app.fill("#question", QUESTION).await;
+    set_review(app, false, false).await;
+    app.click("#start").await;
+    app.wait("#report a.cite", 90).await;
+    app.wait_text("#session-meta", 60, |t| t.starts_with("Finished"))
+        .await;
+}
+
 /// Selects tab `tab` of the session view and waits until it is the selected one. A click that
 /// lands while the layout still moves (the live panel closing as a run ends, under load) misses
 /// the tab, so the click is made again until the state it asks for is there.
@@ -439,7 +449,9 @@ async fn library_follow_up_rename_and_delete() {
     if meaning.contains("Index by meaning") {
         app.click("#library-embed").await;
         let status = app
-            .wait_text("#library-status", 120, |t| t.starts_with("Done"))
+            .wait_text("#library-status", 120, |t| {
+                t.starts_with("Done") && t.contains("by meaning")
+            })
             .await;
         assert!(status.contains("indexed by meaning"), "{status}");
         let meaning = app
@@ -533,12 +545,7 @@ async fn conversation_follow_up_topic_change_cancel_and_fork() {
     let report_below = |t: &str| t.contains("Its report is below");
 
     // A research.
-    app.fill("#question", QUESTION).await;
-    set_review(&app, false, false).await;
-    app.click("#start").await;
-    app.wait("#report a.cite", 90).await;
-    app.wait_text("#session-meta", 60, |t| t.starts_with("Finished"))
-        .await;
+    research_to_the_end(&app).await;
     app.shot("01-research").await;
 
     // A follow-up, taken as one by its words: the chip says so, its why on focus.
@@ -830,12 +837,7 @@ async fn recheck_after_a_source_changed() {
     let display = Display::start();
     let app = App::start(&display, &profile, &shots).await;
 
-    app.fill("#question", QUESTION).await;
-    set_review(&app, false, false).await;
-    app.click("#start").await;
-    app.wait("#report a.cite", 90).await;
-    app.wait_text("#session-meta", 60, |t| t.starts_with("Finished"))
-        .await;
+    research_to_the_end(&app).await;
     assert!(!app
         .text("#sessions li:first-child")
         .await
@@ -905,12 +907,7 @@ async fn check_a_document_against_a_sessions_sources() {
     let display = Display::start();
     let app = App::start(&display, &profile, &shots).await;
 
-    app.fill("#question", QUESTION).await;
-    set_review(&app, false, false).await;
-    app.click("#start").await;
-    app.wait("#report a.cite", 90).await;
-    app.wait_text("#session-meta", 60, |t| t.starts_with("Finished"))
-        .await;
+    research_to_the_end(&app).await;
 
     // Nothing to check against yet: the checker says what to add, and nothing is lost.
     app.click("#open-check").await;

@@ -1,6 +1,7 @@
 // The library: the user's folders, adding and re-indexing them with progress, removing them.
 import { html, nothing, render } from "lit-html";
 import { inside, setBar, setBusy } from "../dom";
+import { shallow } from "../store";
 import type { LibraryMeaning } from "../types";
 import type { Ctx } from "./ctx";
 
@@ -26,12 +27,13 @@ export function mountLibrary(root: HTMLElement, { store, actions }: Ctx) {
   store.watch((s) => s.library.busy, (busy) => {
     setBusy(add, busy === "add");
     setBusy(reindex, busy === "reindex");
+  });
+  // One place decides the button: busy while it runs, off when there is nothing it can do.
+  store.watch((s) => [s.library.busy, s.library.meaning] as const, ([busy, m]) => {
     setBusy(embed, busy === "embed");
-  });
-  store.watch((s) => s.library.meaning, (m) => {
-    embed.disabled = !m?.installed || !m.passages || m.vectors >= m.passages;
+    embed.disabled = busy === "embed" || !m?.installed || !m.passages || m.vectors >= m.passages;
     $("library-meaning").textContent = meaningWords(m);
-  });
+  }, shallow);
 }
 
 /** How far the library is indexed by meaning, in words. */

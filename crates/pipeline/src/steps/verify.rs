@@ -105,7 +105,13 @@ pub fn verdict_request(batch: &[(&str, &str)]) -> (&'static str, String, serde_j
 /// The verdicts an answer to [`verdict_request`] gives for its `n` pairs (`None` for a pair it
 /// skipped; all `None` for an answer that is not the schema's).
 pub fn read_verdicts(answer: &serde_json::Value, n: usize) -> Vec<Option<bool>> {
-    let answered: BTreeMap<usize, bool> = serde_json::from_value::<VerifyOut>(answer.clone())
+    by_claim(serde_json::from_value::<VerifyOut>(answer.clone()).ok(), n)
+}
+
+/// The verdict of each of `n` numbered claims in `out` (`None` for one it skipped, all `None`
+/// without an answer).
+fn by_claim(out: Option<VerifyOut>, n: usize) -> Vec<Option<bool>> {
+    let answered: BTreeMap<usize, bool> = out
         .map(|out| {
             out.verdicts
                 .into_iter()
@@ -134,16 +140,7 @@ pub(crate) async fn model_verdicts(
             30 * batch.len() as u32 + 60,
         )
         .await?;
-        let answered: BTreeMap<usize, bool> = out
-            .filter(|_| problems.is_empty())
-            .map(|out| {
-                out.verdicts
-                    .into_iter()
-                    .map(|v| (v.claim.clamp(0, 1_000) as usize, v.supported))
-                    .collect()
-            })
-            .unwrap_or_default();
-        verdicts.extend((1..=batch.len()).map(|i| answered.get(&i).copied()));
+        verdicts.extend(by_claim(out.filter(|_| problems.is_empty()), batch.len()));
         warnings.append(&mut problems);
     }
     Ok((verdicts, warnings))
