@@ -25,6 +25,7 @@ use std::fmt;
 
 pub mod document;
 pub mod numbers;
+pub mod opinion;
 pub mod signals;
 pub mod text;
 mod weights;
