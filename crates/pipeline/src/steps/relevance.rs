@@ -382,6 +382,8 @@ impl Gate {
     /// Up to `max` passages ranked highest against the question and against each research
     /// question in turn (the question's best, the first research question's best, …, then
     /// each one's second best), each once: what an extractive report gives.
+    /// (A passage that ends in a colon only leads in to a list it does not hold — "The following
+    /// commands are available:" — and says nothing on its own: it is never one of the best.)
     pub fn best(&self, evidence: &[Evidence], max: usize) -> Vec<Evidence> {
         let quotes: Vec<&str> = evidence.iter().map(|e| e.quote.as_str()).collect();
         let keys: Vec<&str> = std::iter::once(self.topic.as_str())
@@ -408,6 +410,7 @@ impl Gate {
                 if let Some(&i) = r.get(depth) {
                     if out.len() < max
                         && taken.insert(i)
+                        && !leads_in(&evidence[i].quote)
                         && quotes_taken.insert(crate::text::normalize(&evidence[i].quote))
                     {
                         out.push(evidence[i].clone());
@@ -514,6 +517,12 @@ pub fn feedback_searches(
         .filter(|c| guard::usable_search(c))
         .collect();
     super::distinct_searches(candidates, done, max)
+}
+
+/// Whether `quote` only leads in to what follows it (it ends in a colon).
+fn leads_in(quote: &str) -> bool {
+    let q = quote.trim_end();
+    q.ends_with(':') || q.ends_with('：')
 }
 
 #[cfg(test)]
@@ -746,6 +755,14 @@ mod tests {
         ];
         let ids: Vec<u32> = wal.best(&read, 5).iter().map(|e| e.id).collect();
         assert_eq!(ids, vec![1, 3]);
+        // A passage that only leads in to a list ("…are:") says nothing by itself.
+        let vacuum = Gate::new("What does the VACUUM command do?", &[]);
+        let read = vec![
+            ev(1, 1, "The VACUUM command works by copying the contents of the database into a temporary database file and then overwriting the original."),
+            ev(2, 1, "The VACUUM command may change the ROWIDs of entries in any tables that do not have an explicit INTEGER PRIMARY KEY for the following reasons:"),
+        ];
+        let ids: Vec<u32> = vacuum.best(&read, 5).iter().map(|e| e.id).collect();
+        assert_eq!(ids, vec![1]);
     }
 
     #[test]
