@@ -26,6 +26,9 @@ pub const QUESTION_SEARCHES: usize = 1;
 /// share one common word ("write" in "read and write any schema format") is left out.
 pub const BEST_FLOOR: f64 = 0.15;
 
+/// Share of a key's words a passage that ranks under [`BEST_FLOOR`] still needs to be listed.
+pub const BEST_COVERAGE: f64 = 0.34;
+
 /// Passages read that the next round's searches are drawn from (pseudo-relevance feedback).
 pub const FEEDBACK_PASSAGES: usize = 3;
 
@@ -394,9 +397,18 @@ impl Gate {
             .map(|k| {
                 let ranked = guard::rank_sentences(k, &quotes);
                 let top = ranked.first().map_or(0.0, |(_, s)| *s);
+                // A word every passage shares weighs nearly nothing in the ranking, yet it is the
+                // subject ("vacuum" in every passage on VACUUM): a passage with a third of the
+                // key's words stays however far below the best it ranks.
+                let key = guard::topic_term_set(k);
+                let covers = |i: usize| {
+                    let q = guard::topic_term_set(quotes[i]);
+                    !key.is_empty()
+                        && key.intersection(&q).count() as f64 / key.len() as f64 >= BEST_COVERAGE
+                };
                 ranked
                     .into_iter()
-                    .filter(|(_, s)| *s > 0.0 && *s >= top * BEST_FLOOR)
+                    .filter(|&(i, s)| s > 0.0 && (s >= top * BEST_FLOOR || covers(i)))
                     .map(|(i, _)| i)
                     .collect()
             })
@@ -763,6 +775,15 @@ mod tests {
         ];
         let ids: Vec<u32> = vacuum.best(&read, 5).iter().map(|e| e.id).collect();
         assert_eq!(ids, vec![1]);
+        // The subject's word in every passage weighs nearly nothing in the ranking; a passage
+        // with it is still on the question (SmolLM2's run on SQLite's docs listed one passage).
+        let read = vec![
+            ev(1, 1, "The VACUUM command rebuilds the database file, repacking it into a minimal amount of disk space."),
+            ev(2, 1, "By default, VACUUM operates on the main database."),
+            ev(3, 2, "An RBU Vacuum operation requires less temporary disk space and writes less data to disk than an SQLite VACUUM."),
+        ];
+        let ids: Vec<u32> = vacuum.best(&read, 5).iter().map(|e| e.id).collect();
+        assert_eq!(ids, vec![1, 2, 3]);
     }
 
     #[test]

@@ -135,10 +135,11 @@ pub async fn confirm(
     // A model measured to be wrong when it says "no" does not get to lower anything.
     let spec = crate::roles::Role::Verify.model(&ctx.config.config.models);
     if let Some(m) = research_check::opinion::measured(spec).filter(|m| !m.lowers_right()) {
-        for entry in entries
-            .iter_mut()
-            .filter(|e| e.status == AuditStatus::Verified && e.check != FACT_IS_QUOTE)
-        {
+        for entry in entries.iter_mut().filter(|e| {
+            e.status == AuditStatus::Verified
+                && e.check != FACT_IS_QUOTE
+                && e.check != super::OWN_WORDS
+        }) {
             entry.check.push_str(&format!(
                 "; no second opinion from {}: measured against people, its \"no\" was right {} of {} times",
                 m.model, m.lowered_right, m.lowered

@@ -138,6 +138,10 @@ impl SourceTexts {
     }
 }
 
+/// Why a sentence is verified whatever the checker's signals: it is its source's words, quoted
+/// whole (the model's second opinion may still lower it).
+pub(crate) const OWN_WORDS: &str = "verified: the sentence is its source's own words, quoted whole";
+
 /// The audited body and the audit of every cited sentence in it.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Audited {
@@ -475,6 +479,24 @@ fn audit_line(
             continue;
         };
         let passage = Some(verdict.aligned.clone()).filter(|p| !p.is_empty());
+        // The source's own words, quoted whole (the extractive report's passages): what it says
+        // by definition, however short or verbless the checker finds it.
+        let quoted = evidence.iter().find(|e| {
+            sources.contains(&e.source_id)
+                && crate::text::normalize(&e.quote) == crate::text::normalize(&claim)
+        });
+        if let Some(e) = quoted {
+            pieces.push(Piece::Claim {
+                text: sentence.to_string(),
+                entry: AuditEntry {
+                    passage: Some(e.quote.clone()),
+                    score: Some(verdict.score),
+                    ..entry(AuditStatus::Verified, vec![e.id], OWN_WORDS.into())
+                },
+                kept: true,
+            });
+            continue;
+        }
         match keep(&claim, &sources, &verdict, texts) {
             Kept::Verified | Kept::Partly => {
                 let status = if verdict.status == research_check::Status::Verified {
