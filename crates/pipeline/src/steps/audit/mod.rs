@@ -10,7 +10,7 @@
 //! report can say how many of its cited sentences hold and a checker can verify the audit
 //! independently.
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::BTreeSet;
 
 use serde::{Deserialize, Serialize};
 use unicode_segmentation::UnicodeSegmentation;
@@ -21,8 +21,12 @@ use crate::report::cited_ids;
 
 mod confirm;
 mod draft;
+mod verdict;
 pub use confirm::{audit_findings, confirm, summary};
 pub use draft::{check_draft, DraftFinding, DraftProblem};
+pub use verdict::{SourceTexts, PARTLY_NEW_SHARE, PARTLY_NEW_WORDS};
+pub(crate) use verdict::OWN_WORDS;
+use verdict::{checked, keep, Kept};
 
 /// What the audit decided about a sentence.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
@@ -82,66 +86,6 @@ impl AuditEntry {
     }
 }
 
-/// Words a partly supported sentence may bring in that no source it cites uses anywhere (a
-/// connective or a synonym of the writer's) …
-pub const PARTLY_NEW_WORDS: usize = 1;
-
-/// … or, with more of them, the share of its content words they may be: from a third on, the
-/// sentence says something nothing read says.
-pub const PARTLY_NEW_SHARE: f64 = 0.3;
-
-/// The whole stored texts of the cited sources and their words, by source id. The evidence is
-/// a few passages of a page: the checker aligns a sentence to the best window of the whole text
-/// ([`research_check::check`]), and a sentence only partly supported may draw on the rest of the
-/// page, but not on words the page never uses: "Honeybees report radio broadcasts to the queen
-/// [1]" shares "honeybees" and "queen" with its quote, and no source it cites mentions radio.
-#[derive(Debug, Clone, Default)]
-pub struct SourceTexts(BTreeMap<u32, (String, HashSet<String>)>);
-
-impl SourceTexts {
-    /// The texts given as (source id, stored text).
-    pub fn new<'a>(texts: impl IntoIterator<Item = (u32, &'a str)>) -> Self {
-        Self(
-            texts
-                .into_iter()
-                .map(|(id, text)| (id, (text.to_string(), guard::claim_terms(text))))
-                .collect(),
-        )
-    }
-
-    /// The texts as the checker reads them (cut into sentences and indexed once per audit).
-    fn for_checker(&self) -> research_check::SourceTexts<'_> {
-        let mut texts = research_check::SourceTexts::new();
-        for (id, (text, _)) in &self.0 {
-            texts.insert(*id as usize, text);
-        }
-        texts
-    }
-
-    /// The words of `claim` that no source of `sources` uses, sorted, when they are too many
-    /// ([`PARTLY_NEW_WORDS`], [`PARTLY_NEW_SHARE`]); `None` when they are not, or when the text
-    /// of a cited source is not known (nothing to judge by).
-    fn unsaid(&self, claim: &str, sources: &BTreeSet<u32>) -> Option<Vec<String>> {
-        let texts = sources
-            .iter()
-            .map(|id| self.0.get(id).map(|(_, words)| words))
-            .collect::<Option<Vec<_>>>()?;
-        let terms = guard::claim_terms(claim);
-        let mut words: Vec<String> = terms
-            .iter()
-            .filter(|w| !texts.iter().any(|t| t.contains(*w)))
-            .cloned()
-            .collect();
-        words.sort();
-        let share = words.len() as f64 / terms.len().max(1) as f64;
-        (words.len() > PARTLY_NEW_WORDS && share >= PARTLY_NEW_SHARE).then_some(words)
-    }
-}
-
-/// Why a sentence is verified whatever the checker's signals: it is its source's words, quoted
-/// whole (the model's second opinion may still lower it).
-pub(crate) const OWN_WORDS: &str = "verified: the sentence is its source's own words, quoted whole";
-
 /// The audited body and the audit of every cited sentence in it.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Audited {
@@ -149,98 +93,6 @@ pub struct Audited {
     pub body: String,
     /// One entry per cited sentence.
     pub entries: Vec<AuditEntry>,
-}
-
-/// The best evidence of `sources` for `claim`: the item whose quote supports it most.
-fn best_evidence<'a>(
-    claim: &str,
-    sources: &BTreeSet<u32>,
-    evidence: &'a [Evidence],
-) -> Option<(&'a Evidence, guard::Support)> {
-    evidence
-        .iter()
-        .filter(|e| sources.contains(&e.source_id))
-        .map(|e| (e, guard::supports(claim, &e.quote)))
-        .max_by(|a, b| {
-            (a.1.supported, a.1.numbers_ok)
-                .cmp(&(b.1.supported, b.1.numbers_ok))
-                .then(a.1.overlap.total_cmp(&b.1.overlap))
-        })
-}
-
-/// The citation checker's verdict on `claim` ([`research_check::check`], the one owner of the
-/// sentence-level verdict) against the evidence of `sources` and the sources' whole texts, with
-/// the evidence item of the source it aligned to that bears the claim out best.
-fn checked<'a>(
-    claim: &str,
-    sources: &BTreeSet<u32>,
-    evidence: &'a [Evidence],
-    texts: &research_check::SourceTexts<'_>,
-) -> Option<(research_check::Verdict, &'a Evidence)> {
-    let passages: Vec<research_check::Passage<'_>> = evidence
-        .iter()
-        .filter(|e| sources.contains(&e.source_id))
-        .map(|e| research_check::Passage {
-            source: e.source_id as usize,
-            text: &e.quote,
-        })
-        .collect();
-    if passages.is_empty() {
-        return None;
-    }
-    let verdict = research_check::check(claim, &passages, texts);
-    let aligned: BTreeSet<u32> = verdict
-        .source
-        .map(|s| BTreeSet::from([s as u32]))
-        .filter(|s| s.iter().all(|id| sources.contains(id)))
-        .unwrap_or_else(|| sources.clone());
-    let (best, _) = best_evidence(claim, &aligned, evidence)
-        .or_else(|| best_evidence(claim, sources, evidence))?;
-    Some((verdict, best))
-}
-
-/// How the audit treats a checked claim.
-enum Kept {
-    /// ✓: the checker verified it.
-    Verified,
-    /// Kept and marked partly: much of it is said, every number is there, and it brings in no
-    /// words its sources never use.
-    Partly,
-    /// Not kept as written, for this reason.
-    Fails(String),
-}
-
-/// What the audit does with a claim the checker judged: a partly supported claim stays only
-/// when its numbers are all in its sources and it brings in no words they never use.
-fn keep(
-    claim: &str,
-    sources: &BTreeSet<u32>,
-    verdict: &research_check::Verdict,
-    texts: &SourceTexts,
-) -> Kept {
-    use research_check::Status;
-    if let Some(d) = guard::degenerate(claim) {
-        return Kept::Fails(format!("unsupported: the claim is degenerate ({d})"));
-    }
-    match verdict.status {
-        Status::Verified => Kept::Verified,
-        Status::Partly if verdict.signals.missing_numbers > 0.0 => Kept::Fails(format!(
-            "unsupported: a number or date of it is not in its sources ({})",
-            verdict.reason
-        )),
-        Status::Partly => match texts.unsaid(claim, sources) {
-            Some(words) => Kept::Fails(format!(
-                "unsupported: no source it cites uses the words {}",
-                words
-                    .iter()
-                    .map(|w| format!("\"{w}\""))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )),
-            None => Kept::Partly,
-        },
-        Status::Unsupported | Status::Contradicted => Kept::Fails(verdict.reason.clone()),
-    }
 }
 
 /// The sentence without its citation markers (`[1]`, `[2][3]`).
@@ -319,6 +171,77 @@ fn leans_on_previous(sentence: &str) -> bool {
             sentence.trim_start().starts_with(w)
         }
     })
+}
+
+/// Separators between the parts of a source-list entry ("[2] (Title) — what it says — more").
+const LIST_SEPARATORS: &[&str] = &[" — ", " – ", " - ", " | ", "; "];
+
+/// A line of the writer's own list of sources — it opens with citation markers, after a
+/// bullet if any: "[2] (SQLite WAL) Readers go on while a writer commits — invented in 1850" —
+/// written again as one cited sentence per part ("Readers go on while a writer commits [2].
+/// Invented in 1850 [2]."), so each part is audited on its own: read whole, the line is one
+/// "sentence" whose true part carries an invented one through as partly supported. The title in
+/// parentheses becomes a part of its own, a fragment the audit takes out. `None` for any other
+/// line.
+fn source_list_entry(line: &str) -> Option<String> {
+    let (bullet, after_bullet) = line.split_at(list_item_start(line));
+    // The markers it opens with: "[2]", "[1][3]", "[1], [3]".
+    let mut markers = String::new();
+    let mut text = after_bullet;
+    while let Some(inner) = text.strip_prefix('[') {
+        let close = inner.find(']')?;
+        let id = &inner[..close];
+        if id.is_empty() || !id.chars().all(|c| c.is_ascii_digit()) {
+            break;
+        }
+        markers.push_str(&text[..close + 2]);
+        text = inner[close + 1..].trim_start_matches([',', ' ']);
+    }
+    let text = text.trim_start_matches([':', ' ']).trim_end();
+    if markers.is_empty() || text.is_empty() {
+        return None;
+    }
+    // A title in parentheses opening the entry is a part of its own.
+    let (title, text) = match text.strip_prefix('(').and_then(|t| t.split_once(')')) {
+        Some((title, after)) => (Some(format!("({title})")), after.trim_start()),
+        None => (None, text),
+    };
+    let mut parts: Vec<String> = title.into_iter().collect();
+    let mut pending = vec![text.to_string()];
+    for sep in LIST_SEPARATORS {
+        pending = pending
+            .iter()
+            .flat_map(|p| p.split(sep).map(str::to_string).collect::<Vec<_>>())
+            .collect();
+    }
+    parts.extend(pending);
+    let sentences: Vec<String> = parts
+        .iter()
+        .map(|p| p.trim().trim_end_matches(['.', ';', ',', ':']).trim())
+        .filter(|p| !p.is_empty())
+        .map(|p| {
+            let mut chars = p.chars();
+            let first = chars.next().map(|c| c.to_uppercase().collect::<String>());
+            format!("{}{} {markers}.", first.unwrap_or_default(), chars.as_str())
+        })
+        .collect();
+    let newline = &line[line.trim_end().len()..];
+    Some(format!("{bullet}{}{newline}", sentences.join(" ")))
+}
+
+/// Where a list item's text starts: after the indent and the bullet ("- ", "* ", "+ ", "3. ",
+/// "3) "); 0 for a line that is not a list item.
+fn list_item_start(line: &str) -> usize {
+    let rest = line.trim_start();
+    let digits = rest.chars().take_while(char::is_ascii_digit).count();
+    let after = rest
+        .strip_prefix(['-', '*', '+'])
+        .or_else(|| rest[digits..].strip_prefix(['.', ')']).filter(|_| digits > 0))
+        .filter(|r| r.starts_with(' '));
+    match after {
+        Some(r) => line.len() - r.trim_start().len(),
+        None => 0,
+    }
 }
 
 /// The sentence with a visible mark and the reason it is kept unverified.
@@ -419,7 +342,11 @@ fn audit_line(
             pieces: None,
         };
     }
-    let mut pieces = Vec::new();
+    let listed = source_list_entry(line);
+    let line = listed.as_deref().unwrap_or(line);
+    // A list item's bullet stays with the line, whichever of its sentences go.
+    let (bullet, line) = line.split_at(list_item_start(line));
+    let mut pieces = vec![Piece::Text(bullet.to_string())];
     for sentence in line.split_sentence_bounds() {
         let sources = cited_ids(sentence);
         if sources.is_empty() {
@@ -902,6 +829,43 @@ The queen lays up to two thousand eggs a day, and nurse bees report to the brood
             AuditStatus::Partly,
             "{:#?}",
             kept.entries
+        );
+    }
+
+    #[test]
+    fn each_part_of_the_writers_own_source_list_is_audited_on_its_own() {
+        // SmolLM2 lists its sources in the body; read as one sentence, the line's true part
+        // carried the invented one through as partly supported.
+        let body = "## Sources\n- [1] (Memcheck manual) Memcheck tracks the definedness of every \
+bit of memory — it was written on the moon in 1850\n";
+        let audited = audit(body, &items(), &SourceTexts::default());
+        let statuses: Vec<_> = audited
+            .entries
+            .iter()
+            .map(|e| (e.sentence.as_str(), e.status))
+            .collect();
+        assert_eq!(
+            statuses,
+            [
+                ("(Memcheck manual) [1].", AuditStatus::Removed),
+                (
+                    "Memcheck tracks the definedness of every bit of memory [1].",
+                    AuditStatus::Verified
+                ),
+                ("It was written on the moon in 1850 [1].", AuditStatus::Removed),
+            ]
+        );
+        assert_eq!(
+            audited.body,
+            "## Sources\n- Memcheck tracks the definedness of every bit of memory [1].\n"
+        );
+        // Prose that merely starts with a marker-free word, or a numbered list item without a
+        // marker, is not a source list.
+        assert_eq!(source_list_entry("1. Memcheck tracks memory [1].\n"), None);
+        assert_eq!(source_list_entry("[x] a task list item\n"), None);
+        assert_eq!(
+            source_list_entry("[1][2]: tracks memory | reports leaks\n").as_deref(),
+            Some("Tracks memory [1][2]. Reports leaks [1][2].\n")
         );
     }
 
