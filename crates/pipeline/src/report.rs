@@ -290,6 +290,9 @@ pub struct Facts<'a> {
     pub coverage: f64,
     /// The plan's research questions.
     pub questions: &'a [String],
+    /// How far each research question is covered, where the pipeline judged it (empty where
+    /// it did not: the multi-agent path judges its workers' sub-questions instead).
+    pub question_coverage: &'a [crate::records::Coverage],
     /// Decisions taken at review points.
     pub decisions: &'a [Decision],
     /// Each source's credibility (the trust pipeline; empty in the others).

@@ -244,3 +244,30 @@ async fn nothing_on_the_question_read_gives_the_honest_nothing_found_report() {
     assert!(state.claims.is_empty());
     assert_grounded(&run);
 }
+
+#[tokio::test]
+async fn the_report_names_each_research_question_nothing_read_answers() {
+    let mut answers = echo_script(&"The fact is that ".repeat(400));
+    replace(
+        &mut answers,
+        "plan",
+        json!({"questions": ["How does SQLite keep a commit atomic when the power fails?",
+                             "Who designed the WAL format of SQLite in 2010?"],
+               "aspects": ["atomic commit"],
+               "searches": ["sqlite atomic commit power failure"]}),
+    );
+    let (run, _) = run_question(docs(true), answers).await;
+    let report = &run.state.report;
+    let caveats = report
+        .split("## Caveats")
+        .nth(1)
+        .and_then(|c| c.split("\n## ").next())
+        .unwrap_or_else(|| panic!("no caveats:\n{report}"));
+    assert!(
+        caveats.contains(
+            "Not answered by the sources read: \"Who designed the WAL format of SQLite in 2010?\""
+        ),
+        "{report}"
+    );
+    assert!(!caveats.contains("keep a commit atomic"), "{report}");
+}

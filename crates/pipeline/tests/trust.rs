@@ -453,6 +453,32 @@ async fn coverage_is_recomputed_when_ranking_leaves_evidence_out() {
 }
 
 #[tokio::test]
+async fn the_report_names_each_research_question_nothing_read_answers() {
+    let mut answers = script_with(vec![reading(0.9, "simple")], covered());
+    let plan = answers
+        .iter_mut()
+        .find(|a| a.purpose.as_deref() == Some("plan"))
+        .unwrap();
+    *plan = answer(
+        "plan",
+        json!({"questions": [
+                   {"question": "How many workers does a honeybee colony have?", "level": "primary"},
+                   {"question": "How do honeybees survive the winter cold?", "level": "secondary"}],
+               "outline": ["colony size"],
+               "searches": [{"query": "honeybee colony workers", "kind": "web", "from_year": 0, "to_year": 0}]}),
+    );
+    let done = run(config(), answers, no_questions).await;
+    let report = &done.state.report;
+    assert!(
+        report.contains(
+            "- Not answered by the sources read: \"How do honeybees survive the winter cold?\""
+        ),
+        "{report}"
+    );
+    assert!(!report.contains("read: \"How many workers"), "{report}");
+}
+
+#[tokio::test]
 async fn the_full_variant_asks_once_per_claim() {
     let mut config = config();
     config.trust = TrustVariant::Full;

@@ -11,6 +11,7 @@ use unicode_segmentation::UnicodeSegmentation;
 
 use super::analyze::{self, Analysis};
 use super::audit::{self, AuditEntry, AuditStatus, Audited};
+use super::gaps::evidence_coverage;
 use super::relevance::Gate;
 use super::revise::{self, Revision};
 use super::trust::{self, TrustRecord};
@@ -19,7 +20,7 @@ use super::Brief;
 use crate::ask::{fit_to_context, llm_error, Ctx};
 use crate::guard;
 use crate::prompts::{self, fill, language_name};
-use crate::records::{Claim, Evidence, Source, Warning};
+use crate::records::{Claim, Coverage, Evidence, Source, Warning};
 use crate::report::{self, Facts};
 use crate::roles::Role;
 use crate::text::normalize;
@@ -62,7 +63,9 @@ fn writer_listing(evidence: &[Evidence], sources: &[Source]) -> String {
     out
 }
 
-/// The report's caveats: few supported claims, questions left uncovered, a single source.
+/// The report's caveats: few supported claims, questions left uncovered (each research question
+/// the run judged missing named, or, where it judged none, each no passage read bears out:
+/// [`evidence_coverage`], the rule that caps the coverage), a single source.
 pub fn caveats(facts: &Facts<'_>, min_coverage: f64) -> Vec<String> {
     let ja = facts.language == "ja";
     let mut out = Vec::new();
@@ -91,6 +94,23 @@ pub fn caveats(facts: &Facts<'_>, min_coverage: f64) -> Vec<String> {
                 facts.coverage * 100.0
             )
         });
+    }
+    // Each research question left uncovered, named: the coverage above in words (the
+    // pipeline's judgement, which the evidence caps; the evidence's alone where it made none).
+    for (i, q) in facts.questions.iter().enumerate() {
+        let level = facts
+            .question_coverage
+            .get(i)
+            .copied()
+            .unwrap_or_else(|| evidence_coverage(q, facts.evidence));
+        if level == Coverage::Missing {
+            let q = q.trim();
+            out.push(if ja {
+                format!("読んだ出典では答えが得られなかった調査課題: 「{q}」")
+            } else {
+                format!("Not answered by the sources read: \"{q}\"")
+            });
+        }
     }
     if facts.sources.len() == 1 {
         out.push(if ja {

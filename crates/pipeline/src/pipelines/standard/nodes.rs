@@ -372,6 +372,7 @@ pub(crate) fn facts<'a>(state: &'a ResearchState, notes: &'a [String]) -> Facts<
         searches_done: &state.searches_done,
         coverage: state.coverage,
         questions: &state.plan.questions,
+        question_coverage: &state.coverage_by_question,
         decisions: &state.decisions,
         credibility: &state.trust.credibility,
     }

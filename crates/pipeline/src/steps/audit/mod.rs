@@ -24,9 +24,9 @@ mod draft;
 mod verdict;
 pub use confirm::{audit_findings, confirm, summary};
 pub use draft::{check_draft, DraftFinding, DraftProblem};
-pub use verdict::{SourceTexts, PARTLY_NEW_SHARE, PARTLY_NEW_WORDS};
 pub(crate) use verdict::OWN_WORDS;
 use verdict::{checked, keep, Kept};
+pub use verdict::{SourceTexts, PARTLY_NEW_SHARE, PARTLY_NEW_WORDS};
 
 /// What the audit decided about a sentence.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
@@ -236,7 +236,11 @@ fn list_item_start(line: &str) -> usize {
     let digits = rest.chars().take_while(char::is_ascii_digit).count();
     let after = rest
         .strip_prefix(['-', '*', '+'])
-        .or_else(|| rest[digits..].strip_prefix(['.', ')']).filter(|_| digits > 0))
+        .or_else(|| {
+            rest[digits..]
+                .strip_prefix(['.', ')'])
+                .filter(|_| digits > 0)
+        })
         .filter(|r| r.starts_with(' '));
     match after {
         Some(r) => line.len() - r.trim_start().len(),
@@ -852,7 +856,10 @@ bit of memory — it was written on the moon in 1850\n";
                     "Memcheck tracks the definedness of every bit of memory [1].",
                     AuditStatus::Verified
                 ),
-                ("It was written on the moon in 1850 [1].", AuditStatus::Removed),
+                (
+                    "It was written on the moon in 1850 [1].",
+                    AuditStatus::Removed
+                ),
             ]
         );
         assert_eq!(
