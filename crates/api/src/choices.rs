@@ -3,6 +3,7 @@
 //! cloud provider is tested with, and the setting keys. The desktop app renders its selects and
 //! bounds from [`form_choices`] instead of restating them.
 
+use research_search::HitKind;
 use serde::{Deserialize, Serialize};
 
 use crate::research::MAX_QUESTION_CHARS;
@@ -73,9 +74,9 @@ pub struct FormChoices {
     pub settings: Vec<SettingKey>,
 }
 
-fn choices<T: Serialize + Default + PartialEq + Copy>(
+fn choices<T: Serialize + Default + PartialEq + Copy, L: Into<String>>(
     all: &[T],
-    label: fn(T) -> &'static str,
+    label: fn(T) -> L,
 ) -> Vec<Choice> {
     all.iter()
         .map(|&v| Choice {
@@ -83,7 +84,7 @@ fn choices<T: Serialize + Default + PartialEq + Copy>(
                 .ok()
                 .and_then(|v| v.as_str().map(str::to_string))
                 .unwrap_or_default(),
-            label: label(v).to_string(),
+            label: label(v).into(),
             default: v == T::default(),
         })
         .collect()
@@ -96,12 +97,25 @@ fn mode(m: Mode) -> &'static str {
     }
 }
 
-fn depth(d: Depth) -> &'static str {
-    match d {
+/// The depth's name and the kinds of source it searches (its limits say which).
+fn depth(d: Depth) -> String {
+    let name = match d {
         Depth::Quick => "Quick",
         Depth::Standard => "Standard",
         Depth::Comprehensive => "Comprehensive",
-    }
+    };
+    let kinds: Vec<&str> = d
+        .limits()
+        .kinds
+        .iter()
+        .map(|k| match k {
+            HitKind::Web => "web",
+            HitKind::Academic => "papers",
+            HitKind::News => "news",
+            HitKind::Local => "library",
+        })
+        .collect();
+    format!("{name} ({} and the library)", kinds.join(", "))
 }
 
 fn structure(s: Structure) -> &'static str {

@@ -2,6 +2,7 @@
 //! research run. It is saved with the run, so a resumed run continues with the same choices.
 
 use research_llm::{Budget, ModelRouting};
+use research_search::HitKind;
 use serde::{Deserialize, Serialize};
 
 use crate::records::{Answer, Question};
@@ -53,6 +54,10 @@ pub struct DepthLimits {
     pub searches_per_worker: usize,
     /// Sources read in the whole run.
     pub max_sources: usize,
+    /// The kinds of source an untyped search goes to, the library always among them (seed
+    /// 000: web at quick depth, web and academic at standard, web, academic and news at
+    /// comprehensive).
+    pub kinds: &'static [HitKind],
 }
 
 impl Depth {
@@ -70,6 +75,7 @@ impl Depth {
                 workers: 3,
                 searches_per_worker: 2,
                 max_sources: 8,
+                kinds: &[HitKind::Web],
             },
             Depth::Standard => DepthLimits {
                 questions: 4,
@@ -82,6 +88,7 @@ impl Depth {
                 workers: 4,
                 searches_per_worker: 3,
                 max_sources: 20,
+                kinds: &[HitKind::Web, HitKind::Academic],
             },
             Depth::Comprehensive => DepthLimits {
                 questions: 5,
@@ -94,6 +101,7 @@ impl Depth {
                 workers: 5,
                 searches_per_worker: 3,
                 max_sources: 30,
+                kinds: &[HitKind::Web, HitKind::Academic, HitKind::News],
             },
         }
     }

@@ -624,3 +624,57 @@ async fn a_fork_takes_the_plans_the_plan_review_point_takes() {
     assert!(review.contains("no searches"), "{review}");
     assert!(fork.contains("no searches"), "{fork}");
 }
+
+/// The corpus, recording the kinds of source each search may go to.
+struct KindsSeen {
+    corpus: Arc<Corpus>,
+    seen: std::sync::Mutex<Vec<Vec<research_search::HitKind>>>,
+}
+
+#[async_trait::async_trait]
+impl research_search::SearchProvider for KindsSeen {
+    fn name(&self) -> &'static str {
+        "kinds"
+    }
+    async fn search(
+        &self,
+        query: &research_search::SearchQuery,
+    ) -> Result<Vec<research_search::Hit>, research_search::SearchError> {
+        self.seen.lock().unwrap().push(query.among.clone());
+        self.corpus.search(query).await
+    }
+}
+
+#[tokio::test]
+async fn the_depth_chooses_the_kinds_of_source_searched() {
+    use research_search::HitKind::{Academic, News, Web};
+    for (depth, kinds) in [
+        (Depth::Quick, vec![Web]),
+        (Depth::Standard, vec![Web, Academic]),
+        (Depth::Comprehensive, vec![Web, Academic, News]),
+    ] {
+        let mut config = config(Mode::Single, Structure::Detailed);
+        config.depth = depth;
+        let model = Arc::new(ScriptedLlm::new(script(DETAILED)));
+        let meter = Arc::new(Meter::new(config.budget, PriceTable::builtin()));
+        let docs = Arc::new(MemoryDocuments::default());
+        let seen = Arc::new(KindsSeen {
+            corpus: corpus(),
+            seen: Default::default(),
+        });
+        let mut env = env(&config, model, meter, docs);
+        env.search = seen.clone();
+        let outcome = graph(&config, Some(Arc::new(MemoryCheckpointer::new())))
+            .unwrap()
+            .invoke(
+                initial_state("How does Rust manage memory?", &config, 1_700_000_000_000),
+                RunOptions::new("t1", env),
+            )
+            .await
+            .unwrap();
+        assert!(matches!(outcome, RunOutcome::Finished(_)), "{outcome:?}");
+        let seen = seen.seen.lock().unwrap();
+        assert!(!seen.is_empty());
+        assert!(seen.iter().all(|k| *k == kinds), "{depth:?}: {seen:?}");
+    }
+}

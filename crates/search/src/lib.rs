@@ -69,6 +69,11 @@ pub struct SearchQuery {
     /// Publication years wanted, passed to the providers that filter by date (arXiv, Semantic
     /// Scholar, NewsAPI); the others search as usual.
     pub years: Option<Years>,
+    /// The kinds of source an untyped query may go to, the library always among them: a
+    /// [`MultiSearch`] leaves out its providers of other kinds (unless that leaves none).
+    /// Empty: any. A research run's depth decides it (seed 000: web first, then academic, then
+    /// news).
+    pub among: Vec<HitKind>,
 }
 
 /// A range of publication years; either end may be open.
@@ -103,7 +108,14 @@ impl SearchQuery {
             limit: limit.clamp(1, 50),
             kind: None,
             years: None,
+            among: Vec::new(),
         }
+    }
+
+    /// This query for the providers of `kinds` and the library ([`SearchQuery::among`]).
+    pub fn among(mut self, kinds: &[HitKind]) -> Self {
+        self.among = kinds.to_vec();
+        self
     }
 
     /// This query for sources of `kind`.

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 
-use crate::{Hit, SearchError, SearchProvider, SearchQuery};
+use crate::{Hit, HitKind, SearchError, SearchProvider, SearchQuery};
 
 /// `url` reduced for duplicate detection: without fragment, trailing slashes, `https://` or
 /// `http://`, a leading `www.`, and lowercased.
@@ -70,13 +70,19 @@ impl MultiSearch {
     }
 
     /// The providers `query` goes to: for one kind of source, the providers of that kind when
-    /// there are any; otherwise all of them.
+    /// there are any; for some kinds ([`SearchQuery::among`]), the providers of those kinds and
+    /// the library when there are any; otherwise all of them.
     fn asked(&self, query: &SearchQuery) -> Vec<&(String, Arc<dyn SearchProvider>)> {
         let of_kind: Vec<&(String, Arc<dyn SearchProvider>)> = match query.kind {
             Some(kind) => self
                 .providers
                 .iter()
                 .filter(|(_, p)| p.kind() == kind)
+                .collect(),
+            None if !query.among.is_empty() => self
+                .providers
+                .iter()
+                .filter(|(_, p)| p.kind() == HitKind::Local || query.among.contains(&p.kind()))
                 .collect(),
             None => Vec::new(),
         };
@@ -118,7 +124,6 @@ impl SearchProvider for MultiSearch {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::HitKind;
 
     fn hit(url: &str, provider: &str) -> Hit {
         Hit {
@@ -183,6 +188,43 @@ mod tests {
             multi.search_all(&SearchQuery::new("bees", 5)).await.0.len(),
             2
         );
+    }
+
+    #[tokio::test]
+    async fn a_query_among_some_kinds_goes_to_their_providers_and_the_library() {
+        let of = |name: &str, kind| -> (String, Arc<dyn SearchProvider>) {
+            (
+                name.into(),
+                Arc::new(Fixed(
+                    Ok(vec![hit(&format!("https://{name}.org/1"), name)]),
+                    kind,
+                )),
+            )
+        };
+        let multi = MultiSearch::new(vec![
+            of("web", HitKind::Web),
+            of("papers", HitKind::Academic),
+            of("news", HitKind::News),
+            of("library", HitKind::Local),
+        ]);
+        let asked = |kinds: &[HitKind]| {
+            let query = SearchQuery::new("bees", 5).among(kinds);
+            let mut names: Vec<String> =
+                multi.asked(&query).iter().map(|(n, _)| n.clone()).collect();
+            names.sort();
+            names
+        };
+        assert_eq!(asked(&[HitKind::Web]), ["library", "web"]);
+        assert_eq!(
+            asked(&[HitKind::Web, HitKind::Academic]),
+            ["library", "papers", "web"]
+        );
+        assert_eq!(asked(&[]), ["library", "news", "papers", "web"]);
+        // Only a news provider chosen and a depth that reaches web alone: it is still asked
+        // (a search that asks no one finds nothing).
+        let news_only = MultiSearch::new(vec![of("news", HitKind::News)]);
+        let query = SearchQuery::new("bees", 5).among(&[HitKind::Web]);
+        assert_eq!(news_only.asked(&query).len(), 1);
     }
 
     #[tokio::test]

@@ -128,15 +128,13 @@ pub async fn harvest(
             let ctx = ctx.clone();
             async move {
                 ctx.emit(Progress::Searching { query: q.clone() });
-                let result = env
-                    .search
-                    .search(
-                        &reading
-                            .tree
-                            .typed(SearchQuery::new(q.clone(), l.results_per_search)),
-                    )
-                    .await
-                    .map_err(|e| e.to_string());
+                let result =
+                    env.search
+                        .search(&reading.tree.typed(
+                            SearchQuery::new(q.clone(), l.results_per_search).among(l.kinds),
+                        ))
+                        .await
+                        .map_err(|e| e.to_string());
                 (q, result)
             }
         })
