@@ -43,10 +43,13 @@ pub struct SearchOutcome {
     pub failures: Vec<ProviderFailure>,
 }
 
+/// The keyed web providers `auto` prefers, in order.
+const KEYED_WEB: &[&str] = &["tavily", "brave", "serper"];
+
 /// Providers `auto` uses: the keyed web providers whose key is set; without any, the keyless
 /// DuckDuckGo and Wikipedia.
 pub fn auto_providers(store: &dyn KeyStore) -> Vec<String> {
-    let keyed: Vec<String> = ["tavily", "brave", "serper"]
+    let keyed: Vec<String> = KEYED_WEB
         .iter()
         .filter(|p| keys::resolve(store, p).is_some())
         .map(|p| p.to_string())
@@ -55,6 +58,25 @@ pub fn auto_providers(store: &dyn KeyStore) -> Vec<String> {
         vec!["duckduckgo".into(), "wikipedia".into()]
     } else {
         keyed
+    }
+}
+
+/// What `auto` searches, in words, for the method section (seed 003's scenario 15: with no
+/// search key, the keyless providers, and the run says so rather than failing).
+pub fn auto_note(store: &dyn KeyStore) -> String {
+    let chosen = auto_providers(store);
+    if chosen
+        .iter()
+        .any(|p| ["tavily", "brave", "serper"].contains(&p.as_str()))
+    {
+        format!(
+            "Search providers (auto): {}, the ones whose key is set",
+            chosen.join(", ")
+        )
+    } else {
+        "Search providers (auto): no search key is set (Tavily, Brave or Serper: Settings › Keys), \
+so the keyless DuckDuckGo and Wikipedia were searched"
+            .to_string()
     }
 }
 
@@ -162,4 +184,47 @@ pub async fn search(
         providers: names,
         failures,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::keys::MemoryKeys;
+
+    /// Whether a search key comes from the environment (then "no key" cannot be tested here).
+    fn keyed_environment() -> bool {
+        ["TAVILY_API_KEY", "BRAVE_API_KEY", "SERPER_API_KEY"]
+            .iter()
+            .any(|v| std::env::var(v).is_ok_and(|k| !k.trim().is_empty()))
+    }
+
+    #[test]
+    fn auto_falls_back_to_the_keyless_providers_and_says_so() {
+        // Seed 003's scenario 15: no search key, `auto` searches what needs none.
+        let store = MemoryKeys::default();
+        if !keyed_environment() {
+            assert_eq!(
+                expand_providers(&["auto".into()], &store, true),
+                ["duckduckgo", "wikipedia", "local"]
+            );
+            assert_eq!(
+                expand_providers(&["auto".into()], &store, false),
+                ["duckduckgo", "wikipedia"]
+            );
+            let note = auto_note(&store);
+            assert!(note.contains("no search key is set"), "{note}");
+            assert!(note.contains("Settings › Keys"), "{note}");
+        }
+        // With a key, the keyed provider instead, each name once.
+        store.set("tavily", "tvly-test").unwrap();
+        let names = expand_providers(
+            &["auto".into(), "tavily".into(), "local".into()],
+            &store,
+            true,
+        );
+        assert_eq!(names[0], "tavily");
+        assert!(!names.contains(&"duckduckgo".to_string()), "{names:?}");
+        assert_eq!(names.iter().filter(|n| *n == "local").count(), 1);
+        assert!(auto_note(&store).contains("tavily"));
+    }
 }

@@ -316,6 +316,11 @@ impl Studio {
                 "no search provider is chosen",
             ));
         }
+        if saved.config.search.iter().any(|n| n == "auto") {
+            let note = crate::search::auto_note(keys_store);
+            tracing::info!("{note}");
+            notes.push(note);
+        }
         let mut providers: Vec<(String, Arc<dyn SearchProvider>)> = Vec::new();
         for name in &names {
             let provider: Arc<dyn SearchProvider> = if name == "local" {
