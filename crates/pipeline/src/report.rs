@@ -397,7 +397,7 @@ pub(crate) fn method_section(state: &Facts<'_>, now_ms: i64, llm_calls: u64) -> 
             format!("- 読んだ出典: {}", state.sources.len()),
             format!("- 証拠: {} 件", state.evidence.len()),
             format!(
-                "- 検証された主張: {supported}/{total}（モデルと語・数値の照合が一致したもの）"
+                "- 検証された主張: {supported}/{total}（引用照合で裏付けられ、モデルに尋ねた場合はモデルも認めたもの）"
             ),
             format!(
                 "- 網羅度: {:.0}%（各調査課題を裏付ける検証済みの証拠の数が上限）",
@@ -413,8 +413,8 @@ pub(crate) fn method_section(state: &Facts<'_>, now_ms: i64, llm_calls: u64) -> 
             format!("- Sources read: {}", state.sources.len()),
             format!("- Evidence items: {}", state.evidence.len()),
             format!(
-                "- Claims supported by their quotes: {supported}/{total} (where the model and \
-                 the words-and-numbers check agree)"
+                "- Claims supported by their quotes: {supported}/{total} (the citation \
+                 checker verifies them, and the model agrees where it is asked)"
             ),
             format!(
                 "- Coverage of the research questions: {:.0}% (no more than the checked \

@@ -299,3 +299,44 @@ async fn a_looping_worker_summary_is_asked_once_more_with_stronger_repetition_co
         assert!(w.confidence <= 1.0);
     }
 }
+
+#[tokio::test]
+async fn a_model_measured_wrong_when_it_says_no_is_not_asked_and_the_checker_decides() {
+    // Its every answer is "no": were it asked, nothing would be supported.
+    let mut answers = script(STATED);
+    answers.retain(|a| a.purpose.as_deref() != Some("verify"));
+    answers.push(answer(
+        "verify",
+        json!({"verdicts": (1..=20).map(|i| json!({"claim": i, "supported": false})).collect::<Vec<_>>()}),
+    ));
+    let mut config = config(Mode::Single, Structure::Detailed);
+    // The scripted model under the name of one measured against people (research_check::opinion).
+    config.models =
+        research_llm::ModelRouting::single("local:/models/SmolLM2-135M-Instruct.Q4_1.gguf");
+    let run = run_script(config, answers).await;
+    assert!(
+        run.model
+            .requests()
+            .iter()
+            .all(|r| r.purpose.as_deref() != Some("verify")),
+        "the model was asked for verdicts"
+    );
+    // The checker alone: claims it verifies are supported, and the confidence counts them.
+    assert!(
+        run.state.claims.iter().any(|c| c.supported),
+        "{:?}",
+        run.state.claims
+    );
+    assert!(run.state.confidence > 0.0);
+    let verified = run
+        .state
+        .audit
+        .iter()
+        .find(|a| a.status == AuditStatus::Verified && a.check.contains("no second opinion"))
+        .expect("the audit says why no second opinion was asked");
+    assert!(
+        verified.check.contains("SmolLM2-135M"),
+        "{}",
+        verified.check
+    );
+}

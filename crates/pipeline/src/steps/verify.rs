@@ -1,7 +1,8 @@
 //! Verification: each claim is checked against its own quote by a model and by the
 //! deterministic check (shared content words, every number present); it is supported only when
 //! both agree. A claim the model skipped is not counted as supported, and an unusable answer
-//! means "not checked", not "0%".
+//! means "not checked", not "0%". A model measured to be wrong when it says no
+//! ([`research_check::opinion`]) is not asked: the checker decides alone.
 
 use std::collections::BTreeMap;
 
@@ -66,6 +67,14 @@ pub struct Verification {
     pub confidence: f64,
     /// Warnings.
     pub warnings: Vec<Warning>,
+}
+
+/// The verifying model's measurement, when it was measured to be wrong more often than right
+/// when it says no ([`research_check::opinion`]): such a model's verdicts are not asked for, in
+/// the verification step or in the audit.
+pub(crate) fn unhelpful_opinion(ctx: &Ctx) -> Option<&'static research_check::opinion::Measured> {
+    let spec = Role::Verify.model(&ctx.config.config.models);
+    research_check::opinion::measured(spec).filter(|m| !m.lowers_right())
 }
 
 /// Claims the model is shown in one call (the answer's schema allows no more).
@@ -156,6 +165,22 @@ pub async fn verify(ctx: &Ctx, evidence: &[Evidence]) -> Result<Verification, No
         return Ok(Verification::default());
     }
     let is_quote = |e: &Evidence| normalize(&e.fact) == normalize(&e.quote);
+    if unhelpful_opinion(ctx).is_some() {
+        let claims: Vec<Claim> = chosen
+            .iter()
+            .map(|e| Claim {
+                evidence_id: e.id,
+                text: e.fact.clone(),
+                supported: is_quote(e) || research_check::states(&e.quote, &e.fact),
+            })
+            .collect();
+        let supported = claims.iter().filter(|c| c.supported).count();
+        return Ok(Verification {
+            confidence: supported as f64 / claims.len() as f64,
+            claims,
+            warnings: Vec::new(),
+        });
+    }
     let pairs: Vec<(&str, &str)> = chosen
         .iter()
         .filter(|e| !is_quote(e))

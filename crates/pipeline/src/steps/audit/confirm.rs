@@ -133,8 +133,7 @@ pub async fn confirm(
     claims: &[Claim],
 ) -> Result<Vec<Warning>, NodeError> {
     // A model measured to be wrong when it says "no" does not get to lower anything.
-    let spec = crate::roles::Role::Verify.model(&ctx.config.config.models);
-    if let Some(m) = research_check::opinion::measured(spec).filter(|m| !m.lowers_right()) {
+    if let Some(m) = crate::steps::verify::unhelpful_opinion(ctx) {
         for entry in entries.iter_mut().filter(|e| {
             e.status == AuditStatus::Verified
                 && e.check != FACT_IS_QUOTE
