@@ -344,15 +344,16 @@ async fn escalate(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
     } else {
         Vec::new()
     };
+    let (more, granted) =
+        super::standard::nodes::more_research(&state, &limits, searches.len(), "");
     let mut words = match choice {
         EscalationChoice::Accept => "accepted with caveats".to_string(),
-        EscalationChoice::ResearchMore => "research more".to_string(),
+        EscalationChoice::ResearchMore => more,
         EscalationChoice::Stop => "stopped".to_string(),
     };
     if choice == EscalationChoice::ResearchMore && searches.is_empty() {
         // Nothing new to search for: the best draft, with its issues said.
         choice = EscalationChoice::Accept;
-        words = "research more: nothing new to search for, accepted with caveats".into();
     }
     if let Some(why) = &timed_out {
         words = format!("{words} ({why})");
@@ -382,6 +383,7 @@ async fn escalate(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
             });
             update.gaps = Some(gaps);
             update.pending_searches = Some(searches);
+            update.granted_sources = granted;
         }
         EscalationChoice::Stop => {
             let reason = "you stopped the run at the escalation".to_string();

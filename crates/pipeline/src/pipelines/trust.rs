@@ -664,14 +664,16 @@ async fn escalate(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
                 }
             }
             searches.truncate(limits.initial_searches);
-            let words = if searches.is_empty() {
-                "research more: nothing new to search for, accepted with caveats"
-            } else {
-                "research more on the unsupported claims"
-            };
+            let (words, granted) = nodes::more_research(
+                &state,
+                &limits,
+                searches.len(),
+                " on the unsupported claims",
+            );
             ResearchUpdate {
-                decisions: decision(with_why(words)),
+                decisions: decision(with_why(&words)),
                 pending_searches: Some(searches),
+                granted_sources: granted,
                 ..Default::default()
             }
         }

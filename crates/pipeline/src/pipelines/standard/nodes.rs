@@ -105,9 +105,7 @@ pub(crate) async fn search_and_extract(state: Arc<ResearchState>, ctx: Ctx) -> N
     let l = ctx.config.config.limits();
     let (queries, skipped) = skip_repeats(&ctx, &state.pending_searches, &state.searches_done);
     let (known, stored) = known_and_stored(&state);
-    let room = l
-        .max_sources
-        .saturating_sub(state.sources.len() - state.carried_sources);
+    let room = source_room(&state, l.max_sources);
     let brief = brief(&state);
     let harvest = harvest(
         &ctx,
@@ -243,10 +241,50 @@ pub(crate) fn read_from_store(
         .collect()
 }
 
+/// New sources the run may still read: the depth's limit (`max_sources`) and what a person
+/// granted at an escalation, less what this run read (carried sources do not count).
+pub(crate) fn source_room(state: &ResearchState, max_sources: usize) -> usize {
+    (max_sources + state.granted_sources)
+        .saturating_sub(state.sources.len() - state.carried_sources)
+}
+
+/// What "research more" at an escalation does, in words, and the sources it grants beyond the
+/// depth's limit: with the limit reached, its searches could read nothing (and would be recorded
+/// as dead ends while the decision said it researched more), so each search gets the pages a
+/// search reads. With nothing new to search for, the best draft stands with its caveats.
+pub(crate) fn more_research(
+    state: &ResearchState,
+    limits: &crate::DepthLimits,
+    searches: usize,
+    on: &str,
+) -> (String, Option<usize>) {
+    if searches == 0 {
+        return (
+            "research more: nothing new to search for, accepted with caveats".into(),
+            None,
+        );
+    }
+    let room = source_room(state, limits.max_sources);
+    let wanted = searches * limits.pages_per_search;
+    if room >= wanted {
+        return (format!("research more{on}"), None);
+    }
+    let granted = wanted - room;
+    (
+        format!(
+            "research more{on}, reading up to {granted} source{} beyond the limit of {} the \
+             run had reached",
+            if granted == 1 { "" } else { "s" },
+            limits.max_sources + state.granted_sources
+        ),
+        Some(granted),
+    )
+}
+
 /// The fan-out: one worker per assignment.
 pub(crate) fn fan_out(state: &ResearchState, max_sources: usize) -> Vec<research_graph::Send> {
     let (known, stored) = known_and_stored(state);
-    let room = max_sources.saturating_sub(state.sources.len() - state.carried_sources);
+    let room = source_room(state, max_sources);
     let shares = shares(room, state.assignments.len());
     let brief = brief(state);
     let (context, topic) = (brief.block(), brief.topic());
@@ -541,6 +579,49 @@ pub(crate) async fn revise_report(state: Arc<ResearchState>, ctx: Ctx) -> NodeRe
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
+    fn read(n: usize) -> ResearchState {
+        ResearchState {
+            sources: (1..=n as u32)
+                .map(|id| crate::records::Source {
+                    id,
+                    url: format!("https://example.org/{id}"),
+                    title: String::new(),
+                    kind: "web".into(),
+                    provider: "test".into(),
+                    published: None,
+                    sha256: String::new(),
+                    accessed_at_ms: 0,
+                })
+                .collect(),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn research_more_at_the_source_limit_is_granted_room_to_read() {
+        // Defect 7: with the depth's 8 sources read, the searches of "research more" read
+        // nothing and were recorded as dead ends while the decision said it researched more.
+        let limits = crate::Depth::Quick.limits();
+        let mut state = read(limits.max_sources);
+        assert_eq!(source_room(&state, limits.max_sources), 0);
+        let (words, granted) = more_research(&state, &limits, 2, "");
+        assert_eq!(granted, Some(2 * limits.pages_per_search));
+        assert!(
+            words.contains("reading up to 4 sources beyond the limit of 8"),
+            "{words}"
+        );
+        state.granted_sources = 4;
+        assert_eq!(source_room(&state, limits.max_sources), 4);
+        // Room enough: nothing granted. Nothing to search for: the draft stands.
+        let (_, granted) = more_research(&read(2), &limits, 2, "");
+        assert_eq!(granted, None);
+        let (words, granted) = more_research(&state, &limits, 0, "");
+        assert!(words.contains("nothing new to search for"), "{words}");
+        assert_eq!(granted, None);
+    }
+
     use super::shares;
 
     #[test]

@@ -45,6 +45,9 @@ research_graph::state! {
         /// How many of `sources` (the first ones) a follow-up carried over from its session:
         /// they were read by earlier turns and do not count against this run's limit.
         pub carried_sources: usize => Replace,
+        /// Sources a person granted beyond the depth's limit by choosing "research more" at an
+        /// escalation: the limit had been reached, and more research must be able to read.
+        pub granted_sources: usize => Sum,
         /// Carried sources whose stored text was read for this question (not read again).
         pub carried_read: Vec<String> => Append,
         /// Evidence, in the order found.
