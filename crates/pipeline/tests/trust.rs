@@ -1321,3 +1321,37 @@ async fn a_large_window_reads_four_pages_a_call_and_each_fact_keeps_its_page() {
     assert_eq!(lives.source_id, by("bees.example.org/colony"));
     assert!(lives.quote.starts_with("Workers live") && !lives.quote.contains("Mirrored"));
 }
+
+#[tokio::test]
+async fn a_complex_question_too_stops_at_the_soft_budget_and_writes() {
+    // Defect 5: the multi-agent path went round while the synthesis asked for more, whatever
+    // it cost; it now keeps to the soft budget like the single agent's gap loop.
+    let mut config = config();
+    config.max_iterations = Some(4);
+    config.budget.max_calls = Some(16);
+    let mut answers = script_with(vec![reading(0.9, "complex")], covered());
+    let synthesis = answers
+        .iter_mut()
+        .find(|a| a.purpose.as_deref() == Some("synthesize"))
+        .unwrap();
+    *synthesis = answer(
+        "synthesize",
+        json!({"summary": "A colony has about 50,000 workers.", "conflicts": [], "gaps": ["drones"],
+               "additional_searches": ["honeybee drones mating"], "needs_more_research": true}),
+    );
+    let done = run(config, answers, no_questions).await;
+    let s = &done.state;
+    assert_eq!(s.mode, Mode::Multi, "{:?}", s.decisions);
+    let stop = s
+        .decisions
+        .iter()
+        .find(|d| d.point == "early stop")
+        .unwrap_or_else(|| panic!("no early stop: {:#?}", s.decisions));
+    assert!(
+        stop.decision.contains("the soft budget is reached"),
+        "{stop:?}"
+    );
+    assert_eq!(s.iteration, 1, "{:#?}", s.decisions);
+    assert_eq!(s.outcome, Outcome::Finished);
+    assert!(s.report.contains("research stopped"), "{}", s.report);
+}

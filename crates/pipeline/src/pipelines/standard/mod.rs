@@ -352,19 +352,30 @@ pub(crate) fn research_phase(g: &mut StateGraph<ResearchState, Env>, config: &Ru
         &["understand", "plan"],
     );
     g.add_edge("plan", "review_plan");
-    research_loop(g, config, nodes::detect_gaps, nodes::orchestrate);
+    research_loop(
+        g,
+        config,
+        nodes::detect_gaps,
+        nodes::orchestrate,
+        nodes::synthesize,
+    );
 }
 
 /// Adds the research itself, from the plan review on: the single-agent gap loop (with
 /// `detect_gaps` as its gap node) or the multi-agent rounds (with `orchestrate` splitting each)
 /// — the state's `mode` chooses — and the check of the claims. The caller adds `review_plan` and
 /// what follows `verify`.
-pub(crate) fn research_loop<G, GFut, O, OFut>(
+pub(crate) fn research_loop<G, GFut, O, OFut, S, SFut>(
     g: &mut StateGraph<ResearchState, Env>,
     config: &RunConfig,
     detect_gaps: G,
     orchestrate: O,
+    synthesize: S,
 ) where
+    S: Fn(Arc<ResearchState>, crate::Ctx) -> SFut + Send + Sync + 'static,
+    SFut: std::future::Future<Output = Result<ResearchUpdate, research_graph::NodeError>>
+        + Send
+        + 'static,
     G: Fn(Arc<ResearchState>, crate::Ctx) -> GFut + Send + Sync + 'static,
     GFut: std::future::Future<Output = Result<ResearchUpdate, research_graph::NodeError>>
         + Send
@@ -385,7 +396,7 @@ pub(crate) fn research_loop<G, GFut, O, OFut>(
         nodes::search_worker,
     );
     g.add_node("collect", nodes::collect);
-    g.add_node("synthesize", nodes::synthesize);
+    g.add_node("synthesize", synthesize);
     g.add_node("verify", nodes::verify);
     g.add_conditional_edges(
         "review_plan",

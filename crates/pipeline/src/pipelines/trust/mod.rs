@@ -7,8 +7,9 @@
 //!   and a still-vague answer once more; then the best reading is taken and said.
 //! - **Complexity routing**: a simple question takes the fast path (one agent's gap loop), a
 //!   complex one the orchestrator and parallel workers.
-//! - **Early termination**: the gap loop stops when a round gained under 5% coverage or found
-//!   no new source, said in the method section.
+//! - **Early termination**: research stops when a round (the gap loop's or the workers') gained
+//!   under 5% coverage, found no new source, or reached the soft budget, said in the method
+//!   section.
 //! - **Ranking**: every source gets a credibility score with its reasons; sources under 0.35 are
 //!   kept out of the writer's evidence and listed as left out.
 //! - **Trust engine** as the audit's last stage: the report's claims cross-validated across
@@ -36,7 +37,6 @@ use crate::guard;
 use crate::records::{Answer, Coverage, Decision, EscalatedBy, Outcome, Question};
 use crate::roles::Role;
 use crate::steps::audit::AuditStatus;
-use crate::steps::backtrack;
 use crate::steps::intake;
 use crate::steps::profile::{self, Complexity, CLARIFY_BELOW, MAX_CLARIFICATIONS};
 use crate::steps::review::{Criterion, FoundBy, Issue, Severity};
@@ -48,44 +48,9 @@ use crate::Env;
 /// The name the trust pipeline is registered (and its threads saved) under.
 pub const NAME: &str = "trust";
 
-/// Coverage a gap round must add to earn another (seed 002's early termination: 5%).
-pub const MIN_GAIN: f64 = 0.05;
-
-/// Share of a token or cost budget after which research stops and the report is written (the
-/// soft budget): the rest is left for writing and checking it.
-pub const SOFT_BUDGET: f64 = 0.8;
-
-/// Model calls writing and checking a report takes after the research: the claims' check, the
-/// writer, the audit's check and cross-validation (batched: one call; full: about one a claim).
-pub fn writing_calls(variant: TrustVariant) -> u64 {
-    match variant {
-        TrustVariant::Batched => 4,
-        TrustVariant::Full => 10,
-    }
-}
-
-/// Whether research should stop to leave the budget's rest for the report: a call budget with
-/// no more room than writing needs, or [`SOFT_BUDGET`] of a token or cost budget spent. The
-/// words say what was spent.
-pub fn soft_budget(config: &RunConfig, spent: &research_llm::UsageTotals) -> Option<String> {
-    if let Some(max) = config.budget.max_calls {
-        if spent.calls + writing_calls(config.trust) >= max {
-            return Some(format!(
-                "{} of {max} model calls, and writing needs about {}",
-                spent.calls,
-                writing_calls(config.trust)
-            ));
-        }
-    }
-    let limits = research_llm::Budget {
-        max_calls: None,
-        ..config.budget
-    };
-    limits
-        .most_spent(spent)
-        .filter(|(share, _)| *share >= SOFT_BUDGET)
-        .map(|(_, words)| words)
-}
+mod rounds;
+use rounds::{detect_gaps, orchestrate, synthesize};
+pub use rounds::{soft_budget, writing_calls, MIN_GAIN, SOFT_BUDGET};
 
 /// The trust pipeline.
 pub struct Trust;
@@ -252,7 +217,7 @@ pub fn graph(
     g.add_node("clarify", clarify);
     g.add_node("plan", plan);
     g.add_node("review_plan", nodes::review_plan);
-    research_loop(&mut g, config, detect_gaps, orchestrate);
+    research_loop(&mut g, config, detect_gaps, orchestrate, synthesize);
     g.add_node("rank", rank);
     g.add_node("write_report", nodes::write_report);
     g.add_node("escalate", escalate);
@@ -413,132 +378,6 @@ async fn plan(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
         }]),
         ..Default::default()
     })
-}
-
-/// The gap loop's round, three ways (seed 002): go on to write, research more, or backtrack.
-/// A round whose searches were dead ends backtracks: no search like a dead end runs again, and
-/// when nothing else is left, the open questions are searched from a new angle. Otherwise the
-/// research stops early when the round added under [`MIN_GAIN`] coverage or read no new source,
-/// or when the run reaches its soft budget ([`soft_budget`]).
-async fn detect_gaps(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
-    let mut update = nodes::detect_gaps(state.clone(), ctx.clone()).await?;
-    let round = state.iteration + 1;
-    let config = &ctx.config.config;
-    let read = state.sources.len();
-    let coverage = update.coverage.unwrap_or(state.coverage);
-    let pending = update.pending_searches.take().unwrap_or_default();
-    let (mut pending, avoided) = backtrack::avoiding(&pending, &state.dead_ends);
-    let mut decisions = update.decisions.take().unwrap_or_default();
-    let dead: Vec<&backtrack::DeadEnd> = state
-        .dead_ends
-        .iter()
-        .filter(|d| d.round == round)
-        .collect();
-    let rounds_left = round < config.limits().max_iterations;
-    let mut backtracked = false;
-    if !dead.is_empty() && rounds_left && coverage < config.min_coverage {
-        if pending.is_empty() {
-            let by_question = update
-                .coverage_by_question
-                .as_ref()
-                .unwrap_or(&state.coverage_by_question);
-            let open: Vec<String> = state
-                .plan
-                .questions
-                .iter()
-                .enumerate()
-                .filter(|(i, _)| by_question.get(*i) != Some(&Coverage::WellCovered))
-                .map(|(_, q)| q.clone())
-                .collect();
-            pending = backtrack::reformulate(
-                &open,
-                &state.searches_done,
-                &state.dead_ends,
-                config.limits().initial_searches.div_ceil(2),
-            );
-        }
-        let named: Vec<String> = dead
-            .iter()
-            .map(|d| format!("\"{}\" ({})", d.query, d.reason.words()))
-            .collect();
-        let next = if pending.is_empty() {
-            "no new angle is left".to_string()
-        } else {
-            format!("searching instead: {}", pending.join("; "))
-        };
-        decisions.push(Decision {
-            point: "backtrack".into(),
-            decision: format!("dead ends: {}; {next}", named.join(", ")),
-            automatic: true,
-        });
-        backtracked = !pending.is_empty();
-    }
-    if !avoided.is_empty() {
-        decisions.push(Decision {
-            point: "dead ends avoided".into(),
-            decision: format!("not searched again: {}", avoided.join("; ")),
-            automatic: true,
-        });
-    }
-    let gain = coverage - state.coverage;
-    let first = state.sources_per_round.is_empty();
-    let stale = state.sources_per_round.last() == Some(&read);
-    let why = if pending.is_empty() {
-        None
-    } else if let Some(spent) = soft_budget(config, &ctx.config.models.meter().totals()) {
-        Some(format!(
-            "the soft budget is reached ({spent}); the rest is left for writing and checking"
-        ))
-    } else if first || backtracked {
-        None
-    } else if stale {
-        Some("the last round found no new source".to_string())
-    } else if gain < MIN_GAIN {
-        Some(format!(
-            "the last round added {:.0}% coverage, under {:.0}%",
-            gain.max(0.0) * 100.0,
-            MIN_GAIN * 100.0
-        ))
-    } else {
-        None
-    };
-    if let Some(why) = why {
-        pending.clear();
-        decisions.push(Decision {
-            point: "early stop".into(),
-            decision: format!("research stopped: {why}"),
-            automatic: true,
-        });
-    }
-    update.pending_searches = Some(pending);
-    if !decisions.is_empty() {
-        update.decisions = Some(decisions);
-    }
-    update.sources_per_round = Some(vec![read]);
-    Ok(update)
-}
-
-/// The orchestrator's round, its workers sent on no search like a dead end.
-async fn orchestrate(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
-    let mut update = nodes::orchestrate(state.clone(), ctx).await?;
-    if let Some(assignments) = update.assignments.as_mut() {
-        let mut avoided = Vec::new();
-        for a in assignments.iter_mut() {
-            let (kept, dropped) = backtrack::avoiding(&a.searches, &state.dead_ends);
-            a.searches = kept;
-            avoided.extend(dropped);
-        }
-        if !avoided.is_empty() {
-            let mut decisions = update.decisions.take().unwrap_or_default();
-            decisions.push(Decision {
-                point: "dead ends avoided".into(),
-                decision: format!("not searched again: {}", avoided.join("; ")),
-                automatic: true,
-            });
-            update.decisions = Some(decisions);
-        }
-    }
-    Ok(update)
 }
 
 /// Scores every source and keeps the ones under the bar out of the writer's evidence (their
