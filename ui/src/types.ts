@@ -1535,6 +1535,16 @@ max_iterations: number | null,
  */
 min_coverage: number, 
 /**
+ * Share of the checked claims the verification must find supported before the report is
+ * written: under it, research goes back for what the unsupported claims are about (seed
+ * 001's verification loop), at most [`RunConfig::verification_loops`] times.
+ */
+min_supported: number, 
+/**
+ * Times a failed verification may send the run back to research.
+ */
+verification_loops: number, 
+/**
  * Search providers (`auto`, `local`, `tavily`, …).
  */
 search: Array<string>, 

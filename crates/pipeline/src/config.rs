@@ -356,6 +356,12 @@ pub struct RunConfig {
     pub max_iterations: Option<u32>,
     /// Coverage at which the gap loop stops.
     pub min_coverage: f64,
+    /// Share of the checked claims the verification must find supported before the report is
+    /// written: under it, research goes back for what the unsupported claims are about (seed
+    /// 001's verification loop), at most [`RunConfig::verification_loops`] times.
+    pub min_supported: f64,
+    /// Times a failed verification may send the run back to research.
+    pub verification_loops: u32,
     /// Search providers (`auto`, `local`, `tavily`, …).
     pub search: Vec<String>,
     /// Limits on model use.
@@ -400,6 +406,8 @@ impl Default for RunConfig {
             system_prompt: None,
             max_iterations: None,
             min_coverage: 0.7,
+            min_supported: 0.5,
+            verification_loops: 1,
             search: vec!["auto".into()],
             budget: Budget::default(),
             review: ReviewPoints::default(),

@@ -340,3 +340,53 @@ async fn a_model_measured_wrong_when_it_says_no_is_not_asked_and_the_checker_dec
         verified.check
     );
 }
+
+#[tokio::test]
+async fn a_failed_verification_sends_the_run_back_to_research_once() {
+    // Seed 001's loop: under the share of supported claims asked for, research goes back for
+    // what the unsupported claims are about, a bounded number of times, then writes.
+    let mut answers = script(DETAILED);
+    replace(
+        &mut answers,
+        "verify",
+        json!({"verdicts": (1..=20).map(|i| json!({"claim": i, "supported": false})).collect::<Vec<_>>()}),
+    );
+    let mut config = config(Mode::Single, Structure::Detailed);
+    config.min_supported = 0.9;
+    let run = run_script(config.clone(), answers.clone()).await;
+    let s = &run.state;
+    let looped: Vec<_> = s
+        .decisions
+        .iter()
+        .filter(|d| d.point == "verification")
+        .collect();
+    assert_eq!(looped.len(), 1, "{:#?}", s.decisions);
+    assert!(
+        looped[0]
+            .decision
+            .contains("researching again for the unsupported ones"),
+        "{looped:?}"
+    );
+    assert_eq!(s.verification_loops, 1);
+    assert_eq!(s.outcome, Outcome::Finished);
+    assert!(s.report.contains("- verification: "), "{}", s.report);
+    // Its searches ran: the round after verification searched for the unsupported claims.
+    let searched_again = looped[0]
+        .decision
+        .rsplit_once('(')
+        .unwrap()
+        .1
+        .trim_end_matches(')')
+        .split("; ")
+        .all(|q| s.searches_done.iter().any(|d| d == q));
+    assert!(searched_again, "{looped:?} {:?}", s.searches_done);
+    // Loops off: verification decides nothing.
+    config.verification_loops = 0;
+    let off = run_script(config, answers).await;
+    assert!(off
+        .state
+        .decisions
+        .iter()
+        .all(|d| d.point != "verification"));
+    assert_eq!(off.state.verification_loops, 0);
+}

@@ -30,6 +30,9 @@ use crate::blocking::in_place;
 use crate::keys::KeyStore;
 use crate::{ApiError, CancellationToken, ErrorCode, Fix, Studio, ThreadId};
 
+/// Times a failed verification may send a run back to research at most: each loop is a
+/// round of searching and reading.
+pub const MAX_VERIFICATION_LOOPS: u32 = 3;
 /// The longest question accepted (a question, not a document).
 pub const MAX_QUESTION_CHARS: usize = 4_000;
 
@@ -215,6 +218,21 @@ impl Studio {
             return Err(ApiError::new(
                 ErrorCode::InvalidInput,
                 "the minimum coverage must be between 0 and 1",
+            ));
+        }
+        if !(0.0..=1.0).contains(&request.config.min_supported) {
+            return Err(ApiError::new(
+                ErrorCode::InvalidInput,
+                "the share of supported claims must be between 0 and 1",
+            ));
+        }
+        if request.config.verification_loops > MAX_VERIFICATION_LOOPS {
+            return Err(ApiError::new(
+                ErrorCode::InvalidInput,
+                format!(
+                    "at most {MAX_VERIFICATION_LOOPS} verification loops can be allowed, not {}",
+                    request.config.verification_loops
+                ),
             ));
         }
         let config = &request.config;

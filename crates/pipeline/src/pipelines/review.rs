@@ -171,7 +171,7 @@ pub fn graph(
     g.add_node("take_edit", take_edit);
     g.add_node("escalate", escalate);
     g.add_node("fallback", fallback);
-    g.add_edge("verify", "analyze");
+    super::standard::after_verify(&mut g, "analyze");
     g.add_edge("analyze", "write_draft");
     g.add_conditional_edges(
         "write_draft",

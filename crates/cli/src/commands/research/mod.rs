@@ -193,6 +193,13 @@ pub struct RunArgs {
     /// Coverage at which searching stops (0–1)
     #[arg(long, value_name = "X", default_value_t = RunConfig::default().min_coverage)]
     pub min_coverage: f64,
+    /// Share of checked claims that must be supported (0–1); under it the run researches the
+    /// unsupported ones again before writing
+    #[arg(long, value_name = "X", default_value_t = RunConfig::default().min_supported)]
+    pub min_supported: f64,
+    /// Times a failed verification may send the run back to research (0: never)
+    #[arg(long, value_name = "N", default_value_t = RunConfig::default().verification_loops)]
+    pub verification_loops: u32,
     /// The report's language (en, ja, …); default: the question's
     #[arg(long, value_name = "CODE")]
     pub language: Option<String>,

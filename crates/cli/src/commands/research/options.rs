@@ -203,6 +203,8 @@ pub(super) fn config(args: &RunArgs, models: ModelRouting) -> RunConfig {
         system_prompt: args.system_prompt.clone(),
         max_iterations: args.max_iterations,
         min_coverage: args.min_coverage,
+        min_supported: args.min_supported,
+        verification_loops: args.verification_loops,
         search: args
             .search
             .iter()

@@ -296,7 +296,7 @@ pub fn graph(
     research_phase(&mut g, config);
     g.add_node("write_report", nodes::write_report);
     report_review(&mut g);
-    g.add_edge("verify", "write_report");
+    after_verify(&mut g, "write_report");
     g.add_edge("write_report", "review_report");
     g.compile(CompileOptions {
         checkpointer,
@@ -436,6 +436,22 @@ pub(crate) fn research_loop<G, GFut, O, OFut, S, SFut>(
             }
         },
         &["orchestrate", "verify"],
+    );
+}
+
+/// After verification: back to research when it asked for more ([`nodes::research_again`],
+/// seed 001's loop), else on to `next`.
+pub(crate) fn after_verify(g: &mut StateGraph<ResearchState, Env>, next: &'static str) {
+    g.add_conditional_edges(
+        "verify",
+        move |s: &ResearchState| {
+            if s.research_again {
+                "search_and_extract"
+            } else {
+                next
+            }
+        },
+        &["search_and_extract", next],
     );
 }
 

@@ -386,12 +386,72 @@ pub(crate) async fn verify(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
     // Only evidence on the question is checked: the confidence shown counts nothing else.
     let on_question = gate(&state, &brief(&state)).citable(&state.evidence);
     let v = verify::verify(&ctx, &on_question).await?;
+    let again = research_again(&state, &ctx.config.config, &v.claims, v.confidence);
+    let (searches, decision) = match again {
+        Some((searches, decision)) => (Some(searches), Some(vec![decision])),
+        None => (None, None),
+    };
     Ok(ResearchUpdate {
+        research_again: Some(searches.is_some()),
+        verification_loops: searches.is_some().then_some(state.verification_loops + 1),
+        pending_searches: searches,
+        decisions: decision,
         claims: Some(v.claims),
         confidence: Some(v.confidence),
         warnings: (!v.warnings.is_empty()).then_some(v.warnings),
         ..Default::default()
     })
+}
+
+/// Seed 001's verification loop: when under [`RunConfig::min_supported`] of the checked claims
+/// are supported, the research goes back — at most [`RunConfig::verification_loops`] times, and
+/// only with room to read and something new to search — for what the unsupported claims are
+/// about. The searches and the decision that says why, or `None` to write.
+pub(crate) fn research_again(
+    state: &ResearchState,
+    config: &crate::RunConfig,
+    claims: &[crate::records::Claim],
+    confidence: f64,
+) -> Option<(Vec<String>, Decision)> {
+    if claims.is_empty()
+        || confidence >= config.min_supported
+        || state.verification_loops >= config.verification_loops
+    {
+        return None;
+    }
+    let limits = config.limits();
+    if source_room(state, limits.max_sources) == 0 {
+        return None;
+    }
+    let mut searches: Vec<String> = Vec::new();
+    for claim in claims.iter().filter(|c| !c.supported) {
+        if let Some(q) = crate::guard::fallback_plan(&claim.text, 1)
+            .1
+            .into_iter()
+            .next()
+        {
+            if !searches.contains(&q) && !state.searches_done.contains(&q) {
+                searches.push(q);
+            }
+        }
+    }
+    searches.truncate(limits.initial_searches.div_ceil(2));
+    if searches.is_empty() {
+        return None;
+    }
+    let supported = claims.iter().filter(|c| c.supported).count();
+    let decision = Decision {
+        point: "verification".into(),
+        decision: format!(
+            "{supported} of {} checked claims supported, under {:.0}%: researching again for \
+             the unsupported ones ({})",
+            claims.len(),
+            config.min_supported * 100.0,
+            searches.join("; ")
+        ),
+        automatic: true,
+    };
+    Some((searches, decision))
 }
 
 /// The record the report's fixed sections come from.

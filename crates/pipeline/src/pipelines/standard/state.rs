@@ -72,6 +72,10 @@ research_graph::state! {
         pub assignments: Vec<Assignment> => Replace,
         /// The last synthesis (multi mode).
         pub synthesis: Synthesis => Replace,
+        /// Times a failed verification sent the run back to research (seed 001).
+        pub verification_loops: u32 => Replace,
+        /// Whether the last verification sent the run back to research.
+        pub research_again: bool => Replace,
         /// Checked claims.
         pub claims: Vec<Claim> => Replace,
         /// Supported claims / all claims.

@@ -238,7 +238,7 @@ pub fn graph(
     // The answer is read with the question again: a still-vague one may be asked about once more.
     g.add_edge("clarify", "analyze_query");
     g.add_edge("plan", "review_plan");
-    g.add_edge("verify", "rank");
+    super::standard::after_verify(&mut g, "rank");
     g.add_edge("rank", "write_report");
     // A person is asked only when one takes part: input allowed and a review point on.
     let asks = !config.no_input && config.review.any();
