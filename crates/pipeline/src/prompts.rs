@@ -1,7 +1,7 @@
 //! The prompts of each step. They ask for JSON whose schema the request also carries, so even a
 //! small local model answers in shape; content rules (counts, language) are restated in words.
 
-use crate::config::Structure;
+use crate::config::{Structure, Style};
 
 pub(crate) const UNDERSTAND: &str = "You check whether a research question can be researched as asked. \
 Look for seven kinds of ambiguity: polysemy (a word with several meanings, e.g. Python the language or the snake), \
@@ -54,8 +54,16 @@ only what the feedback names and keep every other sentence exactly as it is. Kee
 these numbers exist: {valid}); use only the evidence given; do not add a title or a sources list. \
 Write in {language}.";
 
-pub(crate) fn structure_rule(structure: Structure) -> &'static str {
+/// What the writer is told of the report's shape. A detailed academic report has seed 000's
+/// frame: an abstract first and a conclusion last.
+pub(crate) fn structure_rule(structure: Structure, style: Style) -> &'static str {
     match structure {
+        Structure::Detailed if style == Style::Academic => {
+            "Structure: start with a section `## Abstract` of one paragraph that states the answer \
+and what bears it out, then 2 to 4 sections with `##` headings that each discuss one aspect in full \
+paragraphs, and end with a section `## Conclusion` of one paragraph that draws the sections together \
+(cited like the rest)."
+        }
         Structure::Detailed => {
             "Structure: start with a section `## Summary` of one paragraph, then 2 to 4 \
 sections with `##` headings that each discuss one aspect in full paragraphs."

@@ -390,3 +390,25 @@ async fn a_failed_verification_sends_the_run_back_to_research_once() {
         .all(|d| d.point != "verification"));
     assert_eq!(off.state.verification_loops, 0);
 }
+
+#[tokio::test]
+async fn an_academic_report_is_asked_for_an_abstract_and_a_conclusion() {
+    // Seed 000's frame for the academic register; the others keep the summary first.
+    for (style, framed) in [(Style::Academic, true), (Style::Technical, false)] {
+        let mut config = config(Mode::Single, Structure::Detailed);
+        config.style = style;
+        let run = run(config, DETAILED).await;
+        let write = run
+            .model
+            .requests()
+            .into_iter()
+            .find(|r| r.purpose.as_deref() == Some("write"))
+            .expect("the writer was asked");
+        let system = &write.messages[0].content;
+        assert_eq!(
+            system.contains("`## Abstract`") && system.contains("`## Conclusion`"),
+            framed,
+            "{style:?}: {system}"
+        );
+    }
+}

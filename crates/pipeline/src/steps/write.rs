@@ -344,7 +344,7 @@ async fn write_body(
     };
     let mut system = fill(template, &[("valid", valid_list), ("language", language)]);
     system.push(' ');
-    system.push_str(prompts::structure_rule(config.structure));
+    system.push_str(prompts::structure_rule(config.structure, config.style));
     if let Some(rule) = outline_rule(config.structure, input.outline) {
         system.push_str(&rule);
     }
