@@ -91,6 +91,7 @@ pub fn typescript() -> String {
         crate::EmbedProgress::decl(&cfg),
         research_library::IndexReport::decl(&cfg),
         research_pipeline::RunConfig::decl(&cfg),
+        research_pipeline::Background::decl(&cfg),
         research_pipeline::Mode::decl(&cfg),
         research_pipeline::Depth::decl(&cfg),
         research_pipeline::Structure::decl(&cfg),

@@ -91,8 +91,9 @@ pub use research_pipeline::report::date as report_date;
 pub use research_pipeline::steps::audit::{DraftFinding, DraftProblem};
 pub use research_pipeline::{
     eval::{structural_checks, Check, RunResult},
-    Answer, Depth, Mode, Plan, Question, ReviewPoints, ReviewTimeout, RunConfig, Structure, Style,
-    TimeoutAction, TrustVariant, DEFAULT_MAX_REVISIONS, MAX_REVIEW_TIMEOUT_MINUTES, MAX_REVISIONS,
+    Answer, Background, Depth, Mode, Plan, Question, ReviewPoints, ReviewTimeout, RunConfig,
+    Structure, Style, TimeoutAction, TrustVariant, DEFAULT_MAX_REVISIONS,
+    MAX_REVIEW_TIMEOUT_MINUTES, MAX_REVISIONS,
 };
 pub use research_search::{Hit, HitKind, SearchSettings};
 pub use research_store::{SessionRecord, SessionStatus};

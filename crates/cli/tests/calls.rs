@@ -113,3 +113,48 @@ fn without_the_flag_only_the_counters_are_kept() {
     assert!(!missing.status.success());
     assert!(String::from_utf8_lossy(&missing.stderr).contains("no session"));
 }
+
+#[test]
+fn what_you_already_know_reaches_the_planner_and_an_overlong_note_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db.sqlite");
+    library(&db);
+    let result = run(
+        &db,
+        &[
+            "--record-calls",
+            "--known",
+            "Worker bees do the foraging.",
+            "--domains",
+            "entomology, apiculture",
+            "--method",
+            "field studies first",
+        ],
+    );
+    let session = result["session_id"].as_str().unwrap();
+    let (runs, _) = calls(&db, session);
+    let plan = runs[0]["calls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["purpose"] == "plan")
+        .unwrap_or_else(|| panic!("no plan call: {runs:#}"));
+    let sent = plan["exchange"]["messages"].to_string();
+    for told in [
+        "do not research it again): Worker bees do the foraging.",
+        "Domains to focus on: entomology, apiculture",
+        "Notes on method: field studies first",
+    ] {
+        assert!(sent.contains(told), "{told} not in {sent}");
+    }
+    let long = "x".repeat(2_001);
+    let refused = Command::new(BIN)
+        .args(["run", QUESTION, "--llm", "scripted:x", "--search", "local"])
+        .args(["--no-input", "--known", &long, "--db"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    assert!(!refused.status.success());
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(err.contains("runs over 2000 characters"), "{err}");
+}

@@ -338,6 +338,79 @@ impl ReviewTimeout {
     }
 }
 
+/// What the person tells the planner besides the question (seed 000's planner input): what
+/// they already know, the domains to focus on, and notes on method. Only the planner is told:
+/// it shapes the research questions and searches, not what evidence must be about.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(default)]
+pub struct Background {
+    /// What they already know, which the research need not establish again.
+    pub known: String,
+    /// Domains or kinds of source to focus on ("academic", "industry", "SQLite internals").
+    pub domains: Vec<String>,
+    /// How to go about it ("primary sources only", "compare benchmarks from 2023 on").
+    pub method: String,
+}
+
+/// Characters each of the person's background notes may run to.
+pub const MAX_BACKGROUND_CHARS: usize = 2_000;
+
+impl Background {
+    /// Whether the person said nothing.
+    pub fn is_empty(&self) -> bool {
+        self.known.trim().is_empty()
+            && self.method.trim().is_empty()
+            && self.domains.iter().all(|d| d.trim().is_empty())
+    }
+
+    /// The lines the planner is told (empty when the person said nothing).
+    pub fn block(&self) -> String {
+        let mut out = String::new();
+        if !self.known.trim().is_empty() {
+            out.push_str(&format!(
+                "What the person already knows (do not research it again): {}\n",
+                self.known.trim()
+            ));
+        }
+        let domains: Vec<&str> = self
+            .domains
+            .iter()
+            .map(|d| d.trim())
+            .filter(|d| !d.is_empty())
+            .collect();
+        if !domains.is_empty() {
+            out.push_str(&format!("Domains to focus on: {}\n", domains.join(", ")));
+        }
+        if !self.method.trim().is_empty() {
+            out.push_str(&format!("Notes on method: {}\n", self.method.trim()));
+        }
+        out
+    }
+
+    /// Why the notes cannot be used, if they cannot: one is longer than
+    /// [`MAX_BACKGROUND_CHARS`], or there are more than ten domains.
+    pub fn invalid(&self) -> Option<String> {
+        let long = [
+            ("what you already know", &self.known),
+            ("the notes on method", &self.method),
+        ]
+        .into_iter()
+        .find(|(_, t)| t.chars().count() > MAX_BACKGROUND_CHARS);
+        if let Some((what, _)) = long {
+            return Some(format!(
+                "{what} runs over {MAX_BACKGROUND_CHARS} characters: shorten it"
+            ));
+        }
+        if self.domains.len() > 10 {
+            return Some(format!("at most 10 domains, not {}", self.domains.len()));
+        }
+        if self.domains.iter().any(|d| d.chars().count() > 100) {
+            return Some("a domain runs over 100 characters: name it in a few words".into());
+        }
+        None
+    }
+}
+
 /// Everything chosen for one run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(default)]
@@ -390,6 +463,8 @@ pub struct RunConfig {
     pub trusted_domains: Option<Vec<String>>,
     /// Low-trust domains (`None`: [`DEFAULT_LOW_TRUST_DOMAINS`]).
     pub low_trust_domains: Option<Vec<String>>,
+    /// What the person tells the planner besides the question.
+    pub background: Background,
     /// Keep each model call's prompt and answer with the session, keys and secrets redacted,
     /// for a person to inspect (seed 003); off by default, since they are large and may quote
     /// what the person typed.
@@ -421,6 +496,7 @@ impl Default for RunConfig {
             trust: TrustVariant::default(),
             trusted_domains: None,
             low_trust_domains: None,
+            background: Background::default(),
             record_calls: false,
         }
     }

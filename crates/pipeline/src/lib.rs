@@ -42,7 +42,7 @@ pub mod text;
 
 pub use ask::{ask_person, Ctx};
 pub use config::{
-    Depth, DepthLimits, Mode, ReviewPoints, ReviewTimeout, RunConfig, Structure, Style,
+    Background, Depth, DepthLimits, Mode, ReviewPoints, ReviewTimeout, RunConfig, Structure, Style,
     TimeoutAction, TrustVariant, DEFAULT_BANNED_WORDS, DEFAULT_LOW_TRUST_DOMAINS,
     DEFAULT_MAX_REVISIONS, DEFAULT_TRUSTED_DOMAINS, MAX_REVIEW_TIMEOUT_MINUTES, MAX_REVISIONS,
 };

@@ -412,3 +412,48 @@ async fn an_academic_report_is_asked_for_an_abstract_and_a_conclusion() {
         );
     }
 }
+
+#[tokio::test]
+async fn the_planner_is_told_what_the_person_already_knows_and_nothing_else_is() {
+    let mut config = config(Mode::Single, Structure::Detailed);
+    config.background = Background {
+        known: "Rust has no garbage collector.".into(),
+        domains: vec!["compilers".into(), " ".into()],
+        method: "primary sources only".into(),
+    };
+    let run = run(config, DETAILED).await;
+    let requests = run.model.requests();
+    let plan = requests
+        .iter()
+        .find(|r| r.purpose.as_deref() == Some("plan"))
+        .expect("the planner was asked");
+    let user = &plan.messages[1].content;
+    assert!(
+        user.contains("What the person already knows (do not research it again): Rust has no garbage collector."),
+        "{user}"
+    );
+    assert!(user.contains("Domains to focus on: compilers\n"), "{user}");
+    assert!(
+        user.contains("Notes on method: primary sources only"),
+        "{user}"
+    );
+    // Only the planner: the writer is not told.
+    let write = requests
+        .iter()
+        .find(|r| r.purpose.as_deref() == Some("write"))
+        .unwrap();
+    assert!(write
+        .messages
+        .iter()
+        .all(|m| !m.content.contains("already knows")));
+    assert_eq!(
+        Background::default().block(),
+        "",
+        "nothing said, nothing told"
+    );
+    let long = Background {
+        known: "x".repeat(2_001),
+        ..Default::default()
+    };
+    assert!(long.invalid().unwrap().contains("over 2000 characters"));
+}

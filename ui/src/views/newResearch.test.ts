@@ -12,6 +12,7 @@ describe("the New research form", () => {
     llm: "ollama:qwen2.5:7b", "fast-llm": "", mode: "multi", depth: "quick", structure: "concise", style: "academic", trust: "batched",
     "target-words": "800", "max-revisions": "12", search: "local, wikipedia ,", "budget-cost": "0", "budget-calls": "200", "budget-tokens": "x",
     language: "", "review-timeout": "20000", "on-timeout": "stop", "role-write": "openai:gpt-4o", "role-plan": "",
+    "background-known": "WAL mode exists", "background-domains": " academic, ,industry", "background-method": "",
   };
   const read = (defaults: RunConfig | null, choices = testChoices) =>
     readConfig((id) => fields[id] ?? "", (id) => id !== "review-plan", { roles: [role("write", false), role("plan", false)], defaults, choices });
@@ -28,6 +29,7 @@ describe("the New research form", () => {
     expect(c.review_timeout).toEqual({ minutes: 60, then: "stop" });
     expect(c.language).toBeNull();
     expect(c.record_calls).toBe(true);
+    expect(c.background).toEqual({ known: "WAL mode exists", domains: ["academic", "industry"], method: "" });
     const wider = read(null, { ...testChoices, max_revisions: 20, review_timeout_max_minutes: 30000 });
     expect(wider.max_revisions).toBe(12);
     expect(wider.review_timeout).toEqual({ minutes: 20000, then: "stop" });

@@ -55,6 +55,11 @@ export function readConfig(v: (id: string) => string, checked: (id: string) => b
     review: readReview(checked, state.choices, state.defaults?.review),
     no_input: false,
     record_calls: checked("record-calls"),
+    background: {
+      known: v("background-known"),
+      domains: v("background-domains").split(",").map((d) => d.trim()).filter(Boolean),
+      method: v("background-method"),
+    },
     language: v("language") || null,
     review_timeout: whole("review-timeout") ? { minutes: within(whole("review-timeout") as number, 1, limits?.review_timeout_max_minutes), then: v("on-timeout") as TimeoutAction } : null,
   } as RunConfig;

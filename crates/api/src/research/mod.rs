@@ -220,6 +220,9 @@ impl Studio {
                 "the minimum coverage must be between 0 and 1",
             ));
         }
+        if let Some(why) = request.config.background.invalid() {
+            return Err(ApiError::new(ErrorCode::InvalidInput, why));
+        }
         if !(0.0..=1.0).contains(&request.config.min_supported) {
             return Err(ApiError::new(
                 ErrorCode::InvalidInput,

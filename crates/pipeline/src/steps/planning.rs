@@ -36,7 +36,7 @@ pub async fn plan(ctx: &Ctx, brief: &Brief) -> Result<(Plan, Vec<Warning>), Node
                 ("searches", l.initial_searches.to_string()),
             ],
         ),
-        brief.block(),
+        format!("{}{}", brief.block(), ctx.config.config.background.block()),
         700,
     )
     .await?;

@@ -169,6 +169,7 @@ pub async fn plan(
         ],
     );
     let mut user = brief.block();
+    user.push_str(&ctx.config.config.background.block());
     if let Some(period) = &profile.temporal {
         user.push_str(&format!("Time scope: {period}\n"));
     }

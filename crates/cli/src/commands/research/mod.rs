@@ -187,6 +187,15 @@ pub struct RunArgs {
     /// Extra instructions for the writer
     #[arg(long, value_name = "TEXT")]
     pub system_prompt: Option<String>,
+    /// What you already know, for the planner (not researched again)
+    #[arg(long, value_name = "TEXT")]
+    pub known: Option<String>,
+    /// Domains to focus on, for the planner (comma list: academic,industry,…)
+    #[arg(long, value_name = "LIST")]
+    pub domains: Option<String>,
+    /// Notes on method, for the planner ("primary sources only", …)
+    #[arg(long, value_name = "TEXT")]
+    pub method: Option<String>,
     /// Rounds of the gap loop (overrides the depth)
     #[arg(long, value_name = "N")]
     pub max_iterations: Option<u32>,

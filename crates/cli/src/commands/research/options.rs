@@ -8,8 +8,8 @@ use std::ffi::OsStr;
 use clap::builder::{EnumValueParser, PossibleValue, TypedValueParser};
 use clap::ValueEnum;
 use research_api::{
-    ApiError, Budget, Depth, ErrorCode, Mode, ModelRouting, ReviewPoints, ReviewTimeout, RunConfig,
-    Structure, Style, TimeoutAction, TrustVariant,
+    ApiError, Background, Budget, Depth, ErrorCode, Mode, ModelRouting, ReviewPoints,
+    ReviewTimeout, RunConfig, Structure, Style, TimeoutAction, TrustVariant,
 };
 
 use super::RunArgs;
@@ -204,6 +204,20 @@ pub(super) fn config(args: &RunArgs, models: ModelRouting) -> RunConfig {
         max_iterations: args.max_iterations,
         min_coverage: args.min_coverage,
         min_supported: args.min_supported,
+        background: Background {
+            known: args.known.clone().unwrap_or_default(),
+            domains: args
+                .domains
+                .as_deref()
+                .map(|d| {
+                    d.split(',')
+                        .map(|d| d.trim().to_string())
+                        .filter(|d| !d.is_empty())
+                        .collect()
+                })
+                .unwrap_or_default(),
+            method: args.method.clone().unwrap_or_default(),
+        },
         verification_loops: args.verification_loops,
         search: args
             .search
