@@ -1599,11 +1599,29 @@ trusted_domains: Array<string> | null,
  */
 low_trust_domains: Array<string> | null, 
 /**
+ * What the person tells the planner besides the question.
+ */
+background: Background, 
+/**
  * Keep each model call's prompt and answer with the session, keys and secrets redacted,
  * for a person to inspect (seed 003); off by default, since they are large and may quote
  * what the person typed.
  */
 record_calls: boolean, };
+
+export type Background = { 
+/**
+ * What they already know, which the research need not establish again.
+ */
+known: string, 
+/**
+ * Domains or kinds of source to focus on ("academic", "industry", "SQLite internals").
+ */
+domains: Array<string>, 
+/**
+ * How to go about it ("primary sources only", "compare benchmarks from 2023 on").
+ */
+method: string, };
 
 export type Mode = "single" | "multi";
 
