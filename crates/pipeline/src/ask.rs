@@ -265,6 +265,20 @@ pub(crate) async fn ask_or<T: JsonSchema + DeserializeOwned>(
     ask_with(ctx, role, &client, request).await
 }
 
+/// [`ask_or`] under a purpose of its own (the call's name in the meter and the kept calls),
+/// for a task a role's model does besides its main one.
+pub(crate) async fn ask_or_as<T: JsonSchema + DeserializeOwned>(
+    ctx: &Ctx,
+    role: Role,
+    purpose: &str,
+    system: String,
+    user: String,
+    max_tokens: u32,
+) -> Result<(Option<T>, Vec<Warning>), NodeError> {
+    let (client, request) = request_for(ctx, role, system, user, max_tokens);
+    ask_with(ctx, role, &client, request.purpose(purpose)).await
+}
+
 async fn ask_with<T: JsonSchema + DeserializeOwned>(
     ctx: &Ctx,
     role: Role,

@@ -373,6 +373,25 @@ async fn japanese_questions_get_japanese_headings() {
         "{}",
         state.report
     );
+    // The pages are English: the question's key terms were searched in English too (the
+    // model's Japanese search is not English, and goes), said in the method section.
+    let crossing = state
+        .crossing
+        .as_ref()
+        .expect("searched in the sources' language");
+    assert_eq!(crossing.language, "en");
+    assert_eq!(crossing.searches, ["rust memory ownership"]);
+    assert!(state
+        .searches_done
+        .iter()
+        .any(|s| s == "rust memory ownership"));
+    assert!(
+        state
+            .report
+            .contains("- language: the sources found are in English, the question in Japanese"),
+        "{}",
+        state.report
+    );
     let write = model
         .requests()
         .into_iter()

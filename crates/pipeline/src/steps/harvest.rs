@@ -34,6 +34,22 @@ pub struct Harvest {
     pub ranked: Vec<RankedHit>,
 }
 
+impl Harvest {
+    /// This harvest and `more`, made in the same round, as one.
+    pub fn extend(&mut self, more: Harvest) {
+        self.found.extend(more.found);
+        self.searches_done.extend(more.searches_done);
+        self.warnings.extend(more.warnings);
+        self.yields.extend(more.yields);
+        let after = self.ranked.len();
+        self.ranked
+            .extend(more.ranked.into_iter().enumerate().map(|(i, mut r)| {
+                r.rank = after + i + 1;
+                r
+            }));
+    }
+}
+
 /// What one search gave: the ground for calling it a dead end.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SearchYield {

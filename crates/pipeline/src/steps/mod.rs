@@ -11,6 +11,7 @@ pub mod extract;
 pub mod gaps;
 pub mod harvest;
 pub mod intake;
+pub mod languages;
 pub mod planning;
 pub mod profile;
 pub mod relevance;
@@ -36,12 +37,22 @@ pub struct Brief {
     pub clarification: String,
     /// What the session is about, for a follow-up (its focus entities); empty otherwise.
     pub focus: Vec<String>,
+    /// The question's key terms in the sources' language, when they are not in the question's
+    /// ([`languages::Crossing`]): words of the question too.
+    pub also: String,
 }
 
 impl Brief {
     /// The user's words: the question, its clarification and the earlier turns — what
     /// evidence and searches must be about (the prompt block's labels are not).
     pub fn topic(&self) -> String {
+        if !self.also.is_empty() {
+            let plain = Brief {
+                also: String::new(),
+                ..self.clone()
+            };
+            return format!("{} {}", plain.topic(), self.also);
+        }
         if self.focus.is_empty() {
             format!("{} {} {}", self.query, self.clarification, self.context)
         } else {

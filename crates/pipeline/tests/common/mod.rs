@@ -181,6 +181,11 @@ pub fn script(write: &str) -> Vec<ScriptedAnswer> {
             "verify",
             json!({"verdicts": [{"claim": 1, "supported": true}, {"claim": 2, "supported": true}, {"claim": 3, "supported": false}]}),
         ),
+        // A question in another language than the pages: its key terms in theirs.
+        answer(
+            "translate",
+            json!({"searches": ["rust memory ownership", "Rustのメモリ"]}),
+        ),
         ScriptedAnswer {
             purpose: Some("write".into()),
             contains: None,

@@ -14,6 +14,7 @@ use crate::steps::backtrack::dead_ends;
 use crate::steps::gaps::{find_gaps, GapInput};
 use crate::steps::harvest::{harvest, number, skip_repeats, Known, Reading};
 use crate::steps::intake;
+use crate::steps::languages::{self, Crossing};
 use crate::steps::planning::{self, PlanReview};
 use crate::steps::relevance::Gate;
 use crate::steps::revise::{self, Revision};
@@ -31,6 +32,11 @@ pub(crate) fn brief(state: &ResearchState) -> Brief {
         context: state.context.clone(),
         clarification: state.clarification.clone(),
         focus: state.focus.clone(),
+        also: state
+            .crossing
+            .as_ref()
+            .map(|c| c.searches.join(" "))
+            .unwrap_or_default(),
     }
 }
 
@@ -107,7 +113,7 @@ pub(crate) async fn search_and_extract(state: Arc<ResearchState>, ctx: Ctx) -> N
     let (known, stored) = known_and_stored(&state);
     let room = source_room(&state, l.max_sources);
     let brief = brief(&state);
-    let harvest = harvest(
+    let mut found = harvest(
         &ctx,
         &queries,
         Known {
@@ -123,21 +129,72 @@ pub(crate) async fn search_and_extract(state: Arc<ResearchState>, ctx: Ctx) -> N
         },
     )
     .await?;
-    let carried_read = read_from_store(&stored, &harvest.found);
-    let ranked_hits = rounded(harvest.ranked, state.iteration + 1);
+    // The first round shows what language the sources are in: when it is not the question's,
+    // the question's key terms are searched in it too, in this round.
+    let mut crossing = None;
+    if state.crossing.is_none() && state.iteration == 0 {
+        let titles: Vec<&str> = found
+            .found
+            .iter()
+            .map(|f| f.source.title.as_str())
+            .collect();
+        if let Some(language) = languages::sources_language(&state.language, &titles) {
+            let (searches, warnings) = languages::cross(&ctx, &brief, &language).await?;
+            found.warnings.extend(warnings);
+            let searches: Vec<String> = searches
+                .into_iter()
+                .filter(|q| !found.searches_done.contains(q) && !state.searches_done.contains(q))
+                .collect();
+            if !searches.is_empty() {
+                let crossed = Crossing { language, searches };
+                let mut also = brief.clone();
+                also.also = crossed.searches.join(" ");
+                let mut read = known.clone();
+                read.extend(found.found.iter().map(|f| f.source.url.clone()));
+                let more = harvest(
+                    &ctx,
+                    &crossed.searches,
+                    Known {
+                        urls: &read,
+                        stored: &stored,
+                    },
+                    room.saturating_sub(found.found.len()),
+                    Reading {
+                        context: &also.block(),
+                        topic: &also.topic(),
+                        questions: &state.plan.questions,
+                        tree: &state.tree,
+                    },
+                )
+                .await?;
+                found.extend(more);
+                crossing = Some(crossed);
+            }
+        }
+    }
+    let carried_read = read_from_store(&stored, &found.found);
+    let ranked_hits = rounded(found.ranked, state.iteration + 1);
     let mut sources = state.sources.clone();
     let mut evidence = state.evidence.clone();
-    number(&mut sources, &mut evidence, harvest.found);
+    number(&mut sources, &mut evidence, found.found);
     Ok(ResearchUpdate {
         carried_read: Some(carried_read),
         sources: Some(sources),
         evidence: Some(evidence),
-        dead_ends: Some(dead_ends(&harvest.yields, state.iteration + 1)),
-        searches_done: Some(harvest.searches_done),
+        dead_ends: Some(dead_ends(&found.yields, state.iteration + 1)),
+        searches_done: Some(found.searches_done),
         searches_skipped: Some(skipped),
         ranked_hits: Some(ranked_hits),
         pending_searches: Some(Vec::new()),
-        warnings: Some(harvest.warnings),
+        warnings: Some(found.warnings),
+        decisions: crossing.as_ref().map(|c| {
+            vec![Decision {
+                point: "language".into(),
+                decision: c.decision(&state.language),
+                automatic: true,
+            }]
+        }),
+        crossing: crossing.map(Some),
         ..Default::default()
     })
 }

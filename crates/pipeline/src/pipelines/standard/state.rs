@@ -72,6 +72,9 @@ research_graph::state! {
         pub assignments: Vec<Assignment> => Replace,
         /// The last synthesis (multi mode).
         pub synthesis: Synthesis => Replace,
+        /// The question's key terms in the sources' language, when they are not in the
+        /// question's (searched once, and counted as the question's words).
+        pub crossing: Option<crate::steps::languages::Crossing> => Replace,
         /// Times a failed verification sent the run back to research (seed 001).
         pub verification_loops: u32 => Replace,
         /// Whether the last verification sent the run back to research.
