@@ -65,18 +65,17 @@ pub fn auto_providers(store: &dyn KeyStore) -> Vec<String> {
 /// search key, the keyless providers, and the run says so rather than failing).
 pub fn auto_note(store: &dyn KeyStore) -> String {
     let chosen = auto_providers(store);
-    if chosen
-        .iter()
-        .any(|p| ["tavily", "brave", "serper"].contains(&p.as_str()))
-    {
+    if chosen.iter().any(|p| KEYED_WEB.contains(&p.as_str())) {
         format!(
             "Search providers (auto): {}, the ones whose key is set",
             chosen.join(", ")
         )
     } else {
-        "Search providers (auto): no search key is set (Tavily, Brave or Serper: Settings › Keys), \
-so the keyless DuckDuckGo and Wikipedia were searched"
-            .to_string()
+        format!(
+            "Search providers (auto): no search key is set ({}: the app's Settings › API keys, or \
+             research keys set), so the keyless DuckDuckGo and Wikipedia were searched",
+            KEYED_WEB.join(", ")
+        )
     }
 }
 
@@ -213,7 +212,7 @@ mod tests {
             );
             let note = auto_note(&store);
             assert!(note.contains("no search key is set"), "{note}");
-            assert!(note.contains("Settings › Keys"), "{note}");
+            assert!(note.contains("Settings › API keys"), "{note}");
         }
         // With a key, the keyed provider instead, each name once.
         store.set("tavily", "tvly-test").unwrap();

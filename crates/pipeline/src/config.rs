@@ -338,6 +338,42 @@ impl ReviewTimeout {
     }
 }
 
+/// Share of a token or cost budget after which research stops and the report is written (the
+/// soft budget): the rest is left for writing and checking it.
+pub const SOFT_BUDGET: f64 = 0.8;
+
+/// Model calls writing and checking a report takes after the research: the claims' check, the
+/// writer, the audit's check and cross-validation (batched: one call; full: about one a claim).
+pub fn writing_calls(variant: TrustVariant) -> u64 {
+    match variant {
+        TrustVariant::Batched => 4,
+        TrustVariant::Full => 10,
+    }
+}
+
+/// Whether research should stop to leave the budget's rest for the report: a call budget with
+/// no more room than writing needs, or [`SOFT_BUDGET`] of a token or cost budget spent. The
+/// words say what was spent.
+pub fn soft_budget(config: &RunConfig, spent: &research_llm::UsageTotals) -> Option<String> {
+    if let Some(max) = config.budget.max_calls {
+        if spent.calls + writing_calls(config.trust) >= max {
+            return Some(format!(
+                "{} of {max} model calls, and writing needs about {}",
+                spent.calls,
+                writing_calls(config.trust)
+            ));
+        }
+    }
+    let limits = research_llm::Budget {
+        max_calls: None,
+        ..config.budget
+    };
+    limits
+        .most_spent(spent)
+        .filter(|(share, _)| *share >= SOFT_BUDGET)
+        .map(|(_, words)| words)
+}
+
 /// What the person tells the planner besides the question (seed 000's planner input): what
 /// they already know, the domains to focus on, and notes on method. Only the planner is told:
 /// it shapes the research questions and searches, not what evidence must be about.

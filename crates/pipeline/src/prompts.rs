@@ -54,11 +54,16 @@ only what the feedback names and keep every other sentence exactly as it is. Kee
 these numbers exist: {valid}); use only the evidence given; do not add a title or a sources list. \
 Write in {language}.";
 
-/// What the writer is told of the report's shape. A detailed academic report has seed 000's
-/// frame: an abstract first and a conclusion last.
+/// Whether a report of `structure` in `style` has seed 000's frame: an abstract first and a
+/// conclusion last (a detailed academic report).
+pub(crate) fn frames_with_abstract(structure: Structure, style: Style) -> bool {
+    structure == Structure::Detailed && style == Style::Academic
+}
+
+/// What the writer is told of the report's shape.
 pub(crate) fn structure_rule(structure: Structure, style: Style) -> &'static str {
     match structure {
-        Structure::Detailed if style == Style::Academic => {
+        Structure::Detailed if frames_with_abstract(structure, style) => {
             "Structure: start with a section `## Abstract` of one paragraph that states the answer \
 and what bears it out, then 2 to 4 sections with `##` headings that each discuss one aspect in full \
 paragraphs, and end with a section `## Conclusion` of one paragraph that draws the sections together \

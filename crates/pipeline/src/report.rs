@@ -293,6 +293,8 @@ pub struct Facts<'a> {
     /// How far each research question is covered, where the pipeline judged it (empty where
     /// it did not: the multi-agent path judges its workers' sub-questions instead).
     pub question_coverage: &'a [crate::records::Coverage],
+    /// The question's key terms in the sources' language, when they were searched.
+    pub crossing: Option<&'a crate::steps::languages::Crossing>,
     /// Decisions taken at review points.
     pub decisions: &'a [Decision],
     /// Each source's credibility (the trust pipeline; empty in the others).

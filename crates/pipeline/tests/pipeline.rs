@@ -346,7 +346,21 @@ async fn nothing_found_is_an_honest_report_not_an_empty_one() {
 #[tokio::test]
 async fn japanese_questions_get_japanese_headings() {
     let cfg = config(Mode::Single, Structure::Detailed);
-    let model = Arc::new(ScriptedLlm::new(script(DETAILED)));
+    let mut answers = script(DETAILED);
+    // The plan's research questions in the question's language.
+    answers.retain(|a| a.purpose.as_deref() != Some("plan"));
+    answers.insert(
+        0,
+        research_llm::ScriptedAnswer {
+            purpose: Some("plan".into()),
+            contains: None,
+            text: None,
+            json: Some(json!({"questions": ["Rust はメモリをどう管理しますか？"],
+                              "aspects": ["所有権"], "searches": ["rust ownership memory"]})),
+            delay_ms: None,
+        },
+    );
+    let model = Arc::new(ScriptedLlm::new(answers));
     let meter = Arc::new(Meter::new(Budget::default(), PriceTable::builtin()));
     let graph = graph(&cfg, None).unwrap();
     let out = graph
@@ -389,6 +403,14 @@ async fn japanese_questions_get_japanese_headings() {
         state
             .report
             .contains("- language: the sources found are in English, the question in Japanese"),
+        "{}",
+        state.report
+    );
+    // The English passages answer the Japanese research question: it is covered, not named
+    // among the unanswered.
+    assert!(state.coverage > 0.0, "{}", state.report);
+    assert!(
+        !state.report.contains("答えが得られなかった"),
         "{}",
         state.report
     );

@@ -79,11 +79,23 @@ impl MultiSearch {
                 .iter()
                 .filter(|(_, p)| p.kind() == kind)
                 .collect(),
-            None if !query.among.is_empty() => self
-                .providers
-                .iter()
-                .filter(|(_, p)| p.kind() == HitKind::Local || query.among.contains(&p.kind()))
-                .collect(),
+            None if !query.among.is_empty() => {
+                // Decided on the providers besides the library: with none of the kinds wanted
+                // (arXiv alone at a depth that wants the web), all of them are asked.
+                let wanted = |p: &Arc<dyn SearchProvider>| query.among.contains(&p.kind());
+                if self
+                    .providers
+                    .iter()
+                    .any(|(_, p)| p.kind() != HitKind::Local && wanted(p))
+                {
+                    self.providers
+                        .iter()
+                        .filter(|(_, p)| p.kind() == HitKind::Local || wanted(p))
+                        .collect()
+                } else {
+                    Vec::new()
+                }
+            }
             None => Vec::new(),
         };
         if of_kind.is_empty() {
@@ -225,6 +237,12 @@ mod tests {
         let news_only = MultiSearch::new(vec![of("news", HitKind::News)]);
         let query = SearchQuery::new("bees", 5).among(&[HitKind::Web]);
         assert_eq!(news_only.asked(&query).len(), 1);
+        // The same with the library beside it: both are asked, not the library alone.
+        let papers_and_library = MultiSearch::new(vec![
+            of("papers", HitKind::Academic),
+            of("library", HitKind::Local),
+        ]);
+        assert_eq!(papers_and_library.asked(&query).len(), 2);
     }
 
     #[tokio::test]

@@ -128,16 +128,17 @@ pub async fn find_gaps(ctx: &Ctx, input: GapInput<'_>) -> Result<GapReport, Node
         .before
         .iter()
         .zip(questions)
-        .map(|(c, q)| (*c).min(evidence_coverage(q, input.evidence)))
+        .map(|(c, q)| (*c).min(evidence_coverage(&input.brief.asked(q), input.evidence)))
         .collect();
     by_question.resize(questions.len(), Coverage::Missing);
     for c in out.coverage {
         let i = c.question.clamp(0, 1_000) as usize;
         if i >= 1 && i <= by_question.len() {
             // The model's word, as far as the evidence bears it out.
-            let checked = c
-                .status
-                .min(evidence_coverage(&questions[i - 1], input.evidence));
+            let checked = c.status.min(evidence_coverage(
+                &input.brief.asked(&questions[i - 1]),
+                input.evidence,
+            ));
             by_question[i - 1] = checked;
         }
     }

@@ -45,6 +45,17 @@ impl Crossing {
     }
 }
 
+/// What a research question asks, as passages must show it: its own words and, when the
+/// question's terms were put into the sources' language (`also`), those too. The one rule for
+/// the coverage of a question ([`super::gaps::evidence_coverage`]'s callers) and for the gate.
+pub fn asked(question: &str, also: &str) -> String {
+    if also.is_empty() {
+        question.to_string()
+    } else {
+        format!("{question} {also}")
+    }
+}
+
 /// The language the sources are in when it is not the question's: that of [`CROSS_SHARE`] of
 /// `titles` (the pages found), or English when nothing was found for a question in another
 /// language. `None`: the sources speak the question's language, or cannot be told.

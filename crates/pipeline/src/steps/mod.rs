@@ -74,6 +74,11 @@ impl Brief {
         }
     }
 
+    /// What research question `q` asks, as passages must show it ([`languages::asked`]).
+    pub fn asked(&self, q: &str) -> String {
+        languages::asked(q, &self.also)
+    }
+
     /// The block that opens most prompts.
     pub fn block(&self) -> String {
         let mut out = String::new();

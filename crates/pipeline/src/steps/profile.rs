@@ -184,7 +184,10 @@ pub async fn discover(ctx: &Ctx, brief: &Brief, profile: &Profile) -> (Profile, 
     let hits = match ctx
         .config
         .search
-        .search(&SearchQuery::new(query.clone(), DISCOVERY_HITS))
+        .search(
+            &SearchQuery::new(query.clone(), DISCOVERY_HITS)
+                .among(ctx.config.config.limits().kinds),
+        )
         .await
     {
         Ok(hits) => hits,

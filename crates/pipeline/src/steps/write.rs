@@ -97,12 +97,17 @@ pub fn caveats(facts: &Facts<'_>, min_coverage: f64) -> Vec<String> {
     }
     // Each research question left uncovered, named: the coverage above in words (the
     // pipeline's judgement, which the evidence caps; the evidence's alone where it made none).
+    let also = facts
+        .crossing
+        .map(|c| c.searches.join(" "))
+        .unwrap_or_default();
+    let asked = |q: &str| super::languages::asked(q, &also);
     for (i, q) in facts.questions.iter().enumerate() {
         let level = facts
             .question_coverage
             .get(i)
             .copied()
-            .unwrap_or_else(|| evidence_coverage(q, facts.evidence));
+            .unwrap_or_else(|| evidence_coverage(&asked(q), facts.evidence));
         if level == Coverage::Missing {
             let q = q.trim();
             out.push(if ja {
@@ -143,7 +148,11 @@ pub struct WriteInput<'a> {
 pub const MAX_OUTLINE_SECTIONS: usize = 6;
 
 /// What the writer is told of the plan's outline, for the structures with free sections.
-fn outline_rule(structure: crate::Structure, outline: &[String]) -> Option<String> {
+fn outline_rule(
+    structure: crate::Structure,
+    style: crate::Style,
+    outline: &[String],
+) -> Option<String> {
     if outline.is_empty() || structure == crate::Structure::Concise {
         return None;
     }
@@ -152,8 +161,13 @@ fn outline_rule(structure: crate::Structure, outline: &[String]) -> Option<Strin
         .take(MAX_OUTLINE_SECTIONS)
         .map(|a| a.trim())
         .collect();
+    let place = if prompts::frames_with_abstract(structure, style) {
+        "after the abstract and before the conclusion"
+    } else {
+        "after the summary"
+    };
     Some(format!(
-        " Sections after the summary, in this order, each a `##` heading named for its aspect: {}. Leave out an aspect the evidence does not cover.",
+        " Sections {place}, in this order, each a `##` heading named for its aspect: {}. Leave out an aspect the evidence does not cover.",
         sections.join("; ")
     ))
 }
@@ -345,7 +359,7 @@ async fn write_body(
     let mut system = fill(template, &[("valid", valid_list), ("language", language)]);
     system.push(' ');
     system.push_str(prompts::structure_rule(config.structure, config.style));
-    if let Some(rule) = outline_rule(config.structure, input.outline) {
+    if let Some(rule) = outline_rule(config.structure, config.style, input.outline) {
         system.push_str(&rule);
     }
     system.push(' ');

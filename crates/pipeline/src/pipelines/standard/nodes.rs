@@ -138,7 +138,9 @@ pub(crate) async fn search_and_extract(state: Arc<ResearchState>, ctx: Ctx) -> N
             .iter()
             .map(|f| f.source.title.as_str())
             .collect();
-        if let Some(language) = languages::sources_language(&state.language, &titles) {
+        if let Some(language) =
+            languages::sources_language(&crate::text::detect_language(&state.query), &titles)
+        {
             let (searches, warnings) = languages::cross(&ctx, &brief, &language).await?;
             found.warnings.extend(warnings);
             let searches: Vec<String> = searches
@@ -190,7 +192,7 @@ pub(crate) async fn search_and_extract(state: Arc<ResearchState>, ctx: Ctx) -> N
         decisions: crossing.as_ref().map(|c| {
             vec![Decision {
                 point: "language".into(),
-                decision: c.decision(&state.language),
+                decision: c.decision(&crate::text::detect_language(&state.query)),
                 automatic: true,
             }]
         }),
@@ -327,12 +329,12 @@ pub(crate) fn more_research(
         return (format!("research more{on}"), None);
     }
     let granted = wanted - room;
+    let limit = limits.max_sources + state.granted_sources;
     (
         format!(
-            "research more{on}, reading up to {granted} source{} beyond the limit of {} the \
-             run had reached",
-            if granted == 1 { "" } else { "s" },
-            limits.max_sources + state.granted_sources
+            "research more{on}, the limit of {limit} sources raised to {} so that its searches \
+             can read",
+            limit + granted
         ),
         Some(granted),
     )
@@ -443,7 +445,8 @@ pub(crate) async fn verify(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
     // Only evidence on the question is checked: the confidence shown counts nothing else.
     let on_question = gate(&state, &brief(&state)).citable(&state.evidence);
     let v = verify::verify(&ctx, &on_question).await?;
-    let again = research_again(&state, &ctx.config.config, &v.claims, v.confidence);
+    let spent = ctx.config.models.meter().totals();
+    let again = research_again(&state, &ctx.config.config, &spent, &v.claims, v.confidence);
     let (searches, decision) = match again {
         Some((searches, decision)) => (Some(searches), Some(vec![decision])),
         None => (None, None),
@@ -467,6 +470,7 @@ pub(crate) async fn verify(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
 pub(crate) fn research_again(
     state: &ResearchState,
     config: &crate::RunConfig,
+    spent: &research_llm::UsageTotals,
     claims: &[crate::records::Claim],
     confidence: f64,
 ) -> Option<(Vec<String>, Decision)> {
@@ -474,6 +478,10 @@ pub(crate) fn research_again(
         || confidence >= config.min_supported
         || state.verification_loops >= config.verification_loops
     {
+        return None;
+    }
+    // What is left of the budget is the report's: a soft budget reached stops research here too.
+    if crate::config::soft_budget(config, spent).is_some() {
         return None;
     }
     let limits = config.limits();
@@ -528,6 +536,7 @@ pub(crate) fn facts<'a>(state: &'a ResearchState, notes: &'a [String]) -> Facts<
         coverage: state.coverage,
         questions: &state.plan.questions,
         question_coverage: &state.coverage_by_question,
+        crossing: state.crossing.as_ref(),
         decisions: &state.decisions,
         credibility: &state.trust.credibility,
     }
@@ -726,7 +735,7 @@ mod tests {
         let (words, granted) = more_research(&state, &limits, 2, "");
         assert_eq!(granted, Some(2 * limits.pages_per_search));
         assert!(
-            words.contains("reading up to 4 sources beyond the limit of 8"),
+            words.contains("the limit of 8 sources raised to 12"),
             "{words}"
         );
         state.granted_sources = 4;

@@ -49,8 +49,9 @@ use crate::Env;
 pub const NAME: &str = "trust";
 
 mod rounds;
+pub use crate::config::{soft_budget, writing_calls, SOFT_BUDGET};
+pub use rounds::MIN_GAIN;
 use rounds::{detect_gaps, orchestrate, synthesize};
-pub use rounds::{soft_budget, writing_calls, MIN_GAIN, SOFT_BUDGET};
 
 /// The trust pipeline.
 pub struct Trust;
@@ -405,6 +406,7 @@ async fn rank(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
         // What the research covered is recomputed without the evidence left out, as far as
         // what is kept bears it out: a question backed only by low-trust pages is open again.
         let questions = &state.plan.questions;
+        let asking = brief(&state);
         if state.coverage_by_question.is_empty() {
             let capped: Vec<_> = state
                 .worker_results
@@ -423,7 +425,7 @@ async fn rank(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
                 .coverage_by_question
                 .iter()
                 .zip(questions)
-                .map(|(c, q)| (*c).min(gaps::evidence_coverage(q, &evidence)))
+                .map(|(c, q)| (*c).min(gaps::evidence_coverage(&asking.asked(q), &evidence)))
                 .collect();
             update.coverage = Some(gaps::overall(&by_question));
             update.coverage_by_question = Some(by_question);

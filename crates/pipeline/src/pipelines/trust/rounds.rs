@@ -10,49 +10,13 @@ use super::super::standard::nodes;
 use super::super::standard::ResearchState;
 use super::NodeResult;
 use crate::ask::Ctx;
-use crate::config::{RunConfig, TrustVariant};
+use crate::config::{soft_budget, RunConfig};
 use crate::records::{Coverage, Decision};
 use crate::steps::backtrack;
 use crate::steps::gaps;
 
 /// Coverage a gap round must add to earn another (seed 002's early termination: 5%).
 pub const MIN_GAIN: f64 = 0.05;
-
-/// Share of a token or cost budget after which research stops and the report is written (the
-/// soft budget): the rest is left for writing and checking it.
-pub const SOFT_BUDGET: f64 = 0.8;
-
-/// Model calls writing and checking a report takes after the research: the claims' check, the
-/// writer, the audit's check and cross-validation (batched: one call; full: about one a claim).
-pub fn writing_calls(variant: TrustVariant) -> u64 {
-    match variant {
-        TrustVariant::Batched => 4,
-        TrustVariant::Full => 10,
-    }
-}
-
-/// Whether research should stop to leave the budget's rest for the report: a call budget with
-/// no more room than writing needs, or [`SOFT_BUDGET`] of a token or cost budget spent. The
-/// words say what was spent.
-pub fn soft_budget(config: &RunConfig, spent: &research_llm::UsageTotals) -> Option<String> {
-    if let Some(max) = config.budget.max_calls {
-        if spent.calls + writing_calls(config.trust) >= max {
-            return Some(format!(
-                "{} of {max} model calls, and writing needs about {}",
-                spent.calls,
-                writing_calls(config.trust)
-            ));
-        }
-    }
-    let limits = research_llm::Budget {
-        max_calls: None,
-        ..config.budget
-    };
-    limits
-        .most_spent(spent)
-        .filter(|(share, _)| *share >= SOFT_BUDGET)
-        .map(|(_, words)| words)
-}
 
 /// The single agent's gap round: [`round_end`] over the searches the gap finder proposes.
 pub(super) async fn detect_gaps(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
@@ -89,7 +53,7 @@ pub(super) async fn synthesize(state: Arc<ResearchState>, ctx: Ctx) -> NodeResul
         .plan
         .questions
         .iter()
-        .map(|q| gaps::evidence_coverage(q, &state.evidence))
+        .map(|q| gaps::evidence_coverage(&nodes::brief(&state).asked(q), &state.evidence))
         .collect();
     let pending = if synthesis.needs_more_research {
         std::mem::take(&mut synthesis.additional_searches)

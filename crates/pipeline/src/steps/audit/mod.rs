@@ -209,24 +209,62 @@ fn source_list_entry(line: &str) -> Option<String> {
     let mut parts: Vec<String> = title.into_iter().collect();
     let mut pending = vec![text.to_string()];
     for sep in LIST_SEPARATORS {
-        pending = pending
-            .iter()
-            .flat_map(|p| p.split(sep).map(str::to_string).collect::<Vec<_>>())
-            .collect();
+        pending = pending.iter().flat_map(|p| split_parts(p, sep)).collect();
     }
     parts.extend(pending);
+    // Every sentence of every part carries the markers: a part of two sentences must not leave
+    // its first one uncited.
     let sentences: Vec<String> = parts
         .iter()
-        .map(|p| p.trim().trim_end_matches(['.', ';', ',', ':']).trim())
-        .filter(|p| !p.is_empty())
-        .map(|p| {
-            let mut chars = p.chars();
+        .flat_map(|p| {
+            p.split_sentence_bounds()
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        })
+        .filter_map(|sentence| {
+            let t = sentence.trim();
+            let body = t.trim_end_matches(['.', ';', ',', ':', '!', '?']).trim();
+            if body.is_empty() {
+                return None;
+            }
+            let end = match t.chars().last() {
+                Some(c @ ('?' | '!')) => c,
+                _ => '.',
+            };
+            let mut chars = body.chars();
             let first = chars.next().map(|c| c.to_uppercase().collect::<String>());
-            format!("{}{} {markers}.", first.unwrap_or_default(), chars.as_str())
+            Some(format!(
+                "{}{} {markers}{end}",
+                first.unwrap_or_default(),
+                chars.as_str()
+            ))
         })
         .collect();
     let newline = &line[line.trim_end().len()..];
     Some(format!("{bullet}{}{newline}", sentences.join(" ")))
+}
+
+/// `text` cut at `sep`, except a spaced hyphen between numbers ("1990 - 2000", "pages 3 - 5"):
+/// a range, not two parts.
+fn split_parts(text: &str, sep: &str) -> Vec<String> {
+    let mut parts = vec![String::new()];
+    let mut rest = text;
+    while let Some(at) = rest.find(sep) {
+        let (before, after) = (&rest[..at], &rest[at + sep.len()..]);
+        let range = sep == " - "
+            && before.chars().last().is_some_and(|c| c.is_ascii_digit())
+            && after.chars().next().is_some_and(|c| c.is_ascii_digit());
+        let last = parts.last_mut().expect("never empty");
+        last.push_str(before);
+        if range {
+            last.push_str(sep);
+        } else {
+            parts.push(String::new());
+        }
+        rest = after;
+    }
+    parts.last_mut().expect("never empty").push_str(rest);
+    parts
 }
 
 /// Where a list item's text starts: after the indent and the bullet ("- ", "* ", "+ ", "3. ",
@@ -560,7 +598,10 @@ fn render(lines: Vec<Line>) -> Audited {
                 Piece::Repeat => {}
             }
         }
-        let bare = kept_line.trim().trim_start_matches(['-', '*']).trim();
+        let bare = kept_line[list_item_start(&kept_line)..]
+            .trim()
+            .trim_start_matches(['-', '*', '+'])
+            .trim();
         if bare.is_empty() && !line.raw.trim().is_empty() {
             // Every sentence of the line went: drop the line rather than leave a bare bullet.
             continue;
@@ -874,6 +915,19 @@ bit of memory — it was written on the moon in 1850\n";
             source_list_entry("[1][2]: tracks memory | reports leaks\n").as_deref(),
             Some("Tracks memory [1][2]. Reports leaks [1][2].\n")
         );
+        // Each sentence of a part is cited; a question keeps its mark; a range stays whole.
+        assert_eq!(
+            source_list_entry("[1] Built on the moon. Tracks memory — why? — in 1990 - 2000\n")
+                .as_deref(),
+            Some("Built on the moon [1]. Tracks memory [1]. Why [1]? In 1990 - 2000 [1].\n")
+        );
+        // A numbered item whose every sentence went leaves no bare number behind.
+        let gone = audit(
+            "3. Cachegrind was written on the moon in 1850 [2].\n",
+            &items(),
+            &SourceTexts::default(),
+        );
+        assert_eq!(gone.body.trim(), "", "{}", gone.body);
     }
 
     #[test]
