@@ -13,6 +13,7 @@ export const testChoices: FormChoices = {
   timeout_actions: [choice("approve", "go on", true), choice("stop", "stop the run")],
   review_points: [choice("clarify", "when ambiguous", true), choice("plan", "the plan"), choice("report", "the report")],
   question_max_chars: 100,
+  background_max_chars: 50,
   max_revisions: 7,
   review_timeout_max_minutes: 60,
   resumable: ["running", "interrupted", "failed"],

@@ -1302,6 +1302,10 @@ review_points: Array<Choice>,
  */
 question_max_chars: number, 
 /**
+ * The longest note of the planner's background (what you know, method), in characters.
+ */
+background_max_chars: number, 
+/**
  * The most revisions a run may allow (the fewest is 0).
  */
 max_revisions: number, 

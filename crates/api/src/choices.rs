@@ -62,6 +62,8 @@ pub struct FormChoices {
     pub review_points: Vec<Choice>,
     /// The longest question accepted, in characters.
     pub question_max_chars: u32,
+    /// The longest note of the planner's background (what you know, method), in characters.
+    pub background_max_chars: u32,
     /// The most revisions a run may allow (the fewest is 0).
     pub max_revisions: u32,
     /// The longest a review point may wait, in minutes (the shortest is 1).
@@ -192,6 +194,7 @@ pub fn form_choices() -> FormChoices {
             })
             .collect(),
         question_max_chars: MAX_QUESTION_CHARS as u32,
+        background_max_chars: research_pipeline::MAX_BACKGROUND_CHARS as u32,
         max_revisions: MAX_REVISIONS,
         review_timeout_max_minutes: MAX_REVIEW_TIMEOUT_MINUTES,
         resumable: SessionStatus::ALL

@@ -391,6 +391,11 @@ pub struct Background {
 /// Characters each of the person's background notes may run to.
 pub const MAX_BACKGROUND_CHARS: usize = 2_000;
 
+/// Domains the person may name for the planner, and the characters of each.
+pub const MAX_DOMAINS: usize = 10;
+/// See [`MAX_DOMAINS`].
+pub const MAX_DOMAIN_CHARS: usize = 100;
+
 impl Background {
     /// Whether the person said nothing.
     pub fn is_empty(&self) -> bool {
@@ -424,7 +429,7 @@ impl Background {
     }
 
     /// Why the notes cannot be used, if they cannot: one is longer than
-    /// [`MAX_BACKGROUND_CHARS`], or there are more than ten domains.
+    /// [`MAX_BACKGROUND_CHARS`], or the domains are too many or too long ([`MAX_DOMAINS`]).
     pub fn invalid(&self) -> Option<String> {
         let long = [
             ("what you already know", &self.known),
@@ -437,11 +442,20 @@ impl Background {
                 "{what} runs over {MAX_BACKGROUND_CHARS} characters: shorten it"
             ));
         }
-        if self.domains.len() > 10 {
-            return Some(format!("at most 10 domains, not {}", self.domains.len()));
+        if self.domains.len() > MAX_DOMAINS {
+            return Some(format!(
+                "at most {MAX_DOMAINS} domains, not {}",
+                self.domains.len()
+            ));
         }
-        if self.domains.iter().any(|d| d.chars().count() > 100) {
-            return Some("a domain runs over 100 characters: name it in a few words".into());
+        if self
+            .domains
+            .iter()
+            .any(|d| d.chars().count() > MAX_DOMAIN_CHARS)
+        {
+            return Some(format!(
+                "a domain runs over {MAX_DOMAIN_CHARS} characters: name it in a few words"
+            ));
         }
         None
     }

@@ -44,7 +44,8 @@ pub use ask::{ask_person, Ctx};
 pub use config::{
     Background, Depth, DepthLimits, Mode, ReviewPoints, ReviewTimeout, RunConfig, Structure, Style,
     TimeoutAction, TrustVariant, DEFAULT_BANNED_WORDS, DEFAULT_LOW_TRUST_DOMAINS,
-    DEFAULT_MAX_REVISIONS, DEFAULT_TRUSTED_DOMAINS, MAX_REVIEW_TIMEOUT_MINUTES, MAX_REVISIONS,
+    DEFAULT_MAX_REVISIONS, DEFAULT_TRUSTED_DOMAINS, MAX_BACKGROUND_CHARS,
+    MAX_REVIEW_TIMEOUT_MINUTES, MAX_REVISIONS,
 };
 pub use env::{sha256_hex, DocumentError, Documents, Env, MemoryDocuments, Progress};
 pub use family::{

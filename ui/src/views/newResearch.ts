@@ -165,6 +165,7 @@ export function mountNewResearch(root: HTMLElement, { store, actions, toast }: C
     render(choices.review_points.map((p) => html`<label><input id=${`review-${p.value}`} type="checkbox" checked
       @change=${scheduleEstimate} /> ${p.label}</label>`), $("review-points"));
     question.maxLength = choices.question_max_chars;
+    for (const id of ["background-known", "background-method"]) $<HTMLTextAreaElement>(id).maxLength = choices.background_max_chars;
     $<HTMLInputElement>("max-revisions").max = String(choices.max_revisions);
     $<HTMLInputElement>("review-timeout").max = String(choices.review_timeout_max_minutes);
     updateCount();
