@@ -5,6 +5,7 @@ mod commands;
 mod fix;
 
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
@@ -76,6 +77,9 @@ enum Command {
     },
     /// List a thread's checkpoints
     History(graph::HistoryArgs),
+    /// Serve Research Studio to another tool's assistant over MCP on stdin and stdout
+    /// (research, research_status, report, sources, sessions, library_search, check_document)
+    Mcp(commands::DbArg),
 }
 
 fn main() -> ExitCode {
@@ -121,6 +125,14 @@ async fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
         Command::Fetch(args) => fetch::fetch(args).await,
         Command::Keys { action } => keys::keys(action),
         Command::History(args) => graph::history(args).await,
+        Command::Mcp(db) => {
+            let server =
+                research_mcp::McpServer::new(db.open()?, Arc::new(research_api::OsKeychain));
+            research_mcp::serve(server)
+                .await
+                .map_err(|e| anyhow::anyhow!("the MCP server stopped: {e}"))?;
+            Ok(ExitCode::SUCCESS)
+        }
     }
 }
 

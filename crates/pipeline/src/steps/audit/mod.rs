@@ -227,10 +227,11 @@ fn source_list_entry(line: &str) -> Option<String> {
             if body.is_empty() {
                 return None;
             }
-            let end = match t.chars().last() {
-                Some(c @ ('?' | '!')) => c,
-                _ => '.',
-            };
+            let end = t
+                .chars()
+                .last()
+                .filter(|c| matches!(c, '?' | '!'))
+                .unwrap_or('.');
             let mut chars = body.chars();
             let first = chars.next().map(|c| c.to_uppercase().collect::<String>());
             Some(format!(
