@@ -11,6 +11,9 @@ pub struct Measured {
     pub model: &'static str,
     /// Held-out claims it was asked about.
     pub asked: usize,
+    /// Of those, how many it gave a verdict on (a small model often answers with no usable
+    /// verdict at all).
+    pub answered: usize,
     /// Of the claims the checker verified, how many its "no" lowered.
     pub lowered: usize,
     /// Of those, how many people judged not attributable (the "no" was right).
@@ -18,19 +21,46 @@ pub struct Measured {
 }
 
 impl Measured {
-    /// Whether its "no" was right more often than wrong.
+    /// Whether its "no" was right more often than wrong (a model that never said no on a
+    /// verified claim has not shown it: asking it costs time for nothing measured).
     pub fn lowers_right(&self) -> bool {
         self.lowered_right * 2 > self.lowered
     }
+
+    /// Why it is not asked, in words.
+    pub fn why_not(&self) -> String {
+        if self.lowered == 0 {
+            format!(
+                "measured against people, it gave a verdict on {} of {} claims and lowered none",
+                self.answered, self.asked
+            )
+        } else {
+            format!(
+                "measured against people, its \"no\" was right {} of {} times",
+                self.lowered_right, self.lowered
+            )
+        }
+    }
 }
 
-/// The models measured so far (2026-11-26, 150 held-out AttributionBench rows each).
-pub const MEASURED: &[Measured] = &[Measured {
-    model: "SmolLM2-135M",
-    asked: 150,
-    lowered: 20,
-    lowered_right: 0,
-}];
+/// The models measured so far (2026-11-26, held-out AttributionBench rows: SmolLM2 on 150,
+/// Gemma on 120; BENCHMARKS.md).
+pub const MEASURED: &[Measured] = &[
+    Measured {
+        model: "SmolLM2-135M",
+        asked: 150,
+        answered: 105,
+        lowered: 20,
+        lowered_right: 0,
+    },
+    Measured {
+        model: "gemma-3-270m",
+        asked: 120,
+        answered: 10,
+        lowered: 0,
+        lowered_right: 0,
+    },
+];
 
 /// The measurement of the model `spec` names (a model string such as
 /// `local:/models/SmolLM2-135M-Instruct.Q4_1.gguf`), if it was measured.
@@ -54,5 +84,10 @@ mod tests {
             m.lowered
         );
         assert!(measured("ollama:qwen2.5:7b").is_none());
+        let gemma = measured("local:/m/gemma-3-270m-q4_k_m.gguf").unwrap();
+        assert!(!gemma.lowers_right());
+        assert!(gemma
+            .why_not()
+            .contains("10 of 120 claims and lowered none"));
     }
 }

@@ -140,8 +140,9 @@ pub async fn confirm(
                 && e.check != super::OWN_WORDS
         }) {
             entry.check.push_str(&format!(
-                "; no second opinion from {}: measured against people, its \"no\" was right {} of {} times",
-                m.model, m.lowered_right, m.lowered
+                "; no second opinion from {}: {}",
+                m.model,
+                m.why_not()
             ));
         }
         return Ok(Vec::new());
