@@ -83,7 +83,8 @@ async fn an_assistant_researches_reads_and_checks_through_the_mcp_server() {
         &call(
             &client,
             "research",
-            json!({"question": QUESTION, "model": script, "search": ["local"], "depth": "quick"}),
+            json!({"question": QUESTION, "model": script, "search": ["local"], "depth": "quick",
+                   "known": "Bees dance.", "domains": ["entomology"]}),
         )
         .await,
     );
@@ -141,6 +142,14 @@ async fn an_assistant_researches_reads_and_checks_through_the_mcp_server() {
         malformed.is_err() || malformed.as_ref().unwrap().is_error == Some(true),
         "{malformed:?}"
     );
+    let long = call(
+        &client,
+        "research",
+        json!({"question": QUESTION, "model": "scripted:x", "known": "x".repeat(2_001)}),
+    )
+    .await;
+    assert_eq!(long.is_error, Some(true), "{}", text(&long));
+    assert!(text(&long).contains("2000 characters"), "{}", text(&long));
     let empty = call(&client, "research", json!({"question": "  "})).await;
     assert_eq!(empty.is_error, Some(true), "{}", text(&empty));
     let still = value(&call(&client, "sessions", json!({})).await);

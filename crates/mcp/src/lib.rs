@@ -55,6 +55,15 @@ pub struct ResearchArgs {
     /// Search providers (auto, local, duckduckgo, wikipedia, …); the settings' when absent.
     #[serde(default)]
     pub search: Option<Vec<String>>,
+    /// What the person already knows, for the planner (not researched again).
+    #[serde(default)]
+    pub known: Option<String>,
+    /// Domains to focus on, for the planner ("academic", "industry", …).
+    #[serde(default)]
+    pub domains: Option<Vec<String>>,
+    /// Notes on method, for the planner ("primary sources only", …).
+    #[serde(default)]
+    pub method: Option<String>,
 }
 
 /// Arguments naming a run.
@@ -256,6 +265,11 @@ impl McpServer {
         if let Some(search) = args.search {
             request.config.search = search;
         }
+        request.config.background = research_api::Background {
+            known: args.known.unwrap_or_default(),
+            domains: args.domains.unwrap_or_default(),
+            method: args.method.unwrap_or_default(),
+        };
         let (session, thread) = self.studio.start_research(&request)?;
         let (studio, keys) = (self.studio.clone(), self.keys.clone());
         let id = thread.clone();
