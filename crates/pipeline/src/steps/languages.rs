@@ -56,20 +56,44 @@ pub fn asked(question: &str, also: &str) -> String {
     }
 }
 
-/// The language the sources are in when it is not the question's: that of [`CROSS_SHARE`] of
-/// `titles` (the pages found), or English when nothing was found for a question in another
-/// language. `None`: the sources speak the question's language, or cannot be told.
-pub fn sources_language(question_language: &str, titles: &[&str]) -> Option<String> {
+/// Whether `text` is written mostly in CJK characters (Japanese, Chinese, Korean) rather than
+/// in Latin letters. Scripts are told apart reliably where languages sharing a script (a short
+/// English title read as Latin or Danish) are not.
+fn cjk(text: &str) -> bool {
+    let (mut cjk, mut latin) = (0, 0);
+    for c in text.chars() {
+        if (c as u32) >= 0x2E80 && c.is_alphanumeric() {
+            cjk += 1;
+        } else if c.is_ascii_alphabetic() {
+            latin += 1;
+        }
+    }
+    // A kanji or kana counts as much as a short word.
+    cjk * 3 > latin
+}
+
+/// The language the sources are in when it is written in another script than the question:
+/// English for a CJK question whose pages ([`CROSS_SHARE`] of `titles`) are titled in Latin
+/// letters, or when nothing was found for it; the CJK language of the titles for a question in
+/// Latin letters. `None`: the sources are in the question's script, or cannot be told.
+pub fn sources_language(question: &str, titles: &[&str]) -> Option<String> {
+    let asked_in_cjk = cjk(question);
     if titles.is_empty() {
-        return (question_language != "en").then(|| "en".to_string());
+        return asked_in_cjk.then(|| "en".to_string());
     }
-    let mut counts: std::collections::BTreeMap<String, usize> = Default::default();
-    for t in titles {
-        *counts.entry(detect_language(t)).or_insert(0) += 1;
+    let other: Vec<&str> = titles
+        .iter()
+        .copied()
+        .filter(|t| cjk(t) != asked_in_cjk)
+        .collect();
+    if (other.len() as f64) < titles.len() as f64 * CROSS_SHARE {
+        return None;
     }
-    let (language, n) = counts.into_iter().max_by_key(|(_, n)| *n)?;
-    (language != question_language && n as f64 >= titles.len() as f64 * CROSS_SHARE)
-        .then_some(language)
+    Some(if asked_in_cjk {
+        "en".to_string()
+    } else {
+        detect_language(&other.join(" "))
+    })
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -104,7 +128,11 @@ pub async fn cross(
         let written_in = detect_language(&s) == language
             // Short English keywords are too short for a reliable guess: Latin letters will do.
             || (language == "en" && s.chars().all(|c| c.is_ascii() || c.is_whitespace()));
-        if !s.is_empty() && plain(&s) && written_in && !searches.contains(&s) {
+        // Refused like any model-made search (an address, an echo of the prompt), its words
+        // being its own anchors: it shares none with the question, by design.
+        let refused = super::relevance::refuse_search(&s, &brief.query, &s).is_some()
+            || !crate::guard::usable_search(&s);
+        if !s.is_empty() && plain(&s) && written_in && !refused && !searches.contains(&s) {
             searches.push(s);
         }
     }
@@ -117,23 +145,31 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_sources_language_is_the_one_most_titles_are_in() {
+    fn the_sources_language_is_told_by_script() {
+        let ja = "ファジー選択と色域選択の違いは何ですか？";
         let english = [
             "Atomic Commit In SQLite",
             "Write-Ahead Logging",
             "The SQLite Query Optimizer Overview",
         ];
-        assert_eq!(sources_language("ja", &english).as_deref(), Some("en"));
-        assert_eq!(sources_language("en", &english), None);
+        assert_eq!(sources_language(ja, &english).as_deref(), Some("en"));
+        let en = "What do open source licences say about warranty?";
+        // Short Latin titles are never another language of the question's script.
+        let licences = [
+            "GNU GENERAL PUBLIC LICENSE",
+            "Apache License",
+            "Mozilla Public License Version 2.0",
+        ];
+        assert_eq!(sources_language(en, &licences), None);
         let japanese = [
             "ファジー選択ツール",
             "色域を選択",
             "Atomic Commit In SQLite",
         ];
-        assert_eq!(sources_language("ja", &japanese), None);
-        assert_eq!(sources_language("en", &japanese).as_deref(), Some("ja"));
+        assert_eq!(sources_language(ja, &japanese), None);
+        assert_eq!(sources_language(en, &japanese).as_deref(), Some("ja"));
         // Nothing found for a Japanese question: try English; for an English one, nothing to try.
-        assert_eq!(sources_language("ja", &[]).as_deref(), Some("en"));
-        assert_eq!(sources_language("en", &[]), None);
+        assert_eq!(sources_language(ja, &[]).as_deref(), Some("en"));
+        assert_eq!(sources_language(en, &[]), None);
     }
 }

@@ -138,9 +138,7 @@ pub(crate) async fn search_and_extract(state: Arc<ResearchState>, ctx: Ctx) -> N
             .iter()
             .map(|f| f.source.title.as_str())
             .collect();
-        if let Some(language) =
-            languages::sources_language(&crate::text::detect_language(&state.query), &titles)
-        {
+        if let Some(language) = languages::sources_language(&state.query, &titles) {
             let (searches, warnings) = languages::cross(&ctx, &brief, &language).await?;
             found.warnings.extend(warnings);
             let searches: Vec<String> = searches
@@ -463,6 +461,32 @@ pub(crate) async fn verify(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
     })
 }
 
+/// Searches for what `texts` (claims the research could not bear out) are about: each one's key
+/// terms, refused like any model-made search when they echo a prompt, are an address or share
+/// nothing with the question (a small model's "fact" can be a JSON-schema URL), none already
+/// run; `max` at most.
+pub(crate) fn searches_about<'a>(
+    state: &ResearchState,
+    texts: impl Iterator<Item = &'a str>,
+    max: usize,
+) -> Vec<String> {
+    let brief = brief(state);
+    let anchors = format!("{} {}", brief.topic(), state.plan.questions.join(" "));
+    let mut searches: Vec<String> = Vec::new();
+    for text in texts {
+        let Some(q) = crate::guard::fallback_plan(text, 1).1.into_iter().next() else {
+            continue;
+        };
+        let usable = crate::steps::relevance::refuse_search(&q, &state.query, &anchors).is_none()
+            && crate::guard::usable_search(&q);
+        if usable && !searches.contains(&q) && !state.searches_done.contains(&q) {
+            searches.push(q);
+        }
+    }
+    searches.truncate(max);
+    searches
+}
+
 /// Seed 001's verification loop: when under [`RunConfig::min_supported`] of the checked claims
 /// are supported, the research goes back — at most [`RunConfig::verification_loops`] times, and
 /// only with room to read and something new to search — for what the unsupported claims are
@@ -488,19 +512,14 @@ pub(crate) fn research_again(
     if source_room(state, limits.max_sources) == 0 {
         return None;
     }
-    let mut searches: Vec<String> = Vec::new();
-    for claim in claims.iter().filter(|c| !c.supported) {
-        if let Some(q) = crate::guard::fallback_plan(&claim.text, 1)
-            .1
-            .into_iter()
-            .next()
-        {
-            if !searches.contains(&q) && !state.searches_done.contains(&q) {
-                searches.push(q);
-            }
-        }
-    }
-    searches.truncate(limits.initial_searches.div_ceil(2));
+    let searches = searches_about(
+        state,
+        claims
+            .iter()
+            .filter(|c| !c.supported)
+            .map(|c| c.text.as_str()),
+        limits.initial_searches.div_ceil(2),
+    );
     if searches.is_empty() {
         return None;
     }

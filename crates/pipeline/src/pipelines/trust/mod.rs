@@ -33,7 +33,6 @@ use crate::ask::{ask_person, Ctx};
 use crate::config::{Mode, RunConfig, TrustVariant};
 use crate::family::{Flow, OutlineStep, PipelineInfo, RunRequest, RunView};
 use crate::fork::{ForkEdit, ForkError, ForkStage, StageView};
-use crate::guard;
 use crate::records::{Answer, Coverage, Decision, EscalatedBy, Outcome, Question};
 use crate::roles::Role;
 use crate::steps::audit::AuditStatus;
@@ -495,16 +494,15 @@ async fn escalate(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
         },
         Answer::ResearchMore => {
             let limits = ctx.config.config.limits();
-            let mut searches: Vec<String> = Vec::new();
-            for e in &unsupported {
-                let text = crate::steps::audit::without_markers(&e.sentence);
-                if let Some(q) = guard::fallback_plan(&text, 1).1.into_iter().next() {
-                    if !searches.contains(&q) && !state.searches_done.contains(&q) {
-                        searches.push(q);
-                    }
-                }
-            }
-            searches.truncate(limits.initial_searches);
+            let written: Vec<String> = unsupported
+                .iter()
+                .map(|e| crate::steps::audit::without_markers(&e.sentence))
+                .collect();
+            let searches = nodes::searches_about(
+                &state,
+                written.iter().map(String::as_str),
+                limits.initial_searches,
+            );
             let (words, granted) = nodes::more_research(
                 &state,
                 &limits,
