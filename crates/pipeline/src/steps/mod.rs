@@ -7,6 +7,7 @@
 pub mod analyze;
 pub mod audit;
 pub mod backtrack;
+pub mod caveats;
 pub mod extract;
 pub mod gaps;
 pub mod harvest;

@@ -11,7 +11,7 @@ use unicode_segmentation::UnicodeSegmentation;
 
 use super::analyze::{self, Analysis};
 use super::audit::{self, AuditEntry, AuditStatus, Audited};
-use super::gaps::evidence_coverage;
+pub use super::caveats::caveats;
 use super::relevance::Gate;
 use super::revise::{self, Revision};
 use super::trust::{self, TrustRecord};
@@ -20,7 +20,7 @@ use super::Brief;
 use crate::ask::{fit_to_context, llm_error, Ctx};
 use crate::guard;
 use crate::prompts::{self, fill, language_name};
-use crate::records::{Claim, Coverage, Evidence, Source, Warning};
+use crate::records::{Claim, Evidence, Source, Warning};
 use crate::report::{self, Facts};
 use crate::roles::Role;
 use crate::text::normalize;
@@ -59,70 +59,6 @@ fn writer_listing(evidence: &[Evidence], sources: &[Source]) -> String {
             e.fact.replace('\n', " "),
             e.quote.replace('\n', " ")
         ));
-    }
-    out
-}
-
-/// The report's caveats: few supported claims, questions left uncovered (each research question
-/// the run judged missing named, or, where it judged none, each no passage read bears out:
-/// [`evidence_coverage`], the rule that caps the coverage), a single source.
-pub fn caveats(facts: &Facts<'_>, min_coverage: f64) -> Vec<String> {
-    let ja = facts.language == "ja";
-    let mut out = Vec::new();
-    if !facts.claims.is_empty() && facts.confidence < 0.5 {
-        out.push(if ja {
-            format!(
-                "検証で引用により裏付けられた主張は {:.0}% にとどまります。結論は慎重に扱ってください。",
-                facts.confidence * 100.0
-            )
-        } else {
-            format!(
-                "Only {:.0}% of the checked claims were supported by their quotes; treat the conclusions with care.",
-                facts.confidence * 100.0
-            )
-        });
-    }
-    if facts.coverage < min_coverage && !facts.questions.is_empty() {
-        out.push(if ja {
-            format!(
-                "調査課題の網羅度は {:.0}% です。答えきれていない点があります。",
-                facts.coverage * 100.0
-            )
-        } else {
-            format!(
-                "The research questions were covered to {:.0}%; some remain partly unanswered.",
-                facts.coverage * 100.0
-            )
-        });
-    }
-    // Each research question left uncovered, named: the coverage above in words (the
-    // pipeline's judgement, which the evidence caps; the evidence's alone where it made none).
-    let also = facts
-        .crossing
-        .map(|c| c.searches.join(" "))
-        .unwrap_or_default();
-    let asked = |q: &str| super::languages::asked(q, &also);
-    for (i, q) in facts.questions.iter().enumerate() {
-        let level = facts
-            .question_coverage
-            .get(i)
-            .copied()
-            .unwrap_or_else(|| evidence_coverage(&asked(q), facts.evidence));
-        if level == Coverage::Missing {
-            let q = q.trim();
-            out.push(if ja {
-                format!("読んだ出典では答えが得られなかった調査課題: 「{q}」")
-            } else {
-                format!("Not answered by the sources read: \"{q}\"")
-            });
-        }
-    }
-    if facts.sources.len() == 1 {
-        out.push(if ja {
-            "根拠は一つの出典のみに基づいています。".to_string()
-        } else {
-            "All evidence comes from a single source.".to_string()
-        });
     }
     out
 }

@@ -131,47 +131,11 @@ pub(crate) async fn search_and_extract(state: Arc<ResearchState>, ctx: Ctx) -> N
     .await?;
     // The first round shows what language the sources are in: when it is not the question's,
     // the question's key terms are searched in it too, in this round.
-    let mut crossing = None;
-    if state.crossing.is_none() && state.iteration == 0 {
-        let titles: Vec<&str> = found
-            .found
-            .iter()
-            .map(|f| f.source.title.as_str())
-            .collect();
-        if let Some(language) = languages::sources_language(&state.query, &titles) {
-            let (searches, warnings) = languages::cross(&ctx, &brief, &language).await?;
-            found.warnings.extend(warnings);
-            let searches: Vec<String> = searches
-                .into_iter()
-                .filter(|q| !found.searches_done.contains(q) && !state.searches_done.contains(q))
-                .collect();
-            if !searches.is_empty() {
-                let crossed = Crossing { language, searches };
-                let mut also = brief.clone();
-                also.also = crossed.searches.join(" ");
-                let mut read = known.clone();
-                read.extend(found.found.iter().map(|f| f.source.url.clone()));
-                let more = harvest(
-                    &ctx,
-                    &crossed.searches,
-                    Known {
-                        urls: &read,
-                        stored: &stored,
-                    },
-                    room.saturating_sub(found.found.len()),
-                    Reading {
-                        context: &also.block(),
-                        topic: &also.topic(),
-                        questions: &state.plan.questions,
-                        tree: &state.tree,
-                    },
-                )
-                .await?;
-                found.extend(more);
-                crossing = Some(crossed);
-            }
-        }
-    }
+    let crossing = if state.crossing.is_none() && state.iteration == 0 {
+        cross(&state, &ctx, &brief, &mut found, (&known, &stored), room).await?
+    } else {
+        None
+    };
     let carried_read = read_from_store(&stored, &found.found);
     let ranked_hits = rounded(found.ranked, state.iteration + 1);
     let mut sources = state.sources.clone();
@@ -296,6 +260,64 @@ pub(crate) fn read_from_store(
         .map(|f| f.source.url.clone())
         .filter(|u| stored.contains_key(u))
         .collect()
+}
+
+/// The question's key terms searched in the sources' language, when the first round's pages
+/// (`found`) are in another script than the question ([`languages::sources_language`]): their
+/// harvest is added to `found`. `None` when they are not, or the model gave nothing usable.
+async fn cross(
+    state: &ResearchState,
+    ctx: &Ctx,
+    brief: &Brief,
+    found: &mut crate::steps::harvest::Harvest,
+    (known, stored): (
+        &BTreeSet<String>,
+        &std::collections::BTreeMap<String, Source>,
+    ),
+    room: usize,
+) -> Result<Option<Crossing>, NodeError> {
+    let titles: Vec<&str> = found
+        .found
+        .iter()
+        .map(|f| f.source.title.as_str())
+        .collect();
+    let Some(language) = languages::sources_language(&state.query, &titles) else {
+        return Ok(None);
+    };
+    let (searches, warnings) = languages::cross(ctx, brief, &language).await?;
+    found.warnings.extend(warnings);
+    let searches: Vec<String> = searches
+        .into_iter()
+        .filter(|q| !found.searches_done.contains(q) && !state.searches_done.contains(q))
+        .collect();
+    if searches.is_empty() {
+        return Ok(None);
+    }
+    let crossed = Crossing { language, searches };
+    let also = Brief {
+        also: crossed.searches.join(" "),
+        ..brief.clone()
+    };
+    let mut read = known.clone();
+    read.extend(found.found.iter().map(|f| f.source.url.clone()));
+    let more = harvest(
+        ctx,
+        &crossed.searches,
+        Known {
+            urls: &read,
+            stored,
+        },
+        room.saturating_sub(found.found.len()),
+        Reading {
+            context: &also.block(),
+            topic: &also.topic(),
+            questions: &state.plan.questions,
+            tree: &state.tree,
+        },
+    )
+    .await?;
+    found.extend(more);
+    Ok(Some(crossed))
 }
 
 /// New sources the run may still read: the depth's limit (`max_sources`) and what a person
@@ -444,11 +466,10 @@ pub(crate) async fn verify(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
     let on_question = gate(&state, &brief(&state)).citable(&state.evidence);
     let v = verify::verify(&ctx, &on_question).await?;
     let spent = ctx.config.models.meter().totals();
-    let again = research_again(&state, &ctx.config.config, &spent, &v.claims, v.confidence);
-    let (searches, decision) = match again {
-        Some((searches, decision)) => (Some(searches), Some(vec![decision])),
-        None => (None, None),
-    };
+    let (searches, decision) =
+        research_again(&state, &ctx.config.config, &spent, &v.claims, v.confidence)
+            .map(|(searches, decision)| (searches, vec![decision]))
+            .unzip();
     Ok(ResearchUpdate {
         research_again: Some(searches.is_some()),
         verification_loops: searches.is_some().then_some(state.verification_loops + 1),
@@ -766,8 +787,6 @@ mod tests {
         assert!(words.contains("nothing new to search for"), "{words}");
         assert_eq!(granted, None);
     }
-
-    use super::shares;
 
     #[test]
     fn the_shares_of_the_room_add_up_to_it() {

@@ -10,8 +10,6 @@
 //! report can say how many of its cited sentences hold and a checker can verify the audit
 //! independently.
 
-use std::collections::BTreeSet;
-
 use serde::{Deserialize, Serialize};
 use unicode_segmentation::UnicodeSegmentation;
 
@@ -21,9 +19,14 @@ use crate::report::cited_ids;
 
 mod confirm;
 mod draft;
+mod lines;
+mod uncited;
 mod verdict;
 pub use confirm::{audit_findings, confirm, summary};
 pub use draft::{check_draft, DraftFinding, DraftProblem};
+use lines::{list_item_start, source_list_entry};
+pub use uncited::CLAIM_MIN_WORDS;
+use uncited::{audit_uncited, Uncited};
 pub(crate) use verdict::OWN_WORDS;
 use verdict::{checked, keep, Kept};
 pub use verdict::{SourceTexts, PARTLY_NEW_SHARE, PARTLY_NEW_WORDS};
@@ -171,120 +174,6 @@ fn leans_on_previous(sentence: &str) -> bool {
             sentence.trim_start().starts_with(w)
         }
     })
-}
-
-/// Separators between the parts of a source-list entry ("[2] (Title) — what it says — more").
-const LIST_SEPARATORS: &[&str] = &[" — ", " – ", " - ", " | ", "; "];
-
-/// A line of the writer's own list of sources — it opens with citation markers, after a
-/// bullet if any: "[2] (SQLite WAL) Readers go on while a writer commits — invented in 1850" —
-/// written again as one cited sentence per part ("Readers go on while a writer commits [2].
-/// Invented in 1850 [2]."), so each part is audited on its own: read whole, the line is one
-/// "sentence" whose true part carries an invented one through as partly supported. The title in
-/// parentheses becomes a part of its own, a fragment the audit takes out. `None` for any other
-/// line.
-fn source_list_entry(line: &str) -> Option<String> {
-    let (bullet, after_bullet) = line.split_at(list_item_start(line));
-    // The markers it opens with: "[2]", "[1][3]", "[1], [3]".
-    let mut markers = String::new();
-    let mut text = after_bullet;
-    while let Some(inner) = text.strip_prefix('[') {
-        let close = inner.find(']')?;
-        let id = &inner[..close];
-        if id.is_empty() || !id.chars().all(|c| c.is_ascii_digit()) {
-            break;
-        }
-        markers.push_str(&text[..close + 2]);
-        text = inner[close + 1..].trim_start_matches([',', ' ']);
-    }
-    let text = text.trim_start_matches([':', ' ']).trim_end();
-    if markers.is_empty() || text.is_empty() {
-        return None;
-    }
-    // A title in parentheses opening the entry is a part of its own.
-    let (title, text) = match text.strip_prefix('(').and_then(|t| t.split_once(')')) {
-        Some((title, after)) => (Some(format!("({title})")), after.trim_start()),
-        None => (None, text),
-    };
-    let mut parts: Vec<String> = title.into_iter().collect();
-    let mut pending = vec![text.to_string()];
-    for sep in LIST_SEPARATORS {
-        pending = pending.iter().flat_map(|p| split_parts(p, sep)).collect();
-    }
-    parts.extend(pending);
-    // Every sentence of every part carries the markers: a part of two sentences must not leave
-    // its first one uncited.
-    let sentences: Vec<String> = parts
-        .iter()
-        .flat_map(|p| {
-            p.split_sentence_bounds()
-                .map(str::to_string)
-                .collect::<Vec<_>>()
-        })
-        .filter_map(|sentence| {
-            let t = sentence.trim();
-            let body = t.trim_end_matches(['.', ';', ',', ':', '!', '?']).trim();
-            if body.is_empty() {
-                return None;
-            }
-            let end = t
-                .chars()
-                .last()
-                .filter(|c| matches!(c, '?' | '!'))
-                .unwrap_or('.');
-            let mut chars = body.chars();
-            let first = chars.next().map(|c| c.to_uppercase().collect::<String>());
-            Some(format!(
-                "{}{} {markers}{end}",
-                first.unwrap_or_default(),
-                chars.as_str()
-            ))
-        })
-        .collect();
-    let newline = &line[line.trim_end().len()..];
-    Some(format!("{bullet}{}{newline}", sentences.join(" ")))
-}
-
-/// `text` cut at `sep`, except a spaced hyphen between numbers ("1990 - 2000", "pages 3 - 5"):
-/// a range, not two parts.
-fn split_parts(text: &str, sep: &str) -> Vec<String> {
-    let mut parts = vec![String::new()];
-    let mut rest = text;
-    while let Some(at) = rest.find(sep) {
-        let (before, after) = (&rest[..at], &rest[at + sep.len()..]);
-        let range = sep == " - "
-            && before.chars().last().is_some_and(|c| c.is_ascii_digit())
-            && after.chars().next().is_some_and(|c| c.is_ascii_digit());
-        let last = parts.last_mut().expect("never empty");
-        last.push_str(before);
-        if range {
-            last.push_str(sep);
-        } else {
-            parts.push(String::new());
-        }
-        rest = after;
-    }
-    parts.last_mut().expect("never empty").push_str(rest);
-    parts
-}
-
-/// Where a list item's text starts: after the indent and the bullet ("- ", "* ", "+ ", "3. ",
-/// "3) "); 0 for a line that is not a list item.
-fn list_item_start(line: &str) -> usize {
-    let rest = line.trim_start();
-    let digits = rest.chars().take_while(char::is_ascii_digit).count();
-    let after = rest
-        .strip_prefix(['-', '*', '+'])
-        .or_else(|| {
-            rest[digits..]
-                .strip_prefix(['.', ')'])
-                .filter(|_| digits > 0)
-        })
-        .filter(|r| r.starts_with(' '));
-    match after {
-        Some(r) => line.len() - r.trim_start().len(),
-        None => 0,
-    }
 }
 
 /// The sentence with a visible mark and the reason it is kept unverified.
@@ -632,103 +521,6 @@ fn render(lines: Vec<Line>) -> Audited {
         body.push_str(text);
     }
     Audited { body, entries }
-}
-
-/// Letters in one word beyond which it is words run together ("Usingandunderstandingthe…").
-const MAX_WORD_LETTERS: usize = 30;
-
-/// Whether uncited text reads as words: some word of two letters or more (or CJK text), none
-/// absurdly long, and not degenerate. "(10." and "Usingandunderstandingthevalgrendcore" do not.
-fn readable(text: &str) -> bool {
-    let words: Vec<&str> = text.unicode_words().collect();
-    let wordy = words
-        .iter()
-        .any(|w| w.chars().filter(|c| c.is_alphabetic()).count() >= 2)
-        || text.chars().any(|c| c as u32 >= 0x2E80);
-    let run_together = words
-        .iter()
-        .any(|w| w.is_ascii() && w.len() > MAX_WORD_LETTERS);
-    wordy && !run_together && guard::degenerate(text).is_none()
-}
-
-/// Content words below which an uncited sentence is framing ("The evidence is as follows:"),
-/// not a claim.
-pub const CLAIM_MIN_WORDS: usize = 4;
-
-enum Uncited {
-    /// Not a claim: kept as it is.
-    Framing,
-    /// A claim its evidence supports: kept, with the marker it lacked.
-    Cited(String, AuditEntry),
-    /// A claim no evidence supports: taken out.
-    Removed(AuditEntry),
-}
-
-/// A sentence the writer did not cite: framing is kept; a claim is cited when the checker
-/// verifies it against some evidence, else removed — an uncited claim is exactly what a loop or a guess looks like.
-fn audit_uncited(
-    sentence: &str,
-    evidence: &[Evidence],
-    texts: &SourceTexts,
-    whole: &research_check::SourceTexts<'_>,
-) -> Uncited {
-    let text = sentence.trim();
-    if text.is_empty() {
-        return Uncited::Framing;
-    }
-    if !readable(text) {
-        return Uncited::Removed(AuditEntry {
-            sentence: text.to_string(),
-            sources: Vec::new(),
-            status: AuditStatus::Removed,
-            evidence: Vec::new(),
-            check: "not a sentence (no words, or letters run together)".into(),
-            written: None,
-            passage: None,
-            score: None,
-        });
-    }
-    if guard::content_words(text).len() < CLAIM_MIN_WORDS {
-        return Uncited::Framing;
-    }
-    let all: BTreeSet<u32> = evidence.iter().map(|e| e.source_id).collect();
-    // An uncited claim is cited only when the checker verifies it: the sources it did not cite
-    // may have no stored text to tell a partly supported sentence from an invented one.
-    match checked(text, &all, evidence, whole) {
-        Some((verdict, best)) if matches!(keep(text, &all, &verdict, texts), Kept::Verified) => {
-            let body = text.trim_end_matches(['.', '!', '?', '。']);
-            let end = &text[body.len()..];
-            let cited = format!(
-                "{body} [{}]{}",
-                best.source_id,
-                if end.is_empty() { "." } else { end }
-            );
-            let trailing = &sentence[sentence.trim_end().len()..];
-            Uncited::Cited(
-                format!("{cited}{trailing}"),
-                AuditEntry {
-                    sentence: cited,
-                    sources: vec![best.source_id],
-                    status: AuditStatus::Verified,
-                    evidence: vec![best.id],
-                    check: format!("uncited by the writer; {}", verdict.reason),
-                    written: None,
-                    score: Some(verdict.score),
-                    passage: Some(verdict.aligned).filter(|p| !p.is_empty()),
-                },
-            )
-        }
-        judged => Uncited::Removed(AuditEntry {
-            sentence: text.to_string(),
-            sources: Vec::new(),
-            status: AuditStatus::Removed,
-            evidence: judged.map(|(_, e)| vec![e.id]).unwrap_or_default(),
-            check: "uncited, and no evidence read supports it".into(),
-            written: None,
-            passage: None,
-            score: None,
-        }),
-    }
 }
 
 #[cfg(test)]
