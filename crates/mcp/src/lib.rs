@@ -156,17 +156,12 @@ impl McpServer {
         description = "The latest report of a session, in Markdown: every cited sentence checked against the passage it cites, the method section saying how."
     )]
     async fn report(&self, Parameters(args): Parameters<SessionArgs>) -> CallToolResult {
-        answer(self.studio.session(&args.session).and_then(|detail| {
-            let report = detail.reports.last().ok_or_else(|| {
-                ApiError::new(
-                    research_api::ErrorCode::Conflict,
-                    "the session has no report yet: ask research_status how its run is going",
-                )
-            })?;
-            Ok(CallToolResult::success(vec![ContentBlock::text(
-                report.markdown.clone(),
-            )]))
-        }))
+        // The latest report alone: the session's whole record renders every version as HTML.
+        answer(
+            self.studio
+                .latest_report(&args.session, "ask research_status how its run is going")
+                .map(|report| CallToolResult::success(vec![ContentBlock::text(report.markdown)])),
+        )
     }
 
     #[tool(
@@ -335,7 +330,7 @@ impl McpServer {
                 })))
             }
             Err(e) => Ok(CallToolResult::error(vec![ContentBlock::text(format!(
-                "the run failed: {} (it is saved; research_status again after fixing it resumes nothing yet: start it again with research)",
+                "the run failed: {} (it is saved: `research resume {thread}` continues it from its last checkpoint)",
                 e.message
             ))])),
         }

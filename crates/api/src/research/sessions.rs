@@ -393,7 +393,7 @@ impl Studio {
 
     /// The latest report of session `id`: [`no_session`] when there is no such session, a
     /// conflict saying `without` ("there is nothing to check") when it has no report yet.
-    pub(crate) fn latest_report(&self, id: &str, without: &str) -> Result<ReportRow, ApiError> {
+    pub fn latest_report(&self, id: &str, without: &str) -> Result<ReportRow, ApiError> {
         self.existing_session(id)?;
         self.sessions().reports(id)?.pop().ok_or_else(|| {
             ApiError::new(

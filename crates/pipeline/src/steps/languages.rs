@@ -1,8 +1,8 @@
 //! Searching in the sources' language (seed 001's language-aware queries): a Japanese question
 //! over English documentation finds little with its own words, and what it finds it cannot
 //! cite, since a passage must share the question's words. When the first round shows that the
-//! sources are in another language — the pages found are titled in it, or nothing was found for
-//! a question not in English — the question's key terms are put into that language once (one
+//! sources are in another script — the pages found are titled in Latin letters for a Japanese
+//! question (or nothing was found for it), in CJK for an English one — the question's key terms are put into that language once (one
 //! model call), searched, and count as the question's words from then on. The run says so in
 //! its method section.
 
@@ -24,7 +24,7 @@ pub const CROSS_SHARE: f64 = 0.6;
 pub const CROSSED_SEARCHES: usize = 2;
 
 /// The question's key terms in the sources' language, searched and counted as the question's.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Crossing {
     /// The sources' language (`en`, `ja`, …).
     pub language: String,
