@@ -290,9 +290,6 @@ pub struct Facts<'a> {
     pub coverage: f64,
     /// The plan's research questions.
     pub questions: &'a [String],
-    /// How far each research question is covered, where the pipeline judged it (empty where
-    /// it did not: the multi-agent path judges its workers' sub-questions instead).
-    pub question_coverage: &'a [crate::records::Coverage],
     /// The question's key terms in the sources' language, when they were searched.
     pub crossing: Option<&'a crate::steps::languages::Crossing>,
     /// Decisions taken at review points.

@@ -7,8 +7,8 @@ use crate::records::Coverage;
 use crate::report::Facts;
 
 /// The report's caveats: few supported claims, questions left uncovered (each research question
-/// the run judged missing named, or, where it judged none, each no passage read bears out:
-/// [`evidence_coverage`], the rule that caps the coverage), a single source.
+/// no passage read bears out named: [`evidence_coverage`], the rule that caps the coverage), a
+/// single source.
 pub fn caveats(facts: &Facts<'_>, min_coverage: f64) -> Vec<String> {
     let ja = facts.language == "ja";
     let mut out = Vec::new();
@@ -38,19 +38,15 @@ pub fn caveats(facts: &Facts<'_>, min_coverage: f64) -> Vec<String> {
             )
         });
     }
-    // Each research question left uncovered, named: the coverage above in words (the
-    // pipeline's judgement, which the evidence caps; the evidence's alone where it made none).
+    // Each research question no passage read bears out, named: said of the sources, so judged
+    // by the evidence alone (a tiny model calls covered questions missing as readily as the
+    // reverse, and the report would name a question its passages answer).
     let also = facts
         .crossing
         .map(|c| c.searches.join(" "))
         .unwrap_or_default();
-    let asked = |q: &str| super::languages::asked(q, &also);
-    for (i, q) in facts.questions.iter().enumerate() {
-        let level = facts
-            .question_coverage
-            .get(i)
-            .copied()
-            .unwrap_or_else(|| evidence_coverage(&asked(q), facts.evidence));
+    for q in facts.questions {
+        let level = evidence_coverage(&super::languages::asked(q, &also), facts.evidence);
         if level == Coverage::Missing {
             let q = q.trim();
             out.push(if ja {

@@ -575,7 +575,6 @@ pub(crate) fn facts<'a>(state: &'a ResearchState, notes: &'a [String]) -> Facts<
         searches_done: &state.searches_done,
         coverage: state.coverage,
         questions: &state.plan.questions,
-        question_coverage: &state.coverage_by_question,
         crossing: state.crossing.as_ref(),
         decisions: &state.decisions,
         credibility: &state.trust.credibility,
