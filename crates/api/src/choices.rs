@@ -117,7 +117,8 @@ fn depth(d: Depth) -> String {
             HitKind::Local => "library",
         })
         .collect();
-    format!("{name} ({} and the library)", kinds.join(", "))
+    // The library is searched at every depth: the label names what the depth adds.
+    format!("{name} ({})", kinds.join(", "))
 }
 
 fn structure(s: Structure) -> &'static str {
