@@ -342,6 +342,38 @@ async fn a_model_measured_wrong_when_it_says_no_is_not_asked_and_the_checker_dec
 }
 
 #[tokio::test]
+async fn a_model_measured_wrong_when_it_says_no_does_not_judge_coverage() {
+    // Its every coverage judgement is "missing", next to passages that answer.
+    let missing = || {
+        let mut answers = script(STATED);
+        replace(
+            &mut answers,
+            "gaps",
+            json!({"coverage": [{"question": 1, "status": "missing"}, {"question": 2, "status": "missing"}],
+                   "gaps": [], "new_searches": []}),
+        );
+        answers
+    };
+    // Any other model's word stands, as far as the evidence bears it out.
+    let trusted = run_script(config(Mode::Single, Structure::Detailed), missing()).await;
+    assert_eq!(trusted.state.coverage, 0.0);
+    let mut config = config(Mode::Single, Structure::Detailed);
+    config.models =
+        research_llm::ModelRouting::single("local:/models/SmolLM2-135M-Instruct.Q4_1.gguf");
+    let measured = run_script(config, missing()).await;
+    assert!(
+        measured.state.coverage > 0.0,
+        "the evidence alone judges: {:?}",
+        measured.state.coverage_by_question
+    );
+    assert!(
+        !measured.state.report.contains("covered to 0%"),
+        "{}",
+        measured.state.report
+    );
+}
+
+#[tokio::test]
 async fn a_failed_verification_sends_the_run_back_to_research_once() {
     // Seed 001's loop: under the share of supported claims asked for, research goes back for
     // what the unsupported claims are about, a bounded number of times, then writes.

@@ -202,8 +202,12 @@ pub(super) fn phrases(question: &str) -> Vec<String> {
 /// Words of a question's phrasing, not of its subject ("how does SQLite *make sure* …", "what
 /// *happens* when …"): searched, they find pages about making and happening. Seen in a
 /// fallback plan for SQLite's documentation, where "make sure" and "sqlite make" read pages about
-/// building SQLite instead of the one about atomic commit.
+/// building SQLite instead of the one about atomic commit. Japanese verb stems say the same
+/// (使 "use" in 使いますか, 違 "differ" in 違いは): a lone 使 searched read GIMP's pages on
+/// the canvas filter and on layer size for a question on the cage tool.
 const QUESTION_FILLER: &[&str] = &[
+    "使",
+    "違",
     "make",
     "makes",
     "made",

@@ -123,15 +123,20 @@ pub async fn find_gaps(ctx: &Ctx, input: GapInput<'_>) -> Result<GapReport, Node
     });
     // Each round's judgement stands, lower or not (seed 004's convergence check is there to see
     // it go down); a question the model did not judge keeps its level as far as the evidence
-    // still bears it out.
-    let mut by_question: Vec<Coverage> = input
-        .before
+    // still bears it out. A model measured to call passages wrong when it says "no" does not
+    // judge: the evidence alone does (SmolLM2 put "covered to 0%" above passages that answer).
+    let judges = super::verify::unhelpful_opinion(ctx, Role::Gaps).is_none();
+    let by_evidence = |q: &String| evidence_coverage(&input.brief.asked(q), input.evidence);
+    let mut by_question: Vec<Coverage> = questions
         .iter()
-        .zip(questions)
-        .map(|(c, q)| (*c).min(evidence_coverage(&input.brief.asked(q), input.evidence)))
+        .enumerate()
+        .map(|(i, q)| match input.before.get(i) {
+            Some(c) if judges => (*c).min(by_evidence(q)),
+            None if judges => Coverage::Missing,
+            _ => by_evidence(q),
+        })
         .collect();
-    by_question.resize(questions.len(), Coverage::Missing);
-    for c in out.coverage {
+    for c in out.coverage.into_iter().filter(|_| judges) {
         let i = c.question.clamp(0, 1_000) as usize;
         if i >= 1 && i <= by_question.len() {
             // The model's word, as far as the evidence bears it out.

@@ -69,11 +69,15 @@ pub struct Verification {
     pub warnings: Vec<Warning>,
 }
 
-/// The verifying model's measurement, when it was measured to be wrong more often than right
-/// when it says no ([`research_check::opinion`]): such a model's verdicts are not asked for, in
-/// the verification step or in the audit.
-pub(crate) fn unhelpful_opinion(ctx: &Ctx) -> Option<&'static research_check::opinion::Measured> {
-    let spec = Role::Verify.model(&ctx.config.config.models);
+/// The measurement of `role`'s model, when it was measured to be wrong more often than right
+/// when it says a passage does not bear a claim out ([`research_check::opinion`]): such a
+/// model's verdicts are not asked for — in the verification step, in the audit, nor on how far
+/// the evidence covers a research question (the same judgement, of passages against a question).
+pub(crate) fn unhelpful_opinion(
+    ctx: &Ctx,
+    role: Role,
+) -> Option<&'static research_check::opinion::Measured> {
+    let spec = role.model(&ctx.config.config.models);
     research_check::opinion::measured(spec).filter(|m| !m.lowers_right())
 }
 
@@ -165,7 +169,7 @@ pub async fn verify(ctx: &Ctx, evidence: &[Evidence]) -> Result<Verification, No
         return Ok(Verification::default());
     }
     let is_quote = |e: &Evidence| normalize(&e.fact) == normalize(&e.quote);
-    if unhelpful_opinion(ctx).is_some() {
+    if unhelpful_opinion(ctx, Role::Verify).is_some() {
         let claims: Vec<Claim> = chosen
             .iter()
             .map(|e| Claim {

@@ -336,6 +336,11 @@ fn the_fallback_plan_works_in_japanese() {
     assert_eq!(searches[0], "量子コンピュータ 医療 応用");
     assert_eq!(searches.len(), 3, "{searches:?}");
     assert!(searches.iter().all(|s| usable_search(s)));
+    // The verb of the question's phrasing is not searched (issue 30, ja-14).
+    let (_, searches) = fallback_plan("ケージ変形ツールはどのように使いますか？", 3);
+    assert_eq!(searches, vec!["ケージ変形ツール".to_string()]);
+    let (_, searches) = fallback_plan("ファジー選択ツールと色域選択ツールの違いは何ですか？", 1);
+    assert_eq!(searches, vec!["ファジー選択ツール 色域選択ツール".to_string()]);
 }
 
 #[test]

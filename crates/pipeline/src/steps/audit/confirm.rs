@@ -133,7 +133,7 @@ pub async fn confirm(
     claims: &[Claim],
 ) -> Result<Vec<Warning>, NodeError> {
     // A model measured to be wrong when it says "no" does not get to lower anything.
-    if let Some(m) = crate::steps::verify::unhelpful_opinion(ctx) {
+    if let Some(m) = crate::steps::verify::unhelpful_opinion(ctx, crate::roles::Role::Verify) {
         for entry in entries.iter_mut().filter(|e| {
             e.status == AuditStatus::Verified
                 && e.check != FACT_IS_QUOTE
