@@ -16,6 +16,9 @@ use crate::{Passage, SourceTexts, WINDOW_SENTENCES};
 pub struct Prepared {
     /// The sentences' byte ranges in the text.
     spans: Vec<Range<usize>>,
+    /// A table row's reading (its cells under their columns' names), by sentence: what the
+    /// row says, aligned and measured in place of its pipes and bare cells.
+    readings: Vec<Option<String>>,
     /// Each sentence's word terms and number forms (numbers as `#value`).
     terms: Vec<HashSet<String>>,
     /// Whether a paragraph ends before each sentence (a window does not cross one).
@@ -39,24 +42,34 @@ impl Prepared {
     /// Cuts `text` into sentences and indexes their terms. A text with no sentence the
     /// sentence rules accept (a short quote) is one sentence.
     pub fn new(text: &str) -> Self {
-        let mut spans: Vec<Range<usize>> = sentences(text, 0..text.len())
-            .into_iter()
-            .map(|s| s.range)
+        let found = sentences(text, 0..text.len());
+        let mut readings: Vec<Option<String>> = found
+            .iter()
+            .map(|s| s.is_row(text).then(|| s.reading(text)))
             .collect();
+        let mut spans: Vec<Range<usize>> = found.into_iter().map(|s| s.range).collect();
         if spans.is_empty() && !text.trim().is_empty() {
             let start = text.len() - text.trim_start().len();
             spans.push(start..text.trim_end().len());
+            readings.push(None);
         }
+        // A window does not cross a paragraph, nor join a table's rows: each says its own.
         let breaks = (0..spans.len())
-            .map(|i| i > 0 && text[spans[i - 1].end..spans[i].start].contains("\n\n"))
+            .map(|i| {
+                i > 0
+                    && (text[spans[i - 1].end..spans[i].start].contains("\n\n")
+                        || readings[i].is_some()
+                        || readings[i - 1].is_some())
+            })
             .collect();
         let mut out = Prepared {
             spans,
+            readings,
             breaks,
             ..Prepared::default()
         };
         for (i, span) in out.spans.iter().enumerate() {
-            let t = align_terms(&text[span.clone()]);
+            let t = align_terms(out.readings[i].as_deref().unwrap_or(&text[span.clone()]));
             for term in &t {
                 out.index.entry(term.clone()).or_default().push(i as u32);
                 if let Some(n) = term.strip_prefix('#') {
@@ -80,6 +93,22 @@ impl Prepared {
     /// Whether the text has no sentence.
     pub fn is_empty(&self) -> bool {
         self.spans.is_empty()
+    }
+
+    /// The words of sentences `first..=last` of `text` as a window: the text as written, or,
+    /// where a table row is among them, each sentence as it reads.
+    fn window_text(&self, text: &str, first: usize, last: usize) -> String {
+        if self.readings[first..=last].iter().all(Option::is_none) {
+            return text[self.spans[first].start..self.spans[last].end].to_string();
+        }
+        (first..=last)
+            .map(|i| {
+                self.readings[i]
+                    .clone()
+                    .unwrap_or_else(|| text[self.spans[i].clone()].to_string())
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
     }
 }
 
@@ -140,10 +169,10 @@ pub fn best(
         }
         bag.terms.extend(prepared.all_terms.iter().cloned());
         bag.numbers.extend(prepared.all_numbers.iter().cloned());
-        let (cov, len, range) = window(&want, prepared);
+        let (cov, len, (first, last)) = window(&want, prepared);
         let candidate = Window {
             source,
-            text: text[range].to_string(),
+            text: prepared.window_text(text, first, last),
             coverage: cov,
         };
         let better = match &best {
@@ -159,8 +188,8 @@ pub fn best(
 
 /// The best window of `prepared` for the claim terms `want`: the highest share of them, the
 /// fewest sentences on a tie, the earliest on a tie again. Returns the share, the sentence
-/// count and the byte range.
-fn window(want: &[String], prepared: &Prepared) -> (f64, usize, Range<usize>) {
+/// count and the first and last sentence.
+fn window(want: &[String], prepared: &Prepared) -> (f64, usize, (usize, usize)) {
     let n = prepared.len();
     // Which of the claim's terms each sentence has (only sentences with any are looked at).
     let mut hits: HashMap<usize, Vec<usize>> = HashMap::new();
@@ -181,7 +210,7 @@ fn window(want: &[String], prepared: &Prepared) -> (f64, usize, Range<usize>) {
     // A sentence joins a window only when it adds this many of the claim's terms: one shared
     // name is not worth a second sentence.
     let gain = if want.len() > 5 { 2 } else { 1 };
-    let mut best = (0.0, 1, prepared.spans[0].clone());
+    let mut best = (0.0, 1, (0, 0));
     let mut best_count = 0usize;
     let mut seen = vec![false; want.len()];
     for start in starts {
@@ -205,11 +234,7 @@ fn window(want: &[String], prepared: &Prepared) -> (f64, usize, Range<usize>) {
             kept = count;
             if count > best_count || (count == best_count && count > 0 && len < best.1) {
                 best_count = count;
-                best = (
-                    count as f64 / total,
-                    len,
-                    prepared.spans[start].start..prepared.spans[i].end,
-                );
+                best = (count as f64 / total, len, (start, i));
             }
         }
     }

@@ -27,6 +27,7 @@ pub mod document;
 pub mod numbers;
 pub mod opinion;
 pub mod signals;
+pub mod table;
 pub mod text;
 mod weights;
 pub mod words;
@@ -304,6 +305,41 @@ mod tests {
         assert_eq!(v.source, Some(1));
         assert!(v.aligned.starts_with("The tower is 330 metres"), "{v:?}");
         assert!(!v.aligned.contains("visitors"), "{v:?}");
+    }
+
+    /// SQLite's file format page (abridged), its table as the HTML extractor stores it.
+    const HEADER_TABLE: &str = "The first 100 bytes of the database file comprise the database \
+        file header.\n\n| Offset | Size | Description |\n| --- | --- | --- |\n\
+        | 0 | 16 | The header string |\n\
+        | 16 | 2 | The database page size in bytes. |\n\
+        | 18 | 1 | File format write version. |\n\nAll multibyte fields are big-endian.\n";
+
+    #[test]
+    fn a_number_from_a_table_is_checked_against_its_row_and_header() {
+        let mut texts = SourceTexts::new();
+        texts.insert(1, HEADER_TABLE);
+        let row = "| 16 | 2 | The database page size in bytes. |";
+        let passage = [Passage {
+            source: 1,
+            text: row,
+        }];
+        let v = check(
+            "The database page size in bytes has offset 16 and size 2 [1].",
+            &passage,
+            &texts,
+        );
+        assert_eq!(v.status, Status::Verified, "{v:?}");
+        assert_eq!(
+            v.aligned,
+            "Offset: 16; Size: 2; Description: The database page size in bytes."
+        );
+        // Another row's number is not this row's: not verified.
+        let v = check(
+            "The database page size in bytes has offset 18 and size 2 [1].",
+            &passage,
+            &texts,
+        );
+        assert_ne!(v.status, Status::Verified, "{v:?}");
     }
 
     #[test]

@@ -6,11 +6,33 @@ use std::ops::Range;
 
 use unicode_segmentation::UnicodeSegmentation;
 
+use crate::table;
+
 /// A sentence of a source that may be quoted, as a byte range into the source's text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Sentence {
     /// Byte range in the source text.
     pub range: Range<usize>,
+    /// For a table's row: its table's header row, which names its cells (a byte range in the
+    /// source text). A row is quoted as it stands and read with it ([`Sentence::reading`]).
+    pub header: Option<Range<usize>>,
+}
+
+impl Sentence {
+    /// Whether the sentence is a row of a table.
+    pub fn is_row(&self, text: &str) -> bool {
+        table::cells(&text[self.range.clone()]).is_some()
+    }
+
+    /// What the sentence says, as a person reads it: its words, or a table row's cells each
+    /// under its column's name ([`table::reading`]).
+    pub fn reading(&self, text: &str) -> String {
+        if self.is_row(text) {
+            table::reading(text, &self.range, self.header.as_ref())
+        } else {
+            plain(&text[self.range.clone()])
+        }
+    }
 }
 
 /// The quotable sentences in `range` of `text`: long enough to say something, short enough to
@@ -23,6 +45,11 @@ pub fn sentences(text: &str, range: Range<usize>) -> Vec<Sentence> {
     let slice = &text[range.clone()];
     let mut out = Vec::new();
     for block in blocks(slice) {
+        let begin = range.start + block.start;
+        if let Some(row) = table_row(text, begin..range.start + block.end) {
+            out.extend(row);
+            continue;
+        }
         // The block with its line breaks as spaces (one byte each: the offsets stay the text's).
         let joined: String = slice[block.clone()]
             .chars()
@@ -40,15 +67,44 @@ pub fn sentences(text: &str, range: Range<usize>) -> Vec<Sentence> {
             let cjk = candidate.chars().filter(|c| *c as u32 >= 0x2E80).count();
             let long_enough = words >= 4 || cjk >= 8;
             if long_enough
-                && candidate.chars().count() <= 500
+                && candidate.chars().count() <= MAX_SENTENCE_CHARS
                 && !candidate.contains("](")
                 && !candidate.trim_start().starts_with('|')
             {
-                out.push(Sentence { range: s..e });
+                out.push(Sentence {
+                    range: s..e,
+                    header: None,
+                });
             }
         }
     }
     out
+}
+
+/// The longest sentence (or table row) a quote may be, in characters.
+const MAX_SENTENCE_CHARS: usize = 500;
+
+/// The block at `block` of `text` read as a table row: `None` when it is not a row; a row that
+/// is quoted (`Some(Some(…))`: a body row with two cells that say something, with its header);
+/// or `Some(None)` for a row that is not (the header, the separator, an empty row).
+fn table_row(text: &str, block: Range<usize>) -> Option<Option<Sentence>> {
+    let line = text[block.clone()].trim_end_matches(['\n', '\r']);
+    if line.contains('\n') {
+        return None;
+    }
+    let cells = table::cells(line)?;
+    let within = table::row_range(line)?;
+    let next = text[block.end..].lines().next().unwrap_or("");
+    let is_header = table::cells(next).is_some_and(|c| table::separator(&c));
+    let quoted = !table::separator(&cells)
+        && !is_header
+        && table::says_something(&cells)
+        && line.chars().count() <= MAX_SENTENCE_CHARS;
+    let range = block.start + within.start..block.start + within.end;
+    Some(quoted.then(|| Sentence {
+        header: table::header(text, block.start),
+        range,
+    }))
 }
 
 /// A Markdown or plain text as the checker reads a source: each line's words as a person sees
@@ -394,8 +450,16 @@ mod tests {
                 "Distributors may offer support for a fee.",
                 "the first item of a list runs over two lines",
                 "the second item stands alone here",
+                "| a | table row with words |",
             ]
         );
+        // A table's row is a block of its own, read with its header; the header and the line
+        // under it are not quoted.
+        let text = "Limits:\n\n| Limit | Default |\n| --- | --- |\n| Page size | 4096 bytes |\n";
+        let s = sentences(text, 0..text.len());
+        assert_eq!(s.len(), 1, "{s:?}");
+        assert_eq!(&text[s[0].range.clone()], "| Page size | 4096 bytes |");
+        assert_eq!(s[0].reading(text), "Limit: Page size; Default: 4096 bytes");
     }
 
     #[test]

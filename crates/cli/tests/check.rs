@@ -175,6 +175,51 @@ async fn a_source_on_a_local_server_is_fetched_through_the_guard() {
     assert!(err.contains("source 1") && err.contains("refused"), "{err}");
 }
 
+#[tokio::test]
+async fn a_number_from_a_web_pages_table_is_checked_against_its_row_and_header() {
+    // SQLite's file format page (abridged): an HTML table, stored as a Markdown table.
+    let server = MockServer::start().await;
+    let page = "<html><head><title>Database File Format</title></head><body><article>\
+        <h1>Database File Format</h1><p>The first 100 bytes of the database file comprise the \
+        database file header.</p><table><tr><th>Offset</th><th>Size</th><th>Description</th></tr>\
+        <tr><td>0</td><td>16</td><td>The header string</td></tr>\
+        <tr><td>16</td><td>2</td><td>The database page size in bytes.</td></tr>\
+        <tr><td>18</td><td>1</td><td>File format write version.</td></tr></table>\
+        <p>All multibyte fields in the database file header are big-endian.</p></article></body></html>";
+    Mock::given(path("/fileformat"))
+        .respond_with(ResponseTemplate::new(200).set_body_raw(page, "text/html"))
+        .mount(&server)
+        .await;
+    let url = format!("{}/fileformat", server.uri());
+    let origin = format!("127.0.0.1:{}", server.address().port());
+    let dir = tempfile::tempdir().unwrap();
+    let doc = write(
+        dir.path(),
+        "doc.md",
+        "The database page size in bytes has offset 16 and size 2 [1].\n\n\
+         The file format write version has offset 16 and size 1 [1].\n",
+    );
+    let out = research_async(vec![
+        "check".into(),
+        doc,
+        "--source".into(),
+        format!("1={url}"),
+        "--allow-host".into(),
+        origin,
+        "--json".into(),
+    ])
+    .await;
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let a = audit(&out);
+    assert_eq!(a[0]["status"], "verified", "{a:?}");
+    assert_eq!(
+        a[0]["passage"],
+        "Offset: 16; Size: 2; Description: The database page size in bytes."
+    );
+    assert_eq!(a[1]["status"], "contradicted", "{a:?}");
+    assert!(a[1]["check"].as_str().unwrap().contains("\"18\""), "{a:?}");
+}
+
 #[test]
 fn a_marker_citing_no_given_source_is_a_clear_error() {
     let dir = tempfile::tempdir().unwrap();

@@ -183,11 +183,15 @@ pub fn no_claim(sentence: &str) -> bool {
 /// [`STATEMENT_MIN_WORDS`] words (or [`STATEMENT_MIN_CJK`] CJK characters) that is not a
 /// heading or page title, not a bare list number or bullet, not code, not metadata (checksums,
 /// commit and release-note lines, "Version 1.2", copyright, dates or URLs alone), and not
-/// itself a loop.
+/// itself a loop. A table's row is a statement when two of its cells say something: read with
+/// its header it states them ([`research_check::table`]).
 pub fn statement(quote: &str) -> bool {
     let line = quote.trim();
     if line.is_empty() || line.starts_with('#') {
         return false;
+    }
+    if let Some(cells) = research_check::table::cells(line) {
+        return research_check::table::says_something(&cells);
     }
     let body = strip_marker(line);
     let clean = without_citations(body);

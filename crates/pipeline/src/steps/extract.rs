@@ -104,6 +104,9 @@ pub struct PageText<'a> {
 pub struct Listing {
     /// The sentences shown, as the page shows them (quotes are made of this text).
     shown: Vec<String>,
+    /// What each sentence shown says: its words, or a table row's cells under their columns'
+    /// names. What the model reads and what relevance is judged by; the quote stays the row.
+    readings: Vec<String>,
     /// The whole stored text, normalised (every quote must be in it).
     normalized: String,
     /// The stored text normalised as it is, markup and list numbers kept: a quote joined from
@@ -148,10 +151,11 @@ impl Listing {
             .iter()
             .map(|s| text::plain(&doc_text[s.range.clone()]))
             .collect();
+        let read: Vec<String> = sentences.iter().map(|s| s.reading(doc_text)).collect();
         // The sentences shown are the page's best against the question, never its first ones:
         // ranked (BM25), the best kept, shown in the page's order.
         let mut keep: Vec<usize> = {
-            let texts: Vec<&str> = all.iter().map(String::as_str).collect();
+            let texts: Vec<&str> = read.iter().map(String::as_str).collect();
             guard::rank_sentences(&relevance_key, &texts)
                 .into_iter()
                 .take(SENTENCES_PER_PAGE)
@@ -159,14 +163,15 @@ impl Listing {
                 .collect()
         };
         keep.sort_unstable();
-        let shown: Vec<String> = keep.into_iter().map(|i| all[i].clone()).collect();
-        let texts: Vec<&str> = shown.iter().map(String::as_str).collect();
+        let shown: Vec<String> = keep.iter().map(|&i| all[i].clone()).collect();
+        let readings: Vec<String> = keep.iter().map(|&i| read[i].clone()).collect();
+        let texts: Vec<&str> = readings.iter().map(String::as_str).collect();
         let ranked = guard::rank_sentences(&relevance_key, &texts)
             .into_iter()
             .filter(|(_, score)| *score > 0.0)
             .map(|(i, _)| i)
             .collect();
-        let lines = numbered_lines(&shown, 0);
+        let lines = numbered_lines(&readings, 0);
         Self {
             on_topic: text::overlap(&relevance_key, &lines) >= 2,
             tokens: estimate_tokens(&lines) + 24,
@@ -181,13 +186,14 @@ impl Listing {
                 normalize(doc_text)
             },
             shown,
+            readings,
             ranked,
         }
     }
 
     /// The numbered lines, numbers starting after `before`.
     fn lines(&self, before: usize) -> String {
-        numbered_lines(&self.shown, before)
+        numbered_lines(&self.readings, before)
     }
 }
 
@@ -380,42 +386,58 @@ fn take(page: &Listing, chosen: Vec<Chosen>, topic: &str, l: &DepthLimits) -> Ve
     let normalized = &page.normalized;
     let texts: Vec<&str> = shown.iter().map(String::as_str).collect();
     let ranked = &page.ranked;
+    // A sentence is on the topic by what it says (a table row with its header), and a
+    // statement as it stands.
+    let usable = |i: usize| guard::statement(texts[i]) && guard::mentions(topic, &page.readings[i]);
     // The best-ranked statements on the topic that no evidence item quotes or contains yet: what
     // tops up a page the model took little from.
     let untaken = |taken: &[Evidence]| {
         let taken: Vec<String> = taken.iter().map(|e| e.quote.clone()).collect();
         let texts = &texts;
-        ranked.iter().map(move |&i| texts[i]).filter(move |t| {
-            guard::statement(t)
-                && guard::mentions(topic, t)
-                && quote_in(t, normalized)
-                && !taken
-                    .iter()
-                    .any(|q| q.contains(*t) || t.contains(q.as_str()))
-        })
+        ranked
+            .iter()
+            .filter(move |&&i| usable(i))
+            .map(move |&i| texts[i])
+            .filter(move |t| {
+                quote_in(t, normalized)
+                    && !taken
+                        .iter()
+                        .any(|q| q.contains(*t) || t.contains(q.as_str()))
+            })
     };
     let mut evidence: Vec<Evidence> = Vec::new();
     for c in chosen.into_iter().take(l.facts_per_page) {
         // The sentences as the page shows them, joined; when the stored text has something
-        // between them that is not a sentence (a list of links, a table), only the first.
-        let mut quote = shown[c.first - 1..c.last].join(" ");
-        if !quote_in(&quote, normalized) || (c.last > c.first && !quote_in(&quote, &page.raw)) {
-            quote = shown[c.first - 1].clone();
+        // between them that is not a sentence (a list of links, a table), only the first. A
+        // table's rows are never joined: each says its own.
+        let at = c.first - 1;
+        let mut quote = shown[at..c.last].join(" ");
+        let rows = (at..c.last).any(|i| research_check::table::cells(&shown[i]).is_some());
+        if rows
+            || !quote_in(&quote, normalized)
+            || (c.last > c.first && !quote_in(&quote, &page.raw))
+        {
+            quote = shown[at].clone();
         }
         let mut fact = c.fact.trim().to_string();
         // On topic means sharing a word with what the user asked or a research question (not
         // only with the search, which a weak model's plan may have sent anywhere).
-        if !guard::mentions(topic, &quote) || !guard::statement(&quote) {
+        // (A row is read with its header; joined sentences are never rows.)
+        let reading = if quote == shown[at] {
+            page.readings[at].as_str()
+        } else {
+            quote.as_str()
+        };
+        if !guard::mentions(topic, reading) || !guard::statement(&quote) {
             // Off the question, or not a statement (a heading, a list number, a checksum line):
             // the best-ranked statement on the topic not taken yet stands in, as it reads.
-            let Some(best) = ranked.iter().map(|&i| texts[i]).find(|t| {
-                guard::statement(t)
-                    && guard::mentions(topic, t)
-                    && !evidence.iter().any(|e| e.quote == *t)
-            }) else {
+            let Some(&best) = ranked
+                .iter()
+                .find(|&&i| usable(i) && !evidence.iter().any(|e| e.quote == texts[i]))
+            else {
                 continue;
             };
-            quote = best.to_string();
+            quote = texts[best].to_string();
             fact = quote.clone();
         }
         // Verbatim by construction; checked anyway, since this is the product's promise.
@@ -452,6 +474,7 @@ mod tests {
     fn listing(sentences: usize, chars: usize) -> Listing {
         Listing {
             shown: (0..sentences).map(|_| "x".repeat(chars)).collect(),
+            readings: (0..sentences).map(|_| "x".repeat(chars)).collect(),
             normalized: String::new(),
             raw: String::new(),
             ranked: Vec::new(),
@@ -470,6 +493,7 @@ mod tests {
         let page = Listing {
             normalized: normalize(&text::plain(doc)),
             raw: normalize(doc),
+            readings: shown.clone(),
             shown,
             ranked: Vec::new(),
             on_topic: true,

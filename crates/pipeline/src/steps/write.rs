@@ -368,15 +368,16 @@ async fn write_body(
     Ok((body, client.warnings()))
 }
 
-/// The stored texts (as plain text) of `sources`, by source id, read once per draft: the
-/// writer's quotes and the audit are checked against them. A text the store cannot give is
-/// left out.
+/// The stored texts of `sources` as the checker reads a source (its words as a person sees
+/// them, paragraphs and table rows kept: [`research_check::text::readable`], as `research
+/// check` reads them), by source id, read once per draft: the writer's quotes and the audit are
+/// checked against them. A text the store cannot give is left out.
 fn source_texts(ctx: &Ctx, sources: &[Source]) -> BTreeMap<u32, String> {
     sources
         .iter()
         .filter_map(|s| {
             let text = ctx.config.documents.get(&s.sha256).ok().flatten()?;
-            Some((s.id, crate::text::plain(&text)))
+            Some((s.id, research_check::text::readable(&text)))
         })
         .collect()
 }

@@ -254,17 +254,29 @@ pub async fn run_script(config: RunConfig, answers: Vec<ScriptedAnswer>) -> Run 
 
 /// [`run_script`] over the pages of `c`.
 pub async fn run_script_on(c: Arc<Corpus>, config: RunConfig, answers: Vec<ScriptedAnswer>) -> Run {
+    ask_on(
+        c,
+        "How does Rust manage memory compared with garbage collection?",
+        config,
+        answers,
+    )
+    .await
+}
+
+/// `question`, researched over the pages of `c` with these scripted answers.
+pub async fn ask_on(
+    c: Arc<Corpus>,
+    question: &str,
+    config: RunConfig,
+    answers: Vec<ScriptedAnswer>,
+) -> Run {
     let model = Arc::new(ScriptedLlm::new(answers));
     let meter = Arc::new(Meter::new(config.budget, PriceTable::builtin()));
     let docs = Arc::new(MemoryDocuments::default());
     let graph = graph(&config, Some(Arc::new(MemoryCheckpointer::new()))).unwrap();
     let outcome = graph
         .invoke(
-            initial_state(
-                "How does Rust manage memory compared with garbage collection?",
-                &config,
-                1_700_000_000_000,
-            ),
+            initial_state(question, &config, 1_700_000_000_000),
             RunOptions::new(
                 "t1",
                 env_on(c, &config, model.clone(), meter.clone(), docs.clone()),

@@ -340,7 +340,10 @@ fn the_fallback_plan_works_in_japanese() {
     let (_, searches) = fallback_plan("ケージ変形ツールはどのように使いますか？", 3);
     assert_eq!(searches, vec!["ケージ変形ツール".to_string()]);
     let (_, searches) = fallback_plan("ファジー選択ツールと色域選択ツールの違いは何ですか？", 1);
-    assert_eq!(searches, vec!["ファジー選択ツール 色域選択ツール".to_string()]);
+    assert_eq!(
+        searches,
+        vec!["ファジー選択ツール 色域選択ツール".to_string()]
+    );
 }
 
 #[test]
