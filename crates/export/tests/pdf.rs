@@ -162,3 +162,35 @@ fn a_long_report_exports() {
         .unwrap();
     assert!(pages >= 50, "{pages} pages");
 }
+
+#[test]
+fn a_table_exported_to_pdf_reads_back_as_a_markdown_table() {
+    // A PDF's tables are read as tables (research_fetch::extract::pdf), so a number quoted from
+    // one is checked against its row and header; a report's own table makes one to read.
+    let markdown = "## Header\n\nThe first 100 bytes of the database file comprise the database file header.\n\n\
+        | Offset | Size | Description |\n| --- | --- | --- |\n| 0 | 16 | The header string |\n\
+        | 16 | 2 | The database page size in bytes. |\n| 18 | 1 | File format write version. |\n\n\
+        All multibyte fields in the database file header are big-endian.\n";
+    let report = Report {
+        question: "File format".into(),
+        markdown: markdown.into(),
+        sources: Vec::new(),
+        created_at_ms: 1_795_000_000_000,
+        models: Vec::new(),
+    };
+    let bytes = renderer().render(&report, PdfOptions::default()).unwrap();
+    let text = research_fetch::Extractor::InProcess
+        .extract("application/pdf", bytes, "file:///report.pdf")
+        .unwrap()
+        .text;
+    assert!(text.contains("| Offset | Size | Description |"), "{text}");
+    assert!(
+        text.contains("| 16 | 2 | The database page size in bytes. |"),
+        "{text}"
+    );
+    assert!(
+        text.contains("comprise the database file header."),
+        "{text}"
+    );
+    assert!(text.contains("are big-endian."), "{text}");
+}

@@ -314,15 +314,40 @@ fn tidy(text: &str) -> String {
 pub fn pdf(bytes: Vec<u8>) -> Result<Extracted, String> {
     let result = std::panic::catch_unwind(move || -> Result<String, String> {
         let doc = pdf_oxide::PdfDocument::from_bytes(bytes).map_err(|e| e.to_string())?;
-        doc.extract_all_text().map_err(|e| e.to_string())
+        // A page with a table is written as Markdown, its tables as Markdown tables (rows a
+        // quote and the checker read with their header); a page without one as its text, which
+        // keeps the parser's joining of words hyphenated at a line end ("manip-ulation").
+        let options = pdf_oxide::converters::ConversionOptions {
+            extract_tables: true,
+            ..Default::default()
+        };
+        let mut text = String::new();
+        for page in 0..doc.page_count().map_err(|e| e.to_string())? {
+            if page > 0 {
+                text.push('\x0c');
+            }
+            let tables = doc.extract_tables(page).map(|t| !t.is_empty());
+            let read = if tables.unwrap_or(false) {
+                doc.to_markdown(page, &options)
+            } else {
+                doc.extract_text(page)
+            };
+            // A page that cannot be read leaves a gap, as the parser's own whole-text reading
+            // does; the rest of the document still counts.
+            if let Ok(t) = read {
+                text.push_str(&t);
+            }
+        }
+        Ok(text)
     });
     let text = match result {
         Ok(r) => r?,
         Err(_) => return Err("the PDF parser crashed on this file".into()),
     };
+    // The first line with words, without the heading marks the Markdown writer gave it.
     let title = text
         .lines()
-        .map(str::trim)
+        .map(|l| l.trim().trim_start_matches('#').trim())
         .find(|l| !l.is_empty())
         .map(|l| l.chars().take(200).collect());
     Ok(Extracted {
