@@ -251,11 +251,7 @@ fn inline_plain(line: &str) -> String {
             '[' => {
                 // A link `[text](target)` shows its text; a bare `[x]` stays as it is.
                 if let Some(close) = link_text_end(&chars, i) {
-                    let target_end = chars[close + 2..]
-                        .iter()
-                        .position(|c| *c == ')')
-                        .map(|p| close + 2 + p);
-                    if let Some(end) = target_end {
+                    if let Some(end) = link_target_end(&chars, close + 2) {
                         out.push_str(&inline_plain(
                             &chars[i + 1..close].iter().collect::<String>(),
                         ));
@@ -273,8 +269,8 @@ fn inline_plain(line: &str) -> String {
             }
             ']' if open == 0 && chars.get(i + 1) == Some(&'(') => {
                 // The `](target)` of a link opened on an earlier line: not shown either.
-                match chars[i + 1..].iter().position(|c| *c == ')') {
-                    Some(p) => i += p + 2,
+                match link_target_end(&chars, i + 2) {
+                    Some(end) => i = end + 1,
                     None => i = chars.len(),
                 }
             }
@@ -310,6 +306,30 @@ fn inline_plain(line: &str) -> String {
         }
     }
     out
+}
+
+/// The index of the `)` that closes a link's target starting at `start` (just after its `(`):
+/// parentheses in the address are balanced (`Rust_(language)`), and a title in quotes may hold
+/// any (`(url "1.4. Color (management)")`).
+fn link_target_end(chars: &[char], start: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut j = start;
+    while j < chars.len() {
+        match chars[j] {
+            q @ ('"' | '\'') if j > start && chars[j - 1].is_whitespace() => {
+                // A title: to its closing quote, then the `)`.
+                let close = (j + 1..chars.len()).find(|&k| chars[k] == q)?;
+                let end = (close + 1..chars.len()).find(|&k| !chars[k].is_whitespace())?;
+                return (chars[end] == ')').then_some(end);
+            }
+            '(' => depth += 1,
+            ')' if depth == 0 => return Some(j),
+            ')' => depth -= 1,
+            _ => {}
+        }
+        j += 1;
+    }
+    None
 }
 
 /// The index of the `]` that closes the link text opened at `open`, when a `(` follows it.
@@ -380,6 +400,14 @@ mod tests {
             (
                 "See [the manual](https://x.org/m) for *all* options.",
                 "See the manual for all options.",
+            ),
+            (
+                "詳しくは [「色管理」](http://x/p.html#c \"1.4. カラーマネジメント (色管理)\") をご覧ください。",
+                "詳しくは 「色管理」 をご覧ください。",
+            ),
+            (
+                "See [Rust](https://en.wikipedia.org/wiki/Rust_(language)) here.",
+                "See Rust here.",
             ),
             (
                 "Use `--track-origins=yes` to see where.",
