@@ -16,6 +16,7 @@ mod error;
 mod export;
 mod keys;
 mod models;
+mod progress;
 mod providers;
 mod research;
 mod search;
@@ -46,13 +47,14 @@ pub use models::{
     download_model, human_bytes, recommended_models, DownloadProgress, DownloadRequest,
     DownloadedModel, RecommendedModel,
 };
+pub use progress::ProgressLines;
 pub use providers::{providers, ProviderStatus, PROBE_MODELS};
 pub use research::{
     CompareColumn, CompareOutcome, CompareRequest, CompareSide, CriterionWeight, ForkRequest,
     ForkedRun, LostSupport, MultiSearch, PendingQuestion, Recheck, ResearchOutcome,
-    ResearchRequest, ResearchStatus, ReviewView, RunCalls, RunOrigin, SessionDetail, SourceCheck,
-    SourceState, Turn, TurnView, CACHE_TTL_MS, MAX_CARRIED_EVIDENCE, MAX_QUESTION_CHARS,
-    SUMMARY_AFTER_TURNS, VERBATIM_TURNS,
+    ResearchRequest, ResearchStatus, ReviewView, RunCalls, RunOrigin, RunStanding, SessionDetail,
+    SourceCheck, SourceState, Turn, TurnView, CACHE_TTL_MS, MAX_CARRIED_EVIDENCE,
+    MAX_QUESTION_CHARS, SUMMARY_AFTER_TURNS, VERBATIM_TURNS,
 };
 pub use research_export::Paper;
 /// The extraction child every binary answers first thing in `main` (see [`research_fetch::child`]).

@@ -1,20 +1,50 @@
 //! `research mcp` driven by an MCP client over stdio (rmcp's, as another tool's assistant would
 //! be): the tools are listed, a scripted research runs to its end, its report and sources are
 //! read, the library searched, a document's citations checked; malformed arguments and unknown
-//! sessions are tool errors and the server keeps serving.
+//! sessions are tool errors and the server keeps serving; a run that stops at its plan is
+//! answered, its progress arrives as notifications, and a run whose server was killed mid-way
+//! is resumed by the next server.
 
 mod common;
 
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use common::*;
-use rmcp::model::{CallToolRequestParams, CallToolResult};
-use rmcp::service::RunningService;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResult, NumberOrString, ProgressNotificationParam,
+    ProgressToken, RequestMetaObject,
+};
+use rmcp::service::{NotificationContext, RunningService};
 use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
-use rmcp::{RoleClient, ServiceExt};
+use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use serde_json::{json, Value};
 
+/// A client that keeps the progress notifications it is sent.
+#[derive(Clone, Default)]
+struct Listener(Arc<Mutex<Vec<String>>>);
+
+impl ClientHandler for Listener {
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.0
+            .lock()
+            .unwrap()
+            .push(params.message.unwrap_or_default());
+    }
+}
+
 async fn connect(db: &std::path::Path) -> RunningService<RoleClient, ()> {
+    connect_with(db, ()).await
+}
+
+async fn connect_with<H: ClientHandler>(
+    db: &std::path::Path,
+    handler: H,
+) -> RunningService<RoleClient, H> {
     let transport = TokioChildProcess::new(tokio::process::Command::new(BIN).configure(|cmd| {
         cmd.arg("mcp")
             .arg("--db")
@@ -25,10 +55,14 @@ async fn connect(db: &std::path::Path) -> RunningService<RoleClient, ()> {
             .env_remove("SERPER_API_KEY");
     }))
     .expect("the server starts");
-    ().serve(transport).await.expect("the client connects")
+    handler.serve(transport).await.expect("the client connects")
 }
 
-async fn call(client: &RunningService<RoleClient, ()>, tool: &str, args: Value) -> CallToolResult {
+async fn call<H: ClientHandler>(
+    client: &RunningService<RoleClient, H>,
+    tool: &str,
+    args: Value,
+) -> CallToolResult {
     let Value::Object(args) = args else {
         panic!("arguments are an object")
     };
@@ -73,6 +107,9 @@ async fn an_assistant_researches_reads_and_checks_through_the_mcp_server() {
         "sessions",
         "library_search",
         "check_document",
+        "answer",
+        "resume",
+        "recheck",
     ] {
         assert!(tools.iter().any(|t| t == tool), "{tool} in {tools:?}");
     }
@@ -154,5 +191,200 @@ async fn an_assistant_researches_reads_and_checks_through_the_mcp_server() {
     assert_eq!(empty.is_error, Some(true), "{}", text(&empty));
     let still = value(&call(&client, "sessions", json!({})).await);
     assert!(still.as_array().is_some());
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_run_stopped_at_its_plan_is_answered_and_its_progress_arrives_as_notifications() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db.sqlite");
+    library(&db);
+    let listener = Listener::default();
+    let client = connect_with(&db, listener.clone()).await;
+    let script = format!("scripted:{}", fixtures().join("script.json").display());
+    let started = value(
+        &call(
+            &client,
+            "research",
+            json!({"question": QUESTION, "model": script, "search": ["local"], "depth": "quick",
+                   "review": ["plan"]}),
+        )
+        .await,
+    );
+    let (session, thread) = (
+        started["session"].as_str().unwrap().to_string(),
+        started["thread"].as_str().unwrap().to_string(),
+    );
+    // Waiting on the plan: the status shows it and the answers it takes.
+    let status = value(
+        &call(
+            &client,
+            "research_status",
+            json!({"thread": thread, "wait_seconds": 60}),
+        )
+        .await,
+    );
+    assert_eq!(status["status"], "waiting", "{status}");
+    assert_eq!(
+        status["question"]["asked"]["type"], "plan_review",
+        "{status}"
+    );
+    assert!(status["question"]["answers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|a| a == "approve_plan"));
+    // An answer that does not fit, and resume while it waits: tool errors.
+    let wrong = call(&client, "resume", json!({"thread": thread})).await;
+    assert_eq!(wrong.is_error, Some(true), "{}", text(&wrong));
+    assert!(text(&wrong).contains("answer"), "{}", text(&wrong));
+    let malformed = client
+        .call_tool(
+            CallToolRequestParams::new("answer").with_arguments(
+                json!({"thread": thread, "answer": {"type": "approve_everything"}})
+                    .as_object()
+                    .unwrap()
+                    .clone(),
+            ),
+        )
+        .await;
+    assert!(
+        malformed.is_err() || malformed.as_ref().unwrap().is_error == Some(true),
+        "{malformed:?}"
+    );
+
+    // Approved, the run goes on; a status call that waits gets the progress as notifications.
+    let going = value(
+        &call(
+            &client,
+            "answer",
+            json!({"thread": thread, "answer": {"type": "approve_plan"}}),
+        )
+        .await,
+    );
+    assert_eq!(going["status"], "running", "{going}");
+    let mut meta = RequestMetaObject::default();
+    meta.set_progress_token(ProgressToken(NumberOrString::Number(7)));
+    let mut params = CallToolRequestParams::new("research_status").with_arguments(
+        json!({"thread": thread, "wait_seconds": 120})
+            .as_object()
+            .unwrap()
+            .clone(),
+    );
+    params.meta = Some(meta);
+    let done = value(&client.call_tool(params).await.unwrap());
+    assert_eq!(done["status"], "finished", "{done}");
+    assert!(
+        done["report_begins"].as_str().unwrap().contains('#'),
+        "{done}"
+    );
+    let heard = listener.0.lock().unwrap().clone();
+    assert!(
+        heard
+            .iter()
+            .any(|l| l.starts_with("searching") || l.starts_with("read ")),
+        "{heard:?}"
+    );
+    // Nothing left to continue.
+    let over = call(&client, "resume", json!({"thread": thread})).await;
+    assert_eq!(over.is_error, Some(true), "{}", text(&over));
+
+    // The cited sources, checked again: unchanged.
+    let recheck = value(&call(&client, "recheck", json!({"session": session})).await);
+    assert!(recheck.to_string().contains("unchanged"), "{recheck}");
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_run_whose_server_was_killed_is_resumed_by_the_next_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db.sqlite");
+    library(&db);
+    // The writer takes long enough to kill the server while it writes.
+    let mut script: Value =
+        serde_json::from_str(&std::fs::read_to_string(fixtures().join("script.json")).unwrap())
+            .unwrap();
+    for a in script["answers"].as_array_mut().unwrap() {
+        if a["purpose"] == "write" {
+            a["delay_ms"] = json!(60_000);
+        }
+    }
+    let slow = dir.path().join("slow.json");
+    std::fs::write(&slow, script.to_string()).unwrap();
+    let transport = TokioChildProcess::new(tokio::process::Command::new(BIN).configure(|cmd| {
+        cmd.arg("mcp")
+            .arg("--db")
+            .arg(&db)
+            .env_remove("RESEARCH_LLM");
+    }))
+    .unwrap();
+    let pid = transport.id().expect("the server's pid");
+    let client = ().serve(transport).await.unwrap();
+    let started = value(
+        &call(
+            &client,
+            "research",
+            json!({"question": QUESTION, "model": format!("scripted:{}", slow.display()),
+                   "search": ["local"], "depth": "quick"}),
+        )
+        .await,
+    );
+    let thread = started["thread"].as_str().unwrap().to_string();
+    // Until it writes (the searches and reading are saved by then), then the server is killed.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let status = value(&call(&client, "research_status", json!({"thread": thread})).await);
+        let progress = status["progress"].to_string();
+        if progress.contains("writ") {
+            break;
+        }
+        assert_eq!(status["status"], "running", "{status}");
+        assert!(
+            Instant::now() < deadline,
+            "it never began writing: {status}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let killed = std::process::Command::new("kill")
+        .args(["-9", &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    drop(client);
+
+    // The next server knows the run ended mid-way and continues it from its last checkpoint
+    // (the writer answers at once this time).
+    for a in script["answers"].as_array_mut().unwrap() {
+        a.as_object_mut().unwrap().remove("delay_ms");
+    }
+    std::fs::write(&slow, script.to_string()).unwrap();
+    let client = connect(&db).await;
+    let status = value(&call(&client, "research_status", json!({"thread": thread})).await);
+    assert_eq!(status["status"], "interrupted", "{status}");
+    assert!(
+        status["next"].as_str().unwrap().contains("resume"),
+        "{status}"
+    );
+    let going = value(&call(&client, "resume", json!({"thread": thread})).await);
+    assert_eq!(going["status"], "running", "{going}");
+    let done = value(
+        &call(
+            &client,
+            "research_status",
+            json!({"thread": thread, "wait_seconds": 120}),
+        )
+        .await,
+    );
+    assert_eq!(done["status"], "finished", "{done}");
+    let calls: Vec<String> = done["progress"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_str().unwrap().to_string())
+        .collect();
+    assert!(
+        !calls.iter().any(|l| l.starts_with("  searching")),
+        "the searches before the kill were not run again: {calls:?}"
+    );
     client.cancel().await.unwrap();
 }

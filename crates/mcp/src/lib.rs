@@ -10,30 +10,39 @@
 
 #![deny(missing_docs)]
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+mod runs;
+
+use std::sync::Arc;
+use std::time::Duration;
 
 use research_api::{
-    ApiError, CancellationToken, CheckRequest, CheckSource, KeyStore, ResearchOutcome,
-    ResearchRequest, Studio, ThreadId,
+    Answer, ApiError, CancellationToken, CheckRequest, CheckSource, ErrorCode, KeyStore,
+    PendingQuestion, ResearchRequest, ReviewPoints, SessionStatus, Studio, ThreadId,
 };
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
-use rmcp::model::{CallToolResult, ContentBlock, ServerCapabilities, ServerConfig};
-use rmcp::{tool, tool_handler, tool_router, ServerHandler, ServiceExt};
+use rmcp::model::{
+    CallToolResult, ContentBlock, ProgressNotificationParam, ServerCapabilities, ServerConfig,
+};
+use rmcp::service::RequestContext;
+use rmcp::{tool, tool_handler, tool_router, RoleServer, ServerHandler, ServiceExt};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use tokio::task::JoinHandle;
 
-/// A run this server started, while it goes.
-type Running = JoinHandle<Result<ResearchOutcome, ApiError>>;
+use runs::{Log, LogSink, Runs, Tracked};
 
-/// The server: the studio, the keys runs use, and the runs started here.
+/// The longest a `research_status` call waits for a run to move on, in seconds.
+pub const MAX_WAIT_SECONDS: u64 = 300;
+
+/// Progress lines a status carries.
+const STATUS_LINES: usize = 8;
+
+/// The server: the studio, the keys runs use, and the runs started or continued here.
 #[derive(Clone)]
 pub struct McpServer {
     studio: Arc<Studio>,
     keys: Arc<dyn KeyStore>,
-    runs: Arc<Mutex<HashMap<String, Running>>>,
+    runs: Runs,
     tool_router: ToolRouter<Self>,
 }
 
@@ -64,6 +73,11 @@ pub struct ResearchArgs {
     /// Notes on method, for the planner ("primary sources only", …).
     #[serde(default)]
     pub method: Option<String>,
+    /// Where the run stops for an answer (given with `answer`): any of "clarify" (an ambiguous
+    /// question), "plan" (the plan before searching), "report" (the report before it is
+    /// final). None when absent: the best reading of the question is taken and nobody is asked.
+    #[serde(default)]
+    pub review: Option<Vec<String>>,
 }
 
 /// Arguments naming a run.
@@ -71,6 +85,31 @@ pub struct ResearchArgs {
 pub struct ThreadArgs {
     /// The run's thread id, as `research` returned it.
     pub thread: String,
+}
+
+/// `research_status`'s arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct StatusArgs {
+    /// The run's thread id, as `research` returned it.
+    pub thread: String,
+    /// Wait up to this many seconds (at most 300) for the run to end or to ask something,
+    /// sending its progress as notifications meanwhile when the request carries a progress
+    /// token; 0 or absent answers at once.
+    #[serde(default)]
+    pub wait_seconds: Option<u64>,
+}
+
+/// `answer`'s arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct AnswerArgs {
+    /// The run's thread id.
+    pub thread: String,
+    /// The answer to the question research_status shows: {"type": "clarify", "text": …},
+    /// {"type": "approve_plan"}, {"type": "edit_plan", "plan": {"questions": […], "aspects":
+    /// […], "searches": […]}}, {"type": "cancel_plan"}, {"type": "approve_report"},
+    /// {"type": "revise_report", "feedback": …}, {"type": "reject_report", "reason": …},
+    /// {"type": "accept_with_caveats"}, {"type": "research_more"} or {"type": "stop_run"}.
+    pub answer: Answer,
 }
 
 /// Arguments naming a session.
@@ -133,23 +172,52 @@ impl McpServer {
         Self {
             studio: Arc::new(studio),
             keys,
-            runs: Arc::default(),
+            runs: Runs::default(),
             tool_router: Self::tool_router(),
         }
     }
 
     #[tool(
-        description = "Start a checked research on a question. Returns its session and thread at once; follow it with research_status, then read it with report and sources. Nobody is asked anything mid-way: the best reading of the question is taken."
+        description = "Start a checked research on a question. Returns its session and thread at once; follow it with research_status, then read it with report and sources. Unless review names points to stop at (clarify, plan, report), nobody is asked anything mid-way: the best reading of the question is taken."
     )]
     async fn research(&self, Parameters(args): Parameters<ResearchArgs>) -> CallToolResult {
         answer(self.start(args))
     }
 
     #[tool(
-        description = "Where a run started with research stands: running, finished (with the report's first lines) or failed (with why)."
+        description = "Where a run stands: running (with its latest progress), waiting (with the question to answer with answer), finished (with the report's first lines), or interrupted or failed (continue it with resume). wait_seconds waits for it to move on, sending progress notifications."
     )]
-    async fn research_status(&self, Parameters(args): Parameters<ThreadArgs>) -> CallToolResult {
+    async fn research_status(
+        &self,
+        Parameters(args): Parameters<StatusArgs>,
+        context: RequestContext<RoleServer>,
+    ) -> CallToolResult {
+        let wait = Duration::from_secs(args.wait_seconds.unwrap_or(0).min(MAX_WAIT_SECONDS));
+        if !wait.is_zero() {
+            self.wait(&args.thread, wait, &context).await;
+        }
         answer(self.status(&args.thread).await)
+    }
+
+    #[tool(
+        description = "Answer the question a run waits on (research_status shows it) and continue the run: a clarification, the plan's review, the report's review or an escalation."
+    )]
+    async fn answer(&self, Parameters(args): Parameters<AnswerArgs>) -> CallToolResult {
+        answer(self.continue_with(&args.thread, Some(args.answer)).await)
+    }
+
+    #[tool(
+        description = "Continue a run that was interrupted, failed, or whose process ended mid-way (a restarted server), from its last checkpoint."
+    )]
+    async fn resume(&self, Parameters(args): Parameters<ThreadArgs>) -> CallToolResult {
+        answer(self.continue_with(&args.thread, None).await)
+    }
+
+    #[tool(
+        description = "Recheck the sources a session's latest report cites: whether each is unchanged, changed or gone, and which cited sentences a changed source no longer supports (a new report version records them)."
+    )]
+    async fn recheck(&self, Parameters(args): Parameters<SessionArgs>) -> CallToolResult {
+        answer(self.studio.recheck(&args.session).await.map(|r| json(&r)))
     }
 
     #[tool(
@@ -265,83 +333,274 @@ impl McpServer {
             domains: args.domains.unwrap_or_default(),
             method: args.method.unwrap_or_default(),
         };
+        if let Some(points) = args.review.filter(|p| !p.is_empty()) {
+            request.config.review = review_points(&points)?;
+            request.config.no_input = false;
+        }
         let (session, thread) = self.studio.start_research(&request)?;
-        let (studio, keys) = (self.studio.clone(), self.keys.clone());
-        let id = thread.clone();
-        let run = tokio::spawn(async move {
-            studio
-                .run_research(&id, None, keys.as_ref(), None, CancellationToken::new())
-                .await
-        });
-        self.runs
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(thread.to_string(), run);
+        self.spawn(&thread, None)?;
         Ok(json(
             &serde_json::json!({"session": session, "thread": thread.to_string(), "status": "running"}),
         ))
     }
 
-    /// Where a run stands: still going here, or its outcome once it ended.
-    async fn status(&self, thread: &str) -> Result<CallToolResult, ApiError> {
-        let finished = {
-            let mut runs = self.runs.lock().unwrap_or_else(|p| p.into_inner());
-            match runs.get(thread) {
-                Some(run) if !run.is_finished() => {
-                    return Ok(json(
-                        &serde_json::json!({"thread": thread, "status": "running"}),
-                    ))
-                }
-                Some(_) => runs.remove(thread),
-                None => None,
-            }
-        };
-        let outcome = match finished {
-            Some(run) => run.await.map_err(|e| {
-                ApiError::new(
-                    research_api::ErrorCode::RunFailed,
-                    format!("the run stopped unexpectedly: {e}"),
+    /// Runs `thread` (from its start, its last checkpoint, or with `answer`) in the background.
+    fn spawn(&self, thread: &ThreadId, answer: Option<Answer>) -> Result<(), ApiError> {
+        let log = Arc::new(Log::default());
+        let sink = Arc::new(LogSink::new(
+            self.studio.run_outline(thread)?.steps,
+            log.clone(),
+        ));
+        let (studio, keys, id, ended) = (
+            self.studio.clone(),
+            self.keys.clone(),
+            thread.clone(),
+            log.clone(),
+        );
+        let task = tokio::spawn(async move {
+            let outcome = studio
+                .run_research(
+                    &id,
+                    answer,
+                    keys.as_ref(),
+                    Some(sink),
+                    CancellationToken::new(),
                 )
-            })?,
-            // Not started here, or already reported: what the store says.
-            None => {
-                let id = ThreadId::from(thread);
-                if !self.studio.is_research(&id)? {
-                    return Err(ApiError::new(
-                        research_api::ErrorCode::NotFound,
-                        format!("no research run {thread}"),
-                    ));
+                .await;
+            ended.changed.notify_waiters();
+            outcome
+        });
+        self.runs
+            .insert(thread.to_string(), Tracked::new(task, log));
+        Ok(())
+    }
+
+    /// Continues `thread` with `answer` (or from its last checkpoint), unless it runs here now.
+    async fn continue_with(
+        &self,
+        thread: &str,
+        answer: Option<Answer>,
+    ) -> Result<CallToolResult, ApiError> {
+        if self.runs.running(thread) {
+            return Err(ApiError::new(
+                ErrorCode::Conflict,
+                format!("run {thread} is running; research_status shows how it goes"),
+            ));
+        }
+        let id = ThreadId::from(thread);
+        let standing = self.studio.research_standing(&id).await?;
+        match (&answer, &standing.question) {
+            (Some(a), Some(_)) => {
+                if let Some(problem) = a.problem() {
+                    return Err(ApiError::new(ErrorCode::InvalidInput, problem));
                 }
-                let waiting = self.studio.research_question(&id).await?;
-                return Ok(json(&serde_json::json!({
-                    "thread": thread,
-                    "status": if waiting.is_some() { "waiting" } else { "ended" },
-                })));
             }
+            (Some(_), None) => {
+                return Err(ApiError::new(
+                    ErrorCode::Conflict,
+                    format!(
+                        "run {thread} waits on no question; research_status shows where it stands"
+                    ),
+                ))
+            }
+            (None, Some(_)) => {
+                return Err(ApiError::new(
+                    ErrorCode::Conflict,
+                    format!("run {thread} waits on a question: answer it with answer"),
+                ))
+            }
+            (None, None) if finished(standing.status) => {
+                return Err(ApiError::new(
+                    ErrorCode::Conflict,
+                    format!(
+                        "run {thread} has ended ({}); there is nothing to continue",
+                        status_word(standing.status)
+                    ),
+                ))
+            }
+            (None, None) => {}
+        }
+        self.spawn(&id, answer)?;
+        Ok(json(
+            &serde_json::json!({"session": standing.session_id, "thread": thread, "status": "running"}),
+        ))
+    }
+
+    /// Waits up to `wait` for `thread` to end or ask, sending its new progress lines as
+    /// progress notifications when the request carries a token.
+    async fn wait(&self, thread: &str, wait: Duration, context: &RequestContext<RoleServer>) {
+        let Some(log) = self.runs.log(thread) else {
+            return;
         };
-        match outcome {
-            Ok(outcome) => {
-                let summary: String = outcome.result.report.lines().take(12).collect::<Vec<_>>().join("\n");
-                Ok(json(&serde_json::json!({
-                    "thread": thread,
-                    "session": outcome.session_id,
-                    "status": outcome.status,
-                    "report_begins": summary,
-                })))
+        let token = context.meta.get_progress_token();
+        let deadline = tokio::time::Instant::now() + wait;
+        let mut sent = 0;
+        loop {
+            let changed = log.changed.notified();
+            tokio::pin!(changed);
+            changed.as_mut().enable();
+            let (count, lines) = log.since(sent);
+            if let Some(token) = &token {
+                for line in lines {
+                    sent += 1;
+                    let note = ProgressNotificationParam::new(token.clone(), sent as f64)
+                        .with_message(line.trim().to_string());
+                    if context.peer.notify_progress(note).await.is_err() {
+                        return;
+                    }
+                }
             }
-            Err(e) => Ok(CallToolResult::error(vec![ContentBlock::text(format!(
-                "the run failed: {} (it is saved: `research resume {thread}` continues it from its last checkpoint)",
-                e.message
-            ))])),
+            sent = count;
+            if !self.runs.running(thread) || context.ct.is_cancelled() {
+                return;
+            }
+            if tokio::time::Instant::now() >= deadline {
+                return;
+            }
+            // Woken by a line or the run's end (its task ends just after it says so: looked at
+            // again shortly), or the deadline.
+            let poll = (tokio::time::Instant::now() + Duration::from_millis(200)).min(deadline);
+            tokio::select! {
+                _ = &mut changed => {}
+                _ = tokio::time::sleep_until(poll) => {}
+                _ = context.ct.cancelled() => return,
+            }
         }
     }
+
+    /// Where a run stands: still going here (with its latest progress), how it ended here,
+    /// or what the store says of a run this process did not run.
+    async fn status(&self, thread: &str) -> Result<CallToolResult, ApiError> {
+        let progress = self
+            .runs
+            .log(thread)
+            .map(|l| l.last(STATUS_LINES))
+            .unwrap_or_default();
+        if self.runs.running(thread) {
+            return Ok(json(&serde_json::json!({
+                "thread": thread, "status": "running", "progress": progress,
+            })));
+        }
+        if let Some(Err(e)) = self.runs.ended(thread).await {
+            return Ok(CallToolResult::error(vec![ContentBlock::text(format!(
+                "the run failed: {} (everything up to its last step is saved: resume continues it)",
+                e.message
+            ))]));
+        }
+        let id = ThreadId::from(thread);
+        if !self.studio.is_research(&id)? {
+            return Err(ApiError::new(
+                ErrorCode::NotFound,
+                format!("no research run {thread}"),
+            ));
+        }
+        let standing = self.studio.research_standing(&id).await?;
+        let mut out = serde_json::json!({
+            "thread": thread,
+            "session": standing.session_id,
+            "progress": progress,
+        });
+        if let Some(pending) = &standing.question {
+            out["status"] = "waiting".into();
+            out["question"] = question_view(pending);
+            return Ok(json(&out));
+        }
+        out["status"] = match standing.status {
+            // Running by the store, yet no process here runs it: its process ended mid-way.
+            SessionStatus::Running | SessionStatus::Interrupted => "interrupted".into(),
+            other => status_word(other).into(),
+        };
+        match standing.status {
+            SessionStatus::Finished => {
+                if let Ok(report) = self.studio.latest_report(
+                    &standing.session_id,
+                    "ask research_status how its run is going",
+                ) {
+                    let begins: String = report
+                        .markdown
+                        .lines()
+                        .take(12)
+                        .collect::<Vec<_>>()
+                        .join("\n");
+                    out["report_begins"] = begins.into();
+                }
+            }
+            SessionStatus::Running | SessionStatus::Interrupted | SessionStatus::Failed => {
+                out["next"] = "resume continues it from its last checkpoint".into();
+            }
+            _ => {}
+        }
+        Ok(json(&out))
+    }
+}
+
+/// The review points named in `points`.
+fn review_points(points: &[String]) -> Result<ReviewPoints, ApiError> {
+    let mut review = ReviewPoints::none();
+    for p in points {
+        match p.trim().to_lowercase().as_str() {
+            "clarify" => review.clarify = true,
+            "plan" => review.plan = true,
+            "report" => review.report = true,
+            other => {
+                return Err(ApiError::new(
+                    ErrorCode::InvalidInput,
+                    format!("no review point `{other}`: clarify, plan or report"),
+                ))
+            }
+        }
+    }
+    Ok(review)
+}
+
+/// Whether a session in `status` has nothing left to run.
+fn finished(status: SessionStatus) -> bool {
+    matches!(
+        status,
+        SessionStatus::Finished | SessionStatus::Cancelled | SessionStatus::Rejected
+    )
+}
+
+/// A status as one word.
+fn status_word(status: SessionStatus) -> &'static str {
+    match status {
+        SessionStatus::Running => "running",
+        SessionStatus::Waiting => "waiting",
+        SessionStatus::Interrupted => "interrupted",
+        SessionStatus::Failed => "failed",
+        SessionStatus::Finished => "finished",
+        SessionStatus::Cancelled => "cancelled",
+        SessionStatus::Rejected => "rejected",
+    }
+}
+
+/// The question a run waits on, and the answers it takes, as an assistant reads them.
+fn question_view(pending: &PendingQuestion) -> serde_json::Value {
+    let answers: &[&str] = match &pending.question {
+        research_api::Question::Clarify { .. } => &["clarify"],
+        research_api::Question::PlanReview { .. } => &["approve_plan", "edit_plan", "cancel_plan"],
+        research_api::Question::ReportReview { .. } => &[
+            "approve_report",
+            "revise_report",
+            "reject_report",
+            "edit_report",
+        ],
+        research_api::Question::Escalation { .. } => {
+            &["accept_with_caveats", "research_more", "stop_run"]
+        }
+    };
+    serde_json::json!({
+        "asked": pending.question,
+        "answers": answers,
+        "deadline_ms": pending.deadline_ms,
+    })
 }
 
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build()).with_instructions(
-            "Research Studio: checked research with cited reports. Start with research, poll research_status, then read report and sources; check_document checks any Markdown's citations.",
+            "Research Studio: checked research with cited reports. Start with research, follow it with research_status (wait_seconds waits, with progress notifications), answer a review point with answer, continue an interrupted run with resume, then read report and sources; recheck sees whether the cited sources changed; check_document checks any Markdown's citations.",
         )
     }
 }

@@ -355,7 +355,7 @@ impl Question {
 }
 
 /// An answer to a [`Question`].
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, ts_rs::TS)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Answer {
     /// The chosen option or free text.

@@ -100,6 +100,17 @@ pub struct PendingQuestion {
     pub deadline_ms: Option<i64>,
 }
 
+/// Where a research run stands as the store has it ([`Studio::research_standing`]).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RunStanding {
+    /// The session.
+    pub session_id: String,
+    /// The session's status.
+    pub status: research_store::SessionStatus,
+    /// The question it waits on, if any.
+    pub question: Option<PendingQuestion>,
+}
+
 /// Where a run stands after running.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
@@ -391,6 +402,28 @@ impl Studio {
             .waiting_on(&saved.config, self.cp(), thread)
             .await?;
         Ok(pending_question(interrupts, &saved.config))
+    }
+
+    /// Where `thread` stands as the store has it, for a process that did not run it (a
+    /// restarted MCP server, another window): its session, the session's status, and the
+    /// question it waits on. A `Running` status no process answers for is a run whose process
+    /// ended mid-way: [`Studio::run_research`] continues it from its last checkpoint.
+    pub async fn research_standing(&self, thread: &ThreadId) -> Result<RunStanding, ApiError> {
+        let (_, saved) = self.research_run(thread)?;
+        let sessions = self.sessions();
+        let status = in_place(|| sessions.get(&saved.session_id))?
+            .map(|s| s.status)
+            .ok_or_else(|| {
+                ApiError::new(
+                    ErrorCode::NotFound,
+                    format!("the session of run {thread} is gone"),
+                )
+            })?;
+        Ok(RunStanding {
+            session_id: saved.session_id,
+            status,
+            question: self.research_question(thread).await?,
+        })
     }
 
     /// The outline of the pipeline `thread` runs, for its configuration.
