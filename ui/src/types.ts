@@ -367,7 +367,12 @@ trusted_domains: Array<string> | null,
 /**
  * Domains the trust pipeline keeps under its credibility bar (its built-in list when unset).
  */
-low_trust_domains: Array<string> | null, };
+low_trust_domains: Array<string> | null, 
+/**
+ * A person's own MCP servers as search providers (`mcp:NAME`): by name, a command line or
+ * an http(s) address, `#TOOL` at the end for another tool than `search`.
+ */
+mcp_sources?: { [key in string]: string }, };
 
 export type StartedRun = { 
 /**
@@ -448,7 +453,12 @@ allowed_hosts: Array<string>,
 /**
  * The SearXNG instance.
  */
-searxng_url: string | null, };
+searxng_url: string | null, 
+/**
+ * The person's MCP sources (`mcp:NAME` providers) by name: a command line or an address;
+ * the settings' when empty.
+ */
+mcp_sources?: { [key in string]: string }, };
 
 export type PendingQuestion = { 
 /**

@@ -220,6 +220,33 @@ pub async fn providers(
         };
         out.push(s);
     }
+    // The person's own MCP servers: described, not started (starting one is what a search
+    // does; a command that is not installed says so there).
+    for (name, setting) in &settings.mcp_sources {
+        let provider = format!("mcp:{name}");
+        out.push(match research_search::McpSource::parse(name, setting) {
+            Ok(source) => status(
+                &provider,
+                "search",
+                true,
+                match &source.address {
+                    research_search::McpServerAddress::Command { program, .. } => {
+                        format!("MCP server started as `{program}`, tool `{}`", source.tool)
+                    }
+                    research_search::McpServerAddress::Http { url, .. } => format!(
+                        "MCP server at {url}, tool `{}`{}",
+                        source.tool,
+                        if keys::resolve(store, &provider).is_some() {
+                            ", token set"
+                        } else {
+                            ""
+                        }
+                    ),
+                },
+            ),
+            Err(e) => status(&provider, "search", false, e.to_string()),
+        });
+    }
     out.push(match library.map(|l| l.folders()) {
         Some(Ok(folders)) if !folders.is_empty() => {
             let files: usize = folders.iter().map(|f| f.files).sum();

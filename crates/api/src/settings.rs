@@ -39,6 +39,10 @@ pub struct Settings {
     pub trusted_domains: Option<Vec<String>>,
     /// Domains the trust pipeline keeps under its credibility bar (its built-in list when unset).
     pub low_trust_domains: Option<Vec<String>>,
+    /// A person's own MCP servers as search providers (`mcp:NAME`): by name, a command line or
+    /// an http(s) address, `#TOOL` at the end for another tool than `search`.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub mcp_sources: std::collections::BTreeMap<String, String>,
 }
 
 /// The keys `research settings set` knows, with what they hold.
@@ -65,11 +69,33 @@ pub const SETTING_KEYS: &[(&str, &str)] = &[
         "low_trust_domains",
         "comma-separated domains the trust pipeline leaves out, none, or empty for the built-in list",
     ),
+    (
+        "mcp_sources",
+        "your MCP servers as search providers mcp:NAME, semicolon-separated NAME=COMMAND or NAME=URL (#TOOL at the end to call another tool than search), or none",
+    ),
 ];
 
 /// The setting lists whose absence means a built-in list (and whose emptiness is a choice:
 /// none).
 pub const BUILTIN_LISTS: &[&str] = &["banned_words", "trusted_domains", "low_trust_domains"];
+
+/// MCP sources from `NAME=COMMAND; NAME=URL#TOOL` (or `none`), each checked as a source.
+fn mcp_sources(value: &str) -> Result<std::collections::BTreeMap<String, String>, ApiError> {
+    let mut out = std::collections::BTreeMap::new();
+    if value.trim().eq_ignore_ascii_case("none") {
+        return Ok(out);
+    }
+    for entry in value.split(';').map(str::trim).filter(|e| !e.is_empty()) {
+        let Some((name, target)) = entry.split_once('=') else {
+            return Err(invalid(format!(
+                "`{entry}` is not NAME=COMMAND or NAME=URL"
+            )));
+        };
+        research_search::McpSource::parse(name, target).map_err(|e| invalid(e.to_string()))?;
+        out.insert(name.trim().to_string(), target.trim().to_string());
+    }
+    Ok(out)
+}
 
 /// A domain list entry: a domain or a `.suffix`, letters, digits, dots and hyphens only.
 fn domains(value: &str) -> Result<Vec<String>, ApiError> {
@@ -217,6 +243,7 @@ impl Settings {
                 for n in &names {
                     if n != "auto"
                         && n != "local"
+                        && !n.starts_with("mcp:")
                         && research_search::PROVIDERS.iter().all(|(p, _)| p != n)
                     {
                         return Err(invalid(format!("unknown search provider `{n}`")));
@@ -258,6 +285,7 @@ impl Settings {
                 }
                 self.review = Some(points);
             }
+            "mcp_sources" => self.mcp_sources = mcp_sources(value)?,
             other => {
                 return Err(invalid(format!(
                     "unknown setting `{other}`; known: {}",
@@ -285,6 +313,7 @@ impl Settings {
             "banned_words" => self.banned_words = None,
             "trusted_domains" => self.trusted_domains = None,
             "low_trust_domains" => self.low_trust_domains = None,
+            "mcp_sources" => self.mcp_sources.clear(),
             other => return Err(invalid(format!("unknown setting `{other}`"))),
         }
         Ok(())

@@ -388,3 +388,116 @@ async fn a_run_whose_server_was_killed_is_resumed_by_the_next_server() {
     );
     client.cancel().await.unwrap();
 }
+
+#[test]
+fn another_studios_library_over_mcp_is_a_source_that_is_read_and_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let (theirs, ours) = (
+        dir.path().join("theirs.sqlite"),
+        dir.path().join("ours.sqlite"),
+    );
+    library(&theirs);
+    // Their Research Studio's library, served over MCP, is our source `mcp:studio`.
+    let command = format!("{BIN} mcp --db {}#library_search", theirs.display());
+    let set = research(
+        &[
+            "settings",
+            "set",
+            "mcp_sources",
+            &format!("studio={command}"),
+        ],
+        &ours,
+    );
+    assert!(
+        set.status.success(),
+        "{}",
+        String::from_utf8_lossy(&set.stderr)
+    );
+    let providers = research(&["providers"], &ours);
+    let listed = String::from_utf8_lossy(&providers.stdout);
+    assert!(listed.contains("mcp:studio"), "{listed}");
+
+    let script = format!("scripted:{}", fixtures().join("script.json").display());
+    let result = ok(&research(
+        &[
+            "run",
+            QUESTION,
+            "--llm",
+            &script,
+            "--search",
+            "mcp:studio",
+            "--no-input",
+            "--json",
+        ],
+        &ours,
+    ));
+    let sources = result["sources"].as_array().unwrap();
+    assert!(!sources.is_empty(), "{result}");
+    assert!(
+        sources
+            .iter()
+            .all(|s| s["url"].as_str().unwrap().starts_with("mcp://studio/")),
+        "{sources:?}"
+    );
+    assert!(
+        result["audit"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|a| a["status"] == "verified"),
+        "{}",
+        result["audit"]
+    );
+    assert!(result["report"].as_str().unwrap().contains("[1]"));
+
+    // A source that is not set up, and one whose command is not installed: clear errors.
+    let unknown = research(
+        &[
+            "run",
+            QUESTION,
+            "--llm",
+            &script,
+            "--search",
+            "mcp:wiki",
+            "--no-input",
+        ],
+        &ours,
+    );
+    assert!(!unknown.status.success());
+    let err = String::from_utf8_lossy(&unknown.stderr);
+    assert!(
+        err.contains("no MCP source `wiki`") && err.contains("mcp_sources"),
+        "{err}"
+    );
+    let set = research(
+        &[
+            "settings",
+            "set",
+            "mcp_sources",
+            "gone=/nonexistent/wiki-mcp --root x",
+        ],
+        &ours,
+    );
+    assert!(set.status.success());
+    let missing = research(
+        &[
+            "run",
+            QUESTION,
+            "--llm",
+            &script,
+            "--search",
+            "mcp:gone",
+            "--no-input",
+            "--json",
+        ],
+        &ours,
+    );
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&missing.stdout),
+        String::from_utf8_lossy(&missing.stderr)
+    );
+    assert!(text.contains("could not start"), "{text}");
+    let bad = research(&["settings", "set", "mcp_sources", "no equals sign"], &ours);
+    assert!(!bad.status.success());
+}

@@ -11,6 +11,7 @@
 #[cfg(feature = "conformance")]
 pub mod conformance;
 mod http;
+mod mcp;
 mod merge;
 mod providers;
 
@@ -20,6 +21,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 
+pub use mcp::{McpDocument, McpDocuments, McpSearch, McpServerAddress, McpSource, DEFAULT_TOOL};
 pub use merge::{merge_by_rank, normalize_url, MultiSearch};
 pub use providers::{
     ArXiv, Brave, DuckDuckGo, NewsApi, SearXng, SemanticScholar, Serper, Tavily, Wikipedia,

@@ -174,6 +174,7 @@ impl Studio {
             config: b.config.clone(),
             allowed_hosts: b.allowed_hosts.clone(),
             searxng_url: b.searxng_url.clone(),
+            mcp_sources: b.mcp_sources.clone(),
         };
         let sessions = self.sessions();
         let thread_b = self.register_run(&sessions, &pipeline_b, &saved)?;

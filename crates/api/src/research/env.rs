@@ -127,6 +127,8 @@ fn cached_text(query: &SearchQuery) -> String {
 struct RoutedFetcher {
     web: Arc<dyn Fetcher>,
     library: Option<Arc<Library>>,
+    /// What the run's MCP sources returned: a result's words are its source.
+    mcp: research_search::McpDocuments,
     sessions: Arc<Sessions>,
     clock: Arc<dyn research_graph::Clock>,
     /// Read every page anew (a recheck), still keeping what was read in the cache.
@@ -161,7 +163,11 @@ impl Fetcher for RoutedFetcher {
                 })?;
         }
         let now = self.clock.now_ms();
-        let cached = if self.fresh {
+        let returned = self.mcp.get(url);
+        // An MCP source's result cannot be read again from anywhere: kept, it is read from the
+        // cache even by a recheck.
+        let mcp_only = url.starts_with("mcp://");
+        let cached = if returned.is_some() || (self.fresh && !mcp_only) {
             None
         } else {
             in_place(|| self.sessions.cached_page(url, now, CACHE_TTL_MS))
@@ -182,7 +188,25 @@ impl Fetcher for RoutedFetcher {
                 });
             }
         }
-        let doc = self.web.fetch(url).await?;
+        let doc = match returned {
+            Some(found) => Document {
+                url: url.into(),
+                final_url: url.into(),
+                title: Some(found.title),
+                text_sha256: research_pipeline::sha256_hex(&found.text),
+                bytes: found.text.len(),
+                text: found.text,
+                kind: research_fetch::DocumentKind::Text,
+                content_type: "text/markdown".into(),
+            },
+            None if mcp_only => return Err(FetchError::NoText {
+                url: url.into(),
+                reason:
+                    "what the MCP source returned for it is no longer kept; search the source again"
+                        .into(),
+            }),
+            None => self.web.fetch(url).await?,
+        };
         let meta = PageMeta {
             final_url: doc.final_url.clone(),
             title: doc.title.clone(),
@@ -322,8 +346,13 @@ impl Studio {
             notes.push(note);
         }
         let mut providers: Vec<(String, Arc<dyn SearchProvider>)> = Vec::new();
+        let mcp = research_search::McpDocuments::default();
         for name in &names {
-            let provider: Arc<dyn SearchProvider> = if name == "local" {
+            let provider: Arc<dyn SearchProvider> = if let Some(source) = name.strip_prefix("mcp:")
+            {
+                // Not cached: what a person's own source returns is read from it each time.
+                Arc::new(mcp_source(source, &saved.mcp_sources, keys_store, &mcp)?)
+            } else if name == "local" {
                 // The run's searches rank by meaning too when the library has vectors; the
                 // method section says which.
                 let (searched, ranking) = self.library_for_search()?;
@@ -339,7 +368,7 @@ impl Studio {
             };
             providers.push((name.clone(), provider));
         }
-        let fetcher = self.fetcher(saved, sessions, library, false)?;
+        let fetcher = self.fetcher(saved, sessions, library, mcp, false)?;
         Ok(research_pipeline::Env {
             config: saved.config.clone(),
             models,
@@ -360,6 +389,7 @@ impl Studio {
         saved: &SavedRun,
         sessions: &Arc<Sessions>,
         library: Arc<Library>,
+        mcp: research_search::McpDocuments,
         fresh: bool,
     ) -> Result<Arc<dyn Fetcher>, ApiError> {
         // Only what the user allowed: a SearXNG instance on this machine does not open the
@@ -372,9 +402,40 @@ impl Studio {
         Ok(Arc::new(RoutedFetcher {
             web: Arc::new(web),
             library: Some(library),
+            mcp,
             sessions: sessions.clone(),
             clock: self.clock.clone(),
             fresh,
         }))
     }
+}
+
+/// The provider `mcp:NAME` of the run's MCP sources, with the bearer token the keychain keeps
+/// for `mcp:NAME` when its server is an address.
+fn mcp_source(
+    name: &str,
+    sources: &std::collections::BTreeMap<String, String>,
+    keys_store: &dyn KeyStore,
+    documents: &research_search::McpDocuments,
+) -> Result<research_search::McpSearch, ApiError> {
+    let Some(setting) = sources.get(name) else {
+        let known: Vec<&str> = sources.keys().map(String::as_str).collect();
+        return Err(ApiError::new(
+            ErrorCode::InvalidInput,
+            format!(
+                "no MCP source `{name}` is set up ({}); add it with research settings set mcp_sources \"{name}=COMMAND or URL\"",
+                if known.is_empty() { "none is".to_string() } else { format!("there are {}", known.join(", ")) }
+            ),
+        ));
+    };
+    let mut source = research_search::McpSource::parse(name, setting)
+        .map_err(|e| ApiError::new(ErrorCode::InvalidInput, e.to_string()))?;
+    if let research_search::McpServerAddress::Http { token, .. } = &mut source.address {
+        *token = keys::resolve(keys_store, &format!("mcp:{name}")).map(|(k, _)| k);
+    }
+    Ok(research_search::McpSearch::new(
+        source,
+        documents.clone(),
+        std::time::Duration::from_secs(60),
+    ))
 }

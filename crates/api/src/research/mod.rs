@@ -56,6 +56,10 @@ pub struct ResearchRequest {
     pub allowed_hosts: Vec<String>,
     /// The SearXNG instance.
     pub searxng_url: Option<String>,
+    /// The person's MCP sources (`mcp:NAME` providers) by name: a command line or an address;
+    /// the settings' when empty.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub mcp_sources: std::collections::BTreeMap<String, String>,
 }
 
 /// What is saved with a research thread, so a later process resumes it the same way.
@@ -73,6 +77,9 @@ struct SavedRun {
     config: RunConfig,
     allowed_hosts: Vec<String>,
     searxng_url: Option<String>,
+    /// The MCP sources as they were when the run started.
+    #[serde(default)]
+    mcp_sources: std::collections::BTreeMap<String, String>,
 }
 
 /// Where a forked run started: the run it was forked from and the stage.
@@ -204,6 +211,7 @@ impl Studio {
             config: request.config.clone(),
             allowed_hosts: request.allowed_hosts.clone(),
             searxng_url: request.searxng_url.clone(),
+            mcp_sources: request.mcp_sources.clone(),
         };
         let thread_id = self.register_run(&sessions, &pipeline, &saved)?;
         self.first_turn(&sessions, &session_id, &thread_id, question)?;
@@ -296,6 +304,9 @@ impl Studio {
         }
         if request.searxng_url.is_none() {
             request.searxng_url = settings.searxng_url.clone();
+        }
+        if request.mcp_sources.is_empty() {
+            request.mcp_sources = settings.mcp_sources.clone();
         }
         let review = match request.review.take() {
             Some(review) => Some(review),

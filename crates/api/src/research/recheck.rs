@@ -135,7 +135,14 @@ impl Studio {
             })
             .collect();
         let cited = cited_ids(&report.markdown);
-        let fetcher = self.fetcher(&saved, &sessions, Arc::new(self.library()?), true)?;
+        // An MCP source's results are read from the cache: there is no page to read again.
+        let fetcher = self.fetcher(
+            &saved,
+            &sessions,
+            Arc::new(self.library()?),
+            research_search::McpDocuments::default(),
+            true,
+        )?;
         let now = self.clock.now_ms();
         let mut checks = Vec::new();
         // Evidence no longer said by its source.

@@ -343,6 +343,7 @@ fn request_of(args: &RunArgs, question: String) -> Result<ResearchRequest, ApiEr
         config: config(args, args.models.routing_or_default()?),
         allowed_hosts: args.allow_hosts.clone(),
         searxng_url: args.searxng_url.clone(),
+        ..Default::default()
     })
 }
 
