@@ -66,7 +66,7 @@ fn provider(name: &str) -> Result<&'static KeyedProvider, ApiError> {
             ApiError::new(
                 ErrorCode::InvalidInput,
                 format!(
-                    "`{name}` takes no key; providers with keys: {}",
+                    "`{name}` takes no key; providers with keys: {} (and mcp:NAME, an MCP source's token)",
                     names.join(", ")
                 ),
             )
@@ -226,9 +226,20 @@ pub fn known_keys(store: &dyn KeyStore) -> Vec<String> {
         .collect()
 }
 
+/// Checks that `name` takes a key: a keyed provider, or an MCP source (`mcp:NAME`, whose token
+/// its server at an address may want).
+fn keyed_name(name: &str) -> Result<(), ApiError> {
+    match name.strip_prefix("mcp:") {
+        Some(source) => research_search::McpSource::parse(source, "https://x")
+            .map(|_| ())
+            .map_err(|e| ApiError::new(ErrorCode::InvalidInput, e.to_string())),
+        None => provider(name).map(|_| ()),
+    }
+}
+
 /// Stores a key after checking the provider name and the key's shape.
 pub fn set_key(store: &dyn KeyStore, provider_name: &str, key: &str) -> Result<(), ApiError> {
-    provider(provider_name)?;
+    keyed_name(provider_name)?;
     let key = key.trim();
     if key.is_empty() {
         return Err(ApiError::new(ErrorCode::InvalidInput, "the key is empty"));
@@ -244,7 +255,7 @@ pub fn set_key(store: &dyn KeyStore, provider_name: &str, key: &str) -> Result<(
 
 /// Forgets a stored key.
 pub fn delete_key(store: &dyn KeyStore, provider_name: &str) -> Result<(), ApiError> {
-    provider(provider_name)?;
+    keyed_name(provider_name)?;
     store.delete(provider_name)
 }
 
@@ -310,5 +321,15 @@ mod tests {
             "the key is empty"
         );
         assert!(set_key(&store, "openai", "two words").is_err());
+    }
+
+    #[test]
+    fn an_mcp_sources_token_is_kept_by_its_name() {
+        let store = MemoryKeys::default();
+        set_key(&store, "mcp:tickets", "tok-123456789").unwrap();
+        assert_eq!(resolve(&store, "mcp:tickets").unwrap().0, "tok-123456789");
+        assert!(set_key(&store, "mcp:bad name", "tok").is_err());
+        delete_key(&store, "mcp:tickets").unwrap();
+        assert!(resolve(&store, "mcp:tickets").is_none());
     }
 }
