@@ -52,9 +52,10 @@ pub use providers::{providers, ProviderStatus, PROBE_MODELS};
 pub use research::{
     CompareColumn, CompareOutcome, CompareRequest, CompareSide, CriterionWeight, ForkRequest,
     ForkedRun, LostSupport, MultiSearch, PendingQuestion, Recheck, ResearchOutcome,
-    ResearchRequest, ResearchStatus, ReviewView, RunCalls, RunOrigin, RunStanding, SessionDetail,
-    SourceCheck, SourceState, Turn, TurnView, CACHE_TTL_MS, MAX_CARRIED_EVIDENCE,
-    MAX_QUESTION_CHARS, SUMMARY_AFTER_TURNS, VERBATIM_TURNS,
+    ResearchRequest, ResearchStatus, ReviewView, RunCalls, RunOrigin, RunStanding, ScheduleRun,
+    ScheduleView, SessionDetail, SourceCheck, SourceState, Turn, TurnView, CACHE_TTL_MS,
+    MAX_CARRIED_EVIDENCE, MAX_QUESTION_CHARS, MIN_EVERY_MS, SCHEDULE_LEASE_MS, SUMMARY_AFTER_TURNS,
+    VERBATIM_TURNS,
 };
 pub use research_export::Paper;
 /// The extraction child every binary answers first thing in `main` (see [`research_fetch::child`]).

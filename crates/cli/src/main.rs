@@ -13,6 +13,7 @@ use research_api::{ApiError, ErrorCode};
 
 use commands::{
     ask, check, export, fetch, graph, keys, library, models, research, search, sessions, settings,
+    watch,
 };
 
 #[derive(Parser)]
@@ -77,8 +78,13 @@ enum Command {
     },
     /// List a thread's checkpoints
     History(graph::HistoryArgs),
+    /// Keep a session current: recheck its cited sources every 12h, 1d, 1w… (and research its
+    /// question again when one changed); list, pause or remove schedules; --run-due runs the due
+    /// ones (from cron or a systemd timer)
+    Watch(Box<watch::WatchArgs>),
     /// Serve Research Studio to another tool's assistant over MCP on stdin and stdout
-    /// (research, research_status, report, sources, sessions, library_search, check_document)
+    /// (research, research_status, answer, resume, report, sources, recheck, sessions,
+    /// library_search, check_document)
     Mcp(commands::DbArg),
 }
 
@@ -125,6 +131,7 @@ async fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
         Command::Fetch(args) => fetch::fetch(args).await,
         Command::Keys { action } => keys::keys(action),
         Command::History(args) => graph::history(args).await,
+        Command::Watch(args) => watch::watch(*args).await,
         Command::Mcp(db) => {
             let server =
                 research_mcp::McpServer::new(db.open()?, Arc::new(research_api::OsKeychain));

@@ -13,6 +13,7 @@
 mod cache;
 mod checkpointer;
 mod conversation;
+mod schedules;
 mod schema;
 mod sessions;
 mod threads;
@@ -20,6 +21,7 @@ mod threads;
 use std::path::{Path, PathBuf};
 
 pub use checkpointer::SqliteCheckpointer;
+pub use schedules::{next_after, Schedule};
 
 pub use conversation::{ConversationSummary, TurnRow};
 pub use sessions::{
@@ -122,6 +124,7 @@ fn migrations() -> rusqlite_migration::Migrations<'static> {
              DROP TABLE library_passages;
              ALTER TABLE library_passages_stemmed RENAME TO library_passages;",
         ),
+        M::up(schedules::SCHEDULES_MIGRATION),
     ])
 }
 

@@ -7,6 +7,7 @@ mod conversation;
 mod env;
 mod fork;
 mod recheck;
+mod schedules;
 mod sessions;
 
 use std::sync::Arc;
@@ -25,6 +26,7 @@ pub use self::conversation::{
 use self::env::{storage, AuditSink};
 pub use self::fork::{ForkRequest, ForkedRun};
 pub use self::recheck::{LostSupport, Recheck, SourceCheck, SourceState};
+pub use self::schedules::{ScheduleRun, ScheduleView, MIN_EVERY_MS, SCHEDULE_LEASE_MS};
 pub use self::sessions::{CriterionWeight, ReviewView, RunCalls, SessionDetail};
 use crate::blocking::in_place;
 use crate::keys::KeyStore;

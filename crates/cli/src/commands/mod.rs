@@ -12,6 +12,7 @@ pub mod research;
 pub mod search;
 pub mod sessions;
 pub mod settings;
+pub mod watch;
 
 use std::path::PathBuf;
 
