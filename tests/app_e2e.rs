@@ -895,6 +895,35 @@ async fn recheck_after_a_source_changed() {
     app.js("document.getElementById('report').scrollIntoView({block: 'end'})")
         .await;
     app.shot("03-new-version").await;
+
+    // Keep current: a weekly schedule that researches again on a change, paused, then removed.
+    app.click("#keep-current").await;
+    app.wait_text("#schedule-box", 10, |t| {
+        t.contains("Keep this session current")
+    })
+    .await;
+    app.js("const f = document.getElementById('schedule-form'); f.elements.every.value = '1w'; f.elements.again.checked = true")
+        .await;
+    app.click("#schedule-form button[type=submit]").await;
+    app.wait_text("#keep-current", 10, |t| t == "Kept current")
+        .await;
+    app.click("#keep-current").await;
+    let summary = app
+        .wait_text("#schedule-summary", 10, |t| t.contains("every week"))
+        .await;
+    assert!(summary.contains("researched again"), "{summary}");
+    app.js("document.getElementById('schedule-box').scrollIntoView({block: 'start'})")
+        .await;
+    app.shot("04-kept-current").await;
+    app.click("#schedule-pause").await;
+    app.wait_text("#keep-current", 10, |t| t.contains("paused"))
+        .await;
+    app.click("#keep-current").await;
+    app.wait_text("#schedule-summary", 10, |t| t.contains("Paused"))
+        .await;
+    app.click("#schedule-remove").await;
+    app.wait_text("#keep-current", 10, |t| t == "Keep current")
+        .await;
     app.quit().await;
 }
 

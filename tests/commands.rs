@@ -186,6 +186,39 @@ fn a_research_runs_through_the_commands_and_its_session_shows_a_grounded_report(
         "Bees"
     );
     assert_eq!(app.ok("app_info", json!({}))["first_run"], false);
+    // Keep current: the session's schedule is set, paused and removed through the commands.
+    assert_eq!(
+        app.ok("session_schedule", json!({"sessionId": session})),
+        Value::Null
+    );
+    let watched = app.ok(
+        "watch_session",
+        json!({"sessionId": session, "every": "1w", "researchAgain": true}),
+    );
+    assert_eq!(watched["every"], "1w");
+    app.ok(
+        "pause_schedule",
+        json!({"sessionId": session, "paused": true}),
+    );
+    assert_eq!(
+        app.ok("session_schedule", json!({"sessionId": session}))["paused"],
+        true
+    );
+    let too_often = app
+        .call(
+            "watch_session",
+            json!({"sessionId": session, "every": "5m", "researchAgain": false}),
+        )
+        .unwrap_err();
+    assert_eq!(too_often["code"], "invalid_input", "{too_often}");
+    app.ok("unwatch_session", json!({"sessionId": session}));
+    let gone = app
+        .call("unwatch_session", json!({"sessionId": session}))
+        .unwrap_err();
+    assert!(
+        gone["message"].as_str().unwrap().contains("no schedule"),
+        "{gone}"
+    );
     // Nothing is running any more, so Cancel has nothing to stop.
     assert_eq!(app.ok("cancel_run", json!({"threadId": thread})), false);
 }

@@ -8,6 +8,7 @@
 pub mod commands;
 pub mod dialogs;
 pub mod downloads;
+pub mod schedules;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -146,6 +147,10 @@ pub fn invoke_handler<R: Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + 
         commands::choose_check_document,
         commands::choose_check_source,
         commands::check_document,
+        schedules::session_schedule,
+        schedules::watch_session,
+        schedules::pause_schedule,
+        schedules::unwatch_session,
         downloads::recommended_models,
         downloads::download_model,
         downloads::cancel_download,
@@ -227,6 +232,7 @@ pub fn run() {
                 runs: Default::default(),
                 download: Default::default(),
             });
+            schedules::run_while_open(app.handle().clone());
             Ok(())
         })
         .invoke_handler(invoke_handler())

@@ -1,6 +1,6 @@
 // Typed wrappers over the app's commands. Every type comes from the Rust side (types.ts).
 import { Channel, invoke } from "@tauri-apps/api/core";
-import type {
+import type { ScheduleView,
   Answer, ApiError, AppInfo, Fix, CheckpointInfo, DraftFinding, ConnectionTest, DialogAnswer, DownloadedModel, DownloadProgress, ErrorCode, Event, GraphOutline, IndexReport,
   ForkedRun, ForkPoint, ForkRequest, KeyStatus, LibraryFolder, Mode, PendingQuestion, PipelineInfo, Preferences, ProviderStatus, ResearchOutcome, ResearchRequest,
   CheckRequest, ChosenDocument, DocumentCheck, EmbedProgress, LibraryMeaning, CompareOutcome, CompareRequest, FormChoices, Recheck, RecommendedModel, RoleInfo, RunCalls, RunConfig, RunEstimate, SessionDetail, SessionRecord, Settings, StartedRun, Turn, TurnKind, UsageTotals,
@@ -61,6 +61,11 @@ export const api = {
   modelCalls: (sessionId: string) => invoke<RunCalls[]>("model_calls", { sessionId }),
   forkResearch: (threadId: string, request: ForkRequest) => invoke<ForkedRun>("fork_research", { threadId, request }),
   recheckSources: (sessionId: string) => invoke<Recheck>("recheck_sources", { sessionId }),
+  sessionSchedule: (sessionId: string) => invoke<ScheduleView | null>("session_schedule", { sessionId }),
+  watchSession: (sessionId: string, every: string, researchAgain: boolean) =>
+    invoke<ScheduleView>("watch_session", { sessionId, every, researchAgain }),
+  pauseSchedule: (sessionId: string, paused: boolean) => invoke<void>("pause_schedule", { sessionId, paused }),
+  unwatchSession: (sessionId: string) => invoke<void>("unwatch_session", { sessionId }),
   compareResearch: (request: CompareRequest, onEventA: Channel<Event>, onEventB: Channel<Event>) =>
     invoke<CompareOutcome>("compare_research", { request, onEventA, onEventB }),
   runResearch: (threadId: string, answer: Answer | null, onEvent: Channel<Event>) =>

@@ -22,6 +22,11 @@ export function sessionMeta(detail: SessionDetail): string {
     : `${status || detail.session.status} · ${when}`;
 }
 
+/** A moment as a short local date and time ("27 Nov, 09:00"). */
+export function shortDate(ms: number): string {
+  return new Date(ms).toLocaleString([], { day: "numeric", month: "short", hour: "2-digit", minute: "2-digit" });
+}
+
 export function runningSince(at: Date): string {
   return `Running since ${at.toLocaleTimeString()}`;
 }

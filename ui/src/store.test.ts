@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createStore, initialState, isRunning, noCalls, noDraftCheck, noRecheck, noTimeline, runOf, shallow, updateSession, type RunView } from "./store";
+import { createStore, initialState, isRunning, noCalls, noDraftCheck, noRecheck, noSchedule, noTimeline, runOf, shallow, updateSession, type RunView } from "./store";
 
 describe("store", () => {
   it("gets, sets and updates one state object", () => {
@@ -67,7 +67,7 @@ describe("store", () => {
 
     updateSession(store, { title: "lost" });
     expect(store.get().session).toBeNull();
-    store.set({ session: { sessionId: "s1", threadId: null, detail: null, panels: null, title: "", meta: "", steps: [], stream: null, draft: false, renaming: false, live: false, timeline: noTimeline, asking: false, recheck: noRecheck, draftCheck: noDraftCheck, calls: noCalls } });
+    store.set({ session: { sessionId: "s1", threadId: null, detail: null, panels: null, title: "", meta: "", steps: [], stream: null, draft: false, renaming: false, live: false, timeline: noTimeline, asking: false, recheck: noRecheck, schedule: noSchedule, draftCheck: noDraftCheck, calls: noCalls } });
     updateSession(store, { title: "other" }, "s2");
     expect(store.get().session?.title).toBe("");
     updateSession(store, { title: "mine" }, "s1");

@@ -1,6 +1,6 @@
 // The app's one state object: every view renders from it, every action writes to it.
 import type { LiveState } from "./live";
-import type {
+import type { ScheduleView,
   CompareOutcome, AppInfo, DraftFinding, ForkPoint, KeyStatus, LibraryFolder, OutlineStep, PendingQuestion, PipelineInfo, Preferences, ProviderStatus,
   FormChoices, Recheck, RecommendedModel, RoleInfo, RunConfig, SessionDetail, SessionRecord, Settings, TextAnswer,
   RunCalls, CheckSource, DocumentCheck, LibraryMeaning,
@@ -135,6 +135,8 @@ export interface SessionScreen {
   asking: boolean;
   /** *Check sources again*: going, or what it found. */
   recheck: RecheckState;
+  /** The session's schedule (*Keep current*): what it is, and the box that changes it. */
+  schedule: ScheduleState;
   /** The audit's findings on the person's edit of the report draft, before it is sent. */
   draftCheck: DraftCheck;
   /** The Method tab's record of model calls, read when the tab opens. */
@@ -185,6 +187,17 @@ export interface RecheckState {
 }
 
 export const noRecheck: RecheckState = { busy: false, result: null, error: "" };
+
+export interface ScheduleState {
+  /** The schedule, when the session has one. */
+  view: ScheduleView | null;
+  /** Whether the box is open. */
+  open: boolean;
+  busy: boolean;
+  error: string;
+}
+
+export const noSchedule: ScheduleState = { view: null, open: false, busy: false, error: "" };
 
 export interface Timeline {
   /** The run whose fork points are listed (`null`: the session's last run). */

@@ -780,6 +780,70 @@ lost: Array<LostSupport>,
  */
 version: number | null, };
 
+export type ScheduleView = { 
+/**
+ * The session.
+ */
+session_id: string, 
+/**
+ * Its title.
+ */
+title: string, 
+/**
+ * How often, as written (`1d`, `12h`, `1w`).
+ */
+every: string, 
+/**
+ * Whether a changed or vanished source sends the question to research again.
+ */
+research_again: boolean, 
+/**
+ * Whether it is paused.
+ */
+paused: boolean, 
+/**
+ * When it is due next (ms since the epoch).
+ */
+next_due_ms: number, 
+/**
+ * When it last ran.
+ */
+last_run_ms: number | null, 
+/**
+ * What its last run found.
+ */
+last_outcome: string | null, };
+
+export type ScheduleRun = { 
+/**
+ * The session.
+ */
+session_id: string, 
+/**
+ * Its title.
+ */
+title: string, 
+/**
+ * What it found, in a sentence (what a desktop notification says).
+ */
+outcome: string, 
+/**
+ * Whether a cited source changed or is gone.
+ */
+changed: boolean, 
+/**
+ * The recheck, when it could be made.
+ */
+recheck: Recheck | null, 
+/**
+ * The follow-up run that researched the question again, if one did.
+ */
+researched: string | null, 
+/**
+ * Why it failed, if it did (it is due again at its next time).
+ */
+error: ApiError | null, };
+
 export type CheckSource = { 
 /**
  * The `N` of the document's `[N]` markers.

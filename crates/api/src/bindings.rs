@@ -51,6 +51,8 @@ pub fn typescript() -> String {
         crate::ForkRequest::decl(&cfg),
         crate::CompareRequest::decl(&cfg),
         crate::Recheck::decl(&cfg),
+        crate::ScheduleView::decl(&cfg),
+        crate::ScheduleRun::decl(&cfg),
         crate::CheckSource::decl(&cfg),
         crate::CheckStatus::decl(&cfg),
         crate::CheckMeaning::decl(&cfg),

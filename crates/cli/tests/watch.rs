@@ -28,7 +28,10 @@ fn copy_dir(from: &Path, to: &Path) {
 }
 
 fn run_due(db: &Path, at: i64) -> Value {
-    ok(&research(&["watch", "--run-due", "--now", &at.to_string(), "--json"], db))
+    ok(&research(
+        &["watch", "--run-due", "--now", &at.to_string(), "--json"],
+        db,
+    ))
 }
 
 #[test]
@@ -38,21 +41,32 @@ fn a_watched_session_is_rechecked_when_due_and_researched_again_when_a_source_ch
     let pages = dir.path().join("pages");
     copy_dir(&corpus(), &pages);
     let added = research(&["library", "add", pages.to_str().unwrap()], &db);
-    assert!(added.status.success(), "{}", String::from_utf8_lossy(&added.stderr));
+    assert!(
+        added.status.success(),
+        "{}",
+        String::from_utf8_lossy(&added.stderr)
+    );
     let script = format!("scripted:{}", fixtures().join("script.json").display());
     let first = first_run(&db, &script);
     let session = first["session_id"].as_str().unwrap().to_string();
 
     // Mistakes first: no session, a bad interval, two things at once.
-    assert!(!research(&["watch", "nosuch", "--every", "1d"], &db).status.success());
-    let bad = research(&["watch", &session, "--every", "30m"], &db);
-    assert!(String::from_utf8_lossy(&bad.stderr).contains("once an hour"));
-    assert!(!research(&["watch", &session, "--every", "1d", "--list"], &db)
+    assert!(!research(&["watch", "nosuch", "--every", "1d"], &db)
         .status
         .success());
+    let bad = research(&["watch", &session, "--every", "30m"], &db);
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("once an hour"));
+    assert!(
+        !research(&["watch", &session, "--every", "1d", "--list"], &db)
+            .status
+            .success()
+    );
 
     let start = now_ms();
-    let view = ok(&research(&["watch", &session, "--every", "1d", "--json"], &db));
+    let view = ok(&research(
+        &["watch", &session, "--every", "1d", "--json"],
+        &db,
+    ));
     assert_eq!(view["every"], "1d");
     let list = ok(&research(&["watch", "--list", "--json"], &db));
     assert_eq!(list[0]["session_id"], session.as_str());
@@ -61,9 +75,16 @@ fn a_watched_session_is_rechecked_when_due_and_researched_again_when_a_source_ch
     assert_eq!(run_due(&db, start + HOUR), Value::Array(vec![]));
     let runs = run_due(&db, start + 25 * HOUR);
     assert_eq!(runs.as_array().unwrap().len(), 1, "{runs}");
-    assert!(runs[0]["outcome"].as_str().unwrap().contains("unchanged"), "{runs}");
+    assert!(
+        runs[0]["outcome"].as_str().unwrap().contains("unchanged"),
+        "{runs}"
+    );
     assert_eq!(runs[0]["changed"], false);
-    assert_eq!(run_due(&db, start + 25 * HOUR), Value::Array(vec![]), "not twice");
+    assert_eq!(
+        run_due(&db, start + 25 * HOUR),
+        Value::Array(vec![]),
+        "not twice"
+    );
 
     // Two processes at the next due time: one of them runs it.
     let at = (start + 49 * HOUR).to_string();
@@ -88,7 +109,14 @@ fn a_watched_session_is_rechecked_when_due_and_researched_again_when_a_source_ch
 
     // A cited source changes: the schedule that researches again makes a new run.
     ok(&research(
-        &["watch", &session, "--every", "1d", "--research-again", "--json"],
+        &[
+            "watch",
+            &session,
+            "--every",
+            "1d",
+            "--research-again",
+            "--json",
+        ],
         &db,
     ));
     let cited: Vec<String> = first["sources"]
@@ -100,25 +128,36 @@ fn a_watched_session_is_rechecked_when_due_and_researched_again_when_a_source_ch
         .map(String::from)
         .collect();
     assert!(!cited.is_empty(), "{first}");
-    std::fs::write(&cited[0], "This page was rewritten and says something else entirely now.\n")
-        .unwrap();
+    std::fs::write(
+        &cited[0],
+        "This page was rewritten and says something else entirely now.\n",
+    )
+    .unwrap();
     let runs = run_due(&db, start + 100 * HOUR);
     assert_eq!(runs[0]["changed"], true, "{runs}");
     assert!(runs[0]["researched"].is_string(), "{runs}");
     let shown = ok(&research(&["sessions", "show", &session, "--json"], &db));
-    assert!(shown.to_string().contains(runs[0]["researched"].as_str().unwrap()));
+    assert!(shown
+        .to_string()
+        .contains(runs[0]["researched"].as_str().unwrap()));
 
     // Paused, nothing runs; removed, it is gone.
-    assert!(research(&["watch", &session, "--pause"], &db).status.success());
+    assert!(research(&["watch", &session, "--pause"], &db)
+        .status
+        .success());
     assert_eq!(run_due(&db, start + 1000 * HOUR), Value::Array(vec![]));
-    assert!(research(&["watch", &session, "--remove"], &db).status.success());
+    assert!(research(&["watch", &session, "--remove"], &db)
+        .status
+        .success());
     assert_eq!(
         ok(&research(&["watch", "--list", "--json"], &db)),
         Value::Array(vec![])
     );
     let again = research(&["watch", &session, "--remove"], &db);
     assert!(String::from_utf8_lossy(&again.stderr).contains("has no schedule"));
-    assert!(!research(&["watch", "--run-due", "--now", "yesterday"], &db)
-        .status
-        .success());
+    assert!(
+        !research(&["watch", "--run-due", "--now", "yesterday"], &db)
+            .status
+            .success()
+    );
 }

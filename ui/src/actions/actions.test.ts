@@ -316,6 +316,43 @@ describe("actions", () => {
     expect(store.get().session?.recheck).toEqual({ busy: false, result: null, error: "This session has no report." });
   });
 
+  it("keeps a session current: its schedule is shown with the session, set, paused and removed", async () => {
+    const { store, toasts, actions } = setup();
+    let schedule: unknown = null;
+    const view = (paused: boolean) => ({ session_id: "s1", title: "T", every: "1d", research_again: true, paused, next_due_ms: 2, last_run_ms: null, last_outcome: null });
+    handlers.set("session", () => detail("s1", "finished", "t1", "<p>R</p>"));
+    handlers.set("session_schedule", ({ sessionId }) => (sessionId === "s1" ? schedule : null));
+    handlers.set("watch_session", ({ sessionId, every, researchAgain }) => {
+      expect([sessionId, every, researchAgain]).toEqual(["s1", "1d", true]);
+      schedule = view(false);
+      return schedule;
+    });
+    handlers.set("pause_schedule", ({ paused }) => {
+      schedule = view(paused as boolean);
+      return null;
+    });
+    handlers.set("unwatch_session", () => {
+      schedule = null;
+      return null;
+    });
+    await actions.openSession("s1");
+    expect(store.get().session?.schedule.view).toBeNull();
+    actions.openSchedule(true);
+    expect(store.get().session?.schedule.open).toBe(true);
+    await actions.watchSession("1d", true);
+    expect(store.get().session?.schedule).toMatchObject({ view: view(false), open: false, busy: false });
+    expect(toasts).toContain("This session is kept current: its sources are checked again on schedule.");
+    await actions.pauseSchedule(true);
+    expect(store.get().session?.schedule.view?.paused).toBe(true);
+    await actions.unwatchSession();
+    expect(store.get().session?.schedule.view).toBeNull();
+    // A mistake the api refuses stays in the box, with why.
+    handlers.set("watch_session", () => Promise.reject({ code: "invalid_input", message: "`30m` is too often" }));
+    actions.openSchedule(true);
+    await actions.watchSession("30m", false);
+    expect(store.get().session?.schedule).toMatchObject({ open: true, busy: false, error: "`30m` is too often." });
+  });
+
   it("compares two configurations: each side's events move its own live view, then the table", async () => {
     const { store, actions } = setup();
     const done = later<unknown>();

@@ -3,12 +3,12 @@ import { Channel } from "@tauri-apps/api/core";
 import { api, humanError } from "../api";
 import { configOf, estimateText, modeOf, resumeNote, runningSince, sessionMeta } from "../format";
 import { Runs, type RunController } from "../run";
-import { noCalls, noDraftCheck, noRecheck, noTimeline, updateSession, type SessionScreen, type Tab, type Timeline } from "../store";
+import { noCalls, noDraftCheck, noRecheck, noSchedule, noTimeline, updateSession, type SessionScreen, type Tab, type Timeline } from "../store";
 import type { Answer, Event, ForkPoint, ForkRequest, Mode, ModelRouting, Preferences, ResearchOutcome, ResearchRequest, RunConfig, TextAnswer, TurnKind } from "../types";
 import type { Base } from "./base";
 
 function screen(sessionId: string, threadId: string | null, title = ""): SessionScreen {
-  return { sessionId, threadId, detail: null, panels: null, title, meta: "", steps: [], stream: null, draft: false, renaming: false, live: false, timeline: noTimeline, asking: false, recheck: noRecheck, draftCheck: noDraftCheck, calls: noCalls };
+  return { sessionId, threadId, detail: null, panels: null, title, meta: "", steps: [], stream: null, draft: false, renaming: false, live: false, timeline: noTimeline, asking: false, recheck: noRecheck, schedule: noSchedule, draftCheck: noDraftCheck, calls: noCalls };
 }
 
 export function sessionActions({ store, toast, fail, show }: Base, savePreferences: (change: Partial<Preferences>) => Promise<void>) {
@@ -44,12 +44,19 @@ export function sessionActions({ store, toast, fail, show }: Base, savePreferenc
       fail(e);
       return;
     }
+    let schedule = null;
+    try {
+      schedule = await api.sessionSchedule(id);
+    } catch {
+      // The schedule is a side panel: the session still shows without it.
+    }
     const s = onScreen(id);
     if (!s) return;
     const withDraft = !detail.report_html && !!draft;
     updateSession(store, {
       detail, panels: detail, title: detail.session.title, meta: sessionMeta(detail), renaming: false,
       timeline: s.timeline.form ? s.timeline : noTimeline, calls: noCalls,
+      schedule: { ...s.schedule, view: schedule },
       stream: detail.report_html ? null : withDraft ? draft ?? null : s.stream, draft: withDraft,
     }, id);
   }
@@ -296,6 +303,23 @@ export function sessionActions({ store, toast, fail, show }: Base, savePreferenc
     await refreshSessions();
   }
 
+  /** Changes the session's schedule with `change`, then shows it as it now is. */
+  async function scheduleChange(change: (id: string) => Promise<unknown>, done: string) {
+    const s = store.get().session;
+    if (!s || s.schedule.busy) return;
+    const id = s.sessionId;
+    updateSession(store, { schedule: { ...s.schedule, busy: true, error: "" } }, id);
+    try {
+      await change(id);
+      const view = await api.sessionSchedule(id);
+      updateSession(store, { schedule: { view, open: false, busy: false, error: "" } }, id);
+      toast(done, "info");
+    } catch (e) {
+      const now = onScreen(id);
+      if (now) updateSession(store, { schedule: { ...now.schedule, busy: false, error: humanError(e) } }, id);
+    }
+  }
+
   async function exportReport(format: "md" | "pdf") {
     const s = store.get().session;
     if (!s?.detail?.reports.length) {
@@ -365,6 +389,21 @@ export function sessionActions({ store, toast, fail, show }: Base, savePreferenc
     recheckSources,
     closeRecheck: () => {
       if (store.get().session) updateSession(store, { recheck: noRecheck });
+    },
+    openSchedule: (open: boolean) => {
+      const s = store.get().session;
+      if (s) updateSession(store, { schedule: { ...s.schedule, open, error: "" } });
+    },
+    watchSession: (every: string, researchAgain: boolean) =>
+      scheduleChange((id) => api.watchSession(id, every, researchAgain), "This session is kept current: its sources are checked again on schedule."),
+    pauseSchedule: (paused: boolean) =>
+      scheduleChange((id) => api.pauseSchedule(id, paused), paused ? "The schedule is paused." : "The schedule runs again."),
+    unwatchSession: () => scheduleChange((id) => api.unwatchSession(id), "This session is no longer kept current."),
+    /** Due schedules ran (the app runs them while open): the session on screen shows what they did. */
+    async schedulesRan(sessionIds: string[]) {
+      const s = store.get().session;
+      if (s && sessionIds.includes(s.sessionId)) await loadSession(s.sessionId);
+      await refreshSessions();
     },
     startRename: () => {
       if (store.get().session) updateSession(store, { renaming: true });

@@ -180,6 +180,12 @@ impl Studio {
         Ok(self.view(schedule))
     }
 
+    /// The schedule of `session_id`, if it has one.
+    pub fn schedule(&self, session_id: &str) -> Result<Option<ScheduleView>, ApiError> {
+        let found = in_place(|| self.sessions().schedule(session_id))?;
+        Ok(found.map(|s| self.view(s)))
+    }
+
     /// Every schedule, soonest due first.
     pub fn schedules(&self) -> Result<Vec<ScheduleView>, ApiError> {
         let list = in_place(|| self.sessions().schedules())?;
