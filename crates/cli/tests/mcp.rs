@@ -289,6 +289,53 @@ async fn a_run_stopped_at_its_plan_is_answered_and_its_progress_arrives_as_notif
     let over = call(&client, "resume", json!({"thread": thread})).await;
     assert_eq!(over.is_error, Some(true), "{}", text(&over));
 
+    // A question the model finds ambiguous: the run asks, the assistant answers in words.
+    let mut unclear: Value =
+        serde_json::from_str(&std::fs::read_to_string(fixtures().join("script.json")).unwrap())
+            .unwrap();
+    unclear["answers"][0]["json"] = json!({"is_clear": false, "ambiguities": ["scope"],
+        "question": "Which part: how they communicate, or how the colony is organised?",
+        "options": ["communication", "organisation"], "interpretation": ""});
+    let path = dir.path().join("unclear.json");
+    std::fs::write(&path, unclear.to_string()).unwrap();
+    let asked = value(
+        &call(
+            &client,
+            "research",
+            json!({"question": QUESTION, "model": format!("scripted:{}", path.display()),
+                   "search": ["local"], "depth": "quick", "review": ["clarify"]}),
+        )
+        .await,
+    );
+    let unclear_thread = asked["thread"].as_str().unwrap().to_string();
+    let waiting = value(
+        &call(
+            &client,
+            "research_status",
+            json!({"thread": unclear_thread, "wait_seconds": 60}),
+        )
+        .await,
+    );
+    assert_eq!(waiting["question"]["asked"]["type"], "clarify", "{waiting}");
+    assert_eq!(waiting["question"]["answers"], json!(["clarify"]));
+    value(
+        &call(
+            &client,
+            "answer",
+            json!({"thread": unclear_thread, "answer": {"type": "clarify", "text": "communication"}}),
+        )
+        .await,
+    );
+    let done = value(
+        &call(
+            &client,
+            "research_status",
+            json!({"thread": unclear_thread, "wait_seconds": 120}),
+        )
+        .await,
+    );
+    assert_eq!(done["status"], "finished", "{done}");
+
     // The cited sources, checked again: unchanged.
     let recheck = value(&call(&client, "recheck", json!({"session": session})).await);
     assert!(recheck.to_string().contains("unchanged"), "{recheck}");
@@ -296,7 +343,7 @@ async fn a_run_stopped_at_its_plan_is_answered_and_its_progress_arrives_as_notif
 }
 
 #[tokio::test]
-async fn a_run_whose_server_was_killed_is_resumed_by_the_next_server() {
+async fn a_run_whose_server_was_killed_goes_on_when_the_next_server_is_asked_about_it() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("db.sqlite");
     library(&db);
@@ -359,14 +406,15 @@ async fn a_run_whose_server_was_killed_is_resumed_by_the_next_server() {
     }
     std::fs::write(&slow, script.to_string()).unwrap();
     let client = connect(&db).await;
+    // The next status call finds its process gone and continues it from its last checkpoint.
     let status = value(&call(&client, "research_status", json!({"thread": thread})).await);
-    assert_eq!(status["status"], "interrupted", "{status}");
+    assert_eq!(status["status"], "running", "{status}");
     assert!(
-        status["next"].as_str().unwrap().contains("resume"),
+        status["note"].as_str().unwrap().contains("last checkpoint"),
         "{status}"
     );
-    let going = value(&call(&client, "resume", json!({"thread": thread})).await);
-    assert_eq!(going["status"], "running", "{going}");
+    let again = call(&client, "resume", json!({"thread": thread})).await;
+    assert_eq!(again.is_error, Some(true), "not twice: {}", text(&again));
     let done = value(
         &call(
             &client,

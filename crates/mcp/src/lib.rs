@@ -505,8 +505,29 @@ impl McpServer {
             out["question"] = question_view(pending);
             return Ok(json(&out));
         }
+        if standing.status == SessionStatus::Running {
+            match standing.runner_alive {
+                // Another process on this machine runs it now.
+                Some(true) => {
+                    out["status"] = "running".into();
+                    out["note"] = "another process runs it".into();
+                    return Ok(json(&out));
+                }
+                // Its process died mid-run (a killed or crashed server): continued here from its
+                // last checkpoint, nothing done before done again.
+                Some(false) => {
+                    self.spawn(&id, None)?;
+                    out["status"] = "running".into();
+                    out["note"] =
+                        "its process stopped mid-run; it goes on here from its last checkpoint"
+                            .into();
+                    return Ok(json(&out));
+                }
+                None => {}
+            }
+        }
         out["status"] = match standing.status {
-            // Running by the store, yet no process here runs it: its process ended mid-way.
+            // Running by the store, yet no process is known to run it: resume continues it.
             SessionStatus::Running | SessionStatus::Interrupted => "interrupted".into(),
             other => status_word(other).into(),
         };

@@ -125,6 +125,8 @@ fn migrations() -> rusqlite_migration::Migrations<'static> {
              ALTER TABLE library_passages_stemmed RENAME TO library_passages;",
         ),
         M::up(schedules::SCHEDULES_MIGRATION),
+        // Which process runs a thread now, so a run whose process died is told apart.
+        M::up("ALTER TABLE runs ADD COLUMN runner TEXT;"),
     ])
 }
 

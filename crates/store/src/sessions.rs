@@ -357,6 +357,29 @@ impl Sessions {
         Ok(())
     }
 
+    /// Records which process runs `thread` now (`None`: none): a process killed mid-run leaves
+    /// its id behind, which is how another one tells a run that died from one going elsewhere.
+    pub fn set_runner(&self, thread: &str, runner: Option<&str>) -> Result<(), StoreError> {
+        self.conn().execute(
+            "UPDATE runs SET runner = ?2 WHERE thread_id = ?1",
+            params![thread, runner],
+        )?;
+        Ok(())
+    }
+
+    /// The process recorded as running `thread`, if any.
+    pub fn runner(&self, thread: &str) -> Result<Option<String>, StoreError> {
+        Ok(self
+            .conn()
+            .query_row(
+                "SELECT runner FROM runs WHERE thread_id = ?1",
+                [thread],
+                |r| r.get::<_, Option<String>>(0),
+            )
+            .optional()?
+            .flatten())
+    }
+
     /// The runs of a session, oldest first: (thread id, question).
     pub fn runs(&self, session: &str) -> Result<Vec<(String, String)>, StoreError> {
         let conn = self.conn();

@@ -118,6 +118,43 @@ pub struct RunStanding {
     pub status: research_store::SessionStatus,
     /// The question it waits on, if any.
     pub question: Option<PendingQuestion>,
+    /// Whether the process recorded as running it is still alive on this machine: `Some(false)`
+    /// for a run whose process died mid-way, `None` when no process is recorded or it cannot be
+    /// told (another system than Linux).
+    pub runner_alive: Option<bool>,
+}
+
+/// The record that this process runs a thread, taken off when the run returns.
+struct Runner<'a> {
+    sessions: &'a research_store::Sessions,
+    thread: &'a ThreadId,
+}
+
+impl<'a> Runner<'a> {
+    fn record(sessions: &'a research_store::Sessions, thread: &'a ThreadId) -> Self {
+        let me = std::process::id().to_string();
+        if let Err(e) = in_place(|| sessions.set_runner(thread.as_str(), Some(&me))) {
+            tracing::warn!("could not record the run's process: {e}");
+        }
+        Self { sessions, thread }
+    }
+}
+
+impl Drop for Runner<'_> {
+    fn drop(&mut self) {
+        if let Err(e) = self.sessions.set_runner(self.thread.as_str(), None) {
+            tracing::warn!("could not clear the run's process: {e}");
+        }
+    }
+}
+
+/// Whether process `runner` (a pid) is alive on this machine, where that can be told.
+fn alive(runner: &str) -> Option<bool> {
+    let pid: u32 = runner.parse().ok()?;
+    if pid == std::process::id() {
+        return Some(true);
+    }
+    cfg!(target_os = "linux").then(|| std::path::Path::new(&format!("/proc/{pid}")).exists())
 }
 
 /// Where a run stands after running.
@@ -432,10 +469,12 @@ impl Studio {
                     format!("the session of run {thread} is gone"),
                 )
             })?;
+        let runner = in_place(|| sessions.runner(thread.as_str()))?;
         Ok(RunStanding {
             session_id: saved.session_id,
             status,
             question: self.research_question(thread).await?,
+            runner_alive: runner.as_deref().and_then(alive),
         })
     }
 
@@ -530,6 +569,9 @@ impl Studio {
             .flatten()
             .map(|s| s.status);
         set_status(SessionStatus::Running);
+        // This process runs it until the call returns (or the process dies, which leaves the
+        // record behind: `research_standing` tells that apart).
+        let _runner = Runner::record(&sessions, thread);
         let result = if started {
             pipeline
                 .resume(&saved.config, answer, self.cp(), opts)
