@@ -837,6 +837,19 @@ async fn recheck_after_a_source_changed() {
     let display = Display::start();
     let app = App::start(&display, &profile, &shots).await;
 
+    // The form's search picker: the providers as checkboxes, the library's ticked from the
+    // settings, a keyed one not ready and saying why.
+    let picks = app
+        .wait_text("#search-choices", 20, |t| t.contains("duckduckgo"))
+        .await;
+    assert!(picks.contains("tavily (no key)"), "{picks}");
+    let ticked = app
+        .js("return [...document.querySelectorAll('#search-choices input:checked')].map(i => i.value)")
+        .await;
+    assert_eq!(ticked, serde_json::json!(["local"]), "{ticked}");
+    app.js("document.getElementById('search-choices').scrollIntoView({block: 'center'})")
+        .await;
+    app.shot("00-form-pickers").await;
     research_to_the_end(&app).await;
     assert!(!app
         .text("#sessions li:first-child")

@@ -669,7 +669,14 @@ pub fn delete_key(state: State<'_, AppState>, provider: String) -> Res<Vec<KeySt
 pub async fn provider_status(state: State<'_, AppState>) -> Res<Vec<ProviderStatus>> {
     let settings = state.studio.settings()?;
     let library = state.studio.library().ok();
-    Ok(research_api::providers(state.keys.as_ref(), &settings, library.as_ref()).await)
+    let models_dir = state.studio.models_dir();
+    Ok(research_api::providers(
+        state.keys.as_ref(),
+        &settings,
+        library.as_ref(),
+        Some(&models_dir),
+    )
+    .await)
 }
 
 #[tauri::command]

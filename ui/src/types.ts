@@ -307,7 +307,12 @@ detail: string,
 /**
  * Where to make it usable, when it is not.
  */
-fix: Fix | null, };
+fix: Fix | null, 
+/**
+ * The model strings it offers now, for a model picker: the models an Ollama server has,
+ * the GGUF files downloaded, a keyed provider's small model, the configured server's.
+ */
+models: Array<string>, };
 
 export type ConnectionTest = { 
 /**

@@ -30,6 +30,10 @@ pub struct ProviderStatus {
     pub detail: String,
     /// Where to make it usable, when it is not.
     pub fix: Option<Fix>,
+    /// The model strings it offers now, for a model picker: the models an Ollama server has,
+    /// the GGUF files downloaded, a keyed provider's small model, the configured server's.
+    #[serde(default)]
+    pub models: Vec<String>,
 }
 
 fn status(name: &str, kind: &str, ready: bool, detail: impl Into<String>) -> ProviderStatus {
@@ -39,6 +43,7 @@ fn status(name: &str, kind: &str, ready: bool, detail: impl Into<String>) -> Pro
         ready,
         detail: detail.into(),
         fix: None,
+        models: Vec::new(),
     }
 }
 
@@ -47,6 +52,62 @@ impl ProviderStatus {
         self.fix = Some(fix);
         self
     }
+
+    fn offering(mut self, models: Vec<String>) -> Self {
+        self.models = models;
+        self
+    }
+}
+
+/// The models an Ollama server at `base` has, as model strings (`ollama:NAME`).
+async fn ollama_models(base: &str) -> Result<Vec<String>, String> {
+    let client = reqwest::Client::builder()
+        .timeout(Duration::from_secs(3))
+        .build()
+        .map_err(|e| e.to_string())?;
+    let tags: serde_json::Value = client
+        .get(format!("{base}/api/tags"))
+        .send()
+        .await
+        .map_err(|e| {
+            if e.is_connect() {
+                "connection refused".to_string()
+            } else if e.is_timeout() {
+                "no answer within 3 s".to_string()
+            } else {
+                e.to_string()
+            }
+        })?
+        .error_for_status()
+        .map_err(|e| e.to_string())?
+        .json()
+        .await
+        .map_err(|e| format!("its model list could not be read: {e}"))?;
+    Ok(tags["models"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|m| m["name"].as_str())
+        .map(|n| format!("ollama:{n}"))
+        .collect())
+}
+
+/// The GGUF files in `dir`, as model strings (`local:/path`), by name.
+fn downloaded(dir: &std::path::Path) -> Vec<String> {
+    let mut out: Vec<String> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.extension()
+                .is_some_and(|x| x.eq_ignore_ascii_case("gguf"))
+                && p.is_file()
+        })
+        .map(|p| format!("local:{}", p.display()))
+        .collect();
+    out.sort();
+    out
 }
 
 async fn reachable(url: &str) -> Result<u16, String> {
@@ -102,24 +163,39 @@ pub async fn providers(
     store: &dyn KeyStore,
     settings: &Settings,
     library: Option<&Library>,
+    models_dir: Option<&std::path::Path>,
 ) -> Vec<ProviderStatus> {
-    let mut out = vec![
-        keyed(store, "openai", "model", true),
-        keyed(store, "anthropic", "model", true),
-        keyed(store, "gemini", "model", true),
-    ];
+    // A keyed provider offers its small model (the one its key is tested with).
+    let mut out: Vec<ProviderStatus> = ["openai", "anthropic", "gemini"]
+        .into_iter()
+        .map(|name| {
+            let s = keyed(store, name, "model", true);
+            let probe = PROBE_MODELS
+                .iter()
+                .filter(|(p, _)| *p == name && s.ready)
+                .map(|(_, m)| m.to_string())
+                .collect();
+            s.offering(probe)
+        })
+        .collect();
     let ollama = settings
         .ollama_url
         .clone()
         .unwrap_or_else(|| research_llm::ConnectSettings::from_env().ollama_url);
-    out.push(match reachable(&format!("{ollama}/api/tags")).await {
-        Ok(200) => status("ollama", "model", true, format!("running at {ollama}")),
-        Ok(code) => status(
+    out.push(match ollama_models(&ollama).await {
+        Ok(models) if models.is_empty() => status(
             "ollama",
             "model",
             false,
-            format!("{ollama} answered HTTP {code}"),
+            format!("running at {ollama}, with no model yet (ollama pull qwen2.5:7b)"),
         ),
+        Ok(models) => status(
+            "ollama",
+            "model",
+            true,
+            format!("running at {ollama}, {} model(s)", models.len()),
+        )
+        .offering(models),
         Err(e) => status(
             "ollama",
             "model",
@@ -145,6 +221,7 @@ pub async fn providers(
             out.push(match reachable(&format!("{base}/models")).await {
                 Ok(code) if code < 500 => {
                     status("openai-compat", "model", true, format!("{base} answers"))
+                        .offering(vec![spec.to_string()])
                 }
                 Ok(code) => status(
                     "openai-compat",
@@ -167,11 +244,16 @@ pub async fn providers(
             "any server by URL: openai-compat:http://HOST:PORT/v1#MODEL",
         )),
     }
+    // The built-in engine offers the GGUF files downloaded and the one the settings name.
+    let mut files = models_dir.map(downloaded).unwrap_or_default();
     match models.iter().flatten().find(|m| m.starts_with("local:")) {
         Some(spec) => {
             let path = spec.trim_start_matches("local:");
             out.push(if std::path::Path::new(path).is_file() {
-                status("local", "model", true, format!("model file {path}"))
+                if !files.iter().any(|f| f == spec) {
+                    files.insert(0, spec.to_string());
+                }
+                status("local", "model", true, format!("model file {path}")).offering(files)
             } else {
                 status(
                     "local",
@@ -179,14 +261,18 @@ pub async fn providers(
                     false,
                     format!("the model file {path} does not exist"),
                 )
+                .offering(files)
             });
         }
-        None => out.push(status(
-            "local",
-            "model",
-            true,
-            "built in: local:/path/model.gguf",
-        )),
+        None => {
+            let detail = if files.is_empty() {
+                "built in: local:/path/model.gguf (research models download, or the app's Settings)"
+                    .to_string()
+            } else {
+                format!("built in: {} model file(s) downloaded", files.len())
+            };
+            out.push(status("local", "model", true, detail).offering(files))
+        }
     }
 
     for (name, needs_key) in research_search::PROVIDERS {

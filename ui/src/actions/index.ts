@@ -57,6 +57,8 @@ export function createActions(store: AppStore, toast: Toast) {
       store.set({ prefs, prefsLoaded: true });
       const info = store.get().info;
       show(info?.first_run && !prefs.onboarding_done ? "onboarding" : "new");
+      // What the form's pickers offer: each provider's readiness and the models it has.
+      void settings.refreshProviders();
       await refreshSessions();
       // A run left waiting for an answer (even before a restart) is asked again.
       const waiting = (await api.listSessions(null).catch(() => [])).find((s) => s.status === "waiting");

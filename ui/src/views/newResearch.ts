@@ -2,6 +2,7 @@
 import { html, render } from "lit-html";
 import { inside, setBusy } from "../dom";
 import { questionCount } from "../format";
+import { modelOptions, searchPicks, toggleProvider } from "../pickers";
 import { shallow, type AppState } from "../store";
 import type { Choice, FormChoices, Mode, Preferences, ResearchRequest, ReviewPoints, RunConfig, Settings, TimeoutAction, TrustVariant } from "../types";
 import type { Ctx } from "./ctx";
@@ -177,7 +178,7 @@ export function mountNewResearch(root: HTMLElement, { store, actions, toast }: C
         ?selected=${i === Math.min(1, pipelines.length - 1)}>${p.title}</option>`)}</select></label>
       <label>Mode (B)<select id="b-mode">${optionList(choices.modes, $<HTMLSelectElement>("mode").value)}</select></label>
       <label>Depth (B)<select id="b-depth">${optionList(choices.depths, $<HTMLSelectElement>("depth").value)}</select></label>
-      <label>Model (B)<input id="b-llm" placeholder="same as A" /></label>`, $("compare-b"));
+      <label>Model (B)<input id="b-llm" list="model-choices" placeholder="same as A" /></label>`, $("compare-b"));
     render(pipelines.map((p) => html`<option value=${p.name} title=${p.summary}>${p.title}</option>`), pipeline);
     pipeline.title = pipelines[0]?.summary ?? "";
   }, shallow);
@@ -188,6 +189,27 @@ export function mountNewResearch(root: HTMLElement, { store, actions, toast }: C
   store.watch((s) => s.form.model, (model) => {
     if (llm.value !== model) llm.value = model;
   });
+  // The pickers: the search providers as checkboxes (a not-ready one says why), the models that
+  // are ready as the model fields' suggestions; the typed fields stay what is read.
+  const searchField = $<HTMLInputElement>("search");
+  const drawSearchPicks = () => {
+    const providers = store.get().providers;
+    const list = providers?.state === "ready" ? providers.list : [];
+    render(searchPicks(list, searchField.value).map((p) => html`<label class="pick" title=${p.detail}>
+      <input type="checkbox" name="search-pick" value=${p.name} .checked=${p.checked} ?disabled=${!p.ready && !p.checked}
+        @change=${(e: Event) => {
+          searchField.value = toggleProvider(searchField.value, p.name, (e.target as HTMLInputElement).checked);
+          drawSearchPicks();
+          scheduleEstimate();
+        }} />
+      ${p.name}${p.ready ? "" : html` <span class="muted">(${p.detail})</span>`}</label>`), $("search-choices"));
+  };
+  searchField.addEventListener("input", drawSearchPicks);
+  store.watch((s) => [s.providers, s.settings] as const, ([providers, settings]) => {
+    drawSearchPicks();
+    const list = providers?.state === "ready" ? providers.list : [];
+    render(modelOptions(list, [settings?.default_model, settings?.fast_model]).map((m) => html`<option value=${m}></option>`), $("model-choices"));
+  }, shallow);
   store.watch((s) => s.defaults, (defaults) => {
     if (defaults) $<HTMLInputElement>("max-revisions").placeholder = String(defaults.max_revisions);
   });
@@ -217,6 +239,7 @@ export function mountNewResearch(root: HTMLElement, { store, actions, toast }: C
     set("structure", p.structure);
     set("language", p.language);
     set("search", p.search ?? (s?.search?.length ? s.search.join(", ") : null));
+    drawSearchPicks();
     const choices = store.get().choices;
     const review = p.review ?? (s?.review ? reviewOf(s.review, choices) : null);
     if (review) {

@@ -95,7 +95,13 @@ pub async fn providers(args: ProvidersArgs) -> anyhow::Result<ExitCode> {
     let studio = args.db.open()?;
     let settings = studio.settings()?;
     let library = studio.library().ok();
-    let list = research_api::providers(&OsKeychain, &settings, library.as_ref()).await;
+    let list = research_api::providers(
+        &OsKeychain,
+        &settings,
+        library.as_ref(),
+        Some(&studio.models_dir()),
+    )
+    .await;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&list)?);
     } else {
@@ -107,6 +113,9 @@ pub async fn providers(args: ProvidersArgs) -> anyhow::Result<ExitCode> {
                 if p.ready { "ready" } else { "not ready" },
                 crate::fix::with_hint(&p.detail, p.fix.as_ref())
             );
+            for model in &p.models {
+                println!("{:<7} {:<17} {:<10}   {model}", "", "", "");
+            }
         }
     }
     Ok(ExitCode::SUCCESS)
