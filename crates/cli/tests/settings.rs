@@ -27,7 +27,10 @@ fn research(args: &[&str], db: &Path) -> Output {
 async fn settings_are_kept_in_the_shared_file_and_providers_report_readiness() {
     let ollama = MockServer::start().await;
     Mock::given(path("/api/tags"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"models": []})))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_body_json(json!({"models": [{"name": "qwen2.5:7b", "size": 1}]})),
+        )
         .mount(&ollama)
         .await;
     let searxng = MockServer::start().await;
@@ -69,6 +72,8 @@ async fn settings_are_kept_in_the_shared_file_and_providers_report_readiness() {
             .unwrap()
     };
     assert_eq!(find("model", "ollama")["ready"], true);
+    // What it has is what the form's model picker offers.
+    assert_eq!(find("model", "ollama")["models"], json!(["ollama:qwen2.5:7b"]));
     let sx = find("search", "searxng");
     assert_eq!(sx["ready"], false);
     assert!(
