@@ -14,6 +14,7 @@ mod choices;
 pub mod demo;
 mod error;
 mod export;
+pub(crate) mod in_flight;
 mod keys;
 mod models;
 mod progress;
@@ -246,6 +247,10 @@ pub struct Studio {
     /// The sentence-embedding model, loaded on first use (`None` inside: not installed, or it
     /// failed to load, which is logged).
     embedder: Arc<std::sync::OnceLock<Option<Arc<dyn research_embed::Embedder>>>>,
+    /// Pages being fetched and searches being run by any run of this process, so two at once
+    /// ask the network once ([`in_flight`]).
+    pages: Arc<in_flight::PagesInFlight>,
+    searches: Arc<in_flight::SearchesInFlight>,
 }
 
 const DEMO: &str = "demo";
@@ -265,6 +270,8 @@ impl Studio {
             path,
             registry: Registry::builtin(),
             embedder: Arc::default(),
+            pages: Arc::default(),
+            searches: Arc::default(),
         })
     }
 

@@ -73,7 +73,10 @@ async fn settings_are_kept_in_the_shared_file_and_providers_report_readiness() {
     };
     assert_eq!(find("model", "ollama")["ready"], true);
     // What it has is what the form's model picker offers.
-    assert_eq!(find("model", "ollama")["models"], json!(["ollama:qwen2.5:7b"]));
+    assert_eq!(
+        find("model", "ollama")["models"],
+        json!(["ollama:qwen2.5:7b"])
+    );
     let sx = find("search", "searxng");
     assert_eq!(sx["ready"], false);
     assert!(

@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{SavedRun, CACHE_TTL_MS};
 use crate::blocking::in_place;
+use crate::in_flight::{PagesInFlight, SearchesInFlight};
 use crate::keys::{self, KeyStore};
 use crate::{ApiError, ErrorCode, Event, Library, Studio, ThreadId};
 
@@ -45,6 +46,8 @@ struct CachedSearch {
     inner: Arc<dyn SearchProvider>,
     sessions: Arc<Sessions>,
     clock: Arc<dyn research_graph::Clock>,
+    /// The same search already going in this process (another run's) is waited for.
+    in_flight: Arc<SearchesInFlight>,
 }
 
 #[async_trait]
@@ -69,7 +72,15 @@ impl SearchProvider for CachedSearch {
                 return Ok(hits);
             }
         }
-        let hits = self.inner.search(query).await?;
+        let (inner, asked) = (self.inner.clone(), query.clone());
+        let hits = self
+            .in_flight
+            .run(
+                (self.key.clone(), text.clone(), query.limit),
+                move || async move { inner.search(&asked).await },
+                |why| Err(SearchError::Config(why)),
+            )
+            .await?;
         if let Ok(value) = serde_json::to_value(&hits) {
             let saved = in_place(|| {
                 self.sessions
@@ -126,6 +137,8 @@ fn cached_text(query: &SearchQuery) -> String {
 /// Web pages through the guarded HTTP fetcher (cached), library files through the library.
 struct RoutedFetcher {
     web: Arc<dyn Fetcher>,
+    /// The same page already being fetched in this process (another run's) is waited for.
+    in_flight: Arc<PagesInFlight>,
     library: Option<Arc<Library>>,
     /// What the run's MCP sources returned: a result's words are its source.
     mcp: research_search::McpDocuments,
@@ -205,7 +218,21 @@ impl Fetcher for RoutedFetcher {
                     "what the MCP source returned for it is no longer kept; search the source again"
                         .into(),
             }),
-            None => self.web.fetch(url).await?,
+            None => {
+                let (web, asked) = (self.web.clone(), url.to_string());
+                self.in_flight
+                    .run(
+                        url.to_string(),
+                        move || async move { web.fetch(&asked).await },
+                        |reason| {
+                            Err(FetchError::NoText {
+                                url: String::new(),
+                                reason,
+                            })
+                        },
+                    )
+                    .await?
+            }
         };
         let meta = PageMeta {
             final_url: doc.final_url.clone(),
@@ -364,6 +391,7 @@ impl Studio {
                     inner: research_search::provider(name, &search_settings)?,
                     sessions: sessions.clone(),
                     clock: self.clock.clone(),
+                    in_flight: self.searches.clone(),
                 })
             };
             providers.push((name.clone(), provider));
@@ -401,6 +429,7 @@ impl Studio {
         })?;
         Ok(Arc::new(RoutedFetcher {
             web: Arc::new(web),
+            in_flight: self.pages.clone(),
             library: Some(library),
             mcp,
             sessions: sessions.clone(),
