@@ -24,6 +24,8 @@ APT_PACKAGES=(
   fonts-noto-cjk poppler-utils
   # The UI build
   nodejs npm
+  # PostgreSQL for teams: the server the PostgreSQL store's tests start in a temporary folder
+  postgresql
 )
 
 sudo_cmd=()

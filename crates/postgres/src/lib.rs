@@ -1,0 +1,384 @@
+//! PostgreSQL storage for Research Studio, for teams: a run started on one machine is read,
+//! answered and resumed from another when both point at one server. This crate is the
+//! checkpointer on PostgreSQL (LangGraph's `PostgresSaver`), behind the engine's `Checkpointer`
+//! seam and held to its conformance suite like the SQLite and memory ones.
+//!
+//! Why `tokio-postgres` with `deadpool-postgres`: the maintained async driver of the
+//! rust-postgres project, with no database needed at compile time (unlike sqlx's checked
+//! queries) and a small pool; a connection lost mid-run is a `Storage` error the run reports as
+//! resumable, and the next call takes a fresh connection.
+
+#![deny(missing_docs)]
+
+pub mod testing;
+
+use async_trait::async_trait;
+use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod};
+use research_graph::{
+    CheckpointChain, CheckpointError, CheckpointRecord, Checkpointer, ThreadId, WriteKind,
+    WriteRecord,
+};
+use tokio::sync::OnceCell;
+use tokio_postgres::error::SqlState;
+use tokio_postgres::NoTls;
+
+/// Why the store could not be set up.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum PgError {
+    /// The connection string is not one PostgreSQL reads.
+    #[error("the database address is not a PostgreSQL connection string: {0}")]
+    Address(String),
+    /// The pool could not be made.
+    #[error("the connection pool could not be made: {0}")]
+    Pool(String),
+}
+
+/// The schema, by version: each entry applied once, in order, in one transaction.
+const MIGRATIONS: &[&str] = &["
+CREATE TABLE checkpoints (
+    thread_id     TEXT   NOT NULL,
+    seq           BIGINT NOT NULL,
+    created_at_ms BIGINT NOT NULL,
+    body          BYTEA  NOT NULL,
+    snapshot      BYTEA,
+    PRIMARY KEY (thread_id, seq)
+);
+CREATE TABLE writes (
+    thread_id  TEXT     NOT NULL,
+    checkpoint BIGINT   NOT NULL,
+    task       BIGINT   NOT NULL,
+    kind       SMALLINT NOT NULL,
+    idx        INTEGER  NOT NULL,
+    value      BYTEA    NOT NULL,
+    PRIMARY KEY (thread_id, checkpoint, task, kind, idx)
+);
+"];
+
+fn kind_code(kind: WriteKind) -> i16 {
+    match kind {
+        WriteKind::Update => 0,
+        WriteKind::Interrupt => 1,
+        WriteKind::Resume => 2,
+        WriteKind::Error => 3,
+        WriteKind::StateUpdate => 4,
+        WriteKind::Pause => 5,
+        WriteKind::Release => 6,
+    }
+}
+
+fn kind_from(code: i16) -> Result<WriteKind, CheckpointError> {
+    Ok(match code {
+        0 => WriteKind::Update,
+        1 => WriteKind::Interrupt,
+        2 => WriteKind::Resume,
+        3 => WriteKind::Error,
+        4 => WriteKind::StateUpdate,
+        5 => WriteKind::Pause,
+        6 => WriteKind::Release,
+        other => return Err(storage(format!("unknown write kind {other}"))),
+    })
+}
+
+fn storage(e: impl std::fmt::Display) -> CheckpointError {
+    CheckpointError::Storage(e.to_string())
+}
+
+/// A database error as the engine reads it: a full disk is said as such (the run resumes once
+/// there is room); a lost connection names the server.
+fn db(e: tokio_postgres::Error) -> CheckpointError {
+    match e.code() {
+        Some(c) if *c == SqlState::DISK_FULL => CheckpointError::DiskFull,
+        _ if e.is_closed() => storage(format!("the connection to PostgreSQL was lost: {e}")),
+        _ => storage(format!("PostgreSQL: {e}")),
+    }
+}
+
+/// Checkpoints on a PostgreSQL server, durable on return (a commit is acknowledged after the
+/// server's WAL flush, `synchronous_commit` as the server sets it).
+pub struct PgCheckpointer {
+    pool: Pool,
+    schema: OnceCell<()>,
+}
+
+impl PgCheckpointer {
+    /// A store at `url` (`postgres://user@host/db`, or `host=/run/postgresql dbname=research`).
+    /// Nothing is connected yet: the first call connects and brings the schema up to date.
+    pub fn connect_lazy(url: &str) -> Result<Self, PgError> {
+        let config: tokio_postgres::Config = url
+            .parse()
+            .map_err(|e: tokio_postgres::Error| PgError::Address(e.to_string()))?;
+        let manager = Manager::from_config(
+            config,
+            NoTls,
+            ManagerConfig {
+                recycling_method: RecyclingMethod::Fast,
+            },
+        );
+        let pool = Pool::builder(manager)
+            .max_size(8)
+            .build()
+            .map_err(|e| PgError::Pool(e.to_string()))?;
+        Ok(Self {
+            pool,
+            schema: OnceCell::new(),
+        })
+    }
+
+    /// A pooled connection, the schema brought up to date first.
+    async fn client(&self) -> Result<deadpool_postgres::Object, CheckpointError> {
+        let client = self
+            .pool
+            .get()
+            .await
+            .map_err(|e| storage(format!("PostgreSQL could not be reached: {e}")))?;
+        self.schema
+            .get_or_try_init(|| async { migrate(&client).await })
+            .await?;
+        Ok(client)
+    }
+}
+
+/// Applies the migrations the database has not seen, under an advisory lock so two processes
+/// starting at once do not both apply one.
+async fn migrate(client: &tokio_postgres::Client) -> Result<(), CheckpointError> {
+    client
+        .batch_execute(
+            "SELECT pg_advisory_lock(7260113);
+             CREATE TABLE IF NOT EXISTS research_schema (version INTEGER NOT NULL);",
+        )
+        .await
+        .map_err(db)?;
+    let result = async {
+        let done: i64 = client
+            .query_one("SELECT count(*) FROM research_schema", &[])
+            .await
+            .map_err(db)?
+            .get(0);
+        for (i, sql) in MIGRATIONS.iter().enumerate().skip(done as usize) {
+            client
+                .batch_execute(&format!(
+                    "BEGIN; {sql} INSERT INTO research_schema (version) VALUES ({}); COMMIT;",
+                    i + 1
+                ))
+                .await
+                .map_err(db)?;
+        }
+        Ok(())
+    }
+    .await;
+    let _ = client
+        .batch_execute("SELECT pg_advisory_unlock(7260113)")
+        .await;
+    result
+}
+
+async fn insert_writes(
+    tx: &deadpool_postgres::Transaction<'_>,
+    writes: &[WriteRecord],
+) -> Result<(), CheckpointError> {
+    if writes.is_empty() {
+        return Ok(());
+    }
+    let stmt = tx
+        .prepare_cached(
+            "INSERT INTO writes (thread_id, checkpoint, task, kind, idx, value)
+             VALUES ($1, $2, $3, $4, $5, $6)
+             ON CONFLICT (thread_id, checkpoint, task, kind, idx) DO UPDATE SET value = EXCLUDED.value",
+        )
+        .await
+        .map_err(db)?;
+    for w in writes {
+        tx.execute(
+            &stmt,
+            &[
+                &w.thread_id.as_str(),
+                &(w.checkpoint as i64),
+                &w.task,
+                &kind_code(w.kind),
+                &(w.idx as i32),
+                &w.value,
+            ],
+        )
+        .await
+        .map_err(db)?;
+    }
+    Ok(())
+}
+
+fn record(thread: &ThreadId, row: &tokio_postgres::Row) -> CheckpointRecord {
+    CheckpointRecord {
+        thread_id: thread.clone(),
+        seq: row.get::<_, i64>(0) as u64,
+        created_at_ms: row.get(1),
+        body: row.get(2),
+        snapshot: row.get(3),
+    }
+}
+
+#[async_trait]
+impl Checkpointer for PgCheckpointer {
+    async fn put_checkpoint(
+        &self,
+        checkpoint: CheckpointRecord,
+        writes: Vec<WriteRecord>,
+    ) -> Result<(), CheckpointError> {
+        let mut client = self.client().await?;
+        let tx = client.transaction().await.map_err(db)?;
+        let inserted = tx
+            .execute(
+                "INSERT INTO checkpoints (thread_id, seq, created_at_ms, body, snapshot)
+                 VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING",
+                &[
+                    &checkpoint.thread_id.as_str(),
+                    &(checkpoint.seq as i64),
+                    &checkpoint.created_at_ms,
+                    &checkpoint.body,
+                    &checkpoint.snapshot,
+                ],
+            )
+            .await
+            .map_err(db)?;
+        if inserted == 0 {
+            return Err(CheckpointError::Conflict {
+                thread: checkpoint.thread_id,
+                seq: checkpoint.seq,
+            });
+        }
+        insert_writes(&tx, &writes).await?;
+        tx.commit().await.map_err(db)
+    }
+
+    async fn put_writes(&self, writes: Vec<WriteRecord>) -> Result<(), CheckpointError> {
+        if writes.is_empty() {
+            return Ok(());
+        }
+        let mut client = self.client().await?;
+        let tx = client.transaction().await.map_err(db)?;
+        insert_writes(&tx, &writes).await?;
+        tx.commit().await.map_err(db)
+    }
+
+    async fn load(
+        &self,
+        thread: &ThreadId,
+        seq: Option<u64>,
+    ) -> Result<Option<CheckpointChain>, CheckpointError> {
+        let client = self.client().await?;
+        let id = thread.as_str();
+        let target: Option<i64> = match seq {
+            Some(s) => client
+                .query_opt(
+                    "SELECT seq FROM checkpoints WHERE thread_id = $1 AND seq = $2",
+                    &[&id, &(s as i64)],
+                )
+                .await
+                .map_err(db)?
+                .map(|r| r.get(0)),
+            None => client
+                .query_one(
+                    "SELECT max(seq) FROM checkpoints WHERE thread_id = $1",
+                    &[&id],
+                )
+                .await
+                .map_err(db)?
+                .get(0),
+        };
+        let Some(target) = target else {
+            return Ok(None);
+        };
+        let start: Option<i64> = client
+            .query_one(
+                "SELECT max(seq) FROM checkpoints WHERE thread_id = $1 AND seq <= $2 AND snapshot IS NOT NULL",
+                &[&id, &target],
+            )
+            .await
+            .map_err(db)?
+            .get(0);
+        let Some(start) = start else {
+            return Ok(None);
+        };
+        let checkpoints = client
+            .query(
+                "SELECT seq, created_at_ms, body, CASE WHEN seq = $2 THEN snapshot END
+                 FROM checkpoints WHERE thread_id = $1 AND seq BETWEEN $2 AND $3 ORDER BY seq",
+                &[&id, &start, &target],
+            )
+            .await
+            .map_err(db)?
+            .iter()
+            .map(|r| record(thread, r))
+            .collect();
+        let writes = client
+            .query(
+                "SELECT checkpoint, task, kind, idx, value FROM writes
+                 WHERE thread_id = $1 AND checkpoint BETWEEN $2 AND $3
+                 ORDER BY checkpoint, task, kind, idx",
+                &[&id, &start, &target],
+            )
+            .await
+            .map_err(db)?
+            .iter()
+            .map(|r| {
+                Ok(WriteRecord {
+                    thread_id: thread.clone(),
+                    checkpoint: r.get::<_, i64>(0) as u64,
+                    task: r.get(1),
+                    kind: kind_from(r.get(2))?,
+                    idx: r.get::<_, i32>(3) as u32,
+                    value: r.get(4),
+                })
+            })
+            .collect::<Result<Vec<_>, CheckpointError>>()?;
+        Ok(Some(CheckpointChain {
+            checkpoints,
+            writes,
+        }))
+    }
+
+    async fn list(&self, thread: &ThreadId) -> Result<Vec<CheckpointRecord>, CheckpointError> {
+        let client = self.client().await?;
+        Ok(client
+            .query(
+                "SELECT seq, created_at_ms, body, NULL::BYTEA FROM checkpoints WHERE thread_id = $1 ORDER BY seq",
+                &[&thread.as_str()],
+            )
+            .await
+            .map_err(db)?
+            .iter()
+            .map(|r| record(thread, r))
+            .collect())
+    }
+
+    async fn threads(&self) -> Result<Vec<ThreadId>, CheckpointError> {
+        let client = self.client().await?;
+        Ok(client
+            .query(
+                "SELECT DISTINCT thread_id FROM checkpoints ORDER BY thread_id",
+                &[],
+            )
+            .await
+            .map_err(db)?
+            .iter()
+            .map(|r| ThreadId(r.get(0)))
+            .collect())
+    }
+
+    async fn delete_thread(&self, thread: &ThreadId) -> Result<(), CheckpointError> {
+        let mut client = self.client().await?;
+        let tx = client.transaction().await.map_err(db)?;
+        tx.execute(
+            "DELETE FROM writes WHERE thread_id = $1",
+            &[&thread.as_str()],
+        )
+        .await
+        .map_err(db)?;
+        tx.execute(
+            "DELETE FROM checkpoints WHERE thread_id = $1",
+            &[&thread.as_str()],
+        )
+        .await
+        .map_err(db)?;
+        tx.commit().await.map_err(db)
+    }
+}

@@ -1,0 +1,191 @@
+//! A PostgreSQL server of the tests' own: `initdb` and `pg_ctl` in a temporary folder (the
+//! `postgresql` package, installed by `scripts/install-deps.sh`), listening on a Unix socket in
+//! that folder only, stopped when dropped. No container, nothing shared with a server the
+//! machine runs. As root (CI), the server runs as the `postgres` user, which `initdb` requires.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// A running throwaway server.
+pub struct TempPostgres {
+    dir: tempfile::TempDir,
+    bin: PathBuf,
+    port: u16,
+    as_postgres: bool,
+}
+
+/// Where the server's programs (`initdb`, `pg_ctl`, `createdb`) are: Debian's
+/// `/usr/lib/postgresql/N/bin` (the newest), else the `PATH`.
+fn bin_dir() -> Option<PathBuf> {
+    let has_all = |dir: &Path| {
+        ["initdb", "pg_ctl", "createdb"]
+            .iter()
+            .all(|p| dir.join(p).is_file())
+    };
+    let mut versions: Vec<PathBuf> = std::fs::read_dir("/usr/lib/postgresql")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path().join("bin"))
+        .filter(|b| has_all(b))
+        .collect();
+    versions.sort();
+    if let Some(newest) = versions.pop() {
+        return Some(newest);
+    }
+    let path = std::env::var("PATH").ok()?;
+    std::env::split_paths(&path).find(|d| has_all(d))
+}
+
+fn is_root() -> bool {
+    // The effective user's id, from /proc (no libc dependency for one number).
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("Uid:"))
+                .and_then(|l| l.split_whitespace().nth(2).map(|u| u == "0"))
+        })
+        .unwrap_or(false)
+}
+
+impl TempPostgres {
+    /// Starts a server, or says why it cannot (no PostgreSQL installed).
+    pub fn start() -> Result<Self, String> {
+        let bin = bin_dir().ok_or(
+            "PostgreSQL is not installed (scripts/install-deps.sh installs the postgresql package)",
+        )?;
+        let dir = tempfile::Builder::new()
+            .prefix("research-pg")
+            .tempdir()
+            .map_err(|e| e.to_string())?;
+        let as_postgres = is_root();
+        if as_postgres {
+            // The server refuses to run as root: its folder is the postgres user's.
+            run(Command::new("chown")
+                .args(["-R", "postgres:postgres"])
+                .arg(dir.path()))?;
+        }
+        let data = dir.path().join("data");
+        let port = 20_000 + (std::process::id() % 20_000) as u16;
+        let server = Self {
+            dir,
+            bin,
+            port,
+            as_postgres,
+        };
+        run(&mut server.command(
+            "initdb",
+            &[
+                "-D",
+                data.to_str().unwrap_or_default(),
+                "-U",
+                "postgres",
+                "--auth=trust",
+                "--no-sync",
+                "-E",
+                "UTF8",
+            ],
+        ))?;
+        let options = format!(
+            "-k {} -p {} -c listen_addresses='' -c fsync=on",
+            server.dir.path().display(),
+            server.port
+        );
+        let log = server.dir.path().join("server.log");
+        run(&mut server.command(
+            "pg_ctl",
+            &[
+                "-D",
+                data.to_str().unwrap_or_default(),
+                "-l",
+                log.to_str().unwrap_or_default(),
+                "-o",
+                &options,
+                "-w",
+                "start",
+            ],
+        ))
+        .map_err(|e| format!("{e}\n{}", std::fs::read_to_string(&log).unwrap_or_default()))?;
+        Ok(server)
+    }
+
+    fn command(&self, program: &str, args: &[&str]) -> Command {
+        let path = self.bin.join(program);
+        if self.as_postgres {
+            let mut c = Command::new("runuser");
+            c.args(["-u", "postgres", "--"]).arg(path).args(args);
+            c
+        } else {
+            let mut c = Command::new(path);
+            c.args(args);
+            c
+        }
+    }
+
+    /// The folder its socket is in.
+    pub fn socket_dir(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// A new empty database on the server, and its connection string.
+    pub fn database(&self, name: &str) -> Result<String, String> {
+        run(&mut self.command(
+            "createdb",
+            &[
+                "-h",
+                self.socket_dir().to_str().unwrap_or_default(),
+                "-p",
+                &self.port.to_string(),
+                "-U",
+                "postgres",
+                name,
+            ],
+        ))?;
+        Ok(self.url(name))
+    }
+
+    /// The connection string of database `name`.
+    pub fn url(&self, name: &str) -> String {
+        format!(
+            "host={} port={} user=postgres dbname={name}",
+            self.socket_dir().display(),
+            self.port
+        )
+    }
+
+    /// Stops the server at once (a crash, as far as its clients can tell).
+    pub fn kill(&self) -> Result<(), String> {
+        run(&mut self.command(
+            "pg_ctl",
+            &[
+                "-D",
+                self.dir.path().join("data").to_str().unwrap_or_default(),
+                "-m",
+                "immediate",
+                "stop",
+            ],
+        ))
+    }
+}
+
+impl Drop for TempPostgres {
+    fn drop(&mut self) {
+        let _ = self.kill();
+    }
+}
+
+fn run(cmd: &mut Command) -> Result<(), String> {
+    let out = cmd
+        .output()
+        .map_err(|e| format!("{cmd:?} could not start: {e}"))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{cmd:?} failed: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ))
+    }
+}
