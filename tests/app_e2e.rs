@@ -938,6 +938,37 @@ async fn recheck_after_a_source_changed() {
     app.wait_text("#keep-current", 10, |t| t == "Keep current")
         .await;
     app.quit().await;
+
+    // A schedule due while the app was closed (first due at once, research again on a change),
+    // and one more source changed: the app, opened again, runs it by itself and the session
+    // shows what it did — the question researched again as a new run.
+    let studio = research_api::Studio::open(Some(&profile.db())).unwrap();
+    let session = studio.list_sessions(None).unwrap()[0].id.clone();
+    studio.watch(&session, "1d", true, Some(0)).unwrap();
+    drop(studio);
+    std::fs::write(
+        corpus.join("pollination.txt"),
+        "This page was rewritten and no longer speaks of bees.\n",
+    )
+    .unwrap();
+    let app = App::start(&display, &profile, &shots).await;
+    app.wait("#sessions li:first-child .session-link", 30).await;
+    app.click("#sessions li:first-child .session-link").await;
+    app.wait_text("#keep-current", 30, |t| t == "Kept current")
+        .await;
+    app.click("#keep-current").await;
+    let last = app
+        .wait_text("#schedule-box", 120, |t| {
+            t.contains("researched again: a new report")
+        })
+        .await;
+    assert!(last.contains("changed"), "{last}");
+    let studio = research_api::Studio::open(Some(&profile.db())).unwrap();
+    assert_eq!(studio.session(&session).unwrap().runs.len(), 2, "a new run");
+    app.js("document.getElementById('schedule-box').scrollIntoView({block: 'start'})")
+        .await;
+    app.shot("05-ran-while-open").await;
+    app.quit().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

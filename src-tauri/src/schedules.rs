@@ -32,7 +32,9 @@ pub async fn watch_session(
     every: String,
     research_again: bool,
 ) -> Result<ScheduleView, ApiError> {
-    state.studio.watch(&session_id, &every, research_again)
+    state
+        .studio
+        .watch(&session_id, &every, research_again, None)
 }
 
 /// Pauses or resumes a session's schedule.

@@ -141,6 +141,15 @@ fn a_watched_session_is_rechecked_when_due_and_researched_again_when_a_source_ch
         .to_string()
         .contains(runs[0]["researched"].as_str().unwrap()));
 
+    // A schedule that starts now is due at once.
+    ok(&research(
+        &[
+            "watch", &session, "--every", "1w", "--first", "now", "--json",
+        ],
+        &db,
+    ));
+    assert_eq!(run_due(&db, now_ms() + 1000).as_array().unwrap().len(), 1);
+
     // Paused, nothing runs; removed, it is gone.
     assert!(research(&["watch", &session, "--pause"], &db)
         .status

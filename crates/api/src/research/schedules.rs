@@ -153,14 +153,16 @@ impl Studio {
         }
     }
 
-    /// Keeps `session_id` current: every `every` (`1d`, `1w`, …) from now its cited sources are
-    /// checked again, and with `research_again` its question researched again when one changed.
-    /// Replaces the session's schedule if it has one.
+    /// Keeps `session_id` current: every `every` (`1d`, `1w`, …) its cited sources are checked
+    /// again, and with `research_again` its question researched again when one changed — first
+    /// at `first_due_ms` (ms since the epoch; `None`: one interval from now; a time already past
+    /// is due at once). Replaces the session's schedule if it has one.
     pub fn watch(
         &self,
         session_id: &str,
         every: &str,
         research_again: bool,
+        first_due_ms: Option<i64>,
     ) -> Result<ScheduleView, ApiError> {
         let every_ms = parse_every(every)?;
         // A session with a report to keep current.
@@ -171,7 +173,7 @@ impl Studio {
             every_ms,
             research_again,
             paused: false,
-            next_due_ms: now + every_ms,
+            next_due_ms: first_due_ms.map_or(now + every_ms, |t| t.max(0)),
             last_run_ms: None,
             last_outcome: None,
             created_at_ms: now,

@@ -22,6 +22,10 @@ pub struct WatchArgs {
     /// is gone
     #[arg(long)]
     research_again: bool,
+    /// When it first runs, with --every: `now`, or a TIME as for --now (default: one interval
+    /// from now)
+    #[arg(long, value_name = "TIME")]
+    first: Option<String>,
     /// List the schedules
     #[arg(long)]
     list: bool,
@@ -111,6 +115,14 @@ fn parse_time(text: &str) -> Result<i64, ApiError> {
     Ok(secs * 1000)
 }
 
+/// The time now, in ms since the epoch.
+fn system_now() -> anyhow::Result<i64> {
+    Ok(std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .context("the clock is before 1970")?
+        .as_millis() as i64)
+}
+
 fn print_view(v: &ScheduleView) {
     println!(
         "{}  every {}{}{}  next due {}  {}",
@@ -163,10 +175,7 @@ pub async fn watch(args: WatchArgs) -> anyhow::Result<ExitCode> {
     if args.run_due {
         let now = match &args.now {
             Some(t) => parse_time(t)?,
-            None => std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .context("the clock is before 1970")?
-                .as_millis() as i64,
+            None => system_now()?,
         };
         let runs = studio.run_due(now, &OsKeychain).await?;
         if args.json {
@@ -196,7 +205,12 @@ pub async fn watch(args: WatchArgs) -> anyhow::Result<ExitCode> {
     }
     let session = need_session()?;
     if let Some(every) = &args.every {
-        let view = studio.watch(session, every, args.research_again)?;
+        let first = match args.first.as_deref() {
+            None => None,
+            Some("now") => Some(system_now()?),
+            Some(t) => Some(parse_time(t)?),
+        };
+        let view = studio.watch(session, every, args.research_again, first)?;
         if args.json {
             println!("{}", serde_json::to_string_pretty(&view)?);
         } else {
