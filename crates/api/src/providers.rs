@@ -92,6 +92,30 @@ async fn ollama_models(base: &str) -> Result<Vec<String>, String> {
         .collect())
 }
 
+/// The model ids an OpenAI-compatible server at `base` lists (`GET /models`), none when it
+/// lists none or cannot be read.
+async fn server_models(base: &str) -> Vec<String> {
+    let Ok(client) = reqwest::Client::builder()
+        .timeout(Duration::from_secs(3))
+        .build()
+    else {
+        return Vec::new();
+    };
+    let Ok(reply) = client.get(format!("{base}/models")).send().await else {
+        return Vec::new();
+    };
+    let Ok(list) = reply.json::<serde_json::Value>().await else {
+        return Vec::new();
+    };
+    list["data"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|m| m["id"].as_str().map(String::from))
+        .take(50)
+        .collect()
+}
+
 /// The GGUF files in `dir`, as model strings (`local:/path`), by name.
 fn downloaded(dir: &std::path::Path) -> Vec<String> {
     let mut out: Vec<String> = std::fs::read_dir(dir)
@@ -220,8 +244,16 @@ pub async fn providers(
                 .unwrap_or_default();
             out.push(match reachable(&format!("{base}/models")).await {
                 Ok(code) if code < 500 => {
+                    // The server's own list, where it gives one (LM Studio, vLLM, llama.cpp's).
+                    let mut offered = vec![spec.to_string()];
+                    for id in server_models(&base).await {
+                        let m = format!("openai-compat:{base}#{id}");
+                        if !offered.contains(&m) {
+                            offered.push(m);
+                        }
+                    }
                     status("openai-compat", "model", true, format!("{base} answers"))
-                        .offering(vec![spec.to_string()])
+                        .offering(offered)
                 }
                 Ok(code) => status(
                     "openai-compat",
@@ -353,4 +385,64 @@ pub async fn providers(
         None => status("local", "search", false, "the library cannot be opened"),
     });
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wiremock::matchers::path;
+    use wiremock::{Mock, MockServer, ResponseTemplate};
+
+    #[tokio::test]
+    async fn the_models_a_server_has_and_the_files_downloaded_are_offered() {
+        let server = MockServer::start().await;
+        Mock::given(path("/v1/models"))
+            .respond_with(ResponseTemplate::new(200).set_body_json(
+                serde_json::json!({"data": [{"id": "qwen2.5-7b-instruct"}, {"id": "llama-3.2-3b"}]}),
+            ))
+            .mount(&server)
+            .await;
+        Mock::given(path("/api/tags"))
+            .respond_with(
+                ResponseTemplate::new(200)
+                    .set_body_json(serde_json::json!({"models": [{"name": "qwen2.5:7b"}]})),
+            )
+            .mount(&server)
+            .await;
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("small.gguf"), b"GGUF").unwrap();
+        std::fs::write(dir.path().join("notes.txt"), b"x").unwrap();
+        let mut settings = Settings::default();
+        let base = format!("{}/v1", server.uri());
+        settings
+            .set(
+                "default_model",
+                &format!("openai-compat:{base}#qwen2.5-7b-instruct"),
+            )
+            .unwrap();
+        settings.set("ollama_url", &server.uri()).unwrap();
+        let keys = crate::MemoryKeys::default();
+        let list = providers(&keys, &settings, None, Some(dir.path())).await;
+        let offered = |name: &str| {
+            list.iter()
+                .find(|p| p.kind == "model" && p.name == name)
+                .unwrap()
+                .models
+                .clone()
+        };
+        assert_eq!(
+            offered("openai-compat"),
+            vec![
+                format!("openai-compat:{base}#qwen2.5-7b-instruct"),
+                format!("openai-compat:{base}#llama-3.2-3b"),
+            ]
+        );
+        assert_eq!(offered("ollama"), vec!["ollama:qwen2.5:7b".to_string()]);
+        assert_eq!(
+            offered("local"),
+            vec![format!("local:{}", dir.path().join("small.gguf").display())]
+        );
+        // No key, nothing offered.
+        assert!(offered("openai").is_empty());
+    }
 }
