@@ -10,9 +10,11 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use research_graph::{
-    CompileOptions, CompiledGraph, NodeOptions, Resume, RunOptions, RunOutcome, Send, StateGraph,
-    END, START,
+    Checkpointer, CompileOptions, CompiledGraph, NodeOptions, Resume, RunOptions, RunOutcome, Send,
+    StateGraph, END, START,
 };
+use research_postgres::testing::TempPostgres;
+use research_postgres::PgCheckpointer;
 use research_store::{Durability, SqliteCheckpointer};
 use serde_json::json;
 
@@ -89,7 +91,7 @@ fn r(x: f64, digits: i32) -> f64 {
     (x * f).round() / f
 }
 
-fn linear(n: usize, cp: Option<Arc<SqliteCheckpointer>>) -> CompiledGraph<Bench> {
+fn linear(n: usize, cp: Option<Arc<dyn Checkpointer>>) -> CompiledGraph<Bench> {
     let mut g = StateGraph::<Bench>::new();
     let mut prev = START.to_string();
     for i in 0..n {
@@ -109,7 +111,7 @@ fn linear(n: usize, cp: Option<Arc<SqliteCheckpointer>>) -> CompiledGraph<Bench>
     }
     g.add_edge(&prev, END);
     g.compile(CompileOptions {
-        checkpointer: cp.map(|c| c as _),
+        checkpointer: cp,
         ..Default::default()
     })
     .unwrap()
@@ -138,7 +140,7 @@ fn looping(target: u64) -> CompiledGraph<Bench> {
     g.compile(CompileOptions::default()).unwrap()
 }
 
-fn fanout(cp: Option<Arc<SqliteCheckpointer>>) -> CompiledGraph<Fan> {
+fn fanout(cp: Option<Arc<dyn Checkpointer>>) -> CompiledGraph<Fan> {
     let mut g = StateGraph::<Fan>::new();
     g.add_node("fan", |_, _| async { Ok(FanUpdate::default()) });
     g.add_worker("worker", NodeOptions::default(), |i: u32, _| async move {
@@ -161,13 +163,13 @@ fn fanout(cp: Option<Arc<SqliteCheckpointer>>) -> CompiledGraph<Fan> {
     );
     g.add_edge("worker", "join").add_edge("join", END);
     g.compile(CompileOptions {
-        checkpointer: cp.map(|c| c as _),
+        checkpointer: cp,
         ..Default::default()
     })
     .unwrap()
 }
 
-fn interrupting(cp: Arc<SqliteCheckpointer>) -> CompiledGraph<Bench> {
+fn interrupting(cp: Arc<dyn Checkpointer>) -> CompiledGraph<Bench> {
     let mut g = StateGraph::<Bench>::new();
     for name in ["prepare", "approve", "finish"] {
         g.add_node(name, move |s: Arc<Bench>, _| async move {
@@ -367,6 +369,144 @@ fn main() {
         checkpointed(&rt, &mut tid, durability, bare_ms);
     }
     emit(json!({"scenario": "rss", "peak_rss_end_mib": peak_rss_mib()}));
+    concurrent(&rt, &mut tid, "sqlite_full", &mut || {
+        let db = fresh_db();
+        let cp: Arc<dyn Checkpointer> =
+            Arc::new(SqliteCheckpointer::open_with(&db.path, Durability::Full).unwrap());
+        (Box::new(db) as Box<dyn std::any::Any>, cp)
+    });
+    postgres(&rt, &mut tid);
+}
+
+/// Runs at once, for the throughput of a shared store.
+const CONCURRENT_RUNS: usize = 8;
+
+/// `CONCURRENT_RUNS` linear runs at once on one store made by `open` (kept alive with what it
+/// hands back): runs per second, and the time per durable step.
+fn concurrent(
+    rt: &tokio::runtime::Runtime,
+    tid: &mut impl FnMut() -> String,
+    store: &str,
+    open: &mut dyn FnMut() -> (Box<dyn std::any::Any>, Arc<dyn Checkpointer>),
+) {
+    let m = measure(
+        || {
+            let (keep, cp) = open();
+            (keep, linear(N_LINEAR, Some(cp)))
+        },
+        |(_, g)| {
+            let ids: Vec<String> = (0..CONCURRENT_RUNS).map(|_| tid()).collect();
+            let runs = ids.into_iter().map(|t| {
+                g.invoke(
+                    Bench::default(),
+                    RunOptions::new(t, ()).recursion_limit(N_LINEAR + 10),
+                )
+            });
+            for out in rt.block_on(futures::future::join_all(runs)) {
+                assert_eq!(out.unwrap().state().count as usize, N_LINEAR);
+            }
+        },
+    );
+    emit(
+        json!({"scenario": "concurrent_runs", "store": store, "runs": CONCURRENT_RUNS, "nodes": N_LINEAR,
+        "wall_s": r(m.median, 6), "min_s": r(m.min, 6), "max_s": r(m.max, 6),
+        "runs_per_s": r(CONCURRENT_RUNS as f64 / m.median, 2),
+        "ms_per_durable_step": r(m.median / (CONCURRENT_RUNS * N_LINEAR) as f64 * 1e3, 4)}),
+    );
+}
+
+/// The same durable scenarios on PostgreSQL (a server the bench starts in a temporary folder,
+/// reached on a Unix socket; fsync on, synchronous_commit on): a bare commit, a durable step,
+/// the interrupt cycle, and concurrent runs.
+fn postgres(rt: &tokio::runtime::Runtime, tid: &mut impl FnMut() -> String) {
+    let server = match TempPostgres::start() {
+        Ok(s) => s,
+        Err(e) => {
+            emit(json!({"scenario": "postgres", "skipped": e}));
+            return;
+        }
+    };
+    let mut n = 0;
+    let mut fresh = || -> Arc<dyn Checkpointer> {
+        n += 1;
+        let url = server.database(&format!("bench{n}")).unwrap();
+        let cp = PgCheckpointer::connect_lazy(&url).unwrap();
+        // Connected and migrated before anything is timed.
+        rt.block_on(cp.threads()).unwrap();
+        Arc::new(cp)
+    };
+    // A bare commit: one small row inserted in its own transaction.
+    let url = server.database("bare").unwrap();
+    let bare = measure(
+        || {
+            rt.block_on(async {
+                let (client, conn) = tokio_postgres::connect(&url, tokio_postgres::NoTls).await.unwrap();
+                tokio::spawn(conn);
+                client
+                    .batch_execute("DROP TABLE IF EXISTS t; CREATE TABLE t (id BIGSERIAL PRIMARY KEY, v BYTEA NOT NULL)")
+                    .await
+                    .unwrap();
+                client
+            })
+        },
+        |client| {
+            rt.block_on(async {
+                let blob = vec![7u8; 100];
+                for _ in 0..COMMITS {
+                    client
+                        .execute("INSERT INTO t (v) VALUES ($1)", &[&blob])
+                        .await
+                        .unwrap();
+                }
+            })
+        },
+    );
+    let bare_ms = bare.median / COMMITS as f64 * 1e3;
+    emit(
+        json!({"scenario": "pg_commit", "commits": COMMITS, "wall_s": r(bare.median, 6), "ms_per_commit": r(bare_ms, 4)}),
+    );
+    let m = measure(
+        || linear(N_LINEAR, Some(fresh())),
+        |g| {
+            let opts = RunOptions::new(tid(), ()).recursion_limit(N_LINEAR + 10);
+            let out = rt.block_on(g.invoke(Bench::default(), opts)).unwrap();
+            assert_eq!(out.state().count as usize, N_LINEAR);
+        },
+    );
+    let per_node_ms = m.median / N_LINEAR as f64 * 1e3;
+    emit(
+        json!({"scenario": "pg_linear_ckpt", "nodes": N_LINEAR, "wall_s": r(m.median, 6), "min_s": r(m.min, 6),
+        "max_s": r(m.max, 6), "us_per_node": r(per_node_ms * 1e3, 2), "ratio_to_bare_commit": r(per_node_ms / bare_ms, 3)}),
+    );
+    let m = measure(
+        || interrupting(fresh()),
+        |g| {
+            for _ in 0..CYCLES {
+                let t = tid();
+                let out = rt
+                    .block_on(g.invoke(Bench::default(), RunOptions::new(t.clone(), ())))
+                    .unwrap();
+                assert!(matches!(out, RunOutcome::Interrupted { .. }));
+                let edit = BenchUpdate {
+                    log: Some(vec!["human-approved".into()]),
+                    ..Default::default()
+                };
+                rt.block_on(g.update_state(&t.clone().into(), edit))
+                    .unwrap();
+                let out = rt
+                    .block_on(g.resume(Resume::empty(), RunOptions::new(t, ())))
+                    .unwrap();
+                assert_eq!(out.state().count, 3);
+            }
+        },
+    );
+    emit(
+        json!({"scenario": "pg_interrupt", "cycles": CYCLES, "wall_s": r(m.median, 6),
+        "ms_per_cycle": r(m.median / CYCLES as f64 * 1e3, 4)}),
+    );
+    concurrent(rt, tid, "postgres", &mut || {
+        (Box::new(()) as Box<dyn std::any::Any>, fresh())
+    });
 }
 
 fn checkpointed(
@@ -379,7 +519,9 @@ fn checkpointed(
         Durability::Full => "full",
         Durability::Normal => "normal",
     };
-    let open = |path: &Path| Arc::new(SqliteCheckpointer::open_with(path, durability).unwrap());
+    let open = |path: &Path| -> Arc<dyn Checkpointer> {
+        Arc::new(SqliteCheckpointer::open_with(path, durability).unwrap())
+    };
     // linear + SQLite (every step is committed before the next one starts)
     let (m, (db, g)) = measure_keep(
         || {
