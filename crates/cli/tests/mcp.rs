@@ -549,3 +549,71 @@ fn another_studios_library_over_mcp_is_a_source_that_is_read_and_checked() {
     let bad = research(&["settings", "set", "mcp_sources", "no equals sign"], &ours);
     assert!(!bad.status.success());
 }
+
+#[test]
+fn a_wiki_behind_a_small_mcp_server_is_read_quoted_and_checked() {
+    // A stdio MCP server written for this test in Python, speaking the protocol by hand: not
+    // rmcp on both ends.
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db.sqlite");
+    let server = fixtures().join("wiki_mcp.py");
+    let set = research(
+        &[
+            "settings",
+            "set",
+            "mcp_sources",
+            &format!("wiki=python3 {}#search_wiki", server.display()),
+        ],
+        &db,
+    );
+    assert!(
+        set.status.success(),
+        "{}",
+        String::from_utf8_lossy(&set.stderr)
+    );
+    let script = format!("scripted:{}", fixtures().join("script.json").display());
+    let result = ok(&research(
+        &[
+            "run",
+            QUESTION,
+            "--llm",
+            &script,
+            "--search",
+            "mcp:wiki",
+            "--no-input",
+            "--json",
+        ],
+        &db,
+    ));
+    let sources = result["sources"].as_array().unwrap();
+    assert!(!sources.is_empty(), "{result}");
+    assert!(sources
+        .iter()
+        .all(|s| s["url"].as_str().unwrap().starts_with("mcp://wiki/")));
+    // The evidence quotes what the server returned, and the report's audit verified some of it.
+    let quotes: Vec<&str> = result["evidence"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|e| e["quote"].as_str())
+        .collect();
+    assert!(
+        quotes
+            .iter()
+            .any(|q| q.contains("waggle dance") || q.contains("honeybee hives")),
+        "{quotes:?}"
+    );
+    assert!(
+        result["audit"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|a| a["status"] == "verified"),
+        "{}",
+        result["audit"]
+    );
+    assert!(
+        result["report"].as_str().unwrap().contains("mcp://wiki/"),
+        "the sources list names it"
+    );
+}
