@@ -69,15 +69,7 @@ async fn ollama_models(base: &str) -> Result<Vec<String>, String> {
         .get(format!("{base}/api/tags"))
         .send()
         .await
-        .map_err(|e| {
-            if e.is_connect() {
-                "connection refused".to_string()
-            } else if e.is_timeout() {
-                "no answer within 3 s".to_string()
-            } else {
-                e.to_string()
-            }
-        })?
+        .map_err(unreachable_reason)?
         .error_for_status()
         .map_err(|e| e.to_string())?
         .json()
@@ -134,6 +126,17 @@ fn downloaded(dir: &std::path::Path) -> Vec<String> {
     out
 }
 
+/// Why a local server did not answer, in a few words.
+fn unreachable_reason(e: reqwest::Error) -> String {
+    if e.is_connect() {
+        "connection refused".to_string()
+    } else if e.is_timeout() {
+        "no answer within 3 s".to_string()
+    } else {
+        e.to_string()
+    }
+}
+
 async fn reachable(url: &str) -> Result<u16, String> {
     let client = reqwest::Client::builder()
         .timeout(Duration::from_secs(3))
@@ -144,15 +147,7 @@ async fn reachable(url: &str) -> Result<u16, String> {
         .send()
         .await
         .map(|r| r.status().as_u16())
-        .map_err(|e| {
-            if e.is_connect() {
-                "connection refused".to_string()
-            } else if e.is_timeout() {
-                "no answer within 3 s".to_string()
-            } else {
-                e.to_string()
-            }
-        })
+        .map_err(unreachable_reason)
 }
 
 fn keyed(store: &dyn KeyStore, name: &str, kind: &str, required: bool) -> ProviderStatus {

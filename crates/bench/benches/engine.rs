@@ -378,6 +378,32 @@ fn main() {
     postgres(&rt, &mut tid);
 }
 
+/// `CYCLES` times: a run paused before `approve`, the state edited, the run resumed to its end.
+fn interrupt_cycles(
+    rt: &tokio::runtime::Runtime,
+    tid: &mut impl FnMut() -> String,
+    g: &CompiledGraph<Bench>,
+) {
+    for _ in 0..CYCLES {
+        let t = tid();
+        let out = rt
+            .block_on(g.invoke(Bench::default(), RunOptions::new(t.clone(), ())))
+            .unwrap();
+        assert!(matches!(out, RunOutcome::Interrupted { .. }));
+        let edit = BenchUpdate {
+            log: Some(vec!["human-approved".into()]),
+            ..Default::default()
+        };
+        rt.block_on(g.update_state(&t.clone().into(), edit))
+            .unwrap();
+        let out = rt
+            .block_on(g.resume(Resume::empty(), RunOptions::new(t, ())))
+            .unwrap();
+        assert_eq!(out.state().count, 3);
+        assert!(out.state().log.iter().any(|l| l == "human-approved"));
+    }
+}
+
 /// Runs at once, for the throughput of a shared store.
 const CONCURRENT_RUNS: usize = 8;
 
@@ -478,28 +504,7 @@ fn postgres(rt: &tokio::runtime::Runtime, tid: &mut impl FnMut() -> String) {
         json!({"scenario": "pg_linear_ckpt", "nodes": N_LINEAR, "wall_s": r(m.median, 6), "min_s": r(m.min, 6),
         "max_s": r(m.max, 6), "us_per_node": r(per_node_ms * 1e3, 2), "ratio_to_bare_commit": r(per_node_ms / bare_ms, 3)}),
     );
-    let m = measure(
-        || interrupting(fresh()),
-        |g| {
-            for _ in 0..CYCLES {
-                let t = tid();
-                let out = rt
-                    .block_on(g.invoke(Bench::default(), RunOptions::new(t.clone(), ())))
-                    .unwrap();
-                assert!(matches!(out, RunOutcome::Interrupted { .. }));
-                let edit = BenchUpdate {
-                    log: Some(vec!["human-approved".into()]),
-                    ..Default::default()
-                };
-                rt.block_on(g.update_state(&t.clone().into(), edit))
-                    .unwrap();
-                let out = rt
-                    .block_on(g.resume(Resume::empty(), RunOptions::new(t, ())))
-                    .unwrap();
-                assert_eq!(out.state().count, 3);
-            }
-        },
-    );
+    let m = measure(|| interrupting(fresh()), |g| interrupt_cycles(rt, tid, g));
     emit(
         json!({"scenario": "pg_interrupt", "cycles": CYCLES, "wall_s": r(m.median, 6),
         "ms_per_cycle": r(m.median / CYCLES as f64 * 1e3, 4)}),
@@ -582,26 +587,7 @@ fn checkpointed(
             let cp = open(&db.path);
             (db, interrupting(cp))
         },
-        |(_, g)| {
-            for _ in 0..CYCLES {
-                let t = tid();
-                let out = rt
-                    .block_on(g.invoke(Bench::default(), RunOptions::new(t.clone(), ())))
-                    .unwrap();
-                assert!(matches!(out, RunOutcome::Interrupted { .. }));
-                let edit = BenchUpdate {
-                    log: Some(vec!["human-approved".into()]),
-                    ..Default::default()
-                };
-                rt.block_on(g.update_state(&t.clone().into(), edit))
-                    .unwrap();
-                let out = rt
-                    .block_on(g.resume(Resume::empty(), RunOptions::new(t, ())))
-                    .unwrap();
-                assert_eq!(out.state().count, 3);
-                assert!(out.state().log.iter().any(|l| l == "human-approved"));
-            }
-        },
+        |(_, g)| interrupt_cycles(rt, tid, g),
     );
     emit(
         json!({"scenario": "interrupt", "synchronous": label, "cycles": CYCLES, "wall_s": r(m.median, 6), "min_s": r(m.min, 6),

@@ -65,6 +65,35 @@ pub enum WriteKind {
     Release,
 }
 
+impl WriteKind {
+    /// The number a store keeps the kind as (the same in every store, so a thread moves).
+    pub fn code(self) -> i16 {
+        match self {
+            WriteKind::Update => 0,
+            WriteKind::Interrupt => 1,
+            WriteKind::Resume => 2,
+            WriteKind::Error => 3,
+            WriteKind::StateUpdate => 4,
+            WriteKind::Pause => 5,
+            WriteKind::Release => 6,
+        }
+    }
+
+    /// The kind a store kept as `code`; `None` for a number this version does not know.
+    pub fn from_code(code: i64) -> Option<Self> {
+        Some(match code {
+            0 => WriteKind::Update,
+            1 => WriteKind::Interrupt,
+            2 => WriteKind::Resume,
+            3 => WriteKind::Error,
+            4 => WriteKind::StateUpdate,
+            5 => WriteKind::Pause,
+            6 => WriteKind::Release,
+            _ => return None,
+        })
+    }
+}
+
 /// The task index used by writes that belong to the whole step rather than one task.
 pub const WHOLE_STEP: i64 = -1;
 

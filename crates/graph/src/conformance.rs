@@ -550,6 +550,33 @@ pub async fn bytes_per_step_stay_flat(cp: Arc<dyn Checkpointer>) {
     }
 }
 
+/// A second store on the same storage (another process, or another machine on a shared server)
+/// sees a thread the first left unfinished and resumes it: only the task that failed runs again.
+pub async fn another_store_resumes(first: Arc<dyn Checkpointer>, second: Arc<dyn Checkpointer>) {
+    let probes = Arc::new(Probes::default());
+    probes.fail_once.lock().unwrap().push(1);
+    let g = fanout_graph(first, 4);
+    assert!(g
+        .invoke(Probe::default(), RunOptions::new("t", probes.clone()))
+        .await
+        .is_err());
+    let g = fanout_graph(second, 4);
+    assert_eq!(
+        g.get_state(&"t".into(), None).await.unwrap().status,
+        ThreadStatus::Unfinished
+    );
+    let out = g
+        .resume(Resume::empty(), RunOptions::new("t", probes.clone()))
+        .await
+        .unwrap();
+    assert_eq!(out.state().items.len(), 4);
+    assert_eq!(
+        probes.runs.lock().unwrap().values().sum::<u32>(),
+        5,
+        "only the failed worker ran twice"
+    );
+}
+
 /// Writes one `#[tokio::test]` per conformance check for the checkpointer made by `$make`.
 #[macro_export]
 macro_rules! checkpointer_conformance {

@@ -409,12 +409,12 @@ impl McpServer {
                     format!("run {thread} waits on a question: answer it with answer"),
                 ))
             }
-            (None, None) if finished(standing.status) => {
+            (None, None) if !standing.status.resumable() => {
                 return Err(ApiError::new(
                     ErrorCode::Conflict,
                     format!(
-                        "run {thread} has ended ({}); there is nothing to continue",
-                        status_word(standing.status)
+                        "run {thread} is {}; there is nothing to continue",
+                        standing.status
                     ),
                 ))
             }
@@ -529,7 +529,7 @@ impl McpServer {
         out["status"] = match standing.status {
             // Running by the store, yet no process is known to run it: resume continues it.
             SessionStatus::Running | SessionStatus::Interrupted => "interrupted".into(),
-            other => status_word(other).into(),
+            other => other.as_str().into(),
         };
         match standing.status {
             SessionStatus::Finished => {
@@ -572,27 +572,6 @@ fn review_points(points: &[String]) -> Result<ReviewPoints, ApiError> {
         }
     }
     Ok(review)
-}
-
-/// Whether a session in `status` has nothing left to run.
-fn finished(status: SessionStatus) -> bool {
-    matches!(
-        status,
-        SessionStatus::Finished | SessionStatus::Cancelled | SessionStatus::Rejected
-    )
-}
-
-/// A status as one word.
-fn status_word(status: SessionStatus) -> &'static str {
-    match status {
-        SessionStatus::Running => "running",
-        SessionStatus::Waiting => "waiting",
-        SessionStatus::Interrupted => "interrupted",
-        SessionStatus::Failed => "failed",
-        SessionStatus::Finished => "finished",
-        SessionStatus::Cancelled => "cancelled",
-        SessionStatus::Rejected => "rejected",
-    }
 }
 
 /// The question a run waits on, and the answers it takes, as an assistant reads them.

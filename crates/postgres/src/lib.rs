@@ -55,29 +55,9 @@ CREATE TABLE writes (
 );
 "];
 
-fn kind_code(kind: WriteKind) -> i16 {
-    match kind {
-        WriteKind::Update => 0,
-        WriteKind::Interrupt => 1,
-        WriteKind::Resume => 2,
-        WriteKind::Error => 3,
-        WriteKind::StateUpdate => 4,
-        WriteKind::Pause => 5,
-        WriteKind::Release => 6,
-    }
-}
-
 fn kind_from(code: i16) -> Result<WriteKind, CheckpointError> {
-    Ok(match code {
-        0 => WriteKind::Update,
-        1 => WriteKind::Interrupt,
-        2 => WriteKind::Resume,
-        3 => WriteKind::Error,
-        4 => WriteKind::StateUpdate,
-        5 => WriteKind::Pause,
-        6 => WriteKind::Release,
-        other => return Err(storage(format!("unknown write kind {other}"))),
-    })
+    WriteKind::from_code(i64::from(code))
+        .ok_or_else(|| storage(format!("unknown write kind {code}")))
 }
 
 fn storage(e: impl std::fmt::Display) -> CheckpointError {
@@ -195,7 +175,7 @@ async fn insert_writes(
                 &w.thread_id.as_str(),
                 &(w.checkpoint as i64),
                 &w.task,
-                &kind_code(w.kind),
+                &w.kind.code(),
                 &(w.idx as i32),
                 &w.value,
             ],

@@ -61,36 +61,14 @@ research_graph::checkpointer_conformance!(fresh());
 
 #[tokio::test]
 async fn a_second_process_reads_and_resumes_what_the_first_wrote() {
-    use research_graph::conformance::{fanout_graph, Probe, Probes};
-    use research_graph::{Resume, RunOptions, ThreadStatus};
+    // The laptop's store and the other machine's, on one server.
     let server = TempPostgres::start().unwrap();
     let url = server.database("team").unwrap();
-    let probes = Arc::new(Probes::default());
-    probes.fail_once.lock().unwrap().push(1);
-    {
-        // The laptop: its run fails part-way.
-        let g = fanout_graph(Arc::new(PgCheckpointer::connect_lazy(&url).unwrap()), 4);
-        assert!(g
-            .invoke(Probe::default(), RunOptions::new("t", probes.clone()))
-            .await
-            .is_err());
-    }
-    // The other machine: another store on the same server sees the thread and finishes it.
-    let g = fanout_graph(Arc::new(PgCheckpointer::connect_lazy(&url).unwrap()), 4);
-    assert_eq!(
-        g.get_state(&"t".into(), None).await.unwrap().status,
-        ThreadStatus::Unfinished
-    );
-    let out = g
-        .resume(Resume::empty(), RunOptions::new("t", probes.clone()))
-        .await
-        .unwrap();
-    assert_eq!(out.state().items.len(), 4);
-    assert_eq!(
-        probes.runs.lock().unwrap().values().sum::<u32>(),
-        5,
-        "only the failed worker ran twice"
-    );
+    research_graph::conformance::another_store_resumes(
+        Arc::new(PgCheckpointer::connect_lazy(&url).unwrap()),
+        Arc::new(PgCheckpointer::connect_lazy(&url).unwrap()),
+    )
+    .await;
 }
 
 #[tokio::test]

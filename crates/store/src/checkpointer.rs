@@ -46,28 +46,11 @@ fn write_failed(e: rusqlite::Error) -> CheckpointError {
 }
 
 fn kind_code(kind: WriteKind) -> i64 {
-    match kind {
-        WriteKind::Update => 0,
-        WriteKind::Interrupt => 1,
-        WriteKind::Resume => 2,
-        WriteKind::Error => 3,
-        WriteKind::StateUpdate => 4,
-        WriteKind::Pause => 5,
-        WriteKind::Release => 6,
-    }
+    i64::from(kind.code())
 }
 
 fn kind_from(code: i64) -> Result<WriteKind, CheckpointError> {
-    Ok(match code {
-        0 => WriteKind::Update,
-        1 => WriteKind::Interrupt,
-        2 => WriteKind::Resume,
-        3 => WriteKind::Error,
-        4 => WriteKind::StateUpdate,
-        5 => WriteKind::Pause,
-        6 => WriteKind::Release,
-        other => return Err(storage(format!("unknown write kind {other}"))),
-    })
+    WriteKind::from_code(code).ok_or_else(|| storage(format!("unknown write kind {code}")))
 }
 
 impl SqliteCheckpointer {

@@ -12,34 +12,13 @@ research_graph::checkpointer_conformance!(fresh());
 
 #[tokio::test]
 async fn a_thread_survives_reopening_the_file() {
-    use research_graph::conformance::{fanout_graph, Probe, Probes};
-    use research_graph::{Resume, RunOptions, ThreadStatus};
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("db.sqlite3");
-    let probes = Arc::new(Probes::default());
-    probes.fail_once.lock().unwrap().push(1);
-    {
-        let g = fanout_graph(Arc::new(SqliteCheckpointer::open(&path).unwrap()), 4);
-        assert!(g
-            .invoke(Probe::default(), RunOptions::new("t", probes.clone()))
-            .await
-            .is_err());
-    }
-    let g = fanout_graph(Arc::new(SqliteCheckpointer::open(&path).unwrap()), 4);
-    assert_eq!(
-        g.get_state(&"t".into(), None).await.unwrap().status,
-        ThreadStatus::Unfinished
-    );
-    let out = g
-        .resume(Resume::empty(), RunOptions::new("t", probes.clone()))
-        .await
-        .unwrap();
-    assert_eq!(out.state().items.len(), 4);
-    assert_eq!(
-        probes.runs.lock().unwrap().values().sum::<u32>(),
-        5,
-        "only the failed worker ran twice"
-    );
+    research_graph::conformance::another_store_resumes(
+        Arc::new(SqliteCheckpointer::open(&path).unwrap()),
+        Arc::new(SqliteCheckpointer::open(&path).unwrap()),
+    )
+    .await;
 }
 
 #[test]
