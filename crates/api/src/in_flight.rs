@@ -10,7 +10,8 @@
 use std::collections::HashMap;
 use std::future::Future;
 use std::hash::Hash;
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
 use futures::future::{BoxFuture, FutureExt, Shared};
 
@@ -26,54 +27,73 @@ pub type SearchesInFlight = InFlight<
 
 /// The requests in flight by key, each shared by every caller that asks for it meanwhile.
 pub struct InFlight<K, V: Clone> {
-    going: Mutex<HashMap<K, Shared<BoxFuture<'static, V>>>>,
+    going: Arc<Mutex<HashMap<K, Going<V>>>>,
+    next: AtomicU64,
+}
+
+/// One request in flight: its number (to tell it from a later one of the same key) and its
+/// answer, shared.
+struct Going<V: Clone> {
+    id: u64,
+    answer: Shared<BoxFuture<'static, V>>,
 }
 
 impl<K, V: Clone> Default for InFlight<K, V> {
     fn default() -> Self {
         Self {
-            going: Mutex::default(),
+            going: Arc::default(),
+            next: AtomicU64::new(0),
         }
     }
 }
 
 impl<K, V> InFlight<K, V>
 where
-    K: Eq + Hash + Clone,
+    K: Eq + Hash + Clone + Send + 'static,
     V: Clone + Send + Sync + 'static,
 {
     /// The answer for `key`: the one in flight if another caller asked already, else `work()`
-    /// run in a task of its own. `failed` turns a task that panicked into an answer.
+    /// run in a task of its own. `failed` turns a task that panicked into an answer. The task
+    /// lets its key go as it ends, whether anyone still waits or not: a later caller asks anew
+    /// (the caches have the answer), never gets an old one.
     pub async fn run<F>(&self, key: K, work: impl FnOnce() -> F, failed: fn(String) -> V) -> V
     where
         F: Future<Output = V> + Send + 'static,
     {
-        let shared = {
+        let answer = {
             let mut going = self.going.lock().unwrap_or_else(|p| p.into_inner());
-            // One that ended with nobody left to collect it (its waiters were cancelled) is
-            // not in flight any more: asked anew.
-            match going.get(&key).filter(|s| s.peek().is_none()) {
-                Some(shared) => shared.clone(),
+            match going.get(&key) {
+                Some(g) => g.answer.clone(),
                 None => {
-                    let task = tokio::spawn(work());
-                    let shared = async move {
+                    let id = self.next.fetch_add(1, Ordering::Relaxed);
+                    let (map, k) = (self.going.clone(), key.clone());
+                    let job = work();
+                    let task = tokio::spawn(async move {
+                        let answer = job.await;
+                        let mut going = map.lock().unwrap_or_else(|p| p.into_inner());
+                        if going.get(&k).is_some_and(|g| g.id == id) {
+                            going.remove(&k);
+                        }
+                        answer
+                    });
+                    let answer = async move {
                         task.await
                             .unwrap_or_else(|e| failed(format!("the request stopped: {e}")))
                     }
                     .boxed()
                     .shared();
-                    going.insert(key.clone(), shared.clone());
-                    shared
+                    going.insert(
+                        key,
+                        Going {
+                            id,
+                            answer: answer.clone(),
+                        },
+                    );
+                    answer
                 }
             }
         };
-        let answer = shared.clone().await;
-        // The first waiter back lets the key go; a later caller asks anew (the caches have it).
-        let mut going = self.going.lock().unwrap_or_else(|p| p.into_inner());
-        if going.get(&key).is_some_and(|s| s.ptr_eq(&shared)) {
-            going.remove(&key);
-        }
-        answer
+        answer.await
     }
 
     /// How many keys are in flight.
@@ -91,7 +111,6 @@ where
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
     use std::time::Duration;
 
     use research_fetch::{FetchError, FetchPolicy, Fetcher, HttpFetcher};
@@ -176,6 +195,27 @@ mod tests {
             "{all:?}"
         );
         server.verify().await;
+    }
+
+    #[tokio::test]
+    async fn a_request_whose_waiters_all_went_is_let_go_when_it_ends() {
+        let pages: InFlight<u32, u32> = InFlight::default();
+        let waiter = pages.run(
+            1,
+            || async {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                7
+            },
+            |_| 0,
+        );
+        // The only waiter gives up at once.
+        assert!(tokio::time::timeout(Duration::from_millis(10), waiter)
+            .await
+            .is_err());
+        assert_eq!(pages.len(), 1);
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        assert!(pages.is_empty(), "no old answer is kept for a later caller");
+        assert_eq!(pages.run(1, || async { 8 }, |_| 0).await, 8);
     }
 
     #[tokio::test]

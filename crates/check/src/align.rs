@@ -117,7 +117,8 @@ impl Prepared {
 pub struct Window {
     /// The source's number.
     pub source: usize,
-    /// The window's text, as written in the source.
+    /// The window's text, as written in the source — except a table row, which is its reading
+    /// (each cell under its column's name: the header is not next to the row in the source).
     pub text: String,
     /// The share of the claim's alignment terms in the window.
     pub coverage: f64,

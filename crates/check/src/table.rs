@@ -68,25 +68,29 @@ pub fn says_something(cells: &[&str]) -> bool {
         && cells.iter().any(|c| c.chars().any(char::is_alphanumeric))
 }
 
-/// The lines of `text` with their byte offsets.
-fn lines_with_offsets(text: &str) -> impl DoubleEndedIterator<Item = (usize, &str)> {
-    let mut offset = 0;
-    text.split_inclusive('\n')
-        .map(move |l| {
-            let at = offset;
-            offset += l.len();
-            (at, l.trim_end_matches(['\n', '\r']))
-        })
-        .collect::<Vec<_>>()
-        .into_iter()
+/// The lines of `text[..end]` from the last one up, each with its byte offset, read lazily: a
+/// row's header is a few lines up, and a long document is not read again for each of its rows.
+fn lines_up(text: &str, end: usize) -> impl Iterator<Item = (usize, &str)> {
+    let mut end = end.min(text.len());
+    std::iter::from_fn(move || {
+        if end == 0 {
+            return None;
+        }
+        let body = &text[..end];
+        let body = body.strip_suffix('\n').unwrap_or(body);
+        let start = body.rfind('\n').map_or(0, |i| i + 1);
+        let line = body[start..].trim_end_matches('\r');
+        end = start;
+        Some((start, line))
+    })
 }
 
 /// The header row of the table whose body row starts at byte `row_start` of `text`: the row
 /// just above the table's separator, when the rows above `row_start` lead up to one.
 pub fn header(text: &str, row_start: usize) -> Option<Range<usize>> {
     let above = &text[..row_start.min(text.len())];
-    let above = &above[..above.rfind('\n').map_or(0, |i| i + 1)];
-    let mut lines = lines_with_offsets(above).rev();
+    let end = above.rfind('\n').map_or(0, |i| i + 1);
+    let mut lines = lines_up(text, end);
     // Up through the body rows to the separator; the row above it is the header.
     loop {
         let (_, line) = lines.next()?;

@@ -115,7 +115,12 @@ pub fn readable(markdown: &str) -> String {
     let mut out = String::with_capacity(markdown.len());
     for line in markdown.lines() {
         let body = line.trim_start();
-        if body.starts_with('#') || body.starts_with('|') || body.is_empty() {
+        if let Some(cells) = body.starts_with('|').then(|| table::cells(body)).flatten() {
+            // A table row stays a row, each cell's words as the page shows them (a link as its
+            // text), a pipe in a cell kept escaped.
+            let shown: Vec<String> = cells.iter().map(|c| plain(c).replace('|', "\\|")).collect();
+            out.push_str(&format!("| {} |", shown.join(" | ")));
+        } else if body.starts_with('#') || body.starts_with('|') || body.is_empty() {
             out.push_str(line);
         } else {
             // Block marks stay (they end blocks); the words after them are made plain.
@@ -488,6 +493,18 @@ mod tests {
         assert_eq!(s.len(), 1, "{s:?}");
         assert_eq!(&text[s[0].range.clone()], "| Page size | 4096 bytes |");
         assert_eq!(s[0].reading(text), "Limit: Page size; Default: 4096 bytes");
+    }
+
+    #[test]
+    fn a_table_row_reads_as_the_page_shows_it() {
+        let text = readable("| Name | Site |\n| --- | --- |\n| [SQLite](https://sqlite.org) | a \\| b |\n");
+        assert!(text.contains("| SQLite | a \\| b |"), "{text}");
+        let s = sentences(&text, 0..text.len());
+        assert_eq!(s.len(), 1);
+        assert_eq!(s[0].reading(&text), "Name: SQLite; Site: a | b");
+        // The quote the extractor makes of the row is in it.
+        let quote = plain("| [SQLite](https://sqlite.org) | a \\| b |");
+        assert!(quote_in(&quote, &normalize(&text)), "{quote}");
     }
 
     #[test]

@@ -344,13 +344,24 @@ impl McpServer {
         ))
     }
 
-    /// Runs `thread` (from its start, its last checkpoint, or with `answer`) in the background.
+    /// Runs `thread` (from its start, its last checkpoint, or with `answer`) in the background,
+    /// unless it runs here already.
     fn spawn(&self, thread: &ThreadId, answer: Option<Answer>) -> Result<(), ApiError> {
+        if !self.runs.begin(thread.as_str()) {
+            return Err(ApiError::new(
+                ErrorCode::Conflict,
+                format!("run {thread} is running; research_status shows how it goes"),
+            ));
+        }
         let log = Arc::new(Log::default());
-        let sink = Arc::new(LogSink::new(
-            self.studio.run_outline(thread)?.steps,
-            log.clone(),
-        ));
+        let steps = match self.studio.run_outline(thread) {
+            Ok(outline) => outline.steps,
+            Err(e) => {
+                self.runs.abandon(thread.as_str());
+                return Err(e);
+            }
+        };
+        let sink = Arc::new(LogSink::new(steps, log.clone()));
         let (studio, keys, id, ended) = (
             self.studio.clone(),
             self.keys.clone(),
@@ -389,6 +400,17 @@ impl McpServer {
         }
         let id = ThreadId::from(thread);
         let standing = self.studio.research_standing(&id).await?;
+        if standing.status == SessionStatus::Running && standing.runner_alive != Some(false) {
+            return Err(ApiError::new(
+                ErrorCode::Conflict,
+                match standing.runner_alive {
+                    Some(_) => format!("run {thread} is running in another process"),
+                    None => format!(
+                        "run {thread} is marked running and whether its process still runs cannot be told here; stop it there first"
+                    ),
+                },
+            ));
+        }
         match (&answer, &standing.question) {
             (Some(a), Some(_)) => {
                 if let Some(problem) = a.problem() {
@@ -481,12 +503,7 @@ impl McpServer {
                 "thread": thread, "status": "running", "progress": progress,
             })));
         }
-        if let Some(Err(e)) = self.runs.ended(thread).await {
-            return Ok(CallToolResult::error(vec![ContentBlock::text(format!(
-                "the run failed: {} (everything up to its last step is saved: resume continues it)",
-                e.message
-            ))]));
-        }
+        let ended = self.runs.ended(thread).await;
         let id = ThreadId::from(thread);
         if !self.studio.is_research(&id)? {
             return Err(ApiError::new(
@@ -495,6 +512,18 @@ impl McpServer {
             ));
         }
         let standing = self.studio.research_standing(&id).await?;
+        // How it failed here, unless it has moved on since (resumed elsewhere).
+        if let Some(Err(e)) = ended {
+            if matches!(
+                standing.status,
+                SessionStatus::Failed | SessionStatus::Running
+            ) {
+                return Ok(CallToolResult::error(vec![ContentBlock::text(format!(
+                    "the run failed: {} (everything up to its last step is saved: resume continues it)",
+                    e.message
+                ))]));
+            }
+        }
         let mut out = serde_json::json!({
             "thread": thread,
             "session": standing.session_id,
@@ -523,7 +552,11 @@ impl McpServer {
                             .into();
                     return Ok(json(&out));
                 }
-                None => {}
+                None => {
+                    out["status"] = "running".into();
+                    out["note"] = "the store says it runs; whether its process still does cannot be told here".into();
+                    return Ok(json(&out));
+                }
             }
         }
         out["status"] = match standing.status {

@@ -82,6 +82,8 @@ pub type Ended = Result<ResearchOutcome, ApiError>;
 
 /// A run this server started or continued.
 pub struct Tracked {
+    /// Being started: claimed, its task not spawned yet.
+    starting: bool,
     /// The task running it, until its end is collected.
     task: Option<JoinHandle<Ended>>,
     /// How it ended, once collected.
@@ -91,9 +93,14 @@ pub struct Tracked {
 }
 
 impl Tracked {
+    fn going(&self) -> bool {
+        self.starting || self.task.as_ref().is_some_and(|task| !task.is_finished())
+    }
+
     /// A run going on in `task`, its progress in `log`.
     pub fn new(task: JoinHandle<Ended>, log: Arc<Log>) -> Self {
         Self {
+            starting: false,
             task: Some(task),
             ended: None,
             log,
@@ -110,12 +117,36 @@ impl Runs {
         self.0.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Whether `thread` is running here now.
+    /// Whether `thread` is running (or being started) here now.
     pub fn running(&self, thread: &str) -> bool {
-        self.map()
-            .get(thread)
-            .and_then(|t| t.task.as_ref())
-            .is_some_and(|task| !task.is_finished())
+        self.map().get(thread).is_some_and(Tracked::going)
+    }
+
+    /// Claims `thread` for a start: false when it runs here already. Checked and recorded under
+    /// one lock, so of two calls at once one starts it.
+    pub fn begin(&self, thread: &str) -> bool {
+        let mut map = self.map();
+        if map.get(thread).is_some_and(Tracked::going) {
+            return false;
+        }
+        map.insert(
+            thread.to_string(),
+            Tracked {
+                starting: true,
+                task: None,
+                ended: None,
+                log: Arc::default(),
+            },
+        );
+        true
+    }
+
+    /// Gives up a claim that did not start (the start failed).
+    pub fn abandon(&self, thread: &str) {
+        let mut map = self.map();
+        if map.get(thread).is_some_and(|t| t.starting) {
+            map.remove(thread);
+        }
     }
 
     /// Records `thread`'s run (a run continued again replaces the record of its last part).

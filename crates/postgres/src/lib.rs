@@ -107,50 +107,50 @@ impl PgCheckpointer {
 
     /// A pooled connection, the schema brought up to date first.
     async fn client(&self) -> Result<deadpool_postgres::Object, CheckpointError> {
-        let client = self
+        let mut client = self
             .pool
             .get()
             .await
             .map_err(|e| storage(format!("PostgreSQL could not be reached: {e}")))?;
-        self.schema
-            .get_or_try_init(|| async { migrate(&client).await })
-            .await?;
+        if self.schema.get().is_none() {
+            if let Err(e) = migrate(&mut client).await {
+                // Not given back to the pool: its session may be in any state.
+                let _ = deadpool_postgres::Object::take(client);
+                return Err(e);
+            }
+            let _ = self.schema.set(());
+        }
         Ok(client)
     }
 }
 
-/// Applies the migrations the database has not seen, under an advisory lock so two processes
-/// starting at once do not both apply one.
-async fn migrate(client: &tokio_postgres::Client) -> Result<(), CheckpointError> {
-    client
-        .batch_execute(
-            "SELECT pg_advisory_lock(7260113);
-             CREATE TABLE IF NOT EXISTS research_schema (version INTEGER NOT NULL);",
+/// Applies the migrations the database has not seen, in one transaction under a transaction
+/// advisory lock: two processes starting at once do not both apply one, and a migration that
+/// fails (no right to create tables) rolls back and lets the lock go with it — the others get
+/// the error too, not a wait.
+async fn migrate(client: &mut tokio_postgres::Client) -> Result<(), CheckpointError> {
+    let tx = client.transaction().await.map_err(db)?;
+    tx.batch_execute(
+        "SELECT pg_advisory_xact_lock(7260113);
+         CREATE TABLE IF NOT EXISTS research_schema (version INTEGER NOT NULL);",
+    )
+    .await
+    .map_err(db)?;
+    let done: i64 = tx
+        .query_one("SELECT count(*) FROM research_schema", &[])
+        .await
+        .map_err(db)?
+        .get(0);
+    for (i, sql) in MIGRATIONS.iter().enumerate().skip(done as usize) {
+        tx.batch_execute(sql).await.map_err(db)?;
+        tx.execute(
+            "INSERT INTO research_schema (version) VALUES ($1)",
+            &[&(i as i32 + 1)],
         )
         .await
         .map_err(db)?;
-    let result = async {
-        let done: i64 = client
-            .query_one("SELECT count(*) FROM research_schema", &[])
-            .await
-            .map_err(db)?
-            .get(0);
-        for (i, sql) in MIGRATIONS.iter().enumerate().skip(done as usize) {
-            client
-                .batch_execute(&format!(
-                    "BEGIN; {sql} INSERT INTO research_schema (version) VALUES ({}); COMMIT;",
-                    i + 1
-                ))
-                .await
-                .map_err(db)?;
-        }
-        Ok(())
     }
-    .await;
-    let _ = client
-        .batch_execute("SELECT pg_advisory_unlock(7260113)")
-        .await;
-    result
+    tx.commit().await.map_err(db)
 }
 
 async fn insert_writes(

@@ -58,7 +58,8 @@ pub struct McpSource {
 pub const DEFAULT_TOOL: &str = "search";
 
 impl McpSource {
-    /// A source from its setting: a command line (`npx -y wiki-mcp --root ~/wiki`) or an
+    /// A source from its setting: a command line (`npx -y wiki-mcp --root /home/me/wiki`, no
+    /// shell: `~` and quotes are not expanded) or an
     /// `http(s)://` address, with `#TOOL` at the end to call another tool than `search`.
     pub fn parse(name: &str, setting: &str) -> Result<Self, SearchError> {
         let name = name.trim();
@@ -316,25 +317,28 @@ impl McpSearch {
         // words here (a source must not make the run read this machine's files).
         let web = field(&["url", "link", "href", "uri"])
             .filter(|u| u.starts_with("http://") || u.starts_with("https://"));
+        // A web address with only a snippet is read from the web. Otherwise the words the tool
+        // gave are the source, under an address of the source's own: never under the web
+        // address, where they would pass for the page itself (in the page cache other runs
+        // read, and against which a recheck compares).
         let url = match &web {
-            Some(u) => u.clone(),
-            None => format!(
-                "mcp://{}/{:016x}",
-                self.source.name,
-                fnv(&format!("{title}\n{text}"))
-            ),
+            Some(u) if text.chars().count() < FULL_TEXT_CHARS => u.clone(),
+            _ => {
+                let url = format!(
+                    "mcp://{}/{:016x}",
+                    self.source.name,
+                    fnv(&format!("{title}\n{text}"))
+                );
+                self.documents.put(
+                    &url,
+                    McpDocument {
+                        title: title.clone(),
+                        text: text.clone(),
+                    },
+                );
+                url
+            }
         };
-        // A web address with only a snippet is read from the web; otherwise the words the
-        // tool gave are the source.
-        if web.is_none() || text.chars().count() >= FULL_TEXT_CHARS {
-            self.documents.put(
-                &url,
-                McpDocument {
-                    title: title.clone(),
-                    text: text.clone(),
-                },
-            );
-        }
         Some(Hit {
             title,
             url,

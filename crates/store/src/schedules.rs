@@ -129,33 +129,47 @@ impl Sessions {
         )? > 0)
     }
 
-    /// Takes the schedules due at `now` that no other process holds: each one's lease is taken
-    /// for `owner` until `now + lease_ms`, in one statement per schedule, so two processes
-    /// asking at once never both get one.
+    /// The schedules due at `now` that no process holds, soonest first (not taken: take each
+    /// with [`Sessions::take_schedule`] right before running it).
+    pub fn due_schedules(&self, now: i64) -> Result<Vec<Schedule>, StoreError> {
+        let conn = self.conn();
+        let mut stmt = conn.prepare(&format!(
+            "SELECT {COLUMNS} FROM schedules WHERE paused = 0 AND next_due_ms <= ?1
+             AND (lease_until_ms IS NULL OR lease_until_ms < ?1) ORDER BY next_due_ms"
+        ))?;
+        let rows = stmt.query_map([now], schedule)?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Takes the lease of `session_id`'s schedule for `owner` until `now + lease_ms`, if it is
+    /// due and no other process holds it: one statement, so two processes asking at once never
+    /// both get it.
+    pub fn take_schedule(
+        &self,
+        session_id: &str,
+        now: i64,
+        owner: &str,
+        lease_ms: i64,
+    ) -> Result<bool, StoreError> {
+        Ok(self.conn().execute(
+            "UPDATE schedules SET lease_owner = ?2, lease_until_ms = ?3
+             WHERE session_id = ?1 AND paused = 0 AND next_due_ms <= ?4
+             AND (lease_until_ms IS NULL OR lease_until_ms < ?4)",
+            params![session_id, owner, now + lease_ms, now],
+        )? == 1)
+    }
+
+    /// Takes every schedule due at `now` that no other process holds ([`Self::take_schedule`]
+    /// each), for `owner` until `now + lease_ms`.
     pub fn take_due(
         &self,
         now: i64,
         owner: &str,
         lease_ms: i64,
     ) -> Result<Vec<Schedule>, StoreError> {
-        let due: Vec<Schedule> = {
-            let conn = self.conn();
-            let mut stmt = conn.prepare(&format!(
-                "SELECT {COLUMNS} FROM schedules WHERE paused = 0 AND next_due_ms <= ?1
-                 AND (lease_until_ms IS NULL OR lease_until_ms < ?1) ORDER BY next_due_ms"
-            ))?;
-            let rows = stmt.query_map([now], schedule)?;
-            rows.collect::<Result<_, _>>()?
-        };
         let mut taken = Vec::new();
-        for s in due {
-            let got = self.conn().execute(
-                "UPDATE schedules SET lease_owner = ?2, lease_until_ms = ?3
-                 WHERE session_id = ?1 AND paused = 0 AND next_due_ms <= ?4
-                 AND (lease_until_ms IS NULL OR lease_until_ms < ?4)",
-                params![s.session_id, owner, now + lease_ms, now],
-            )?;
-            if got == 1 {
+        for s in self.due_schedules(now)? {
+            if self.take_schedule(&s.session_id, now, owner, lease_ms)? {
                 taken.push(s);
             }
         }

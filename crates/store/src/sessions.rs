@@ -357,12 +357,32 @@ impl Sessions {
         Ok(())
     }
 
-    /// Records which process runs `thread` now (`None`: none): a process killed mid-run leaves
-    /// its id behind, which is how another one tells a run that died from one going elsewhere.
-    pub fn set_runner(&self, thread: &str, runner: Option<&str>) -> Result<(), StoreError> {
+    /// Claims `thread` for process `me`: when no process is recorded as running it, or the one
+    /// recorded is `me` or one `dead` says has died — as one compare-and-set, so of two processes
+    /// claiming at once one gets it. False when another live process runs it.
+    pub fn claim_runner(
+        &self,
+        thread: &str,
+        me: &str,
+        dead: &dyn Fn(&str) -> bool,
+    ) -> Result<bool, StoreError> {
+        let current = self.runner(thread)?;
+        if let Some(other) = &current {
+            if other != me && !dead(other) {
+                return Ok(false);
+            }
+        }
+        Ok(self.conn().execute(
+            "UPDATE runs SET runner = ?2 WHERE thread_id = ?1 AND runner IS ?3",
+            params![thread, me, current],
+        )? == 1)
+    }
+
+    /// Lets `thread` go, if `me` is the process recorded as running it.
+    pub fn release_runner(&self, thread: &str, me: &str) -> Result<(), StoreError> {
         self.conn().execute(
-            "UPDATE runs SET runner = ?2 WHERE thread_id = ?1",
-            params![thread, runner],
+            "UPDATE runs SET runner = NULL WHERE thread_id = ?1 AND runner = ?2",
+            params![thread, me],
         )?;
         Ok(())
     }

@@ -119,8 +119,8 @@ pub struct RunStanding {
     /// The question it waits on, if any.
     pub question: Option<PendingQuestion>,
     /// Whether the process recorded as running it is still alive on this machine: `Some(false)`
-    /// for a run whose process died mid-way, `None` when no process is recorded or it cannot be
-    /// told (another system than Linux).
+    /// for a run whose process died mid-way (or none is recorded), `None` when it cannot be told
+    /// (another system than Linux).
     pub runner_alive: Option<bool>,
 }
 
@@ -128,33 +128,66 @@ pub struct RunStanding {
 struct Runner<'a> {
     sessions: &'a research_store::Sessions,
     thread: &'a ThreadId,
+    me: String,
 }
 
 impl<'a> Runner<'a> {
-    fn record(sessions: &'a research_store::Sessions, thread: &'a ThreadId) -> Self {
-        let me = std::process::id().to_string();
-        if let Err(e) = in_place(|| sessions.set_runner(thread.as_str(), Some(&me))) {
-            tracing::warn!("could not record the run's process: {e}");
+    fn claim(
+        sessions: &'a research_store::Sessions,
+        thread: &'a ThreadId,
+    ) -> Result<Self, ApiError> {
+        let me = this_process();
+        let claimed = in_place(|| {
+            sessions.claim_runner(thread.as_str(), &me, &|other| alive(other) == Some(false))
+        })?;
+        if !claimed {
+            return Err(ApiError::new(
+                ErrorCode::Conflict,
+                format!("run {thread} is running in another process; wait for it to end or stop it there"),
+            ));
         }
-        Self { sessions, thread }
+        Ok(Self {
+            sessions,
+            thread,
+            me,
+        })
     }
 }
 
 impl Drop for Runner<'_> {
     fn drop(&mut self) {
-        if let Err(e) = self.sessions.set_runner(self.thread.as_str(), None) {
+        if let Err(e) = self.sessions.release_runner(self.thread.as_str(), &self.me) {
             tracing::warn!("could not clear the run's process: {e}");
         }
     }
 }
 
-/// Whether process `runner` (a pid) is alive on this machine, where that can be told.
+/// This process as a runner: its pid and, where it can be read, when it started (a pid used
+/// again by another process is not mistaken for it).
+fn this_process() -> String {
+    let pid = std::process::id();
+    format!("{pid}:{}", started_at(pid).unwrap_or_default())
+}
+
+/// When process `pid` started, in clock ticks since boot (Linux: `/proc/PID/stat`, field 22).
+fn started_at(pid: u32) -> Option<String> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // After the command name, which may hold spaces and parentheses.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    rest.split_whitespace().nth(19).map(String::from)
+}
+
+/// Whether process `runner` (`pid:start`) is alive on this machine, where that can be told.
 fn alive(runner: &str) -> Option<bool> {
-    let pid: u32 = runner.parse().ok()?;
-    if pid == std::process::id() {
-        return Some(true);
+    let (pid, start) = runner.split_once(':').unwrap_or((runner, ""));
+    let pid: u32 = pid.parse().ok()?;
+    if !cfg!(target_os = "linux") {
+        return (pid == std::process::id()).then_some(true);
     }
-    cfg!(target_os = "linux").then(|| std::path::Path::new(&format!("/proc/{pid}")).exists())
+    Some(match started_at(pid) {
+        None => false,
+        Some(now) => start.is_empty() || now == start,
+    })
 }
 
 /// Where a run stands after running.
@@ -474,7 +507,11 @@ impl Studio {
             session_id: saved.session_id,
             status,
             question: self.research_question(thread).await?,
-            runner_alive: runner.as_deref().and_then(alive),
+            // No process recorded: none claims it (a killed one leaves its record behind).
+            runner_alive: match runner.as_deref() {
+                Some(r) => alive(r),
+                None => Some(false),
+            },
         })
     }
 
@@ -568,10 +605,11 @@ impl Studio {
             .ok()
             .flatten()
             .map(|s| s.status);
-        set_status(SessionStatus::Running);
         // This process runs it until the call returns (or the process dies, which leaves the
-        // record behind: `research_standing` tells that apart).
-        let _runner = Runner::record(&sessions, thread);
+        // record behind: `research_standing` tells that apart). Another live process running it
+        // (the app, a CLI, an MCP server) keeps it.
+        let _runner = Runner::claim(&sessions, thread)?;
+        set_status(SessionStatus::Running);
         let result = if started {
             pipeline
                 .resume(&saved.config, answer, self.cp(), opts)

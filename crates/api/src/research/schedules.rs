@@ -75,8 +75,8 @@ pub fn parse_every(text: &str) -> Result<i64, ApiError> {
         "h" => 3_600_000,
         "d" => 86_400_000,
         "w" => 7 * 86_400_000,
-        // Minutes and seconds are shorter than any schedule may be.
-        "m" | "min" | "s" => 1,
+        "m" | "min" => 60_000,
+        "s" => 1_000,
         _ => return Err(invalid()),
     };
     let every = n.checked_mul(unit_ms).ok_or_else(invalid)?;
@@ -229,52 +229,77 @@ impl Studio {
         keys: &dyn KeyStore,
     ) -> Result<Vec<ScheduleRun>, ApiError> {
         let owner = format!("{}-{}", std::process::id(), uuid::Uuid::now_v7());
-        let due = in_place(|| self.sessions().take_due(now, &owner, SCHEDULE_LEASE_MS))?;
+        let started = std::time::Instant::now();
+        // `now` moved on by the time spent: what the runs before took counts.
+        let at = || now + started.elapsed().as_millis() as i64;
+        let due = in_place(|| self.sessions().due_schedules(now))?;
         let mut runs = Vec::new();
         for s in due {
-            let title = self.view(s.clone()).title;
-            let mut run = ScheduleRun {
-                session_id: s.session_id.clone(),
-                title,
-                outcome: String::new(),
-                changed: false,
-                recheck: None,
-                researched: None,
-                error: None,
-            };
-            match self.recheck(&s.session_id).await {
-                Ok(r) => {
-                    let (text, changed) = summary(&r);
-                    run.outcome = text;
-                    run.changed = changed;
-                    run.recheck = Some(r);
-                }
-                Err(e) => {
-                    run.outcome = format!("the recheck failed: {}", e.message);
-                    run.error = Some(e);
-                }
-            }
-            if run.changed && s.research_again {
-                match self.research_again(&s.session_id, keys).await {
-                    Ok(thread) => {
-                        run.outcome.push_str("; researched again: a new report");
-                        run.researched = Some(thread);
-                    }
-                    Err(e) => {
-                        run.outcome
-                            .push_str(&format!("; researching again failed: {}", e.message));
-                        run.error = Some(e);
-                    }
-                }
-            }
-            let outcome = run.outcome.clone();
-            in_place(|| {
+            // Taken right before it runs: a long batch never holds a lease it reaches late.
+            let taken = in_place(|| {
                 self.sessions()
-                    .finish_schedule(&s.session_id, &owner, now, &outcome)
-            })?;
+                    .take_schedule(&s.session_id, at(), &owner, SCHEDULE_LEASE_MS)
+            });
+            match taken {
+                Ok(true) => {}
+                Ok(false) => continue,
+                Err(e) => {
+                    tracing::warn!("schedule of {} could not be taken: {e}", s.session_id);
+                    continue;
+                }
+            }
+            let run = self.run_schedule(&s, keys).await;
+            let outcome = run.outcome.clone();
+            if let Err(e) = in_place(|| {
+                self.sessions()
+                    .finish_schedule(&s.session_id, &owner, at(), &outcome)
+            }) {
+                // Its lease runs out and it is due again then; the others still run.
+                tracing::warn!("schedule of {} could not be recorded: {e}", s.session_id);
+            }
             runs.push(run);
         }
         Ok(runs)
+    }
+
+    /// One schedule's run: the recheck, and the question researched again when asked and a
+    /// source changed.
+    async fn run_schedule(&self, s: &Schedule, keys: &dyn KeyStore) -> ScheduleRun {
+        let mut run = ScheduleRun {
+            session_id: s.session_id.clone(),
+            title: self.view(s.clone()).title,
+            outcome: String::new(),
+            changed: false,
+            recheck: None,
+            researched: None,
+            error: None,
+        };
+        match self.recheck(&s.session_id).await {
+            Ok(r) => {
+                let (text, changed) = summary(&r);
+                run.outcome = text;
+                run.changed = changed;
+                run.recheck = Some(r);
+            }
+            Err(e) => {
+                run.outcome = format!("the recheck failed: {}", e.message);
+                run.error = Some(e);
+            }
+        }
+        if run.changed && s.research_again {
+            match self.research_again(&s.session_id, keys).await {
+                Ok(thread) => {
+                    run.outcome.push_str("; researched again: a new report");
+                    run.researched = Some(thread);
+                }
+                Err(e) => {
+                    run.outcome
+                        .push_str(&format!("; researching again failed: {}", e.message));
+                    run.error = Some(e);
+                }
+            }
+        }
+        run
     }
 
     /// The session's question asked again as a follow-up and run to its end.
@@ -312,6 +337,8 @@ mod tests {
         assert_eq!(parse_every(" 2W ").unwrap(), 14 * 86_400_000);
         assert_eq!(parse_every("12h").unwrap(), 12 * 3_600_000);
         assert!(parse_every("30m").is_err());
+        assert_eq!(parse_every("120m").unwrap(), 2 * 3_600_000);
+        assert!(parse_every("3599s").is_err());
         assert!(parse_every("0h").is_err());
         assert!(parse_every("d").is_err());
         assert!(parse_every("99999999999999w").is_err());
