@@ -685,6 +685,25 @@ mod tests {
     }
 
     #[test]
+    fn a_run_is_claimed_by_one_process_and_taken_over_when_it_died() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = Sessions::open(&dir.path().join("db.sqlite")).unwrap();
+        s.create(&session("a", "Rust memory", 1)).unwrap();
+        s.add_run("a", "t", "Rust memory?", 2).unwrap();
+        let alive = |_: &str| false;
+        let dead = |_: &str| true;
+        assert!(s.claim_runner("t", "app", &alive).unwrap());
+        assert!(s.claim_runner("t", "app", &alive).unwrap(), "its own again");
+        assert!(!s.claim_runner("t", "mcp", &alive).unwrap(), "the app runs it");
+        s.release_runner("t", "mcp").unwrap();
+        assert_eq!(s.runner("t").unwrap().as_deref(), Some("app"), "not the MCP's to release");
+        // The app was killed: its record stays, and the next process takes the run over.
+        assert!(s.claim_runner("t", "mcp", &dead).unwrap());
+        s.release_runner("t", "mcp").unwrap();
+        assert_eq!(s.runner("t").unwrap(), None);
+    }
+
+    #[test]
     fn sessions_list_search_rename_and_delete_with_their_rows() {
         let dir = tempfile::tempdir().unwrap();
         let s = Sessions::open(&dir.path().join("db.sqlite")).unwrap();

@@ -732,3 +732,19 @@ fn failed_run(e: research_graph::GraphError, thread: &ThreadId) -> ApiError {
     }
     ApiError::from(e)
 }
+
+#[cfg(test)]
+mod runner_tests {
+    use super::*;
+
+    #[test]
+    fn a_process_is_alive_while_it_runs_and_not_after() {
+        assert_eq!(alive(&this_process()), Some(true));
+        if cfg!(target_os = "linux") {
+            // A pid no process has, and ours with another start time (a pid used again).
+            assert_eq!(alive("4194304:1"), Some(false));
+            let pid = std::process::id();
+            assert_eq!(alive(&format!("{pid}:1")), Some(false));
+        }
+    }
+}
