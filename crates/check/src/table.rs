@@ -132,6 +132,27 @@ pub fn reading(text: &str, row: &Range<usize>, header: Option<&Range<usize>>) ->
     parts.join("; ")
 }
 
+/// What `row` — a table row as quoted ("| 16 | 2 | … |") — says in `text`, read with the header
+/// of the table it is in there; `None` when `row` is not a row or `text` has no such row.
+pub fn reading_in(text: &str, row: &str) -> Option<String> {
+    let wanted: Vec<String> = cells(row)?.iter().map(|c| plain(c)).collect();
+    let mut start = 0;
+    for line in text.split_inclusive('\n') {
+        let at = start;
+        start += line.len();
+        let trimmed = line.trim_end_matches(['\n', '\r']);
+        let Some(found) = cells(trimmed) else {
+            continue;
+        };
+        if found.len() == wanted.len() && found.iter().zip(&wanted).all(|(c, w)| plain(c) == *w) {
+            let range = row_range(trimmed)?;
+            let range = at + range.start..at + range.end;
+            return Some(reading(text, &range, header(text, at).as_ref()));
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -180,5 +201,10 @@ mod tests {
             "Name: INT; Affinity: INTEGER"
         );
         assert!(!says_something(&cells("| | x |").unwrap()));
+        assert_eq!(
+            reading_in(TABLE, "| 16 | 2 | The database page size in bytes. |").as_deref(),
+            Some("Offset: 16; Size: 2; Description: The database page size in bytes.")
+        );
+        assert_eq!(reading_in(TABLE, "| 99 | 9 | nowhere |"), None);
     }
 }

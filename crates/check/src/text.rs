@@ -497,7 +497,9 @@ mod tests {
 
     #[test]
     fn a_table_row_reads_as_the_page_shows_it() {
-        let text = readable("| Name | Site |\n| --- | --- |\n| [SQLite](https://sqlite.org) | a \\| b |\n");
+        let text = readable(
+            "| Name | Site |\n| --- | --- |\n| [SQLite](https://sqlite.org) | a \\| b |\n",
+        );
         assert!(text.contains("| SQLite | a \\| b |"), "{text}");
         let s = sentences(&text, 0..text.len());
         assert_eq!(s.len(), 1);

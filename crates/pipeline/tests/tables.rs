@@ -41,12 +41,13 @@ The file format write version of the database file has offset 16 and size 1 [1].
         json!({"questions": ["Where in the database file header is the page size?"],
                "aspects": ["file header"], "searches": ["sqlite database file header page size"]}),
     );
-    // The model picks the page size's row by its number in the listing: the rows it was shown
-    // read with their header, so it can tell the offset from the size.
+    // The model picks the page size's row by its number in the listing (the rows it was shown
+    // read with their header, so it can tell the offset from the size), with no fact of its own.
     replace(
         &mut answers,
         "extract",
-        json!({"facts": [{"fact": "The database page size in bytes has offset 16 and size 2.", "sentence": 3, "end_sentence": 3}]}),
+        // Its fact says nothing of its own: the row as it stands stands in for it.
+        json!({"facts": [{"fact": "Yes.", "sentence": 3, "end_sentence": 3}]}),
     );
     replace(&mut answers, "verify", json!({"verdicts": []}));
     let c = corpus_of(&[(
@@ -115,4 +116,20 @@ The file format write version of the database file has offset 16 and size 1 [1].
     assert!(!state
         .report
         .contains("write version of the database file has offset 16"));
+    // The writer was shown the row read with its header, not its pipes.
+    let write = run
+        .model
+        .requests()
+        .into_iter()
+        .find(|r| r.purpose.as_deref() == Some("write"))
+        .expect("a write call");
+    let shown: String = write.messages.iter().map(|m| m.content.as_str()).collect();
+    assert!(
+        shown.contains("Offset: 16; Size: 2; Description: The database page size in bytes."),
+        "{shown}"
+    );
+    // The prose reads as sentences; the row appears only where the report quotes its sources
+    // verbatim (the key findings), as the page has it.
+    let prose = state.report.split("## Key findings").next().unwrap();
+    assert!(!prose.contains("| 16 |"), "{}", state.report);
 }

@@ -694,9 +694,16 @@ mod tests {
         let dead = |_: &str| true;
         assert!(s.claim_runner("t", "app", &alive).unwrap());
         assert!(s.claim_runner("t", "app", &alive).unwrap(), "its own again");
-        assert!(!s.claim_runner("t", "mcp", &alive).unwrap(), "the app runs it");
+        assert!(
+            !s.claim_runner("t", "mcp", &alive).unwrap(),
+            "the app runs it"
+        );
         s.release_runner("t", "mcp").unwrap();
-        assert_eq!(s.runner("t").unwrap().as_deref(), Some("app"), "not the MCP's to release");
+        assert_eq!(
+            s.runner("t").unwrap().as_deref(),
+            Some("app"),
+            "not the MCP's to release"
+        );
         // The app was killed: its record stays, and the next process takes the run over.
         assert!(s.claim_runner("t", "mcp", &dead).unwrap());
         s.release_runner("t", "mcp").unwrap();

@@ -183,7 +183,10 @@ impl Fetcher for RoutedFetcher {
         let cached = if returned.is_some() || (self.fresh && !mcp_only) {
             None
         } else {
-            in_place(|| self.sessions.cached_page(url, now, CACHE_TTL_MS))
+            // What an MCP source returned is kept as long as the store keeps it: there is no
+            // page to read again once the cache's day is over.
+            let max_age = if mcp_only { i64::MAX / 2 } else { CACHE_TTL_MS };
+            in_place(|| self.sessions.cached_page(url, now, max_age))
                 .ok()
                 .flatten()
         };

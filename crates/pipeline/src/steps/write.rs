@@ -333,7 +333,21 @@ async fn write_body(
     }
     user.push_str(&extra);
     user.push_str("\nEvidence (source number, title, fact, quote):\n");
-    user.push_str(&writer_listing(evidence, input.facts.sources));
+    // A table row's fact is shown read with its header: the writer cannot tell an offset from a
+    // size in "| 16 | 2 | … |".
+    let shown: Vec<Evidence> = evidence
+        .iter()
+        .map(|e| {
+            let read = texts
+                .get(&e.source_id)
+                .and_then(|t| research_check::table::reading_in(t, &e.fact));
+            match read {
+                Some(fact) => Evidence { fact, ..e.clone() },
+                None => e.clone(),
+            }
+        })
+        .collect();
+    user.push_str(&writer_listing(&shown, input.facts.sources));
     let client = crate::ask::Fitting::new(ctx, Role::Write);
     let max_tokens = max_tokens(config.target_words);
     let user = fit_to_context(&client, &system, user, max_tokens);

@@ -377,10 +377,12 @@ fn audit_line(
                 if guard::fact_matches_quote(&best.fact, &best.quote)
                     && guard::degenerate(&best.fact).is_none() =>
             {
-                // Rewritten from the evidence: its fact, which its quote bears out.
+                // Rewritten from the evidence: its fact, which its quote bears out (a table row
+                // read with its header, not as pipes and bare cells).
+                let fact = texts.read(best.source_id, &best.fact);
                 let rewritten = format!(
                     "{} [{}].",
-                    best.fact.trim().trim_end_matches('.'),
+                    fact.trim().trim_end_matches('.'),
                     best.source_id
                 );
                 let trailing = &sentence[sentence.trim_end().len()..];

@@ -35,6 +35,19 @@ impl SourceTexts {
         )
     }
 
+    /// The whole text of source `id`, when known.
+    pub fn text(&self, id: u32) -> Option<&str> {
+        self.0.get(&id).map(|(t, _)| t.as_str())
+    }
+
+    /// `fact` as a reader takes it: a table row (an extractor's fallback takes the row as it
+    /// stands) read with its header in source `id`'s text; anything else as it is.
+    pub fn read(&self, id: u32, fact: &str) -> String {
+        self.text(id)
+            .and_then(|t| research_check::table::reading_in(t, fact))
+            .unwrap_or_else(|| fact.to_string())
+    }
+
     /// The texts as the checker reads them (cut into sentences and indexed once per audit).
     pub(super) fn for_checker(&self) -> research_check::SourceTexts<'_> {
         let mut texts = research_check::SourceTexts::new();
