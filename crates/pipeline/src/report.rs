@@ -486,7 +486,13 @@ fn on_question_lines(state: &Facts<'_>) -> String {
             )
         });
         for w in refused.iter().take(LISTED_REFUSALS) {
-            out.push_str(&format!("  - {}\n", w.message.replace('\n', " ")));
+            // The model's words as refused, without the citation markers they may hold: a
+            // "[3],[4],[5]" there is no citation of the report's.
+            let line = research_check::words::without_citations(&w.message.replace('\n', " "));
+            out.push_str(&format!(
+                "  - {}\n",
+                line.split_whitespace().collect::<Vec<_>>().join(" ")
+            ));
         }
         if refused.len() > LISTED_REFUSALS {
             out.push_str(&format!("  - … {}\n", refused.len() - LISTED_REFUSALS));
