@@ -50,11 +50,14 @@ pub fn sentences(text: &str, range: Range<usize>) -> Vec<Sentence> {
             out.extend(row);
             continue;
         }
-        // The block with its line breaks as spaces (one byte each: the offsets stay the text's).
-        let joined: String = slice[block.clone()]
-            .chars()
-            .map(|c| if c == '\n' || c == '\r' { ' ' } else { c })
-            .collect();
+        // The block with its line breaks as spaces (one byte each: the offsets stay the text's)
+        // and its link targets masked, so that a title's "3. " does not end a sentence.
+        let joined = masked_link_targets(
+            &slice[block.clone()]
+                .chars()
+                .map(|c| if c == '\n' || c == '\r' { ' ' } else { c })
+                .collect::<String>(),
+        );
         for (offset, sentence) in joined.split_sentence_bound_indices() {
             let begin = range.start + block.start + offset;
             let s = begin + (sentence.len() - sentence.trim_start().len());
@@ -77,6 +80,31 @@ pub fn sentences(text: &str, range: Range<usize>) -> Vec<Sentence> {
                 });
             }
         }
+    }
+    out
+}
+
+/// `text` with each link's `(target "title")` after its `](` overwritten by `x`s of the same
+/// byte length: sentence boundaries are then found in the words a person reads, never inside an
+/// address or a title (`[blur](x.html "3. Blur filters")` is one sentence with its neighbours).
+fn masked_link_targets(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < chars.len() {
+        out.push(chars[i]);
+        if chars[i] == ']' && chars.get(i + 1) == Some(&'(') {
+            if let Some(end) = link_target_end(&chars, i + 2) {
+                out.push('(');
+                for c in &chars[i + 2..end] {
+                    out.extend(std::iter::repeat_n('x', c.len_utf8()));
+                }
+                out.push(')');
+                i = end + 1;
+                continue;
+            }
+        }
+        i += 1;
     }
     out
 }
@@ -468,6 +496,17 @@ mod tests {
                 "Borrowing lets code use values without owning them."
             ]
         );
+    }
+
+    #[test]
+    fn a_link_title_does_not_end_a_sentence() {
+        // As GIMP's Japanese help links a chapter: the title's "3. " is not a sentence's end,
+        // so no half of the sentence (the half after the title) is quoted as if it were one.
+        let text = "畳み込みは [ぼかしフィルター](filters-blur.html \"3. ぼかしフィルター\") を使う方が簡単で効果的な場合があります。次の文はここから始まり、続きます。";
+        let s = sentences(text, 0..text.len());
+        let got: Vec<&str> = s.iter().map(|s| &text[s.range.clone()]).collect();
+        assert_eq!(got, vec!["次の文はここから始まり、続きます。"], "{got:?}");
+        assert_eq!(masked_link_targets(text).len(), text.len());
     }
 
     #[test]
