@@ -116,7 +116,7 @@ pub async fn fetch(url: &str, allowed_hosts: &[String]) -> Result<Document, ApiE
     };
     Ok(research_fetch::HttpFetcher::new(policy)?.fetch(url).await?)
 }
-use research_store::{SqliteCheckpointer, ThreadRecord, Threads};
+use research_store::{SqliteCheckpointer, ThreadRecord, ThreadStore};
 use serde::{Deserialize, Serialize};
 
 /// The desktop app's identifier; the CLI uses the same data folder so both see the same sessions.
@@ -239,8 +239,8 @@ pub struct EmbedProgress {
 #[derive(Clone)]
 pub struct Studio {
     checkpointer: Arc<SqliteCheckpointer>,
-    threads: Arc<Threads>,
-    sessions: Arc<research_store::Sessions>,
+    threads: Arc<dyn ThreadStore>,
+    sessions: Arc<dyn research_store::SessionStore>,
     clock: Arc<dyn Clock>,
     path: PathBuf,
     registry: Registry,
@@ -264,8 +264,8 @@ impl Studio {
         };
         Ok(Self {
             checkpointer: Arc::new(SqliteCheckpointer::open(&path)?),
-            threads: Arc::new(Threads::open(&path)?),
-            sessions: Arc::new(research_store::Sessions::open(&path)?),
+            threads: Arc::new(research_store::SqliteThreads::open(&path)?),
+            sessions: Arc::new(research_store::SqliteSessions::open(&path)?),
             clock: Arc::new(SystemClock),
             path,
             registry: Registry::builtin(),

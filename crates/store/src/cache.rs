@@ -4,11 +4,11 @@
 use rusqlite::{params, OptionalExtension};
 
 use crate::sessions::json;
-use crate::{Sessions, StoreError};
+use crate::{CacheStore, SessionStore, SqliteSessions, StoreError};
 
-impl Sessions {
+impl CacheStore for SqliteSessions {
     /// A cached search answer no older than `max_age_ms`.
-    pub fn cached_search(
+    fn cached_search(
         &self,
         provider: &str,
         query: &str,
@@ -28,7 +28,7 @@ impl Sessions {
     }
 
     /// Caches a search answer.
-    pub fn cache_search(
+    fn cache_search(
         &self,
         provider: &str,
         query: &str,
@@ -44,7 +44,7 @@ impl Sessions {
     }
 
     /// A cached page (its metadata as JSON, and its text) no older than `max_age_ms`.
-    pub fn cached_page(
+    fn cached_page(
         &self,
         url: &str,
         now_ms: i64,
@@ -62,7 +62,7 @@ impl Sessions {
     }
 
     /// Caches a page: its text in `documents`, its metadata here.
-    pub fn cache_page(
+    fn cache_page(
         &self,
         url: &str,
         meta: &serde_json::Value,

@@ -6,7 +6,7 @@ use rusqlite::{params, OptionalExtension};
 use serde::{Deserialize, Serialize};
 
 use crate::sessions::json;
-use crate::{Sessions, StoreError};
+use crate::{ConversationStore, SqliteSessions, StoreError};
 
 /// A turn of a session's conversation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
@@ -36,9 +36,9 @@ pub struct ConversationSummary {
     pub turns: u32,
 }
 
-impl Sessions {
+impl ConversationStore for SqliteSessions {
     /// Records a turn of a session's conversation.
-    pub fn add_turn(&self, session: &str, turn: &TurnRow) -> Result<(), StoreError> {
+    fn add_turn(&self, session: &str, turn: &TurnRow) -> Result<(), StoreError> {
         self.conn().execute(
             "INSERT INTO turns (session_id, thread_id, question, classification, focus, reply, created_at_ms)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
@@ -56,7 +56,7 @@ impl Sessions {
     }
 
     /// A session's turns, oldest first.
-    pub fn turns(&self, session: &str) -> Result<Vec<TurnRow>, StoreError> {
+    fn turns(&self, session: &str) -> Result<Vec<TurnRow>, StoreError> {
         let conn = self.conn();
         let mut stmt = conn.prepare(
             "SELECT thread_id, question, classification, focus, reply, created_at_ms FROM turns
@@ -76,7 +76,7 @@ impl Sessions {
     }
 
     /// The session's summary of its earlier turns.
-    pub fn summary(&self, session: &str) -> Result<ConversationSummary, StoreError> {
+    fn summary(&self, session: &str) -> Result<ConversationSummary, StoreError> {
         Ok(self
             .conn()
             .query_row(
@@ -94,11 +94,7 @@ impl Sessions {
     }
 
     /// Keeps the session's summary of its first `summary.turns` turns.
-    pub fn set_summary(
-        &self,
-        session: &str,
-        summary: &ConversationSummary,
-    ) -> Result<(), StoreError> {
+    fn set_summary(&self, session: &str, summary: &ConversationSummary) -> Result<(), StoreError> {
         self.conn().execute(
             "UPDATE sessions SET summary = ?2, summary_turns = ?3 WHERE id = ?1",
             params![session, summary.text, summary.turns],

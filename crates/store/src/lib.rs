@@ -12,9 +12,11 @@
 
 mod cache;
 mod checkpointer;
+pub mod conformance;
 mod conversation;
 mod schedules;
 mod schema;
+mod seam;
 mod sessions;
 mod threads;
 
@@ -24,10 +26,11 @@ pub use checkpointer::SqliteCheckpointer;
 pub use schedules::{next_after, Schedule};
 
 pub use conversation::{ConversationSummary, TurnRow};
+pub use seam::{CacheStore, ConversationStore, ScheduleStore, SessionStore, ThreadStore};
 pub use sessions::{
-    ClaimRow, EvidenceRow, ReportRow, SessionRecord, SessionStatus, Sessions, SourceRow,
+    ClaimRow, EvidenceRow, ReportRow, SessionRecord, SessionStatus, SourceRow, SqliteSessions,
 };
-pub use threads::{ThreadRecord, Threads};
+pub use threads::{SqliteThreads, ThreadRecord};
 
 /// Why the store failed.
 #[derive(Debug, thiserror::Error)]

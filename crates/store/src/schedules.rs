@@ -5,7 +5,7 @@
 
 use rusqlite::{params, OptionalExtension, Row};
 
-use crate::{Sessions, StoreError};
+use crate::{ScheduleStore, SqliteSessions, StoreError};
 
 /// The table, added by a migration of its own.
 pub(crate) const SCHEDULES_MIGRATION: &str = "
@@ -72,9 +72,9 @@ pub fn next_after(due: i64, every_ms: i64, now: i64) -> i64 {
     due + every_ms * ((now - due) / every_ms + 1)
 }
 
-impl Sessions {
+impl ScheduleStore for SqliteSessions {
     /// Creates or replaces the schedule of `s.session_id` (a replaced one keeps no lease).
-    pub fn set_schedule(&self, s: &Schedule) -> Result<(), StoreError> {
+    fn set_schedule(&self, s: &Schedule) -> Result<(), StoreError> {
         self.conn().execute(
             &format!("INSERT OR REPLACE INTO schedules ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"),
             params![
@@ -92,7 +92,7 @@ impl Sessions {
     }
 
     /// Every schedule, soonest due first.
-    pub fn schedules(&self) -> Result<Vec<Schedule>, StoreError> {
+    fn schedules(&self) -> Result<Vec<Schedule>, StoreError> {
         let conn = self.conn();
         let mut stmt = conn.prepare(&format!(
             "SELECT {COLUMNS} FROM schedules ORDER BY next_due_ms, session_id"
@@ -102,7 +102,7 @@ impl Sessions {
     }
 
     /// The schedule of `session_id`, if it has one.
-    pub fn schedule(&self, session_id: &str) -> Result<Option<Schedule>, StoreError> {
+    fn schedule(&self, session_id: &str) -> Result<Option<Schedule>, StoreError> {
         Ok(self
             .conn()
             .query_row(
@@ -114,7 +114,7 @@ impl Sessions {
     }
 
     /// Removes the schedule of `session_id`; false when it had none.
-    pub fn remove_schedule(&self, session_id: &str) -> Result<bool, StoreError> {
+    fn remove_schedule(&self, session_id: &str) -> Result<bool, StoreError> {
         Ok(self
             .conn()
             .execute("DELETE FROM schedules WHERE session_id = ?1", [session_id])?
@@ -122,7 +122,7 @@ impl Sessions {
     }
 
     /// Pauses or resumes the schedule of `session_id`; false when it has none.
-    pub fn pause_schedule(&self, session_id: &str, paused: bool) -> Result<bool, StoreError> {
+    fn pause_schedule(&self, session_id: &str, paused: bool) -> Result<bool, StoreError> {
         Ok(self.conn().execute(
             "UPDATE schedules SET paused = ?2 WHERE session_id = ?1",
             params![session_id, paused as i64],
@@ -130,8 +130,8 @@ impl Sessions {
     }
 
     /// The schedules due at `now` that no process holds, soonest first (not taken: take each
-    /// with [`Sessions::take_schedule`] right before running it).
-    pub fn due_schedules(&self, now: i64) -> Result<Vec<Schedule>, StoreError> {
+    /// with [`ScheduleStore::take_schedule`] right before running it).
+    fn due_schedules(&self, now: i64) -> Result<Vec<Schedule>, StoreError> {
         let conn = self.conn();
         let mut stmt = conn.prepare(&format!(
             "SELECT {COLUMNS} FROM schedules WHERE paused = 0 AND next_due_ms <= ?1
@@ -144,7 +144,7 @@ impl Sessions {
     /// Takes the lease of `session_id`'s schedule for `owner` until `now + lease_ms`, if it is
     /// due and no other process holds it: one statement, so two processes asking at once never
     /// both get it.
-    pub fn take_schedule(
+    fn take_schedule(
         &self,
         session_id: &str,
         now: i64,
@@ -159,127 +159,19 @@ impl Sessions {
         )? == 1)
     }
 
-    /// Takes every schedule due at `now` that no other process holds ([`Self::take_schedule`]
-    /// each), for `owner` until `now + lease_ms`.
-    pub fn take_due(
-        &self,
-        now: i64,
-        owner: &str,
-        lease_ms: i64,
-    ) -> Result<Vec<Schedule>, StoreError> {
-        let mut taken = Vec::new();
-        for s in self.due_schedules(now)? {
-            if self.take_schedule(&s.session_id, now, owner, lease_ms)? {
-                taken.push(s);
-            }
-        }
-        Ok(taken)
-    }
-
-    /// Records a schedule's run by `owner` at `now` with what it found, sets it due next on its
-    /// grid after `now`, and lets its lease go. False when `owner` no longer holds it.
-    pub fn finish_schedule(
+    fn close_schedule_run(
         &self,
         session_id: &str,
         owner: &str,
         now: i64,
         outcome: &str,
+        next: i64,
     ) -> Result<bool, StoreError> {
-        let Some(s) = self.schedule(session_id)? else {
-            return Ok(false);
-        };
-        let next = next_after(s.next_due_ms, s.every_ms, now);
         Ok(self.conn().execute(
             "UPDATE schedules SET last_run_ms = ?3, last_outcome = ?4, next_due_ms = ?5,
              lease_owner = NULL, lease_until_ms = NULL
              WHERE session_id = ?1 AND lease_owner = ?2",
             params![session_id, owner, now, outcome, next],
         )? > 0)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::{SessionRecord, SessionStatus};
-
-    fn store() -> (tempfile::TempDir, Sessions) {
-        let dir = tempfile::tempdir().unwrap();
-        let s = Sessions::open(&dir.path().join("db.sqlite")).unwrap();
-        s.create(&SessionRecord {
-            id: "s1".into(),
-            title: "t".into(),
-            question: "q".into(),
-            config: serde_json::json!({}),
-            status: SessionStatus::Finished,
-            created_at_ms: 0,
-            updated_at_ms: 0,
-            checked_at_ms: None,
-        })
-        .unwrap();
-        (dir, s)
-    }
-
-    const DAY: i64 = 86_400_000;
-
-    #[test]
-    fn a_due_schedule_is_taken_once_and_runs_again_on_its_grid() {
-        let (_dir, s) = store();
-        s.set_schedule(&Schedule {
-            session_id: "s1".into(),
-            every_ms: DAY,
-            research_again: false,
-            paused: false,
-            next_due_ms: DAY,
-            last_run_ms: None,
-            last_outcome: None,
-            created_at_ms: 0,
-        })
-        .unwrap();
-        assert!(
-            s.take_due(DAY - 1, "a", 60_000).unwrap().is_empty(),
-            "not due yet"
-        );
-        assert_eq!(s.take_due(DAY, "a", 60_000).unwrap().len(), 1);
-        // Another process, at once: the lease holds.
-        assert!(s.take_due(DAY + 1, "b", 60_000).unwrap().is_empty());
-        assert!(
-            !s.finish_schedule("s1", "b", DAY + 1, "x").unwrap(),
-            "not b's"
-        );
-        assert!(s.finish_schedule("s1", "a", DAY + 5, "unchanged").unwrap());
-        let after = s.schedule("s1").unwrap().unwrap();
-        assert_eq!(after.next_due_ms, 2 * DAY);
-        assert_eq!(after.last_outcome.as_deref(), Some("unchanged"));
-        // Asleep for ten days: one run, then on from now.
-        assert_eq!(s.take_due(12 * DAY + 7, "a", 60_000).unwrap().len(), 1);
-        s.finish_schedule("s1", "a", 12 * DAY + 9, "ok").unwrap();
-        assert_eq!(s.schedule("s1").unwrap().unwrap().next_due_ms, 13 * DAY);
-        assert!(s.take_due(12 * DAY + 10, "a", 60_000).unwrap().is_empty());
-    }
-
-    #[test]
-    fn a_lease_whose_holder_died_expires_and_a_paused_schedule_waits() {
-        let (_dir, s) = store();
-        s.set_schedule(&Schedule {
-            session_id: "s1".into(),
-            every_ms: DAY,
-            research_again: true,
-            paused: false,
-            next_due_ms: 0,
-            last_run_ms: None,
-            last_outcome: None,
-            created_at_ms: 0,
-        })
-        .unwrap();
-        assert_eq!(s.take_due(10, "dead", 1_000).unwrap().len(), 1);
-        assert!(s.take_due(500, "b", 1_000).unwrap().is_empty());
-        assert_eq!(s.take_due(2_000, "b", 1_000).unwrap().len(), 1, "expired");
-        s.finish_schedule("s1", "b", 2_000, "ok").unwrap();
-        assert!(s.pause_schedule("s1", true).unwrap());
-        assert!(s.take_due(3 * DAY, "b", 1_000).unwrap().is_empty());
-        assert!(s.remove_schedule("s1").unwrap());
-        assert!(s.schedules().unwrap().is_empty());
-        assert!(!s.remove_schedule("s1").unwrap());
     }
 }

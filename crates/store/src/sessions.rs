@@ -12,7 +12,7 @@ use rusqlite::{params, Connection, OptionalExtension};
 use serde::{Deserialize, Serialize};
 use sha2::Digest;
 
-use crate::{open_connection, StoreError};
+use crate::{open_connection, SessionStore, StoreError};
 
 /// Where a session's last run stands, as the sessions table keeps it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ts_rs::TS)]
@@ -162,8 +162,8 @@ pub struct ReportRow {
     pub created_at_ms: i64,
 }
 
-/// Access to the session tables.
-pub struct Sessions {
+/// The session tables in the SQLite database file.
+pub struct SqliteSessions {
     conn: Mutex<Connection>,
     reserve: std::path::PathBuf,
 }
@@ -188,7 +188,7 @@ pub(crate) fn json(text: String) -> serde_json::Value {
     serde_json::from_str(&text).unwrap_or(serde_json::Value::Null)
 }
 
-impl Sessions {
+impl SqliteSessions {
     /// Opens the database at `path`.
     pub fn open(path: &Path) -> Result<Self, StoreError> {
         let conn = open_connection(path)?;
@@ -214,8 +214,23 @@ impl Sessions {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
+    fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<SessionRecord> {
+        Ok(SessionRecord {
+            id: r.get(0)?,
+            title: r.get(1)?,
+            question: r.get(2)?,
+            config: json(r.get(3)?),
+            status: SessionStatus::from_name(&r.get::<_, String>(4)?),
+            created_at_ms: r.get(5)?,
+            updated_at_ms: r.get(6)?,
+            checked_at_ms: r.get(7)?,
+        })
+    }
+}
+
+impl SessionStore for SqliteSessions {
     /// Creates a session.
-    pub fn create(&self, s: &SessionRecord) -> Result<(), StoreError> {
+    fn create(&self, s: &SessionRecord) -> Result<(), StoreError> {
         self.conn().execute(
             "INSERT INTO sessions (id, title, question, config, status, created_at_ms, updated_at_ms)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
@@ -232,21 +247,8 @@ impl Sessions {
         Ok(())
     }
 
-    fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<SessionRecord> {
-        Ok(SessionRecord {
-            id: r.get(0)?,
-            title: r.get(1)?,
-            question: r.get(2)?,
-            config: json(r.get(3)?),
-            status: SessionStatus::from_name(&r.get::<_, String>(4)?),
-            created_at_ms: r.get(5)?,
-            updated_at_ms: r.get(6)?,
-            checked_at_ms: r.get(7)?,
-        })
-    }
-
     /// Sessions, newest first; with `text`, only those whose title or question contains it.
-    pub fn list(&self, text: Option<&str>) -> Result<Vec<SessionRecord>, StoreError> {
+    fn list(&self, text: Option<&str>) -> Result<Vec<SessionRecord>, StoreError> {
         let conn = self.conn();
         let pattern = format!(
             "%{}%",
@@ -265,7 +267,7 @@ impl Sessions {
     }
 
     /// One session.
-    pub fn get(&self, id: &str) -> Result<Option<SessionRecord>, StoreError> {
+    fn get(&self, id: &str) -> Result<Option<SessionRecord>, StoreError> {
         Ok(self
             .conn()
             .query_row(
@@ -277,7 +279,7 @@ impl Sessions {
     }
 
     /// Renames a session; false when it does not exist.
-    pub fn rename(&self, id: &str, title: &str, now_ms: i64) -> Result<bool, StoreError> {
+    fn rename(&self, id: &str, title: &str, now_ms: i64) -> Result<bool, StoreError> {
         Ok(self.conn().execute(
             "UPDATE sessions SET title = ?2, updated_at_ms = ?3 WHERE id = ?1",
             params![id, title, now_ms],
@@ -286,12 +288,7 @@ impl Sessions {
 
     /// Sets a session's status. On a full disk the reserve kept beside the database is given up
     /// for it: a run that failed because the disk is full must still say so.
-    pub fn set_status(
-        &self,
-        id: &str,
-        status: SessionStatus,
-        now_ms: i64,
-    ) -> Result<(), StoreError> {
+    fn set_status(&self, id: &str, status: SessionStatus, now_ms: i64) -> Result<(), StoreError> {
         let write = || {
             self.conn().execute(
                 "UPDATE sessions SET status = ?2, updated_at_ms = ?3 WHERE id = ?1",
@@ -312,7 +309,7 @@ impl Sessions {
 
     /// Deletes a session, everything it produced, its threads' checkpoints, and source texts
     /// no one else uses. False when it did not exist.
-    pub fn delete(&self, id: &str) -> Result<bool, StoreError> {
+    fn delete(&self, id: &str) -> Result<bool, StoreError> {
         let mut conn = self.conn();
         let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         let threads: Vec<String> = {
@@ -343,7 +340,7 @@ impl Sessions {
     }
 
     /// Records a run (thread) of a session.
-    pub fn add_run(
+    fn add_run(
         &self,
         session: &str,
         thread: &str,
@@ -357,29 +354,20 @@ impl Sessions {
         Ok(())
     }
 
-    /// Claims `thread` for process `me`: when no process is recorded as running it, or the one
-    /// recorded is `me` or one `dead` says has died — as one compare-and-set, so of two processes
-    /// claiming at once one gets it. False when another live process runs it.
-    pub fn claim_runner(
+    fn swap_runner(
         &self,
         thread: &str,
+        expected: Option<&str>,
         me: &str,
-        dead: &dyn Fn(&str) -> bool,
     ) -> Result<bool, StoreError> {
-        let current = self.runner(thread)?;
-        if let Some(other) = &current {
-            if other != me && !dead(other) {
-                return Ok(false);
-            }
-        }
         Ok(self.conn().execute(
             "UPDATE runs SET runner = ?2 WHERE thread_id = ?1 AND runner IS ?3",
-            params![thread, me, current],
+            params![thread, me, expected],
         )? == 1)
     }
 
     /// Lets `thread` go, if `me` is the process recorded as running it.
-    pub fn release_runner(&self, thread: &str, me: &str) -> Result<(), StoreError> {
+    fn release_runner(&self, thread: &str, me: &str) -> Result<(), StoreError> {
         self.conn().execute(
             "UPDATE runs SET runner = NULL WHERE thread_id = ?1 AND runner = ?2",
             params![thread, me],
@@ -388,7 +376,7 @@ impl Sessions {
     }
 
     /// The process recorded as running `thread`, if any.
-    pub fn runner(&self, thread: &str) -> Result<Option<String>, StoreError> {
+    fn runner(&self, thread: &str) -> Result<Option<String>, StoreError> {
         Ok(self
             .conn()
             .query_row(
@@ -401,7 +389,7 @@ impl Sessions {
     }
 
     /// The runs of a session, oldest first: (thread id, question).
-    pub fn runs(&self, session: &str) -> Result<Vec<(String, String)>, StoreError> {
+    fn runs(&self, session: &str) -> Result<Vec<(String, String)>, StoreError> {
         let conn = self.conn();
         let mut stmt = conn.prepare(
             "SELECT thread_id, question FROM runs WHERE session_id = ?1 ORDER BY created_at_ms, rowid",
@@ -411,7 +399,7 @@ impl Sessions {
     }
 
     /// The session a thread belongs to.
-    pub fn session_of(&self, thread: &str) -> Result<Option<String>, StoreError> {
+    fn session_of(&self, thread: &str) -> Result<Option<String>, StoreError> {
         Ok(self
             .conn()
             .query_row(
@@ -423,7 +411,7 @@ impl Sessions {
     }
 
     /// Stores a text once and returns its SHA-256.
-    pub fn put_document(&self, text: &str, now_ms: i64) -> Result<String, StoreError> {
+    fn put_document(&self, text: &str, now_ms: i64) -> Result<String, StoreError> {
         let sha = sha256_hex(text);
         self.conn().execute(
             // Storing a text again marks it as used now: a running run's texts are known by
@@ -436,7 +424,7 @@ impl Sessions {
     }
 
     /// The text with this SHA-256.
-    pub fn document(&self, sha256: &str) -> Result<Option<String>, StoreError> {
+    fn document(&self, sha256: &str) -> Result<Option<String>, StoreError> {
         Ok(self
             .conn()
             .query_row(
@@ -448,7 +436,7 @@ impl Sessions {
     }
 
     /// Replaces what a run found: its sources, evidence and claims.
-    pub fn save_findings(
+    fn save_findings(
         &self,
         session: &str,
         thread: &str,
@@ -490,7 +478,7 @@ impl Sessions {
     }
 
     /// A run's sources.
-    pub fn sources(&self, thread: &str) -> Result<Vec<SourceRow>, StoreError> {
+    fn sources(&self, thread: &str) -> Result<Vec<SourceRow>, StoreError> {
         let conn = self.conn();
         let mut stmt = conn.prepare(
             "SELECT source_id, url, title, kind, sha256, accessed_at_ms FROM sources WHERE thread_id = ?1 ORDER BY source_id",
@@ -509,7 +497,7 @@ impl Sessions {
     }
 
     /// A run's evidence.
-    pub fn evidence(&self, thread: &str) -> Result<Vec<EvidenceRow>, StoreError> {
+    fn evidence(&self, thread: &str) -> Result<Vec<EvidenceRow>, StoreError> {
         let conn = self.conn();
         let mut stmt = conn.prepare(
             "SELECT evidence_id, source_id, fact, quote FROM evidence WHERE thread_id = ?1 ORDER BY evidence_id",
@@ -526,7 +514,7 @@ impl Sessions {
     }
 
     /// A run's checked claims.
-    pub fn claims(&self, thread: &str) -> Result<Vec<ClaimRow>, StoreError> {
+    fn claims(&self, thread: &str) -> Result<Vec<ClaimRow>, StoreError> {
         let conn = self.conn();
         let mut stmt = conn.prepare(
             "SELECT evidence_id, text, supported FROM claims WHERE thread_id = ?1 ORDER BY rowid",
@@ -542,7 +530,7 @@ impl Sessions {
     }
 
     /// Adds a report version (the next number) and returns it.
-    pub fn add_report(
+    fn add_report(
         &self,
         session: &str,
         thread: &str,
@@ -550,22 +538,19 @@ impl Sessions {
         provenance: &serde_json::Value,
         now_ms: i64,
     ) -> Result<u32, StoreError> {
-        let conn = self.conn();
-        let version: u32 = conn.query_row(
-            "SELECT COALESCE(MAX(version), 0) + 1 FROM reports WHERE thread_id = ?1",
-            [thread],
-            |r| r.get(0),
-        )?;
-        conn.execute(
+        // One statement: two processes adding a version at once get the next two numbers.
+        let version: u32 = self.conn().query_row(
             "INSERT INTO reports (thread_id, session_id, version, markdown, provenance, created_at_ms)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-            params![thread, session, version, markdown, provenance.to_string(), now_ms],
+             SELECT ?1, ?2, COALESCE(MAX(version), 0) + 1, ?3, ?4, ?5 FROM reports WHERE thread_id = ?1
+             RETURNING version",
+            params![thread, session, markdown, provenance.to_string(), now_ms],
+            |r| r.get(0),
         )?;
         Ok(version)
     }
 
     /// The report versions of a session's runs, oldest first.
-    pub fn reports(&self, session: &str) -> Result<Vec<ReportRow>, StoreError> {
+    fn reports(&self, session: &str) -> Result<Vec<ReportRow>, StoreError> {
         let conn = self.conn();
         let mut stmt = conn.prepare(
             "SELECT thread_id, version, markdown, provenance, created_at_ms FROM reports
@@ -584,7 +569,7 @@ impl Sessions {
     }
 
     /// Records that the session's report sources were checked again at `at_ms`.
-    pub fn set_checked(&self, session: &str, at_ms: i64) -> Result<(), StoreError> {
+    fn set_checked(&self, session: &str, at_ms: i64) -> Result<(), StoreError> {
         self.conn().execute(
             "UPDATE sessions SET checked_at_ms = ?2 WHERE id = ?1",
             params![session, at_ms],
@@ -593,7 +578,7 @@ impl Sessions {
     }
 
     /// Appends an event to a run's audit trail.
-    pub fn add_event(
+    fn add_event(
         &self,
         session: &str,
         thread: &str,
@@ -609,10 +594,7 @@ impl Sessions {
     }
 
     /// A run's events, in order: (at, kind, payload).
-    pub fn events(
-        &self,
-        thread: &str,
-    ) -> Result<Vec<(i64, String, serde_json::Value)>, StoreError> {
+    fn events(&self, thread: &str) -> Result<Vec<(i64, String, serde_json::Value)>, StoreError> {
         let conn = self.conn();
         let mut stmt = conn
             .prepare("SELECT at_ms, kind, payload FROM events WHERE thread_id = ?1 ORDER BY seq")?;
@@ -621,7 +603,7 @@ impl Sessions {
     }
 
     /// Records a model call (as JSON) of a run.
-    pub fn add_call(&self, thread: &str, call: &serde_json::Value) -> Result<(), StoreError> {
+    fn add_call(&self, thread: &str, call: &serde_json::Value) -> Result<(), StoreError> {
         self.conn().execute(
             "INSERT INTO llm_calls (thread_id, call) VALUES (?1, ?2)",
             params![thread, call.to_string()],
@@ -630,7 +612,7 @@ impl Sessions {
     }
 
     /// A run's model calls, in order.
-    pub fn calls(&self, thread: &str) -> Result<Vec<serde_json::Value>, StoreError> {
+    fn calls(&self, thread: &str) -> Result<Vec<serde_json::Value>, StoreError> {
         let conn = self.conn();
         let mut stmt =
             conn.prepare("SELECT call FROM llm_calls WHERE thread_id = ?1 ORDER BY seq")?;
@@ -642,19 +624,7 @@ impl Sessions {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn session(id: &str, title: &str, at: i64) -> SessionRecord {
-        SessionRecord {
-            id: id.into(),
-            title: title.into(),
-            question: format!("{title}?"),
-            config: serde_json::json!({"mode": "single"}),
-            status: SessionStatus::Running,
-            created_at_ms: at,
-            updated_at_ms: at,
-            checked_at_ms: None,
-        }
-    }
+    use crate::conformance::session;
 
     /// Two processes on one database (the CLI and the app): a read-then-write transaction
     /// starts as a writer, so it waits out the other's write (busy_timeout) instead of failing
@@ -663,7 +633,7 @@ mod tests {
     fn a_read_then_write_waits_for_another_writer_instead_of_failing() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("db.sqlite");
-        let s = Sessions::open(&path).unwrap();
+        let s = SqliteSessions::open(&path).unwrap();
         s.create(&session("a", "Rust memory", 1)).unwrap();
         s.add_run("a", "t-a", "Rust memory?", 2).unwrap();
         let mut other = crate::open_connection(&path).unwrap();
@@ -682,171 +652,5 @@ mod tests {
         assert!(s.delete("a").unwrap());
         writer.join().unwrap();
         assert!(s.list(None).unwrap().is_empty());
-    }
-
-    #[test]
-    fn a_run_is_claimed_by_one_process_and_taken_over_when_it_died() {
-        let dir = tempfile::tempdir().unwrap();
-        let s = Sessions::open(&dir.path().join("db.sqlite")).unwrap();
-        s.create(&session("a", "Rust memory", 1)).unwrap();
-        s.add_run("a", "t", "Rust memory?", 2).unwrap();
-        let alive = |_: &str| false;
-        let dead = |_: &str| true;
-        assert!(s.claim_runner("t", "app", &alive).unwrap());
-        assert!(s.claim_runner("t", "app", &alive).unwrap(), "its own again");
-        assert!(
-            !s.claim_runner("t", "mcp", &alive).unwrap(),
-            "the app runs it"
-        );
-        s.release_runner("t", "mcp").unwrap();
-        assert_eq!(
-            s.runner("t").unwrap().as_deref(),
-            Some("app"),
-            "not the MCP's to release"
-        );
-        // The app was killed: its record stays, and the next process takes the run over.
-        assert!(s.claim_runner("t", "mcp", &dead).unwrap());
-        s.release_runner("t", "mcp").unwrap();
-        assert_eq!(s.runner("t").unwrap(), None);
-    }
-
-    #[test]
-    fn sessions_list_search_rename_and_delete_with_their_rows() {
-        let dir = tempfile::tempdir().unwrap();
-        let s = Sessions::open(&dir.path().join("db.sqlite")).unwrap();
-        s.create(&session("a", "Rust memory", 1)).unwrap();
-        s.create(&session("b", "100% organic_food", 2)).unwrap();
-        assert_eq!(s.list(None).unwrap()[0].id, "b");
-        assert_eq!(s.list(Some("memory")).unwrap().len(), 1);
-        assert_eq!(
-            s.list(Some("%")).unwrap().len(),
-            1,
-            "LIKE wildcards are literal"
-        );
-        assert!(s.rename("a", "Ownership", 3).unwrap());
-        assert!(!s.rename("zzz", "x", 3).unwrap());
-        s.add_run("a", "t-a", "Rust memory?", 4).unwrap();
-        let sha = s.put_document("page text", 4).unwrap();
-        s.save_findings(
-            "a",
-            "t-a",
-            &[SourceRow {
-                source_id: 1,
-                url: "https://x".into(),
-                title: "X".into(),
-                kind: "web".into(),
-                sha256: sha.clone(),
-                accessed_at_ms: 4,
-            }],
-            &[EvidenceRow {
-                evidence_id: 1,
-                source_id: 1,
-                fact: "f".into(),
-                quote: "page text".into(),
-            }],
-            &[],
-        )
-        .unwrap();
-        s.add_report("a", "t-a", "# R", &serde_json::json!({}), 5)
-            .unwrap();
-        assert_eq!(
-            s.add_report("a", "t-a", "# R2", &serde_json::json!({}), 6)
-                .unwrap(),
-            2
-        );
-        s.add_event("a", "t-a", 5, "node", &serde_json::json!({"n": 1}))
-            .unwrap();
-        assert_eq!(s.session_of("t-a").unwrap().as_deref(), Some("a"));
-        assert!(s.delete("a").unwrap());
-        assert!(s.get("a").unwrap().is_none());
-        assert!(s.sources("t-a").unwrap().is_empty());
-        assert!(s.reports("a").unwrap().is_empty());
-        assert!(s.events("t-a").unwrap().is_empty());
-        assert!(
-            s.document(&sha).unwrap().is_none(),
-            "an orphaned text is removed"
-        );
-        assert!(!s.delete("a").unwrap());
-    }
-
-    #[test]
-    fn deleting_a_session_keeps_the_texts_a_running_run_has_read() {
-        let dir = tempfile::tempdir().unwrap();
-        let s = Sessions::open(&dir.path().join("db.sqlite")).unwrap();
-        s.create(&session("done", "Finished", 1)).unwrap();
-        s.add_run("done", "t-done", "Q?", 1).unwrap();
-        let shared = s.put_document("a page both read", 1).unwrap();
-        s.save_findings(
-            "done",
-            "t-done",
-            &[SourceRow {
-                source_id: 1,
-                url: "https://a".into(),
-                title: "A".into(),
-                kind: "html".into(),
-                sha256: shared.clone(),
-                accessed_at_ms: 1,
-            }],
-            &[],
-            &[],
-        )
-        .unwrap();
-        let orphan = s.put_document("read by nobody now", 2).unwrap();
-        // Another session is running: it has read the shared page again and one of its own.
-        s.create(&session("live", "Running", 10)).unwrap();
-        s.set_status("live", SessionStatus::Running, 10).unwrap();
-        s.add_run("live", "t-live", "Q2?", 10).unwrap();
-        s.put_document("a page both read", 11).unwrap();
-        let own = s
-            .put_document("only the live run has read this", 12)
-            .unwrap();
-        assert!(s.delete("done").unwrap());
-        assert!(
-            s.document(&shared).unwrap().is_some(),
-            "the live run's read page went"
-        );
-        assert!(
-            s.document(&own).unwrap().is_some(),
-            "the live run's own page went"
-        );
-        assert!(
-            s.document(&orphan).unwrap().is_none(),
-            "an older orphan stays collectable"
-        );
-        // Once nothing runs, unreferenced texts go with the next delete.
-        s.set_status("live", SessionStatus::Finished, 20).unwrap();
-        s.create(&session("other", "Other", 21)).unwrap();
-        assert!(s.delete("other").unwrap());
-        assert!(s.document(&own).unwrap().is_none());
-    }
-
-    #[test]
-    fn caches_expire() {
-        let dir = tempfile::tempdir().unwrap();
-        let s = Sessions::open(&dir.path().join("db.sqlite")).unwrap();
-        s.cache_search("brave", "q", 5, &serde_json::json!([1]), 1_000)
-            .unwrap();
-        assert!(s
-            .cached_search("brave", "q", 5, 1_500, 1_000)
-            .unwrap()
-            .is_some());
-        assert!(s
-            .cached_search("brave", "q", 5, 3_000, 1_000)
-            .unwrap()
-            .is_none());
-        assert!(s
-            .cached_search("brave", "q", 6, 1_500, 1_000)
-            .unwrap()
-            .is_none());
-        s.cache_page(
-            "https://x",
-            &serde_json::json!({"title": "X"}),
-            "text",
-            1_000,
-        )
-        .unwrap();
-        let (meta, text) = s.cached_page("https://x", 1_100, 1_000).unwrap().unwrap();
-        assert_eq!((meta["title"].as_str(), text.as_str()), (Some("X"), "text"));
-        assert!(s.cached_page("https://x", 9_000, 1_000).unwrap().is_none());
     }
 }

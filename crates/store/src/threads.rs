@@ -7,7 +7,7 @@ use std::sync::Mutex;
 use rusqlite::{params, Connection, OptionalExtension};
 use serde::{Deserialize, Serialize};
 
-use crate::{open_connection, StoreError};
+use crate::{open_connection, StoreError, ThreadStore};
 
 /// One registered thread.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -22,12 +22,12 @@ pub struct ThreadRecord {
     pub created_at_ms: i64,
 }
 
-/// Access to the `threads` table.
-pub struct Threads {
+/// The `threads` table in the SQLite database file.
+pub struct SqliteThreads {
     conn: Mutex<Connection>,
 }
 
-impl Threads {
+impl SqliteThreads {
     /// Opens the database at `path`.
     pub fn open(path: &Path) -> Result<Self, StoreError> {
         Ok(Self {
@@ -41,9 +41,11 @@ impl Threads {
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
+}
 
+impl ThreadStore for SqliteThreads {
     /// Registers a thread.
-    pub fn insert(&self, record: &ThreadRecord) -> Result<(), StoreError> {
+    fn insert(&self, record: &ThreadRecord) -> Result<(), StoreError> {
         self.conn().execute(
             "INSERT INTO threads (thread_id, graph, config, created_at_ms) VALUES (?1, ?2, ?3, ?4)",
             params![
@@ -57,11 +59,7 @@ impl Threads {
     }
 
     /// Replaces a thread's saved configuration (e.g. other models for a resume).
-    pub fn set_config(
-        &self,
-        thread_id: &str,
-        config: &serde_json::Value,
-    ) -> Result<(), StoreError> {
+    fn set_config(&self, thread_id: &str, config: &serde_json::Value) -> Result<(), StoreError> {
         self.conn().execute(
             "UPDATE threads SET config = ?2 WHERE thread_id = ?1",
             params![thread_id, config.to_string()],
@@ -70,7 +68,7 @@ impl Threads {
     }
 
     /// Looks a thread up.
-    pub fn get(&self, thread_id: &str) -> Result<Option<ThreadRecord>, StoreError> {
+    fn get(&self, thread_id: &str) -> Result<Option<ThreadRecord>, StoreError> {
         let row = self
             .conn()
             .query_row(
@@ -97,7 +95,7 @@ impl Threads {
     }
 
     /// All threads, newest first.
-    pub fn list(&self) -> Result<Vec<ThreadRecord>, StoreError> {
+    fn list(&self) -> Result<Vec<ThreadRecord>, StoreError> {
         let conn = self.conn();
         let mut stmt = conn.prepare("SELECT thread_id, graph, config, created_at_ms FROM threads ORDER BY created_at_ms DESC, thread_id")?;
         let rows = stmt.query_map([], |r| {

@@ -177,7 +177,7 @@ impl Studio {
             mcp_sources: b.mcp_sources.clone(),
         };
         let sessions = self.sessions();
-        let thread_b = self.register_run(&sessions, &pipeline_b, &saved)?;
+        let thread_b = self.register_run(&*sessions, &pipeline_b, &saved)?;
         let pipeline_a = self.research_run(&thread_a)?.0.info().name;
         Ok((session_id, [(pipeline_a, thread_a), (pipeline_b, thread_b)]))
     }

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 
 use research_pipeline::conversation::{self, Classification, Decider, TurnKind};
 use research_pipeline::{sha256_hex, Carried, Evidence, Role, Source};
-use research_store::{ConversationSummary, Sessions, TurnRow};
+use research_store::{ConversationSummary, SessionStore, TurnRow};
 use serde::{Deserialize, Serialize};
 
 use super::{checked_question, SavedRun};
@@ -85,7 +85,7 @@ struct SessionState {
 impl Studio {
     fn session_state(
         &self,
-        sessions: &Sessions,
+        sessions: &dyn SessionStore,
         session_id: &str,
     ) -> Result<SessionState, ApiError> {
         let Some(session) = sessions.get(session_id)? else {
@@ -125,7 +125,7 @@ impl Studio {
     ) -> Result<Turn, ApiError> {
         let question = checked_question(question)?;
         let sessions = self.sessions();
-        let state = self.session_state(&sessions, session_id)?;
+        let state = self.session_state(&*sessions, session_id)?;
         let classification = match kind {
             Some(TurnKind::First) => {
                 return Err(ApiError::new(
@@ -157,16 +157,16 @@ impl Studio {
                 }
             },
         };
-        if self.needs_summary(&sessions, session_id, &state)? {
+        if self.needs_summary(&*sessions, session_id, &state)? {
             if let Err(e) = self
-                .summarise(&sessions, session_id, &state, keys_store)
+                .summarise(&*sessions, session_id, &state, keys_store)
                 .await
             {
                 // The turn goes on with the last turns verbatim; the next one tries again.
                 tracing::warn!("could not summarise the conversation: {}", e.message);
             }
         }
-        in_place(|| self.open_turn(&sessions, session_id, question, classification, state))
+        in_place(|| self.open_turn(&*sessions, session_id, question, classification, state))
     }
 
     /// Asks a follow-up question in an existing session (the person said it is one): a new
@@ -175,9 +175,9 @@ impl Studio {
     pub fn follow_up(&self, session_id: &str, question: &str) -> Result<ThreadId, ApiError> {
         let question = checked_question(question)?;
         let sessions = self.sessions();
-        let state = self.session_state(&sessions, session_id)?;
+        let state = self.session_state(&*sessions, session_id)?;
         let turn = self.open_turn(
-            &sessions,
+            &*sessions,
             session_id,
             question,
             Classification::person(TurnKind::FollowUp),
@@ -200,7 +200,7 @@ impl Studio {
     /// Records the session's first turn (its first question).
     pub(super) fn first_turn(
         &self,
-        sessions: &Sessions,
+        sessions: &dyn SessionStore,
         session_id: &str,
         thread: &ThreadId,
         question: &str,
@@ -226,7 +226,7 @@ impl Studio {
 
     fn open_turn(
         &self,
-        sessions: &Sessions,
+        sessions: &dyn SessionStore,
         session_id: &str,
         question: &str,
         classification: Classification,
@@ -299,7 +299,7 @@ impl Studio {
     /// latest verbatim (each question with the summary of its report).
     fn context(
         &self,
-        sessions: &Sessions,
+        sessions: &dyn SessionStore,
         session_id: &str,
         state: &SessionState,
         focus: &[String],
@@ -353,7 +353,7 @@ impl Studio {
 
     fn needs_summary(
         &self,
-        sessions: &Sessions,
+        sessions: &dyn SessionStore,
         session_id: &str,
         state: &SessionState,
     ) -> Result<bool, ApiError> {
@@ -369,7 +369,7 @@ impl Studio {
     /// model, and keeps the summary.
     async fn summarise(
         &self,
-        sessions: &Sessions,
+        sessions: &dyn SessionStore,
         session_id: &str,
         state: &SessionState,
         keys_store: &dyn KeyStore,
@@ -443,7 +443,7 @@ fn unsure(why: String) -> Classification {
 /// question itself names — the rest answered earlier questions and stays in their reports. The
 /// run reads the carried sources' stored texts again for this question.
 fn carried(
-    sessions: &Sessions,
+    sessions: &dyn SessionStore,
     session_id: &str,
     question: &str,
 ) -> Result<(Carried, Vec<String>), ApiError> {

@@ -10,7 +10,7 @@ use research_graph::EventSink;
 use research_llm::{Meter, PriceTable, RoleModels};
 use research_pipeline::{DocumentError, Documents, Progress};
 use research_search::{Hit, MultiSearch, SearchError, SearchProvider, SearchQuery};
-use research_store::Sessions;
+use research_store::SessionStore;
 use serde::{Deserialize, Serialize};
 
 use super::{SavedRun, CACHE_TTL_MS};
@@ -25,7 +25,7 @@ pub(super) fn storage(e: impl std::fmt::Display) -> ApiError {
 
 /// Source texts in the session database.
 struct StoreDocuments {
-    sessions: Arc<Sessions>,
+    sessions: Arc<dyn SessionStore>,
     clock: Arc<dyn research_graph::Clock>,
 }
 
@@ -44,7 +44,7 @@ impl Documents for StoreDocuments {
 struct CachedSearch {
     key: String,
     inner: Arc<dyn SearchProvider>,
-    sessions: Arc<Sessions>,
+    sessions: Arc<dyn SessionStore>,
     clock: Arc<dyn research_graph::Clock>,
     /// The same search already going in this process (another run's) is waited for.
     in_flight: Arc<SearchesInFlight>,
@@ -142,7 +142,7 @@ struct RoutedFetcher {
     library: Option<Arc<Library>>,
     /// What the run's MCP sources returned: a result's words are its source.
     mcp: research_search::McpDocuments,
-    sessions: Arc<Sessions>,
+    sessions: Arc<dyn SessionStore>,
     clock: Arc<dyn research_graph::Clock>,
     /// Read every page anew (a recheck), still keeping what was read in the cache.
     fresh: bool,
@@ -255,7 +255,7 @@ impl Fetcher for RoutedFetcher {
 
 /// Saves every event of a run to its audit trail and passes it on.
 pub(super) struct AuditSink {
-    pub(super) sessions: Arc<Sessions>,
+    pub(super) sessions: Arc<dyn SessionStore>,
     pub(super) session: String,
     pub(super) thread: String,
     pub(super) clock: Arc<dyn research_graph::Clock>,
@@ -308,7 +308,7 @@ impl Studio {
         thread: &ThreadId,
         saved: &SavedRun,
         keys_store: &dyn KeyStore,
-        sessions: &Arc<Sessions>,
+        sessions: &Arc<dyn SessionStore>,
         events: Option<Arc<dyn EventSink>>,
     ) -> Result<research_pipeline::Env, ApiError> {
         // Calls made before a resume count against the same budget.
@@ -418,7 +418,7 @@ impl Studio {
     pub(super) fn fetcher(
         &self,
         saved: &SavedRun,
-        sessions: &Arc<Sessions>,
+        sessions: &Arc<dyn SessionStore>,
         library: Arc<Library>,
         mcp: research_search::McpDocuments,
         fresh: bool,

@@ -153,7 +153,7 @@ impl Studio {
             ..saved.clone()
         };
         let thread_id =
-            in_place(|| self.register_run_as(&sessions, &target.info().name, &fork, into))?;
+            in_place(|| self.register_run_as(&*sessions, &target.info().name, &fork, into))?;
         Ok(ForkedRun {
             session_id: saved.session_id,
             thread_id,

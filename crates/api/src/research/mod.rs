@@ -16,7 +16,7 @@ use research_graph::{EventSink, RunOptions};
 use research_pipeline::eval::RunResult;
 use research_pipeline::{Answer, Outcome, Pipeline, Question, RunConfig, RunRequest, RunStatus};
 pub use research_search::MultiSearch;
-use research_store::{SessionRecord, SessionStatus, Sessions, ThreadRecord};
+use research_store::{SessionRecord, SessionStatus, SessionStore, ThreadRecord};
 use serde::{Deserialize, Serialize};
 
 pub use self::compare::{CompareColumn, CompareOutcome, CompareRequest, CompareSide};
@@ -126,14 +126,14 @@ pub struct RunStanding {
 
 /// The record that this process runs a thread, taken off when the run returns.
 struct Runner<'a> {
-    sessions: &'a research_store::Sessions,
+    sessions: &'a dyn research_store::SessionStore,
     thread: &'a ThreadId,
     me: String,
 }
 
 impl<'a> Runner<'a> {
     fn claim(
-        sessions: &'a research_store::Sessions,
+        sessions: &'a dyn research_store::SessionStore,
         thread: &'a ThreadId,
     ) -> Result<Self, ApiError> {
         let me = this_process();
@@ -248,7 +248,7 @@ fn title_of(question: &str) -> String {
 }
 
 impl Studio {
-    pub(crate) fn sessions(&self) -> Arc<Sessions> {
+    pub(crate) fn sessions(&self) -> Arc<dyn SessionStore> {
         self.sessions.clone()
     }
 
@@ -285,8 +285,8 @@ impl Studio {
             searxng_url: request.searxng_url.clone(),
             mcp_sources: request.mcp_sources.clone(),
         };
-        let thread_id = self.register_run(&sessions, &pipeline, &saved)?;
-        self.first_turn(&sessions, &session_id, &thread_id, question)?;
+        let thread_id = self.register_run(&*sessions, &pipeline, &saved)?;
+        self.first_turn(&*sessions, &session_id, &thread_id, question)?;
         Ok((session_id, thread_id))
     }
 
@@ -447,7 +447,7 @@ impl Studio {
     /// Registers a new research thread of `saved.session_id` on `pipeline`.
     fn register_run(
         &self,
-        sessions: &Sessions,
+        sessions: &dyn SessionStore,
         pipeline: &str,
         saved: &SavedRun,
     ) -> Result<ThreadId, ApiError> {
@@ -459,7 +459,7 @@ impl Studio {
     /// thread of `saved.session_id` on `pipeline`.
     fn register_run_as(
         &self,
-        sessions: &Sessions,
+        sessions: &dyn SessionStore,
         pipeline: &str,
         saved: &SavedRun,
         thread_id: ThreadId,
@@ -608,7 +608,7 @@ impl Studio {
         // This process runs it until the call returns (or the process dies, which leaves the
         // record behind: `research_standing` tells that apart). Another live process running it
         // (the app, a CLI, an MCP server) keeps it.
-        let _runner = Runner::claim(&sessions, thread)?;
+        let _runner = Runner::claim(&*sessions, thread)?;
         set_status(SessionStatus::Running);
         let result = if started {
             pipeline
@@ -646,7 +646,7 @@ impl Studio {
             ),
             RunStatus::Cancelled => (ResearchStatus::Interrupted, None),
         };
-        in_place(|| self.save_research(&sessions, &saved, thread, &run))?;
+        in_place(|| self.save_research(&*sessions, &saved, thread, &run))?;
         set_status(match (status, &run.view.result.metadata.outcome) {
             (ResearchStatus::Waiting, _) => SessionStatus::Waiting,
             (ResearchStatus::Interrupted, _) => SessionStatus::Interrupted,

@@ -8,7 +8,7 @@ use research_pipeline::steps::audit::{check_draft, DraftFinding, SourceTexts};
 use research_pipeline::steps::review::{Criterion, Issue, ReviewRecord};
 use research_pipeline::Evidence;
 use research_pipeline::Run;
-use research_store::{ClaimRow, EvidenceRow, ReportRow, SessionRecord, Sessions, SourceRow};
+use research_store::{ClaimRow, EvidenceRow, ReportRow, SessionRecord, SessionStore, SourceRow};
 use serde::{Deserialize, Serialize};
 
 use super::SavedRun;
@@ -110,7 +110,7 @@ impl From<ReviewRecord> for ReviewView {
 impl Studio {
     pub(super) fn save_research(
         &self,
-        sessions: &Sessions,
+        sessions: &dyn SessionStore,
         saved: &SavedRun,
         thread: &ThreadId,
         run: &Run,
