@@ -28,7 +28,8 @@ pub use schedules::{next_after, Schedule};
 pub use conversation::{ConversationSummary, TurnRow};
 pub use seam::{CacheStore, ConversationStore, ScheduleStore, SessionStore, ThreadStore};
 pub use sessions::{
-    ClaimRow, EvidenceRow, ReportRow, SessionRecord, SessionStatus, SourceRow, SqliteSessions,
+    document_sha256, ClaimRow, EvidenceRow, ReportRow, SessionRecord, SessionStatus, SourceRow,
+    SqliteSessions,
 };
 pub use threads::{SqliteThreads, ThreadRecord};
 
@@ -50,6 +51,9 @@ pub enum StoreError {
     /// The schema could not be brought up to date.
     #[error("could not update the database schema: {0}")]
     Migration(String),
+    /// A store on a database server failed (what it said, with the server named).
+    #[error("{0}")]
+    Server(String),
 }
 
 fn migrations() -> rusqlite_migration::Migrations<'static> {

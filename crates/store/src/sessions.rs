@@ -177,7 +177,8 @@ pub(crate) fn is_disk_full(e: &rusqlite::Error) -> bool {
     matches!(e, rusqlite::Error::SqliteFailure(f, _) if f.code == rusqlite::ErrorCode::DiskFull)
 }
 
-fn sha256_hex(text: &str) -> String {
+/// The key a text is stored under: its SHA-256, in lowercase hex.
+pub fn document_sha256(text: &str) -> String {
     sha2::Sha256::digest(text.as_bytes())
         .iter()
         .map(|b| format!("{b:02x}"))
@@ -412,7 +413,7 @@ impl SessionStore for SqliteSessions {
 
     /// Stores a text once and returns its SHA-256.
     fn put_document(&self, text: &str, now_ms: i64) -> Result<String, StoreError> {
-        let sha = sha256_hex(text);
+        let sha = document_sha256(text);
         self.conn().execute(
             // Storing a text again marks it as used now: a running run's texts are known by
             // that mark until its sources are saved (see `delete`).

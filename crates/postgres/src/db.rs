@@ -1,0 +1,276 @@
+//! The connection to the server every store here shares: a small pool, the schema (one list of
+//! migrations for every table, applied once under a lock), and what a failure was.
+
+use deadpool_postgres::{Manager, ManagerConfig, Object, Pool, RecyclingMethod};
+use tokio::sync::OnceCell;
+use tokio_postgres::error::SqlState;
+use tokio_postgres::NoTls;
+
+use crate::PgError;
+
+/// The schema, by version: each entry applied once, in order, in one transaction. The tables
+/// and columns are SQLite's (`research-store`), in PostgreSQL's types.
+const MIGRATIONS: &[&str] = &[
+    "
+CREATE TABLE checkpoints (
+    thread_id     TEXT   NOT NULL,
+    seq           BIGINT NOT NULL,
+    created_at_ms BIGINT NOT NULL,
+    body          BYTEA  NOT NULL,
+    snapshot      BYTEA,
+    PRIMARY KEY (thread_id, seq)
+);
+CREATE TABLE writes (
+    thread_id  TEXT     NOT NULL,
+    checkpoint BIGINT   NOT NULL,
+    task       BIGINT   NOT NULL,
+    kind       SMALLINT NOT NULL,
+    idx        INTEGER  NOT NULL,
+    value      BYTEA    NOT NULL,
+    PRIMARY KEY (thread_id, checkpoint, task, kind, idx)
+);
+",
+    // The thread registry, sessions and what they produced, conversations, schedules, caches.
+    "
+CREATE TABLE threads (
+    thread_id     TEXT   PRIMARY KEY,
+    graph         TEXT   NOT NULL,
+    config        TEXT   NOT NULL,
+    created_at_ms BIGINT NOT NULL
+);
+CREATE TABLE documents (
+    sha256        TEXT   PRIMARY KEY,
+    text          TEXT   NOT NULL,
+    created_at_ms BIGINT NOT NULL
+);
+CREATE TABLE sessions (
+    id            TEXT    PRIMARY KEY,
+    title         TEXT    NOT NULL,
+    question      TEXT    NOT NULL,
+    config        TEXT    NOT NULL,
+    status        TEXT    NOT NULL,
+    created_at_ms BIGINT  NOT NULL,
+    updated_at_ms BIGINT  NOT NULL,
+    checked_at_ms BIGINT,
+    summary       TEXT    NOT NULL DEFAULT '',
+    summary_turns INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE runs (
+    thread_id     TEXT   PRIMARY KEY,
+    session_id    TEXT   NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    question      TEXT   NOT NULL,
+    created_at_ms BIGINT NOT NULL,
+    runner        TEXT,
+    seq           BIGINT GENERATED ALWAYS AS IDENTITY
+);
+CREATE INDEX runs_session ON runs(session_id);
+CREATE TABLE sources (
+    thread_id      TEXT   NOT NULL,
+    session_id     TEXT   NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    source_id      BIGINT NOT NULL,
+    url            TEXT   NOT NULL,
+    title          TEXT   NOT NULL,
+    kind           TEXT   NOT NULL,
+    sha256         TEXT   NOT NULL,
+    accessed_at_ms BIGINT NOT NULL,
+    PRIMARY KEY (thread_id, source_id)
+);
+CREATE INDEX sources_session ON sources(session_id);
+CREATE INDEX sources_sha256 ON sources(sha256);
+CREATE TABLE evidence (
+    thread_id   TEXT   NOT NULL,
+    session_id  TEXT   NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    evidence_id BIGINT NOT NULL,
+    source_id   BIGINT NOT NULL,
+    fact        TEXT   NOT NULL,
+    quote       TEXT   NOT NULL,
+    PRIMARY KEY (thread_id, evidence_id)
+);
+CREATE INDEX evidence_session ON evidence(session_id);
+CREATE TABLE claims (
+    seq         BIGINT  GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    thread_id   TEXT    NOT NULL,
+    session_id  TEXT    NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    evidence_id BIGINT  NOT NULL,
+    text        TEXT    NOT NULL,
+    supported   BOOLEAN NOT NULL
+);
+CREATE INDEX claims_thread ON claims(thread_id);
+CREATE INDEX claims_session ON claims(session_id);
+CREATE TABLE reports (
+    thread_id     TEXT    NOT NULL,
+    session_id    TEXT    NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    version       INTEGER NOT NULL,
+    markdown      TEXT    NOT NULL,
+    provenance    TEXT    NOT NULL,
+    created_at_ms BIGINT  NOT NULL,
+    PRIMARY KEY (thread_id, version)
+);
+CREATE INDEX reports_session ON reports(session_id);
+CREATE TABLE events (
+    seq        BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    thread_id  TEXT   NOT NULL,
+    session_id TEXT   NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    at_ms      BIGINT NOT NULL,
+    kind       TEXT   NOT NULL,
+    payload    TEXT   NOT NULL
+);
+CREATE INDEX events_thread ON events(thread_id);
+CREATE TABLE llm_calls (
+    seq       BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    thread_id TEXT   NOT NULL REFERENCES runs(thread_id) ON DELETE CASCADE,
+    call      TEXT   NOT NULL
+);
+CREATE INDEX llm_calls_thread ON llm_calls(thread_id);
+CREATE TABLE turns (
+    seq            BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    session_id     TEXT   NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    thread_id      TEXT,
+    question       TEXT   NOT NULL,
+    classification TEXT   NOT NULL,
+    focus          TEXT   NOT NULL,
+    reply          TEXT   NOT NULL,
+    created_at_ms  BIGINT NOT NULL
+);
+CREATE INDEX turns_session ON turns(session_id);
+CREATE TABLE schedules (
+    session_id     TEXT    PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE,
+    every_ms       BIGINT  NOT NULL,
+    research_again BOOLEAN NOT NULL,
+    paused         BOOLEAN NOT NULL DEFAULT FALSE,
+    next_due_ms    BIGINT  NOT NULL,
+    last_run_ms    BIGINT,
+    last_outcome   TEXT,
+    lease_owner    TEXT,
+    lease_until_ms BIGINT,
+    created_at_ms  BIGINT  NOT NULL
+);
+CREATE INDEX schedules_due ON schedules(next_due_ms);
+CREATE TABLE search_cache (
+    provider      TEXT    NOT NULL,
+    query         TEXT    NOT NULL,
+    max_results   INTEGER NOT NULL,
+    hits          TEXT    NOT NULL,
+    fetched_at_ms BIGINT  NOT NULL,
+    PRIMARY KEY (provider, query, max_results)
+);
+CREATE TABLE page_cache (
+    url           TEXT   PRIMARY KEY,
+    meta          TEXT   NOT NULL,
+    sha256        TEXT   NOT NULL REFERENCES documents(sha256),
+    fetched_at_ms BIGINT NOT NULL
+);
+",
+];
+
+/// Why a call to the server failed.
+#[derive(Debug)]
+pub(crate) enum Failure {
+    /// No connection could be had.
+    Unreachable(String),
+    /// The server refused or the connection broke.
+    Sql(tokio_postgres::Error),
+}
+
+impl From<tokio_postgres::Error> for Failure {
+    fn from(e: tokio_postgres::Error) -> Self {
+        Failure::Sql(e)
+    }
+}
+
+impl Failure {
+    /// Whether the server's disk is full (the run resumes once there is room).
+    pub(crate) fn disk_full(&self) -> bool {
+        matches!(self, Failure::Sql(e) if e.code() == Some(&SqlState::DISK_FULL))
+    }
+
+    /// What a person is told: a lost connection names the server.
+    pub(crate) fn message(&self) -> String {
+        match self {
+            Failure::Unreachable(m) => format!("PostgreSQL could not be reached: {m}"),
+            Failure::Sql(e) if e.is_closed() => {
+                format!("the connection to PostgreSQL was lost: {e}")
+            }
+            Failure::Sql(e) => match e.as_db_error() {
+                Some(db) => format!("PostgreSQL: {}", db.message()),
+                None => format!("PostgreSQL: {e}"),
+            },
+        }
+    }
+}
+
+/// A pool of connections to one database, its schema brought up to date on first use.
+pub(crate) struct Db {
+    pool: Pool,
+    schema: OnceCell<()>,
+}
+
+impl Db {
+    /// A pool for `url` (`postgres://user@host/db`, or `host=/run/postgresql dbname=research`)
+    /// of at most `size` connections. Nothing is connected yet.
+    pub(crate) fn lazy(url: &str, size: usize) -> Result<Self, PgError> {
+        let config: tokio_postgres::Config = url
+            .parse()
+            .map_err(|e: tokio_postgres::Error| PgError::Address(e.to_string()))?;
+        let manager = Manager::from_config(
+            config,
+            NoTls,
+            ManagerConfig {
+                recycling_method: RecyclingMethod::Fast,
+            },
+        );
+        let pool = Pool::builder(manager)
+            .max_size(size)
+            .build()
+            .map_err(|e| PgError::Pool(e.to_string()))?;
+        Ok(Self {
+            pool,
+            schema: OnceCell::new(),
+        })
+    }
+
+    /// A pooled connection, the schema brought up to date first.
+    pub(crate) async fn client(&self) -> Result<Object, Failure> {
+        let mut client = self
+            .pool
+            .get()
+            .await
+            .map_err(|e| Failure::Unreachable(e.to_string()))?;
+        if self.schema.get().is_none() {
+            if let Err(e) = migrate(&mut client).await {
+                // Not given back to the pool: its session may be in any state.
+                let _ = Object::take(client);
+                return Err(e);
+            }
+            let _ = self.schema.set(());
+        }
+        Ok(client)
+    }
+}
+
+/// Applies the migrations the database has not seen, in one transaction under a transaction
+/// advisory lock: two processes starting at once do not both apply one, and a migration that
+/// fails (no right to create tables) rolls back and lets the lock go with it — the others get
+/// the error too, not a wait.
+async fn migrate(client: &mut tokio_postgres::Client) -> Result<(), Failure> {
+    let tx = client.transaction().await?;
+    tx.batch_execute(
+        "SELECT pg_advisory_xact_lock(7260113);
+         CREATE TABLE IF NOT EXISTS research_schema (version INTEGER NOT NULL);",
+    )
+    .await?;
+    let done: i64 = tx
+        .query_one("SELECT count(*) FROM research_schema", &[])
+        .await?
+        .get(0);
+    for (i, sql) in MIGRATIONS.iter().enumerate().skip(done as usize) {
+        tx.batch_execute(sql).await?;
+        tx.execute(
+            "INSERT INTO research_schema (version) VALUES ($1)",
+            &[&(i as i32 + 1)],
+        )
+        .await?;
+    }
+    tx.commit().await?;
+    Ok(())
+}

@@ -1,0 +1,58 @@
+//! The sessions and threads stores' conformance suite against a real PostgreSQL server the test
+//! starts itself, each check on a fresh server; every store a check opens is a connection pool
+//! of its own, as another process's would be.
+use std::sync::Arc;
+
+use research_postgres::testing::TempPostgres;
+use research_postgres::PgSessions;
+use research_store::conformance::Database;
+use research_store::{SessionStore, ThreadStore};
+
+struct Pg {
+    url: String,
+    _server: TempPostgres,
+}
+
+impl Database for Pg {
+    fn sessions(&self) -> Arc<dyn SessionStore> {
+        Arc::new(PgSessions::connect_lazy(&self.url).unwrap())
+    }
+    fn threads(&self) -> Arc<dyn ThreadStore> {
+        Arc::new(PgSessions::connect_lazy(&self.url).unwrap().threads())
+    }
+}
+
+fn fresh() -> Pg {
+    let server = TempPostgres::start().expect("a PostgreSQL server for the test");
+    let url = server.database("research").unwrap();
+    Pg {
+        url,
+        _server: server,
+    }
+}
+
+research_store::store_conformance!(fresh());
+
+/// A store used from inside an async task (as the API uses it) waits on its own runtime.
+#[tokio::test]
+async fn a_store_called_from_a_runtime_works_and_drops_cleanly() {
+    let db = fresh();
+    let s = db.sessions();
+    s.create(&research_store::conformance::session("a", "A", 1))
+        .unwrap();
+    assert_eq!(s.list(None).unwrap().len(), 1);
+    drop(s);
+}
+
+/// A server that stops is a clear error naming PostgreSQL; nothing acknowledged is lost, and
+/// the same store works again once the server is back.
+#[test]
+fn a_lost_server_is_a_clear_error() {
+    let db = fresh();
+    let s = db.sessions();
+    s.create(&research_store::conformance::session("a", "A", 1))
+        .unwrap();
+    db._server.kill().unwrap();
+    let err = s.get("a").unwrap_err().to_string();
+    assert!(err.contains("PostgreSQL"), "{err}");
+}
