@@ -377,7 +377,12 @@ low_trust_domains: Array<string> | null,
  * A person's own MCP servers as search providers (`mcp:NAME`): by name, a command line or
  * an http(s) address, `#TOOL` at the end for another tool than `search`.
  */
-mcp_sources?: { [key in string]: string }, };
+mcp_sources?: { [key in string]: string }, 
+/**
+ * A PostgreSQL server a team shares, for sessions, runs and checkpoints (this machine's
+ * SQLite file when unset; `DATABASE_URL` wins over it).
+ */
+database: string | null, };
 
 export type StartedRun = { 
 /**

@@ -11,6 +11,7 @@ pub mod bindings;
 mod blocking;
 mod check;
 mod choices;
+mod database;
 pub mod demo;
 mod error;
 mod export;
@@ -38,6 +39,7 @@ pub use check::{
     MAX_CHECK_SENTENCES,
 };
 pub use choices::{form_choices, Choice, FormChoices, ProbeModel, SettingKey};
+pub use database::DATABASE_ENV;
 pub use error::{ApiError, ErrorCode, Fix};
 pub use export::{fonts_dir, ExportFormat};
 pub use keys::{
@@ -116,7 +118,7 @@ pub async fn fetch(url: &str, allowed_hosts: &[String]) -> Result<Document, ApiE
     };
     Ok(research_fetch::HttpFetcher::new(policy)?.fetch(url).await?)
 }
-use research_store::{SqliteCheckpointer, ThreadRecord, ThreadStore};
+use research_store::{ThreadRecord, ThreadStore};
 use serde::{Deserialize, Serialize};
 
 /// The desktop app's identifier; the CLI uses the same data folder so both see the same sessions.
@@ -238,9 +240,11 @@ pub struct EmbedProgress {
 /// An open Research Studio database. Cloning it is cheap: the clones share its connections.
 #[derive(Clone)]
 pub struct Studio {
-    checkpointer: Arc<SqliteCheckpointer>,
+    checkpointer: Arc<dyn Checkpointer>,
     threads: Arc<dyn ThreadStore>,
     sessions: Arc<dyn research_store::SessionStore>,
+    /// Where its records are, as a person is told (SQLite's file or a shared server).
+    storage: String,
     clock: Arc<dyn Clock>,
     path: PathBuf,
     registry: Registry,
@@ -262,10 +266,12 @@ impl Studio {
             Some(p) => p.to_path_buf(),
             None => default_db_path()?,
         };
+        let stores = database::open(&path)?;
         Ok(Self {
-            checkpointer: Arc::new(SqliteCheckpointer::open(&path)?),
-            threads: Arc::new(research_store::SqliteThreads::open(&path)?),
-            sessions: Arc::new(research_store::SqliteSessions::open(&path)?),
+            checkpointer: stores.checkpointer,
+            threads: stores.threads,
+            sessions: stores.sessions,
+            storage: stores.shown,
             clock: Arc::new(SystemClock),
             path,
             registry: Registry::builtin(),
@@ -400,6 +406,13 @@ impl Studio {
     /// The user's settings.
     pub fn settings(&self) -> Result<Settings, ApiError> {
         Settings::load(&self.settings_path())
+    }
+
+    /// Where sessions, runs and checkpoints are kept, as a person is told: this machine's
+    /// SQLite file, or the PostgreSQL server a team shares (`DATABASE_URL` or the `database`
+    /// setting).
+    pub fn storage(&self) -> &str {
+        &self.storage
     }
 
     /// The database file.

@@ -43,6 +43,9 @@ pub struct Settings {
     /// an http(s) address, `#TOOL` at the end for another tool than `search`.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub mcp_sources: std::collections::BTreeMap<String, String>,
+    /// A PostgreSQL server a team shares, for sessions, runs and checkpoints (this machine's
+    /// SQLite file when unset; `DATABASE_URL` wins over it).
+    pub database: Option<String>,
 }
 
 /// The keys `research settings set` knows, with what they hold.
@@ -68,6 +71,10 @@ pub const SETTING_KEYS: &[(&str, &str)] = &[
     (
         "low_trust_domains",
         "comma-separated domains the trust pipeline leaves out, none, or empty for the built-in list",
+    ),
+    (
+        "database",
+        "a shared PostgreSQL server for sessions and runs (postgres://user@host/db, no password: set PGPASSWORD), or empty for this machine's file",
     ),
     (
         "mcp_sources",
@@ -286,6 +293,7 @@ impl Settings {
                 self.review = Some(points);
             }
             "mcp_sources" => self.mcp_sources = mcp_sources(value)?,
+            "database" => self.database = crate::database::check_setting(value)?,
             other => {
                 return Err(invalid(format!(
                     "unknown setting `{other}`; known: {}",
@@ -314,6 +322,7 @@ impl Settings {
             "trusted_domains" => self.trusted_domains = None,
             "low_trust_domains" => self.low_trust_domains = None,
             "mcp_sources" => self.mcp_sources.clear(),
+            "database" => self.database = None,
             other => return Err(invalid(format!("unknown setting `{other}`"))),
         }
         Ok(())

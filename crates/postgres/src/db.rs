@@ -199,6 +199,21 @@ impl Failure {
     }
 }
 
+/// The connection settings of `url`; without a password in it, `PGPASSWORD`'s (as libpq reads
+/// it), so a password need not be written where settings are kept.
+pub(crate) fn address(url: &str) -> Result<tokio_postgres::Config, PgError> {
+    let mut config: tokio_postgres::Config = url
+        .trim()
+        .parse()
+        .map_err(|e: tokio_postgres::Error| PgError::Address(e.to_string()))?;
+    if config.get_password().is_none() {
+        if let Ok(password) = std::env::var("PGPASSWORD") {
+            config.password(password);
+        }
+    }
+    Ok(config)
+}
+
 /// A pool of connections to one database, its schema brought up to date on first use.
 pub(crate) struct Db {
     pool: Pool,
@@ -209,9 +224,7 @@ impl Db {
     /// A pool for `url` (`postgres://user@host/db`, or `host=/run/postgresql dbname=research`)
     /// of at most `size` connections. Nothing is connected yet.
     pub(crate) fn lazy(url: &str, size: usize) -> Result<Self, PgError> {
-        let config: tokio_postgres::Config = url
-            .parse()
-            .map_err(|e: tokio_postgres::Error| PgError::Address(e.to_string()))?;
+        let config = address(url)?;
         let manager = Manager::from_config(
             config,
             NoTls,

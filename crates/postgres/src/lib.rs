@@ -19,6 +19,51 @@ pub mod testing;
 pub use checkpointer::PgCheckpointer;
 pub use sessions::{PgSessions, PgThreads};
 
+/// A PostgreSQL address as a person is shown it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Address {
+    /// Where it points, without a password: `database research on db.example.org:5432 as alice`.
+    pub shown: String,
+    /// Whether the address itself holds a password.
+    pub has_password: bool,
+}
+
+/// Reads `url` as a PostgreSQL connection string (`postgres://user@host/db` or
+/// `host=/run/postgresql dbname=research`).
+pub fn check_address(url: &str) -> Result<Address, PgError> {
+    let config: tokio_postgres::Config = url
+        .trim()
+        .parse()
+        .map_err(|e: tokio_postgres::Error| PgError::Address(e.to_string()))?;
+    let hosts: Vec<String> = config
+        .get_hosts()
+        .iter()
+        .map(|h| match h {
+            tokio_postgres::config::Host::Tcp(name) => name.clone(),
+            tokio_postgres::config::Host::Unix(path) => path.display().to_string(),
+        })
+        .collect();
+    let port = config.get_ports().first().copied().unwrap_or(5432);
+    let host = match hosts.first() {
+        Some(h) => format!("{h}:{port}"),
+        None => format!("the local socket, port {port}"),
+    };
+    let mut shown = format!(
+        "database {} on {host}",
+        config
+            .get_dbname()
+            .or(config.get_user())
+            .unwrap_or("postgres")
+    );
+    if let Some(user) = config.get_user() {
+        shown.push_str(&format!(" as {user}"));
+    }
+    Ok(Address {
+        shown,
+        has_password: config.get_password().is_some(),
+    })
+}
+
 /// Why the store could not be set up.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]

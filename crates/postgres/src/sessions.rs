@@ -102,6 +102,12 @@ impl PgSessions {
         })
     }
 
+    /// Connects now and brings the schema up to date: a wrong address or a server that is down
+    /// is said when the store is opened, not in the middle of a run.
+    pub fn ready(&self) -> Result<(), StoreError> {
+        self.run(|_| async { Ok(()) })
+    }
+
     /// The thread registry on the same connections.
     pub fn threads(&self) -> PgThreads {
         PgThreads {

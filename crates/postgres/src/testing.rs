@@ -87,13 +87,24 @@ impl TempPostgres {
                 "UTF8",
             ],
         ))?;
+        server.boot()?;
+        Ok(server)
+    }
+
+    /// Starts the server in its folder (again, after [`TempPostgres::kill`]).
+    pub fn restart(&self) -> Result<(), String> {
+        self.boot()
+    }
+
+    fn boot(&self) -> Result<(), String> {
+        let data = self.dir.path().join("data");
         let options = format!(
             "-k {} -p {} -c listen_addresses='' -c fsync=on",
-            server.dir.path().display(),
-            server.port
+            self.dir.path().display(),
+            self.port
         );
-        let log = server.dir.path().join("server.log");
-        run(&mut server.command(
+        let log = self.dir.path().join("server.log");
+        run(&mut self.command(
             "pg_ctl",
             &[
                 "-D",
@@ -106,8 +117,7 @@ impl TempPostgres {
                 "start",
             ],
         ))
-        .map_err(|e| format!("{e}\n{}", std::fs::read_to_string(&log).unwrap_or_default()))?;
-        Ok(server)
+        .map_err(|e| format!("{e}\n{}", std::fs::read_to_string(&log).unwrap_or_default()))
     }
 
     fn command(&self, program: &str, args: &[&str]) -> Command {

@@ -7,6 +7,7 @@ mod conversation;
 mod env;
 mod fork;
 mod recheck;
+mod runner;
 mod schedules;
 mod sessions;
 
@@ -122,72 +123,6 @@ pub struct RunStanding {
     /// for a run whose process died mid-way (or none is recorded), `None` when it cannot be told
     /// (another system than Linux).
     pub runner_alive: Option<bool>,
-}
-
-/// The record that this process runs a thread, taken off when the run returns.
-struct Runner<'a> {
-    sessions: &'a dyn research_store::SessionStore,
-    thread: &'a ThreadId,
-    me: String,
-}
-
-impl<'a> Runner<'a> {
-    fn claim(
-        sessions: &'a dyn research_store::SessionStore,
-        thread: &'a ThreadId,
-    ) -> Result<Self, ApiError> {
-        let me = this_process();
-        let claimed = in_place(|| {
-            sessions.claim_runner(thread.as_str(), &me, &|other| alive(other) == Some(false))
-        })?;
-        if !claimed {
-            return Err(ApiError::new(
-                ErrorCode::Conflict,
-                format!("run {thread} is running in another process; wait for it to end or stop it there"),
-            ));
-        }
-        Ok(Self {
-            sessions,
-            thread,
-            me,
-        })
-    }
-}
-
-impl Drop for Runner<'_> {
-    fn drop(&mut self) {
-        if let Err(e) = self.sessions.release_runner(self.thread.as_str(), &self.me) {
-            tracing::warn!("could not clear the run's process: {e}");
-        }
-    }
-}
-
-/// This process as a runner: its pid and, where it can be read, when it started (a pid used
-/// again by another process is not mistaken for it).
-fn this_process() -> String {
-    let pid = std::process::id();
-    format!("{pid}:{}", started_at(pid).unwrap_or_default())
-}
-
-/// When process `pid` started, in clock ticks since boot (Linux: `/proc/PID/stat`, field 22).
-fn started_at(pid: u32) -> Option<String> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // After the command name, which may hold spaces and parentheses.
-    let rest = &stat[stat.rfind(')')? + 1..];
-    rest.split_whitespace().nth(19).map(String::from)
-}
-
-/// Whether process `runner` (`pid:start`) is alive on this machine, where that can be told.
-fn alive(runner: &str) -> Option<bool> {
-    let (pid, start) = runner.split_once(':').unwrap_or((runner, ""));
-    let pid: u32 = pid.parse().ok()?;
-    if !cfg!(target_os = "linux") {
-        return (pid == std::process::id()).then_some(true);
-    }
-    Some(match started_at(pid) {
-        None => false,
-        Some(now) => start.is_empty() || now == start,
-    })
 }
 
 /// Where a run stands after running.
@@ -509,7 +444,7 @@ impl Studio {
             question: self.research_question(thread).await?,
             // No process recorded: none claims it (a killed one leaves its record behind).
             runner_alive: match runner.as_deref() {
-                Some(r) => alive(r),
+                Some(r) => runner::alive(r, runner::wall_ms()),
                 None => Some(false),
             },
         })
@@ -608,7 +543,7 @@ impl Studio {
         // This process runs it until the call returns (or the process dies, which leaves the
         // record behind: `research_standing` tells that apart). Another live process running it
         // (the app, a CLI, an MCP server) keeps it.
-        let _runner = Runner::claim(&*sessions, thread)?;
+        let _runner = runner::Runner::claim(sessions.clone(), thread)?;
         set_status(SessionStatus::Running);
         let result = if started {
             pipeline
@@ -731,20 +666,4 @@ fn failed_run(e: research_graph::GraphError, thread: &ThreadId) -> ApiError {
         });
     }
     ApiError::from(e)
-}
-
-#[cfg(test)]
-mod runner_tests {
-    use super::*;
-
-    #[test]
-    fn a_process_is_alive_while_it_runs_and_not_after() {
-        assert_eq!(alive(&this_process()), Some(true));
-        if cfg!(target_os = "linux") {
-            // A pid no process has, and ours with another start time (a pid used again).
-            assert_eq!(alive("4194304:1"), Some(false));
-            let pid = std::process::id();
-            assert_eq!(alive(&format!("{pid}:1")), Some(false));
-        }
-    }
 }

@@ -1,0 +1,104 @@
+//! Where a Studio keeps its records: this machine's SQLite file (the default), or a PostgreSQL
+//! server a team shares (`DATABASE_URL`, or the `database` setting). The rule is written here
+//! once; the CLI, the app and the MCP server all open a [`crate::Studio`] and get it.
+//!
+//! What moves to the server: checkpoints, the thread registry, sessions with everything they
+//! produced, conversations, schedules, the search and page caches. What stays on the machine:
+//! keys (the OS keychain), models, settings, and the library's index of local folders.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use research_graph::Checkpointer;
+use research_store::{
+    SessionStore, SqliteCheckpointer, SqliteSessions, SqliteThreads, ThreadStore,
+};
+
+use crate::{ApiError, ErrorCode, Fix, Settings};
+
+/// The environment variable that points every process at a shared server (it wins over the
+/// setting, so one shell can try a server without changing the app's settings).
+pub const DATABASE_ENV: &str = "DATABASE_URL";
+
+/// The stores a Studio works on.
+pub(crate) struct Stores {
+    pub checkpointer: Arc<dyn Checkpointer>,
+    pub threads: Arc<dyn ThreadStore>,
+    pub sessions: Arc<dyn SessionStore>,
+    /// Where they are, as a person is told.
+    pub shown: String,
+}
+
+/// The shared server's address, when one is chosen: `DATABASE_URL`, else the `database`
+/// setting of the settings file beside `db`.
+pub(crate) fn shared_address(db: &Path) -> Result<Option<String>, ApiError> {
+    if let Ok(url) = std::env::var(DATABASE_ENV) {
+        if !url.trim().is_empty() {
+            return Ok(Some(url));
+        }
+    }
+    let settings = Settings::load(&Settings::path_for(db))?;
+    Ok(settings.database.filter(|d| !d.trim().is_empty()))
+}
+
+/// Opens the stores: on the shared server when one is chosen (connecting now, so a wrong
+/// address or a server that is down is said at once), else in the SQLite file at `db`.
+pub(crate) fn open(db: &Path) -> Result<Stores, ApiError> {
+    let Some(url) = shared_address(db)? else {
+        return Ok(Stores {
+            checkpointer: Arc::new(SqliteCheckpointer::open(db)?),
+            threads: Arc::new(SqliteThreads::open(db)?),
+            sessions: Arc::new(SqliteSessions::open(db)?),
+            shown: format!("SQLite, {}", db.display()),
+        });
+    };
+    let address = research_postgres::check_address(&url).map_err(|e| not_a_server(&e))?;
+    let refused = |e: &dyn std::fmt::Display| {
+        ApiError::new(
+            ErrorCode::Storage,
+            format!(
+                "the shared database ({}) could not be opened: {e}",
+                address.shown
+            ),
+        )
+        .fix(Fix::DataFolder)
+    };
+    let sessions =
+        research_postgres::PgSessions::connect_lazy(&url).map_err(|e| not_a_server(&e))?;
+    sessions.ready().map_err(|e| refused(&e))?;
+    let checkpointer =
+        research_postgres::PgCheckpointer::connect_lazy(&url).map_err(|e| not_a_server(&e))?;
+    Ok(Stores {
+        checkpointer: Arc::new(checkpointer),
+        threads: Arc::new(sessions.threads()),
+        sessions: Arc::new(sessions),
+        shown: format!("PostgreSQL, {}", address.shown),
+    })
+}
+
+fn not_a_server(e: &research_postgres::PgError) -> ApiError {
+    ApiError::new(
+        ErrorCode::InvalidInput,
+        format!("{e} (from {DATABASE_ENV} or the `database` setting)"),
+    )
+    .fix(Fix::DataFolder)
+}
+
+/// Checks a `database` setting: a PostgreSQL address without a password in it (passwords go
+/// in `PGPASSWORD`, never in the settings file), or empty for this machine's file.
+pub(crate) fn check_setting(value: &str) -> Result<Option<String>, ApiError> {
+    let value = value.trim();
+    if value.is_empty() || value.eq_ignore_ascii_case("local") {
+        return Ok(None);
+    }
+    let address = research_postgres::check_address(value)
+        .map_err(|e| ApiError::new(ErrorCode::InvalidInput, format!("`{value}`: {e}")))?;
+    if address.has_password {
+        return Err(ApiError::new(
+            ErrorCode::InvalidInput,
+            "the address holds a password, and settings are a plain file: leave it out and set \
+             PGPASSWORD in the environment (or put the whole address in DATABASE_URL)",
+        ));
+    }
+    Ok(Some(value.to_string()))
+}

@@ -1,0 +1,244 @@
+//! Which process runs a thread: a record in the sessions store that the process renews while
+//! it runs (a lease), so that a run is never executed by two processes at once — on one machine
+//! or on two sharing a database — and a run whose process died is taken over.
+//!
+//! On the machine that runs it, a dead process is seen at once (Linux: `/proc`, with its start
+//! time so a reused pid is not mistaken for it). From another machine only the lease can tell:
+//! a record its holder stopped renewing is taken over once it has expired.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use research_graph::ThreadId;
+use research_store::SessionStore;
+
+use crate::{ApiError, ErrorCode};
+
+use super::in_place;
+
+/// How long a record holds without being renewed; it is renewed three times within it.
+const LEASE_MS: i64 = 60_000;
+
+/// A process's record: `MACHINE/PID:START/UNTIL_MS`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Record {
+    machine: String,
+    process: String,
+    until_ms: i64,
+}
+
+impl Record {
+    fn mine(now_ms: i64) -> Self {
+        Self {
+            machine: this_machine(),
+            process: this_process(),
+            until_ms: now_ms + LEASE_MS,
+        }
+    }
+
+    fn parse(text: &str) -> Self {
+        let mut parts = text.splitn(3, '/');
+        match (parts.next(), parts.next(), parts.next()) {
+            (Some(machine), Some(process), until) => Self {
+                machine: machine.to_string(),
+                process: process.to_string(),
+                until_ms: until.and_then(|u| u.parse().ok()).unwrap_or(0),
+            },
+            // A record from before machines were named: this machine's.
+            _ => Self {
+                machine: this_machine(),
+                process: text.to_string(),
+                until_ms: 0,
+            },
+        }
+    }
+
+    fn text(&self) -> String {
+        format!("{}/{}/{}", self.machine, self.process, self.until_ms)
+    }
+
+    fn is_this_process(&self) -> bool {
+        self.machine == this_machine() && self.process == this_process()
+    }
+
+    /// Whether its process still runs: on this machine, asked of the system; on another, while
+    /// its lease holds. `None` when it cannot be told (another system than Linux).
+    fn alive(&self, now_ms: i64) -> Option<bool> {
+        if self.machine != this_machine() {
+            return Some(self.until_ms >= now_ms);
+        }
+        process_alive(&self.process)
+    }
+}
+
+/// Whether the process recorded as `runner` still runs (see [`Record::alive`]).
+pub(crate) fn alive(runner: &str, now_ms: i64) -> Option<bool> {
+    Record::parse(runner).alive(now_ms)
+}
+
+/// The wall clock, in ms since the epoch: leases are compared across machines, never with a
+/// test's injected clock.
+pub(crate) fn wall_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
+}
+
+/// The record that this process runs a thread: renewed while it lives, taken off when the run
+/// returns.
+pub(crate) struct Runner {
+    sessions: Arc<dyn SessionStore>,
+    thread: ThreadId,
+    held: Arc<Mutex<String>>,
+    renewal: tokio::task::JoinHandle<()>,
+}
+
+impl Runner {
+    /// Claims `thread` for this process; a conflict when another live process runs it.
+    pub(crate) fn claim(
+        sessions: Arc<dyn SessionStore>,
+        thread: &ThreadId,
+    ) -> Result<Self, ApiError> {
+        let now = wall_ms();
+        let me = Record::mine(now).text();
+        let takeable = |other: &str| {
+            let other = Record::parse(other);
+            other.is_this_process() || other.alive(now) == Some(false)
+        };
+        let claimed = in_place(|| sessions.claim_runner(thread.as_str(), &me, &takeable))?;
+        if !claimed {
+            return Err(ApiError::new(
+                ErrorCode::Conflict,
+                format!("run {thread} is running in another process; wait for it to end or stop it there"),
+            ));
+        }
+        let held = Arc::new(Mutex::new(me));
+        let renewal = tokio::spawn(renew(sessions.clone(), thread.clone(), held.clone()));
+        Ok(Self {
+            sessions,
+            thread: thread.clone(),
+            held,
+            renewal,
+        })
+    }
+}
+
+/// Renews the lease a third of its length before it would run out, for as long as the run goes.
+async fn renew(sessions: Arc<dyn SessionStore>, thread: ThreadId, held: Arc<Mutex<String>>) {
+    loop {
+        tokio::time::sleep(Duration::from_millis((LEASE_MS / 3) as u64)).await;
+        let old = held.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        let new = Record::mine(wall_ms()).text();
+        let store = sessions.clone();
+        let (t, o, n) = (thread.clone(), old.clone(), new.clone());
+        let swapped =
+            tokio::task::spawn_blocking(move || store.swap_runner(t.as_str(), Some(&o), &n)).await;
+        match swapped {
+            Ok(Ok(true)) => *held.lock().unwrap_or_else(|p| p.into_inner()) = new,
+            Ok(Ok(false)) => {
+                tracing::warn!(%thread, "another process took this run over");
+                return;
+            }
+            Ok(Err(e)) => tracing::warn!(%thread, "the run's lease could not be renewed: {e}"),
+            Err(e) => tracing::warn!(%thread, "the run's lease renewal stopped: {e}"),
+        }
+    }
+}
+
+impl Drop for Runner {
+    fn drop(&mut self) {
+        self.renewal.abort();
+        let held = self.held.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        if let Err(e) = self.sessions.release_runner(self.thread.as_str(), &held) {
+            tracing::warn!("could not clear the run's process: {e}");
+        }
+    }
+}
+
+/// This machine: its `/etc/machine-id`, else its host name.
+fn this_machine() -> String {
+    static MACHINE: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    MACHINE
+        .get_or_init(|| {
+            [
+                "/etc/machine-id",
+                "/var/lib/dbus/machine-id",
+                "/proc/sys/kernel/hostname",
+            ]
+            .iter()
+            .find_map(|p| {
+                std::fs::read_to_string(p)
+                    .ok()
+                    .map(|s| s.trim().replace('/', "-"))
+                    .filter(|s| !s.is_empty())
+            })
+            .unwrap_or_else(|| "this-machine".into())
+        })
+        .clone()
+}
+
+/// This process: its pid and, where it can be read, when it started (a pid used again by
+/// another process is not mistaken for it).
+fn this_process() -> String {
+    let pid = std::process::id();
+    format!("{pid}:{}", started_at(pid).unwrap_or_default())
+}
+
+/// When process `pid` started, in clock ticks since boot (Linux: `/proc/PID/stat`, field 22).
+fn started_at(pid: u32) -> Option<String> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // After the command name, which may hold spaces and parentheses.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    rest.split_whitespace().nth(19).map(String::from)
+}
+
+/// Whether process `pid:start` of this machine is alive, where that can be told.
+fn process_alive(process: &str) -> Option<bool> {
+    let (pid, start) = process.split_once(':').unwrap_or((process, ""));
+    let pid: u32 = pid.parse().ok()?;
+    if !cfg!(target_os = "linux") {
+        return (pid == std::process::id()).then_some(true);
+    }
+    Some(match started_at(pid) {
+        None => false,
+        Some(now) => start.is_empty() || now == start,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_process_is_alive_while_it_runs_and_not_after() {
+        let now = wall_ms();
+        assert_eq!(alive(&Record::mine(now).text(), now), Some(true));
+        if cfg!(target_os = "linux") {
+            // A pid no process has, and ours with another start time (a pid used again); a
+            // record from before machines were named is read as this machine's.
+            let me = this_machine();
+            assert_eq!(alive(&format!("{me}/4194304:1/{now}"), now), Some(false));
+            let pid = std::process::id();
+            assert_eq!(alive(&format!("{me}/{pid}:1/{now}"), now), Some(false));
+            assert_eq!(alive("4194304:1", now), Some(false));
+            assert_eq!(alive(&this_process(), now), Some(true));
+        }
+    }
+
+    #[test]
+    fn another_machines_process_is_alive_while_its_lease_holds() {
+        let record = format!("elsewhere/1:1/{}", 10_000);
+        assert_eq!(
+            alive(&record, 9_999),
+            Some(true),
+            "a live run elsewhere is not taken"
+        );
+        assert_eq!(alive(&record, 10_000), Some(true));
+        assert_eq!(
+            alive(&record, 10_001),
+            Some(false),
+            "its holder stopped renewing it"
+        );
+    }
+}
