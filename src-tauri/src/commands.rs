@@ -115,6 +115,7 @@ pub async fn app_info(state: State<'_, AppState>) -> Res<AppInfo> {
     eprintln!("research-studio: ready");
     Ok(AppInfo {
         db_path: studio.db_path().display().to_string(),
+        storage: studio.storage().to_string(),
         version: env!("CARGO_PKG_VERSION").to_string(),
         keychain: state.keychain.clone(),
         log_dir: state.log_dir.display().to_string(),

@@ -211,6 +211,10 @@ export type AppInfo = {
  */
 db_path: string, 
 /**
+ * Where sessions and runs are kept, as a person is told ([`Studio::storage`]).
+ */
+storage: string, 
+/**
  * The app's version.
  */
 version: string, 

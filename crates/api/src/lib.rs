@@ -144,6 +144,9 @@ pub fn default_db_path() -> Result<PathBuf, ApiError> {
 pub struct AppInfo {
     /// The database file in use.
     pub db_path: String,
+    /// Where sessions and runs are kept, as a person is told ([`Studio::storage`]).
+    #[serde(default)]
+    pub storage: String,
     /// The app's version.
     pub version: String,
     /// Where API keys are kept.

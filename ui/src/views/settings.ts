@@ -40,7 +40,7 @@ export function mountSettings(root: HTMLElement, { store, actions }: Ctx) {
   store.watch((s) => s.info, (info) => {
     if (!info) return;
     if (!info.keychain.available) $("keys-help").textContent = "No system keychain: keys entered here last until you quit.";
-    $("log-dir").textContent = `Logs: ${info.log_dir} · Database: ${info.db_path} · Version ${info.version}`;
+    $("log-dir").textContent = `Logs: ${info.log_dir} · Sessions and runs: ${info.storage || info.db_path} · Version ${info.version}`;
   });
 
   // ---------- the default model ----------

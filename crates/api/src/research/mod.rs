@@ -119,9 +119,9 @@ pub struct RunStanding {
     pub status: research_store::SessionStatus,
     /// The question it waits on, if any.
     pub question: Option<PendingQuestion>,
-    /// Whether the process recorded as running it is still alive on this machine: `Some(false)`
-    /// for a run whose process died mid-way (or none is recorded), `None` when it cannot be told
-    /// (another system than Linux).
+    /// Whether the process recorded as running it is still alive: `Some(false)` for a run whose
+    /// process died mid-way (or none is recorded) or, on another machine, whose lease ran out;
+    /// `None` when it cannot be told (another system than Linux).
     pub runner_alive: Option<bool>,
 }
 
