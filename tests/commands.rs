@@ -44,6 +44,7 @@ impl App {
                     detail: "tests keep keys in memory".into(),
                 },
                 log_dir: dir.path().join("logs"),
+                storage_problem: None,
                 runs: Default::default(),
                 download: Default::default(),
             })

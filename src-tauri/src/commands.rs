@@ -29,6 +29,8 @@ pub struct AppState {
     pub keychain: KeychainStatus,
     /// The log folder.
     pub log_dir: PathBuf,
+    /// Why the shared database is not in use although one is set (this machine's file is).
+    pub storage_problem: Option<ApiError>,
     /// Runs in progress, by thread, so Cancel can reach them.
     pub runs: RunRegistry,
     /// The model download in progress, so it can be stopped.
@@ -116,6 +118,7 @@ pub async fn app_info(state: State<'_, AppState>) -> Res<AppInfo> {
     Ok(AppInfo {
         db_path: studio.db_path().display().to_string(),
         storage: studio.storage().to_string(),
+        storage_problem: state.storage_problem.clone(),
         version: env!("CARGO_PKG_VERSION").to_string(),
         keychain: state.keychain.clone(),
         log_dir: state.log_dir.display().to_string(),

@@ -214,8 +214,13 @@ pub fn run() {
             if let Err(e) = init_logging(&log_dir) {
                 eprintln!("research-studio: logging to files is off: {e:#}");
             }
-            let studio = Studio::open(db_path().as_deref())
+            // A shared database that cannot be opened leaves the app on this machine's file, with
+            // the problem said in the window: its Settings can then put the address right.
+            let (studio, storage_problem) = Studio::open_or_local(db_path().as_deref())
                 .map_err(|e| anyhow::anyhow!("Research Studio could not open its database: {}", e.message))?;
+            if let Some(problem) = &storage_problem {
+                tracing::warn!("the shared database is not in use: {}", problem.message);
+            }
             let keychain = research_api::probe_keychain();
             let keys: Arc<dyn KeyStore> = if keychain.available {
                 Arc::new(OsKeychain)
@@ -229,6 +234,7 @@ pub fn run() {
                 keys,
                 keychain,
                 log_dir,
+                storage_problem,
                 runs: Default::default(),
                 download: Default::default(),
             });

@@ -215,6 +215,10 @@ db_path: string,
  */
 storage: string, 
 /**
+ * Why the shared database is not in use although one is set (this machine's file is).
+ */
+storage_problem: ApiError | null, 
+/**
  * The app's version.
  */
 version: string, 

@@ -33,6 +33,10 @@ pub(crate) struct Stores {
 /// setting of the settings file beside `db`.
 pub(crate) fn shared_address(db: &Path) -> Result<Option<String>, ApiError> {
     if let Ok(url) = std::env::var(DATABASE_ENV) {
+        // `local` keeps this shell on this machine's file whatever the setting says.
+        if url.trim().eq_ignore_ascii_case("local") {
+            return Ok(None);
+        }
         if !url.trim().is_empty() {
             return Ok(Some(url));
         }
@@ -45,12 +49,7 @@ pub(crate) fn shared_address(db: &Path) -> Result<Option<String>, ApiError> {
 /// address or a server that is down is said at once), else in the SQLite file at `db`.
 pub(crate) fn open(db: &Path) -> Result<Stores, ApiError> {
     let Some(url) = shared_address(db)? else {
-        return Ok(Stores {
-            checkpointer: Arc::new(SqliteCheckpointer::open(db)?),
-            threads: Arc::new(SqliteThreads::open(db)?),
-            sessions: Arc::new(SqliteSessions::open(db)?),
-            shown: format!("SQLite, {}", db.display()),
-        });
+        return open_local(db);
     };
     let address = research_postgres::check_address(&url).map_err(|e| not_a_server(&e))?;
     let refused = |e: &dyn std::fmt::Display| {
@@ -76,6 +75,16 @@ pub(crate) fn open(db: &Path) -> Result<Stores, ApiError> {
     })
 }
 
+/// The stores in this machine's SQLite file at `db`, whatever is chosen.
+pub(crate) fn open_local(db: &Path) -> Result<Stores, ApiError> {
+    Ok(Stores {
+        checkpointer: Arc::new(SqliteCheckpointer::open(db)?),
+        threads: Arc::new(SqliteThreads::open(db)?),
+        sessions: Arc::new(SqliteSessions::open(db)?),
+        shown: format!("SQLite, {}", db.display()),
+    })
+}
+
 fn not_a_server(e: &research_postgres::PgError) -> ApiError {
     ApiError::new(
         ErrorCode::InvalidInput,
@@ -92,7 +101,8 @@ pub(crate) fn check_setting(value: &str) -> Result<Option<String>, ApiError> {
         return Ok(None);
     }
     let address = research_postgres::check_address(value)
-        .map_err(|e| ApiError::new(ErrorCode::InvalidInput, format!("`{value}`: {e}")))?;
+        // The value is not repeated: it may hold a password.
+        .map_err(|e| ApiError::new(ErrorCode::InvalidInput, e.to_string()))?;
     if address.has_password {
         return Err(ApiError::new(
             ErrorCode::InvalidInput,

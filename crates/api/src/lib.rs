@@ -147,6 +147,9 @@ pub struct AppInfo {
     /// Where sessions and runs are kept, as a person is told ([`Studio::storage`]).
     #[serde(default)]
     pub storage: String,
+    /// Why the shared database is not in use although one is set (this machine's file is).
+    #[serde(default)]
+    pub storage_problem: Option<ApiError>,
     /// The app's version.
     pub version: String,
     /// Where API keys are kept.
@@ -270,7 +273,29 @@ impl Studio {
             None => default_db_path()?,
         };
         let stores = database::open(&path)?;
-        Ok(Self {
+        Ok(Self::on(path, stores))
+    }
+
+    /// Like [`Studio::open`], but when the shared database cannot be opened (a wrong address,
+    /// a server that is down), this machine's file is opened instead and the problem returned
+    /// beside it: the app must still start, so its Settings can put the address right.
+    pub fn open_or_local(path: Option<&Path>) -> Result<(Self, Option<ApiError>), ApiError> {
+        let path = match path {
+            Some(p) => p.to_path_buf(),
+            None => default_db_path()?,
+        };
+        match database::open(&path) {
+            Ok(stores) => Ok((Self::on(path, stores), None)),
+            Err(problem) if database::shared_address(&path).ok().flatten().is_some() => {
+                let local = database::open_local(&path)?;
+                Ok((Self::on(path, local), Some(problem)))
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    fn on(path: PathBuf, stores: database::Stores) -> Self {
+        Self {
             checkpointer: stores.checkpointer,
             threads: stores.threads,
             sessions: stores.sessions,
@@ -281,7 +306,7 @@ impl Studio {
             embedder: Arc::default(),
             pages: Arc::default(),
             searches: Arc::default(),
-        })
+        }
     }
 
     /// Makes `pipeline` runnable here besides the built-in ones (its threads resume on it).

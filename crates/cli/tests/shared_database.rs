@@ -7,18 +7,20 @@
 mod common;
 
 use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use common::*;
 use research_postgres::testing::TempPostgres;
+use research_store::SessionStore;
 use serde_json::{json, Value};
 
 struct Team {
     dir: tempfile::TempDir,
     url: String,
     _server: TempPostgres,
+    two_machines: bool,
 }
 
 impl Team {
@@ -29,6 +31,7 @@ impl Team {
             dir: tempfile::tempdir().unwrap(),
             url,
             _server: server,
+            two_machines: false,
         };
         for machine in ["laptop", "desktop"] {
             let out = team.research(machine, &["library", "add", corpus().to_str().unwrap()]);
@@ -53,6 +56,10 @@ impl Team {
             .arg(self.db(machine))
             .env("DATABASE_URL", &self.url)
             .env_remove("RESEARCH_LLM");
+        if self.two_machines {
+            // As two computers: neither can see the other's processes, only its lease.
+            cmd.env("RESEARCH_STUDIO_MACHINE", machine);
+        }
         cmd
     }
 
@@ -118,10 +125,6 @@ impl Team {
     }
 }
 
-fn local_files(db: &Path) -> bool {
-    db.exists()
-}
-
 #[test]
 fn a_run_started_on_one_machine_is_answered_and_finished_on_another() {
     let team = Team::new();
@@ -156,7 +159,6 @@ fn a_run_started_on_one_machine_is_answered_and_finished_on_another() {
         .query_row("SELECT count(*) FROM sessions", [], |r| r.get(0))
         .unwrap();
     assert_eq!(sessions, 0, "the session went to the local file");
-    assert!(local_files(&team.db("desktop")));
 }
 
 #[test]
@@ -193,6 +195,62 @@ fn a_run_killed_on_one_machine_is_resumed_on_the_other_and_never_run_twice() {
     assert_eq!(
         calls["plan"]["calls"], 1,
         "the plan was made again: {calls:#}"
+    );
+    check_grounding(&done, team.dir.path(), None);
+}
+
+/// Two computers that cannot see each other's processes: a run killed on one is held by its
+/// lease until the lease runs out, then the other takes it over.
+#[test]
+fn another_computer_takes_a_run_over_only_when_its_lease_ran_out() {
+    let team = Team {
+        two_machines: true,
+        ..Team::new()
+    };
+    let slow = team.script(true);
+    let (mut child, thread) = team.spawn(
+        "laptop",
+        &[
+            "run",
+            QUESTION,
+            "--llm",
+            &slow,
+            "--search",
+            "local",
+            "--no-input",
+            "--json",
+        ],
+    );
+    team.wait_for("desktop", &thread, 3);
+    let refused = |when: &str| {
+        let out = team.research("desktop", &["resume", &thread, "--json"]);
+        assert!(!out.status.success(), "{when}: run twice");
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            said.contains("running in another process"),
+            "{when}: {said}"
+        );
+    };
+    refused("while it runs");
+    child.kill().unwrap();
+    child.wait().unwrap();
+    // The laptop was closed: the desktop cannot tell, and its lease still holds.
+    refused("within the lease");
+    // A minute later, as far as the lease can tell: it was not renewed.
+    let store = research_postgres::PgSessions::connect_lazy(&team.url).unwrap();
+    let record = store.runner(&thread).unwrap().expect("the laptop's record");
+    assert!(record.starts_with("laptop/"), "{record}");
+    let (holder, _until) = record.rsplit_once('/').unwrap();
+    assert!(store
+        .swap_runner(&thread, Some(&record), &format!("{holder}/1"))
+        .unwrap());
+    let fast = team.script(false);
+    let done = ok(&team.research("desktop", &["resume", &thread, "--llm", &fast, "--json"]));
+    assert_eq!(done["status"], "finished", "{done:#}");
+    assert_eq!(
+        store.runner(&thread).unwrap(),
+        None,
+        "the desktop let it go"
     );
     check_grounding(&done, team.dir.path(), None);
 }
@@ -246,7 +304,43 @@ fn a_wrong_or_unreachable_address_is_said_before_anything_runs() {
         let said = String::from_utf8_lossy(&out.stderr);
         assert!(said.contains(says), "{url}: {said}");
     }
-    // The setting refuses a password: settings are a plain file.
+    // A setting that points nowhere is said by every command but `settings`, which puts it right;
+    // and `DATABASE_URL=local` keeps a shell on this machine's file whatever the setting says.
+    let set = research(
+        &[
+            "settings",
+            "set",
+            "database",
+            "postgres://nobody@127.0.0.1:9/none",
+        ],
+        &db,
+    );
+    assert!(
+        set.status.success(),
+        "{}",
+        String::from_utf8_lossy(&set.stderr)
+    );
+    let stuck = research(&["sessions", "list"], &db);
+    assert!(String::from_utf8_lossy(&stuck.stderr).contains("could not be opened"));
+    let local = Command::new(BIN)
+        .args(["sessions", "list", "--json", "--db"])
+        .arg(&db)
+        .env("DATABASE_URL", "local")
+        .output()
+        .unwrap();
+    assert!(
+        local.status.success(),
+        "{}",
+        String::from_utf8_lossy(&local.stderr)
+    );
+    let unset = research(&["settings", "unset", "database"], &db);
+    assert!(
+        unset.status.success(),
+        "{}",
+        String::from_utf8_lossy(&unset.stderr)
+    );
+    assert!(research(&["sessions", "list"], &db).status.success());
+    // The setting refuses a password: settings are a plain file; and does not repeat it.
     let out = research(
         &[
             "settings",
@@ -257,5 +351,20 @@ fn a_wrong_or_unreachable_address_is_said_before_anything_runs() {
         &db,
     );
     assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("PGPASSWORD"));
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains("PGPASSWORD") && !said.contains("secret"),
+        "{said}"
+    );
+    let bad = research(
+        &[
+            "settings",
+            "set",
+            "database",
+            "postgres://alice:secret@db:54x/team",
+        ],
+        &db,
+    );
+    let said = String::from_utf8_lossy(&bad.stderr);
+    assert!(!bad.status.success() && !said.contains("secret"), "{said}");
 }

@@ -1,7 +1,9 @@
 //! The connection to the server every store here shares: a small pool, the schema (one list of
 //! migrations for every table, applied once under a lock), and what a failure was.
 
-use deadpool_postgres::{Manager, ManagerConfig, Object, Pool, RecyclingMethod};
+use std::time::Duration;
+
+use deadpool_postgres::{Manager, ManagerConfig, Object, Pool, RecyclingMethod, Runtime};
 use tokio::sync::OnceCell;
 use tokio_postgres::error::SqlState;
 use tokio_postgres::NoTls;
@@ -199,8 +201,15 @@ impl Failure {
     }
 }
 
-/// The connection settings of `url`; without a password in it, `PGPASSWORD`'s (as libpq reads
-/// it), so a password need not be written where settings are kept.
+/// The schema every table lives in, so a server (or a database another program uses) keeps
+/// Research Studio's tables apart from its own.
+pub(crate) const SCHEMA: &str = "research";
+
+/// The connection settings of `url`, with what every connection here needs: this program's
+/// schema first on the search path, a connect timeout and keepalives (a server whose packets are
+/// dropped is an error within a minute, not a hang), a statement timeout; and, without a
+/// password in the address, `PGPASSWORD`'s (as libpq reads it), so a password need not be
+/// written where settings are kept.
 pub(crate) fn address(url: &str) -> Result<tokio_postgres::Config, PgError> {
     let mut config: tokio_postgres::Config = url
         .trim()
@@ -211,6 +220,18 @@ pub(crate) fn address(url: &str) -> Result<tokio_postgres::Config, PgError> {
             config.password(password);
         }
     }
+    if config.get_connect_timeout().is_none() {
+        config.connect_timeout(Duration::from_secs(10));
+    }
+    config
+        .keepalives(true)
+        .keepalives_idle(Duration::from_secs(30));
+    let ours = format!("-c search_path={SCHEMA} -c statement_timeout=120000");
+    let options = match config.get_options() {
+        Some(theirs) if !theirs.trim().is_empty() => format!("{theirs} {ours}"),
+        _ => ours,
+    };
+    config.options(options);
     Ok(config)
 }
 
@@ -234,6 +255,10 @@ impl Db {
         );
         let pool = Pool::builder(manager)
             .max_size(size)
+            .runtime(Runtime::Tokio1)
+            .wait_timeout(Some(Duration::from_secs(30)))
+            .create_timeout(Some(Duration::from_secs(15)))
+            .recycle_timeout(Some(Duration::from_secs(5)))
             .build()
             .map_err(|e| PgError::Pool(e.to_string()))?;
         Ok(Self {
@@ -261,29 +286,53 @@ impl Db {
     }
 }
 
-/// Applies the migrations the database has not seen, in one transaction under a transaction
-/// advisory lock: two processes starting at once do not both apply one, and a migration that
-/// fails (no right to create tables) rolls back and lets the lock go with it — the others get
-/// the error too, not a wait.
+/// Applies the migrations the database has not seen. A database that is up to date is only
+/// read (a person without the right to create tables can use one someone else set up). Else
+/// in one transaction under a transaction advisory lock: two processes starting at once do not
+/// both apply one, and a migration that fails (no right to create tables) rolls back and lets
+/// the lock go with it — the others get the error too, not a wait.
 async fn migrate(client: &mut tokio_postgres::Client) -> Result<(), Failure> {
+    if applied(client).await? >= MIGRATIONS.len() {
+        return Ok(());
+    }
     let tx = client.transaction().await?;
-    tx.batch_execute(
+    tx.batch_execute(&format!(
         "SELECT pg_advisory_xact_lock(7260113);
-         CREATE TABLE IF NOT EXISTS research_schema (version INTEGER NOT NULL);",
-    )
+         CREATE SCHEMA IF NOT EXISTS {SCHEMA};
+         CREATE TABLE IF NOT EXISTS {SCHEMA}.research_schema (version INTEGER NOT NULL);"
+    ))
     .await?;
-    let done: i64 = tx
-        .query_one("SELECT count(*) FROM research_schema", &[])
-        .await?
-        .get(0);
-    for (i, sql) in MIGRATIONS.iter().enumerate().skip(done as usize) {
+    let done = applied(&tx).await?;
+    for (i, sql) in MIGRATIONS.iter().enumerate().skip(done) {
         tx.batch_execute(sql).await?;
         tx.execute(
-            "INSERT INTO research_schema (version) VALUES ($1)",
+            &format!("INSERT INTO {SCHEMA}.research_schema (version) VALUES ($1)"),
             &[&(i as i32 + 1)],
         )
         .await?;
     }
     tx.commit().await?;
     Ok(())
+}
+
+/// How many migrations the database has seen (none when it has no schema yet).
+async fn applied(client: &impl tokio_postgres::GenericClient) -> Result<usize, Failure> {
+    let exists: bool = client
+        .query_one(
+            &format!("SELECT to_regclass('{SCHEMA}.research_schema') IS NOT NULL"),
+            &[],
+        )
+        .await?
+        .get(0);
+    if !exists {
+        return Ok(0);
+    }
+    let done: i64 = client
+        .query_one(
+            &format!("SELECT count(*) FROM {SCHEMA}.research_schema"),
+            &[],
+        )
+        .await?
+        .get(0);
+    Ok(done as usize)
 }

@@ -49,6 +49,9 @@ export function createActions(store: AppStore, toast: Toast) {
     async start() {
       try {
         store.set({ info: await api.appInfo(), defaults: await api.defaultConfig(), choices: await api.formChoices() });
+        // The shared database set in Settings could not be opened: this computer's file is in use.
+        const problem = store.get().info?.storage_problem;
+        if (problem) fail({ ...problem, message: `${problem.message} — working on this computer's own file until it can be opened.` });
         fillSettings(await api.getSettings());
       } catch (e) {
         fail(e);

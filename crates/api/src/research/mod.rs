@@ -506,7 +506,7 @@ impl Studio {
             next: events,
         });
         let mut opts = RunOptions::new(thread.clone(), env)
-            .cancel(cancel)
+            .cancel(cancel.clone())
             .clock(self.clock.clone())
             .max_concurrency(4);
         opts.events = Some(sink);
@@ -543,7 +543,7 @@ impl Studio {
         // This process runs it until the call returns (or the process dies, which leaves the
         // record behind: `research_standing` tells that apart). Another live process running it
         // (the app, a CLI, an MCP server) keeps it.
-        let _runner = runner::Runner::claim(sessions.clone(), thread)?;
+        let runner = runner::Runner::claim(sessions.clone(), thread, cancel)?;
         set_status(SessionStatus::Running);
         let result = if started {
             pipeline
@@ -559,6 +559,8 @@ impl Studio {
             };
             pipeline.start(request, self.cp(), opts).await
         };
+        // Taken over by another process: what this one found is not written over the other's.
+        runner.still_held()?;
         let run = match result {
             Ok(run) => run,
             Err(

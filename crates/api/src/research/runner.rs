@@ -6,11 +6,13 @@
 //! time so a reused pid is not mistaken for it). From another machine only the lease can tell:
 //! a record its holder stopped renewing is taken over once it has expired.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use research_graph::ThreadId;
 use research_store::SessionStore;
+use tokio_util::sync::CancellationToken;
 
 use crate::{ApiError, ErrorCode};
 
@@ -64,10 +66,13 @@ impl Record {
     /// Whether its process still runs: on this machine, asked of the system; on another, while
     /// its lease holds. `None` when it cannot be told (another system than Linux).
     fn alive(&self, now_ms: i64) -> Option<bool> {
+        let lease = self.until_ms >= now_ms;
         if self.machine != this_machine() {
-            return Some(self.until_ms >= now_ms);
+            return Some(lease);
         }
-        process_alive(&self.process)
+        // Where the system cannot tell (not Linux), the lease does; a record from before leases
+        // (no expiry) stays unknown.
+        process_alive(&self.process).or((self.until_ms > 0).then_some(lease))
     }
 }
 
@@ -86,19 +91,25 @@ pub(crate) fn wall_ms() -> i64 {
 }
 
 /// The record that this process runs a thread: renewed while it lives, taken off when the run
-/// returns.
+/// returns. A run whose lease was lost (its process was asleep or cut off from the database for
+/// longer than the lease, and another took it over) is cancelled, and writes nothing more.
 pub(crate) struct Runner {
     sessions: Arc<dyn SessionStore>,
     thread: ThreadId,
+    /// The record as last written; held while it is renewed or released, so a renewal in flight
+    /// and the release never cross.
     held: Arc<Mutex<String>>,
+    lost: Arc<AtomicBool>,
     renewal: tokio::task::JoinHandle<()>,
 }
 
 impl Runner {
-    /// Claims `thread` for this process; a conflict when another live process runs it.
+    /// Claims `thread` for this process; a conflict when another live process runs it. `cancel`
+    /// is the run's: cancelled when the lease is lost.
     pub(crate) fn claim(
         sessions: Arc<dyn SessionStore>,
         thread: &ThreadId,
+        cancel: CancellationToken,
     ) -> Result<Self, ApiError> {
         let now = wall_ms();
         let me = Record::mine(now).text();
@@ -108,40 +119,90 @@ impl Runner {
         };
         let claimed = in_place(|| sessions.claim_runner(thread.as_str(), &me, &takeable))?;
         if !claimed {
-            return Err(ApiError::new(
-                ErrorCode::Conflict,
-                format!("run {thread} is running in another process; wait for it to end or stop it there"),
-            ));
+            return Err(taken(thread));
         }
         let held = Arc::new(Mutex::new(me));
-        let renewal = tokio::spawn(renew(sessions.clone(), thread.clone(), held.clone()));
+        let lost = Arc::new(AtomicBool::new(false));
+        let renewal = tokio::spawn(renew(
+            sessions.clone(),
+            thread.clone(),
+            held.clone(),
+            lost.clone(),
+            cancel,
+        ));
         Ok(Self {
             sessions,
             thread: thread.clone(),
             held,
+            lost,
             renewal,
         })
     }
+
+    /// A conflict when this process no longer holds the run (another took it over): nothing it
+    /// found may be written over the other's.
+    pub(crate) fn still_held(&self) -> Result<(), ApiError> {
+        if self.lost.load(Ordering::SeqCst) {
+            return Err(ApiError::new(
+                ErrorCode::Conflict,
+                format!(
+                    "run {} was taken over by another process while this one could not renew its                      hold on it; it goes on there",
+                    self.thread
+                ),
+            ));
+        }
+        Ok(())
+    }
 }
 
-/// Renews the lease a third of its length before it would run out, for as long as the run goes.
-async fn renew(sessions: Arc<dyn SessionStore>, thread: ThreadId, held: Arc<Mutex<String>>) {
+fn taken(thread: &ThreadId) -> ApiError {
+    ApiError::new(
+        ErrorCode::Conflict,
+        format!("run {thread} is running in another process; wait for it to end or stop it there"),
+    )
+}
+
+/// Renews the lease a third of its length before it would run out, for as long as the run goes;
+/// cancels the run when another process took it over, or when the lease ran out unrenewed.
+async fn renew(
+    sessions: Arc<dyn SessionStore>,
+    thread: ThreadId,
+    held: Arc<Mutex<String>>,
+    lost: Arc<AtomicBool>,
+    cancel: CancellationToken,
+) {
     loop {
         tokio::time::sleep(Duration::from_millis((LEASE_MS / 3) as u64)).await;
-        let old = held.lock().unwrap_or_else(|p| p.into_inner()).clone();
-        let new = Record::mine(wall_ms()).text();
-        let store = sessions.clone();
-        let (t, o, n) = (thread.clone(), old.clone(), new.clone());
-        let swapped =
-            tokio::task::spawn_blocking(move || store.swap_runner(t.as_str(), Some(&o), &n)).await;
-        match swapped {
-            Ok(Ok(true)) => *held.lock().unwrap_or_else(|p| p.into_inner()) = new,
-            Ok(Ok(false)) => {
-                tracing::warn!(%thread, "another process took this run over");
-                return;
+        let (store, t, h) = (sessions.clone(), thread.clone(), held.clone());
+        let renewed = tokio::task::spawn_blocking(move || {
+            let mut held = h.lock().unwrap_or_else(|p| p.into_inner());
+            let new = Record::mine(wall_ms()).text();
+            let swapped = store.swap_runner(t.as_str(), Some(&held), &new);
+            if let Ok(true) = swapped {
+                *held = new;
             }
-            Ok(Err(e)) => tracing::warn!(%thread, "the run's lease could not be renewed: {e}"),
-            Err(e) => tracing::warn!(%thread, "the run's lease renewal stopped: {e}"),
+            (swapped, Record::parse(&held).until_ms)
+        })
+        .await;
+        let gone = match renewed {
+            Ok((Ok(true), _)) => false,
+            Ok((Ok(false), _)) => {
+                tracing::warn!(%thread, "another process took this run over; it stops here");
+                true
+            }
+            Ok((Err(e), until)) => {
+                tracing::warn!(%thread, "the run's lease could not be renewed: {e}");
+                until < wall_ms()
+            }
+            Err(e) => {
+                tracing::warn!(%thread, "the run's lease renewal stopped: {e}");
+                true
+            }
+        };
+        if gone {
+            lost.store(true, Ordering::SeqCst);
+            cancel.cancel();
+            return;
         }
     }
 }
@@ -149,31 +210,52 @@ async fn renew(sessions: Arc<dyn SessionStore>, thread: ThreadId, held: Arc<Mute
 impl Drop for Runner {
     fn drop(&mut self) {
         self.renewal.abort();
-        let held = self.held.lock().unwrap_or_else(|p| p.into_inner()).clone();
-        if let Err(e) = self.sessions.release_runner(self.thread.as_str(), &held) {
+        // Waits for a renewal in flight, which holds the record.
+        let held = self.held.lock().unwrap_or_else(|p| p.into_inner());
+        if self.lost.load(Ordering::SeqCst) {
+            return;
+        }
+        if let Err(e) = in_place(|| self.sessions.release_runner(self.thread.as_str(), &held)) {
             tracing::warn!("could not clear the run's process: {e}");
         }
     }
 }
 
-/// This machine: its `/etc/machine-id`, else its host name.
+/// The variable that names this machine when the system's own id cannot tell it apart (two
+/// containers or cloned virtual machines with one `/etc/machine-id`).
+pub const MACHINE_ENV: &str = "RESEARCH_STUDIO_MACHINE";
+
+/// This machine, as no other machine sharing the database names itself: `RESEARCH_STUDIO_MACHINE`
+/// when set; else (Linux) its `/etc/machine-id` with this boot's id and the process namespace
+/// (a record from before a reboot, or from another container, is then another machine's,
+/// judged by its lease); else its host name.
 fn this_machine() -> String {
     static MACHINE: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     MACHINE
         .get_or_init(|| {
-            [
-                "/etc/machine-id",
-                "/var/lib/dbus/machine-id",
-                "/proc/sys/kernel/hostname",
-            ]
-            .iter()
-            .find_map(|p| {
+            let read = |p: &str| {
                 std::fs::read_to_string(p)
                     .ok()
-                    .map(|s| s.trim().replace('/', "-"))
-                    .filter(|s| !s.is_empty())
-            })
-            .unwrap_or_else(|| "this-machine".into())
+                    .map(|s| s.trim().to_string())
+                    .filter(|s| !s.is_empty() && s != "uninitialized")
+            };
+            let named = std::env::var(MACHINE_ENV)
+                .ok()
+                .filter(|m| !m.trim().is_empty())
+                .or_else(|| {
+                    let id =
+                        read("/etc/machine-id").or_else(|| read("/var/lib/dbus/machine-id"))?;
+                    let boot = read("/proc/sys/kernel/random/boot_id").unwrap_or_default();
+                    let namespace = std::fs::read_link("/proc/self/ns/pid")
+                        .map(|l| l.display().to_string())
+                        .unwrap_or_default();
+                    Some(format!("{id}:{boot}:{namespace}"))
+                })
+                .or_else(|| std::env::var("COMPUTERNAME").ok())
+                .or_else(|| read("/proc/sys/kernel/hostname"))
+                .or_else(|| std::env::var("HOSTNAME").ok())
+                .unwrap_or_else(|| "this-machine".into());
+            named.replace('/', "-")
         })
         .clone()
 }

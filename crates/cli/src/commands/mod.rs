@@ -32,6 +32,15 @@ impl DbArg {
     pub fn open(&self) -> Result<Studio, ApiError> {
         Studio::open(self.db.as_deref())
     }
+
+    /// The settings file beside the database, without opening it.
+    pub fn settings_path(&self) -> Result<PathBuf, ApiError> {
+        let db = match &self.db {
+            Some(db) => db.clone(),
+            None => research_api::default_db_path()?,
+        };
+        Ok(research_api::Settings::path_for(&db))
+    }
 }
 
 /// A token cancelled by Ctrl-C.

@@ -46,9 +46,9 @@ pub struct ProvidersArgs {
 
 /// `research settings`.
 pub fn settings(args: SettingsArgs) -> anyhow::Result<ExitCode> {
-    let studio = args.db.open()?;
-    let path = studio.settings_path();
-    let mut current = studio.settings()?;
+    // Not through the database: a wrong `database` setting must still be put right here.
+    let path = args.db.settings_path()?;
+    let mut current = research_api::Settings::load(&path)?;
     match args.action.unwrap_or(SettingsAction::List) {
         SettingsAction::List => {
             if args.json {
