@@ -1,12 +1,12 @@
 //! The connection to the server every store here shares: a small pool, the schema (one list of
 //! migrations for every table, applied once under a lock), and what a failure was.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use deadpool_postgres::{Manager, ManagerConfig, Object, Pool, RecyclingMethod, Runtime};
 use tokio::sync::OnceCell;
 use tokio_postgres::error::SqlState;
-use tokio_postgres::NoTls;
 
 use crate::PgError;
 
@@ -235,6 +235,53 @@ pub(crate) fn address(url: &str) -> Result<tokio_postgres::Config, PgError> {
     Ok(config)
 }
 
+/// The TLS a connection uses when the server offers it (`sslmode=prefer`, the default) or must
+/// (`sslmode=require`): the server's certificate is checked against the system's roots and the
+/// certificate authority in `PGSSLROOTCERT` (a server with a certificate of its own making), never
+/// taken on trust. A Unix socket never uses TLS; `sslmode=disable` turns it off.
+fn tls() -> Result<tokio_postgres_rustls::MakeRustlsConnect, PgError> {
+    use rustls_pki_types::pem::PemObject;
+    let mut roots = rustls::RootCertStore::empty();
+    let native = rustls_native_certs::load_native_certs();
+    for cert in native.certs {
+        // A root the system keeps that rustls cannot read is left out, as the system's TLS would.
+        let _ = roots.add(cert);
+    }
+    if let Ok(path) = std::env::var("PGSSLROOTCERT") {
+        let certs = rustls_pki_types::CertificateDer::pem_file_iter(&path)
+            .and_then(|certs| certs.collect::<Result<Vec<_>, _>>())
+            .map_err(|e| PgError::Tls(format!("PGSSLROOTCERT ({path}) could not be read: {e}")))?;
+        for cert in certs {
+            roots
+                .add(cert)
+                .map_err(|e| PgError::Tls(format!("PGSSLROOTCERT ({path}): {e}")))?;
+        }
+    }
+    let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+    let config = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(|e| PgError::Tls(e.to_string()))?
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    Ok(tokio_postgres_rustls::MakeRustlsConnect::new(config))
+}
+
+/// An error with what caused it, as one line ("error performing TLS handshake: invalid peer
+/// certificate: UnknownIssuer"): the cause is what a person can act on.
+fn with_causes(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        let said = c.to_string();
+        if !text.contains(&said) {
+            text.push_str(": ");
+            text.push_str(&said);
+        }
+        cause = c.source();
+    }
+    text
+}
+
 /// A pool of connections to one database, its schema brought up to date on first use.
 pub(crate) struct Db {
     pool: Pool,
@@ -246,13 +293,21 @@ impl Db {
     /// of at most `size` connections. Nothing is connected yet.
     pub(crate) fn lazy(url: &str, size: usize) -> Result<Self, PgError> {
         let config = address(url)?;
-        let manager = Manager::from_config(
-            config,
-            NoTls,
-            ManagerConfig {
-                recycling_method: RecyclingMethod::Fast,
-            },
-        );
+        let recycling = ManagerConfig {
+            recycling_method: RecyclingMethod::Fast,
+        };
+        // A Unix socket is never encrypted (and has no name a certificate could be checked
+        // against): TLS is for servers reached over the network.
+        let local = !config.get_hosts().is_empty()
+            && config
+                .get_hosts()
+                .iter()
+                .all(|h| matches!(h, tokio_postgres::config::Host::Unix(_)));
+        let manager = if local {
+            Manager::from_config(config, tokio_postgres::NoTls, recycling)
+        } else {
+            Manager::from_config(config, tls()?, recycling)
+        };
         let pool = Pool::builder(manager)
             .max_size(size)
             .runtime(Runtime::Tokio1)
@@ -273,7 +328,7 @@ impl Db {
             .pool
             .get()
             .await
-            .map_err(|e| Failure::Unreachable(e.to_string()))?;
+            .map_err(|e| Failure::Unreachable(with_causes(&e)))?;
         if self.schema.get().is_none() {
             if let Err(e) = migrate(&mut client).await {
                 // Not given back to the pool: its session may be in any state.

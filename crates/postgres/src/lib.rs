@@ -74,6 +74,9 @@ pub enum PgError {
     /// The pool could not be made.
     #[error("the connection pool could not be made: {0}")]
     Pool(String),
+    /// TLS could not be set up (a certificate authority that cannot be read).
+    #[error("TLS to PostgreSQL could not be set up: {0}")]
+    Tls(String),
     /// The threads that wait on the server could not be started.
     #[error("could not start the threads that talk to PostgreSQL: {0}")]
     Runtime(String),

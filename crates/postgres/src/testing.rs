@@ -12,6 +12,8 @@ pub struct TempPostgres {
     bin: PathBuf,
     port: u16,
     as_postgres: bool,
+    /// Whether it also listens on 127.0.0.1 with TLS (a certificate from its own authority).
+    tls: bool,
 }
 
 /// Where the server's programs (`initdb`, `pg_ctl`, `createdb`) are: Debian's
@@ -52,6 +54,29 @@ fn is_root() -> bool {
 impl TempPostgres {
     /// Starts a server, or says why it cannot (no PostgreSQL installed).
     pub fn start() -> Result<Self, String> {
+        Self::start_with(false)
+    }
+
+    /// Starts a server that also listens on 127.0.0.1 with TLS only there, its certificate
+    /// signed by an authority of its own ([`TempPostgres::certificate_authority`]).
+    pub fn start_tls() -> Result<Self, String> {
+        Self::start_with(true)
+    }
+
+    /// The PEM file of the authority that signed a TLS server's certificate.
+    pub fn certificate_authority(&self) -> PathBuf {
+        self.dir.path().join("tls/ca.crt")
+    }
+
+    /// The connection string of database `name` over TCP and TLS (`sslmode=require`).
+    pub fn tls_url(&self, name: &str) -> String {
+        format!(
+            "host=127.0.0.1 port={} user=postgres dbname={name} sslmode=require",
+            self.port
+        )
+    }
+
+    fn start_with(tls: bool) -> Result<Self, String> {
         let bin = bin_dir().ok_or(
             "PostgreSQL is not installed (scripts/install-deps.sh installs the postgresql package)",
         )?;
@@ -59,6 +84,9 @@ impl TempPostgres {
             .prefix("research-pg")
             .tempdir()
             .map_err(|e| e.to_string())?;
+        if tls {
+            certificates(&dir.path().join("tls"))?;
+        }
         let as_postgres = is_root();
         if as_postgres {
             // The server refuses to run as root: its folder is the postgres user's.
@@ -73,6 +101,7 @@ impl TempPostgres {
             bin,
             port,
             as_postgres,
+            tls,
         };
         run(&mut server.command(
             "initdb",
@@ -98,11 +127,21 @@ impl TempPostgres {
 
     fn boot(&self) -> Result<(), String> {
         let data = self.dir.path().join("data");
-        let options = format!(
-            "-k {} -p {} -c listen_addresses='' -c fsync=on",
+        let mut options = format!(
+            "-k {} -p {} -c fsync=on",
             self.dir.path().display(),
             self.port
         );
+        if self.tls {
+            let tls = self.dir.path().join("tls");
+            options.push_str(&format!(
+                " -c listen_addresses=127.0.0.1 -c ssl=on -c ssl_cert_file={} -c ssl_key_file={}",
+                tls.join("server.crt").display(),
+                tls.join("server.key").display()
+            ));
+        } else {
+            options.push_str(" -c listen_addresses=''");
+        }
         let log = self.dir.path().join("server.log");
         run(&mut self.command(
             "pg_ctl",
@@ -183,6 +222,67 @@ impl Drop for TempPostgres {
     fn drop(&mut self) {
         let _ = self.kill();
     }
+}
+
+/// An authority and a server certificate for `localhost` and 127.0.0.1 signed by it, in `dir`.
+fn certificates(dir: &Path) -> Result<(), String> {
+    std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+    std::fs::write(
+        dir.join("ext"),
+        "subjectAltName=DNS:localhost,IP:127.0.0.1\n",
+    )
+    .map_err(|e| e.to_string())?;
+    let openssl = |args: &[&str]| run(Command::new("openssl").args(args).current_dir(dir));
+    openssl(&[
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-keyout",
+        "ca.key",
+        "-out",
+        "ca.crt",
+        "-days",
+        "2",
+        "-subj",
+        "/CN=research-test-authority",
+    ])?;
+    openssl(&[
+        "req",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-keyout",
+        "server.key",
+        "-out",
+        "server.csr",
+        "-subj",
+        "/CN=localhost",
+    ])?;
+    openssl(&[
+        "x509",
+        "-req",
+        "-in",
+        "server.csr",
+        "-CA",
+        "ca.crt",
+        "-CAkey",
+        "ca.key",
+        "-CAcreateserial",
+        "-out",
+        "server.crt",
+        "-days",
+        "2",
+        "-extfile",
+        "ext",
+    ])?;
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(
+        dir.join("server.key"),
+        std::fs::Permissions::from_mode(0o600),
+    )
+    .map_err(|e| e.to_string())
 }
 
 fn run(cmd: &mut Command) -> Result<(), String> {

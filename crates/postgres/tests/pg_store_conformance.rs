@@ -68,3 +68,23 @@ fn a_lost_server_is_a_clear_error() {
     );
     s.rename("a", "B", 2).unwrap();
 }
+
+/// Over TCP a connection is encrypted, and the server's certificate is checked: taken when the
+/// authority that signed it is named in `PGSSLROOTCERT`, refused when no known authority did.
+#[test]
+fn a_server_over_tcp_is_reached_with_tls_and_its_certificate_checked() {
+    let server = TempPostgres::start_tls().expect("a PostgreSQL server with TLS");
+    server.database("team").unwrap();
+    let url = server.tls_url("team");
+    let unknown = PgSessions::connect_lazy(&url)
+        .unwrap()
+        .ready()
+        .unwrap_err()
+        .to_string();
+    assert!(unknown.to_lowercase().contains("certificate"), "{unknown}");
+    std::env::set_var("PGSSLROOTCERT", server.certificate_authority());
+    let s = PgSessions::connect_lazy(&url).unwrap();
+    s.create(&research_store::conformance::session("a", "A", 1))
+        .unwrap();
+    assert_eq!(s.list(None).unwrap().len(), 1);
+}
