@@ -24,8 +24,9 @@ APT_PACKAGES=(
   fonts-noto-cjk poppler-utils
   # The UI build
   nodejs npm
-  # PostgreSQL for teams: the server the PostgreSQL store's tests start in a temporary folder
-  postgresql
+  # PostgreSQL for teams: the server the PostgreSQL store's tests start in a temporary folder,
+  # and openssl to sign the certificate of the one that tests TLS
+  postgresql openssl
 )
 
 sudo_cmd=()
