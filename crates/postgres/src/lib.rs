@@ -14,6 +14,7 @@
 mod checkpointer;
 mod db;
 mod sessions;
+#[cfg(feature = "testing")]
 pub mod testing;
 
 pub use checkpointer::PgCheckpointer;

@@ -94,20 +94,29 @@ fn rank(status: AuditStatus) -> u8 {
     }
 }
 
-fn gone(url: &str, e: &FetchError) -> Option<String> {
+/// Why a source that could not be read is taken as gone (`Ok(Some)`), or why it could not be
+/// checked (`Err`); `Ok(None)`: an error that says nothing of the source (a timeout, a 500).
+/// A file is gone only when it lies in one of this computer's library folders (`roots`) and is
+/// not there: a file another computer of the team read is not this computer's to judge.
+fn gone(url: &str, e: &FetchError, roots: &[std::path::PathBuf]) -> Result<Option<String>, String> {
     if let Some(path) = url
         .strip_prefix("file:")
         .and_then(|_| url::Url::parse(url).ok())
         .and_then(|u| u.to_file_path().ok())
     {
-        return (!path.exists()).then(|| "the file no longer exists".to_string());
+        if !roots.iter().any(|r| path.starts_with(r)) {
+            return Err(
+                "the file is not in this computer's library (another computer read it)".into(),
+            );
+        }
+        return Ok((!path.exists()).then(|| "the file no longer exists".to_string()));
     }
-    match e {
+    Ok(match e {
         FetchError::Status { status, .. } if matches!(status, 404 | 410) => {
             Some(format!("it answers HTTP {status}"))
         }
         _ => None,
-    }
+    })
 }
 
 impl Studio {
@@ -143,6 +152,12 @@ impl Studio {
             research_search::McpDocuments::default(),
             true,
         )?;
+        let roots: Vec<std::path::PathBuf> = self
+            .library()?
+            .folders()?
+            .into_iter()
+            .map(|f| std::path::PathBuf::from(f.path))
+            .collect();
         let now = self.clock.now_ms();
         let mut checks = Vec::new();
         // Evidence no longer said by its source.
@@ -168,12 +183,13 @@ impl Studio {
                         lost: lost.len(),
                     }
                 }
-                Err(e) => match gone(&source.url, &e) {
-                    Some(why) => {
+                Err(e) => match gone(&source.url, &e, &roots) {
+                    Ok(Some(why)) => {
                         lost_items.extend(items.iter().map(|e| e.id));
                         SourceState::Gone { why }
                     }
-                    None => SourceState::Unchecked { why: e.to_string() },
+                    Ok(None) => SourceState::Unchecked { why: e.to_string() },
+                    Err(why) => SourceState::Unchecked { why },
                 },
             };
             checks.push(SourceCheck {
@@ -346,4 +362,29 @@ fn marked(markdown: &str, recheck: &Recheck, provenance: &serde_json::Value) -> 
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_is_gone_only_from_this_computers_library() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().to_path_buf();
+        let missing = url::Url::from_file_path(root.join("gone.md"))
+            .unwrap()
+            .to_string();
+        let err = FetchError::InvalidUrl("unreadable".into());
+        assert_eq!(
+            gone(&missing, &err, std::slice::from_ref(&root)),
+            Ok(Some("the file no longer exists".into()))
+        );
+        let elsewhere = url::Url::from_file_path("/home/someone-else/notes/a.md")
+            .unwrap()
+            .to_string();
+        assert!(gone(&elsewhere, &err, &[root])
+            .unwrap_err()
+            .contains("another computer"));
+    }
 }
