@@ -30,11 +30,11 @@ struct Record {
 }
 
 impl Record {
-    fn mine(now_ms: i64) -> Self {
+    fn mine(now_ms: i64, lease_ms: i64) -> Self {
         Self {
             machine: this_machine(),
             process: this_process(),
-            until_ms: now_ms + LEASE_MS,
+            until_ms: now_ms + lease_ms,
         }
     }
 
@@ -111,8 +111,17 @@ impl Runner {
         thread: &ThreadId,
         cancel: CancellationToken,
     ) -> Result<Self, ApiError> {
+        Self::claim_for(sessions, thread, cancel, LEASE_MS)
+    }
+
+    fn claim_for(
+        sessions: Arc<dyn SessionStore>,
+        thread: &ThreadId,
+        cancel: CancellationToken,
+        lease_ms: i64,
+    ) -> Result<Self, ApiError> {
         let now = wall_ms();
-        let me = Record::mine(now).text();
+        let me = Record::mine(now, lease_ms).text();
         let takeable = |other: &str| {
             let other = Record::parse(other);
             other.is_this_process() || other.alive(now) == Some(false)
@@ -126,9 +135,12 @@ impl Runner {
         let renewal = tokio::spawn(renew(
             sessions.clone(),
             thread.clone(),
-            held.clone(),
-            lost.clone(),
-            cancel,
+            Lease {
+                held: held.clone(),
+                lost: lost.clone(),
+                cancel,
+                ms: lease_ms,
+            },
         ));
         Ok(Self {
             sessions,
@@ -162,21 +174,30 @@ fn taken(thread: &ThreadId) -> ApiError {
     )
 }
 
-/// Renews the lease a third of its length before it would run out, for as long as the run goes;
-/// cancels the run when another process took it over, or when the lease ran out unrenewed.
-async fn renew(
-    sessions: Arc<dyn SessionStore>,
-    thread: ThreadId,
+/// What the renewal keeps: the record as last written, whether it was lost, the run's token,
+/// and the lease's length.
+struct Lease {
     held: Arc<Mutex<String>>,
     lost: Arc<AtomicBool>,
     cancel: CancellationToken,
-) {
+    ms: i64,
+}
+
+/// Renews the lease a third of its length before it would run out, for as long as the run goes;
+/// cancels the run when another process took it over, or when the lease ran out unrenewed.
+async fn renew(sessions: Arc<dyn SessionStore>, thread: ThreadId, lease: Lease) {
+    let Lease {
+        held,
+        lost,
+        cancel,
+        ms,
+    } = lease;
     loop {
-        tokio::time::sleep(Duration::from_millis((LEASE_MS / 3) as u64)).await;
+        tokio::time::sleep(Duration::from_millis((ms / 3) as u64)).await;
         let (store, t, h) = (sessions.clone(), thread.clone(), held.clone());
         let renewed = tokio::task::spawn_blocking(move || {
             let mut held = h.lock().unwrap_or_else(|p| p.into_inner());
-            let new = Record::mine(wall_ms()).text();
+            let new = Record::mine(wall_ms(), ms).text();
             let swapped = store.swap_runner(t.as_str(), Some(&held), &new);
             if let Ok(true) = swapped {
                 *held = new;
@@ -295,7 +316,7 @@ mod tests {
     #[test]
     fn a_process_is_alive_while_it_runs_and_not_after() {
         let now = wall_ms();
-        assert_eq!(alive(&Record::mine(now).text(), now), Some(true));
+        assert_eq!(alive(&Record::mine(now, LEASE_MS).text(), now), Some(true));
         if cfg!(target_os = "linux") {
             // A pid no process has, and ours with another start time (a pid used again); a
             // record from before machines were named is read as this machine's.
@@ -321,6 +342,65 @@ mod tests {
             alive(&record, 10_001),
             Some(false),
             "its holder stopped renewing it"
+        );
+    }
+
+    /// The record keeps its machine and process however its lease changes.
+    #[test]
+    fn a_record_round_trips_and_knows_its_own_process() {
+        let now = wall_ms();
+        let mine = Record::mine(now, LEASE_MS);
+        assert_eq!(Record::parse(&mine.text()), mine);
+        assert!(Record::parse(&Record::mine(now + 5, LEASE_MS).text()).is_this_process());
+        assert!(!Record::parse("elsewhere/1:1/5").is_this_process());
+    }
+
+    fn store_with_a_run() -> (tempfile::TempDir, Arc<dyn SessionStore>, ThreadId) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = research_store::SqliteSessions::open(&dir.path().join("db.sqlite")).unwrap();
+        store
+            .create(&research_store::conformance::session("s", "S", 1))
+            .unwrap();
+        store.add_run("s", "t", "S?", 1).unwrap();
+        (dir, Arc::new(store), ThreadId::new("t".to_string()))
+    }
+
+    /// While the run goes its lease is renewed (its expiry moves on); when it returns the
+    /// record is gone.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_lease_is_renewed_while_the_run_goes_and_let_go_after() {
+        let (_dir, store, thread) = store_with_a_run();
+        let runner =
+            Runner::claim_for(store.clone(), &thread, CancellationToken::new(), 300).unwrap();
+        let first = Record::parse(&store.runner("t").unwrap().unwrap()).until_ms;
+        tokio::time::sleep(Duration::from_millis(450)).await;
+        let later = Record::parse(&store.runner("t").unwrap().unwrap()).until_ms;
+        assert!(later > first, "not renewed: {first} then {later}");
+        assert!(runner.still_held().is_ok());
+        drop(runner);
+        assert_eq!(store.runner("t").unwrap(), None);
+    }
+
+    /// Another process that took the run over (this one's lease had run out) stops this one:
+    /// its run is cancelled, it may write nothing more, and it does not clear the other's record.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_run_taken_over_is_cancelled_here_and_the_others_record_kept() {
+        let (_dir, store, thread) = store_with_a_run();
+        let cancel = CancellationToken::new();
+        let runner = Runner::claim_for(store.clone(), &thread, cancel.clone(), 300).unwrap();
+        let mine = store.runner("t").unwrap().unwrap();
+        assert!(store
+            .swap_runner("t", Some(&mine), "elsewhere/1:1/99")
+            .unwrap());
+        tokio::time::timeout(Duration::from_secs(5), cancel.cancelled())
+            .await
+            .expect("the run was not cancelled");
+        let err = runner.still_held().unwrap_err();
+        assert_eq!(err.code, ErrorCode::Conflict);
+        drop(runner);
+        assert_eq!(
+            store.runner("t").unwrap().as_deref(),
+            Some("elsewhere/1:1/99")
         );
     }
 }
