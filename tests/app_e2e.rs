@@ -1335,3 +1335,80 @@ async fn an_edited_draft_that_breaks_a_citation_is_caught_before_it_is_sent() {
     app.shot("03-report").await;
     app.quit().await;
 }
+
+/// A team on one PostgreSQL server: a run started on a server box (the API with its own data
+/// folder, as the CLI or the MCP server there) stops at its plan review; the desktop app, set to
+/// the same server in its Settings, opens it at start, the person approves the plan in the app,
+/// and the report is written — read back on the server box.
+#[tokio::test]
+async fn a_run_started_on_a_server_box_is_answered_in_the_app() {
+    use research_api::{CancellationToken, MemoryKeys, ResearchRequest, Settings, Studio};
+    let dir = tempfile::tempdir().unwrap();
+    let shots = artifacts("a_run_started_on_a_server_box_is_answered_in_the_app");
+    let server = research_postgres::testing::TempPostgres::start().expect("PostgreSQL");
+    let url = server.database("team").unwrap();
+    let model = script(dir.path(), "script.json", |_| {});
+    let on_the_server = |profile: &Profile| {
+        let path = Settings::path_for(&profile.db());
+        let mut settings = Settings::load(&path).unwrap();
+        settings.set("database", &url).unwrap();
+        settings.save(&path).unwrap();
+    };
+    // The server box.
+    let server_box = Profile::with_library(&dir.path().join("server-box"), &model);
+    on_the_server(&server_box);
+    let studio = Studio::open(Some(&server_box.db())).unwrap();
+    assert!(
+        studio.storage().starts_with("PostgreSQL"),
+        "{}",
+        studio.storage()
+    );
+    let mut review = research_pipeline::ReviewPoints::none();
+    review.plan = true;
+    let mut request = ResearchRequest {
+        question: QUESTION.into(),
+        review: Some(review),
+        ..Default::default()
+    };
+    request.config.search = vec!["local".into()];
+    let (session, thread) = studio.start_research(&request).unwrap();
+    let waiting = studio
+        .run_research(
+            &thread,
+            None,
+            &MemoryKeys::default(),
+            None,
+            CancellationToken::new(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(waiting.status, research_api::ResearchStatus::Waiting);
+
+    // The desktop, on the same server: the run waiting for an answer is asked at start.
+    let desktop = Profile::with_library(&dir.path().join("desktop"), &model);
+    on_the_server(&desktop);
+    let display = Display::start();
+    let app = App::start(&display, &desktop, &shots).await;
+    let plan = app.dialog("Review the plan", 60).await;
+    app.shot("01-plan-from-the-server-box").await;
+    app.keys(&plan, &["Return"]); // Approve
+    app.wait("#report a.cite", 90).await;
+    app.shot("02-report-written-on-the-desktop").await;
+    let listed = app
+        .js("return document.getElementById('sessions').textContent")
+        .await;
+    assert!(listed.to_string().contains("honeybees"), "{listed}");
+    // Settings says where sessions and runs are kept.
+    app.click("#open-settings").await;
+    let said = app
+        .wait_text("#log-dir", 20, |t| t.contains("Sessions and runs"))
+        .await;
+    assert!(said.contains("PostgreSQL"), "{said}");
+    app.js("document.getElementById('set-database').scrollIntoView({block: 'center'})")
+        .await;
+    app.shot("03-settings-shared-database").await;
+
+    // Back on the server box: the report the desktop finished.
+    let reports = studio.session(&session).unwrap().reports;
+    assert_eq!(reports.len(), 1, "the desktop's report is on the server");
+}
