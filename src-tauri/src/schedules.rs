@@ -62,11 +62,7 @@ pub fn run_while_open<R: Runtime>(app: AppHandle<R>) {
         loop {
             let ran = {
                 let state = app.state::<AppState>();
-                let now = std::time::SystemTime::now()
-                    .duration_since(std::time::UNIX_EPOCH)
-                    .map(|d| d.as_millis() as i64)
-                    .unwrap_or(0);
-                state.studio.run_due(now, state.keys.as_ref()).await
+                state.studio.run_due_now(state.keys.as_ref()).await
             };
             match ran {
                 Ok(runs) if !runs.is_empty() => tell(&app, &runs),

@@ -24,4 +24,5 @@ export const testChoices: FormChoices = {
     { key: "banned_words", help: "words", builtin_default: true },
     { key: "trusted_domains", help: "domains", builtin_default: true },
   ],
+  schedule_intervals: [choice("12h", "every 12 hours"), choice("1d", "every day", true), choice("1w", "every week")],
 };

@@ -1416,7 +1416,11 @@ probe_models: Array<ProbeModel>,
 /**
  * The settings' keys.
  */
-settings: Array<SettingKey>, };
+settings: Array<SettingKey>, 
+/**
+ * How often a session can be kept current (a schedule's intervals), the default marked.
+ */
+schedule_intervals: Array<Choice>, };
 
 export type Choice = { 
 /**

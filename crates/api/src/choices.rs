@@ -74,6 +74,8 @@ pub struct FormChoices {
     pub probe_models: Vec<ProbeModel>,
     /// The settings' keys.
     pub settings: Vec<SettingKey>,
+    /// How often a session can be kept current (a schedule's intervals), the default marked.
+    pub schedule_intervals: Vec<Choice>,
 }
 
 fn choices<T: Serialize + Default + PartialEq + Copy, L: Into<String>>(
@@ -215,6 +217,14 @@ pub fn form_choices() -> FormChoices {
                 key: key.into(),
                 help: help.into(),
                 builtin_default: crate::settings::BUILTIN_LISTS.contains(&key),
+            })
+            .collect(),
+        schedule_intervals: crate::research::INTERVALS
+            .iter()
+            .map(|&(value, label)| Choice {
+                value: value.into(),
+                label: label.into(),
+                default: value == crate::research::DEFAULT_INTERVAL,
             })
             .collect(),
     }

@@ -436,6 +436,12 @@ impl Studio {
         Settings::load(&self.settings_path())
     }
 
+    /// Now, by this Studio's clock (ms since the epoch): what "now" means for schedules and
+    /// records, injected in tests.
+    pub fn now_ms(&self) -> i64 {
+        self.clock.now_ms()
+    }
+
     /// Where sessions, runs and checkpoints are kept, as a person is told: this machine's
     /// SQLite file, or the PostgreSQL server a team shares (`DATABASE_URL` or the `database`
     /// setting).

@@ -59,12 +59,21 @@ impl ProviderStatus {
     }
 }
 
+/// How long a local server has to answer a readiness probe.
+const PROBE_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// The client every readiness probe uses: a local server either answers at once or is said
+/// to be down.
+fn probe_client() -> Result<reqwest::Client, String> {
+    reqwest::Client::builder()
+        .timeout(PROBE_TIMEOUT)
+        .build()
+        .map_err(|e| e.to_string())
+}
+
 /// The models an Ollama server at `base` has, as model strings (`ollama:NAME`).
 async fn ollama_models(base: &str) -> Result<Vec<String>, String> {
-    let client = reqwest::Client::builder()
-        .timeout(Duration::from_secs(3))
-        .build()
-        .map_err(|e| e.to_string())?;
+    let client = probe_client()?;
     let tags: serde_json::Value = client
         .get(format!("{base}/api/tags"))
         .send()
@@ -87,10 +96,7 @@ async fn ollama_models(base: &str) -> Result<Vec<String>, String> {
 /// The model ids an OpenAI-compatible server at `base` lists (`GET /models`), none when it
 /// lists none or cannot be read.
 async fn server_models(base: &str) -> Vec<String> {
-    let Ok(client) = reqwest::Client::builder()
-        .timeout(Duration::from_secs(3))
-        .build()
-    else {
+    let Ok(client) = probe_client() else {
         return Vec::new();
     };
     let Ok(reply) = client.get(format!("{base}/models")).send().await else {
@@ -131,17 +137,14 @@ fn unreachable_reason(e: reqwest::Error) -> String {
     if e.is_connect() {
         "connection refused".to_string()
     } else if e.is_timeout() {
-        "no answer within 3 s".to_string()
+        format!("no answer within {} s", PROBE_TIMEOUT.as_secs())
     } else {
         e.to_string()
     }
 }
 
 async fn reachable(url: &str) -> Result<u16, String> {
-    let client = reqwest::Client::builder()
-        .timeout(Duration::from_secs(3))
-        .build()
-        .map_err(|e| e.to_string())?;
+    let client = probe_client()?;
     client
         .get(url)
         .send()

@@ -609,19 +609,7 @@ fn review_points(points: &[String]) -> Result<ReviewPoints, ApiError> {
 
 /// The question a run waits on, and the answers it takes, as an assistant reads them.
 fn question_view(pending: &PendingQuestion) -> serde_json::Value {
-    let answers: &[&str] = match &pending.question {
-        research_api::Question::Clarify { .. } => &["clarify"],
-        research_api::Question::PlanReview { .. } => &["approve_plan", "edit_plan", "cancel_plan"],
-        research_api::Question::ReportReview { .. } => &[
-            "approve_report",
-            "revise_report",
-            "reject_report",
-            "edit_report",
-        ],
-        research_api::Question::Escalation { .. } => {
-            &["accept_with_caveats", "research_more", "stop_run"]
-        }
-    };
+    let answers = pending.question.answer_kinds();
     serde_json::json!({
         "asked": pending.question,
         "answers": answers,

@@ -404,7 +404,58 @@ pub enum Answer {
 /// The longest edited draft accepted, in characters (a report, not a book).
 pub const MAX_EDITED_DRAFT_CHARS: usize = 200_000;
 
+impl Question {
+    /// The answers it takes, by their `type` names (what an assistant or a form offers).
+    pub fn answer_kinds(&self) -> &'static [&'static str] {
+        match self {
+            Question::Clarify { .. } => &["clarify"],
+            Question::PlanReview { .. } => &["approve_plan", "edit_plan", "cancel_plan"],
+            Question::ReportReview { .. } => &[
+                "approve_report",
+                "revise_report",
+                "reject_report",
+                "edit_report",
+            ],
+            Question::Escalation { .. } => &["accept_with_caveats", "research_more", "stop_run"],
+        }
+    }
+
+    /// What it is, in words ("plan review").
+    pub fn kind_words(&self) -> &'static str {
+        match self {
+            Question::Clarify { .. } => "clarification",
+            Question::PlanReview { .. } => "plan review",
+            Question::ReportReview { .. } => "report review",
+            Question::Escalation { .. } => "escalation",
+        }
+    }
+
+    /// Whether `answer` answers it (a timed-out answer fits every question; its deadline is
+    /// checked where the clock is).
+    pub fn takes(&self, answer: &Answer) -> bool {
+        matches!(answer, Answer::TimedOut) || self.answer_kinds().contains(&answer.kind())
+    }
+}
+
 impl Answer {
+    /// Its `type` name, as it is written in JSON.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Answer::Clarify { .. } => "clarify",
+            Answer::ApprovePlan => "approve_plan",
+            Answer::EditPlan { .. } => "edit_plan",
+            Answer::CancelPlan => "cancel_plan",
+            Answer::ApproveReport => "approve_report",
+            Answer::ReviseReport { .. } => "revise_report",
+            Answer::RejectReport { .. } => "reject_report",
+            Answer::EditReport { .. } => "edit_report",
+            Answer::AcceptWithCaveats => "accept_with_caveats",
+            Answer::ResearchMore => "research_more",
+            Answer::StopRun => "stop_run",
+            Answer::TimedOut => "timed_out",
+        }
+    }
+
     /// Why this answer cannot be taken as it is, for answers a person types.
     pub fn problem(&self) -> Option<String> {
         match self {
@@ -455,4 +506,47 @@ pub struct Decision {
     pub decision: String,
     /// Whether it was taken automatically.
     pub automatic: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The kinds a question lists are the answers' own JSON names, and each answer fits the
+    /// question it is for and no other.
+    #[test]
+    fn answer_kinds_are_their_json_names_and_fit_their_question() {
+        let answers = [
+            Answer::Clarify { text: "x".into() },
+            Answer::ApprovePlan,
+            Answer::EditPlan {
+                plan: Plan::default(),
+            },
+            Answer::CancelPlan,
+            Answer::ApproveReport,
+            Answer::ReviseReport {
+                feedback: "f".into(),
+            },
+            Answer::RejectReport { reason: "r".into() },
+            Answer::EditReport { draft: "d".into() },
+            Answer::AcceptWithCaveats,
+            Answer::ResearchMore,
+            Answer::StopRun,
+            Answer::TimedOut,
+        ];
+        for a in &answers {
+            assert_eq!(serde_json::to_value(a).unwrap()["type"], a.kind(), "{a:?}");
+        }
+        let plan = Question::PlanReview {
+            plan: Plan::default(),
+        };
+        assert!(plan.takes(&Answer::ApprovePlan) && plan.takes(&Answer::TimedOut));
+        assert!(!plan.takes(&Answer::ApproveReport));
+        let fitting = answers.iter().filter(|a| plan.takes(a)).count();
+        assert_eq!(
+            fitting,
+            plan.answer_kinds().len() + 1,
+            "and the timed-out one"
+        );
+    }
 }

@@ -6,19 +6,12 @@ import { html, nothing, render } from "lit-html";
 import { inside } from "../dom";
 import { shortDate } from "../format";
 import { shallow } from "../store";
-import type { ScheduleView } from "../types";
+import type { Choice, ScheduleView } from "../types";
 import type { Ctx } from "./ctx";
 
-/** The intervals offered (the api takes any `Nh`, `Nd` or `Nw` of an hour or more). */
-export const INTERVALS: readonly { value: string; label: string }[] = [
-  { value: "12h", label: "every 12 hours" },
-  { value: "1d", label: "every day" },
-  { value: "1w", label: "every week" },
-];
-
 /** A schedule in words: "Checked again every day, and researched again when a source changes." */
-export function scheduleWords(v: ScheduleView): string {
-  const every = INTERVALS.find((i) => i.value === v.every)?.label ?? `every ${v.every}`;
+export function scheduleWords(v: ScheduleView, intervals: readonly Choice[]): string {
+  const every = intervals.find((i) => i.value === v.every)?.label ?? `every ${v.every}`;
   return `Checked again ${every}${v.research_again ? ", and researched again when a cited source changes or is gone" : ""}.`;
 }
 
@@ -39,6 +32,9 @@ export function mountSchedule(root: HTMLElement, { store, actions }: Ctx) {
       return;
     }
     const v = schedule.view;
+    // The intervals the api offers, with their words and its default.
+    const intervals = store.get().choices?.schedule_intervals ?? [];
+    const chosen = v?.every ?? intervals.find((i) => i.default)?.value;
     const save = (e: Event) => {
       e.preventDefault();
       const form = e.target as HTMLFormElement;
@@ -47,11 +43,11 @@ export function mountSchedule(root: HTMLElement, { store, actions }: Ctx) {
       void actions.watchSession(every, again);
     };
     render(html`<h2 id="schedule-title">Keep this session current</h2>
-      ${v ? html`<p id="schedule-summary" role="status">${scheduleWords(v)}
+      ${v ? html`<p id="schedule-summary" role="status">${scheduleWords(v, intervals)}
           ${v.paused ? html`<strong>Paused.</strong>` : html`Next: ${shortDate(v.next_due_ms)}.`}</p>
         ${v.last_outcome ? html`<p class="muted">Last time (${v.last_run_ms ? shortDate(v.last_run_ms) : ""}): ${v.last_outcome}</p>` : nothing}` : html`<p class="muted">The sources this report cites are read again on a schedule; a sentence a changed source no longer supports is marked in a new report version. The app does it while it is open, and <code>research watch --run-due</code> from cron or a systemd timer when it is not.</p>`}
       <form id="schedule-form" @submit=${save}>
-        <label>How often <select name="every">${INTERVALS.map((i) => html`<option value=${i.value} ?selected=${(v?.every ?? "1d") === i.value}>${i.label}</option>`)}</select></label>
+        <label>How often <select name="every">${intervals.map((i) => html`<option value=${i.value} ?selected=${chosen === i.value}>${i.label}</option>`)}</select></label>
         <label class="inline"><input type="checkbox" name="again" ?checked=${v?.research_again ?? false}> Research the question again when a cited source changes</label>
         ${schedule.error ? html`<p class="error" role="alert">${schedule.error}</p>` : nothing}
         <div class="actions">

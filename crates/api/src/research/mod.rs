@@ -27,7 +27,9 @@ pub use self::conversation::{
 use self::env::{storage, AuditSink};
 pub use self::fork::{ForkRequest, ForkedRun};
 pub use self::recheck::{LostSupport, Recheck, SourceCheck, SourceState};
-pub use self::schedules::{ScheduleRun, ScheduleView, MIN_EVERY_MS, SCHEDULE_LEASE_MS};
+pub use self::schedules::{
+    ScheduleRun, ScheduleView, DEFAULT_INTERVAL, INTERVALS, MIN_EVERY_MS, SCHEDULE_LEASE_MS,
+};
 pub use self::sessions::{CriterionWeight, ReviewView, RunCalls, SessionDetail};
 use crate::blocking::in_place;
 use crate::keys::KeyStore;
@@ -611,13 +613,29 @@ impl Studio {
         thread: &ThreadId,
         answer: Option<Answer>,
     ) -> Result<Option<Answer>, ApiError> {
-        if answer.is_some() && answer != Some(Answer::TimedOut) {
-            return Ok(answer);
-        }
         let interrupts = pipeline
             .waiting_on(&saved.config, self.cp(), thread)
             .await?;
-        let due = pending_question(interrupts, &saved.config)
+        let pending = pending_question(interrupts, &saved.config);
+        if let (Some(a), Some(p)) = (&answer, &pending) {
+            // An answer to another question would fail the run at its review point: it is
+            // refused here, and the run keeps waiting.
+            if !p.question.takes(a) {
+                return Err(ApiError::new(
+                    ErrorCode::InvalidInput,
+                    format!(
+                        "the run waits on a {}, which takes {}; `{}` answers another question",
+                        p.question.kind_words(),
+                        p.question.answer_kinds().join(", "),
+                        a.kind()
+                    ),
+                ));
+            }
+        }
+        if answer.is_some() && answer != Some(Answer::TimedOut) {
+            return Ok(answer);
+        }
+        let due = pending
             .and_then(|q| q.deadline_ms)
             .is_some_and(|deadline| self.clock.now_ms() >= deadline);
         match answer {

@@ -59,6 +59,17 @@ pub struct ScheduleRun {
     pub error: Option<ApiError>,
 }
 
+/// The intervals a form offers, with their words; the first of a day is the default. Any other
+/// that [`parse_every`] reads is taken too (the CLI's `--every 3d`).
+pub const INTERVALS: &[(&str, &str)] = &[
+    ("12h", "every 12 hours"),
+    ("1d", "every day"),
+    ("1w", "every week"),
+];
+
+/// The interval a new schedule takes unless another is chosen.
+pub const DEFAULT_INTERVAL: &str = "1d";
+
 /// An interval from `12h`, `1d`, `2w`: at least an hour.
 pub fn parse_every(text: &str) -> Result<i64, ApiError> {
     let t = text.trim().to_lowercase();
@@ -217,6 +228,12 @@ impl Studio {
         } else {
             Err(Self::no_schedule(session_id))
         }
+    }
+
+    /// [`Studio::run_due`] at this Studio's clock's now (the app's timer, `research watch
+    /// --run-due` without `--now`).
+    pub async fn run_due_now(&self, keys: &dyn KeyStore) -> Result<Vec<ScheduleRun>, ApiError> {
+        self.run_due(self.now_ms(), keys).await
     }
 
     /// Runs the schedules due at `now` that no other process holds, one after another: each

@@ -4,7 +4,6 @@
 
 use std::process::ExitCode;
 
-use anyhow::Context;
 use clap::Args;
 use research_api::{ApiError, ErrorCode, OsKeychain, ScheduleRun, ScheduleView};
 
@@ -115,14 +114,6 @@ fn parse_time(text: &str) -> Result<i64, ApiError> {
     Ok(secs * 1000)
 }
 
-/// The time now, in ms since the epoch.
-fn system_now() -> anyhow::Result<i64> {
-    Ok(std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .context("the clock is before 1970")?
-        .as_millis() as i64)
-}
-
 fn print_view(v: &ScheduleView) {
     println!(
         "{}  every {}{}{}  next due {}  {}",
@@ -173,11 +164,10 @@ pub async fn watch(args: WatchArgs) -> anyhow::Result<ExitCode> {
     let need_session =
         || session.ok_or_else(|| invalid("name the session (research sessions lists them)"));
     if args.run_due {
-        let now = match &args.now {
-            Some(t) => parse_time(t)?,
-            None => system_now()?,
+        let runs = match &args.now {
+            Some(t) => studio.run_due(parse_time(t)?, &OsKeychain).await?,
+            None => studio.run_due_now(&OsKeychain).await?,
         };
-        let runs = studio.run_due(now, &OsKeychain).await?;
         if args.json {
             println!("{}", serde_json::to_string_pretty(&runs)?);
         } else if runs.is_empty() {
@@ -207,7 +197,7 @@ pub async fn watch(args: WatchArgs) -> anyhow::Result<ExitCode> {
     if let Some(every) = &args.every {
         let first = match args.first.as_deref() {
             None => None,
-            Some("now") => Some(system_now()?),
+            Some("now") => Some(studio.now_ms()),
             Some(t) => Some(parse_time(t)?),
         };
         let view = studio.watch(session, every, args.research_again, first)?;

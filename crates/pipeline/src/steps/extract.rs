@@ -147,10 +147,6 @@ impl Listing {
         for (_, range) in chunks {
             sentences.extend(text::sentences(doc_text, range));
         }
-        let all: Vec<String> = sentences
-            .iter()
-            .map(|s| text::plain(&doc_text[s.range.clone()]))
-            .collect();
         let read: Vec<String> = sentences.iter().map(|s| s.reading(doc_text)).collect();
         // The sentences shown are the page's best against the question, never its first ones:
         // ranked (BM25), the best kept, shown in the page's order.
@@ -163,7 +159,14 @@ impl Listing {
                 .collect()
         };
         keep.sort_unstable();
-        let shown: Vec<String> = keep.iter().map(|&i| all[i].clone()).collect();
+        // A kept sentence as quoted (a row as it stands; a sentence's reading is its words).
+        let shown: Vec<String> = keep
+            .iter()
+            .map(|&i| match sentences[i].is_row(doc_text) {
+                true => text::plain(&doc_text[sentences[i].range.clone()]),
+                false => read[i].clone(),
+            })
+            .collect();
         let readings: Vec<String> = keep.iter().map(|&i| read[i].clone()).collect();
         let texts: Vec<&str> = readings.iter().map(String::as_str).collect();
         let ranked = guard::rank_sentences(&relevance_key, &texts)
