@@ -265,6 +265,17 @@ impl SessionStore for PgSessions {
         })
     }
 
+    fn clock_ms(&self) -> Result<i64, StoreError> {
+        self.run(|c| async move {
+            Ok(c.query_one(
+                "SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint",
+                &[],
+            )
+            .await?
+            .get(0))
+        })
+    }
+
     fn runner(&self, thread: &str) -> Result<Option<String>, StoreError> {
         self.run(|c| async move {
             Ok(

@@ -44,6 +44,21 @@ async fn a_store_called_from_a_runtime_works_and_drops_cleanly() {
     drop(s);
 }
 
+/// Leases are compared on the server's clock, which is a time near this machine's and moves on.
+#[test]
+fn the_servers_clock_is_read() {
+    let db = fresh();
+    let s = db.sessions();
+    let local = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64;
+    let first = s.clock_ms().unwrap();
+    assert!((first - local).abs() < 60_000, "{first} vs {local}");
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    assert!(s.clock_ms().unwrap() > first);
+}
+
 /// A server that stops is a clear error naming PostgreSQL; nothing acknowledged is lost, and
 /// the same store works again once the server is back.
 #[test]

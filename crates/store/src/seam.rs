@@ -41,6 +41,16 @@ pub trait SessionStore: CacheStore + ConversationStore + ScheduleStore + Send + 
         now_ms: i64,
     ) -> Result<(), StoreError>;
 
+    /// Now, by the store's clock (ms since the epoch): run leases written by one machine are
+    /// read by another against it, so machines whose clocks differ still agree when a lease ran
+    /// out. A store on one machine keeps that machine's time.
+    fn clock_ms(&self) -> Result<i64, StoreError> {
+        Ok(std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_millis() as i64)
+            .unwrap_or(0))
+    }
+
     /// The process recorded as running `thread`, if any.
     fn runner(&self, thread: &str) -> Result<Option<String>, StoreError>;
     /// Records `me` as running `thread` if the one recorded is still `expected`: one

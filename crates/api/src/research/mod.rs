@@ -446,7 +446,7 @@ impl Studio {
             question: self.research_question(thread).await?,
             // No process recorded: none claims it (a killed one leaves its record behind).
             runner_alive: match runner.as_deref() {
-                Some(r) => runner::alive(r, runner::wall_ms()),
+                Some(r) => runner::alive(r, in_place(|| runner::store_ms(sessions.as_ref()))),
                 None => Some(false),
             },
         })

@@ -81,9 +81,14 @@ pub(crate) fn alive(runner: &str, now_ms: i64) -> Option<bool> {
     Record::parse(runner).alive(now_ms)
 }
 
-/// The wall clock, in ms since the epoch: leases are compared across machines, never with a
-/// test's injected clock.
-pub(crate) fn wall_ms() -> i64 {
+/// Now by the store's clock ([`SessionStore::clock_ms`]: a shared server's, so machines agree
+/// on when a lease ran out), else by this machine's when the store cannot say.
+pub(crate) fn store_ms(sessions: &dyn SessionStore) -> i64 {
+    sessions.clock_ms().unwrap_or_else(|_| wall_ms())
+}
+
+/// This machine's wall clock, in ms since the epoch (never a test's injected clock).
+fn wall_ms() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_millis() as i64)
@@ -120,7 +125,7 @@ impl Runner {
         cancel: CancellationToken,
         lease_ms: i64,
     ) -> Result<Self, ApiError> {
-        let now = wall_ms();
+        let now = in_place(|| store_ms(sessions.as_ref()));
         let me = Record::mine(now, lease_ms).text();
         let takeable = |other: &str| {
             let other = Record::parse(other);
@@ -197,12 +202,13 @@ async fn renew(sessions: Arc<dyn SessionStore>, thread: ThreadId, lease: Lease) 
         let (store, t, h) = (sessions.clone(), thread.clone(), held.clone());
         let renewed = tokio::task::spawn_blocking(move || {
             let mut held = h.lock().unwrap_or_else(|p| p.into_inner());
-            let new = Record::mine(wall_ms(), ms).text();
+            let now = store_ms(store.as_ref());
+            let new = Record::mine(now, ms).text();
             let swapped = store.swap_runner(t.as_str(), Some(&held), &new);
             if let Ok(true) = swapped {
                 *held = new;
             }
-            (swapped, Record::parse(&held).until_ms)
+            (swapped, Record::parse(&held).until_ms < now)
         })
         .await;
         let gone = match renewed {
@@ -211,9 +217,10 @@ async fn renew(sessions: Arc<dyn SessionStore>, thread: ThreadId, lease: Lease) 
                 tracing::warn!(%thread, "another process took this run over; it stops here");
                 true
             }
-            Ok((Err(e), until)) => {
+            // The store could not be reached: the run goes on while its lease still holds.
+            Ok((Err(e), expired)) => {
                 tracing::warn!(%thread, "the run's lease could not be renewed: {e}");
-                until < wall_ms()
+                expired
             }
             Err(e) => {
                 tracing::warn!(%thread, "the run's lease renewal stopped: {e}");
