@@ -2705,6 +2705,11 @@ completion_tokens: number,
  */
 latency_ms: number, 
 /**
+ * When it started, ms since the epoch (absent in calls recorded before it was kept): with
+ * the latency, which calls overlapped and how much of a run's wall time waited on a model.
+ */
+started_at_ms?: number, 
+/**
  * Estimated cost, when the price is known.
  */
 cost_usd: number | null, 

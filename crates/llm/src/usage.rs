@@ -110,6 +110,11 @@ pub struct CallRecord {
     pub completion_tokens: u64,
     /// Wall time in milliseconds.
     pub latency_ms: u64,
+    /// When it started, ms since the epoch (absent in calls recorded before it was kept): with
+    /// the latency, which calls overlapped and how much of a run's wall time waited on a model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional, type = "number")]
+    pub started_at_ms: Option<i64>,
     /// Estimated cost, when the price is known.
     pub cost_usd: Option<f64>,
     /// Whether the call failed.
@@ -293,6 +298,10 @@ impl LlmClient for Metered {
     ) -> Result<ChatResponse, LlmError> {
         self.meter.check()?;
         let started = std::time::Instant::now();
+        let started_at_ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .ok()
+            .map(|d| d.as_millis() as i64);
         let result = self.inner.complete(request, on_token).await;
         let (prompt, completion, failed) = match &result {
             Ok(r) => (r.usage.prompt_tokens, r.usage.completion_tokens, false),
@@ -319,6 +328,7 @@ impl LlmClient for Metered {
             prompt_tokens: prompt,
             completion_tokens: completion,
             latency_ms: started.elapsed().as_millis() as u64,
+            started_at_ms,
             cost_usd: self
                 .meter
                 .prices
