@@ -4,9 +4,8 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
 use common::*;
@@ -31,26 +30,12 @@ fn script(dir: &Path, name: &str, slow: bool) -> String {
 
 /// Starts `research ARGS --db DB` and returns it with the thread id it names on stderr.
 fn spawn(args: &[&str], db: &Path) -> (Child, String) {
-    let mut child = Command::new(BIN)
-        .args(args)
+    let mut cmd = Command::new(BIN);
+    cmd.args(args)
         .arg("--db")
         .arg(db)
-        .env_remove("RESEARCH_LLM")
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    let thread = loop {
-        let line = lines.next().expect("the run names its thread").unwrap();
-        let line = line.trim().to_string();
-        if line.len() == 36 && line.matches('-').count() == 4 {
-            break line;
-        }
-    };
-    // Keep draining stderr so the child never blocks on a full pipe.
-    std::thread::spawn(move || for _ in lines {});
-    (child, thread)
+        .env_remove("RESEARCH_LLM");
+    spawn_run(cmd)
 }
 
 /// Kills `child` once `thread` has saved `checkpoints` checkpoints (it is then reading pages).

@@ -6,9 +6,8 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Command, Output};
 use std::time::{Duration, Instant};
 
 use common::*;
@@ -89,21 +88,25 @@ impl Team {
 
     /// Starts a run on `machine` and returns it with the thread it names.
     fn spawn(&self, machine: &str, args: &[&str]) -> (Child, String) {
-        let mut child = self
-            .command(machine, args)
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-        let thread = loop {
-            let line = lines.next().expect("the run names its thread").unwrap();
-            let line = line.trim().to_string();
-            if line.len() == 36 && line.matches('-').count() == 4 {
-                break line;
-            }
-        };
-        std::thread::spawn(move || for _ in lines {});
+        spawn_run(self.command(machine, args))
+    }
+
+    /// A slow run of `QUESTION` started on the laptop, once the desktop sees it reading pages.
+    fn slow_run_on_the_laptop(&self) -> (Child, String) {
+        let slow = self.script(true);
+        let args = [
+            "run",
+            QUESTION,
+            "--llm",
+            &slow,
+            "--search",
+            "local",
+            "--no-input",
+            "--json",
+        ];
+        let (child, thread) = self.spawn("laptop", &args);
+        // Read, planned, reading pages — seen from the desktop.
+        self.wait_for("desktop", &thread, 3);
         (child, thread)
     }
 
@@ -164,22 +167,7 @@ fn a_run_started_on_one_machine_is_answered_and_finished_on_another() {
 #[test]
 fn a_run_killed_on_one_machine_is_resumed_on_the_other_and_never_run_twice() {
     let team = Team::new();
-    let slow = team.script(true);
-    let (mut child, thread) = team.spawn(
-        "laptop",
-        &[
-            "run",
-            QUESTION,
-            "--llm",
-            &slow,
-            "--search",
-            "local",
-            "--no-input",
-            "--json",
-        ],
-    );
-    // Read, planned, reading pages — seen from the desktop.
-    team.wait_for("desktop", &thread, 3);
+    let (mut child, thread) = team.slow_run_on_the_laptop();
     // While the laptop runs it, the desktop may not.
     let twice = team.research("desktop", &["resume", &thread, "--json"]);
     assert!(!twice.status.success(), "run twice");
@@ -207,21 +195,7 @@ fn another_computer_takes_a_run_over_only_when_its_lease_ran_out() {
         two_machines: true,
         ..Team::new()
     };
-    let slow = team.script(true);
-    let (mut child, thread) = team.spawn(
-        "laptop",
-        &[
-            "run",
-            QUESTION,
-            "--llm",
-            &slow,
-            "--search",
-            "local",
-            "--no-input",
-            "--json",
-        ],
-    );
-    team.wait_for("desktop", &thread, 3);
+    let (mut child, thread) = team.slow_run_on_the_laptop();
     let refused = |when: &str| {
         let out = team.research("desktop", &["resume", &thread, "--json"]);
         assert!(!out.status.success(), "{when}: run twice");

@@ -2,8 +2,9 @@
 //! reading its JSON, and the independent grounding checker.
 #![allow(dead_code)]
 
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Child, Command, Output, Stdio};
 
 use serde_json::Value;
 
@@ -151,4 +152,24 @@ pub async fn serve_corpus(server: &wiremock::MockServer) {
             .mount(server)
             .await;
     }
+}
+
+/// Starts a run (`cmd`, a `research run` or `resume`) and returns it with the thread id it
+/// names on stderr; stderr is drained after, so the child never blocks on a full pipe.
+pub fn spawn_run(mut cmd: Command) -> (Child, String) {
+    let mut child = cmd
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let thread = loop {
+        let line = lines.next().expect("the run names its thread").unwrap();
+        let line = line.trim().to_string();
+        if line.len() == 36 && line.matches('-').count() == 4 {
+            break line;
+        }
+    };
+    std::thread::spawn(move || for _ in lines {});
+    (child, thread)
 }
