@@ -72,7 +72,10 @@ def one_run(bin_, llm, question, corpus):
         result = json.loads(run.stdout)
         shown = subprocess.run([bin_, "sessions", "show", result["session_id"], "--calls", "--json", "--db", str(db)],
                                capture_output=True, text=True, env=env)
+        if shown.returncode != 0:
+            sys.exit(f"critical-path: the run's calls could not be read:\n{shown.stderr[-2000:]}")
         calls = [c for r in json.loads(shown.stdout) for c in r["calls"]]
+    # Calls recorded before start times were kept count in the sums, not in the path.
     timed = [(c["started_at_ms"], c["started_at_ms"] + c["latency_ms"]) for c in calls if c.get("started_at_ms")]
     path_ms, most = union_ms(timed) if timed else (0, 0)
     return {

@@ -412,9 +412,20 @@ impl McpServer {
             ));
         }
         match (&answer, &standing.question) {
-            (Some(a), Some(_)) => {
+            (Some(a), Some(pending)) => {
                 if let Some(problem) = a.problem() {
                     return Err(ApiError::new(ErrorCode::InvalidInput, problem));
+                }
+                // Said now, not later in research_status: the run keeps waiting.
+                if !pending.question.takes(a) {
+                    return Err(ApiError::new(
+                        ErrorCode::InvalidInput,
+                        format!(
+                            "run {thread} waits on a {}, which takes {}",
+                            pending.question.kind_words(),
+                            pending.question.answer_kinds().join(", ")
+                        ),
+                    ));
                 }
             }
             (Some(_), None) => {

@@ -165,6 +165,28 @@ CREATE TABLE page_cache (
 ",
 ];
 
+/// Every table the migrations make, with the version table: what moves when an earlier build's
+/// tables are found in `public`.
+const OUR_TABLES: &[&str] = &[
+    "research_schema",
+    "checkpoints",
+    "writes",
+    "threads",
+    "documents",
+    "sessions",
+    "runs",
+    "sources",
+    "evidence",
+    "claims",
+    "reports",
+    "events",
+    "llm_calls",
+    "turns",
+    "schedules",
+    "search_cache",
+    "page_cache",
+];
+
 /// Why a call to the server failed.
 #[derive(Debug)]
 pub(crate) enum Failure {
@@ -189,6 +211,11 @@ impl Failure {
     /// What a person is told: a lost connection names the server.
     pub(crate) fn message(&self) -> String {
         match self {
+            Failure::Unreachable(m) if m.contains("certificate") => format!(
+                "PostgreSQL could not be reached: {m} (the server's certificate is checked against \
+                 the system's authorities and PGSSLROOTCERT's: name the authority that signed it \
+                 there, or turn TLS off with sslmode=disable)"
+            ),
             Failure::Unreachable(m) => format!("PostgreSQL could not be reached: {m}"),
             Failure::Sql(e) if e.is_closed() => {
                 format!("the connection to PostgreSQL was lost: {e}")
@@ -303,7 +330,8 @@ impl Db {
                 .get_hosts()
                 .iter()
                 .all(|h| matches!(h, tokio_postgres::config::Host::Unix(_)));
-        let manager = if local {
+        let plain = config.get_ssl_mode() == tokio_postgres::config::SslMode::Disable;
+        let manager = if local || plain {
             Manager::from_config(config, tokio_postgres::NoTls, recycling)
         } else {
             Manager::from_config(config, tls()?, recycling)
@@ -351,10 +379,47 @@ async fn migrate(client: &mut tokio_postgres::Client) -> Result<(), Failure> {
         return Ok(());
     }
     let tx = client.transaction().await?;
+    tx.batch_execute("SELECT pg_advisory_xact_lock(7260113)")
+        .await?;
+    let has_schema: bool = tx
+        .query_one(
+            &format!("SELECT to_regnamespace('{SCHEMA}') IS NOT NULL"),
+            &[],
+        )
+        .await?
+        .get(0);
+    if !has_schema {
+        // Created only when missing: a schema a DBA made for the team needs no right to create.
+        tx.batch_execute(&format!("CREATE SCHEMA {SCHEMA}")).await?;
+    }
+    // Tables an earlier build kept in `public` move here with their rows.
+    let earlier: bool = tx
+        .query_one(
+            &format!(
+                "SELECT to_regclass('public.research_schema') IS NOT NULL
+                    AND to_regclass('{SCHEMA}.research_schema') IS NULL"
+            ),
+            &[],
+        )
+        .await?
+        .get(0);
+    if earlier {
+        for table in OUR_TABLES {
+            let here: bool = tx
+                .query_one(
+                    &format!("SELECT to_regclass('public.{table}') IS NOT NULL"),
+                    &[],
+                )
+                .await?
+                .get(0);
+            if here {
+                tx.batch_execute(&format!("ALTER TABLE public.{table} SET SCHEMA {SCHEMA}"))
+                    .await?;
+            }
+        }
+    }
     tx.batch_execute(&format!(
-        "SELECT pg_advisory_xact_lock(7260113);
-         CREATE SCHEMA IF NOT EXISTS {SCHEMA};
-         CREATE TABLE IF NOT EXISTS {SCHEMA}.research_schema (version INTEGER NOT NULL);"
+        "CREATE TABLE IF NOT EXISTS {SCHEMA}.research_schema (version INTEGER NOT NULL);"
     ))
     .await?;
     let done = applied(&tx).await?;

@@ -57,6 +57,12 @@ fn the_servers_clock_is_read() {
     assert!((first - local).abs() < 60_000, "{first} vs {local}");
     std::thread::sleep(std::time::Duration::from_millis(20));
     assert!(s.clock_ms().unwrap() > first);
+    // It is the server's: without the server there is no time to read.
+    db._server.kill().unwrap();
+    assert!(
+        s.clock_ms().is_err(),
+        "a local clock stood in for the server's"
+    );
 }
 
 /// A server that stops is a clear error naming PostgreSQL; nothing acknowledged is lost, and
@@ -102,4 +108,52 @@ fn a_server_over_tcp_is_reached_with_tls_and_its_certificate_checked() {
     s.create(&research_store::conformance::session("a", "A", 1))
         .unwrap();
     assert_eq!(s.list(None).unwrap().len(), 1);
+}
+
+/// A database an earlier build set up kept its tables in `public`: they move into the schema of
+/// their own with their rows, and nothing is created empty beside them.
+#[tokio::test]
+async fn tables_an_earlier_build_kept_in_public_move_with_their_rows() {
+    let db = fresh();
+    let s = db.sessions();
+    s.create(&research_store::conformance::session("kept", "Kept", 1))
+        .unwrap();
+    drop(s);
+    // As the earlier build left it: every table in `public`.
+    let (client, connection) = tokio_postgres::connect(&db.url, tokio_postgres::NoTls)
+        .await
+        .unwrap();
+    tokio::spawn(connection);
+    let tables: Vec<String> = client
+        .query(
+            "SELECT tablename::text FROM pg_tables WHERE schemaname = 'research'",
+            &[],
+        )
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    assert!(tables.contains(&"sessions".to_string()), "{tables:?}");
+    for t in &tables {
+        client
+            .batch_execute(&format!("ALTER TABLE research.{t} SET SCHEMA public"))
+            .await
+            .unwrap();
+    }
+    client.batch_execute("DROP SCHEMA research").await.unwrap();
+    let again = db.sessions();
+    assert_eq!(
+        again.get("kept").unwrap().map(|r| r.title),
+        Some("Kept".into())
+    );
+    let left: i64 = client
+        .query_one(
+            "SELECT count(*) FROM pg_tables WHERE schemaname = 'public' AND tablename = 'sessions'",
+            &[],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(left, 0, "the old table stayed behind");
 }

@@ -33,7 +33,11 @@ export function mountSchedule(root: HTMLElement, { store, actions }: Ctx) {
     }
     const v = schedule.view;
     // The intervals the api offers, with their words and its default.
-    const intervals = store.get().choices?.schedule_intervals ?? [];
+    const offered = store.get().choices?.schedule_intervals ?? [];
+    // An interval set elsewhere (`research watch --every 3d`) stays chosen, not silently changed.
+    const intervals = v && !offered.some((i) => i.value === v.every)
+      ? [...offered, { value: v.every, label: `every ${v.every}`, default: false }]
+      : offered;
     const chosen = v?.every ?? intervals.find((i) => i.default)?.value;
     const save = (e: Event) => {
       e.preventDefault();

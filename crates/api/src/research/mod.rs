@@ -507,6 +507,9 @@ impl Studio {
             clock: self.clock.clone(),
             next: events,
         });
+        // This run's own token: a hold lost by this run stops it, not a sibling sharing `cancel`
+        // (compare runs two on one).
+        let cancel = cancel.child_token();
         let mut opts = RunOptions::new(thread.clone(), env)
             .cancel(cancel.clone())
             .clock(self.clock.clone())

@@ -152,11 +152,14 @@ impl Studio {
             research_search::McpDocuments::default(),
             true,
         )?;
+        // This computer's library folders as their paths read (without Windows' `\\?\` prefix
+        // that canonical paths carry); none when the library cannot be read.
         let roots: Vec<std::path::PathBuf> = self
-            .library()?
-            .folders()?
+            .library()
+            .and_then(|l| Ok(l.folders()?))
+            .unwrap_or_default()
             .into_iter()
-            .map(|f| std::path::PathBuf::from(f.path))
+            .map(|f| std::path::PathBuf::from(f.path.strip_prefix(r"\\?\").unwrap_or(&f.path)))
             .collect();
         let now = self.clock.now_ms();
         let mut checks = Vec::new();

@@ -125,7 +125,7 @@ impl Runner {
         cancel: CancellationToken,
         lease_ms: i64,
     ) -> Result<Self, ApiError> {
-        let now = in_place(|| store_ms(sessions.as_ref()));
+        let now = in_place(|| sessions.clock_ms())?;
         let me = Record::mine(now, lease_ms).text();
         let takeable = |other: &str| {
             let other = Record::parse(other);
@@ -163,7 +163,7 @@ impl Runner {
             return Err(ApiError::new(
                 ErrorCode::Conflict,
                 format!(
-                    "run {} was taken over by another process while this one could not renew its                      hold on it; it goes on there",
+                    "run {} is no longer held by this process (its hold lapsed while it could not renew it, or another process took it over); resume it where it goes on",
                     self.thread
                 ),
             ));
@@ -197,30 +197,57 @@ async fn renew(sessions: Arc<dyn SessionStore>, thread: ThreadId, lease: Lease) 
         cancel,
         ms,
     } = lease;
+    let period = Duration::from_millis((ms / 3) as u64);
+    // This process's own view of when its hold lapses, on its monotonic clock: a renewal that
+    // hangs (a dead link), or a machine that slept, cannot keep a run going past it.
+    let mut lapses = tokio::time::Instant::now() + period * 2;
     loop {
-        tokio::time::sleep(Duration::from_millis((ms / 3) as u64)).await;
+        tokio::time::sleep(period).await;
+        let began = tokio::time::Instant::now();
         let (store, t, h) = (sessions.clone(), thread.clone(), held.clone());
-        let renewed = tokio::task::spawn_blocking(move || {
+        let renewal = tokio::task::spawn_blocking(move || {
             let mut held = h.lock().unwrap_or_else(|p| p.into_inner());
-            let now = store_ms(store.as_ref());
+            // Written and judged on the store's clock only: a lease is never written on this
+            // machine's clock when the store cannot say its own.
+            let now = store.clock_ms()?;
             let new = Record::mine(now, ms).text();
-            let swapped = store.swap_runner(t.as_str(), Some(&held), &new);
-            if let Ok(true) = swapped {
+            if store.swap_runner(t.as_str(), Some(&held), &new)? {
                 *held = new;
+                return Ok(true);
             }
-            (swapped, Record::parse(&held).until_ms < now)
-        })
-        .await;
-        let gone = match renewed {
-            Ok((Ok(true), _)) => false,
-            Ok((Ok(false), _)) => {
+            // A renewal that committed although its answer was lost left our own newer record:
+            // it is still ours.
+            match store.runner(t.as_str())? {
+                Some(current) if Record::parse(&current).is_this_process() => {
+                    *held = current;
+                    Ok(true)
+                }
+                _ => Ok(false),
+            }
+        });
+        let outcome = tokio::select! {
+            done = renewal => done,
+            _ = tokio::time::sleep_until(lapses) => {
+                tracing::warn!(%thread, "the run's hold lapsed while the database did not answer; it stops here");
+                lost.store(true, Ordering::SeqCst);
+                cancel.cancel();
+                return;
+            }
+        };
+        let gone = match outcome {
+            Ok(Ok(true)) => {
+                lapses = began + Duration::from_millis(ms as u64) - period;
+                false
+            }
+            Ok(Ok(false)) => {
                 tracing::warn!(%thread, "another process took this run over; it stops here");
                 true
             }
-            // The store could not be reached: the run goes on while its lease still holds.
-            Ok((Err(e), expired)) => {
+            // The store could not be reached: the run goes on while its hold has not lapsed.
+            Ok(Err(e)) => {
+                let e: research_store::StoreError = e;
                 tracing::warn!(%thread, "the run's lease could not be renewed: {e}");
-                expired
+                tokio::time::Instant::now() >= lapses
             }
             Err(e) => {
                 tracing::warn!(%thread, "the run's lease renewal stopped: {e}");
@@ -238,14 +265,15 @@ async fn renew(sessions: Arc<dyn SessionStore>, thread: ThreadId, lease: Lease) 
 impl Drop for Runner {
     fn drop(&mut self) {
         self.renewal.abort();
-        // Waits for a renewal in flight, which holds the record.
-        let held = self.held.lock().unwrap_or_else(|p| p.into_inner());
-        if self.lost.load(Ordering::SeqCst) {
-            return;
-        }
-        if let Err(e) = in_place(|| self.sessions.release_runner(self.thread.as_str(), &held)) {
-            tracing::warn!("could not clear the run's process: {e}");
-        }
+        // Waits for a renewal in flight, which holds the record; the release only clears the
+        // record if it is still exactly ours (a lapsed hold nobody took is ours to clear).
+        let (sessions, thread, held) = (&self.sessions, &self.thread, &self.held);
+        in_place(|| {
+            let held = held.lock().unwrap_or_else(|p| p.into_inner());
+            if let Err(e) = sessions.release_runner(thread.as_str(), &held) {
+                tracing::warn!("could not clear the run's process: {e}");
+            }
+        });
     }
 }
 

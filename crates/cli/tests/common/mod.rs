@@ -24,6 +24,7 @@ pub fn research(args: &[&str], db: &Path) -> Output {
         .arg("--db")
         .arg(db)
         .env_remove("RESEARCH_LLM")
+        .env_remove("DATABASE_URL")
         .env_remove("TAVILY_API_KEY")
         .env_remove("BRAVE_API_KEY")
         .env_remove("SERPER_API_KEY")
