@@ -25,17 +25,12 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def model_spec(name):
-    if name in ("smollm2", "gemma"):
-        var = "RS_TEST_MODEL" if name == "smollm2" else "RS_TEST_MODEL_GEMMA"
-        path = os.environ.get(var)
-        if not path or not Path(path).is_file():
-            args = ["bash", str(ROOT / "scripts" / "fetch-model.sh")] + (["gemma3-270m"] if name == "gemma" else [])
-            out = subprocess.run(args, capture_output=True, text=True)
-            if out.returncode != 0:
-                sys.exit(f"critical-path: fetch-model.sh failed for {name}:\n{out.stderr}")
-            path = out.stdout.strip().splitlines()[-1]
-        return f"local:{path}"
-    return name
+    """The model as `--llm` takes it: retrieval-bench.py's rule (it fetches the test models)."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("retrieval_bench", ROOT / "scripts" / "retrieval-bench.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    return bench.model_spec(name)
 
 
 def union_ms(intervals):
