@@ -1,6 +1,7 @@
-//! The user's library: folders of their own files, indexed in SQLite FTS5 (BM25 ranking) and
-//! searched through the same `SearchProvider` seam as the web, so a research run can cite a local
-//! PDF exactly as it cites a web page. It works offline with nothing configured.
+//! The user's library: folders of their own files, indexed (SQLite FTS5 with BM25 on this
+//! machine, or PostgreSQL's full-text search on a server a team shares, behind [`LibraryIndex`])
+//! and searched through the same `SearchProvider` seam as the web, so a research run can cite a
+//! local PDF exactly as it cites a web page. It works offline with nothing configured.
 //!
 //! Indexing is incremental: a file whose size and modification time are unchanged is not read
 //! again; a changed file whose content hash is unchanged is not extracted again; files that
@@ -25,12 +26,15 @@ use std::time::UNIX_EPOCH;
 use async_trait::async_trait;
 use research_fetch::{ExtractError, Extracted, Extractor};
 use research_search::{Hit, HitKind, SearchError, SearchProvider, SearchQuery};
-use rusqlite::{params, Connection, OptionalExtension};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+#[cfg(feature = "conformance")]
+pub mod conformance;
 mod files;
 mod fusion;
+mod index;
+mod sqlite;
 mod text;
 mod vectors;
 use files::{
@@ -38,8 +42,10 @@ use files::{
 };
 pub use fusion::{fuse_by_rank, RRF_K};
 pub use research_embed::Embedder;
-pub use text::passages;
-use text::{excerpt, fts_query, segment_cjk, unsegment_cjk};
+pub use index::{Counts, FoundPassage, KnownFile, LibraryIndex, ReadFile};
+pub use sqlite::SqliteIndex;
+pub use text::{is_cjk, passages, query_words, segment_cjk};
+use text::{excerpt, unsegment_cjk};
 use vectors::VectorIndex;
 
 /// Files larger than this are skipped (a library is documents, not disk images).
@@ -63,9 +69,6 @@ pub enum LibraryError {
     /// The database failed.
     #[error(transparent)]
     Store(#[from] research_store::StoreError),
-    /// A query failed.
-    #[error("library database error: {0}")]
-    Sqlite(#[from] rusqlite::Error),
     /// The embedding model failed.
     #[error(transparent)]
     Embed(#[from] research_embed::EmbedError),
@@ -140,7 +143,7 @@ pub const MIN_SIMILARITY: f32 = 0.2;
 
 /// The library, in the app's database.
 pub struct Library {
-    conn: Mutex<Connection>,
+    index: Arc<dyn LibraryIndex>,
     extractor: Extractor,
     embedder: Option<Arc<dyn Embedder>>,
     /// The stored vectors, read once and dropped whenever passages or vectors change.
@@ -161,16 +164,19 @@ fn now_ms() -> i64 {
 }
 
 impl Library {
-    /// Opens the library in the database at `db`.
+    /// Opens the library in this machine's SQLite database at `db`.
     pub fn open(db: &Path) -> Result<Self, LibraryError> {
-        let conn = research_store::open_connection(db)?;
-        vectors::create_table(&conn)?;
-        Ok(Self {
-            conn: Mutex::new(conn),
+        Ok(Self::on(Arc::new(SqliteIndex::open(db)?)))
+    }
+
+    /// The library over `index` (a shared server's, or this machine's file).
+    pub fn on(index: Arc<dyn LibraryIndex>) -> Self {
+        Self {
+            index,
             extractor: Extractor::InProcess,
             embedder: None,
             vectors: Mutex::new(None),
-        })
+        }
     }
 
     /// Ranks by meaning too (hybrid ranking): passages are embedded as they are indexed, those
@@ -203,10 +209,6 @@ impl Library {
             .extract(content_type_of(path), bytes, &file_url(path))
     }
 
-    fn conn(&self) -> std::sync::MutexGuard<'_, Connection> {
-        self.conn.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
     /// Adds a folder (and indexes it now).
     pub fn add(
         &self,
@@ -219,10 +221,7 @@ impl Library {
         if !folder.is_dir() {
             return Err(LibraryError::NotAFolder(folder));
         }
-        self.conn().execute(
-            "INSERT OR IGNORE INTO library_roots (path, added_at_ms) VALUES (?1, ?2)",
-            params![folder.to_string_lossy(), now_ms()],
-        )?;
+        self.index.add_root(&folder.to_string_lossy(), now_ms())?;
         let listing = list_files(&folder);
         self.index_folder(&folder, listing, progress)
     }
@@ -232,25 +231,9 @@ impl Library {
         let path = folder
             .canonicalize()
             .unwrap_or_else(|_| folder.to_path_buf());
-        let mut conn = self.conn();
-        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-        vectors::delete_passages(
-            &tx,
-            "file_id IN (SELECT id FROM library_files WHERE root = ?1)",
-            path.to_string_lossy(),
-        )?;
-        tx.execute(
-            "DELETE FROM library_files WHERE root = ?1",
-            [path.to_string_lossy()],
-        )?;
-        let gone = tx.execute(
-            "DELETE FROM library_roots WHERE path = ?1",
-            [path.to_string_lossy()],
-        )?;
-        tx.commit()?;
-        drop(conn);
+        let gone = self.index.remove_root(&path.to_string_lossy())?;
         self.forget_vectors();
-        if gone == 0 {
+        if !gone {
             return Err(LibraryError::NotInLibrary(path));
         }
         Ok(())
@@ -258,29 +241,12 @@ impl Library {
 
     /// The folders with their counts.
     pub fn folders(&self) -> Result<Vec<LibraryFolder>, LibraryError> {
-        let conn = self.conn();
-        let mut stmt = conn.prepare(
-            "SELECT r.path, count(f.id) FILTER (WHERE f.error IS NULL), count(f.id) FILTER (WHERE f.error IS NOT NULL)
-             FROM library_roots r LEFT JOIN library_files f ON f.root = r.path GROUP BY r.path ORDER BY r.path",
-        )?;
-        let rows = stmt.query_map([], |r| {
-            Ok(LibraryFolder {
-                path: r.get(0)?,
-                files: r.get::<_, i64>(1)? as usize,
-                failed: r.get::<_, i64>(2)? as usize,
-            })
-        })?;
-        Ok(rows.collect::<Result<_, _>>()?)
+        Ok(self.index.folders()?)
     }
 
     /// Re-indexes every folder (incrementally).
     pub fn reindex(&self, progress: &dyn Fn(&IndexReport)) -> Result<IndexReport, LibraryError> {
-        let roots: Vec<String> = {
-            let conn = self.conn();
-            let mut stmt = conn.prepare("SELECT path FROM library_roots ORDER BY path")?;
-            let rows = stmt.query_map([], |r| r.get(0))?;
-            rows.collect::<Result<_, _>>()?
-        };
+        let roots = self.index.roots()?;
         // Every folder is listed first, so progress counts against the whole pass.
         let listed: Vec<(String, Listing)> = roots
             .into_iter()
@@ -341,21 +307,18 @@ impl Library {
             }
         }
         // Files that are gone.
-        let mut conn = self.conn();
-        let known: Vec<(i64, String)> = {
-            let mut stmt = conn.prepare("SELECT id, path FROM library_files WHERE root = ?1")?;
-            let rows = stmt.query_map([&root_key], |r| Ok((r.get(0)?, r.get(1)?)))?;
-            rows.collect::<Result<_, _>>()?
-        };
-        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-        for (id, path) in known.into_iter().filter(|(_, p)| !seen.contains(p)) {
-            vectors::delete_passages(&tx, "file_id = ?1", id)?;
-            tx.execute("DELETE FROM library_files WHERE id = ?1", [id])?;
-            tracing::debug!(%path, "dropped from the library");
-            report.removed += 1;
-        }
-        tx.commit()?;
-        drop(conn);
+        let gone: Vec<i64> = self
+            .index
+            .files_of(&root_key)?
+            .into_iter()
+            .filter(|(_, path)| !seen.contains(path))
+            .map(|(id, path)| {
+                tracing::debug!(%path, "dropped from the library");
+                id
+            })
+            .collect();
+        self.index.drop_files(&gone)?;
+        report.removed += gone.len();
         self.forget_vectors();
         // Passages of unchanged files that have no vector yet (a model installed since). Not
         // fatal: without vectors, passages are still ranked by keywords.
@@ -385,17 +348,9 @@ impl Library {
             .map(|d| d.as_nanos() as i64)
             .unwrap_or(0);
         let size = meta.len() as i64;
-        let previous: Option<(i64, i64, i64, String)> = self
-            .conn()
-            .query_row(
-                "SELECT id, mtime_ns, size, sha256 FROM library_files WHERE path = ?1",
-                [&key],
-                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
-            )
-            .optional()
-            .map_err(|e| e.to_string())?;
-        if let Some((_, m, s, _)) = &previous {
-            if *m == mtime && *s == size {
+        let previous = self.index.file(&key).map_err(|e| e.to_string())?;
+        if let Some(known) = &previous {
+            if known.mtime_ns == mtime && known.size == size {
                 return Ok(false);
             }
         }
@@ -410,16 +365,11 @@ impl Library {
             .iter()
             .map(|b| format!("{b:02x}"))
             .collect();
-        if let Some((id, _, _, old_sha)) = &previous {
-            if *old_sha == sha {
-                self.conn()
-                    .execute(
-                        "UPDATE library_files SET mtime_ns = ?1, size = ?2 WHERE id = ?3",
-                        params![mtime, size, id],
-                    )
-                    .map_err(|e| e.to_string())?;
-                return Ok(false);
-            }
+        if let Some(known) = previous.filter(|known| known.sha256 == sha) {
+            self.index
+                .touch_file(known.id, mtime, size)
+                .map_err(|e| e.to_string())?;
+            return Ok(false);
         }
         let Extracted { kind, title, text } = match self.extract_file(path, bytes) {
             Ok(extracted) if !extracted.text.trim().is_empty() => extracted,
@@ -432,33 +382,24 @@ impl Library {
                 .find(|l| !l.is_empty())
                 .map(|l| l.chars().take(120).collect())
         });
-        let mut conn = self.conn();
-        let tx = conn
-            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+        let passages: Vec<String> = passages(&text, PASSAGE_CHARS)
+            .iter()
+            .map(|p| segment_cjk(p))
+            .collect();
+        let file_id = self
+            .index
+            .put_file(&ReadFile {
+                root,
+                path: &key,
+                mtime_ns: mtime,
+                size,
+                sha256: &sha,
+                kind: &format!("{kind:?}").to_lowercase(),
+                title: title.as_deref(),
+                passages: &passages,
+                at_ms: now_ms(),
+            })
             .map_err(|e| e.to_string())?;
-        let write = (|| -> rusqlite::Result<i64> {
-            if let Some((id, ..)) = &previous {
-                vectors::delete_passages(&tx, "file_id = ?1", id)?;
-                tx.execute("DELETE FROM library_files WHERE id = ?1", [id])?;
-            }
-            tx.execute(
-                "INSERT INTO library_files (root, path, mtime_ns, size, sha256, kind, title, error, indexed_at_ms)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, NULL, ?8)",
-                params![root, key, mtime, size, sha, format!("{kind:?}").to_lowercase(), title, now_ms()],
-            )?;
-            let id = tx.last_insert_rowid();
-            let mut insert = tx.prepare_cached(
-                "INSERT INTO library_passages (text, file_id, ord) VALUES (?1, ?2, ?3)",
-            )?;
-            for (ord, passage) in passages(&text, PASSAGE_CHARS).iter().enumerate() {
-                insert.execute(params![segment_cjk(passage), id, ord as i64])?;
-            }
-            Ok(id)
-        })();
-        let file_id = write
-            .and_then(|id| tx.commit().map(|_| id))
-            .map_err(|e| e.to_string())?;
-        drop(conn);
         self.forget_vectors();
         // Embedded file by file, so progress moves and an interrupted pass keeps what it did;
         // a failure leaves the passages to keyword ranking and is tried again next pass.
@@ -476,20 +417,11 @@ impl Library {
         size: i64,
         why: &str,
     ) -> Result<bool, String> {
-        let conn = self.conn();
-        let _ = vectors::delete_passages(
-            &conn,
-            "file_id IN (SELECT id FROM library_files WHERE path = ?1)",
-            key,
-        );
+        let recorded = self
+            .index
+            .put_failure(root, key, mtime, size, why, now_ms());
         self.forget_vectors();
-        conn.execute(
-            "INSERT INTO library_files (root, path, mtime_ns, size, sha256, kind, title, error, indexed_at_ms)
-             VALUES (?1, ?2, ?3, ?4, '', 'unreadable', NULL, ?5, ?6)
-             ON CONFLICT(path) DO UPDATE SET mtime_ns = excluded.mtime_ns, size = excluded.size, error = excluded.error",
-            params![root, key, mtime, size, why, now_ms()],
-        )
-        .map_err(|e| e.to_string())?;
+        recorded.map_err(|e| e.to_string())?;
         Err(why.to_string())
     }
 
@@ -517,26 +449,12 @@ impl Library {
         let keyword_ids: Vec<i64> = keyword.iter().map(|(id, _)| *id).collect();
         let fused = fuse_by_rank(&[&keyword_ids, &nearest]);
         let snippets: std::collections::HashMap<i64, String> = keyword.into_iter().collect();
-        let conn = self.conn();
-        let mut stmt = conn.prepare_cached(
-            "SELECT f.path, f.title, p.text FROM library_passages p
-             JOIN library_files f ON f.id = p.file_id WHERE p.rowid = ?1",
-        )?;
         let mut hits: Vec<Hit> = Vec::new();
         for passage in fused {
             if hits.len() >= limit {
                 break;
             }
-            let row = stmt
-                .query_row([passage], |r| {
-                    Ok((
-                        r.get::<_, String>(0)?,
-                        r.get::<_, Option<String>>(1)?,
-                        r.get::<_, String>(2)?,
-                    ))
-                })
-                .optional()?;
-            let Some((path, title, text)) = row else {
+            let Some(FoundPassage { path, title, text }) = self.index.passage(passage)? else {
                 continue;
             };
             let url = file_url(Path::new(&path));
@@ -573,21 +491,13 @@ impl Library {
         text: &str,
         depth: usize,
     ) -> Result<Vec<(i64, String)>, LibraryError> {
+        let words = query_words(text);
         let mut found: Vec<(i64, String)> = Vec::new();
+        if words.is_empty() {
+            return Ok(found);
+        }
         for all in [true, false] {
-            let Some(query) = fts_query(text, all) else {
-                return Ok(Vec::new());
-            };
-            let conn = self.conn();
-            let mut stmt = conn.prepare_cached(
-                "SELECT rowid, snippet(library_passages, 0, '', '', '…', 40), bm25(library_passages) AS rank
-                 FROM library_passages WHERE library_passages MATCH ?1 ORDER BY rank LIMIT ?2",
-            )?;
-            let rows = stmt.query_map(params![query, depth as i64], |r| {
-                Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?))
-            })?;
-            for row in rows {
-                let row = row?;
+            for row in self.index.keyword(&words, all, depth)? {
                 if found.len() < depth && !found.iter().any(|(id, _)| *id == row.0) {
                     found.push(row);
                 }
@@ -622,7 +532,7 @@ impl Library {
         if let Some(index) = cached.as_ref().filter(|i| i.model == model) {
             return Ok(index.clone());
         }
-        let index = Arc::new(VectorIndex::load(&self.conn(), model)?);
+        let index = Arc::new(VectorIndex::from_rows(model, self.index.vectors(model)?));
         *cached = Some(index.clone());
         Ok(index)
     }
@@ -663,14 +573,18 @@ impl Library {
             return Ok(0);
         };
         let model = embedder.model_id();
-        let pending = vectors::pending(&self.conn(), model, file)?;
+        let pending = self.index.pending_vectors(model, file)?;
         let mut done = 0;
         for batch in pending.chunks(vectors::EMBED_BATCH) {
             let texts: Vec<String> = batch.iter().map(|(_, t)| unsegment_cjk(t)).collect();
             let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
             let embedded = embedder.embed(&refs)?;
-            let ids: Vec<i64> = batch.iter().map(|(id, _)| *id).collect();
-            vectors::store(&mut self.conn(), model, &ids, &embedded)?;
+            let rows: Vec<(i64, Vec<u8>)> = batch
+                .iter()
+                .zip(&embedded)
+                .map(|((id, _), v)| (*id, vectors::to_bytes(v)))
+                .collect();
+            self.index.store_vectors(model, &rows)?;
             done += batch.len();
             progress(done, pending.len());
         }
@@ -682,35 +596,21 @@ impl Library {
 
     /// How many passages the library holds.
     pub fn passage_count(&self) -> Result<usize, LibraryError> {
-        let n: i64 = self
-            .conn()
-            .query_row("SELECT count(*) FROM library_passages", [], |r| r.get(0))?;
-        Ok(n as usize)
+        Ok(self.index.counts(None)?.passages)
     }
 
     /// How many passage vectors are stored, from any model (none: the library has not been
     /// indexed by meaning, and no model need be loaded to search it).
     pub fn vectors_stored(&self) -> Result<usize, LibraryError> {
-        let n: i64 = self
-            .conn()
-            .query_row("SELECT count(*) FROM library_vectors", [], |r| r.get(0))?;
-        Ok(n as usize)
+        Ok(self.index.counts(None)?.vectors)
     }
 
     /// How many passages have a vector from the current model, of how many.
     pub fn embedded_share(&self) -> Result<(usize, usize), LibraryError> {
-        let conn = self.conn();
-        let total: i64 =
-            conn.query_row("SELECT count(*) FROM library_passages", [], |r| r.get(0))?;
-        let embedded = match &self.embedder {
-            Some(e) => conn.query_row(
-                "SELECT count(*) FROM library_vectors WHERE model = ?1",
-                [e.model_id()],
-                |r| r.get::<_, i64>(0),
-            )?,
-            None => 0,
-        };
-        Ok((embedded as usize, total as usize))
+        let counts = self
+            .index
+            .counts(self.embedder.as_ref().map(|e| e.model_id()))?;
+        Ok((counts.vectors_of_model, counts.passages))
     }
 }
 
@@ -729,14 +629,9 @@ impl Library {
             .and_then(|u| u.to_file_path().ok())
             .ok_or_else(|| refused("it is not a file:// URL"))?;
         let key = path.to_string_lossy().to_string();
-        let indexed: Option<String> = self
-            .conn()
-            .query_row(
-                "SELECT kind FROM library_files WHERE path = ?1 AND error IS NULL",
-                [&key],
-                |r| r.get(0),
-            )
-            .optional()
+        let indexed = self
+            .index
+            .readable(&key)
             .map_err(|e| refused(&e.to_string()))?;
         if indexed.is_none() {
             return Err(refused("it is not a file of the library"));
@@ -814,40 +709,6 @@ impl SearchProvider for Library {
 mod tests {
     use super::*;
 
-    #[test]
-    fn cjk_text_is_found_by_a_word_inside_a_sentence() {
-        let dir = tempfile::tempdir().unwrap();
-        let docs = dir.path().join("docs");
-        std::fs::create_dir_all(&docs).unwrap();
-        std::fs::write(
-            docs.join("ja.txt"),
-            "量子コンピュータは重ね合わせを利用して計算します。古典的なコンピュータとは異なります。",
-        )
-        .unwrap();
-        std::fs::write(docs.join("en.txt"), "Classical computers use bits.").unwrap();
-        let lib = Library::open(&dir.path().join("db.sqlite")).unwrap();
-        lib.add(&docs, &|_| {}).unwrap();
-        let hits = lib.search("重ね合わせ", 5).unwrap();
-        assert_eq!(hits.len(), 1, "{hits:?}");
-        assert!(hits[0].url.ends_with("ja.txt"));
-        assert!(
-            hits[0].snippet.contains("重ね合わせを利用して"),
-            "{}",
-            hits[0].snippet
-        );
-        assert_eq!(lib.search("classical", 5).unwrap().len(), 1);
-        // A whole question, its words cut at the hiragana between them.
-        let hits = lib
-            .search("量子コンピュータは何を利用して計算しますか？", 5)
-            .unwrap();
-        assert!(hits[0].url.ends_with("ja.txt"), "{hits:?}");
-        // Display drops the spaces the index put around CJK characters.
-        assert_eq!(
-            unsegment_cjk(&segment_cjk("日本語の text")),
-            "日本語の text"
-        );
-    }
-
     #[cfg(unix)]
     #[test]
     fn a_fifo_and_a_looping_link_are_named_and_never_read() {
@@ -879,14 +740,5 @@ mod tests {
         assert!(read_regular(&docs.join("fifo.txt"))
             .unwrap_err()
             .contains("a FIFO"));
-    }
-
-    #[test]
-    fn typed_queries_cannot_break_fts() {
-        assert_eq!(
-            fts_query("bees AND -wasps: \"x\"", true).unwrap(),
-            "\"bees\" \"AND\" \"wasps\" \"x\""
-        );
-        assert!(fts_query("!!!", true).is_none());
     }
 }

@@ -1,5 +1,5 @@
-//! How the library cuts and queries text: files into passages, CJK text spaced for FTS5's
-//! tokenizer and back, what a person typed into a query that cannot break FTS5, and the
+//! How the library cuts and queries text: files into passages, CJK text spaced for a
+//! tokenizer and back, the words of what a person typed, and the
 //! excerpt shown for a hit found by meaning. Kept apart from indexing and search, which only
 //! call these.
 
@@ -51,7 +51,8 @@ pub fn passages(text: &str, max_chars: usize) -> Vec<String> {
     out
 }
 
-pub(crate) fn is_cjk(c: char) -> bool {
+/// Whether `c` is written without spaces between words (Chinese, Japanese kana, Korean).
+pub fn is_cjk(c: char) -> bool {
     matches!(c as u32,
         0x3040..=0x30FF      // hiragana, katakana
         | 0x3400..=0x4DBF    // CJK extension A
@@ -61,10 +62,10 @@ pub(crate) fn is_cjk(c: char) -> bool {
         | 0x20000..=0x2FFFF) // extensions B and later
 }
 
-/// Puts a space around every CJK character, so that FTS5's `unicode61` tokenizer (which keeps
-/// a run of CJK text as one token, since it has no spaces) indexes each character, and a word
+/// Puts a space around every CJK character, so that a tokenizer (FTS5's `unicode61` and
+/// PostgreSQL's parser keep a run of CJK text as one token, since it has no spaces) indexes each character, and a word
 /// typed in Japanese or Chinese is found as a phrase of characters anywhere in a sentence.
-pub(crate) fn segment_cjk(text: &str) -> String {
+pub fn segment_cjk(text: &str) -> String {
     if !text.chars().any(is_cjk) {
         return text.to_string();
     }
@@ -101,18 +102,16 @@ pub(crate) fn unsegment_cjk(text: &str) -> String {
     out
 }
 
-/// Turns what a person typed into an FTS5 query: every word quoted (so `AND`, `-`, `:` and quotes
-/// are just text), CJK words as phrases of their characters; `all` requires every word,
-/// otherwise any. Japanese has no spaces: hiragana (particles and endings, in 「ファジー選択と
-/// 色域選択の違いは何ですか」) separates its words, so a whole question is not one phrase.
-pub(crate) fn fts_query(text: &str, all: bool) -> Option<String> {
+/// The words of what a person typed, as every index matches them: runs of letters and digits
+/// (so `AND`, `-`, `:` and quotes are not syntax anywhere), Japanese cut at hiragana too. Japanese
+/// has no spaces: hiragana (particles and endings, in 「ファジー選択と色域選択の違いは何ですか」)
+/// separates its words, so a whole question is not one phrase.
+pub fn query_words(text: &str) -> Vec<String> {
     let hiragana = |c: char| ('\u{3040}'..='\u{309F}').contains(&c);
-    let words: Vec<String> = text
-        .split(|c: char| !c.is_alphanumeric() || hiragana(c))
+    text.split(|c: char| !c.is_alphanumeric() || hiragana(c))
         .filter(|w| !w.is_empty())
-        .map(|w| format!("\"{}\"", segment_cjk(&w.replace('"', "")).trim()))
-        .collect();
-    (!words.is_empty()).then(|| words.join(if all { " " } else { " OR " }))
+        .map(str::to_string)
+        .collect()
 }
 
 /// The start of a passage, cut at a word, for a hit found by meaning (no keyword snippet).

@@ -1,0 +1,141 @@
+//! The seam between the library (which lists, reads, cuts and embeds files, and fuses rankings)
+//! and the database that keeps and ranks what it read: this machine's SQLite file (FTS5 with
+//! BM25) or a server a team shares (PostgreSQL's `tsvector`, in `research-postgres`). Both are
+//! held to one suite, [`crate::conformance`], so the ranking a person sees does not depend on
+//! where the index lives.
+//!
+//! An index is one machine's: its folders are paths on that machine, and reading a hit's file
+//! happens there. A shared server keeps each machine's folders apart, so one machine's re-index
+//! never drops files another machine has and it cannot see.
+
+use research_store::StoreError;
+
+use crate::LibraryFolder;
+
+/// What the index knows of a file, to tell whether it changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KnownFile {
+    /// The index's id of the file.
+    pub id: i64,
+    /// Modification time in ns since the epoch when it was last read.
+    pub mtime_ns: i64,
+    /// Size in bytes when it was last read.
+    pub size: i64,
+    /// SHA-256 of its bytes (hex; empty when it could not be read).
+    pub sha256: String,
+}
+
+/// A file read and cut into passages, to be indexed (replacing what was indexed of it).
+#[derive(Debug, Clone)]
+pub struct ReadFile<'a> {
+    /// The library folder it is in.
+    pub root: &'a str,
+    /// Its absolute path.
+    pub path: &'a str,
+    /// Modification time in ns since the epoch.
+    pub mtime_ns: i64,
+    /// Size in bytes.
+    pub size: i64,
+    /// SHA-256 of its bytes (hex).
+    pub sha256: &'a str,
+    /// What it was read as (`html`, `pdf`, `text`).
+    pub kind: &'a str,
+    /// Its title, when it has one.
+    pub title: Option<&'a str>,
+    /// Its passages in order, CJK characters spaced apart ([`crate::segment_cjk`]).
+    pub passages: &'a [String],
+    /// When it was read (ms since the epoch).
+    pub at_ms: i64,
+}
+
+/// A passage a search found, with its file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FoundPassage {
+    /// The file's absolute path.
+    pub path: String,
+    /// The file's title.
+    pub title: Option<String>,
+    /// The passage as indexed (CJK characters spaced apart).
+    pub text: String,
+}
+
+/// How many passages and vectors an index holds.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Passages.
+    pub passages: usize,
+    /// Vectors from any model.
+    pub vectors: usize,
+    /// Vectors from the model asked about.
+    pub vectors_of_model: usize,
+}
+
+/// Where the library keeps what it read. Synchronous, as the library is: indexing runs on a
+/// blocking thread and a search is one call.
+///
+/// Ids of files and passages are the index's own; a passage's id is the key of its vector, and a
+/// passage deleted takes its vector with it in the same write (an id used again never inherits a
+/// stale vector). Vectors are stored as the library gives them: little-endian `f32`s of unit
+/// length.
+pub trait LibraryIndex: Send + Sync {
+    /// Adds a folder (nothing when it is there already).
+    fn add_root(&self, root: &str, at_ms: i64) -> Result<(), StoreError>;
+    /// Removes a folder with every file, passage and vector indexed from it; whether it was
+    /// there.
+    fn remove_root(&self, root: &str) -> Result<bool, StoreError>;
+    /// The folders, by path.
+    fn roots(&self) -> Result<Vec<String>, StoreError>;
+    /// The folders with how many files were indexed and how many could not be read, by path.
+    fn folders(&self) -> Result<Vec<LibraryFolder>, StoreError>;
+
+    /// A file the index knows (read or failed), by path.
+    fn file(&self, path: &str) -> Result<Option<KnownFile>, StoreError>;
+    /// The files of a folder: (id, path).
+    fn files_of(&self, root: &str) -> Result<Vec<(i64, String)>, StoreError>;
+    /// Drops files with their passages and vectors.
+    fn drop_files(&self, ids: &[i64]) -> Result<(), StoreError>;
+    /// Records that a file's time or size changed but its bytes did not.
+    fn touch_file(&self, id: i64, mtime_ns: i64, size: i64) -> Result<(), StoreError>;
+    /// Indexes a file read, in one write: what was indexed of its path before (passages,
+    /// vectors, a failure) goes. Returns the file's id.
+    fn put_file(&self, file: &ReadFile<'_>) -> Result<i64, StoreError>;
+    /// Records that a file could not be read, and why (its passages, if any, go).
+    #[allow(clippy::too_many_arguments)]
+    fn put_failure(
+        &self,
+        root: &str,
+        path: &str,
+        mtime_ns: i64,
+        size: i64,
+        why: &str,
+        at_ms: i64,
+    ) -> Result<(), StoreError>;
+    /// The kind of a file indexed without error (`None`: not a readable file of the library).
+    fn readable(&self, path: &str) -> Result<Option<String>, StoreError>;
+
+    /// Passages matching `words` by their stems, best first, at most `depth`, each with a
+    /// snippet around the words: passages with every word when `all`, else with any. A word is
+    /// letters and digits only ([`crate::query_words`]); a CJK word is matched as the phrase of
+    /// its characters anywhere in a sentence.
+    fn keyword(
+        &self,
+        words: &[String],
+        all: bool,
+        depth: usize,
+    ) -> Result<Vec<(i64, String)>, StoreError>;
+    /// A passage by id with its file.
+    fn passage(&self, id: i64) -> Result<Option<FoundPassage>, StoreError>;
+
+    /// Passages (id, indexed text) with no vector from `model`, of one file or all, by id.
+    fn pending_vectors(
+        &self,
+        model: &str,
+        file: Option<i64>,
+    ) -> Result<Vec<(i64, String)>, StoreError>;
+    /// Stores vectors of `model` (replacing another model's); a passage deleted since is skipped.
+    fn store_vectors(&self, model: &str, vectors: &[(i64, Vec<u8>)]) -> Result<(), StoreError>;
+    /// Every stored vector of `model`: (passage id, bytes).
+    fn vectors(&self, model: &str) -> Result<Vec<(i64, Vec<u8>)>, StoreError>;
+    /// How many passages and vectors are stored (`model`'s among them).
+    fn counts(&self, model: Option<&str>) -> Result<Counts, StoreError>;
+}
