@@ -3,13 +3,16 @@
 //! once; the CLI, the app and the MCP server all open a [`crate::Studio`] and get it.
 //!
 //! What moves to the server: checkpoints, the thread registry, sessions with everything they
-//! produced, conversations, schedules, the search and page caches. What stays on the machine:
-//! keys (the OS keychain), models, settings, and the library's index of local folders.
+//! produced, conversations, schedules, the search and page caches, and the library's index
+//! (each machine's folders kept apart: a folder is a path on its machine, and its files are
+//! read there). What stays on the machine: keys (the OS keychain), models, settings, and the
+//! library's files themselves.
 
 use std::path::Path;
 use std::sync::Arc;
 
 use research_graph::Checkpointer;
+use research_library::{LibraryIndex, SqliteIndex};
 use research_store::{
     SessionStore, SqliteCheckpointer, SqliteSessions, SqliteThreads, ThreadStore,
 };
@@ -25,6 +28,8 @@ pub(crate) struct Stores {
     pub checkpointer: Arc<dyn Checkpointer>,
     pub threads: Arc<dyn ThreadStore>,
     pub sessions: Arc<dyn SessionStore>,
+    /// This machine's library index.
+    pub library: Arc<dyn LibraryIndex>,
     /// Where they are, as a person is told.
     pub shown: String,
 }
@@ -70,6 +75,7 @@ pub(crate) fn open(db: &Path) -> Result<Stores, ApiError> {
     Ok(Stores {
         checkpointer: Arc::new(checkpointer),
         threads: Arc::new(sessions.threads()),
+        library: Arc::new(sessions.library(&crate::research::this_machine())),
         sessions: Arc::new(sessions),
         shown: format!("PostgreSQL, {}", address.shown),
     })
@@ -81,6 +87,7 @@ pub(crate) fn open_local(db: &Path) -> Result<Stores, ApiError> {
         checkpointer: Arc::new(SqliteCheckpointer::open(db)?),
         threads: Arc::new(SqliteThreads::open(db)?),
         sessions: Arc::new(SqliteSessions::open(db)?),
+        library: Arc::new(SqliteIndex::open(db)?),
         shown: format!("SQLite, {}", db.display()),
     })
 }

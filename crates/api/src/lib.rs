@@ -249,6 +249,8 @@ pub struct Studio {
     checkpointer: Arc<dyn Checkpointer>,
     threads: Arc<dyn ThreadStore>,
     sessions: Arc<dyn research_store::SessionStore>,
+    /// This machine's library index (in the same database as the rest).
+    library: Arc<dyn research_library::LibraryIndex>,
     /// Where its records are, as a person is told (SQLite's file or a shared server).
     storage: String,
     clock: Arc<dyn Clock>,
@@ -299,6 +301,7 @@ impl Studio {
             checkpointer: stores.checkpointer,
             threads: stores.threads,
             sessions: stores.sessions,
+            library: stores.library,
             storage: stores.shown,
             clock: Arc::new(SystemClock),
             path,
@@ -326,14 +329,13 @@ impl Studio {
         self
     }
 
-    /// The user's library, in this database. Adding and re-indexing a folder with it index by
-    /// keywords only, so a folder is searchable at once; [`Studio::embed_library`] adds the
-    /// meaning index.
+    /// The user's library: this machine's folders, indexed in this database (on a shared
+    /// server, apart from other machines' folders). Adding and re-indexing a folder with it
+    /// index by keywords only, so a folder is searchable at once; [`Studio::embed_library`] adds
+    /// the meaning index.
     pub fn library(&self) -> Result<Library, ApiError> {
-        Ok(
-            Library::open(&self.path)?
-                .with_extractor(research_fetch::Extractor::for_this_program()),
-        )
+        Ok(Library::on(self.library.clone())
+            .with_extractor(research_fetch::Extractor::for_this_program()))
     }
 
     /// The installed sentence-embedding model (`scripts/fetch-embedder.sh`, or the folder

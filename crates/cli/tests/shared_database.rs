@@ -1,8 +1,8 @@
 //! Two machines on one PostgreSQL server (two data folders, one `DATABASE_URL`): a run started on
 //! one is listed, answered and finished on the other; a run whose process was killed is resumed
 //! from the other; a run another live process runs is not run twice; the server restarted
-//! mid-run is a resumable failure. Each "machine" keeps its own library of the same folder (the
-//! library stays local), its keys and its settings.
+//! mid-run is a resumable failure. Each "machine" keeps its keys and settings, and its own
+//! library of the same folder — indexed on the server under its machine, read from its disk.
 
 mod common;
 
@@ -23,14 +23,24 @@ struct Team {
 }
 
 impl Team {
+    /// Two data folders on this computer.
     fn new() -> Self {
+        Self::with(false)
+    }
+
+    /// Two computers: neither sees the other's processes, and each has a library of its own.
+    fn of_two_computers() -> Self {
+        Self::with(true)
+    }
+
+    fn with(two_machines: bool) -> Self {
         let server = TempPostgres::start().expect("a PostgreSQL server for the test");
         let url = server.database("team").unwrap();
         let team = Team {
             dir: tempfile::tempdir().unwrap(),
             url,
             _server: server,
-            two_machines: false,
+            two_machines,
         };
         for machine in ["laptop", "desktop"] {
             let out = team.research(machine, &["library", "add", corpus().to_str().unwrap()]);
@@ -156,12 +166,10 @@ fn a_run_started_on_one_machine_is_answered_and_finished_on_another() {
     // And the laptop reads the report the desktop finished.
     let shown = ok(&team.research("laptop", &["sessions", "show", &session, "--json"]));
     assert_eq!(shown["reports"].as_array().unwrap().len(), 1, "{shown:#}");
-    // Nothing of it was written to either machine's own file but the library.
-    let local = rusqlite::Connection::open(team.db("laptop")).unwrap();
-    let sessions: i64 = local
-        .query_row("SELECT count(*) FROM sessions", [], |r| r.get(0))
-        .unwrap();
-    assert_eq!(sessions, 0, "the session went to the local file");
+    // Nothing of it was written to either machine's own file: none was made.
+    for machine in ["laptop", "desktop"] {
+        assert!(!team.db(machine).exists(), "{machine} wrote a local file");
+    }
 }
 
 #[test]
@@ -191,10 +199,7 @@ fn a_run_killed_on_one_machine_is_resumed_on_the_other_and_never_run_twice() {
 /// lease until the lease runs out, then the other takes it over.
 #[test]
 fn another_computer_takes_a_run_over_only_when_its_lease_ran_out() {
-    let team = Team {
-        two_machines: true,
-        ..Team::new()
-    };
+    let team = Team::of_two_computers();
     let (mut child, thread) = team.slow_run_on_the_laptop();
     let refused = |when: &str| {
         let out = team.research("desktop", &["resume", &thread, "--json"]);
@@ -258,6 +263,44 @@ fn a_server_restarted_mid_run_is_a_resumable_failure() {
     let done = ok(&team.research("desktop", &["resume", &thread, "--llm", &fast, "--json"]));
     assert_eq!(done["status"], "finished", "{done:#}");
     check_grounding(&done, team.dir.path(), None);
+}
+
+/// Each computer's library is indexed on the server under its name: it searches and lists its
+/// own folders (the files it can open), another computer's are not its; nothing of it is in the
+/// local file.
+#[test]
+fn each_computer_searches_its_own_library_on_the_server() {
+    let team = Team::of_two_computers();
+    let search = |machine: &str| {
+        ok(&team.research(
+            machine,
+            &["library", "search", "honeybees communicate", "--json"],
+        ))
+    };
+    let hits = search("laptop");
+    assert!(hits.as_array().is_some_and(|h| !h.is_empty()), "{hits:#}");
+    // A third computer with no folder of its own finds nothing, and lists nothing.
+    assert_eq!(search("tablet").as_array().map(Vec::len), Some(0));
+    let listed = team.research("tablet", &["library", "list"]);
+    assert!(
+        String::from_utf8_lossy(&listed.stderr).contains("the library is empty"),
+        "{}",
+        String::from_utf8_lossy(&listed.stderr)
+    );
+    // Removing the folder on the desktop leaves the laptop's.
+    let out = team.research(
+        "desktop",
+        &["library", "remove", corpus().to_str().unwrap()],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(search("desktop").as_array().map(Vec::len), Some(0));
+    assert_eq!(search("laptop"), hits);
+    // Indexed on the server: the laptop has no file of its own.
+    assert!(!team.db("laptop").exists());
 }
 
 #[test]

@@ -94,9 +94,18 @@ pub fn mixed_files_are_indexed_ranked_reindexed_and_removed(db: &dyn Database) {
     );
     assert_eq!(hits[0].title, "Bee notes");
     assert!(hits[0].snippet.contains("waggle dance"), "{:?}", hits[0]);
-    assert_eq!(names(&lib.search("termites mounds", 5).unwrap())[0], "paper.pdf");
+    assert_eq!(
+        names(&lib.search("termites mounds", 5).unwrap())[0],
+        "paper.pdf"
+    );
     assert_eq!(lib.search("pheromone", 5).unwrap()[0].title, "Ant trails");
-    for typed in ["bees OR -\"wasps", "a & b | !c <-> d:*", "'); DROP TABLE x; --", "!!!", ""] {
+    for typed in [
+        "bees OR -\"wasps",
+        "a & b | !c <-> d:*",
+        "'); DROP TABLE x; --",
+        "!!!",
+        "",
+    ] {
         assert!(
             lib.search(typed, 5).is_ok(),
             "typed syntax never breaks the query: {typed}"
@@ -164,7 +173,11 @@ pub fn a_file_that_breaks_loses_its_passages_and_comes_back_mended(db: &dyn Data
     let lib = library(db);
     let docs = tempfile::tempdir().unwrap();
     let d = docs.path();
-    write(d, "note.txt", "Lichens are a partnership of fungus and alga.");
+    write(
+        d,
+        "note.txt",
+        "Lichens are a partnership of fungus and alga.",
+    );
     lib.add(d, &|_| {}).unwrap();
     assert_eq!(lib.search("lichens", 5).unwrap().len(), 1);
     std::thread::sleep(std::time::Duration::from_millis(20));
@@ -179,7 +192,10 @@ pub fn a_file_that_breaks_loses_its_passages_and_comes_back_mended(db: &dyn Data
     assert_eq!(report.indexed, 1, "{report:?}");
     assert_eq!(names(&lib.search("rock", 5).unwrap()), ["note.txt"]);
     assert_eq!(
-        (lib.folders().unwrap()[0].files, lib.folders().unwrap()[0].failed),
+        (
+            lib.folders().unwrap()[0].files,
+            lib.folders().unwrap()[0].failed
+        ),
         (1, 0)
     );
 }

@@ -41,11 +41,11 @@ use files::{
     content_type_of, file_url, list_files, read_regular, special_kind, too_large, Listing,
 };
 pub use fusion::{fuse_by_rank, RRF_K};
-pub use research_embed::Embedder;
 pub use index::{Counts, FoundPassage, KnownFile, LibraryIndex, ReadFile};
+pub use research_embed::Embedder;
 pub use sqlite::SqliteIndex;
-pub use text::{is_cjk, passages, query_words, segment_cjk};
 use text::{excerpt, unsegment_cjk};
+pub use text::{is_cjk, passages, query_words, segment_cjk};
 use vectors::VectorIndex;
 
 /// Files larger than this are skipped (a library is documents, not disk images).

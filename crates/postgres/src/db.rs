@@ -163,6 +163,47 @@ CREATE TABLE page_cache (
     fetched_at_ms BIGINT NOT NULL
 );
 ",
+    // The library: each machine's folders apart (a path is a path on its machine), passages
+    // with the words of the text search configuration of their language, vectors beside them.
+    "
+CREATE TABLE library_roots (
+    machine     TEXT   NOT NULL,
+    path        TEXT   NOT NULL,
+    added_at_ms BIGINT NOT NULL,
+    PRIMARY KEY (machine, path)
+);
+CREATE TABLE library_files (
+    id            BIGSERIAL PRIMARY KEY,
+    machine       TEXT   NOT NULL,
+    root          TEXT   NOT NULL,
+    path          TEXT   NOT NULL,
+    mtime_ns      BIGINT NOT NULL,
+    size          BIGINT NOT NULL,
+    sha256        TEXT   NOT NULL,
+    kind          TEXT   NOT NULL,
+    title         TEXT,
+    error         TEXT,
+    indexed_at_ms BIGINT NOT NULL,
+    UNIQUE (machine, path),
+    FOREIGN KEY (machine, root) REFERENCES library_roots (machine, path) ON DELETE CASCADE
+);
+CREATE INDEX library_files_root ON library_files (machine, root);
+CREATE TABLE library_passages (
+    id      BIGSERIAL PRIMARY KEY,
+    file_id BIGINT  NOT NULL REFERENCES library_files (id) ON DELETE CASCADE,
+    ord     INTEGER NOT NULL,
+    config  TEXT    NOT NULL,
+    text    TEXT    NOT NULL,
+    words   TSVECTOR NOT NULL
+);
+CREATE INDEX library_passages_file ON library_passages (file_id);
+CREATE INDEX library_passages_words ON library_passages USING GIN (words);
+CREATE TABLE library_vectors (
+    passage BIGINT PRIMARY KEY REFERENCES library_passages (id) ON DELETE CASCADE,
+    model   TEXT   NOT NULL,
+    vector  BYTEA  NOT NULL
+);
+",
 ];
 
 /// Every table the migrations make, with the version table: what moves when an earlier build's
@@ -185,6 +226,10 @@ const OUR_TABLES: &[&str] = &[
     "schedules",
     "search_cache",
     "page_cache",
+    "library_roots",
+    "library_files",
+    "library_passages",
+    "library_vectors",
 ];
 
 /// Why a call to the server failed.

@@ -11,13 +11,16 @@
 
 #![deny(missing_docs)]
 
+mod bridge;
 mod checkpointer;
 mod db;
+mod library;
 mod sessions;
 #[cfg(feature = "testing")]
 pub mod testing;
 
 pub use checkpointer::PgCheckpointer;
+pub use library::PgLibrary;
 pub use sessions::{PgSessions, PgThreads};
 
 /// A PostgreSQL address as a person is shown it.

@@ -8,6 +8,7 @@ mod env;
 mod fork;
 mod recheck;
 mod runner;
+pub(crate) use runner::this_machine;
 mod schedules;
 mod sessions;
 

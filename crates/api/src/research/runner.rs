@@ -285,7 +285,7 @@ pub const MACHINE_ENV: &str = "RESEARCH_STUDIO_MACHINE";
 /// when set; else (Linux) its `/etc/machine-id` with this boot's id and the process namespace
 /// (a record from before a reboot, or from another container, is then another machine's,
 /// judged by its lease); else its host name.
-fn this_machine() -> String {
+pub(crate) fn this_machine() -> String {
     static MACHINE: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     MACHINE
         .get_or_init(|| {

@@ -1,0 +1,562 @@
+//! The library index on PostgreSQL: full-text search with `tsvector` in place of FTS5, each
+//! passage's words stemmed by the text search configuration of its file's language (English,
+//! German, French, … ; `simple` for Chinese, Japanese and Korean, whose characters the library
+//! spaces apart), a GIN index over them.
+//!
+//! A shared server holds the libraries of many machines, and a folder is a path on one of them:
+//! every row is kept under its machine, and an index reads and writes its own machine's only.
+//! So one machine's re-index never drops the files of another it cannot see, and a search
+//! finds only files this machine can open to read and quote.
+
+use std::sync::Arc;
+
+use research_library::{
+    segment_cjk, Counts, FoundPassage, KnownFile, LibraryFolder, LibraryIndex, ReadFile,
+};
+use research_store::StoreError;
+
+use crate::bridge::Bridge;
+use crate::PgError;
+
+/// One machine's library index on a PostgreSQL server.
+#[derive(Clone)]
+pub struct PgLibrary {
+    bridge: Arc<Bridge>,
+    machine: String,
+}
+
+impl std::fmt::Debug for PgLibrary {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PgLibrary")
+            .field("machine", &self.machine)
+            .finish_non_exhaustive()
+    }
+}
+
+impl PgLibrary {
+    /// `machine`'s index at `url` (a pool of its own); nothing is connected until the first
+    /// call.
+    pub fn connect_lazy(url: &str, machine: &str) -> Result<Self, PgError> {
+        Ok(Self::on(Arc::new(Bridge::lazy(url)?), machine))
+    }
+
+    pub(crate) fn on(bridge: Arc<Bridge>, machine: &str) -> Self {
+        Self {
+            bridge,
+            machine: machine.to_string(),
+        }
+    }
+}
+
+/// The text search configurations passages are stemmed with: each language's word list in
+/// [`STOP_WORDS`], and `simple` (words lower-cased, not stemmed) for the rest.
+const CONFIGS: &[&str] = &[
+    "english",
+    "german",
+    "french",
+    "spanish",
+    "italian",
+    "portuguese",
+    "dutch",
+    "swedish",
+    "russian",
+    "simple",
+];
+
+/// A few of each language's commonest words, by which a text's language is told.
+const STOP_WORDS: &[(&str, &[&str])] = &[
+    (
+        "english",
+        &[
+            "the", "and", "of", "to", "is", "in", "that", "it", "with", "for", "are", "this",
+        ],
+    ),
+    (
+        "german",
+        &[
+            "der", "die", "und", "das", "ist", "nicht", "mit", "den", "ein", "eine", "auf", "sich",
+        ],
+    ),
+    (
+        "french",
+        &[
+            "le", "la", "les", "et", "est", "une", "des", "du", "pour", "dans", "que", "pas",
+        ],
+    ),
+    (
+        "spanish",
+        &[
+            "el", "los", "las", "y", "es", "una", "del", "por", "para", "con", "que", "como",
+        ],
+    ),
+    (
+        "italian",
+        &[
+            "il", "di", "che", "è", "della", "per", "una", "sono", "gli", "non", "con", "nel",
+        ],
+    ),
+    (
+        "portuguese",
+        &[
+            "o", "os", "e", "é", "uma", "do", "da", "não", "para", "com", "que", "em",
+        ],
+    ),
+    (
+        "dutch",
+        &[
+            "de", "het", "een", "en", "van", "is", "niet", "op", "dat", "zijn", "met", "voor",
+        ],
+    ),
+    (
+        "swedish",
+        &[
+            "och", "att", "det", "som", "är", "en", "på", "för", "med", "inte", "av", "den",
+        ],
+    ),
+    (
+        "russian",
+        &[
+            "и", "в", "не", "на", "что", "с", "по", "это", "как", "к", "для", "из",
+        ],
+    ),
+];
+
+/// The configuration a file's words are stemmed with: `simple` when most of its letters are
+/// Chinese, Japanese or Korean (the library spaced them one to a word), else the language whose
+/// common words it uses most, English when none stands out.
+fn config_for(text: &str) -> &'static str {
+    let sample: String = text.chars().take(20_000).collect();
+    let letters = sample.chars().filter(|c| c.is_alphabetic()).count();
+    let cjk = sample
+        .chars()
+        .filter(|c| research_library::is_cjk(*c))
+        .count();
+    if letters == 0 || cjk * 2 > letters {
+        return "simple";
+    }
+    let words: Vec<String> = sample
+        .split(|c: char| !c.is_alphabetic())
+        .filter(|w| !w.is_empty())
+        .take(2_000)
+        .map(str::to_lowercase)
+        .collect();
+    let score = |list: &[&str]| words.iter().filter(|w| list.contains(&w.as_str())).count();
+    let best = STOP_WORDS
+        .iter()
+        .map(|(config, list)| (*config, score(list)))
+        .max_by_key(|(_, n)| *n);
+    match best {
+        Some((config, n)) if n >= 2 => config,
+        _ => "english",
+    }
+}
+
+/// The words as a `tsquery` each configuration reads: every word a quoted lexeme (nothing
+/// typed is syntax), a CJK word the phrase of its characters; `all` joins them with AND.
+fn ts_query(words: &[String], all: bool) -> Option<String> {
+    let words: Vec<String> = words
+        .iter()
+        .filter_map(|word| {
+            let tokens: Vec<String> = segment_cjk(word)
+                .split(|c: char| !c.is_alphanumeric())
+                .filter(|t| !t.is_empty())
+                .map(|t| format!("'{t}'"))
+                .collect();
+            (!tokens.is_empty()).then(|| format!("({})", tokens.join(" <-> ")))
+        })
+        .collect();
+    (!words.is_empty()).then(|| words.join(if all { " & " } else { " | " }))
+}
+
+/// How a snippet is cut: about as long as SQLite's (40 tokens), no markup.
+const HEADLINE: &str =
+    "StartSel=\"\", StopSel=\"\", MaxWords=40, MinWords=20, ShortWord=0, MaxFragments=1, FragmentDelimiter=\" … \"";
+
+impl LibraryIndex for PgLibrary {
+    fn add_root(&self, root: &str, at_ms: i64) -> Result<(), StoreError> {
+        let machine = &self.machine;
+        self.bridge.run(|c| async move {
+            c.execute(
+                "INSERT INTO library_roots (machine, path, added_at_ms) VALUES ($1, $2, $3)
+                 ON CONFLICT DO NOTHING",
+                &[machine, &root, &at_ms],
+            )
+            .await?;
+            Ok(())
+        })
+    }
+
+    fn remove_root(&self, root: &str) -> Result<bool, StoreError> {
+        let machine = &self.machine;
+        // Files, passages and vectors go with it (ON DELETE CASCADE).
+        self.bridge.run(|c| async move {
+            Ok(c.execute(
+                "DELETE FROM library_roots WHERE machine = $1 AND path = $2",
+                &[machine, &root],
+            )
+            .await?
+                > 0)
+        })
+    }
+
+    fn roots(&self) -> Result<Vec<String>, StoreError> {
+        let machine = &self.machine;
+        self.bridge.run(|c| async move {
+            let rows = c
+                .query(
+                    "SELECT path FROM library_roots WHERE machine = $1 ORDER BY path",
+                    &[machine],
+                )
+                .await?;
+            Ok(rows.iter().map(|r| r.get(0)).collect())
+        })
+    }
+
+    fn folders(&self) -> Result<Vec<LibraryFolder>, StoreError> {
+        let machine = &self.machine;
+        self.bridge.run(|c| async move {
+            let rows = c
+                .query(
+                    "SELECT r.path, count(f.id) FILTER (WHERE f.error IS NULL),
+                            count(f.id) FILTER (WHERE f.error IS NOT NULL)
+                     FROM library_roots r
+                     LEFT JOIN library_files f ON f.machine = r.machine AND f.root = r.path
+                     WHERE r.machine = $1 GROUP BY r.path ORDER BY r.path",
+                    &[machine],
+                )
+                .await?;
+            Ok(rows
+                .iter()
+                .map(|r| LibraryFolder {
+                    path: r.get(0),
+                    files: r.get::<_, i64>(1) as usize,
+                    failed: r.get::<_, i64>(2) as usize,
+                })
+                .collect())
+        })
+    }
+
+    fn file(&self, path: &str) -> Result<Option<KnownFile>, StoreError> {
+        let machine = &self.machine;
+        self.bridge.run(|c| async move {
+            let row = c
+                .query_opt(
+                    "SELECT id, mtime_ns, size, sha256 FROM library_files
+                     WHERE machine = $1 AND path = $2",
+                    &[machine, &path],
+                )
+                .await?;
+            Ok(row.map(|r| KnownFile {
+                id: r.get(0),
+                mtime_ns: r.get(1),
+                size: r.get(2),
+                sha256: r.get(3),
+            }))
+        })
+    }
+
+    fn files_of(&self, root: &str) -> Result<Vec<(i64, String)>, StoreError> {
+        let machine = &self.machine;
+        self.bridge.run(|c| async move {
+            let rows = c
+                .query(
+                    "SELECT id, path FROM library_files WHERE machine = $1 AND root = $2",
+                    &[machine, &root],
+                )
+                .await?;
+            Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
+        })
+    }
+
+    fn drop_files(&self, ids: &[i64]) -> Result<(), StoreError> {
+        if ids.is_empty() {
+            return Ok(());
+        }
+        let machine = &self.machine;
+        self.bridge.run(|c| async move {
+            c.execute(
+                "DELETE FROM library_files WHERE machine = $1 AND id = ANY($2)",
+                &[machine, &ids],
+            )
+            .await?;
+            Ok(())
+        })
+    }
+
+    fn touch_file(&self, id: i64, mtime_ns: i64, size: i64) -> Result<(), StoreError> {
+        let machine = &self.machine;
+        self.bridge.run(|c| async move {
+            c.execute(
+                "UPDATE library_files SET mtime_ns = $3, size = $4 WHERE machine = $1 AND id = $2",
+                &[machine, &id, &mtime_ns, &size],
+            )
+            .await?;
+            Ok(())
+        })
+    }
+
+    fn put_file(&self, file: &ReadFile<'_>) -> Result<i64, StoreError> {
+        let machine = &self.machine;
+        let config = config_for(&file.passages.join("\n\n"));
+        let ords: Vec<i32> = (0..file.passages.len() as i32).collect();
+        self.bridge.run(|mut c| async move {
+            let tx = c.transaction().await?;
+            tx.execute(
+                "DELETE FROM library_files WHERE machine = $1 AND path = $2",
+                &[machine, &file.path],
+            )
+            .await?;
+            let id: i64 = tx
+                .query_one(
+                    "INSERT INTO library_files
+                         (machine, root, path, mtime_ns, size, sha256, kind, title, error, indexed_at_ms)
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, NULL, $9) RETURNING id",
+                    &[
+                        machine,
+                        &file.root,
+                        &file.path,
+                        &file.mtime_ns,
+                        &file.size,
+                        &file.sha256,
+                        &file.kind,
+                        &file.title,
+                        &file.at_ms,
+                    ],
+                )
+                .await?
+                .get(0);
+            // One statement for every passage: a file of a thousand passages is one round trip.
+            tx.execute(
+                "INSERT INTO library_passages (file_id, ord, config, text, words)
+                 SELECT $1, p.ord, $2::text, p.text, to_tsvector($2::text::regconfig, p.text)
+                 FROM unnest($3::int4[], $4::text[]) AS p(ord, text)",
+                &[&id, &config, &ords, &file.passages],
+            )
+            .await?;
+            tx.commit().await?;
+            Ok(id)
+        })
+    }
+
+    fn put_failure(
+        &self,
+        root: &str,
+        path: &str,
+        mtime_ns: i64,
+        size: i64,
+        why: &str,
+        at_ms: i64,
+    ) -> Result<(), StoreError> {
+        let machine = &self.machine;
+        self.bridge.run(|mut c| async move {
+            let tx = c.transaction().await?;
+            tx.execute(
+                "DELETE FROM library_passages WHERE file_id IN
+                     (SELECT id FROM library_files WHERE machine = $1 AND path = $2)",
+                &[machine, &path],
+            )
+            .await?;
+            tx.execute(
+                "INSERT INTO library_files
+                     (machine, root, path, mtime_ns, size, sha256, kind, title, error, indexed_at_ms)
+                 VALUES ($1, $2, $3, $4, $5, '', 'unreadable', NULL, $6, $7)
+                 ON CONFLICT (machine, path) DO UPDATE SET mtime_ns = excluded.mtime_ns,
+                     size = excluded.size, sha256 = '', kind = 'unreadable', title = NULL,
+                     error = excluded.error",
+                &[machine, &root, &path, &mtime_ns, &size, &why, &at_ms],
+            )
+            .await?;
+            tx.commit().await?;
+            Ok(())
+        })
+    }
+
+    fn readable(&self, path: &str) -> Result<Option<String>, StoreError> {
+        let machine = &self.machine;
+        self.bridge.run(|c| async move {
+            let row = c
+                .query_opt(
+                    "SELECT kind FROM library_files WHERE machine = $1 AND path = $2 AND error IS NULL",
+                    &[machine, &path],
+                )
+                .await?;
+            Ok(row.map(|r| r.get(0)))
+        })
+    }
+
+    fn keyword(
+        &self,
+        words: &[String],
+        all: bool,
+        depth: usize,
+    ) -> Result<Vec<(i64, String)>, StoreError> {
+        let Some(query) = ts_query(words, all) else {
+            return Ok(Vec::new());
+        };
+        let machine = &self.machine;
+        let configs: Vec<String> = CONFIGS.iter().map(|c| c.to_string()).collect();
+        let depth = depth as i64;
+        // The query is read by each configuration (stemmed as the passages of that language
+        // were), and each passage is matched by its own. Ranked by `ts_rank` with the length
+        // normalised (as BM25 is); snippets are cut for the passages kept only.
+        self.bridge.run(|c| async move {
+            let rows = c
+                .query(
+                    &format!(
+                        "WITH q AS (
+                             SELECT config, to_tsquery(config::regconfig, $1) AS q
+                             FROM unnest($2::text[]) AS config
+                         ), ranked AS (
+                             SELECT p.id, p.config, p.text, q.q, ts_rank(p.words, q.q, 1) AS rank
+                             FROM q
+                             JOIN library_passages p ON p.config = q.config AND p.words @@ q.q
+                             JOIN library_files f ON f.id = p.file_id
+                             WHERE f.machine = $3
+                             ORDER BY rank DESC, p.id LIMIT $4
+                         )
+                         SELECT id, ts_headline(config::regconfig, text, q, '{HEADLINE}')
+                         FROM ranked ORDER BY rank DESC, id"
+                    ),
+                    &[&query, &configs, machine, &depth],
+                )
+                .await?;
+            Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
+        })
+    }
+
+    fn passage(&self, id: i64) -> Result<Option<FoundPassage>, StoreError> {
+        let machine = &self.machine;
+        self.bridge.run(|c| async move {
+            let row = c
+                .query_opt(
+                    "SELECT f.path, f.title, p.text FROM library_passages p
+                     JOIN library_files f ON f.id = p.file_id WHERE p.id = $1 AND f.machine = $2",
+                    &[&id, machine],
+                )
+                .await?;
+            Ok(row.map(|r| FoundPassage {
+                path: r.get(0),
+                title: r.get(1),
+                text: r.get(2),
+            }))
+        })
+    }
+
+    fn pending_vectors(
+        &self,
+        model: &str,
+        file: Option<i64>,
+    ) -> Result<Vec<(i64, String)>, StoreError> {
+        let machine = &self.machine;
+        self.bridge.run(|c| async move {
+            let rows = c
+                .query(
+                    "SELECT p.id, p.text FROM library_passages p
+                     JOIN library_files f ON f.id = p.file_id
+                     WHERE f.machine = $1 AND ($3::int8 IS NULL OR p.file_id = $3)
+                       AND NOT EXISTS (SELECT 1 FROM library_vectors v
+                                       WHERE v.passage = p.id AND v.model = $2)
+                     ORDER BY p.id",
+                    &[machine, &model, &file],
+                )
+                .await?;
+            Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
+        })
+    }
+
+    fn store_vectors(&self, model: &str, vectors: &[(i64, Vec<u8>)]) -> Result<(), StoreError> {
+        let ids: Vec<i64> = vectors.iter().map(|(id, _)| *id).collect();
+        let bytes: Vec<&[u8]> = vectors.iter().map(|(_, b)| b.as_slice()).collect();
+        self.bridge.run(|c| async move {
+            // A passage deleted since it was read is skipped (the join), not an error.
+            c.execute(
+                "INSERT INTO library_vectors (passage, model, vector)
+                 SELECT v.passage, $1, v.vector
+                 FROM unnest($2::int8[], $3::bytea[]) AS v(passage, vector)
+                 JOIN library_passages p ON p.id = v.passage
+                 ON CONFLICT (passage) DO UPDATE SET model = excluded.model, vector = excluded.vector",
+                &[&model, &ids, &bytes],
+            )
+            .await?;
+            Ok(())
+        })
+    }
+
+    fn vectors(&self, model: &str) -> Result<Vec<(i64, Vec<u8>)>, StoreError> {
+        let machine = &self.machine;
+        self.bridge.run(|c| async move {
+            let rows = c
+                .query(
+                    "SELECT v.passage, v.vector FROM library_vectors v
+                     JOIN library_passages p ON p.id = v.passage
+                     JOIN library_files f ON f.id = p.file_id
+                     WHERE f.machine = $1 AND v.model = $2",
+                    &[machine, &model],
+                )
+                .await?;
+            Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
+        })
+    }
+
+    fn counts(&self, model: Option<&str>) -> Result<Counts, StoreError> {
+        let machine = &self.machine;
+        self.bridge.run(|c| async move {
+            let row = c
+                .query_one(
+                    "SELECT count(p.id), count(v.passage), count(v.passage) FILTER (WHERE v.model = $2)
+                     FROM library_passages p
+                     JOIN library_files f ON f.id = p.file_id
+                     LEFT JOIN library_vectors v ON v.passage = p.id
+                     WHERE f.machine = $1",
+                    &[machine, &model],
+                )
+                .await?;
+            Ok(Counts {
+                passages: row.get::<_, i64>(0) as usize,
+                vectors: row.get::<_, i64>(1) as usize,
+                vectors_of_model: row.get::<_, i64>(2) as usize,
+            })
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_texts_language_chooses_its_stemmer() {
+        assert_eq!(
+            config_for("The bees of the hive dance in the dark."),
+            "english"
+        );
+        assert_eq!(
+            config_for("Die Bienen tanzen im Stock, und das ist nicht zufällig."),
+            "german"
+        );
+        assert_eq!(
+            config_for("Les abeilles dansent dans la ruche et ce n'est pas un hasard."),
+            "french"
+        );
+        assert_eq!(
+            config_for("量子コンピュータは重ね合わせを利用して計算します。"),
+            "simple"
+        );
+        assert_eq!(config_for("Waggle dance"), "english", "too short to tell");
+        assert_eq!(config_for("12345"), "simple");
+    }
+
+    #[test]
+    fn typed_text_is_never_query_syntax() {
+        let words = research_library::query_words("bees & !wasps | 'x' <-> y:*");
+        assert_eq!(
+            ts_query(&words, true).unwrap(),
+            "('bees') & ('wasps') & ('x') & ('y')"
+        );
+        assert_eq!(
+            ts_query(&research_library::query_words("摇摆舞 dance"), false).unwrap(),
+            "('摇' <-> '摆' <-> '舞') | ('dance')"
+        );
+        assert!(ts_query(&research_library::query_words("!!!"), true).is_none());
+    }
+}

@@ -1,0 +1,118 @@
+//! The library index's conformance suite against a real PostgreSQL server the test starts
+//! itself, each check on a fresh server; every index a check opens is a pool of its own, as
+//! another process's would be. And what only a shared server has: machines.
+use std::sync::Arc;
+
+use research_library::conformance::Database;
+use research_library::{Library, LibraryIndex};
+use research_postgres::testing::TempPostgres;
+use research_postgres::{PgLibrary, PgSessions};
+
+struct Pg {
+    url: String,
+    _server: TempPostgres,
+}
+
+impl Database for Pg {
+    fn index(&self) -> Arc<dyn LibraryIndex> {
+        Arc::new(PgLibrary::connect_lazy(&self.url, "this-machine").unwrap())
+    }
+}
+
+fn fresh() -> Pg {
+    let server = TempPostgres::start().expect("a PostgreSQL server for the test");
+    let url = server.database("research").unwrap();
+    Pg {
+        url,
+        _server: server,
+    }
+}
+
+research_library::library_conformance!(fresh());
+
+fn write(dir: &std::path::Path, name: &str, text: &str) {
+    std::fs::write(dir.join(name), text).unwrap();
+}
+
+/// Two machines share a server: each has its folders, searches its own files (the only ones it
+/// can open), and one's re-index does not drop the other's files — even of a folder at the same
+/// path, which on each machine is another folder.
+#[test]
+fn machines_keep_their_folders_apart() {
+    let db = fresh();
+    let laptop = Library::on(Arc::new(
+        PgLibrary::connect_lazy(&db.url, "laptop").unwrap(),
+    ));
+    let server = Library::on(Arc::new(
+        PgSessions::connect_lazy(&db.url).unwrap().library("server"),
+    ));
+    let docs = tempfile::tempdir().unwrap();
+    write(
+        docs.path(),
+        "bees.md",
+        "# Bees\n\nForager bees dance to share where nectar is.",
+    );
+    laptop.add(docs.path(), &|_| {}).unwrap();
+    let bees = laptop.search("nectar", 5).unwrap();
+    assert_eq!(bees.len(), 1);
+
+    // The same path on the server box is another folder, with other files.
+    std::fs::remove_file(docs.path().join("bees.md")).unwrap();
+    write(
+        docs.path(),
+        "ants.md",
+        "# Ants\n\nAnts follow pheromone trails to food.",
+    );
+    let report = server.add(docs.path(), &|_| {}).unwrap();
+    assert_eq!((report.indexed, report.removed), (1, 0), "{report:?}");
+    assert!(server.search("nectar", 5).unwrap().is_empty());
+    assert!(
+        server.read(&bees[0].url).is_err(),
+        "not a file of this machine's library"
+    );
+    assert_eq!(server.search("pheromone", 5).unwrap().len(), 1);
+    assert_eq!(server.folders().unwrap()[0].files, 1);
+
+    // The laptop's files are still indexed; its own re-index (bees.md gone here) drops it.
+    assert_eq!(laptop.search("nectar", 5).unwrap().len(), 1);
+    assert!(laptop.search("pheromone", 5).unwrap().is_empty());
+    assert_eq!(laptop.passage_count().unwrap(), 1);
+    server.remove(docs.path()).unwrap();
+    assert_eq!(
+        laptop.folders().unwrap().len(),
+        1,
+        "removing is per machine too"
+    );
+    let again = laptop.reindex(&|_| {}).unwrap();
+    assert_eq!((again.indexed, again.removed), (1, 1), "{again:?}");
+}
+
+/// A German file is stemmed as German, an English one as English, and a question finds each by
+/// its own language's word forms.
+#[test]
+fn each_language_is_stemmed_as_itself() {
+    let db = fresh();
+    let lib = Library::on(db.index());
+    let docs = tempfile::tempdir().unwrap();
+    write(
+        docs.path(),
+        "de.md",
+        "Die Bienen tanzen im Stock, und das ist nicht zufällig: der Tanz zeigt die Richtung.",
+    );
+    write(
+        docs.path(),
+        "en.md",
+        "The bees of the hive are dancing, and the dance shows the direction of the flowers.",
+    );
+    lib.add(docs.path(), &|_| {}).unwrap();
+    let found = |q: &str| -> Vec<String> {
+        lib.search(q, 5)
+            .unwrap()
+            .iter()
+            .map(|h| h.url.rsplit('/').next().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(found("Biene"), ["de.md"], "German plural to singular");
+    assert_eq!(found("danced flower"), ["en.md"]);
+    assert_eq!(found("Richtungen"), ["de.md"]);
+}
