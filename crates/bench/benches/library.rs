@@ -1,7 +1,9 @@
 //! Library indexing and query times on a corpus of real files.
 //!
 //! `LIBRARY_BENCH_DIR` names the corpus (default `/usr/share/doc`, whose HTML and text
-//! documentation is real and varied). Prints one JSON line.
+//! documentation is real and varied). `LIBRARY_BENCH_STORE=postgres` indexes into a PostgreSQL
+//! server the bench starts (Unix socket, `fsync=on`) instead of a SQLite file. Prints one JSON
+//! line.
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -15,7 +17,19 @@ fn main() {
     );
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("library.sqlite3");
-    let lib = research_library::Library::open(&db).unwrap();
+    let postgres = std::env::var("LIBRARY_BENCH_STORE").is_ok_and(|s| s == "postgres");
+    let server = postgres
+        .then(|| research_postgres::testing::TempPostgres::start().expect("a PostgreSQL server"));
+    let lib = match &server {
+        Some(server) => research_library::Library::on(std::sync::Arc::new(
+            research_postgres::PgLibrary::connect_lazy(
+                &server.database("research").unwrap(),
+                "bench",
+            )
+            .unwrap(),
+        )),
+        None => research_library::Library::open(&db).unwrap(),
+    };
 
     let t = Instant::now();
     let first = lib.add(&corpus, &|_| {}).unwrap();
@@ -59,14 +73,19 @@ fn main() {
     times.sort_by(|a, b| a.partial_cmp(b).unwrap());
     let median = times[times.len() / 2];
     let p95 = times[times.len() * 95 / 100];
-    let db_bytes = std::fs::metadata(&db).map(|m| m.len()).unwrap_or(0)
-        + std::fs::metadata(db.with_extension("sqlite3-wal"))
-            .map(|m| m.len())
-            .unwrap_or(0);
+    let db_bytes = match &server {
+        Some(server) => server.data_bytes(),
+        None => {
+            std::fs::metadata(&db).map(|m| m.len()).unwrap_or(0)
+                + std::fs::metadata(db.with_extension("sqlite3-wal"))
+                    .map(|m| m.len())
+                    .unwrap_or(0)
+        }
+    };
     println!(
         "{}",
         serde_json::json!({
-            "scenario": "library", "corpus": corpus.display().to_string(),
+            "scenario": "library", "store": if postgres { "postgres" } else { "sqlite" }, "corpus": corpus.display().to_string(),
             "files_scanned": first.scanned, "files_indexed": first.indexed, "files_unreadable": first.failed.len(),
             "index_s": (index_s * 100.0).round() / 100.0,
             "files_per_s": ((first.indexed as f64 / index_s) * 10.0).round() / 10.0,

@@ -415,3 +415,217 @@ async fn a_dropped_request_stops_generating_and_frees_the_model() {
     short.max_tokens = Some(8);
     model.complete(&short, None).await.unwrap();
 }
+
+fn greedy(question: &str, max_tokens: u32) -> ChatRequest {
+    let mut request = ChatRequest::new(vec![
+        Message::system("You are a careful research assistant. Answer briefly and plainly."),
+        Message::user(question),
+    ]);
+    request.max_tokens = Some(max_tokens);
+    request.temperature = Some(0.0);
+    request
+}
+
+fn serving(path: &std::path::Path, sequences: u32) -> Arc<LocalLlm> {
+    Arc::new(
+        LocalLlm::open(
+            path,
+            LocalConfig {
+                max_sequences: sequences,
+                ..LocalConfig::default()
+            },
+        )
+        .unwrap(),
+    )
+}
+
+const QUESTIONS: [&str; 4] = [
+    "How do honey bees tell each other where flowers are?",
+    "Why does a write-ahead log make a database crash-safe?",
+    "What is the capital of Japan, and what is it known for?",
+    "Name three uses of copper.",
+];
+
+/// Requests decoded together in one batch give the answers they give one at a time (greedy
+/// sampling: the same logits, the same tokens), each its own.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn batched_requests_answer_as_they_do_one_at_a_time() {
+    let Some(path) = model_path() else { return };
+    let alone = serving(&path, 1);
+    let mut one_at_a_time = Vec::new();
+    for q in QUESTIONS {
+        one_at_a_time.push(alone.complete(&greedy(q, 48), None).await.unwrap().text);
+    }
+    let together = serving(&path, 4);
+    let answers = futures::future::join_all(QUESTIONS.iter().map(|q| {
+        let model = together.clone();
+        async move { model.complete(&greedy(q, 48), None).await.unwrap().text }
+    }))
+    .await;
+    assert_eq!(answers, one_at_a_time);
+    assert!(answers.iter().all(|a| !a.trim().is_empty()), "{answers:?}");
+}
+
+/// A request whose prompt begins as the last one on its slot did is not evaluated again up to
+/// where they part, and answers as if it had been.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_shared_prompt_prefix_is_evaluated_once() {
+    let Some(path) = model_path() else { return };
+    let model = serving(&path, 2);
+    let first = model
+        .complete(&greedy(QUESTIONS[0], 32), None)
+        .await
+        .unwrap();
+    let reused_before = model.prompt_tokens_reused();
+    let again = model
+        .complete(&greedy(QUESTIONS[0], 32), None)
+        .await
+        .unwrap();
+    assert_eq!(again.text, first.text);
+    let reused = model.prompt_tokens_reused() - reused_before;
+    assert_eq!(
+        reused,
+        first.usage.prompt_tokens - 1,
+        "all but the last prompt token came from the cache"
+    );
+    // Another question with the same system prompt: the system prompt is reused.
+    let before = model.prompt_tokens_reused();
+    let other = model
+        .complete(&greedy(QUESTIONS[1], 32), None)
+        .await
+        .unwrap();
+    assert!(model.prompt_tokens_reused() - before >= 10);
+    assert_eq!(
+        other.text,
+        serving(&path, 1)
+            .complete(&greedy(QUESTIONS[1], 32), None)
+            .await
+            .unwrap()
+            .text
+    );
+}
+
+/// A request that must follow a schema (a grammar) and a free one are decoded in one batch,
+/// each under its own sampler.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_grammar_request_and_a_free_one_share_a_batch() {
+    let Some(path) = model_path() else { return };
+    let model = serving(&path, 2);
+    let mut structured = ChatRequest::new(vec![Message::user(
+        "Plan research on how honey bees communicate: give the topic and up to three research questions.",
+    )]);
+    structured.max_tokens = Some(256);
+    let json = {
+        let model = model.clone();
+        async move { generate::<Outline>(model.as_ref(), structured, None).await }
+    };
+    let free = {
+        let model = model.clone();
+        async move { model.complete(&greedy(QUESTIONS[3], 64), None).await }
+    };
+    let (json, free) = tokio::join!(json, free);
+    let outline = json.unwrap().value;
+    assert!(!outline.topic.is_empty() && !outline.questions.is_empty());
+    let free = free.unwrap().text;
+    assert!(!free.trim_start().starts_with('{'), "{free}");
+}
+
+/// A cancelled sequence leaves the batch at once: its slot serves the next request while the
+/// other long answer goes on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancelled_sequence_frees_its_slot() {
+    let Some(path) = model_path() else { return };
+    let model = Arc::new(
+        LocalLlm::open(
+            &path,
+            LocalConfig {
+                max_sequences: 2,
+                context_tokens: 8192,
+                loop_repeats: 0,
+                ..LocalConfig::default()
+            },
+        )
+        .unwrap(),
+    );
+    let long = |n: u32| {
+        let mut r = ChatRequest::new(vec![Message::user(format!(
+            "Write a very long report on the history of beekeeping, part {n}, chapter after chapter."
+        ))]);
+        r.max_tokens = Some(6000);
+        r
+    };
+    let (started, seen) = tokio::sync::oneshot::channel::<()>();
+    let started = std::sync::Mutex::new(Some(started));
+    let cancelled = {
+        let model = model.clone();
+        let request = long(1);
+        tokio::spawn(async move {
+            let sink = |_: &str| {
+                if let Some(tx) = started.lock().unwrap().take() {
+                    let _ = tx.send(());
+                }
+            };
+            model.complete(&request, Some(&sink)).await
+        })
+    };
+    let going_on = {
+        let model = model.clone();
+        let request = long(2);
+        tokio::spawn(async move { model.complete(&request, None).await })
+    };
+    seen.await.unwrap();
+    cancelled.abort();
+    // Both slots were taken; the third request gets the freed one while the long answer runs.
+    let short = model
+        .complete(&greedy("Say hello.", 8), None)
+        .await
+        .unwrap();
+    assert!(!short.text.is_empty());
+    assert!(
+        !going_on.is_finished(),
+        "the other long answer is still being written"
+    );
+    going_on.abort();
+}
+
+/// Gemma 3 (sliding-window attention) reuses a prompt prefix longer than its window and answers
+/// as it does with the prompt evaluated afresh. (A window-sized cache would have forgotten the
+/// prefix's start; the engine keeps the whole window for each sequence, so it never has to.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sliding_window_model_reuses_a_prefix_longer_than_its_window() {
+    let Some(path) = std::env::var_os("RS_TEST_MODEL_GEMMA")
+        .map(PathBuf::from)
+        .filter(|p| p.is_file())
+    else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "RS_TEST_MODEL_GEMMA is not set"
+        );
+        eprintln!("skipped: set RS_TEST_MODEL_GEMMA");
+        return;
+    };
+    // About 650 tokens of a real document: longer than Gemma 3's 512-token window.
+    let document: String = std::fs::read_to_string("/usr/share/common-licenses/Apache-2.0")
+        .expect("Debian's copy of the Apache License")
+        .chars()
+        .take(3000)
+        .collect();
+    let ask = |q: &str| greedy(&format!("{document}\n\n{q}"), 24);
+    let model = serving(&path, 2);
+    model
+        .complete(&ask("Say the word banana."), None)
+        .await
+        .unwrap();
+    let before = model.prompt_tokens_reused();
+    let question = "Which license is this? Answer with its name.";
+    let reused = model.complete(&ask(question), None).await.unwrap();
+    assert!(
+        model.prompt_tokens_reused() - before > 512,
+        "the document was not evaluated again"
+    );
+    let fresh = serving(&path, 3)
+        .complete(&ask(question), None)
+        .await
+        .unwrap();
+    assert_eq!(reused.text, fresh.text);
+}

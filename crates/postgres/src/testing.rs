@@ -172,6 +172,23 @@ impl TempPostgres {
         }
     }
 
+    /// Bytes its data folder takes on disk (tables, indexes and the write-ahead log).
+    pub fn data_bytes(&self) -> u64 {
+        fn walk(dir: &Path) -> u64 {
+            std::fs::read_dir(dir)
+                .into_iter()
+                .flatten()
+                .flatten()
+                .map(|e| match e.file_type() {
+                    Ok(t) if t.is_dir() => walk(&e.path()),
+                    Ok(_) => e.metadata().map(|m| m.len()).unwrap_or(0),
+                    Err(_) => 0,
+                })
+                .sum()
+        }
+        walk(&self.dir.path().join("data"))
+    }
+
     /// The folder its socket is in.
     pub fn socket_dir(&self) -> &Path {
         self.dir.path()

@@ -1,0 +1,532 @@
+//! The built-in model's batch loop: one llama.cpp context per model serves every request of the
+//! process together, a sequence each (continuous batching, as llama.cpp's server does with
+//! `--parallel`). On a CPU, decoding eight sequences in one batch reads the weights once for
+//! eight tokens instead of eight times; a run's parallel extraction calls then cost little more
+//! than one.
+//!
+//! - A request joins the running batch at the next step and leaves it when done; each has its
+//!   own sampler chain (grammar, penalties, temperature) and its own stop strings.
+//! - A request whose caller went away (a cancelled run) leaves at the next step; its slot is free.
+//! - Prompt-prefix reuse: each slot keeps the tokens its last request left in the KV cache, and a
+//!   new request goes to the slot sharing the longest prefix with its prompt, which is not
+//!   evaluated again (the system prompt and instructions every extraction call shares). A model
+//!   with sliding-window attention (Gemma 3) keeps its whole context per sequence (`swa_full`):
+//!   a window-sized cache overwrites a prefix's start, which could then not be resumed from.
+//!   Should a slot's cache not hold position 0 anyway, its prompt is evaluated in full.
+//! - How many sequences at once: up to [`LocalConfig::max_sequences`], fewer when each
+//!   sequence's KV cache would take more than a quarter of the memory free now.
+//! - The context lives while there is work, and a few seconds after (so a run's next call finds
+//!   its prefix); then its memory goes back to the system.
+
+use std::collections::{HashMap, VecDeque};
+use std::num::NonZeroU32;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
+
+use llama_cpp_2::context::params::LlamaContextParams;
+use llama_cpp_2::context::LlamaContext;
+use llama_cpp_2::llama_batch::LlamaBatch;
+use llama_cpp_2::model::LlamaModel;
+use llama_cpp_2::sampling::LlamaSampler;
+use llama_cpp_2::token::LlamaToken;
+
+use super::sampling::{loops, sampler_chain, StopScan};
+use super::{backend, bad, LocalConfig};
+use crate::{ChatRequest, LlmError, Usage};
+
+/// What a request gets back: decoded text as it comes, then the outcome.
+pub(super) enum Piece {
+    Text(String),
+    Done(Result<(String, Usage), LlmError>),
+}
+
+/// A request, its prompt already in tokens.
+pub(super) struct Job {
+    pub request: ChatRequest,
+    pub config: LocalConfig,
+    pub prompt: Vec<LlamaToken>,
+    pub max_tokens: usize,
+    /// Closed when the caller went away: the sequence then stops.
+    pub send: tokio::sync::mpsc::UnboundedSender<Piece>,
+}
+
+/// Tokens evaluated at most per step: a long prompt is evaluated over several steps, while the
+/// sequences already answering keep getting a token per step.
+const STEP_TOKENS: usize = 1024;
+
+/// How long an idle context is kept, so a run's next call reuses its prompt's prefix.
+const KEEP_WARM: Duration = Duration::from_secs(10);
+
+/// What a context is made for: one model file at one context size and thread count.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct Shape {
+    path: PathBuf,
+    context_tokens: u32,
+    threads: i32,
+    max_sequences: u32,
+}
+
+/// Where the requests to one model go.
+pub(super) struct Engine {
+    jobs: Sender<Job>,
+    /// Requests submitted and not yet answered (waiting or running).
+    pending: Arc<AtomicUsize>,
+    /// Prompt tokens taken from the cache instead of evaluated, in all.
+    reused: Arc<AtomicU64>,
+}
+
+impl Engine {
+    /// The engine of `model` for `config`'s shape, started on first use and shared by every
+    /// client of the process.
+    pub(super) fn of(model: &Arc<LlamaModel>, path: &Path, config: &LocalConfig) -> Arc<Engine> {
+        static ENGINES: OnceLock<Mutex<HashMap<Shape, Arc<Engine>>>> = OnceLock::new();
+        let shape = Shape {
+            path: path.to_path_buf(),
+            context_tokens: config.context_tokens,
+            threads: config.threads,
+            max_sequences: config.max_sequences.max(1),
+        };
+        ENGINES
+            .get_or_init(Default::default)
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .entry(shape.clone())
+            .or_insert_with(|| {
+                let (jobs, queue) = std::sync::mpsc::channel();
+                let pending = Arc::new(AtomicUsize::new(0));
+                let reused = Arc::new(AtomicU64::new(0));
+                let model = model.clone();
+                let counts = (pending.clone(), reused.clone());
+                std::thread::Builder::new()
+                    .name("research-llm-local".into())
+                    .spawn(move || serve(&model, &shape, &queue, &counts.0, &counts.1))
+                    .expect("a thread for the built-in model");
+                Arc::new(Engine {
+                    jobs,
+                    pending,
+                    reused,
+                })
+            })
+            .clone()
+    }
+
+    /// Queues a request; its answer comes on `job.send`.
+    pub(super) fn submit(&self, job: Job) -> Result<(), LlmError> {
+        self.pending.fetch_add(1, Ordering::SeqCst);
+        self.jobs.send(job).map_err(|e| {
+            self.pending.fetch_sub(1, Ordering::SeqCst);
+            bad(
+                Path::new("the built-in model"),
+                format!("its thread has stopped: {e}"),
+            )
+        })
+    }
+
+    /// Whether a request is waiting or running.
+    pub(super) fn busy(&self) -> bool {
+        self.pending.load(Ordering::SeqCst) > 0
+    }
+
+    /// Prompt tokens taken from the cache instead of evaluated, since the engine started.
+    pub(super) fn reused(&self) -> u64 {
+        self.reused.load(Ordering::SeqCst)
+    }
+}
+
+/// llama.cpp contexts must not be created concurrently from one model.
+fn context_lock() -> &'static Mutex<()> {
+    static LOCK: OnceLock<Mutex<()>> = OnceLock::new();
+    LOCK.get_or_init(Default::default)
+}
+
+/// How many sequences one context serves: the configured most, fewer when each sequence's KV
+/// cache (f16 keys and values of every layer for the whole context) would take more than a
+/// quarter of the memory available now.
+fn sequences_for(model: &LlamaModel, shape: &Shape) -> u32 {
+    let head = model.n_embd() as u64 / u64::from(model.n_head().max(1));
+    let per_token = u64::from(model.n_layer()) * 2 * head * u64::from(model.n_head_kv()) * 2;
+    let per_sequence = (per_token * u64::from(shape.context_tokens)).max(1);
+    let budget = available_memory().unwrap_or(2 << 30) / 4;
+    ((budget / per_sequence) as u32).clamp(1, shape.max_sequences)
+}
+
+/// `MemAvailable` of `/proc/meminfo`, in bytes.
+fn available_memory() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+/// The engine's thread: waits for work, makes a context, serves until idle, lets it go.
+fn serve(
+    model: &LlamaModel,
+    shape: &Shape,
+    queue: &Receiver<Job>,
+    pending: &AtomicUsize,
+    reused: &AtomicU64,
+) {
+    let sequences = sequences_for(model, shape);
+    tracing::debug!(sequences, path = %shape.path.display(), "the built-in model serves requests together");
+    while let Ok(first) = queue.recv() {
+        let mut waiting = VecDeque::from([first]);
+        let context = {
+            let _one_at_a_time = context_lock().lock().unwrap_or_else(|p| p.into_inner());
+            new_context(model, shape, sequences)
+        };
+        let mut batch = match context {
+            Ok(ctx) => Batcher::new(model, &shape.path, ctx, sequences as usize, reused),
+            Err(e) => {
+                let why = e.to_string();
+                for job in waiting.drain(..).chain(queue.try_iter()) {
+                    Finished {
+                        send: job.send,
+                        outcome: Err(bad(&shape.path, &why)),
+                    }
+                    .finish(pending);
+                }
+                continue;
+            }
+        };
+        loop {
+            waiting.extend(queue.try_iter());
+            while let Some(job) = batch.free_slot().and_then(|_| waiting.pop_front()) {
+                if let Some(done) = batch.admit(job) {
+                    done.finish(pending);
+                }
+            }
+            if batch.is_idle() {
+                match queue.recv_timeout(KEEP_WARM) {
+                    Ok(job) => {
+                        waiting.push_back(job);
+                        continue;
+                    }
+                    Err(RecvTimeoutError::Timeout) => break,
+                    Err(RecvTimeoutError::Disconnected) => return,
+                }
+            }
+            for done in batch.step() {
+                done.finish(pending);
+            }
+        }
+    }
+}
+
+fn new_context<'m>(
+    model: &'m LlamaModel,
+    shape: &Shape,
+    sequences: u32,
+) -> Result<LlamaContext<'m>, LlmError> {
+    let params = LlamaContextParams::default()
+        .with_n_ctx(NonZeroU32::new(shape.context_tokens * sequences))
+        .with_n_batch(STEP_TOKENS as u32)
+        .with_n_seq_max(sequences)
+        // Each sequence its own part of the cache, the whole context long.
+        .with_kv_unified(false)
+        // The sliding window's cache as long as the context, so a prefix stays resumable.
+        .with_swa_full(true)
+        .with_n_threads(shape.threads)
+        .with_n_threads_batch(shape.threads);
+    model
+        .new_context(backend()?, params)
+        .map_err(|e| bad(&shape.path, e))
+}
+
+/// A request that left the batch, with what its caller is told.
+struct Finished {
+    send: tokio::sync::mpsc::UnboundedSender<Piece>,
+    outcome: Result<(String, Usage), LlmError>,
+}
+
+impl Finished {
+    fn finish(self, pending: &AtomicUsize) {
+        let _ = self.send.send(Piece::Done(self.outcome));
+        pending.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// One request in the batch.
+struct Sequence {
+    slot: usize,
+    job: Job,
+    sampler: LlamaSampler,
+    stops: StopScan,
+    decoder: encoding_rs::Decoder,
+    text: String,
+    generated: Vec<LlamaToken>,
+    /// Prompt tokens in the cache so far.
+    fed: usize,
+    /// The token sampled last, to be evaluated at the next step.
+    next: Option<LlamaToken>,
+}
+
+/// The context and the sequences it serves.
+struct Batcher<'m> {
+    model: &'m LlamaModel,
+    path: &'m Path,
+    ctx: LlamaContext<'m>,
+    batch: LlamaBatch<'static>,
+    /// What each slot's part of the cache holds, token by token from position 0.
+    cached: Vec<Vec<LlamaToken>>,
+    busy: Vec<bool>,
+    running: Vec<Sequence>,
+    reused: &'m AtomicU64,
+}
+
+impl<'m> Batcher<'m> {
+    fn new(
+        model: &'m LlamaModel,
+        path: &'m Path,
+        ctx: LlamaContext<'m>,
+        slots: usize,
+        reused: &'m AtomicU64,
+    ) -> Self {
+        Self {
+            model,
+            path,
+            ctx,
+            batch: LlamaBatch::new(STEP_TOKENS + slots, slots as i32),
+            cached: vec![Vec::new(); slots],
+            busy: vec![false; slots],
+            running: Vec::new(),
+            reused,
+        }
+    }
+
+    fn free_slot(&self) -> Option<usize> {
+        self.busy.iter().position(|b| !b)
+    }
+
+    fn is_idle(&self) -> bool {
+        self.running.is_empty()
+    }
+
+    /// Puts a request in the free slot whose cache shares the longest prefix with its prompt,
+    /// and drops the rest of that slot's cache. `Some` when it ends at once (a bad schema).
+    fn admit(&mut self, job: Job) -> Option<Finished> {
+        if job.max_tokens == 0 {
+            return Some(Finished {
+                send: job.send,
+                outcome: Ok((
+                    String::new(),
+                    Usage {
+                        prompt_tokens: job.prompt.len() as u64,
+                        completion_tokens: 0,
+                    },
+                )),
+            });
+        }
+        let sampler = match sampler_chain(self.model, self.path, &job.config, &job.request) {
+            Ok(s) => s,
+            Err(e) => {
+                return Some(Finished {
+                    send: job.send,
+                    outcome: Err(e),
+                })
+            }
+        };
+        let (slot, shared) = (0..self.busy.len())
+            .filter(|s| !self.busy[*s])
+            .map(|s| (s, common_prefix(&self.cached[s], &job.prompt)))
+            .max_by_key(|(s, n)| (*n, std::cmp::Reverse(*s)))?;
+        // At least the prompt's last token is evaluated: its logits give the first answer token.
+        let mut keep = shared.min(job.prompt.len().saturating_sub(1));
+        let slot_id = slot as u32;
+        let kept = keep > 0
+            && self
+                .ctx
+                .clear_kv_cache_seq(Some(slot_id), Some(keep as u32), None)
+                .unwrap_or(false)
+            // Position 0 must still be there: a sliding window (Gemma 3) forgets early
+            // positions, and a prefix it no longer holds in full cannot be resumed from.
+            && self.ctx.kv_cache_seq_pos_min(slot as i32) == 0;
+        if !kept {
+            keep = 0;
+            let _ = self.ctx.clear_kv_cache_seq(Some(slot_id), None, None);
+        }
+        self.cached[slot].truncate(keep);
+        self.reused.fetch_add(keep as u64, Ordering::Relaxed);
+        self.busy[slot] = true;
+        tracing::trace!(
+            slot,
+            reused = keep,
+            prompt = job.prompt.len(),
+            "a request joins the batch"
+        );
+        self.running.push(Sequence {
+            slot,
+            stops: StopScan::new(&job.request.stop),
+            job,
+            sampler,
+            decoder: encoding_rs::UTF_8.new_decoder(),
+            text: String::new(),
+            generated: Vec::new(),
+            fed: keep,
+            next: None,
+        });
+        None
+    }
+
+    /// One decode of every running sequence: a token each for those answering, a chunk of
+    /// prompt for those still reading theirs; then a token sampled for each that has logits.
+    /// Returns the sequences that ended.
+    fn step(&mut self) -> Vec<Finished> {
+        let mut ended = Vec::new();
+        // Callers that went away: their slots are free now (what they cached stays reusable).
+        let mut i = 0;
+        while i < self.running.len() {
+            if self.running[i].job.send.is_closed() {
+                let gone = self.running.swap_remove(i);
+                tracing::debug!(
+                    tokens = gone.generated.len(),
+                    "the answer is no longer wanted"
+                );
+                self.busy[gone.slot] = false;
+                ended.push(Finished {
+                    send: gone.job.send,
+                    outcome: Err(bad(self.path, "the request was cancelled")),
+                });
+            } else {
+                i += 1;
+            }
+        }
+        self.batch.clear();
+        let mut sampled_at: Vec<(usize, i32)> = Vec::new();
+        let mut failed: Option<String> = None;
+        for (index, seq) in self.running.iter_mut().enumerate() {
+            if let Some(token) = seq.next.take() {
+                let pos = self.cached[seq.slot].len() as i32;
+                if let Err(e) = self.batch.add(token, pos, &[seq.slot as i32], true) {
+                    failed = Some(e.to_string());
+                    break;
+                }
+                self.cached[seq.slot].push(token);
+                sampled_at.push((index, self.batch.n_tokens() - 1));
+            }
+        }
+        let mut room = STEP_TOKENS.saturating_sub(self.batch.n_tokens() as usize);
+        for (index, seq) in self.running.iter_mut().enumerate() {
+            if room == 0 || failed.is_some() {
+                break;
+            }
+            let left = seq.job.prompt.len() - seq.fed;
+            if left == 0 {
+                continue;
+            }
+            let take = left.min(room);
+            for k in seq.fed..seq.fed + take {
+                let last = k + 1 == seq.job.prompt.len();
+                let token = seq.job.prompt[k];
+                if let Err(e) = self.batch.add(token, k as i32, &[seq.slot as i32], last) {
+                    failed = Some(e.to_string());
+                    break;
+                }
+                self.cached[seq.slot].push(token);
+                if last {
+                    sampled_at.push((index, self.batch.n_tokens() - 1));
+                }
+            }
+            seq.fed += take;
+            room -= take;
+        }
+        let decoded = match failed {
+            Some(e) => Err(e),
+            None if self.batch.n_tokens() == 0 => return ended,
+            None => self.ctx.decode(&mut self.batch).map_err(|e| e.to_string()),
+        };
+        if let Err(e) = decoded {
+            // What the cache holds of these sequences is unknown now: drop it, fail them all.
+            for seq in self.running.drain(..) {
+                let _ = self
+                    .ctx
+                    .clear_kv_cache_seq(Some(seq.slot as u32), None, None);
+                self.cached[seq.slot].clear();
+                self.busy[seq.slot] = false;
+                ended.push(Finished {
+                    send: seq.job.send,
+                    outcome: Err(bad(self.path, &e)),
+                });
+            }
+            return ended;
+        }
+        let mut done: Vec<usize> = Vec::new();
+        for (index, at) in sampled_at {
+            let seq = &mut self.running[index];
+            let token = seq.sampler.sample(&self.ctx, at);
+            if take_token(self.model, seq, token) {
+                done.push(index);
+            } else {
+                seq.next = Some(token);
+            }
+        }
+        done.sort_unstable_by(|a, b| b.cmp(a));
+        for index in done {
+            let mut seq = self.running.swap_remove(index);
+            self.busy[seq.slot] = false;
+            ended.push(Finished {
+                send: seq.job.send.clone(),
+                outcome: Ok(seq.answer()),
+            });
+        }
+        ended
+    }
+}
+
+impl Sequence {
+    fn answer(&mut self) -> (String, Usage) {
+        (
+            std::mem::take(&mut self.text),
+            Usage {
+                prompt_tokens: self.job.prompt.len() as u64,
+                completion_tokens: self.generated.len() as u64,
+            },
+        )
+    }
+
+    fn emit(&mut self, piece: String) {
+        if !piece.is_empty() {
+            let _ = self.job.send.send(Piece::Text(piece.clone()));
+            self.text.push_str(&piece);
+        }
+    }
+}
+
+/// Takes a sampled token into its sequence's answer; whether the answer is complete (the model
+/// ended it, a stop string, a loop, or the length asked for).
+fn take_token(model: &LlamaModel, seq: &mut Sequence, token: LlamaToken) -> bool {
+    let vocab = model.vocab();
+    if vocab.is_eog(token) {
+        let rest = seq.stops.finish();
+        seq.emit(rest);
+        return true;
+    }
+    seq.generated.push(token);
+    let bytes = vocab.token_to_piece(token, false, None);
+    let mut piece = String::with_capacity(bytes.len() + 4);
+    let _ = seq.decoder.decode_to_string(&bytes, &mut piece, false);
+    let (ready, hit) = seq.stops.push(&piece);
+    seq.emit(ready);
+    if hit {
+        return true;
+    }
+    let looping = loops(&seq.generated, seq.job.config.loop_repeats as usize);
+    if looping {
+        tracing::debug!(
+            tokens = seq.generated.len(),
+            "the built-in model repeats itself; generation stopped"
+        );
+    }
+    if looping || seq.generated.len() >= seq.job.max_tokens {
+        let rest = seq.stops.finish();
+        seq.emit(rest);
+        return true;
+    }
+    false
+}
+
+fn common_prefix(a: &[LlamaToken], b: &[LlamaToken]) -> usize {
+    a.iter().zip(b).take_while(|(x, y)| x == y).count()
+}
