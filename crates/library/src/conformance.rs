@@ -260,6 +260,31 @@ pub fn two_connections_index_at_once(db: &dyn Database) {
     assert_eq!(fresh.passage_count().unwrap(), 24);
 }
 
+/// Two processes indexing the same folder at once (the app and `research library reindex`)
+/// leave one copy of each file: no duplicate passages, no error.
+pub fn one_folder_indexed_twice_at_once_keeps_one_copy(db: &dyn Database) {
+    let (a, b) = (library(db), library(db));
+    let docs = tempfile::tempdir().unwrap();
+    for i in 0..12 {
+        write(
+            docs.path(),
+            &format!("n{i}.md"),
+            format!("# Note {i}\n\nTundra lichen note number {i}."),
+        );
+    }
+    std::thread::scope(|s| {
+        let one = s.spawn(|| a.add(docs.path(), &|_| {}).unwrap());
+        let two = s.spawn(|| b.add(docs.path(), &|_| {}).unwrap());
+        for report in [one.join().unwrap(), two.join().unwrap()] {
+            assert!(report.failed.is_empty(), "{report:?}");
+        }
+    });
+    let fresh = library(db);
+    assert_eq!(fresh.passage_count().unwrap(), 12);
+    assert_eq!(fresh.search("tundra", 50).unwrap().len(), 12);
+    assert_eq!(fresh.folders().unwrap()[0].files, 12);
+}
+
 /// The test embedder, counting the texts it is given.
 #[derive(Default)]
 struct Counting {
@@ -446,6 +471,7 @@ macro_rules! library_conformance {
             mixed_files_are_indexed_ranked_reindexed_and_removed,
             a_file_that_breaks_loses_its_passages_and_comes_back_mended,
             cjk_words_are_found_inside_sentences, two_connections_index_at_once,
+            one_folder_indexed_twice_at_once_keeps_one_copy,
             hybrid_finds_what_keywords_miss_and_says_which_ranking_it_used,
             only_new_and_changed_passages_are_embedded,
             another_model_re_embeds_and_a_broken_one_falls_back_to_keywords,

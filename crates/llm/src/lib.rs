@@ -40,7 +40,7 @@ pub use local::{LocalConfig, LocalLlm};
 pub use ollama::{OllamaClient, OLLAMA_CONTEXT_TOKENS};
 pub use openai::{OpenAiClient, OpenAiConfig};
 pub use scripted::{ScriptedAnswer, ScriptedLlm};
-pub use spec::{connect, ConnectSettings, ModelSpec};
+pub use spec::{connect, ConnectSettings, ModelSpec, LOCAL_SEQUENCES_ENV};
 pub use structured::{generate, generate_json, schema_of, simpler, Structured, SIMPLER_MAX_ITEMS};
 pub use transcript::{Exchange, ExchangeMessage, Redactor, REDACTED};
 pub use types::{known_window, ChatRequest, ChatResponse, Message, OutputSchema, Role, Usage};

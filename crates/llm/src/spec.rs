@@ -157,10 +157,22 @@ impl ConnectSettings {
                     }
                 })
                 .unwrap_or_else(|| "http://127.0.0.1:11434".into()),
+            #[cfg(feature = "local")]
+            local: crate::LocalConfig {
+                max_sequences: var(LOCAL_SEQUENCES_ENV)
+                    .and_then(|v| v.trim().parse::<u32>().ok())
+                    .filter(|n| *n >= 1)
+                    .unwrap_or(crate::LocalConfig::default().max_sequences),
+                ..crate::LocalConfig::default()
+            },
             ..Self::default()
         }
     }
 }
+
+/// How many requests the built-in model decodes together at most (1: one at a time, for a
+/// machine short of memory or to compare).
+pub const LOCAL_SEQUENCES_ENV: &str = "RESEARCH_STUDIO_LOCAL_SEQUENCES";
 
 /// Connects to the model named by `spec`.
 pub fn connect(spec: &str, settings: &ConnectSettings) -> Result<Arc<dyn LlmClient>, LlmError> {

@@ -191,12 +191,14 @@ CREATE INDEX library_files_root ON library_files (machine, root);
 CREATE TABLE library_passages (
     id      BIGSERIAL PRIMARY KEY,
     file_id BIGINT  NOT NULL REFERENCES library_files (id) ON DELETE CASCADE,
+    machine TEXT    NOT NULL,
     ord     INTEGER NOT NULL,
     config  TEXT    NOT NULL,
     text    TEXT    NOT NULL,
     words   TSVECTOR NOT NULL
 );
 CREATE INDEX library_passages_file ON library_passages (file_id);
+CREATE INDEX library_passages_machine ON library_passages (machine);
 CREATE INDEX library_passages_words ON library_passages USING GIN (words);
 CREATE TABLE library_vectors (
     passage BIGINT PRIMARY KEY REFERENCES library_passages (id) ON DELETE CASCADE,
@@ -206,8 +208,8 @@ CREATE TABLE library_vectors (
 ",
 ];
 
-/// Every table the migrations make, with the version table: what moves when an earlier build's
-/// tables are found in `public`.
+/// Every table the first migration made, with the version table: what moves when an earlier
+/// build's tables are found in `public` (tables made since were always in the schema).
 const OUR_TABLES: &[&str] = &[
     "research_schema",
     "checkpoints",
@@ -226,10 +228,6 @@ const OUR_TABLES: &[&str] = &[
     "schedules",
     "search_cache",
     "page_cache",
-    "library_roots",
-    "library_files",
-    "library_passages",
-    "library_vectors",
 ];
 
 /// Why a call to the server failed.

@@ -121,11 +121,16 @@ const STOP_WORDS: &[(&str, &[&str])] = &[
     ),
 ];
 
-/// The configuration a file's words are stemmed with: `simple` when most of its letters are
-/// Chinese, Japanese or Korean (the library spaced them one to a word), else the language whose
-/// common words it uses most, English when none stands out.
-fn config_for(text: &str) -> &'static str {
-    let sample: String = text.chars().take(20_000).collect();
+/// The configuration a file's words are stemmed with (read from its first 20,000 characters):
+/// `simple` when most of its letters are Chinese, Japanese or Korean (the library spaced them
+/// one to a word), else the language whose common words it uses most, English when none
+/// stands out.
+fn config_for(passages: &[String]) -> &'static str {
+    let sample: String = passages
+        .iter()
+        .flat_map(|p| p.chars().chain(['\n']))
+        .take(20_000)
+        .collect();
     let letters = sample.chars().filter(|c| c.is_alphabetic()).count();
     let cjk = sample
         .chars()
@@ -204,7 +209,7 @@ impl LibraryIndex for PgLibrary {
         self.bridge.run(|c| async move {
             let rows = c
                 .query(
-                    "SELECT path FROM library_roots WHERE machine = $1 ORDER BY path",
+                    "SELECT path FROM library_roots WHERE machine = $1 ORDER BY path COLLATE \"C\"",
                     &[machine],
                 )
                 .await?;
@@ -221,7 +226,7 @@ impl LibraryIndex for PgLibrary {
                             count(f.id) FILTER (WHERE f.error IS NOT NULL)
                      FROM library_roots r
                      LEFT JOIN library_files f ON f.machine = r.machine AND f.root = r.path
-                     WHERE r.machine = $1 GROUP BY r.path ORDER BY r.path",
+                     WHERE r.machine = $1 GROUP BY r.path ORDER BY r.path COLLATE \"C\"",
                     &[machine],
                 )
                 .await?;
@@ -297,20 +302,22 @@ impl LibraryIndex for PgLibrary {
 
     fn put_file(&self, file: &ReadFile<'_>) -> Result<i64, StoreError> {
         let machine = &self.machine;
-        let config = config_for(&file.passages.join("\n\n"));
+        let config = config_for(file.passages);
         let ords: Vec<i32> = (0..file.passages.len() as i32).collect();
         self.bridge.run(|mut c| async move {
             let tx = c.transaction().await?;
-            tx.execute(
-                "DELETE FROM library_files WHERE machine = $1 AND path = $2",
-                &[machine, &file.path],
-            )
-            .await?;
+            // The file's row first, locked for this transaction (inserted, or updated in place):
+            // a second writer of the same file waits here instead of racing on its passages.
             let id: i64 = tx
                 .query_one(
                     "INSERT INTO library_files
                          (machine, root, path, mtime_ns, size, sha256, kind, title, error, indexed_at_ms)
-                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, NULL, $9) RETURNING id",
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, NULL, $9)
+                     ON CONFLICT (machine, path) DO UPDATE SET root = excluded.root,
+                         mtime_ns = excluded.mtime_ns, size = excluded.size, sha256 = excluded.sha256,
+                         kind = excluded.kind, title = excluded.title, error = NULL,
+                         indexed_at_ms = excluded.indexed_at_ms
+                     RETURNING id",
                     &[
                         machine,
                         &file.root,
@@ -325,12 +332,15 @@ impl LibraryIndex for PgLibrary {
                 )
                 .await?
                 .get(0);
+            // What was indexed of it before goes, its vectors with it (ON DELETE CASCADE).
+            tx.execute("DELETE FROM library_passages WHERE file_id = $1", &[&id])
+                .await?;
             // One statement for every passage: a file of a thousand passages is one round trip.
             tx.execute(
-                "INSERT INTO library_passages (file_id, ord, config, text, words)
-                 SELECT $1, p.ord, $2::text, p.text, to_tsvector($2::text::regconfig, p.text)
-                 FROM unnest($3::int4[], $4::text[]) AS p(ord, text)",
-                &[&id, &config, &ords, &file.passages],
+                "INSERT INTO library_passages (file_id, machine, ord, config, text, words)
+                 SELECT $1, $2, p.ord, $3::text, p.text, to_tsvector($3::text::regconfig, p.text)
+                 FROM unnest($4::int4[], $5::text[]) AS p(ord, text)",
+                &[&id, machine, &config, &ords, &file.passages],
             )
             .await?;
             tx.commit().await?;
@@ -350,22 +360,21 @@ impl LibraryIndex for PgLibrary {
         let machine = &self.machine;
         self.bridge.run(|mut c| async move {
             let tx = c.transaction().await?;
-            tx.execute(
-                "DELETE FROM library_passages WHERE file_id IN
-                     (SELECT id FROM library_files WHERE machine = $1 AND path = $2)",
-                &[machine, &path],
-            )
-            .await?;
-            tx.execute(
-                "INSERT INTO library_files
-                     (machine, root, path, mtime_ns, size, sha256, kind, title, error, indexed_at_ms)
-                 VALUES ($1, $2, $3, $4, $5, '', 'unreadable', NULL, $6, $7)
-                 ON CONFLICT (machine, path) DO UPDATE SET mtime_ns = excluded.mtime_ns,
-                     size = excluded.size, sha256 = '', kind = 'unreadable', title = NULL,
-                     error = excluded.error",
-                &[machine, &root, &path, &mtime_ns, &size, &why, &at_ms],
-            )
-            .await?;
+            let id: i64 = tx
+                .query_one(
+                    "INSERT INTO library_files
+                         (machine, root, path, mtime_ns, size, sha256, kind, title, error, indexed_at_ms)
+                     VALUES ($1, $2, $3, $4, $5, '', 'unreadable', NULL, $6, $7)
+                     ON CONFLICT (machine, path) DO UPDATE SET mtime_ns = excluded.mtime_ns,
+                         size = excluded.size, sha256 = '', kind = 'unreadable', title = NULL,
+                         error = excluded.error
+                     RETURNING id",
+                    &[machine, &root, &path, &mtime_ns, &size, &why, &at_ms],
+                )
+                .await?
+                .get(0);
+            tx.execute("DELETE FROM library_passages WHERE file_id = $1", &[&id])
+                .await?;
             tx.commit().await?;
             Ok(())
         })
@@ -397,8 +406,9 @@ impl LibraryIndex for PgLibrary {
         let configs: Vec<String> = CONFIGS.iter().map(|c| c.to_string()).collect();
         let depth = depth as i64;
         // The query is read by each configuration (stemmed as the passages of that language
-        // were), and each passage is matched by its own. Ranked by `ts_rank` with the length
-        // normalised (as BM25 is); snippets are cut for the passages kept only.
+        // were), and each passage is matched by its own (the GIN index finds the matches).
+        // Ranked by `ts_rank` with the length normalised, as BM25 is; unlike BM25 it does not
+        // weigh a rare word above a common one. Snippets are cut for the passages kept only.
         self.bridge.run(|c| async move {
             let rows = c
                 .query(
@@ -409,9 +419,8 @@ impl LibraryIndex for PgLibrary {
                          ), ranked AS (
                              SELECT p.id, p.config, p.text, q.q, ts_rank(p.words, q.q, 1) AS rank
                              FROM q
-                             JOIN library_passages p ON p.config = q.config AND p.words @@ q.q
-                             JOIN library_files f ON f.id = p.file_id
-                             WHERE f.machine = $3
+                             JOIN library_passages p ON p.words @@ q.q
+                             WHERE p.config = q.config AND p.machine = $3
                              ORDER BY rank DESC, p.id LIMIT $4
                          )
                          SELECT id, ts_headline(config::regconfig, text, q, '{HEADLINE}')
@@ -452,8 +461,7 @@ impl LibraryIndex for PgLibrary {
             let rows = c
                 .query(
                     "SELECT p.id, p.text FROM library_passages p
-                     JOIN library_files f ON f.id = p.file_id
-                     WHERE f.machine = $1 AND ($3::int8 IS NULL OR p.file_id = $3)
+                     WHERE p.machine = $1 AND ($3::int8 IS NULL OR p.file_id = $3)
                        AND NOT EXISTS (SELECT 1 FROM library_vectors v
                                        WHERE v.passage = p.id AND v.model = $2)
                      ORDER BY p.id",
@@ -465,17 +473,24 @@ impl LibraryIndex for PgLibrary {
     }
 
     fn store_vectors(&self, model: &str, vectors: &[(i64, Vec<u8>)]) -> Result<(), StoreError> {
-        let ids: Vec<i64> = vectors.iter().map(|(id, _)| *id).collect();
-        let bytes: Vec<&[u8]> = vectors.iter().map(|(_, b)| b.as_slice()).collect();
+        // One vector per passage (the last given), as one statement may write a row once.
+        let mut unique: std::collections::BTreeMap<i64, &[u8]> = Default::default();
+        for (id, bytes) in vectors {
+            unique.insert(*id, bytes.as_slice());
+        }
+        let ids: Vec<i64> = unique.keys().copied().collect();
+        let bytes: Vec<&[u8]> = unique.values().copied().collect();
+        let machine = &self.machine;
         self.bridge.run(|c| async move {
-            // A passage deleted since it was read is skipped (the join), not an error.
+            // A passage deleted since it was read is skipped (the join), not an error; another
+            // machine's passage is never written.
             c.execute(
                 "INSERT INTO library_vectors (passage, model, vector)
                  SELECT v.passage, $1, v.vector
                  FROM unnest($2::int8[], $3::bytea[]) AS v(passage, vector)
-                 JOIN library_passages p ON p.id = v.passage
+                 JOIN library_passages p ON p.id = v.passage AND p.machine = $4
                  ON CONFLICT (passage) DO UPDATE SET model = excluded.model, vector = excluded.vector",
-                &[&model, &ids, &bytes],
+                &[&model, &ids, &bytes, machine],
             )
             .await?;
             Ok(())
@@ -489,8 +504,7 @@ impl LibraryIndex for PgLibrary {
                 .query(
                     "SELECT v.passage, v.vector FROM library_vectors v
                      JOIN library_passages p ON p.id = v.passage
-                     JOIN library_files f ON f.id = p.file_id
-                     WHERE f.machine = $1 AND v.model = $2",
+                     WHERE p.machine = $1 AND v.model = $2",
                     &[machine, &model],
                 )
                 .await?;
@@ -505,9 +519,8 @@ impl LibraryIndex for PgLibrary {
                 .query_one(
                     "SELECT count(p.id), count(v.passage), count(v.passage) FILTER (WHERE v.model = $2)
                      FROM library_passages p
-                     JOIN library_files f ON f.id = p.file_id
                      LEFT JOIN library_vectors v ON v.passage = p.id
-                     WHERE f.machine = $1",
+                     WHERE p.machine = $1",
                     &[machine, &model],
                 )
                 .await?;
@@ -527,23 +540,29 @@ mod tests {
     #[test]
     fn a_texts_language_chooses_its_stemmer() {
         assert_eq!(
-            config_for("The bees of the hive dance in the dark."),
+            config_for(&["The bees of the hive dance in the dark.".to_string()]),
             "english"
         );
         assert_eq!(
-            config_for("Die Bienen tanzen im Stock, und das ist nicht zufällig."),
+            config_for(&["Die Bienen tanzen im Stock, und das ist nicht zufällig.".to_string()]),
             "german"
         );
         assert_eq!(
-            config_for("Les abeilles dansent dans la ruche et ce n'est pas un hasard."),
+            config_for(&[
+                "Les abeilles dansent dans la ruche et ce n'est pas un hasard.".to_string()
+            ]),
             "french"
         );
         assert_eq!(
-            config_for("量子コンピュータは重ね合わせを利用して計算します。"),
+            config_for(&["量子コンピュータは重ね合わせを利用して計算します。".to_string()]),
             "simple"
         );
-        assert_eq!(config_for("Waggle dance"), "english", "too short to tell");
-        assert_eq!(config_for("12345"), "simple");
+        assert_eq!(
+            config_for(&["Waggle dance".to_string()]),
+            "english",
+            "too short to tell"
+        );
+        assert_eq!(config_for(&["12345".to_string()]), "simple");
     }
 
     #[test]

@@ -13,8 +13,8 @@
 //!   with sliding-window attention (Gemma 3) keeps its whole context per sequence (`swa_full`):
 //!   a window-sized cache overwrites a prefix's start, which could then not be resumed from.
 //!   Should a slot's cache not hold position 0 anyway, its prompt is evaluated in full.
-//! - How many sequences at once: up to [`LocalConfig::max_sequences`], fewer when each
-//!   sequence's KV cache would take more than a quarter of the memory free now.
+//! - How many sequences at once: up to [`LocalConfig::max_sequences`], fewer when their KV
+//!   caches together would take more than a quarter of the memory free now.
 //! - The context lives while there is work, and a few seconds after (so a run's next call finds
 //!   its prefix); then its memory goes back to the system.
 
@@ -44,14 +44,37 @@ pub(super) enum Piece {
 }
 
 /// A request, its prompt already in tokens.
-pub(super) struct Job {
-    pub request: ChatRequest,
-    pub config: LocalConfig,
-    pub prompt: Vec<LlamaToken>,
-    pub max_tokens: usize,
+struct Job {
+    request: ChatRequest,
+    config: LocalConfig,
+    prompt: Vec<LlamaToken>,
+    max_tokens: usize,
     /// Closed when the caller went away: the sequence then stops.
-    pub send: tokio::sync::mpsc::UnboundedSender<Piece>,
+    send: tokio::sync::mpsc::UnboundedSender<Piece>,
+    /// Counts the request as pending until it is dropped, however it ends (a panic included).
+    ticket: Ticket,
 }
+
+/// One pending request of an engine.
+struct Ticket(Arc<AtomicUsize>);
+
+impl Ticket {
+    fn new(pending: &Arc<AtomicUsize>) -> Self {
+        pending.fetch_add(1, Ordering::SeqCst);
+        Self(pending.clone())
+    }
+}
+
+impl Drop for Ticket {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// A prefix shorter than this is not worth a slot's cache: every prompt of a chat template
+/// shares its first few tokens with any other, and a slot kept for a long shared prefix (a
+/// system prompt) should not go to a request that shares only those.
+const MIN_REUSE: usize = 32;
 
 /// Tokens evaluated at most per step: a long prompt is evaluated over several steps, while the
 /// sequences already answering keep getting a token per step.
@@ -99,10 +122,10 @@ impl Engine {
                 let pending = Arc::new(AtomicUsize::new(0));
                 let reused = Arc::new(AtomicU64::new(0));
                 let model = model.clone();
-                let counts = (pending.clone(), reused.clone());
+                let counts = reused.clone();
                 std::thread::Builder::new()
                     .name("research-llm-local".into())
-                    .spawn(move || serve(&model, &shape, &queue, &counts.0, &counts.1))
+                    .spawn(move || serve(&model, &shape, &queue, &counts))
                     .expect("a thread for the built-in model");
                 Arc::new(Engine {
                     jobs,
@@ -113,16 +136,31 @@ impl Engine {
             .clone()
     }
 
-    /// Queues a request; its answer comes on `job.send`.
-    pub(super) fn submit(&self, job: Job) -> Result<(), LlmError> {
-        self.pending.fetch_add(1, Ordering::SeqCst);
+    /// Queues a request; its text and then its outcome come on the receiver. Dropping the
+    /// receiver (a cancelled run) stops the request at the next step.
+    pub(super) fn submit(
+        &self,
+        request: ChatRequest,
+        config: LocalConfig,
+        prompt: Vec<LlamaToken>,
+        max_tokens: usize,
+    ) -> Result<tokio::sync::mpsc::UnboundedReceiver<Piece>, LlmError> {
+        let (send, answer) = tokio::sync::mpsc::unbounded_channel();
+        let job = Job {
+            request,
+            config,
+            prompt,
+            max_tokens,
+            send,
+            ticket: Ticket::new(&self.pending),
+        };
         self.jobs.send(job).map_err(|e| {
-            self.pending.fetch_sub(1, Ordering::SeqCst);
             bad(
                 Path::new("the built-in model"),
                 format!("its thread has stopped: {e}"),
             )
-        })
+        })?;
+        Ok(answer)
     }
 
     /// Whether a request is waiting or running.
@@ -142,12 +180,25 @@ fn context_lock() -> &'static Mutex<()> {
     LOCK.get_or_init(Default::default)
 }
 
-/// How many sequences one context serves: the configured most, fewer when each sequence's KV
-/// cache (f16 keys and values of every layer for the whole context) would take more than a
-/// quarter of the memory available now.
+/// How many sequences one context serves: the configured most, fewer when their KV caches
+/// together (f16 keys and values of every layer for the whole context, each) would take more
+/// than a quarter of the memory available now.
 fn sequences_for(model: &LlamaModel, shape: &Shape) -> u32 {
-    let head = model.n_embd() as u64 / u64::from(model.n_head().max(1));
-    let per_token = u64::from(model.n_layer()) * 2 * head * u64::from(model.n_head_kv()) * 2;
+    let arch = model
+        .meta_val_str("general.architecture")
+        .unwrap_or_default();
+    let meta = |key: &str| -> Option<u64> {
+        model
+            .meta_val_str(&format!("{arch}.attention.{key}"))
+            .ok()?
+            .trim()
+            .parse()
+            .ok()
+    };
+    // A head's width as the file says (Gemma 3: 256, not n_embd / n_head = 160).
+    let guess = model.n_embd() as u64 / u64::from(model.n_head().max(1));
+    let widths = meta("key_length").unwrap_or(guess) + meta("value_length").unwrap_or(guess);
+    let per_token = u64::from(model.n_layer()) * widths * u64::from(model.n_head_kv()) * 2;
     let per_sequence = (per_token * u64::from(shape.context_tokens)).max(1);
     let budget = available_memory().unwrap_or(2 << 30) / 4;
     ((budget / per_sequence) as u32).clamp(1, shape.max_sequences)
@@ -161,56 +212,80 @@ fn available_memory() -> Option<u64> {
     Some(kib * 1024)
 }
 
-/// The engine's thread: waits for work, makes a context, serves until idle, lets it go.
-fn serve(
-    model: &LlamaModel,
-    shape: &Shape,
-    queue: &Receiver<Job>,
-    pending: &AtomicUsize,
-    reused: &AtomicU64,
-) {
+/// The engine's thread: waits for work, makes a context, serves until idle, lets it go. A panic
+/// while serving fails the requests in hand (their callers are told the answer ended without a
+/// result) and the thread goes on serving the next ones.
+fn serve(model: &LlamaModel, shape: &Shape, queue: &Receiver<Job>, reused: &AtomicU64) {
     let sequences = sequences_for(model, shape);
     tracing::debug!(sequences, path = %shape.path.display(), "the built-in model serves requests together");
     while let Ok(first) = queue.recv() {
-        let mut waiting = VecDeque::from([first]);
-        let context = {
-            let _one_at_a_time = context_lock().lock().unwrap_or_else(|p| p.into_inner());
-            new_context(model, shape, sequences)
-        };
-        let mut batch = match context {
-            Ok(ctx) => Batcher::new(model, &shape.path, ctx, sequences as usize, reused),
-            Err(e) => {
-                let why = e.to_string();
-                for job in waiting.drain(..).chain(queue.try_iter()) {
-                    Finished {
-                        send: job.send,
-                        outcome: Err(bad(&shape.path, &why)),
-                    }
-                    .finish(pending);
-                }
+        let session = std::panic::AssertUnwindSafe(|| {
+            serve_while_busy(model, shape, sequences, queue, reused, first)
+        });
+        match std::panic::catch_unwind(session) {
+            Ok(Some(Stop)) => return,
+            Ok(None) => {}
+            Err(_) => {
+                tracing::error!("the built-in model's batch loop panicked; its requests failed")
+            }
+        }
+    }
+}
+
+/// The queue was closed: the engine is gone.
+struct Stop;
+
+/// Serves `first` and what comes after it on one context, until nothing has come for
+/// [`KEEP_WARM`].
+fn serve_while_busy(
+    model: &LlamaModel,
+    shape: &Shape,
+    sequences: u32,
+    queue: &Receiver<Job>,
+    reused: &AtomicU64,
+    first: Job,
+) -> Option<Stop> {
+    let mut waiting = VecDeque::from([first]);
+    let context = {
+        let _one_at_a_time = context_lock().lock().unwrap_or_else(|p| p.into_inner());
+        new_context(model, shape, sequences)
+    };
+    let mut batch = match context {
+        Ok(ctx) => Batcher::new(model, &shape.path, ctx, sequences as usize, reused),
+        Err(e) => {
+            let why = e.to_string();
+            for job in waiting.drain(..).chain(queue.try_iter()) {
+                Finished::of(job, Err(bad(&shape.path, &why))).finish();
+            }
+            return None;
+        }
+    };
+    loop {
+        waiting.extend(queue.try_iter());
+        while batch.free_slot().is_some() {
+            let Some(job) = waiting.pop_front() else {
+                break;
+            };
+            // Its caller left while it waited: nothing to answer, no slot's cache to spend.
+            if job.send.is_closed() {
                 continue;
             }
-        };
-        loop {
-            waiting.extend(queue.try_iter());
-            while let Some(job) = batch.free_slot().and_then(|_| waiting.pop_front()) {
-                if let Some(done) = batch.admit(job) {
-                    done.finish(pending);
+            if let Some(done) = batch.admit(job) {
+                done.finish();
+            }
+        }
+        if batch.is_idle() {
+            match queue.recv_timeout(KEEP_WARM) {
+                Ok(job) => {
+                    waiting.push_back(job);
+                    continue;
                 }
+                Err(RecvTimeoutError::Timeout) => return None,
+                Err(RecvTimeoutError::Disconnected) => return Some(Stop),
             }
-            if batch.is_idle() {
-                match queue.recv_timeout(KEEP_WARM) {
-                    Ok(job) => {
-                        waiting.push_back(job);
-                        continue;
-                    }
-                    Err(RecvTimeoutError::Timeout) => break,
-                    Err(RecvTimeoutError::Disconnected) => return,
-                }
-            }
-            for done in batch.step() {
-                done.finish(pending);
-            }
+        }
+        for done in batch.step() {
+            done.finish();
         }
     }
 }
@@ -239,12 +314,22 @@ fn new_context<'m>(
 struct Finished {
     send: tokio::sync::mpsc::UnboundedSender<Piece>,
     outcome: Result<(String, Usage), LlmError>,
+    ticket: Ticket,
 }
 
 impl Finished {
-    fn finish(self, pending: &AtomicUsize) {
+    fn of(job: Job, outcome: Result<(String, Usage), LlmError>) -> Self {
+        Self {
+            send: job.send,
+            outcome,
+            ticket: job.ticket,
+        }
+    }
+
+    /// Tells the caller; the engine is no longer busy with it by the time the caller hears.
+    fn finish(self) {
+        drop(self.ticket);
         let _ = self.send.send(Piece::Done(self.outcome));
-        pending.fetch_sub(1, Ordering::SeqCst);
     }
 }
 
@@ -308,30 +393,26 @@ impl<'m> Batcher<'m> {
     /// and drops the rest of that slot's cache. `Some` when it ends at once (a bad schema).
     fn admit(&mut self, job: Job) -> Option<Finished> {
         if job.max_tokens == 0 {
-            return Some(Finished {
-                send: job.send,
-                outcome: Ok((
-                    String::new(),
-                    Usage {
-                        prompt_tokens: job.prompt.len() as u64,
-                        completion_tokens: 0,
-                    },
-                )),
-            });
+            let usage = Usage {
+                prompt_tokens: job.prompt.len() as u64,
+                completion_tokens: 0,
+            };
+            return Some(Finished::of(job, Ok((String::new(), usage))));
         }
         let sampler = match sampler_chain(self.model, self.path, &job.config, &job.request) {
             Ok(s) => s,
-            Err(e) => {
-                return Some(Finished {
-                    send: job.send,
-                    outcome: Err(e),
-                })
-            }
+            Err(e) => return Some(Finished::of(job, Err(e))),
         };
+        // The free slot sharing the longest prefix, when that is worth keeping; else the lowest
+        // free one, with what little it shares (sequences on neighbouring slots are decoded in
+        // one pass: llama.cpp batches per-sequence caches only in rising, consecutive order).
+        let lowest = self.free_slot().expect("admitted only when a slot is free");
         let (slot, shared) = (0..self.busy.len())
             .filter(|s| !self.busy[*s])
             .map(|s| (s, common_prefix(&self.cached[s], &job.prompt)))
-            .max_by_key(|(s, n)| (*n, std::cmp::Reverse(*s)))?;
+            .filter(|(_, n)| *n >= MIN_REUSE)
+            .max_by_key(|(s, n)| (*n, std::cmp::Reverse(*s)))
+            .unwrap_or_else(|| (lowest, common_prefix(&self.cached[lowest], &job.prompt)));
         // At least the prompt's last token is evaluated: its logits give the first answer token.
         let mut keep = shared.min(job.prompt.len().saturating_sub(1));
         let slot_id = slot as u32;
@@ -379,58 +460,58 @@ impl<'m> Batcher<'m> {
         let mut i = 0;
         while i < self.running.len() {
             if self.running[i].job.send.is_closed() {
-                let gone = self.running.swap_remove(i);
+                let gone = self.running.remove(i);
                 tracing::debug!(
                     tokens = gone.generated.len(),
                     "the answer is no longer wanted"
                 );
                 self.busy[gone.slot] = false;
-                ended.push(Finished {
-                    send: gone.job.send,
-                    outcome: Err(bad(self.path, "the request was cancelled")),
-                });
+                ended.push(Finished::of(
+                    gone.job,
+                    Err(bad(self.path, "the request was cancelled")),
+                ));
             } else {
                 i += 1;
             }
         }
+        // In slot order, each sequence's tokens together: llama.cpp decodes a run of
+        // consecutive slots in one pass. Sequences answering take a token each; those still
+        // reading their prompt share the rest of the step.
+        self.running.sort_by_key(|s| s.slot);
         self.batch.clear();
+        let answering = self.running.iter().filter(|s| s.next.is_some()).count();
+        let mut room = STEP_TOKENS.saturating_sub(answering);
         let mut sampled_at: Vec<(usize, i32)> = Vec::new();
         let mut failed: Option<String> = None;
         for (index, seq) in self.running.iter_mut().enumerate() {
+            let slot = [seq.slot as i32];
             if let Some(token) = seq.next.take() {
                 let pos = self.cached[seq.slot].len() as i32;
-                if let Err(e) = self.batch.add(token, pos, &[seq.slot as i32], true) {
+                if let Err(e) = self.batch.add(token, pos, &slot, true) {
                     failed = Some(e.to_string());
                     break;
                 }
                 self.cached[seq.slot].push(token);
                 sampled_at.push((index, self.batch.n_tokens() - 1));
-            }
-        }
-        let mut room = STEP_TOKENS.saturating_sub(self.batch.n_tokens() as usize);
-        for (index, seq) in self.running.iter_mut().enumerate() {
-            if room == 0 || failed.is_some() {
-                break;
-            }
-            let left = seq.job.prompt.len() - seq.fed;
-            if left == 0 {
                 continue;
             }
-            let take = left.min(room);
+            let take = (seq.job.prompt.len() - seq.fed).min(room);
             for k in seq.fed..seq.fed + take {
                 let last = k + 1 == seq.job.prompt.len();
-                let token = seq.job.prompt[k];
-                if let Err(e) = self.batch.add(token, k as i32, &[seq.slot as i32], last) {
+                if let Err(e) = self.batch.add(seq.job.prompt[k], k as i32, &slot, last) {
                     failed = Some(e.to_string());
                     break;
                 }
-                self.cached[seq.slot].push(token);
+                self.cached[seq.slot].push(seq.job.prompt[k]);
                 if last {
                     sampled_at.push((index, self.batch.n_tokens() - 1));
                 }
             }
             seq.fed += take;
             room -= take;
+            if failed.is_some() {
+                break;
+            }
         }
         let decoded = match failed {
             Some(e) => Err(e),
@@ -445,10 +526,7 @@ impl<'m> Batcher<'m> {
                     .clear_kv_cache_seq(Some(seq.slot as u32), None, None);
                 self.cached[seq.slot].clear();
                 self.busy[seq.slot] = false;
-                ended.push(Finished {
-                    send: seq.job.send,
-                    outcome: Err(bad(self.path, &e)),
-                });
+                ended.push(Finished::of(seq.job, Err(bad(self.path, &e))));
             }
             return ended;
         }
@@ -464,12 +542,10 @@ impl<'m> Batcher<'m> {
         }
         done.sort_unstable_by(|a, b| b.cmp(a));
         for index in done {
-            let mut seq = self.running.swap_remove(index);
+            let mut seq = self.running.remove(index);
             self.busy[seq.slot] = false;
-            ended.push(Finished {
-                send: seq.job.send.clone(),
-                outcome: Ok(seq.answer()),
-            });
+            let answer = seq.answer();
+            ended.push(Finished::of(seq.job, Ok(answer)));
         }
         ended
     }

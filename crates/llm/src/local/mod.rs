@@ -21,7 +21,7 @@ use crate::{ChatRequest, ChatResponse, LlmClient, LlmError, Role, TokenSink};
 mod engine;
 mod sampling;
 
-use engine::{Engine, Job, Piece};
+use engine::{Engine, Piece};
 
 /// Settings of the built-in model.
 ///
@@ -267,15 +267,10 @@ impl LlmClient for LocalLlm {
     ) -> Result<ChatResponse, LlmError> {
         let started = Instant::now();
         let (prompt, max_tokens) = self.prompt(request)?;
-        let (send, mut rx) = tokio::sync::mpsc::unbounded_channel::<Piece>();
         // Dropping `complete`'s future (a cancelled run) drops `rx`: the sequence stops.
-        self.engine.submit(Job {
-            request: request.clone(),
-            config: self.config.clone(),
-            prompt,
-            max_tokens,
-            send,
-        })?;
+        let mut rx =
+            self.engine
+                .submit(request.clone(), self.config.clone(), prompt, max_tokens)?;
         let mut outcome = None;
         while let Some(piece) = rx.recv().await {
             match piece {
