@@ -20,13 +20,13 @@ fn main() {
     let postgres = std::env::var("LIBRARY_BENCH_STORE").is_ok_and(|s| s == "postgres");
     let server = postgres
         .then(|| research_postgres::testing::TempPostgres::start().expect("a PostgreSQL server"));
-    let lib = match &server {
-        Some(server) => research_library::Library::on(std::sync::Arc::new(
-            research_postgres::PgLibrary::connect_lazy(
-                &server.database("research").unwrap(),
-                "bench",
-            )
-            .unwrap(),
+    // LIBRARY_BENCH_URL: a server of your own instead (left as it is, to look at after).
+    let url = std::env::var("LIBRARY_BENCH_URL")
+        .ok()
+        .or_else(|| server.as_ref().map(|s| s.database("research").unwrap()));
+    let lib = match &url {
+        Some(url) => research_library::Library::on(std::sync::Arc::new(
+            research_postgres::PgLibrary::connect_lazy(url, "bench").unwrap(),
         )),
         None => research_library::Library::open(&db).unwrap(),
     };

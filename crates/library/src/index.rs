@@ -113,16 +113,14 @@ pub trait LibraryIndex: Send + Sync {
     /// The kind of a file indexed without error (`None`: not a readable file of the library).
     fn readable(&self, path: &str) -> Result<Option<String>, StoreError>;
 
-    /// Passages matching `words` by their stems, best first, at most `depth`, each with a
-    /// snippet around the words: passages with every word when `all`, else with any. A word is
-    /// letters and digits only ([`crate::query_words`]); a CJK word is matched as the phrase of
-    /// its characters anywhere in a sentence.
-    fn keyword(
-        &self,
-        words: &[String],
-        all: bool,
-        depth: usize,
-    ) -> Result<Vec<(i64, String)>, StoreError>;
+    /// Passages matching `words` by their stems, best first, at most `depth`: passages with
+    /// every word when `all`, else with any. A word is letters and digits only
+    /// ([`crate::query_words`]); a CJK word is matched as the phrase of its characters anywhere
+    /// in a sentence.
+    fn keyword(&self, words: &[String], all: bool, depth: usize) -> Result<Vec<i64>, StoreError>;
+    /// A passage's text around `words` (about 40 words of it, as indexed), for a hit found by
+    /// them; `None` when the passage is gone or says none of them. Asked only of the hits shown.
+    fn snippet(&self, id: i64, words: &[String]) -> Result<Option<String>, StoreError>;
     /// A passage by id with its file.
     fn passage(&self, id: i64) -> Result<Option<FoundPassage>, StoreError>;
 

@@ -437,7 +437,8 @@ impl Library {
     pub fn search_ranked(&self, text: &str, limit: usize) -> Result<Ranked, LibraryError> {
         // Several passages of one file may rank high; look deep enough to fill `limit` files.
         let depth = (limit * 8).max(50);
-        let keyword = self.keyword_passages(text, depth)?;
+        let words = query_words(text);
+        let keyword = self.keyword_passages(&words, depth)?;
         let (nearest, ranking) = match self.nearest_passages(text, depth) {
             Ok(Some((nearest, model))) => (nearest, Ranking::Hybrid { model }),
             Ok(None) => (Vec::new(), Ranking::Bm25),
@@ -446,9 +447,7 @@ impl Library {
                 (Vec::new(), Ranking::Bm25)
             }
         };
-        let keyword_ids: Vec<i64> = keyword.iter().map(|(id, _)| *id).collect();
-        let fused = fuse_by_rank(&[&keyword_ids, &nearest]);
-        let snippets: std::collections::HashMap<i64, String> = keyword.into_iter().collect();
+        let fused = fuse_by_rank(&[&keyword, &nearest]);
         let mut hits: Vec<Hit> = Vec::new();
         for passage in fused {
             if hits.len() >= limit {
@@ -467,8 +466,13 @@ impl Library {
                     .map(|n| n.to_string_lossy().to_string())
                     .unwrap_or_default()
             });
-            let snippet = match snippets.get(&passage) {
-                Some(snippet) => unsegment_cjk(snippet),
+            // Around the words when it was found by them, else (by meaning) its start.
+            let around = match keyword.contains(&passage) {
+                true => self.index.snippet(passage, &words)?,
+                false => None,
+            };
+            let snippet = match around {
+                Some(snippet) => unsegment_cjk(&snippet),
                 None => excerpt(&unsegment_cjk(&text)),
             };
             hits.push(Hit {
@@ -483,23 +487,18 @@ impl Library {
         Ok(Ranked { hits, ranking })
     }
 
-    /// Passages matching `text` by BM25 over word stems, best first, with their snippets: those
-    /// with every word first, then those with any (a page that says three of the question's
-    /// four words is still worth reading when one page says all four).
-    fn keyword_passages(
-        &self,
-        text: &str,
-        depth: usize,
-    ) -> Result<Vec<(i64, String)>, LibraryError> {
-        let words = query_words(text);
-        let mut found: Vec<(i64, String)> = Vec::new();
+    /// Passages matching `words` by their stems, best first: those with every word first, then
+    /// those with any (a page that says three of the question's four words is still worth
+    /// reading when one page says all four).
+    fn keyword_passages(&self, words: &[String], depth: usize) -> Result<Vec<i64>, LibraryError> {
+        let mut found: Vec<i64> = Vec::new();
         if words.is_empty() {
             return Ok(found);
         }
         for all in [true, false] {
-            for row in self.index.keyword(&words, all, depth)? {
-                if found.len() < depth && !found.iter().any(|(id, _)| *id == row.0) {
-                    found.push(row);
+            for id in self.index.keyword(words, all, depth)? {
+                if found.len() < depth && !found.contains(&id) {
+                    found.push(id);
                 }
             }
         }

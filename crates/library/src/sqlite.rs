@@ -239,22 +239,31 @@ impl LibraryIndex for SqliteIndex {
             .optional()?)
     }
 
-    fn keyword(
-        &self,
-        words: &[String],
-        all: bool,
-        depth: usize,
-    ) -> Result<Vec<(i64, String)>, StoreError> {
+    fn keyword(&self, words: &[String], all: bool, depth: usize) -> Result<Vec<i64>, StoreError> {
         let Some(query) = fts_query(words, all) else {
             return Ok(Vec::new());
         };
         let conn = self.conn();
         let mut stmt = conn.prepare_cached(
-            "SELECT rowid, snippet(library_passages, 0, '', '', '…', 40), bm25(library_passages) AS rank
-             FROM library_passages WHERE library_passages MATCH ?1 ORDER BY rank LIMIT ?2",
+            "SELECT rowid FROM library_passages WHERE library_passages MATCH ?1
+             ORDER BY bm25(library_passages) LIMIT ?2",
         )?;
-        let rows = stmt.query_map(params![query, depth as i64], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        let rows = stmt.query_map(params![query, depth as i64], |r| r.get(0))?;
         Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    fn snippet(&self, id: i64, words: &[String]) -> Result<Option<String>, StoreError> {
+        let Some(query) = fts_query(words, false) else {
+            return Ok(None);
+        };
+        let conn = self.conn();
+        let mut stmt = conn.prepare_cached(
+            "SELECT snippet(library_passages, 0, '', '', '…', 40) FROM library_passages
+             WHERE library_passages MATCH ?1 AND rowid = ?2",
+        )?;
+        Ok(stmt
+            .query_row(params![query, id], |r| r.get(0))
+            .optional()?)
     }
 
     fn passage(&self, id: i64) -> Result<Option<FoundPassage>, StoreError> {

@@ -393,56 +393,67 @@ impl LibraryIndex for PgLibrary {
         })
     }
 
-    fn keyword(
-        &self,
-        words: &[String],
-        all: bool,
-        depth: usize,
-    ) -> Result<Vec<(i64, String)>, StoreError> {
+    fn keyword(&self, words: &[String], all: bool, depth: usize) -> Result<Vec<i64>, StoreError> {
         let Some(query) = ts_query(words, all) else {
             return Ok(Vec::new());
         };
         let machine = &self.machine;
-        let configs: Vec<String> = CONFIGS.iter().map(|c| c.to_string()).collect();
         let depth = depth as i64;
         // The query is read by each configuration (stemmed as the passages of that language
-        // were), and each passage is matched by its own (the GIN index finds the matches).
-        // Ranked by `ts_rank` with the length normalised, as BM25 is; unlike BM25 it does not
-        // weigh a rare word above a common one. Snippets are cut for the passages kept only.
-        self.bridge.run(|c| async move {
-            let rows = c
-                .query(
-                    &format!(
-                        "WITH q AS (
-                             SELECT config, to_tsquery(config::regconfig, $1) AS q
-                             FROM unnest($2::text[]) AS config
-                         ), ranked AS (
-                             SELECT p.id, p.config, p.text, q.q, ts_rank(p.words, q.q, 1) AS rank
-                             FROM q
-                             JOIN library_passages p ON p.words @@ q.q
-                             WHERE p.config = q.config AND p.machine = $3
-                             ORDER BY rank DESC, p.id LIMIT $4
-                         )
-                         SELECT id, ts_headline(config::regconfig, text, q, '{HEADLINE}')
-                         FROM ranked ORDER BY rank DESC, id"
-                    ),
-                    &[&query, &configs, machine, &depth],
+        // were), and each passage is matched by its own: one branch per configuration, each
+        // with the configuration written out, so that its query is made once and the GIN
+        // index finds the matches. Ranked by `ts_rank` with the length normalised, as BM25 is;
+        // unlike BM25 it does not weigh a rare word above a common one.
+        let branches: Vec<String> = CONFIGS
+            .iter()
+            .map(|config| {
+                format!(
+                    "SELECT p.id, ts_rank(p.words, q, 1) AS rank
+                     FROM library_passages p, to_tsquery('{config}', $1) AS q
+                     WHERE p.config = '{config}' AND p.machine = $2 AND p.words @@ q"
                 )
+            })
+            .collect();
+        let sql = format!(
+            "SELECT id FROM ({}) AS found ORDER BY rank DESC, id LIMIT $3",
+            branches.join(" UNION ALL ")
+        );
+        self.bridge.run(|c| async move {
+            // Prepared once per connection: a search is several statements, each a round trip.
+            let statement = c.prepare_cached(&sql).await?;
+            let rows = c.query(&statement, &[&query, machine, &depth]).await?;
+            Ok(rows.iter().map(|r| r.get(0)).collect())
+        })
+    }
+
+    fn snippet(&self, id: i64, words: &[String]) -> Result<Option<String>, StoreError> {
+        let Some(query) = ts_query(words, false) else {
+            return Ok(None);
+        };
+        let machine = &self.machine;
+        self.bridge.run(|c| async move {
+            let statement = c
+                .prepare_cached(&format!(
+                    "SELECT ts_headline(p.config::regconfig, p.text, q, '{HEADLINE}')
+                     FROM library_passages p, to_tsquery(p.config::regconfig, $1) AS q
+                     WHERE p.id = $2 AND p.machine = $3 AND p.words @@ q"
+                ))
                 .await?;
-            Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
+            let row = c.query_opt(&statement, &[&query, &id, machine]).await?;
+            Ok(row.map(|r| r.get(0)))
         })
     }
 
     fn passage(&self, id: i64) -> Result<Option<FoundPassage>, StoreError> {
         let machine = &self.machine;
         self.bridge.run(|c| async move {
-            let row = c
-                .query_opt(
+            let statement = c
+                .prepare_cached(
                     "SELECT f.path, f.title, p.text FROM library_passages p
-                     JOIN library_files f ON f.id = p.file_id WHERE p.id = $1 AND f.machine = $2",
-                    &[&id, machine],
+                     JOIN library_files f ON f.id = p.file_id WHERE p.id = $1 AND p.machine = $2",
                 )
                 .await?;
+            let row = c.query_opt(&statement, &[&id, machine]).await?;
             Ok(row.map(|r| FoundPassage {
                 path: r.get(0),
                 title: r.get(1),
