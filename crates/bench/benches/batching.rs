@@ -4,8 +4,8 @@
 //! `RS_TEST_MODEL` names the model (scripts/fetch-model.sh), `LLAMA_SERVER` the server binary
 //! (scripts/fetch-llama-server.sh; skipped when unset). For N in 1, 2, 4, 8: N different
 //! questions sent together, greedy, up to 128 tokens each; aggregate generated tokens per second
-//! of wall time, the median of three rounds after a warm-up round. Prints one JSON line per N
-//! and engine.
+//! of wall time, the median of three rounds after a warm-up round (`BATCHING_SIZES=2,4` for some
+//! sizes only). Prints one JSON line per N and engine.
 
 use std::net::TcpListener;
 use std::path::PathBuf;
@@ -131,10 +131,20 @@ fn main() {
     let server = std::env::var_os("LLAMA_SERVER").map(PathBuf::from);
     let rt = tokio::runtime::Runtime::new().unwrap();
     let name = model.file_name().unwrap().to_string_lossy().to_string();
-    for n in [1usize, 2, 4, 8] {
+    // BATCHING_SIZES=2,4 measures some sizes only.
+    let sizes: Vec<usize> = std::env::var("BATCHING_SIZES")
+        .ok()
+        .map(|v| v.split(',').filter_map(|n| n.trim().parse().ok()).collect())
+        .unwrap_or_else(|| vec![1, 2, 4, 8]);
+    for n in sizes {
         // Plain greedy decoding on both sides: no penalties, no loop guard.
+        // BATCHING_SLOTS=8: an engine made for 8 at once whatever N (as a run's is).
+        let slots = std::env::var("BATCHING_SLOTS")
+            .ok()
+            .and_then(|v| v.parse::<u32>().ok())
+            .unwrap_or(n as u32);
         let config = LocalConfig {
-            max_sequences: n as u32,
+            max_sequences: slots,
             repeat_penalty: 1.0,
             dry_multiplier: 0.0,
             loop_repeats: 0,
@@ -146,7 +156,7 @@ fn main() {
         let (tps, tokens) = rt.block_on(aggregate(ours, n));
         println!(
             "{}",
-            serde_json::json!({"scenario": "batching", "model": name, "engine": "built-in", "concurrent": n,
+            serde_json::json!({"scenario": "batching", "model": name, "engine": "built-in", "slots": slots, "concurrent": n,
                 "tokens": tokens, "tokens_per_s": (tps * 10.0).round() / 10.0})
         );
         if let Some(bin) = &server {

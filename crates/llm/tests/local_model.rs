@@ -588,9 +588,8 @@ async fn a_cancelled_sequence_frees_its_slot() {
     going_on.abort();
 }
 
-/// Gemma 3 (sliding-window attention) reuses a prompt prefix longer than its window and answers
-/// as it does with the prompt evaluated afresh. (A window-sized cache would have forgotten the
-/// prefix's start; the engine keeps the whole window for each sequence, so it never has to.)
+/// Gemma 3 (sliding-window attention) reuses a prompt prefix longer than its window, while its
+/// cache still holds it from position 0, and answers as it does with the prompt evaluated afresh.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_sliding_window_model_reuses_a_prefix_longer_than_its_window() {
     let Some(path) = std::env::var_os("RS_TEST_MODEL_GEMMA")

@@ -10,9 +10,10 @@
 //! - Prompt-prefix reuse: each slot keeps the tokens its last request left in the KV cache, and a
 //!   new request goes to the slot sharing the longest prefix with its prompt, which is not
 //!   evaluated again (the system prompt and instructions every extraction call shares). A model
-//!   with sliding-window attention (Gemma 3) keeps its whole context per sequence (`swa_full`):
-//!   a window-sized cache overwrites a prefix's start, which could then not be resumed from.
-//!   Should a slot's cache not hold position 0 anyway, its prompt is evaluated in full.
+//!   with sliding-window attention (Gemma 3) keeps only a window's worth of cache for those
+//!   layers (a full-length one made Gemma's long prompts 1.5 times slower: its attention then
+//!   spans every position), and overwrites the oldest positions of a long sequence: a slot
+//!   whose cache no longer holds position 0 evaluates its next prompt in full.
 //! - How many sequences at once: up to [`LocalConfig::max_sequences`], fewer when their KV
 //!   caches together would take more than a quarter of the memory free now.
 //! - The context lives while there is work, and a few seconds after (so a run's next call finds
@@ -301,8 +302,6 @@ fn new_context<'m>(
         .with_n_seq_max(sequences)
         // Each sequence its own part of the cache, the whole context long.
         .with_kv_unified(false)
-        // The sliding window's cache as long as the context, so a prefix stays resumable.
-        .with_swa_full(true)
         .with_n_threads(shape.threads)
         .with_n_threads_batch(shape.threads);
     model

@@ -56,17 +56,21 @@ pub(super) fn sampler_chain(
             DRY_BREAKERS,
         ));
     }
-    if config.top_k > 0 {
-        samplers.push(LlamaSampler::top_k(config.top_k));
-    }
-    let top_p = request.top_p.unwrap_or(config.top_p);
-    if top_p > 0.0 && top_p < 1.0 {
-        samplers.push(LlamaSampler::top_p(top_p, 1));
-    }
-    if config.min_p > 0.0 {
-        samplers.push(LlamaSampler::min_p(config.min_p, 1));
-    }
     let temperature = request.temperature.unwrap_or(config.temperature);
+    // The truncations never drop the most likely token: a greedy draw skips them (sorting
+    // Gemma's 262,144 logits for top-p on every token costs more than the draw).
+    if temperature > 0.0 {
+        if config.top_k > 0 {
+            samplers.push(LlamaSampler::top_k(config.top_k));
+        }
+        let top_p = request.top_p.unwrap_or(config.top_p);
+        if top_p > 0.0 && top_p < 1.0 {
+            samplers.push(LlamaSampler::top_p(top_p, 1));
+        }
+        if config.min_p > 0.0 {
+            samplers.push(LlamaSampler::min_p(config.min_p, 1));
+        }
+    }
     if temperature > 0.0 {
         samplers.push(LlamaSampler::temp(temperature));
         samplers.push(LlamaSampler::dist(config.seed));
