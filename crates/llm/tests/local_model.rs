@@ -457,6 +457,7 @@ async fn batched_requests_answer_as_they_do_one_at_a_time() {
         one_at_a_time.push(alone.complete(&greedy(q, 48), None).await.unwrap().text);
     }
     let together = serving(&path, 4);
+    assert_eq!(together.sequences(), 4);
     let answers = futures::future::join_all(QUESTIONS.iter().map(|q| {
         let model = together.clone();
         async move { model.complete(&greedy(q, 48), None).await.unwrap().text }

@@ -15,7 +15,8 @@
 //!   spans every position), and overwrites the oldest positions of a long sequence: a slot
 //!   whose cache no longer holds position 0 evaluates its next prompt in full.
 //! - How many sequences at once: up to [`LocalConfig::max_sequences`], fewer when their KV
-//!   caches together would take more than a quarter of the memory free now.
+//!   caches together would take more than a quarter of the memory free now; one for a model
+//!   with sliding-window attention, measured slower batched (see `sequences_for`).
 //! - The context lives while there is work, and a few seconds after (so a run's next call finds
 //!   its prefix); then its memory goes back to the system.
 
@@ -100,6 +101,8 @@ pub(super) struct Engine {
     pending: Arc<AtomicUsize>,
     /// Prompt tokens taken from the cache instead of evaluated, in all.
     reused: Arc<AtomicU64>,
+    /// Requests decoded together at most.
+    sequences: u32,
 }
 
 impl Engine {
@@ -124,14 +127,16 @@ impl Engine {
                 let reused = Arc::new(AtomicU64::new(0));
                 let model = model.clone();
                 let counts = reused.clone();
+                let sequences = sequences_for(&model, &shape);
                 std::thread::Builder::new()
                     .name("research-llm-local".into())
-                    .spawn(move || serve(&model, &shape, &queue, &counts))
+                    .spawn(move || serve(&model, &shape, sequences, &queue, &counts))
                     .expect("a thread for the built-in model");
                 Arc::new(Engine {
                     jobs,
                     pending,
                     reused,
+                    sequences,
                 })
             })
             .clone()
@@ -173,6 +178,11 @@ impl Engine {
     pub(super) fn reused(&self) -> u64 {
         self.reused.load(Ordering::SeqCst)
     }
+
+    /// Requests decoded together at most.
+    pub(super) fn sequences(&self) -> u32 {
+        self.sequences
+    }
 }
 
 /// llama.cpp contexts must not be created concurrently from one model.
@@ -202,6 +212,13 @@ fn sequences_for(model: &LlamaModel, shape: &Shape) -> u32 {
     let per_token = u64::from(model.n_layer()) * widths * u64::from(model.n_head_kv()) * 2;
     let per_sequence = (per_token * u64::from(shape.context_tokens)).max(1);
     let budget = available_memory().unwrap_or(2 << 30) / 4;
+    // Measured (BENCHMARKS.md): Gemma 3, whose layers mostly attend over a sliding window,
+    // ran a research run 1.46 times slower with its calls decoded together than one at a time
+    // (125 s against 86 s), while SmolLM2 ran 0.82 times as long. Until that is understood, a
+    // model with a sliding window is served one request at a time (prefix reuse still works).
+    if meta("sliding_window").is_some_and(|w| w > 0) {
+        return 1;
+    }
     ((budget / per_sequence) as u32).clamp(1, shape.max_sequences)
 }
 
@@ -216,8 +233,13 @@ fn available_memory() -> Option<u64> {
 /// The engine's thread: waits for work, makes a context, serves until idle, lets it go. A panic
 /// while serving fails the requests in hand (their callers are told the answer ended without a
 /// result) and the thread goes on serving the next ones.
-fn serve(model: &LlamaModel, shape: &Shape, queue: &Receiver<Job>, reused: &AtomicU64) {
-    let sequences = sequences_for(model, shape);
+fn serve(
+    model: &LlamaModel,
+    shape: &Shape,
+    sequences: u32,
+    queue: &Receiver<Job>,
+    reused: &AtomicU64,
+) {
     tracing::debug!(sequences, path = %shape.path.display(), "the built-in model serves requests together");
     while let Ok(first) = queue.recv() {
         let session = std::panic::AssertUnwindSafe(|| {

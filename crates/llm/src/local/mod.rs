@@ -173,6 +173,11 @@ impl LocalLlm {
         self.engine.busy()
     }
 
+    /// How many requests this model decodes together at most (see [`LocalConfig::max_sequences`]).
+    pub fn sequences(&self) -> u32 {
+        self.engine.sequences()
+    }
+
     /// Prompt tokens the model did not evaluate because its cache held them from an earlier
     /// request with the same beginning, in all requests to this model (of this shape) so far.
     pub fn prompt_tokens_reused(&self) -> u64 {
