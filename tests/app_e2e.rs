@@ -1348,11 +1348,17 @@ async fn a_run_started_on_a_server_box_is_answered_in_the_app() {
     let server = research_postgres::testing::TempPostgres::start().expect("PostgreSQL");
     let url = server.database("team").unwrap();
     let model = script(dir.path(), "script.json", |_| {});
+    // Pointed at the server, a profile's library is indexed there again (under this machine:
+    // the library moves with the rest, each machine's folders apart).
     let on_the_server = |profile: &Profile| {
         let path = Settings::path_for(&profile.db());
         let mut settings = Settings::load(&path).unwrap();
         settings.set("database", &url).unwrap();
         settings.save(&path).unwrap();
+        let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("crates/cli/tests/fixtures/corpus");
+        let studio = Studio::open(Some(&profile.db())).unwrap();
+        studio.library().unwrap().add(&corpus, &|_| {}).unwrap();
     };
     // The server box.
     let server_box = Profile::with_library(&dir.path().join("server-box"), &model);

@@ -48,20 +48,14 @@ impl PgLibrary {
     }
 }
 
-/// The text search configurations passages are stemmed with: each language's word list in
-/// [`STOP_WORDS`], and `simple` (words lower-cased, not stemmed) for the rest.
-const CONFIGS: &[&str] = &[
-    "english",
-    "german",
-    "french",
-    "spanish",
-    "italian",
-    "portuguese",
-    "dutch",
-    "swedish",
-    "russian",
-    "simple",
-];
+/// The text search configurations passages are stemmed with: each language of [`STOP_WORDS`],
+/// and `simple` (words lower-cased, not stemmed) for the rest.
+fn configs() -> impl Iterator<Item = &'static str> {
+    STOP_WORDS
+        .iter()
+        .map(|(config, _)| *config)
+        .chain(["simple"])
+}
 
 /// A few of each language's commonest words, by which a text's language is told.
 const STOP_WORDS: &[(&str, &[&str])] = &[
@@ -404,8 +398,7 @@ impl LibraryIndex for PgLibrary {
         // with the configuration written out, so that its query is made once and the GIN
         // index finds the matches. Ranked by `ts_rank` with the length normalised, as BM25 is;
         // unlike BM25 it does not weigh a rare word above a common one.
-        let branches: Vec<String> = CONFIGS
-            .iter()
+        let branches: Vec<String> = configs()
             .map(|config| {
                 format!(
                     "SELECT p.id, ts_rank(p.words, q, 1) AS rank

@@ -14,7 +14,7 @@
 //!   layers (a full-length one made Gemma's long prompts 1.5 times slower: its attention then
 //!   spans every position), and overwrites the oldest positions of a long sequence: a slot
 //!   whose cache no longer holds position 0 evaluates its next prompt in full.
-//! - How many sequences at once: up to [`LocalConfig::max_sequences`], fewer when their KV
+//! - How many sequences at once: up to [`LocalConfig::max_sequences`] (1 unless set), fewer when their KV
 //!   caches together would take more than a quarter of the memory free now; one for a model
 //!   with sliding-window attention, measured slower batched (see `sequences_for`).
 //! - The context lives while there is work, and a few seconds after (so a run's next call finds

@@ -72,7 +72,10 @@ pub struct LocalConfig {
     /// in a row (0 = never): a backstop against loops the penalties did not prevent.
     pub loop_repeats: u32,
     /// Requests decoded together in one batch, at most (fewer when memory is short; 1 = one
-    /// at a time). Each has its own `context_tokens` of cache.
+    /// at a time). Each has its own `context_tokens` of cache. One by default: on two cores
+    /// with the small test models, decoding a run's calls together was not faster overall, and
+    /// one report came out degenerate (BENCHMARKS.md, "requests served together"); a machine
+    /// where it pays sets `RESEARCH_STUDIO_LOCAL_SEQUENCES`.
     pub max_sequences: u32,
 }
 
@@ -95,7 +98,7 @@ impl Default for LocalConfig {
             dry_base: 1.75,
             dry_allowed_length: 2,
             loop_repeats: 4,
-            max_sequences: 8,
+            max_sequences: 1,
         }
     }
 }
