@@ -394,7 +394,8 @@ impl<'m> Batcher<'m> {
             model,
             path,
             ctx,
-            batch: LlamaBatch::new(STEP_TOKENS + slots, slots as i32),
+            // A step never holds more than STEP_TOKENS tokens, each of one sequence.
+            batch: LlamaBatch::new(STEP_TOKENS, 1),
             cached: vec![Vec::new(); slots],
             busy: vec![false; slots],
             running: Vec::new(),
@@ -585,8 +586,8 @@ impl Sequence {
 
     fn emit(&mut self, piece: String) {
         if !piece.is_empty() {
-            let _ = self.job.send.send(Piece::Text(piece.clone()));
             self.text.push_str(&piece);
+            let _ = self.job.send.send(Piece::Text(piece));
         }
     }
 }
