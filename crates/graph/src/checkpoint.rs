@@ -176,6 +176,32 @@ pub trait Checkpointer: Send + Sync + 'static {
     /// Saves task writes of a step in progress. When this returns, they are durable.
     async fn put_writes(&self, writes: Vec<WriteRecord>) -> Result<(), CheckpointError>;
 
+    /// Like [`put_checkpoint`](Self::put_checkpoint), for a checkpoint the run follows with a
+    /// durable write (or [`flush`](Self::flush)) before it tells its caller anything: the input
+    /// checkpoint of a new thread. When this returns it must survive the process being killed;
+    /// surviving a power loss may wait for that next durable write, which saves a store that
+    /// flushes its disk per commit one flush per run.
+    async fn put_checkpoint_unflushed(
+        &self,
+        checkpoint: CheckpointRecord,
+        writes: Vec<WriteRecord>,
+    ) -> Result<(), CheckpointError> {
+        self.put_checkpoint(checkpoint, writes).await
+    }
+
+    /// Like [`put_writes`](Self::put_writes), on the terms of
+    /// [`put_checkpoint_unflushed`](Self::put_checkpoint_unflushed): answers saved just before
+    /// the step they resume.
+    async fn put_writes_unflushed(&self, writes: Vec<WriteRecord>) -> Result<(), CheckpointError> {
+        self.put_writes(writes).await
+    }
+
+    /// Makes everything saved so far survive a power loss (a store whose every write is
+    /// durable on return has nothing to do).
+    async fn flush(&self) -> Result<(), CheckpointError> {
+        Ok(())
+    }
+
     /// The chain that rebuilds checkpoint `seq` (the latest when `None`), or `None` when the
     /// thread (or that checkpoint) does not exist.
     async fn load(

@@ -207,6 +207,38 @@ pub async fn records_round_trip(cp: Arc<dyn Checkpointer>) {
     assert!(cp.threads().await.unwrap().is_empty());
 }
 
+/// Saves that may wait for the next flush are read back at once, refuse a second checkpoint of
+/// the same number as flushed ones do, and are kept with those that follow; `flush` succeeds
+/// with nothing to flush and after them.
+pub async fn unflushed_saves_read_back_at_once(cp: Arc<dyn Checkpointer>) {
+    cp.flush().await.unwrap();
+    cp.put_checkpoint_unflushed(record("u", 0, Some(b"S0")), vec![])
+        .await
+        .unwrap();
+    let chain = cp.load(&"u".into(), None).await.unwrap().expect("saved");
+    assert_eq!(chain.checkpoints, vec![record("u", 0, Some(b"S0"))]);
+    assert!(matches!(
+        cp.put_checkpoint_unflushed(record("u", 0, None), vec![])
+            .await,
+        Err(CheckpointError::Conflict { seq: 0, .. })
+    ));
+    cp.put_writes_unflushed(vec![write("u", 0, 0, WriteKind::Resume, "yes")])
+        .await
+        .unwrap();
+    cp.put_writes_unflushed(vec![]).await.unwrap();
+    cp.put_checkpoint(
+        record("u", 1, None),
+        vec![write("u", 0, 0, WriteKind::Update, "a")],
+    )
+    .await
+    .unwrap();
+    cp.flush().await.unwrap();
+    let chain = cp.load(&"u".into(), None).await.unwrap().unwrap();
+    assert_eq!(chain.checkpoints.len(), 2);
+    let kinds: Vec<WriteKind> = chain.writes.iter().map(|w| w.kind).collect();
+    assert_eq!(kinds, vec![WriteKind::Update, WriteKind::Resume]);
+}
+
 /// A chain starts at the nearest snapshot at or before the target and carries only its writes.
 pub async fn chain_starts_at_nearest_snapshot(cp: Arc<dyn Checkpointer>) {
     for seq in 0..5u64 {
@@ -505,6 +537,28 @@ impl Checkpointer for CountingCheckpointer {
             .push(w.iter().map(|w| w.value.len()).sum());
         self.inner.put_writes(w).await
     }
+    async fn put_checkpoint_unflushed(
+        &self,
+        c: CheckpointRecord,
+        w: Vec<WriteRecord>,
+    ) -> Result<(), CheckpointError> {
+        let n = c.body.len()
+            + c.snapshot.as_ref().map_or(0, Vec::len)
+            + w.iter().map(|w| w.value.len()).sum::<usize>();
+        self.bytes.lock().unwrap().push(n);
+        self.calls.fetch_add(1, Ordering::Relaxed);
+        self.inner.put_checkpoint_unflushed(c, w).await
+    }
+    async fn put_writes_unflushed(&self, w: Vec<WriteRecord>) -> Result<(), CheckpointError> {
+        self.bytes
+            .lock()
+            .unwrap()
+            .push(w.iter().map(|w| w.value.len()).sum());
+        self.inner.put_writes_unflushed(w).await
+    }
+    async fn flush(&self) -> Result<(), CheckpointError> {
+        self.inner.flush().await
+    }
     async fn load(
         &self,
         t: &ThreadId,
@@ -584,7 +638,8 @@ macro_rules! checkpointer_conformance {
         $crate::checkpointer_conformance!(@tests $make;
             records_round_trip, chain_starts_at_nearest_snapshot, interrupts_resume_in_order,
             static_pauses_and_state_updates, fanout_resume_runs_only_unfinished_tasks,
-            fork_from_earlier_checkpoint, bytes_per_step_stay_flat, cancel_then_resume);
+            fork_from_earlier_checkpoint, bytes_per_step_stay_flat, cancel_then_resume,
+            unflushed_saves_read_back_at_once);
     };
     (@tests $make:expr; $($check:ident),*) => {
         $(

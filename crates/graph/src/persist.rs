@@ -19,7 +19,7 @@ use crate::checkpoint::{
 use crate::error::GraphError;
 use crate::event::{emit, Event, InterruptKind};
 use crate::graph::CompiledGraph;
-use crate::run::RunOptions;
+use crate::run::{RunOptions, RunOutcome};
 use crate::state::State;
 use crate::superstep::Cursor;
 
@@ -106,15 +106,33 @@ impl<S: State, C: Send + Sync + 'static> CompiledGraph<S, C> {
         })
     }
 
-    /// Saves carried writes when the run stops before its next checkpoint.
+    /// Saves carried writes when the run stops before its next checkpoint, and makes what was
+    /// saved without a flush durable: the run is about to tell its caller where it stands.
     pub(crate) async fn flush(&self, cursor: &mut Cursor<S>) -> Result<(), GraphError> {
         if let Some(cp) = &self.checkpointer {
             let carry = std::mem::take(&mut cursor.carry);
             if !carry.is_empty() {
                 cp.put_writes(carry).await?;
+            } else if cursor.unflushed {
+                cp.flush().await?;
             }
+            cursor.unflushed = false;
         }
         Ok(())
+    }
+
+    /// `outcome`, after a run that saved something without a flush (`unflushed`) and failed:
+    /// its input or answers are flushed before the error reaches the caller (every other way
+    /// out flushes on its own). A flush that fails too leaves the first error to report.
+    pub(crate) async fn flushed(
+        &self,
+        unflushed: bool,
+        outcome: Result<RunOutcome<S>, GraphError>,
+    ) -> Result<RunOutcome<S>, GraphError> {
+        if let (true, Err(_), Some(cp)) = (unflushed, &outcome, &self.checkpointer) {
+            let _ = cp.flush().await;
+        }
+        outcome
     }
 
     /// Saves the checkpoint the loop has just reached, with the writes carried to it; a snapshot
@@ -139,6 +157,7 @@ impl<S: State, C: Send + Sync + 'static> CompiledGraph<S, C> {
             let record = self.record(opts, cursor, snapshot)?;
             cursor.bytes_since_snapshot += record.body.len();
             cp.put_checkpoint(record, carried).await?;
+            cursor.unflushed = false;
             let seq = cursor.seq;
             emit(&opts.events, || Event::CheckpointSaved { checkpoint: seq });
         }
@@ -259,6 +278,7 @@ impl<S: State, C: Send + Sync + 'static> CompiledGraph<S, C> {
             bytes_since_snapshot,
             last_snapshot_len,
             carry: Vec::new(),
+            unflushed: false,
         })
     }
 }

@@ -201,6 +201,7 @@ impl<S: State, C: Send + Sync + 'static> CompiledGraph<S, C> {
             bytes_since_snapshot: 0,
             last_snapshot_len: 0,
             carry: Vec::new(),
+            unflushed: false,
         };
         emit(&opts.events, || Event::RunStarted {
             thread_id: opts.thread_id.clone(),
@@ -215,13 +216,21 @@ impl<S: State, C: Send + Sync + 'static> CompiledGraph<S, C> {
             if let Some(p) = &pause {
                 writes.push(self.write(&opts.thread_id, 0, WHOLE_STEP, WriteKind::Pause, 0, p)?);
             }
-            cp.put_checkpoint(record, writes).await?;
+            if pause.is_some() {
+                cp.put_checkpoint(record, writes).await?;
+            } else {
+                // The first step's checkpoint (or the flush before any return) makes it durable.
+                cp.put_checkpoint_unflushed(record, writes).await?;
+                cursor.unflushed = true;
+            }
             emit(&opts.events, || Event::CheckpointSaved { checkpoint: 0 });
         }
         if let Some(pause) = pause {
             return self.pause(cursor, &opts, pause, true).await;
         }
-        self.drive(cursor, &opts, false).await
+        let unflushed = cursor.unflushed;
+        let outcome = self.drive(cursor, &opts, false).await;
+        self.flushed(unflushed, outcome).await
     }
 
     /// Continues a saved thread: after a crash, a cancel, a failure, or with answers to its interrupts.
@@ -302,12 +311,16 @@ impl<S: State, C: Send + Sync + 'static> CompiledGraph<S, C> {
             )?);
         }
         if !writes.is_empty() {
-            cp.put_writes(writes).await?;
+            // The resumed step's checkpoint (or the flush before any return) makes them durable.
+            cp.put_writes_unflushed(writes).await?;
+            cursor.unflushed = true;
         }
         emit(&opts.events, || Event::RunStarted {
             thread_id: opts.thread_id.clone(),
             resumed: true,
         });
-        self.drive(cursor, &opts, released).await
+        let unflushed = cursor.unflushed;
+        let outcome = self.drive(cursor, &opts, released).await;
+        self.flushed(unflushed, outcome).await
     }
 }

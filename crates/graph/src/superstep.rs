@@ -48,6 +48,9 @@ pub(crate) struct Cursor<S: State> {
     /// Writes that need no commit of their own: they travel with the next checkpoint, or are
     /// flushed when the run stops before one.
     pub(crate) carry: Vec<WriteRecord>,
+    /// Something was saved without a flush (the input, answers) and nothing flushed since: the
+    /// run flushes before it tells its caller anything.
+    pub(crate) unflushed: bool,
 }
 
 impl<S: State, C: Send + Sync + 'static> CompiledGraph<S, C> {
@@ -63,6 +66,7 @@ impl<S: State, C: Send + Sync + 'static> CompiledGraph<S, C> {
         let empty: Arc<[Value]> = Arc::from(Vec::new());
         loop {
             if cursor.tasks.is_empty() {
+                self.flush(&mut cursor).await?;
                 emit(&opts.events, || Event::RunFinished { steps: steps_taken });
                 return Ok(RunOutcome::Finished(Arc::unwrap_or_clone(cursor.state)));
             }
@@ -105,12 +109,18 @@ impl<S: State, C: Send + Sync + 'static> CompiledGraph<S, C> {
                         saved_bytes,
                     } => {
                         match saved_bytes {
-                            Some(n) => cursor.bytes_since_snapshot += n,
+                            Some(n) => {
+                                cursor.bytes_since_snapshot += n;
+                                // Saved with a flush, which made what came before durable too.
+                                cursor.unflushed = false;
+                            }
                             None => deferred = Some(i),
                         }
                         cursor.done[i] = Some(update);
                     }
                     TaskEnd::Interrupted(payload) => {
+                        // The runner saved the question with a flush.
+                        cursor.unflushed = false;
                         let idx = cursor.resume[i].len() as u32;
                         cursor.waiting.push((i, idx, payload));
                     }

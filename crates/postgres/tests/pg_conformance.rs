@@ -30,6 +30,21 @@ impl Checkpointer for OnItsOwnServer {
     async fn put_writes(&self, writes: Vec<WriteRecord>) -> Result<(), CheckpointError> {
         self.store.put_writes(writes).await
     }
+    async fn put_checkpoint_unflushed(
+        &self,
+        checkpoint: CheckpointRecord,
+        writes: Vec<WriteRecord>,
+    ) -> Result<(), CheckpointError> {
+        self.store
+            .put_checkpoint_unflushed(checkpoint, writes)
+            .await
+    }
+    async fn put_writes_unflushed(&self, writes: Vec<WriteRecord>) -> Result<(), CheckpointError> {
+        self.store.put_writes_unflushed(writes).await
+    }
+    async fn flush(&self) -> Result<(), CheckpointError> {
+        self.store.flush().await
+    }
     async fn load(
         &self,
         thread: &ThreadId,

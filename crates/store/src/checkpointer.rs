@@ -13,21 +13,27 @@ use tokio::sync::oneshot;
 
 use crate::{open_connection, open_connection_with, Durability, StoreError};
 
-enum Job {
-    Checkpoint(
-        CheckpointRecord,
-        Vec<WriteRecord>,
-        oneshot::Sender<Result<(), CheckpointError>>,
-    ),
-    Writes(
-        Vec<WriteRecord>,
-        oneshot::Sender<Result<(), CheckpointError>>,
-    ),
+/// One write handed to the writer: what to write, whether its commit must flush the disk, and
+/// who waits for it.
+struct Job {
+    work: Work,
+    flush: bool,
+    done: oneshot::Sender<Result<(), CheckpointError>>,
+}
+
+enum Work {
+    Checkpoint(CheckpointRecord, Vec<WriteRecord>),
+    Writes(Vec<WriteRecord>),
 }
 
 /// Checkpoints in a SQLite file (LangGraph's `SqliteSaver`), durable on return.
 pub struct SqliteCheckpointer {
     jobs: Mutex<Option<mpsc::Sender<Job>>>,
+    /// The writing connection, shared by the writer thread and a run's loop.
+    conn: Arc<Mutex<Connection>>,
+    durability: Durability,
+    /// The write-ahead log, flushed by [`Checkpointer::flush`] (`None` when commits never flush).
+    wal: Option<std::path::PathBuf>,
     writer: Mutex<Option<std::thread::JoinHandle<()>>>,
     reader: Arc<Mutex<Connection>>,
 }
@@ -61,33 +67,58 @@ impl SqliteCheckpointer {
 
     /// Opens the database at `path` with the given durability.
     pub fn open_with(path: &Path, durability: Durability) -> Result<Self, StoreError> {
-        let writer_conn = open_connection_with(path, durability)?;
+        let conn = Arc::new(Mutex::new(open_connection_with(path, durability)?));
         let reader = open_connection(path)?;
         let (tx, rx) = mpsc::channel::<Job>();
+        let writer_conn = conn.clone();
         let writer = std::thread::Builder::new()
             .name("checkpoint-writer".into())
-            .spawn(move || writer_loop(writer_conn, rx))
+            .spawn(move || writer_loop(&writer_conn, durability, rx))
             .map_err(|e| StoreError::Open {
                 path: path.to_path_buf(),
                 message: e.to_string(),
             })?;
+        let wal = match durability {
+            Durability::Full => {
+                let mut wal = path.as_os_str().to_owned();
+                wal.push("-wal");
+                Some(wal.into())
+            }
+            Durability::Normal => None,
+        };
         Ok(Self {
             jobs: Mutex::new(Some(tx)),
+            conn,
+            durability,
+            wal,
             writer: Mutex::new(Some(writer)),
             reader: Arc::new(Mutex::new(reader)),
         })
     }
 
-    async fn submit(
-        &self,
-        make: impl FnOnce(oneshot::Sender<Result<(), CheckpointError>>) -> Job,
-    ) -> Result<(), CheckpointError> {
-        let (tx, rx) = oneshot::channel();
-        {
+    async fn submit(&self, work: Work, flush: bool) -> Result<(), CheckpointError> {
+        let (done, rx) = oneshot::channel();
+        let job = Job { work, flush, done };
+        // A checkpoint whose commit will not wait for the disk is made here when the connection
+        // is free, sparing a hand-over to the writer thread and back (measured: 0.4 -> 0.23 ms an
+        // interrupt cycle without flushes). A flushing commit always goes to the writer: made
+        // here it would hold this thread through the flush, and runs polled on it could not
+        // queue their saves to share it (8 runs at once: 115 -> 36 runs/s); task writes too,
+        // as the tasks of one step are polled in one task.
+        let inline = matches!(job.work, Work::Checkpoint(..))
+            && (self.durability == Durability::Normal || !job.flush);
+        let job = match (inline, self.conn.try_lock()) {
+            (true, Ok(mut conn)) => {
+                commit(&mut conn, self.durability, vec![job]);
+                None
+            }
+            _ => Some(job),
+        };
+        if let Some(job) = job {
             let jobs = self.jobs.lock().map_err(storage)?;
             jobs.as_ref()
                 .ok_or(CheckpointError::Closed)?
-                .send(make(tx))
+                .send(job)
                 .map_err(|_| CheckpointError::Closed)?;
         }
         rx.await.map_err(|_| CheckpointError::Closed)?
@@ -132,10 +163,10 @@ fn insert_writes(tx: &Connection, writes: &[WriteRecord]) -> rusqlite::Result<()
 }
 
 /// One job's rows, inside its savepoint.
-fn apply(tx: &Connection, job: &Job) -> Result<(), CheckpointError> {
-    match job {
-        Job::Writes(writes, _) => insert_writes(tx, writes).map_err(write_failed),
-        Job::Checkpoint(cp, writes, _) => {
+fn apply(tx: &Connection, work: &Work) -> Result<(), CheckpointError> {
+    match work {
+        Work::Writes(writes) => insert_writes(tx, writes).map_err(write_failed),
+        Work::Checkpoint(cp, writes) => {
             let inserted = tx
                 .prepare_cached(
                     "INSERT OR IGNORE INTO checkpoints (thread_id, seq, created_at_ms, body, snapshot)
@@ -163,44 +194,67 @@ fn apply(tx: &Connection, job: &Job) -> Result<(), CheckpointError> {
     }
 }
 
-fn writer_loop(mut conn: Connection, rx: mpsc::Receiver<Job>) {
+fn writer_loop(conn: &Mutex<Connection>, durability: Durability, rx: mpsc::Receiver<Job>) {
     while let Ok(first) = rx.recv() {
         // Take everything queued so far: one transaction, one flush, for all of it.
         let mut batch = vec![first];
         while let Ok(job) = rx.try_recv() {
             batch.push(job);
         }
-        let mut outcomes: Vec<Result<(), CheckpointError>> = Vec::with_capacity(batch.len());
-        let result = (|| -> rusqlite::Result<()> {
-            let mut tx =
-                conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-            for job in &batch {
-                // One savepoint per job: a job that fails half-way leaves none of its rows in
-                // the commit the other jobs share.
-                let sp = tx.savepoint()?;
-                let outcome = apply(&sp, job);
-                if outcome.is_ok() {
-                    sp.commit()?;
+        match conn.lock() {
+            Ok(mut conn) => commit(&mut conn, durability, batch),
+            // A commit panicked with the connection in hand: fail the batch rather than hang it.
+            Err(_) => {
+                for job in batch {
+                    let _ = job.done.send(Err(CheckpointError::Closed));
                 }
-                // Dropping an uncommitted savepoint rolls it back.
-                outcomes.push(outcome);
             }
-            tx.commit()
-        })();
-        for (job, outcome) in batch.into_iter().zip(
-            outcomes
-                .into_iter()
-                .chain(std::iter::repeat_with(|| Ok(()))),
-        ) {
-            let reply = match &result {
-                Ok(()) => outcome,
-                Err(e) if crate::sessions::is_disk_full(e) => Err(CheckpointError::DiskFull),
-                Err(e) => Err(storage(e)),
-            };
-            let _ = match job {
-                Job::Writes(_, tx) | Job::Checkpoint(_, _, tx) => tx.send(reply),
-            };
         }
+    }
+}
+
+/// Commits `batch` in one transaction, a savepoint per job, and answers each job.
+fn commit(conn: &mut Connection, durability: Durability, batch: Vec<Job>) {
+    // A batch of writes that may wait for the next flush commits without one (it still
+    // survives the process being killed); the next flushing commit syncs the whole log.
+    let lazy = durability == Durability::Full && batch.iter().all(|j| !j.flush);
+    let mut outcomes: Vec<Result<(), CheckpointError>> = Vec::with_capacity(batch.len());
+    let result = (|| -> rusqlite::Result<()> {
+        if lazy {
+            conn.pragma_update(None, "synchronous", "NORMAL")?;
+        }
+        let mut tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        for job in &batch {
+            // One savepoint per job: a job that fails half-way leaves none of its rows in the
+            // commit the other jobs share.
+            let sp = tx.savepoint()?;
+            let outcome = apply(&sp, &job.work);
+            if outcome.is_ok() {
+                sp.commit()?;
+            }
+            // Dropping an uncommitted savepoint rolls it back.
+            outcomes.push(outcome);
+        }
+        tx.commit()
+    })();
+    let restored = if lazy {
+        conn.pragma_update(None, "synchronous", "FULL")
+    } else {
+        Ok(())
+    };
+    for (job, outcome) in batch.into_iter().zip(
+        outcomes
+            .into_iter()
+            .chain(std::iter::repeat_with(|| Ok(()))),
+    ) {
+        let reply = match (&result, &restored) {
+            (Ok(()), Ok(())) => outcome,
+            (Err(e), _) | (_, Err(e)) if crate::sessions::is_disk_full(e) => {
+                Err(CheckpointError::DiskFull)
+            }
+            (Err(e), _) | (_, Err(e)) => Err(storage(e)),
+        };
+        let _ = job.done.send(reply);
     }
 }
 
@@ -221,7 +275,7 @@ impl Checkpointer for SqliteCheckpointer {
         checkpoint: CheckpointRecord,
         writes: Vec<WriteRecord>,
     ) -> Result<(), CheckpointError> {
-        self.submit(|tx| Job::Checkpoint(checkpoint, writes, tx))
+        self.submit(Work::Checkpoint(checkpoint, writes), true)
             .await
     }
 
@@ -229,7 +283,35 @@ impl Checkpointer for SqliteCheckpointer {
         if writes.is_empty() {
             return Ok(());
         }
-        self.submit(|tx| Job::Writes(writes, tx)).await
+        self.submit(Work::Writes(writes), true).await
+    }
+
+    async fn put_checkpoint_unflushed(
+        &self,
+        checkpoint: CheckpointRecord,
+        writes: Vec<WriteRecord>,
+    ) -> Result<(), CheckpointError> {
+        self.submit(Work::Checkpoint(checkpoint, writes), false)
+            .await
+    }
+
+    async fn put_writes_unflushed(&self, writes: Vec<WriteRecord>) -> Result<(), CheckpointError> {
+        if writes.is_empty() {
+            return Ok(());
+        }
+        self.submit(Work::Writes(writes), false).await
+    }
+
+    async fn flush(&self) -> Result<(), CheckpointError> {
+        let Some(wal) = &self.wal else {
+            return Ok(());
+        };
+        // Syncing the log file syncs every commit in it, whichever connection wrote it.
+        match std::fs::File::open(wal) {
+            Ok(file) => file.sync_data().map_err(storage),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(storage(e)),
+        }
     }
 
     async fn load(

@@ -66,3 +66,49 @@ async fn a_failed_job_leaves_none_of_its_rows() {
         .unwrap();
     assert_eq!(rows, 1);
 }
+
+/// Where the killed child of [`an_unflushed_save_survives_the_process_being_killed`] writes.
+const CHILD_DB: &str = "RS_TEST_UNFLUSHED_CHILD_DB";
+
+/// Run as a child process by the test below: saves without a flush, then dies at once (no
+/// destructor, no writer thread finishing its queue).
+#[tokio::test]
+async fn unflushed_child() {
+    use research_graph::{CheckpointRecord, Checkpointer, ThreadId};
+    let Some(path) = std::env::var_os(CHILD_DB) else {
+        return;
+    };
+    let cp = SqliteCheckpointer::open(std::path::Path::new(&path)).unwrap();
+    let record = CheckpointRecord {
+        thread_id: ThreadId::from("input"),
+        seq: 0,
+        created_at_ms: 1,
+        body: b"{}".to_vec(),
+        snapshot: Some(b"{}".to_vec()),
+    };
+    cp.put_checkpoint_unflushed(record, vec![]).await.unwrap();
+    std::process::abort();
+}
+
+/// A save that skipped its flush is in the file as soon as it returns: a process killed right
+/// after it loses nothing (only a power loss before the next flush could).
+#[test]
+fn an_unflushed_save_survives_the_process_being_killed() {
+    use research_graph::Checkpointer;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("checkpoints.sqlite3");
+    let status = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "unflushed_child", "--test-threads", "1"])
+        .env(CHILD_DB, &path)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .unwrap();
+    assert!(!status.success(), "the child was meant to die");
+    let cp = SqliteCheckpointer::open(&path).unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let chain = rt.block_on(cp.load(&"input".into(), None)).unwrap();
+    assert_eq!(chain.expect("the input was kept").checkpoints.len(), 1);
+}
