@@ -247,6 +247,22 @@ pub fn distinct_4gram_ratio(text: &str) -> f64 {
     distinct.len() as f64 / grams.len() as f64
 }
 
+/// The share of `text`'s four-word sequences that `body` says too (0 when `text` has fewer
+/// than four words): a finding the body already says word for word, listed again, makes the
+/// report read the same passage twice.
+pub fn share_said_in(text: &str, body: &str) -> f64 {
+    let in_body = word_ids(body).ids.len();
+    // One vocabulary for both, so that a word has one id in each.
+    let words = word_ids(&format!("{body}\n{text}"));
+    let (said, own) = words.ids.split_at(in_body.min(words.ids.len()));
+    if own.len() < 4 {
+        return 0.0;
+    }
+    let said: HashSet<u128, BuildHasherDefault<IdHasher>> = four_grams(said).into_iter().collect();
+    let own = four_grams(own);
+    own.iter().filter(|g| said.contains(g)).count() as f64 / own.len() as f64
+}
+
 /// Repetition over the whole text and within any [`LOOP_WINDOW`] of it.
 pub(super) fn repetition(text: &str) -> Option<Degeneracy> {
     let words = word_ids(text);

@@ -137,6 +137,17 @@ pub const MAX_BODY_WORDS: usize = 1_200;
 /// when most of what the writer cited is not in its evidence, the rest is not worth reading.
 pub const MAX_REMOVED_SHARE: f64 = 0.5;
 
+/// When a body and its findings list would read as a loop, a finding whose quote the body says
+/// this much of, word for word (as a share of the quote's four-word sequences), is not listed
+/// again: a summary copying a long quote, then that quote listed, read as a loop to
+/// `check_usable` (distinct 4-grams under 0.6).
+pub const SAID_ALREADY: f64 = 0.5;
+
+/// Below this share of distinct four-word sequences, a body and its findings list read as one
+/// text said twice (the bar `check_usable` holds a report to; the prose guard's loop bar,
+/// [`guard::MIN_DISTINCT_4GRAMS`], is lower because it judges the body alone).
+pub const READS_TWICE: f64 = 0.6;
+
 /// Which research question each evidence item answers best (by shared content words), for
 /// grouping passages; `None` when it shares nothing with any.
 fn question_of(e: &Evidence, questions: &[String]) -> Option<usize> {
@@ -637,7 +648,12 @@ pub async fn write(
         audited = audit::audit(&body, input.facts.evidence, &cited_texts(&texts, &body));
     }
     // The extractive body already quotes and cites every passage: no findings list after it.
-    let findings: &[Evidence] = if extractive { &[] } else { &evidence };
+    let findings: Vec<Evidence> = if extractive {
+        Vec::new()
+    } else {
+        unrepeated(&audited.body, &evidence, input.facts.language)
+    };
+    let findings = &findings[..];
     let mut draft = finish(
         ctx,
         input,
@@ -655,6 +671,21 @@ pub async fn write(
     added.append(&mut draft.added);
     draft.added = added;
     Ok(draft)
+}
+
+/// The findings to list under `body`: all of them, unless body and list together would read as
+/// a loop because the body says findings word for word (a small model's summary copying long
+/// quotes); then those are said once, in the body, and not listed again.
+fn unrepeated(body: &str, evidence: &[Evidence], language: &str) -> Vec<Evidence> {
+    let listed = report::findings_section(language, evidence);
+    if guard::distinct_4gram_ratio(&format!("{body}\n\n{listed}")) >= READS_TWICE {
+        return evidence.to_vec();
+    }
+    evidence
+        .iter()
+        .filter(|e| guard::share_said_in(&e.quote, body) < SAID_ALREADY)
+        .cloned()
+        .collect()
 }
 
 /// A person's own edit of the draft, through the same audit as the writer's prose: a sentence
@@ -752,4 +783,60 @@ async fn finish(
         trust,
         added,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LONG: &str = "The software is provided as is, without warranty of any kind, express or implied, \
+including but not limited to the warranties of merchantability and fitness for a particular purpose.";
+
+    fn found(source_id: u32, quote: &str) -> Evidence {
+        let mut e = Evidence::unnumbered(quote.to_string(), quote.to_string());
+        e.source_id = source_id;
+        e
+    }
+
+    #[test]
+    fn a_list_that_would_say_the_body_again_leaves_out_what_the_body_says() {
+        // The same licence passage read on three pages, and a summary made of it.
+        let evidence = vec![
+            found(1, LONG),
+            found(2, LONG),
+            found(3, LONG),
+            found(
+                4,
+                "Copyleft licences require that changed versions are shared under the same terms.",
+            ),
+        ];
+        let body = format!("## Summary\n{LONG} [1]\n");
+        let listed = unrepeated(&body, &evidence, "en");
+        assert_eq!(listed.len(), 1, "{listed:#?}");
+        assert_eq!(listed[0].source_id, 4);
+        let report = format!("{body}\n{}", report::findings_section("en", &listed));
+        assert!(
+            guard::distinct_4gram_ratio(&report) >= READS_TWICE,
+            "{report}"
+        );
+    }
+
+    #[test]
+    fn a_list_that_reads_well_after_the_body_is_left_whole() {
+        let evidence = vec![
+            found(1, LONG),
+            found(
+                4,
+                "Copyleft licences require that changed versions are shared under the same terms.",
+            ),
+        ];
+        // The body quoting one passage among its own words is how a report cites: kept whole.
+        let body = format!(
+            "## Summary\nMost open source licences disclaim every warranty, often in capitals, and \
+             several add a limitation of liability for any damages arising from use. {LONG} [1] \
+             Copyleft licences add conditions on sharing changed versions, while permissive ones \
+             ask only that the notice is kept with every copy of the code [4].\n"
+        );
+        assert_eq!(unrepeated(&body, &evidence, "en").len(), 2);
+    }
 }

@@ -386,3 +386,19 @@ fn topic_terms_fold_derivations_that_claim_terms_keep_apart() {
     // Numbers and Japanese are compared as in every other check.
     assert_eq!(topic_terms("three 所有権"), vec!["3", "所有", "有権"]);
 }
+
+#[test]
+fn a_text_said_in_a_body_is_told_apart_from_one_only_about_the_same_thing() {
+    let quote =
+        "Each value in Rust has a single owner at any time, and it is dropped with its owner.";
+    let copied = format!(
+        "Rust is careful. {} [2] So memory is freed.",
+        quote.to_uppercase()
+    );
+    assert!(share_said_in(quote, &copied) > 0.9);
+    let paraphrase =
+        "Every Rust value is owned by one variable and freed when that variable goes away [2].";
+    assert!(share_said_in(quote, paraphrase) < 0.2);
+    assert_eq!(share_said_in("too short", &copied), 0.0);
+    assert_eq!(share_said_in(quote, ""), 0.0);
+}
