@@ -8,6 +8,7 @@
 //! [`persist`](crate::persist), the running of nodes in [`runner`](crate::runner).
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use serde_json::Value;
 
@@ -20,6 +21,11 @@ use crate::persist::PauseRecord;
 use crate::run::{RunOptions, RunOutcome};
 use crate::runner::TaskEnd;
 use crate::state::State;
+
+/// How long a save may stay unflushed while the step after it runs. A step of microseconds is
+/// followed by its own flushing save, which covers the one before; a step that waits on a model
+/// for seconds should not leave the thread's input at the mercy of a power loss meanwhile.
+const FLUSH_WITHIN: Duration = Duration::from_millis(50);
 
 /// A thread in memory between steps.
 pub(crate) struct Cursor<S: State> {
@@ -92,7 +98,26 @@ impl<S: State, C: Send + Sync + 'static> CompiledGraph<S, C> {
             }
             skip_before = false;
 
-            let ends = self.run_step(&cursor, opts, &empty).await;
+            let step = self.run_step(&cursor, opts, &empty);
+            let (ends, flushed) = match (&self.checkpointer, cursor.unflushed) {
+                (Some(cp), true) => {
+                    tokio::pin!(step);
+                    tokio::select! {
+                        biased;
+                        ends = &mut step => (ends, false),
+                        () = tokio::time::sleep(FLUSH_WITHIN) => {
+                            // A flush that fails here is not the step's failure: the step's own
+                            // save (or the flush before the run returns) reports the disk.
+                            let flushed = cp.flush().await.is_ok();
+                            (step.await, flushed)
+                        }
+                    }
+                }
+                _ => (step.await, false),
+            };
+            if flushed {
+                cursor.unflushed = false;
+            }
             let Some(ends) = ends else {
                 self.flush(&mut cursor).await?;
                 emit(&opts.events, || Event::RunCancelled);

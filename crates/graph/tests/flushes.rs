@@ -46,6 +46,8 @@ impl Call {
 struct Recorder {
     inner: MemoryCheckpointer,
     calls: Mutex<Vec<Call>>,
+    /// Refuse flushing checkpoints (a full disk).
+    refuse: std::sync::atomic::AtomicBool,
 }
 
 impl Recorder {
@@ -66,6 +68,9 @@ impl Checkpointer for Recorder {
         w: Vec<WriteRecord>,
     ) -> Result<(), CheckpointError> {
         self.note(Call::Checkpoint);
+        if self.refuse.load(std::sync::atomic::Ordering::SeqCst) {
+            return Err(CheckpointError::DiskFull);
+        }
         self.inner.put_checkpoint(c, w).await
     }
     async fn put_writes(&self, w: Vec<WriteRecord>) -> Result<(), CheckpointError> {
@@ -229,4 +234,38 @@ async fn a_run_that_fails_or_is_cancelled_in_its_first_step_flushes_its_input() 
         .unwrap();
     assert!(matches!(out, RunOutcome::Cancelled(_)));
     assert_eq!(settled(cp.take()), [CheckpointUnflushed, Flush]);
+}
+
+#[tokio::test]
+async fn a_long_first_step_does_not_leave_the_input_unflushed_meanwhile() {
+    use Call::*;
+    let cp = Arc::new(Recorder::default());
+    let mut g = StateGraph::<S>::new();
+    g.add_node("slow", |_, _| async {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        Ok(log("slow"))
+    });
+    g.add_edge(START, "slow").add_edge("slow", END);
+    let g = compile(g, &cp, &[]);
+    g.invoke(S::default(), RunOptions::new("t", ()))
+        .await
+        .unwrap();
+    assert_eq!(settled(cp.take()), [CheckpointUnflushed, Flush, Checkpoint]);
+}
+
+#[tokio::test]
+async fn a_run_whose_save_fails_flushes_its_input_before_the_error_returns() {
+    use Call::*;
+    let cp = Arc::new(Recorder::default());
+    cp.refuse.store(true, std::sync::atomic::Ordering::SeqCst);
+    let mut g = StateGraph::<S>::new();
+    g.add_node("a", |_, _| async { Ok(log("a")) });
+    g.add_edge(START, "a").add_edge("a", END);
+    let g = compile(g, &cp, &[]);
+    let err = g
+        .invoke(S::default(), RunOptions::new("t", ()))
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("full"), "{err}");
+    assert_eq!(settled(cp.take()), [CheckpointUnflushed, Checkpoint, Flush]);
 }

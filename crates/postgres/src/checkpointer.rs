@@ -96,23 +96,18 @@ fn record(thread: &ThreadId, row: &tokio_postgres::Row) -> CheckpointRecord {
     }
 }
 
-impl PgCheckpointer {
-    /// Saves a checkpoint with its writes; without `flush`, the commit does not wait for the
-    /// server's log to reach the disk (it survives this process, and the server's own crash
-    /// once the next flushing commit or [`Checkpointer::flush`] is made).
-    async fn save_checkpoint(
+// Every save waits for the server's log flush: the unflushed saves keep the trait's defaults,
+// since an explicit flush would need a transaction that writes to the log (one that only takes
+// an id commits without waiting), and a commit here costs its round trips more than its flush.
+#[async_trait]
+impl Checkpointer for PgCheckpointer {
+    async fn put_checkpoint(
         &self,
         checkpoint: CheckpointRecord,
         writes: Vec<WriteRecord>,
-        flush: bool,
     ) -> Result<(), CheckpointError> {
         let mut client = self.client().await?;
         let tx = client.transaction().await.map_err(db)?;
-        if !flush {
-            tx.batch_execute("SET LOCAL synchronous_commit TO OFF")
-                .await
-                .map_err(db)?;
-        }
         let inserted = tx
             .execute(
                 "INSERT INTO checkpoints (thread_id, seq, created_at_ms, body, snapshot)
@@ -137,61 +132,14 @@ impl PgCheckpointer {
         tx.commit().await.map_err(db)
     }
 
-    /// Saves task writes, flushing as [`Self::save_checkpoint`] says.
-    async fn save_writes(
-        &self,
-        writes: Vec<WriteRecord>,
-        flush: bool,
-    ) -> Result<(), CheckpointError> {
+    async fn put_writes(&self, writes: Vec<WriteRecord>) -> Result<(), CheckpointError> {
         if writes.is_empty() {
             return Ok(());
         }
         let mut client = self.client().await?;
         let tx = client.transaction().await.map_err(db)?;
-        if !flush {
-            tx.batch_execute("SET LOCAL synchronous_commit TO OFF")
-                .await
-                .map_err(db)?;
-        }
         insert_writes(&tx, &writes).await?;
         tx.commit().await.map_err(db)
-    }
-}
-
-#[async_trait]
-impl Checkpointer for PgCheckpointer {
-    async fn put_checkpoint(
-        &self,
-        checkpoint: CheckpointRecord,
-        writes: Vec<WriteRecord>,
-    ) -> Result<(), CheckpointError> {
-        self.save_checkpoint(checkpoint, writes, true).await
-    }
-
-    async fn put_writes(&self, writes: Vec<WriteRecord>) -> Result<(), CheckpointError> {
-        self.save_writes(writes, true).await
-    }
-
-    async fn put_checkpoint_unflushed(
-        &self,
-        checkpoint: CheckpointRecord,
-        writes: Vec<WriteRecord>,
-    ) -> Result<(), CheckpointError> {
-        self.save_checkpoint(checkpoint, writes, false).await
-    }
-
-    async fn put_writes_unflushed(&self, writes: Vec<WriteRecord>) -> Result<(), CheckpointError> {
-        self.save_writes(writes, false).await
-    }
-
-    async fn flush(&self) -> Result<(), CheckpointError> {
-        // A transaction with an id commits by flushing the server's log up to its commit record,
-        // which covers every commit before it (those made with synchronous_commit off included).
-        let client = self.client().await?;
-        client
-            .batch_execute("SELECT txid_current()")
-            .await
-            .map_err(db)
     }
 
     async fn load(
