@@ -460,7 +460,9 @@ fn keep_what_the_text_needs(lines: &mut [Line]) {
         if let Piece::Claim { text, entry, kept } =
             &mut lines[l].pieces.as_mut().expect("a text line")[p]
         {
-            if !*kept {
+            // A rewrite dropped as a repeat has no words left to keep: what the next sentence
+            // leans on is the earlier sentence that says it.
+            if !*kept && !text.trim().is_empty() {
                 entry.status = AuditStatus::Flagged;
                 *text = flag(text, entry);
                 *kept = true;
@@ -592,6 +594,28 @@ This means Memcheck tracks the definedness of every bit of memory [1].\n";
             audited.body
         );
         assert!(summary(&audited.entries, false).contains("1 kept with ⚠"));
+    }
+
+    #[test]
+    fn a_rewrite_dropped_as_a_repeat_is_not_brought_back_as_an_empty_flag() {
+        // The second sentence fails, its rewrite from the evidence is the first sentence again
+        // (dropped as a repeat), and the third leans on what came before it: the first says it.
+        let body = "Memcheck tracks the definedness of every bit of memory [1]. \
+Memcheck was written on the moon in 1850 [1]. \
+This covers every bit of memory the program uses [1].\n";
+        let audited = audit(body, &items(), &SourceTexts::default());
+        assert!(!audited.body.contains('⚠'), "{}", audited.body);
+        assert!(!audited.body.contains("moon"), "{}", audited.body);
+        // Every entry kept in the report is a sentence the report has.
+        for e in &audited.entries {
+            if e.status != AuditStatus::Removed {
+                assert!(
+                    audited.body.contains(&e.sentence),
+                    "{e:#?}\n{}",
+                    audited.body
+                );
+            }
+        }
     }
 
     #[test]
