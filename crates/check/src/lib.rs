@@ -136,6 +136,10 @@ pub struct Verdict {
 /// whatever its score: it says something its sources do not, not a part of what they say.
 pub const PARTLY_MIN_OVERLAP: f64 = 0.34;
 
+/// At or above this calibrated probability a person more likely than not finds a sentence in
+/// its sources: a `partly` sentence under it is more likely unsupported than not.
+pub const LIKELY: f64 = 0.5;
+
 /// The most consecutive sentences of a source a sentence is aligned to.
 pub const WINDOW_SENTENCES: usize = 3;
 

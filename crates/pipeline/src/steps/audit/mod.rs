@@ -83,7 +83,7 @@ impl AuditEntry {
     pub fn unsupported_as_written(&self) -> bool {
         match self.status {
             AuditStatus::Verified => false,
-            AuditStatus::Partly => self.score.is_none_or(|p| p < 0.5),
+            AuditStatus::Partly => self.score.is_none_or(|p| p < research_check::LIKELY),
             AuditStatus::Rewritten | AuditStatus::Flagged | AuditStatus::Removed => true,
         }
     }
@@ -670,10 +670,16 @@ Memcheck tracks the definedness of every bit of memory [1].\n";
         let page = "Worker honeybees feed the queen royal jelly throughout her life. \
 The queen lays up to two thousand eggs a day, and nurse bees report to the brood.";
         let texts = SourceTexts::new([(1, page)]);
-        // Two of its five words are in the quote: partly, by the words of the evidence alone.
+        // Two of its five words are in the quote: partly, by the words of the evidence alone,
+        // but more likely than not unsupported, so not kept as written.
         let invented = "Honeybees report radio broadcasts to the queen [1].\n";
         let alone = audit(invented, &evidence, &SourceTexts::default());
-        assert_eq!(alone.entries[0].status, AuditStatus::Partly);
+        assert_eq!(alone.entries[0].status, AuditStatus::Rewritten);
+        assert!(
+            alone.entries[0].check.contains("more likely than not"),
+            "{}",
+            alone.entries[0].check
+        );
         // The page never mentions radio or broadcasts: the sentence goes, rewritten from its
         // evidence, and says why.
         let audited = audit(invented, &evidence, &texts);

@@ -141,7 +141,8 @@ pub(super) enum Kept {
 }
 
 /// What the audit does with a claim the checker judged: a partly supported claim stays only
-/// when its numbers are all in its sources and it brings in no words they never use.
+/// when a reader more likely than not finds it in its sources ([`research_check::LIKELY`]),
+/// its numbers are all in them and it brings in no words they never use.
 pub(super) fn keep(
     claim: &str,
     sources: &BTreeSet<u32>,
@@ -158,6 +159,7 @@ pub(super) fn keep(
             "unsupported: a number or date of it is not in its sources ({})",
             verdict.reason
         )),
+
         Status::Partly => match texts.unsaid(claim, sources) {
             Some(words) => Kept::Fails(format!(
                 "unsupported: no source it cites uses the words {}",
@@ -166,6 +168,15 @@ pub(super) fn keep(
                     .map(|w| format!("\"{w}\""))
                     .collect::<Vec<_>>()
                     .join(", ")
+            )),
+            // Partly said, but more likely than not a reader would not find it in its sources:
+            // not a sentence to leave in a report unmarked.
+            None if verdict.score < research_check::LIKELY => Kept::Fails(format!(
+                "unsupported: more likely than not, a reader would not find it in its sources ({})",
+                verdict
+                    .reason
+                    .strip_prefix("partly: ")
+                    .unwrap_or(&verdict.reason)
             )),
             None => Kept::Partly,
         },
