@@ -23,7 +23,7 @@
 use std::collections::{HashMap, VecDeque};
 use std::num::NonZeroU32;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
@@ -128,6 +128,7 @@ impl Engine {
                 let model = model.clone();
                 let counts = reused.clone();
                 let sequences = sequences_for(&model, &shape);
+                stop_engines_at_exit();
                 std::thread::Builder::new()
                     .name("research-llm-local".into())
                     .spawn(move || serve(&model, &shape, sequences, &queue, &counts))
@@ -182,6 +183,57 @@ impl Engine {
     /// Requests decoded together at most.
     pub(super) fn sequences(&self) -> u32 {
         self.sequences
+    }
+}
+
+/// Set when the process begins to exit: engines let their contexts go at the next step.
+static EXITING: AtomicBool = AtomicBool::new(false);
+
+/// Engine threads holding a context now.
+static SERVING: AtomicUsize = AtomicUsize::new(0);
+
+/// The longest the process's exit waits for engines to let their contexts go.
+const EXIT_WAIT: Duration = Duration::from_secs(3);
+
+/// How often an idle engine looks whether the process is exiting.
+const IDLE_POLL: Duration = Duration::from_millis(50);
+
+/// At exit, before llama.cpp's own statics are torn down (registered after them, so run before
+/// them), stops every engine at its next step and waits for it to free its context: a thread
+/// still decoding while they go crashes the process on its way out (seen as a SIGSEGV after a
+/// test had passed).
+extern "C" fn on_exit() {
+    EXITING.store(true, Ordering::SeqCst);
+    let until = std::time::Instant::now() + EXIT_WAIT;
+    while SERVING.load(Ordering::SeqCst) > 0 && std::time::Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
+fn stop_engines_at_exit() {
+    static REGISTERED: std::sync::Once = std::sync::Once::new();
+    unsafe extern "C" {
+        fn atexit(callback: extern "C" fn()) -> std::os::raw::c_int;
+    }
+    // SAFETY: `on_exit` is a plain function that only touches atomics and sleeps.
+    REGISTERED.call_once(|| unsafe {
+        atexit(on_exit);
+    });
+}
+
+/// Counts an engine thread as serving while it holds a context.
+struct Serving;
+
+impl Serving {
+    fn start() -> Self {
+        SERVING.fetch_add(1, Ordering::SeqCst);
+        Self
+    }
+}
+
+impl Drop for Serving {
+    fn drop(&mut self) {
+        SERVING.fetch_sub(1, Ordering::SeqCst);
     }
 }
 
@@ -269,6 +321,11 @@ fn serve_while_busy(
     first: Job,
 ) -> Option<Stop> {
     let mut waiting = VecDeque::from([first]);
+    // Counted before the context exists and after it is freed (declared first, dropped last).
+    let _serving = Serving::start();
+    if EXITING.load(Ordering::SeqCst) {
+        return Some(Stop);
+    }
     let context = {
         let _one_at_a_time = context_lock().lock().unwrap_or_else(|p| p.into_inner());
         new_context(model, shape, sequences)
@@ -283,7 +340,11 @@ fn serve_while_busy(
             return None;
         }
     };
+    let mut idle_since: Option<std::time::Instant> = None;
     loop {
+        if EXITING.load(Ordering::SeqCst) {
+            return Some(Stop);
+        }
         waiting.extend(queue.try_iter());
         while batch.free_slot().is_some() {
             let Some(job) = waiting.pop_front() else {
@@ -298,15 +359,20 @@ fn serve_while_busy(
             }
         }
         if batch.is_idle() {
-            match queue.recv_timeout(KEEP_WARM) {
+            // Warm for KEEP_WARM, looking now and then whether the process is exiting.
+            let since = *idle_since.get_or_insert_with(std::time::Instant::now);
+            match queue.recv_timeout(IDLE_POLL) {
                 Ok(job) => {
+                    idle_since = None;
                     waiting.push_back(job);
                     continue;
                 }
-                Err(RecvTimeoutError::Timeout) => return None,
+                Err(RecvTimeoutError::Timeout) if since.elapsed() >= KEEP_WARM => return None,
+                Err(RecvTimeoutError::Timeout) => continue,
                 Err(RecvTimeoutError::Disconnected) => return Some(Stop),
             }
         }
+        idle_since = None;
         for done in batch.step() {
             done.finish();
         }
