@@ -1156,15 +1156,20 @@ fn critique(score: f64, accuracy: f64, issues: Value) -> Value {
 fn review_script(dir: &Path) -> String {
     script(dir, "review.json", |s| {
         let answers = s["answers"].as_array_mut().unwrap();
-        let first = answers
-            .iter()
+        let write = answers
+            .iter_mut()
             .find(|a| a["purpose"] == "write")
-            .and_then(|a| a["text"].as_str())
-            .unwrap()
-            .to_string();
-        let second = first.replace(
+            .unwrap();
+        // Sentences the audit keeps as written (`research check` against the page: partly at
+        // 0.83, verified at 0.91), so that the drafts differ where the revision changed them.
+        let first = write["text"].as_str().unwrap().replace(
             "They are important pollinators of many crops [2].",
-            "They are important pollinators of crops such as almonds and apples [2].",
+            "Honeybees pollinate many crops that humans eat [2].",
+        );
+        write["text"] = json!(first);
+        let second = first.replace(
+            "Honeybees pollinate many crops that humans eat [2].",
+            "Honeybees pollinate crops that humans eat, including almonds and apples [2].",
         );
         let third = second.replace(
             "Communication also relies on pheromones [1].",
