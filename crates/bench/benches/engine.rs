@@ -379,10 +379,13 @@ fn main() {
 }
 
 /// `CYCLES` times: a run paused before `approve`, the state edited, the run resumed to its end.
+/// The edit is an `update_state` call of its own, or (`in_resume`) given to `resume` with the
+/// answer (LangGraph's `Command(update=…)`), which saves it with the step it resumes.
 fn interrupt_cycles(
     rt: &tokio::runtime::Runtime,
     tid: &mut impl FnMut() -> String,
     g: &CompiledGraph<Bench>,
+    in_resume: bool,
 ) {
     for _ in 0..CYCLES {
         let t = tid();
@@ -394,35 +397,15 @@ fn interrupt_cycles(
             log: Some(vec!["human-approved".into()]),
             ..Default::default()
         };
-        rt.block_on(g.update_state(&t.clone().into(), edit))
-            .unwrap();
-        let out = rt
-            .block_on(g.resume(Resume::empty(), RunOptions::new(t, ())))
-            .unwrap();
-        assert_eq!(out.state().count, 3);
-        assert!(out.state().log.iter().any(|l| l == "human-approved"));
-    }
-}
-
-/// The same cycle with the edit given to `resume` (LangGraph's `Command(update=…)`): the edit
-/// is saved with the step it resumes, so the cycle waits for one flush fewer.
-fn interrupt_cycles_one_call(
-    rt: &tokio::runtime::Runtime,
-    tid: &mut impl FnMut() -> String,
-    g: &CompiledGraph<Bench>,
-) {
-    for _ in 0..CYCLES {
-        let t = tid();
-        let out = rt
-            .block_on(g.invoke(Bench::default(), RunOptions::new(t.clone(), ())))
-            .unwrap();
-        assert!(matches!(out, RunOutcome::Interrupted { .. }));
-        let edit = BenchUpdate {
-            log: Some(vec!["human-approved".into()]),
-            ..Default::default()
+        let resume = if in_resume {
+            Resume::empty().and_update(edit)
+        } else {
+            rt.block_on(g.update_state(&t.clone().into(), edit))
+                .unwrap();
+            Resume::empty()
         };
         let out = rt
-            .block_on(g.resume(Resume::empty().and_update(edit), RunOptions::new(t, ())))
+            .block_on(g.resume(resume, RunOptions::new(t, ())))
             .unwrap();
         assert_eq!(out.state().count, 3);
         assert!(out.state().log.iter().any(|l| l == "human-approved"));
@@ -529,7 +512,10 @@ fn postgres(rt: &tokio::runtime::Runtime, tid: &mut impl FnMut() -> String) {
         json!({"scenario": "pg_linear_ckpt", "nodes": N_LINEAR, "wall_s": r(m.median, 6), "min_s": r(m.min, 6),
         "max_s": r(m.max, 6), "us_per_node": r(per_node_ms * 1e3, 2), "ratio_to_bare_commit": r(per_node_ms / bare_ms, 3)}),
     );
-    let m = measure(|| interrupting(fresh()), |g| interrupt_cycles(rt, tid, g));
+    let m = measure(
+        || interrupting(fresh()),
+        |g| interrupt_cycles(rt, tid, g, false),
+    );
     emit(
         json!({"scenario": "pg_interrupt", "cycles": CYCLES, "wall_s": r(m.median, 6),
         "ms_per_cycle": r(m.median / CYCLES as f64 * 1e3, 4)}),
@@ -612,7 +598,7 @@ fn checkpointed(
             let cp = open(&db.path);
             (db, interrupting(cp))
         },
-        |(_, g)| interrupt_cycles(rt, tid, g),
+        |(_, g)| interrupt_cycles(rt, tid, g, false),
     );
     emit(
         json!({"scenario": "interrupt", "synchronous": label, "cycles": CYCLES, "wall_s": r(m.median, 6), "min_s": r(m.min, 6),
@@ -624,7 +610,7 @@ fn checkpointed(
             let cp = open(&db.path);
             (db, interrupting(cp))
         },
-        |(_, g)| interrupt_cycles_one_call(rt, tid, g),
+        |(_, g)| interrupt_cycles(rt, tid, g, true),
     );
     emit(
         json!({"scenario": "interrupt_update_in_resume", "synchronous": label, "cycles": CYCLES, "wall_s": r(m.median, 6), "min_s": r(m.min, 6),

@@ -516,6 +516,23 @@ impl CountingCheckpointer {
     }
 }
 
+impl CountingCheckpointer {
+    fn count(&self, c: &CheckpointRecord, w: &[WriteRecord]) {
+        let n = c.body.len()
+            + c.snapshot.as_ref().map_or(0, Vec::len)
+            + w.iter().map(|w| w.value.len()).sum::<usize>();
+        self.bytes.lock().unwrap().push(n);
+        self.calls.fetch_add(1, Ordering::Relaxed);
+    }
+
+    fn count_writes(&self, w: &[WriteRecord]) {
+        self.bytes
+            .lock()
+            .unwrap()
+            .push(w.iter().map(|w| w.value.len()).sum());
+    }
+}
+
 #[async_trait]
 impl Checkpointer for CountingCheckpointer {
     async fn put_checkpoint(
@@ -523,18 +540,11 @@ impl Checkpointer for CountingCheckpointer {
         c: CheckpointRecord,
         w: Vec<WriteRecord>,
     ) -> Result<(), CheckpointError> {
-        let n = c.body.len()
-            + c.snapshot.as_ref().map_or(0, Vec::len)
-            + w.iter().map(|w| w.value.len()).sum::<usize>();
-        self.bytes.lock().unwrap().push(n);
-        self.calls.fetch_add(1, Ordering::Relaxed);
+        self.count(&c, &w);
         self.inner.put_checkpoint(c, w).await
     }
     async fn put_writes(&self, w: Vec<WriteRecord>) -> Result<(), CheckpointError> {
-        self.bytes
-            .lock()
-            .unwrap()
-            .push(w.iter().map(|w| w.value.len()).sum());
+        self.count_writes(&w);
         self.inner.put_writes(w).await
     }
     async fn put_checkpoint_unflushed(
@@ -542,18 +552,11 @@ impl Checkpointer for CountingCheckpointer {
         c: CheckpointRecord,
         w: Vec<WriteRecord>,
     ) -> Result<(), CheckpointError> {
-        let n = c.body.len()
-            + c.snapshot.as_ref().map_or(0, Vec::len)
-            + w.iter().map(|w| w.value.len()).sum::<usize>();
-        self.bytes.lock().unwrap().push(n);
-        self.calls.fetch_add(1, Ordering::Relaxed);
+        self.count(&c, &w);
         self.inner.put_checkpoint_unflushed(c, w).await
     }
     async fn put_writes_unflushed(&self, w: Vec<WriteRecord>) -> Result<(), CheckpointError> {
-        self.bytes
-            .lock()
-            .unwrap()
-            .push(w.iter().map(|w| w.value.len()).sum());
+        self.count_writes(&w);
         self.inner.put_writes_unflushed(w).await
     }
     async fn flush(&self) -> Result<(), CheckpointError> {
