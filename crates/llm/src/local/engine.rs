@@ -201,7 +201,9 @@ const IDLE_POLL: Duration = Duration::from_millis(50);
 /// At exit, before llama.cpp's own statics are torn down (registered after them, so run before
 /// them), stops every engine at its next step and waits for it to free its context: a thread
 /// still decoding while they go crashes the process on its way out (seen as a SIGSEGV after a
-/// test had passed).
+/// test had passed). A step still running after EXIT_WAIT (a long prompt on a large model) is
+/// not waited for: llama.cpp's abort callback, which would cut it short, is not in the safe
+/// bindings.
 extern "C" fn on_exit() {
     EXITING.store(true, Ordering::SeqCst);
     let until = std::time::Instant::now() + EXIT_WAIT;
@@ -210,15 +212,17 @@ extern "C" fn on_exit() {
     }
 }
 
+/// Registered again with every engine started (one per model shape, so a handful): each
+/// registration runs before whatever llama.cpp built while loading that model, and `on_exit`
+/// may run more than once.
 fn stop_engines_at_exit() {
-    static REGISTERED: std::sync::Once = std::sync::Once::new();
     unsafe extern "C" {
         fn atexit(callback: extern "C" fn()) -> std::os::raw::c_int;
     }
     // SAFETY: `on_exit` is a plain function that only touches atomics and sleeps.
-    REGISTERED.call_once(|| unsafe {
-        atexit(on_exit);
-    });
+    if unsafe { atexit(on_exit) } != 0 {
+        tracing::warn!("could not ask to stop the built-in model at exit");
+    }
 }
 
 /// Counts an engine thread as serving while it holds a context.

@@ -437,7 +437,13 @@ fn keep_what_the_text_needs(lines: &mut [Line]) {
             None => {}
             Some(pieces) => {
                 for (p, piece) in pieces.iter().enumerate() {
-                    let blank = matches!(piece, Piece::Text(t) if t.trim().is_empty());
+                    // Blank text, and a rewrite dropped as a repeat (no words left), are not in
+                    // the reading order: what comes after them follows what came before.
+                    let blank = match piece {
+                        Piece::Text(t) => t.trim().is_empty(),
+                        Piece::Claim { text, kept, .. } => !kept && text.trim().is_empty(),
+                        Piece::Repeat => false,
+                    };
                     if !blank {
                         order.push(Some((l, p)));
                     }

@@ -159,7 +159,6 @@ pub(super) fn keep(
             "unsupported: a number or date of it is not in its sources ({})",
             verdict.reason
         )),
-
         Status::Partly => match texts.unsaid(claim, sources) {
             Some(words) => Kept::Fails(format!(
                 "unsupported: no source it cites uses the words {}",
