@@ -9,6 +9,7 @@ pub mod audit;
 pub mod backtrack;
 pub mod caveats;
 pub mod extract;
+mod findings;
 pub mod gaps;
 pub mod harvest;
 pub mod intake;
