@@ -489,6 +489,9 @@ async fn library_follow_up_rename_and_delete() {
     app.wait("#report a.cite", 60).await;
     app.fill("#follow-up", "And how do they find water?").await;
     app.click("#follow-up-submit").await;
+    // The first run's "Finished" stands until the follow-up starts, and a run that starts
+    // opens the Report tab: wait for the follow-up's own turn to end.
+    wait_entry(&app, 2, 60, |t| t.contains("Its report is below")).await;
     app.wait_text("#session-meta", 60, |t| t.starts_with("Finished"))
         .await;
     select_tab(&app, "method").await;
