@@ -245,6 +245,83 @@ const QUESTION_FILLER: &[&str] = &[
     "using",
 ];
 
+/// What a question names as its subject: the words written as names — a capital after the
+/// first word ("Cachegrind", "GDB"), letters with digits ("SQLite3", "HTTP2"), or joined by
+/// `-`, `_`, `.`, `+` or `#` ("--track-origins", "cg_annotate", "C++") — each kept as its
+/// [`topic_terms`], with the question's other terms beside them. A page that names none of
+/// them and shares fewer than two of the other terms is about something else: "What does
+/// Cachegrind measure?" searched as "measure" read Massif's page ("It measures how much heap
+/// memory your program uses"), while "How does Rust manage memory compared with garbage
+/// collection?" is answered in part by a page on garbage collection that never says "Rust".
+/// A question written in lower case, or in Japanese, names nothing and is not narrowed.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Anchors {
+    names: Vec<HashSet<String>>,
+    others: HashSet<String>,
+}
+
+/// Terms besides its names that a text shares with a question to be about it without naming.
+pub const ABOUT_WITHOUT_NAMES: usize = 2;
+
+impl Anchors {
+    /// The names in `question`.
+    pub fn of(question: &str) -> Self {
+        let mut names: Vec<HashSet<String>> = Vec::new();
+        for (i, raw) in question.split_whitespace().enumerate() {
+            let word = raw.trim_matches(|c: char| !(c.is_alphanumeric() || c == '+' || c == '#'));
+            let word = word.trim_start_matches(['+', '#']);
+            if !word.chars().any(char::is_alphabetic) {
+                continue;
+            }
+            let named = (i > 0 && word.chars().any(char::is_uppercase))
+                || word.chars().skip(1).any(char::is_uppercase)
+                || word.chars().any(|c| c.is_ascii_digit())
+                || word
+                    .chars()
+                    .any(|c| matches!(c, '-' | '_' | '.' | '+' | '#'))
+                || raw.trim_start().starts_with("--");
+            if !named {
+                continue;
+            }
+            let terms = topic_term_set(word);
+            if !terms.is_empty() && !names.contains(&terms) {
+                names.push(terms);
+            }
+        }
+        let mut others = topic_term_set(question);
+        for name in &names {
+            others.retain(|t| !name.contains(t));
+        }
+        Self { names, others }
+    }
+
+    /// Whether the question names nothing (then nothing is narrowed by its names).
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+
+    /// Whether `text` names one of the question's names (every term of it), or the question
+    /// names none.
+    pub fn named_in(&self, text: &str) -> bool {
+        self.names.is_empty() || self.named_in_terms(&topic_term_set(text))
+    }
+
+    fn named_in_terms(&self, terms: &HashSet<String>) -> bool {
+        self.names.iter().any(|name| name.is_subset(terms))
+    }
+
+    /// Whether `text` is about the question as far as its names tell: it names one, shares
+    /// [`ABOUT_WITHOUT_NAMES`] of the question's other terms, or the question names nothing.
+    pub fn about(&self, text: &str) -> bool {
+        if self.names.is_empty() {
+            return true;
+        }
+        let terms = topic_term_set(text);
+        self.named_in_terms(&terms)
+            || self.others.intersection(&terms).count() >= ABOUT_WITHOUT_NAMES
+    }
+}
+
 /// A plan built from the user's question alone, for when the model's plan is not usable: the
 /// question itself as the one research question, and up to `max_searches` keyword queries from
 /// its content words (all of them, then adjacent pairs, then the first word with each later
@@ -266,10 +343,14 @@ pub fn fallback_plan(question: &str, max_searches: usize) -> (Vec<String>, Vec<S
     if let Some(first) = words.first() {
         candidates.extend(words.iter().skip(2).map(|w| format!("{first} {w}")));
     }
+    // A single word searched alone finds pages about that word: when the question names its
+    // subject, only the name is searched alone ("cachegrind", never "measure").
+    let anchors = Anchors::of(q);
     candidates.extend(
         words
             .iter()
             .filter(|w| w.chars().count() >= 4 || w.chars().any(is_cjk))
+            .filter(|w| anchors.is_empty() || anchors.named_in(w))
             .cloned(),
     );
     let mut searches: Vec<String> = Vec::new();

@@ -135,10 +135,22 @@ impl Listing {
             reading.questions.join(" "),
             page.query
         );
+        // A page whose title names the question's subject opens by saying what it is and does:
+        // its first chunk that names it counts one word more ("Cachegrind simulates … and
+        // gathers the following statistics" answers "What does Cachegrind measure?" without the
+        // word "measure", which a later chunk on comparing two runs has).
+        let anchors = guard::Anchors::of(reading.topic);
+        let about = !anchors.is_empty() && anchors.named_in(page.title);
+        let mut lead_open = about;
         let mut chunks: Vec<(usize, std::ops::Range<usize>)> =
             text::chunks(doc_text, text::CHUNK_CHARS)
                 .into_iter()
-                .map(|r| (text::overlap(&relevance_key, &doc_text[r.clone()]), r))
+                .map(|r| {
+                    let chunk = &doc_text[r.clone()];
+                    let lead = lead_open && anchors.named_in(chunk);
+                    lead_open &= !lead;
+                    (text::overlap(&relevance_key, chunk) + usize::from(lead), r)
+                })
                 .collect();
         chunks.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.start.cmp(&b.1.start)));
         chunks.truncate(l.chunks_per_page);
@@ -382,6 +394,43 @@ struct Chosen {
     last: usize,
 }
 
+/// Words a sentence opens with when it speaks of something the sentence before named.
+const REFERS_BACK: &[&str] = &[
+    "it", "its", "this", "these", "they", "their", "them", "he", "she", "his", "her", "such",
+    "both", "there",
+];
+
+/// Where a quote of shown sentences `at..last` starts: one sentence earlier when it opens by
+/// referring back ("It measures how much heap memory your program uses.") and the sentence
+/// before it in the page is shown, so the quote says what "it" is ("Massif is a heap
+/// profiler. It measures …") — read alone, in a report on another tool, it would say
+/// something else. Only when the two are adjacent in the stored text.
+fn antecedent(page: &Listing, at: usize, last: usize) -> usize {
+    let opens = page.shown[at]
+        .split_whitespace()
+        .next()
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase()
+        })
+        .is_some_and(|w| REFERS_BACK.contains(&w.as_str()));
+    if !opens || at == 0 || last - at > 3 {
+        return at;
+    }
+    let joined = page.shown[at - 1..last].join(" ");
+    let adjacent = quote_in(&joined, &page.normalized) && quote_in(&joined, &page.raw);
+    // A sentence, however short ("Massif is a heap profiler."), not a heading or a row.
+    let before = page.shown[at - 1].trim();
+    let sentence = before.ends_with(['.', '!', '?', '。'])
+        && before.split_whitespace().count() >= 3
+        && research_check::table::cells(before).is_none();
+    if adjacent && sentence {
+        at - 1
+    } else {
+        at
+    }
+}
+
 /// The evidence a page gives for the model's choices: guarded, verbatim, topped up with the
 /// page's best passages when the model took too little.
 fn take(page: &Listing, chosen: Vec<Chosen>, topic: &str, l: &DepthLimits) -> Vec<Evidence> {
@@ -413,7 +462,7 @@ fn take(page: &Listing, chosen: Vec<Chosen>, topic: &str, l: &DepthLimits) -> Ve
         // The sentences as the page shows them, joined; when the stored text has something
         // between them that is not a sentence (a list of links, a table), only the first. A
         // table's rows are never joined: each says its own.
-        let at = c.first - 1;
+        let at = antecedent(page, c.first - 1, c.last);
         let mut quote = shown[at..c.last].join(" ");
         let rows = (at..c.last).any(|i| research_check::table::cells(&shown[i]).is_some());
         if rows
@@ -516,6 +565,76 @@ mod tests {
             evidence[0].quote
         );
         assert!(quote_in(&evidence[0].quote, &normalize(doc)));
+    }
+
+    fn page_of(doc: &str, shown: &[&str]) -> Listing {
+        let shown: Vec<String> = shown.iter().map(|s| s.to_string()).collect();
+        Listing {
+            normalized: normalize(&text::plain(doc)),
+            raw: normalize(doc),
+            readings: shown.clone(),
+            shown,
+            ranked: Vec::new(),
+            on_topic: true,
+            tokens: 0,
+        }
+    }
+
+    #[test]
+    fn a_quote_that_opens_with_it_says_what_it_is() {
+        const NAMES: &str = "Massif is a heap profiler.";
+        const IT: &str = "It measures how much heap memory your program uses.";
+        let limits = crate::config::Depth::Quick.limits();
+        let chosen = || {
+            vec![Chosen {
+                fact: "It measures heap memory use.".into(),
+                first: 2,
+                last: 2,
+            }]
+        };
+        let page = page_of(&format!("{NAMES} {IT}"), &[NAMES, IT]);
+        let evidence = take(&page, chosen(), "heap memory measure", &limits);
+        assert_eq!(evidence[0].quote, format!("{NAMES} {IT}"));
+        // Not when something the page says stands between them.
+        let page = page_of(
+            &format!("{NAMES} Run it with --tool=massif. {IT}"),
+            &[NAMES, IT],
+        );
+        let evidence = take(&page, chosen(), "heap memory measure", &limits);
+        assert_eq!(evidence[0].quote, IT);
+    }
+
+    #[test]
+    fn a_page_about_the_questions_subject_is_read_from_its_opening() {
+        let overview = "Cachegrind simulates how your program interacts with a machine's cache \
+            hierarchy and branch predictor, and gathers statistics on reads, writes and misses. ";
+        let filler = "The annotated output lists files and functions by their counts. ".repeat(60);
+        let later = "Comparing two Cachegrind runs is very useful to measure how a change to a \
+            program affected its performance. ";
+        let doc = format!("{overview}{filler}{later}{filler}");
+        let tree = super::super::tree::ResearchTree::default();
+        let questions = vec!["What does Cachegrind measure?".to_string()];
+        let reading = Reading {
+            context: "",
+            topic: "What does Cachegrind measure?",
+            questions: &questions,
+            tree: &tree,
+        };
+        let limits = crate::config::Depth::Quick.limits();
+        let listing = |title: &str| {
+            let page = PageText {
+                query: "cachegrind measure",
+                title,
+                text: &doc,
+            };
+            Listing::new(&page, &reading, &limits).shown.join(" ")
+        };
+        let about = listing("Cachegrind: a cache and branch-prediction profiler");
+        assert!(about.contains("Cachegrind simulates"), "{about}");
+        // A page that only mentions it is read where it says most of the question's words.
+        let other = listing("Release notes");
+        assert!(other.contains("to measure how a change"), "{other}");
+        assert!(!other.contains("Cachegrind simulates"), "{other}");
     }
 
     #[test]

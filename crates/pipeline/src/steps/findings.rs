@@ -1,9 +1,13 @@
-//! Which findings a report lists under its body. Kept apart from the writer because it is a
-//! rule about the finished report (body and list read together), not about writing.
+//! Which findings a report lists, and in what order: under a written body, and as the body of
+//! an extractive report (the passages themselves, grouped by research question). Kept apart
+//! from the writer because these are rules about the finished report, not about writing.
+
+use std::collections::BTreeSet;
 
 use crate::guard;
 use crate::records::Evidence;
 use crate::report;
+use crate::text::normalize;
 
 use super::audit::{AuditStatus, Audited};
 
@@ -46,6 +50,105 @@ pub(super) fn unrepeated(
         })
         .cloned()
         .collect()
+}
+
+/// Which research question each evidence item answers best (by shared content words), for
+/// grouping passages; `None` when it shares nothing with any.
+fn question_of(e: &Evidence, questions: &[String]) -> Option<usize> {
+    let words: BTreeSet<String> = guard::content_words(&format!("{} {}", e.fact, e.quote))
+        .into_iter()
+        .collect();
+    questions
+        .iter()
+        .enumerate()
+        .map(|(i, q)| {
+            let shared = guard::content_words(q)
+                .into_iter()
+                .filter(|w| words.contains(w))
+                .count();
+            (shared, std::cmp::Reverse(i))
+        })
+        .max()
+        .filter(|(shared, _)| *shared > 0)
+        .map(|(_, std::cmp::Reverse(i))| i)
+}
+
+/// The extractive body: the evidence grouped by research question (the plan's order, each
+/// question's passages best first, what answers none of them last), each passage quoted and
+/// cited, with an honest line on why.
+pub fn extractive_body(language: &str, questions: &[String], evidence: &[Evidence]) -> String {
+    let ja = language == "ja";
+    let mut out = format!(
+        // A note, not a claim: set apart as a quotation block, which the audit leaves alone.
+        "## {}\n\n> {}\n\n",
+        report::headings(language).summary,
+        if ja {
+            "モデルの要約は検証を通らなかったため、この報告は読んだ出典の該当箇所をそのまま示します。"
+        } else {
+            "The model's summary did not pass the checks, so this report gives what the sources say, passage by passage."
+        }
+    );
+    let mut groups: Vec<(String, Vec<&Evidence>)> = Vec::new();
+    let other = if ja { "その他" } else { "Other findings" };
+    for e in evidence {
+        let title = question_of(e, questions)
+            .map(|i| questions[i].clone())
+            .unwrap_or_else(|| other.to_string());
+        match groups.iter_mut().find(|(t, _)| *t == title) {
+            Some((_, items)) => items.push(e),
+            None => groups.push((title, vec![e])),
+        }
+    }
+    // The research questions in the plan's order, each with its passages best first against
+    // it; what answers none of them comes last, after the answers.
+    let place = |title: &str| {
+        questions
+            .iter()
+            .position(|q| q == title)
+            .unwrap_or(questions.len())
+    };
+    groups.sort_by_key(|(title, _)| place(title));
+    for (title, items) in groups.iter_mut() {
+        if place(title) == questions.len() {
+            continue;
+        }
+        // What is shown is ranked: the quote. One that names what the question names comes
+        // before one that shares only its other words ("measure", said of another tool).
+        let refs: Vec<&str> = items.iter().map(|e| e.quote.as_str()).collect();
+        let anchors = guard::Anchors::of(title);
+        let mut order: Vec<usize> = guard::rank_sentences(title, &refs)
+            .into_iter()
+            .map(|(i, _)| i)
+            .collect();
+        order.sort_by_key(|&i| !anchors.named_in(refs[i]));
+        *items = order.into_iter().map(|i| items[i]).collect();
+    }
+    let mut listed: BTreeSet<String> = BTreeSet::new();
+    for (title, items) in groups {
+        // A passage read twice (two searches, one page) is given once.
+        let items: Vec<&Evidence> = items
+            .into_iter()
+            .filter(|e| listed.insert(normalize(&e.quote)))
+            .collect();
+        if items.is_empty() {
+            continue;
+        }
+        out.push_str(&format!("### {}\n\n", title.trim()));
+        for e in items {
+            // The source's own words, never the model's paraphrase of them: a fact that shares
+            // most of its words with its quote can still add one ("a colony is a social insect").
+            let text = e.quote.trim().replace('\n', " ");
+            // A quote that is itself a list item keeps one marker, not two.
+            let text = text.trim_start_matches(['-', '*', '•', ' ']);
+            out.push_str(&format!(
+                "- {} [{}]\n",
+                text.trim_end_matches('.'),
+                e.source_id
+            ));
+        }
+        out.push('\n');
+    }
+    out
 }
 
 #[cfg(test)]
@@ -125,6 +228,34 @@ damages or other liability, whether in an action of contract, tort or otherwise,
         let listed = unrepeated(&copied(AuditStatus::Verified), &evidence, "en");
         let kept: Vec<u32> = listed.iter().map(|e| e.source_id).collect();
         assert_eq!(kept, [3, 4], "source 4 keeps its citation");
+    }
+
+    #[test]
+    fn an_extractive_body_gives_the_answers_first_and_the_best_of_them_first() {
+        let question = "What does Cachegrind measure?".to_string();
+        let read = [
+            (5, "It measures how much heap memory your program uses."),
+            (2, "This is very useful if you want to measure how a change to a program affected its performance."),
+            (2, "Cachegrind gathers the following statistics: instruction cache reads, data cache reads and writes, and mispredicted branches."),
+        ];
+        let evidence: Vec<Evidence> = read.iter().map(|(s, q)| found(*s, q)).collect();
+        let body = extractive_body("en", std::slice::from_ref(&question), &evidence);
+        let at = |text: &str| {
+            body.find(text)
+                .unwrap_or_else(|| panic!("{text} in {body}"))
+        };
+        assert!(
+            at("### What does Cachegrind measure?") < at("### Other findings"),
+            "{body}"
+        );
+        assert!(
+            at("Cachegrind gathers") < at("This is very useful"),
+            "{body}"
+        );
+        assert!(
+            at("### Other findings") < at("It measures how much heap"),
+            "{body}"
+        );
     }
 
     #[test]

@@ -11,6 +11,7 @@ use research_search::{Hit, SearchQuery};
 use super::extract::{self, Listing, PageText};
 use super::relevance;
 use crate::ask::{warn, Ctx};
+use crate::guard;
 use crate::records::{Evidence, Found, RankedHit, Source, Warning, WarningKind};
 use crate::text::{query_similarity, DUPLICATE_QUERY};
 use crate::Progress;
@@ -188,7 +189,7 @@ pub async fn harvest(
     // (title, snippet, address), so the source cap reads the most relevant first, whichever
     // search found them: a weak model's searches cannot crowd out the page that answers.
     let key = format!("{} {}", reading.topic, reading.questions.join(" "));
-    let merged = relevance::merge_hits(&key, &answered);
+    let merged = relevance::merge_hits(&key, &guard::Anchors::of(reading.topic), &answered);
     // As many pages as the searches would have read each (the plan's pages per search), at most.
     let most = l.pages_per_search * answered.iter().filter(|h| !h.is_empty()).count();
     let mut picked: Vec<(String, Hit)> = Vec::new();

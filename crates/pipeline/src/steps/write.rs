@@ -12,6 +12,7 @@ use unicode_segmentation::UnicodeSegmentation;
 use super::analyze::{self, Analysis};
 use super::audit::{self, AuditEntry, AuditStatus, Audited};
 pub use super::caveats::caveats;
+pub use super::findings::extractive_body;
 use super::relevance::Gate;
 use super::revise::{self, Revision};
 use super::trust::{self, TrustRecord};
@@ -136,80 +137,6 @@ pub const MAX_BODY_WORDS: usize = 1_200;
 /// Share of cited sentences the audit may remove before the prose is replaced by the passages:
 /// when most of what the writer cited is not in its evidence, the rest is not worth reading.
 pub const MAX_REMOVED_SHARE: f64 = 0.5;
-
-/// Which research question each evidence item answers best (by shared content words), for
-/// grouping passages; `None` when it shares nothing with any.
-fn question_of(e: &Evidence, questions: &[String]) -> Option<usize> {
-    let words: BTreeSet<String> = guard::content_words(&format!("{} {}", e.fact, e.quote))
-        .into_iter()
-        .collect();
-    questions
-        .iter()
-        .enumerate()
-        .map(|(i, q)| {
-            let shared = guard::content_words(q)
-                .into_iter()
-                .filter(|w| words.contains(w))
-                .count();
-            (shared, std::cmp::Reverse(i))
-        })
-        .max()
-        .filter(|(shared, _)| *shared > 0)
-        .map(|(_, std::cmp::Reverse(i))| i)
-}
-
-/// The extractive body: the evidence grouped by research question, each fact cited (its quote
-/// itself when the fact does not match it), with an honest line on why.
-pub fn extractive_body(facts: &Facts<'_>, evidence: &[Evidence]) -> String {
-    let ja = facts.language == "ja";
-    let mut out = format!(
-        // A note, not a claim: set apart as a quotation block, which the audit leaves alone.
-        "## {}\n\n> {}\n\n",
-        report::headings(facts.language).summary,
-        if ja {
-            "モデルの要約は検証を通らなかったため、この報告は読んだ出典の該当箇所をそのまま示します。"
-        } else {
-            "The model's summary did not pass the checks, so this report gives what the sources say, passage by passage."
-        }
-    );
-    let mut groups: Vec<(String, Vec<&Evidence>)> = Vec::new();
-    let other = if ja { "その他" } else { "Other findings" };
-    for e in evidence {
-        let title = question_of(e, facts.questions)
-            .map(|i| facts.questions[i].clone())
-            .unwrap_or_else(|| other.to_string());
-        match groups.iter_mut().find(|(t, _)| *t == title) {
-            Some((_, items)) => items.push(e),
-            None => groups.push((title, vec![e])),
-        }
-    }
-    let mut listed: BTreeSet<String> = BTreeSet::new();
-    for (title, items) in groups {
-        // A passage read twice (two searches, one page) is given once.
-        let items: Vec<&Evidence> = items
-            .into_iter()
-            .filter(|e| listed.insert(normalize(&e.quote)))
-            .collect();
-        if items.is_empty() {
-            continue;
-        }
-        out.push_str(&format!("### {}\n\n", title.trim()));
-        for e in items {
-            // The source's own words, never the model's paraphrase of them: a fact that shares
-            // most of its words with its quote can still add one ("a colony is a social insect").
-            let text = e.quote.trim().replace('\n', " ");
-            // A quote that is itself a list item keeps one marker, not two.
-            let text = text.trim_start_matches(['-', '*', '•', ' ']);
-            out.push_str(&format!(
-                "- {} [{}]\n",
-                text.trim_end_matches('.'),
-                e.source_id
-            ));
-        }
-        out.push('\n');
-    }
-    out
-}
 
 /// Tokens the writer may use: enough for the target length (about 1.5 tokens a word, and room
 /// for markers), never less than a short report needs.
@@ -435,7 +362,7 @@ pub fn passages_report(input: &WriteInput<'_>, why: &str, now_ms: i64, calls: u6
     let passages = gate.best(input.facts.evidence, MAX_PASSAGES);
     // The passages are the sources' own words: the texts around them add nothing to judge by.
     let audited = audit::audit(
-        &extractive_body(&input.facts, &passages),
+        &extractive_body(input.facts.language, input.facts.questions, &passages),
         input.facts.evidence,
         &audit::SourceTexts::default(),
     );
@@ -633,7 +560,7 @@ pub async fn write(
         // The passages ranked highest against the question and each research question, not
         // only the writer's share: the passages are the report now.
         let passages = gate.best(input.facts.evidence, MAX_PASSAGES);
-        let body = extractive_body(&input.facts, &passages);
+        let body = extractive_body(input.facts.language, input.facts.questions, &passages);
         audited = audit::audit(&body, input.facts.evidence, &cited_texts(&texts, &body));
     }
     // The extractive body already quotes and cites every passage: no findings list after it.

@@ -329,6 +329,66 @@ fn the_fallback_plan_is_the_question_and_distinct_keyword_queries() {
 }
 
 #[test]
+fn a_question_names_its_subject_by_capitals_digits_and_joined_words() {
+    let names = |q: &str, text: &str| Anchors::of(q).named_in(text);
+    let q = "What does Cachegrind measure?";
+    assert!(names(
+        q,
+        "Cachegrind simulates how your program interacts with the cache."
+    ));
+    assert!(!names(
+        q,
+        "It measures how much heap memory your program uses."
+    ));
+    // The first word's capital is the sentence's; a question in lower case names nothing.
+    for q in [
+        "Honeybees dance: why?",
+        "how do honeybees find water?",
+        "ミツバチはどうやって水を見つけるのか？",
+    ] {
+        assert!(Anchors::of(q).is_empty(), "{q}");
+        assert!(names(q, "anything at all"));
+    }
+    let q = "What does the --track-origins option do?";
+    assert!(names(
+        q,
+        "Use --track-origins=yes to see where uninitialised values come from."
+    ));
+    assert!(
+        !names(q, "The origins of the project go back to 2000."),
+        "every term of a name"
+    );
+    let q = "How can I attach GDB to a program running under Valgrind?";
+    assert!(names(q, "vgdb lets gdb connect") && names(q, "Valgrind's core"));
+    assert!(names("Is HTTP2 faster?", "http2 multiplexes streams"));
+    assert!(names(
+        "What does cg_annotate print?",
+        "cg_annotate prints a summary"
+    ));
+    // A text that does not name it is still about the question when it shares two of its
+    // other terms (one side of a comparison), never by one.
+    let rust = Anchors::of("How does Rust manage memory compared with garbage collection?");
+    assert!(rust.about("Garbage collection frees memory the program no longer reaches."));
+    assert!(!rust.about("Memory is cheap."));
+    let cachegrind = Anchors::of(q_cachegrind());
+    assert!(!cachegrind.about("It measures how much heap memory your program uses."));
+    assert!(cachegrind.about("Cachegrind gathers statistics."));
+}
+
+fn q_cachegrind() -> &'static str {
+    "What does Cachegrind measure?"
+}
+
+#[test]
+fn a_question_that_names_its_subject_is_never_searched_by_its_other_words_alone() {
+    let (_, searches) = fallback_plan("What does Cachegrind measure?", 5);
+    assert_eq!(searches, vec!["cachegrind measure", "cachegrind"]);
+    // Without a name, every word is its own search as before.
+    let (_, searches) = fallback_plan("what do bees measure?", 5);
+    assert!(searches.contains(&"measure".to_string()), "{searches:?}");
+}
+
+#[test]
 fn the_fallback_plan_works_in_japanese() {
     let q = "量子コンピュータの医療への応用は？";
     let (questions, searches) = fallback_plan(q, 3);

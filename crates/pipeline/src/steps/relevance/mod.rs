@@ -234,8 +234,16 @@ fn hit_text(hit: &Hit) -> String {
 /// Every search's hits merged, one row per address (the first search to find it), ranked by
 /// BM25 against `key` (the question and its research questions): best first, ties in the
 /// searches' own order taken round by round (each search's first hit, then each one's second…).
+/// A hit that is not about what the person's question names ([`guard::Anchors::about`]: it
+/// does not say "Cachegrind" and shares only "measure" with "What does Cachegrind measure?")
+/// goes after every hit that is, whatever its score: it matched the question's other words on
+/// a page about something else.
 /// Returns, for each row, the index of its search and the hit.
-pub fn merge_hits(key: &str, searches: &[Vec<Hit>]) -> Vec<(usize, Hit, f64)> {
+pub fn merge_hits(
+    key: &str,
+    anchors: &guard::Anchors,
+    searches: &[Vec<Hit>],
+) -> Vec<(usize, Hit, f64)> {
     let mut rows: Vec<(usize, usize, Hit)> = Vec::new();
     let mut seen: BTreeSet<String> = BTreeSet::new();
     for (s, hits) in searches.iter().enumerate() {
@@ -248,10 +256,13 @@ pub fn merge_hits(key: &str, searches: &[Vec<Hit>]) -> Vec<(usize, Hit, f64)> {
     let texts: Vec<String> = rows.iter().map(|(_, _, h)| hit_text(h)).collect();
     let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
     let scores: HashMap<usize, f64> = guard::rank_sentences(key, &refs).into_iter().collect();
+    let named: Vec<bool> = texts.iter().map(|t| anchors.about(t)).collect();
     let mut order: Vec<usize> = (0..rows.len()).collect();
     order.sort_by(|&a, &b| {
         let (sa, sb) = (scores[&a], scores[&b]);
-        sb.total_cmp(&sa)
+        named[b]
+            .cmp(&named[a])
+            .then(sb.total_cmp(&sa))
             .then(rows[a].1.cmp(&rows[b].1))
             .then(rows[a].0.cmp(&rows[b].0))
     });
@@ -508,7 +519,7 @@ mod tests {
             ),
             hit("file:///doc/assert.html", "The assert() Macro", "SQLite uses assert()"),
         ];
-        let merged = merge_hits(Q, &[echo, question]);
+        let merged = merge_hits(Q, &guard::Anchors::of(Q), &[echo, question]);
         assert_eq!(merged.len(), 4, "one row per address");
         assert_eq!(merged[0].1.url, "file:///doc/atomiccommit.html");
         assert_eq!(merged[0].0, 1, "found by the second search");
@@ -521,6 +532,7 @@ mod tests {
         // Ties keep the searches' own order, round by round.
         let ties = merge_hits(
             "zebra",
+            &guard::Anchors::default(),
             &[
                 vec![hit("a", "a", ""), hit("b", "b", "")],
                 vec![hit("c", "c", "")],
@@ -528,6 +540,34 @@ mod tests {
         );
         let urls: Vec<&str> = ties.iter().map(|r| r.1.url.as_str()).collect();
         assert_eq!(urls, vec!["a", "c", "b"]);
+    }
+
+    #[test]
+    fn a_hit_on_another_subject_goes_after_the_hits_on_the_one_the_question_names() {
+        let q = "What does Cachegrind measure?";
+        let searches = [
+            vec![hit(
+                "file:///doc/ms-manual.html",
+                "Massif: a heap profiler",
+                "It measures how much heap memory your program uses, and can measure the stack",
+            )],
+            vec![
+                hit(
+                    "file:///doc/cg-manual.html",
+                    "Cachegrind: a cache and branch-prediction profiler",
+                    "Cachegrind simulates how your program interacts with the cache",
+                ),
+                hit(
+                    "file:///doc/cl-format.html",
+                    "Callgrind Format Specification",
+                    "The format is upwards compatible with the one Cachegrind writes",
+                ),
+            ],
+        ];
+        let merged = merge_hits(q, &guard::Anchors::of(q), &searches);
+        let urls: Vec<&str> = merged.iter().map(|r| r.1.url.as_str()).collect();
+        assert_eq!(urls[2], "file:///doc/ms-manual.html", "{merged:?}");
+        assert!(merged[2].2 > merged[0].2, "whatever its score: {merged:?}");
     }
 
     pub(super) fn ev(id: u32, source_id: u32, quote: &str) -> Evidence {
