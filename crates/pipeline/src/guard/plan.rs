@@ -267,7 +267,12 @@ impl Anchors {
     /// The names in `question`.
     pub fn of(question: &str) -> Self {
         let mut names: Vec<HashSet<String>> = Vec::new();
-        for (i, raw) in question.split_whitespace().enumerate() {
+        // Words as runs of letters, digits and joiners: "GIMPでレイヤー" gives "GIMP" (a
+        // Japanese question has no spaces), and the kana and kanji are never a name.
+        let runs = question
+            .split(|c: char| c.is_whitespace() || is_cjk(c) || c == '、' || c == '？')
+            .filter(|r| !r.is_empty());
+        for (i, raw) in runs.enumerate() {
             let word = raw.trim_matches(|c: char| !(c.is_alphanumeric() || c == '+' || c == '#'));
             let word = word.trim_start_matches(['+', '#']);
             if !word.chars().any(char::is_alphabetic) {
@@ -308,6 +313,15 @@ impl Anchors {
 
     fn named_in_terms(&self, terms: &HashSet<String>) -> bool {
         self.names.iter().any(|name| name.is_subset(terms))
+    }
+
+    /// Whether `text` opens with one of the question's names: it says what that is or does
+    /// ("Cachegrind simulates …"), where a text that names it later speaks of something else
+    /// by it ("Callgrind's cache simulation is based on that of Cachegrind").
+    pub fn leads(&self, text: &str) -> bool {
+        topic_terms(text)
+            .first()
+            .is_some_and(|first| self.names.iter().any(|name| name.contains(first)))
     }
 
     /// Whether `text` is about the question as far as its names tell: it names one, shares

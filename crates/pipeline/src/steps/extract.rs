@@ -135,21 +135,28 @@ impl Listing {
             reading.questions.join(" "),
             page.query
         );
-        // A page whose title names the question's subject opens by saying what it is and does:
-        // its first chunk that names it counts one word more ("Cachegrind simulates … and
-        // gathers the following statistics" answers "What does Cachegrind measure?" without the
-        // word "measure", which a later chunk on comparing two runs has).
+        // A chunk counts the question's words its statements say: a table of contents or a
+        // list of links names every section ("Use of uninitialised values", "Detected errors:
+        // Data Races") and says none of them. A page whose title names the question's subject
+        // opens by saying what it is and does: its first chunk whose statements name it counts
+        // one word more ("Cachegrind simulates … and gathers the following statistics" answers
+        // "What does Cachegrind measure?" without the word "measure", which a later chunk on
+        // comparing two runs has).
         let anchors = guard::Anchors::of(reading.topic);
-        let about = !anchors.is_empty() && anchors.named_in(page.title);
-        let mut lead_open = about;
+        let mut lead_open = !anchors.is_empty() && anchors.named_in(page.title);
         let mut chunks: Vec<(usize, std::ops::Range<usize>)> =
             text::chunks(doc_text, text::CHUNK_CHARS)
                 .into_iter()
                 .map(|r| {
-                    let chunk = &doc_text[r.clone()];
-                    let lead = lead_open && anchors.named_in(chunk);
+                    let said: Vec<String> = text::sentences(doc_text, r.clone())
+                        .iter()
+                        .map(|s| s.reading(doc_text))
+                        .filter(|s| guard::statement(s))
+                        .collect();
+                    let said = said.join(" ");
+                    let lead = lead_open && anchors.named_in(&said);
                     lead_open &= !lead;
-                    (text::overlap(&relevance_key, chunk) + usize::from(lead), r)
+                    (text::overlap(&relevance_key, &said) + usize::from(lead), r)
                 })
                 .collect();
         chunks.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.start.cmp(&b.1.start)));
@@ -635,6 +642,34 @@ mod tests {
         let other = listing("Release notes");
         assert!(other.contains("to measure how a change"), "{other}");
         assert!(!other.contains("Cachegrind simulates"), "{other}");
+    }
+
+    #[test]
+    fn a_table_of_contents_does_not_stand_for_the_section_it_names() {
+        let contents = "4. Memcheck: a memory error detector\n4.1. Overview\n4.2. Explanation of \
+            error messages from Memcheck\n4.2.1. Use of uninitialised values\n4.2.2. Illegal frees\n\n";
+        let overview = "Memcheck is a memory error detector. It can detect the following problems \
+            that are common in C and C++ programs.\n\n";
+        let filler = "The error messages list the stack of the function that failed. ".repeat(60);
+        let section = "\n\nMemcheck detects uninitialised values by tracking a validity bit for \
+            every bit of data the program handles, and reports a use of values that are not valid.\n\n";
+        let doc = format!("{contents}{overview}{filler}{section}{filler}");
+        let tree = super::super::tree::ResearchTree::default();
+        let questions = vec!["How does Memcheck detect uninitialised values?".to_string()];
+        let reading = Reading {
+            context: "",
+            topic: &questions[0],
+            questions: &questions,
+            tree: &tree,
+        };
+        let page = PageText {
+            query: "memcheck detect uninitialised values",
+            title: "Memcheck: a memory error detector",
+            text: &doc,
+        };
+        let limits = crate::config::Depth::Quick.limits();
+        let shown = Listing::new(&page, &reading, &limits).shown.join(" ");
+        assert!(shown.contains("tracking a validity bit"), "{shown}");
     }
 
     #[test]

@@ -112,15 +112,16 @@ pub fn extractive_body(language: &str, questions: &[String], evidence: &[Evidenc
         if place(title) == questions.len() {
             continue;
         }
-        // What is shown is ranked: the quote. One that names what the question names comes
-        // before one that shares only its other words ("measure", said of another tool).
+        // What is shown is ranked: the quote. One that opens with what the question names
+        // comes first (it says what that is or does), then one that names it, then one that
+        // shares only the question's other words ("measure", said of another tool).
         let refs: Vec<&str> = items.iter().map(|e| e.quote.as_str()).collect();
         let anchors = guard::Anchors::of(title);
         let mut order: Vec<usize> = guard::rank_sentences(title, &refs)
             .into_iter()
             .map(|(i, _)| i)
             .collect();
-        order.sort_by_key(|&i| !anchors.named_in(refs[i]));
+        order.sort_by_key(|&i| (!anchors.leads(refs[i]), !anchors.named_in(refs[i])));
         *items = order.into_iter().map(|i| items[i]).collect();
     }
     let mut listed: BTreeSet<String> = BTreeSet::new();
@@ -236,6 +237,7 @@ damages or other liability, whether in an action of contract, tort or otherwise,
         let read = [
             (5, "It measures how much heap memory your program uses."),
             (2, "This is very useful if you want to measure how a change to a program affected its performance."),
+            (4, "Callgrind's cache simulation is based on that of Cachegrind."),
             (2, "Cachegrind gathers the following statistics: instruction cache reads, data cache reads and writes, and mispredicted branches."),
         ];
         let evidence: Vec<Evidence> = read.iter().map(|(s, q)| found(*s, q)).collect();
@@ -248,8 +250,9 @@ damages or other liability, whether in an action of contract, tort or otherwise,
             at("### What does Cachegrind measure?") < at("### Other findings"),
             "{body}"
         );
+        assert!(at("Cachegrind gathers") < at("Callgrind's cache"), "{body}");
         assert!(
-            at("Cachegrind gathers") < at("This is very useful"),
+            at("Callgrind's cache") < at("This is very useful"),
             "{body}"
         );
         assert!(

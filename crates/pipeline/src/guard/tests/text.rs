@@ -365,6 +365,11 @@ fn a_question_names_its_subject_by_capitals_digits_and_joined_words() {
         "What does cg_annotate print?",
         "cg_annotate prints a summary"
     ));
+    // A name inside a Japanese question is the name alone.
+    let ja = "GIMPでレイヤーマスクを使うには？";
+    assert!(names(ja, "GIMP のレイヤー") && !names(ja, "レイヤーマスク"));
+    let (_, searches) = fallback_plan("量子コンピュータの医療への応用は？", 5);
+    assert!(searches.len() > 2, "{searches:?}");
     // A text that does not name it is still about the question when it shares two of its
     // other terms (one side of a comparison), never by one.
     let rust = Anchors::of("How does Rust manage memory compared with garbage collection?");
