@@ -315,6 +315,14 @@ impl Anchors {
         self.names.iter().any(|name| name.is_subset(terms))
     }
 
+    /// Whether the question asks what its subject is or does: it names something and says at
+    /// most one other thing ("What does Cachegrind measure?", "What is Helgrind?"), so the
+    /// opening of the subject's own page answers it; "How does Memcheck detect uninitialised
+    /// values?" asks for the section that says so.
+    pub fn asks_what_it_is(&self) -> bool {
+        !self.names.is_empty() && self.others.len() <= 1
+    }
+
     /// Whether `text` opens with one of the question's names: it says what that is or does
     /// ("Cachegrind simulates …"), where a text that names it later speaks of something else
     /// by it ("Callgrind's cache simulation is based on that of Cachegrind").

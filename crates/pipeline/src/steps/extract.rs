@@ -137,13 +137,13 @@ impl Listing {
         );
         // A chunk counts the question's words its statements say: a table of contents or a
         // list of links names every section ("Use of uninitialised values", "Detected errors:
-        // Data Races") and says none of them. A page whose title names the question's subject
-        // opens by saying what it is and does: its first chunk whose statements name it counts
-        // one word more ("Cachegrind simulates … and gathers the following statistics" answers
-        // "What does Cachegrind measure?" without the word "measure", which a later chunk on
-        // comparing two runs has).
+        // Data Races") and says none of them. A page whose title names the subject of a
+        // question that asks what it is or does opens by saying so: its first chunk whose
+        // statements name it counts one word more ("Cachegrind simulates … and gathers the
+        // following statistics" answers "What does Cachegrind measure?" without the word
+        // "measure", which a later chunk on comparing two runs has).
         let anchors = guard::Anchors::of(reading.topic);
-        let mut lead_open = !anchors.is_empty() && anchors.named_in(page.title);
+        let mut lead_open = anchors.asks_what_it_is() && anchors.named_in(page.title);
         let mut chunks: Vec<(usize, std::ops::Range<usize>)> =
             text::chunks(doc_text, text::CHUNK_CHARS)
                 .into_iter()

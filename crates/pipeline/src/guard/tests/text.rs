@@ -375,6 +375,9 @@ fn a_question_names_its_subject_by_capitals_digits_and_joined_words() {
     let rust = Anchors::of("How does Rust manage memory compared with garbage collection?");
     assert!(rust.about("Garbage collection frees memory the program no longer reaches."));
     assert!(!rust.about("Memory is cheap."));
+    assert!(Anchors::of(q_cachegrind()).asks_what_it_is());
+    assert!(!Anchors::of("How does Memcheck detect uninitialised values?").asks_what_it_is());
+    assert!(!Anchors::of("what does it measure?").asks_what_it_is());
     let cachegrind = Anchors::of(q_cachegrind());
     assert!(!cachegrind.about("It measures how much heap memory your program uses."));
     assert!(cachegrind.about("Cachegrind gathers statistics."));
