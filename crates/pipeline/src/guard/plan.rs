@@ -245,9 +245,10 @@ const QUESTION_FILLER: &[&str] = &[
     "using",
 ];
 
-/// What a question names as its subject: the words written as names — a capital after the
-/// first word ("Cachegrind", "GDB"), letters with digits ("SQLite3", "HTTP2"), or joined by
-/// `-`, `_`, `.`, `+` or `#` ("--track-origins", "cg_annotate", "C++") — each kept as its
+/// What a question names as its subject: the words written as names — a capital inside a
+/// sentence ("Cachegrind", "GDB"; not in Title Case), letters with digits ("SQLite3",
+/// "HTTP2"), an option ("--track-origins"), or joined by `_` or a dot between words
+/// ("cg_annotate", "node.js"; not "e.g.") — each kept as its
 /// [`topic_terms`], with the question's other terms beside them. A page that names none of
 /// them and shares fewer than two of the other terms is about something else: "What does
 /// Cachegrind measure?" searched as "measure" read Massif's page ("It measures how much heap
@@ -266,34 +267,53 @@ pub const ABOUT_WITHOUT_NAMES: usize = 2;
 impl Anchors {
     /// The names in `question`.
     pub fn of(question: &str) -> Self {
-        let mut names: Vec<HashSet<String>> = Vec::new();
+        // Curly apostrophes as straight ones, so "Apple’s" is Apple's, and its "'s" goes.
+        let question = question.replace(['\u{2019}', '\u{2018}'], "'");
         // Words as runs of letters, digits and joiners: "GIMPでレイヤー" gives "GIMP" (a
         // Japanese question has no spaces), and the kana and kanji are never a name.
-        let runs = question
+        let cjk = question.chars().any(is_cjk);
+        let runs: Vec<&str> = question
             .split(|c: char| c.is_whitespace() || is_cjk(c) || c == '、' || c == '？')
-            .filter(|r| !r.is_empty());
-        for (i, raw) in runs.enumerate() {
+            .filter(|r| !r.is_empty())
+            .collect();
+        let cased = |w: &str| w.chars().next().is_some_and(char::is_uppercase);
+        // Title Case ("How To Use Git Rebase?") capitalises every word: capitals say nothing.
+        let title_case =
+            runs.len() >= 3 && runs.iter().filter(|w| cased(w)).count() * 2 > runs.len();
+        let mut names: Vec<HashSet<String>> = Vec::new();
+        let mut sentence_start = true;
+        for raw in runs {
+            let starts = sentence_start && !cjk;
+            sentence_start = raw.ends_with(['.', '?', '!', ':']);
+            if raw.contains("://") || raw.starts_with("www.") {
+                continue;
+            }
             let word = raw.trim_matches(|c: char| !(c.is_alphanumeric() || c == '+' || c == '#'));
             let word = word.trim_start_matches(['+', '#']);
+            let word = word.strip_suffix("'s").unwrap_or(word);
             if !word.chars().any(char::is_alphabetic) {
                 continue;
             }
-            let named = (i > 0 && word.chars().any(char::is_uppercase))
+            // A dot inside a name has a word on each side ("node.js"), not "e.g".
+            let dotted = word.split('.').filter(|p| p.chars().count() >= 2).count() >= 2;
+            let capital = word.chars().any(char::is_uppercase) && !starts && !title_case;
+            let named = capital
                 || word.chars().skip(1).any(char::is_uppercase)
                 || word.chars().any(|c| c.is_ascii_digit())
-                || word
-                    .chars()
-                    .any(|c| matches!(c, '-' | '_' | '.' | '+' | '#'))
+                || word.contains('_')
+                || dotted
                 || raw.trim_start().starts_with("--");
             if !named {
                 continue;
             }
+            // A name of numbers alone ("C++20" keeps "20") names nothing to look for.
             let terms = topic_term_set(word);
-            if !terms.is_empty() && !names.contains(&terms) {
+            let wordless = terms.iter().all(|t| t.chars().all(|c| !c.is_alphabetic()));
+            if !wordless && !names.contains(&terms) {
                 names.push(terms);
             }
         }
-        let mut others = topic_term_set(question);
+        let mut others = topic_term_set(&question);
         for name in &names {
             others.retain(|t| !name.contains(t));
         }
@@ -327,9 +347,11 @@ impl Anchors {
     /// ("Cachegrind simulates …"), where a text that names it later speaks of something else
     /// by it ("Callgrind's cache simulation is based on that of Cachegrind").
     pub fn leads(&self, text: &str) -> bool {
-        topic_terms(text)
-            .first()
-            .is_some_and(|first| self.names.iter().any(|name| name.contains(first)))
+        let terms = topic_terms(text);
+        self.names.iter().any(|name| {
+            let opening: HashSet<String> = terms.iter().take(name.len()).cloned().collect();
+            opening == *name
+        })
     }
 
     /// Whether `text` is about the question as far as its names tell: it names one, shares

@@ -22,6 +22,7 @@ use crate::roles::Role;
 use crate::text::{self, normalize, quote_in};
 use research_graph::NodeError;
 use research_llm::estimate_tokens;
+use unicode_segmentation::UnicodeSegmentation;
 
 /// At most this many pages go into one extraction call.
 pub const PAGES_PER_CALL: usize = 4;
@@ -142,15 +143,16 @@ impl Listing {
         // statements name it counts one word more ("Cachegrind simulates … and gathers the
         // following statistics" answers "What does Cachegrind measure?" without the word
         // "measure", which a later chunk on comparing two runs has).
-        let anchors = guard::Anchors::of(reading.topic);
+        let anchors = guard::Anchors::of(reading.asked);
         let mut lead_open = anchors.asks_what_it_is() && anchors.named_in(page.title);
         let mut chunks: Vec<(usize, std::ops::Range<usize>)> =
             text::chunks(doc_text, text::CHUNK_CHARS)
                 .into_iter()
                 .map(|r| {
-                    let said: Vec<String> = text::sentences(doc_text, r.clone())
-                        .iter()
-                        .map(|s| s.reading(doc_text))
+                    // Cut as Unicode cuts sentences (a line ends one), each judged as it stands:
+                    // linear in the page, where reading a table row with its header is not.
+                    let said: Vec<&str> = doc_text[r.clone()]
+                        .split_sentence_bounds()
                         .filter(|s| guard::statement(s))
                         .collect();
                     let said = said.join(" ");
@@ -403,8 +405,8 @@ struct Chosen {
 
 /// Words a sentence opens with when it speaks of something the sentence before named.
 const REFERS_BACK: &[&str] = &[
-    "it", "its", "this", "these", "they", "their", "them", "he", "she", "his", "her", "such",
-    "both", "there",
+    "it", "it's", "its", "this", "these", "they", "their", "them", "he", "she", "his", "her",
+    "such", "both", "there",
 ];
 
 /// Where a quote of shown sentences `at..last` starts: one sentence earlier when it opens by
@@ -418,6 +420,7 @@ fn antecedent(page: &Listing, at: usize, last: usize) -> usize {
         .next()
         .map(|w| {
             w.trim_matches(|c: char| !c.is_alphanumeric())
+                .replace('\u{2019}', "'")
                 .to_lowercase()
         })
         .is_some_and(|w| REFERS_BACK.contains(&w.as_str()));
@@ -469,13 +472,16 @@ fn take(page: &Listing, chosen: Vec<Chosen>, topic: &str, l: &DepthLimits) -> Ve
         // The sentences as the page shows them, joined; when the stored text has something
         // between them that is not a sentence (a list of links, a table), only the first. A
         // table's rows are never joined: each says its own.
-        let at = antecedent(page, c.first - 1, c.last);
+        let chosen = c.first - 1;
+        let mut at = antecedent(page, chosen, c.last);
         let mut quote = shown[at..c.last].join(" ");
         let rows = (at..c.last).any(|i| research_check::table::cells(&shown[i]).is_some());
         if rows
             || !quote_in(&quote, normalized)
-            || (c.last > c.first && !quote_in(&quote, &page.raw))
+            || (c.last > at + 1 && !quote_in(&quote, &page.raw))
         {
+            // The sentence chosen alone (never the one before it alone).
+            at = chosen;
             quote = shown[at].clone();
         }
         let mut fact = c.fact.trim().to_string();
@@ -499,10 +505,13 @@ fn take(page: &Listing, chosen: Vec<Chosen>, topic: &str, l: &DepthLimits) -> Ve
             quote = texts[best].to_string();
             fact = quote.clone();
         }
-        // Verbatim by construction; checked anyway, since this is the product's promise.
-        if !quote_in(&quote, normalized) || evidence.iter().any(|e| e.quote == quote) {
+        // Verbatim by construction; checked anyway, since this is the product's promise. A
+        // quote another one already says is not taken twice; one that says another (a
+        // sentence and the "It …" after it) takes its place.
+        if !quote_in(&quote, normalized) || evidence.iter().any(|e| e.quote.contains(&quote)) {
             continue;
         }
+        evidence.retain(|e| !quote.contains(&e.quote));
         // A fact that is empty, looped, or says what its quote does not is replaced by the quote.
         if fact.is_empty()
             || guard::degenerate(&fact).is_some()
@@ -609,6 +618,23 @@ mod tests {
         );
         let evidence = take(&page, chosen(), "heap memory measure", &limits);
         assert_eq!(evidence[0].quote, IT);
+        // Both sentences chosen apart: one passage, said once.
+        let page = page_of(&format!("{NAMES} {IT}"), &[NAMES, IT]);
+        let both = vec![
+            Chosen {
+                fact: NAMES.into(),
+                first: 1,
+                last: 1,
+            },
+            Chosen {
+                fact: IT.into(),
+                first: 2,
+                last: 2,
+            },
+        ];
+        let evidence = take(&page, both, "heap memory measure profiler", &limits);
+        let quotes: Vec<&str> = evidence.iter().map(|e| e.quote.as_str()).collect();
+        assert_eq!(quotes, [format!("{NAMES} {IT}")]);
     }
 
     #[test]
@@ -625,6 +651,7 @@ mod tests {
             context: "",
             topic: "What does Cachegrind measure?",
             questions: &questions,
+            asked: "What does Cachegrind measure?",
             tree: &tree,
         };
         let limits = crate::config::Depth::Quick.limits();
@@ -660,6 +687,7 @@ mod tests {
             context: "",
             topic: &questions[0],
             questions: &questions,
+            asked: &questions[0],
             tree: &tree,
         };
         let page = PageText {

@@ -111,6 +111,9 @@ pub struct Reading<'a> {
     pub topic: &'a str,
     /// The research questions (a worker's sub-question).
     pub questions: &'a [String],
+    /// The person's question as asked: what it names anchors the reading
+    /// ([`guard::Anchors`]); the topic's clarification and earlier turns do not.
+    pub asked: &'a str,
     /// The research tree whose typed searches say where to look and when (the trust
     /// pipeline's; empty in the others).
     pub tree: &'a super::tree::ResearchTree,
@@ -189,7 +192,7 @@ pub async fn harvest(
     // (title, snippet, address), so the source cap reads the most relevant first, whichever
     // search found them: a weak model's searches cannot crowd out the page that answers.
     let key = format!("{} {}", reading.topic, reading.questions.join(" "));
-    let merged = relevance::merge_hits(&key, &guard::Anchors::of(reading.topic), &answered);
+    let merged = relevance::merge_hits(&key, &guard::Anchors::of(reading.asked), &answered);
     // As many pages as the searches would have read each (the plan's pages per search), at most.
     let most = l.pages_per_search * answered.iter().filter(|h| !h.is_empty()).count();
     let mut picked: Vec<(String, Hit)> = Vec::new();

@@ -199,6 +199,10 @@ pub struct WorkerInput {
     /// before it was kept, when the sub-question alone is the topic.
     #[serde(default)]
     pub topic: String,
+    /// The person's question as asked, whose names anchor the worker's reading; empty in
+    /// checkpoints saved before it was kept (nothing is narrowed then).
+    #[serde(default)]
+    pub asked: String,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -235,6 +239,7 @@ pub async fn research(
             context: &context,
             topic: &topic,
             questions: std::slice::from_ref(&a.question),
+            asked: &input.asked,
             // A worker's searches are the orchestrator's, untyped.
             tree: &super::tree::ResearchTree::default(),
         },

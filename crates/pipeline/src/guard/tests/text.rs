@@ -365,6 +365,29 @@ fn a_question_names_its_subject_by_capitals_digits_and_joined_words() {
         "What does cg_annotate print?",
         "cg_annotate prints a summary"
     ));
+    // What is not a name: ordinary joined words, abbreviations, a second sentence's first
+    // word, Title Case, numbers alone, an address.
+    for q in [
+        "what are the built-in types in python?",
+        "how do fast sorting algorithms work, e.g. quicksort?",
+        "Tell me about bees. Specifically, how do they navigate?",
+        "How To Make Sourdough Bread?",
+        "What is new in C++20?",
+        "summarize https://example.org/docs/manual",
+    ] {
+        assert!(Anchors::of(q).is_empty(), "{q}: {:?}", Anchors::of(q));
+    }
+    assert!(names(
+        "Is Apple\u{2019}s new chip faster?",
+        "Apple released a new chip"
+    ));
+    assert!(names(
+        "Valgrindでメモリリークを検出するには？",
+        "Valgrind reports leaks"
+    ));
+    let origins = Anchors::of("What does the --track-origins option do?");
+    assert!(origins.leads("--track-origins=yes makes Memcheck keep track of origins"));
+    assert!(!origins.leads("Track your allocations with --track-origins"));
     // A name inside a Japanese question is the name alone.
     let ja = "GIMPでレイヤーマスクを使うには？";
     assert!(names(ja, "GIMP のレイヤー") && !names(ja, "レイヤーマスク"));

@@ -125,6 +125,7 @@ pub(crate) async fn search_and_extract(state: Arc<ResearchState>, ctx: Ctx) -> N
             context: &brief.block(),
             topic: &brief.topic(),
             questions: &state.plan.questions,
+            asked: &brief.query,
             tree: &state.tree,
         },
     )
@@ -312,6 +313,7 @@ async fn cross(
             context: &also.block(),
             topic: &also.topic(),
             questions: &state.plan.questions,
+            asked: &also.query,
             tree: &state.tree,
         },
     )
@@ -381,6 +383,7 @@ pub(crate) fn fan_out(state: &ResearchState, max_sources: usize) -> Vec<research
                     max_sources: share,
                     context: context.clone(),
                     topic: topic.clone(),
+                    asked: brief.query.clone(),
                 },
             )
         })
