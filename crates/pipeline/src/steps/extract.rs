@@ -22,7 +22,6 @@ use crate::roles::Role;
 use crate::text::{self, normalize, quote_in};
 use research_graph::NodeError;
 use research_llm::estimate_tokens;
-use unicode_segmentation::UnicodeSegmentation;
 
 /// At most this many pages go into one extraction call.
 pub const PAGES_PER_CALL: usize = 4;
@@ -149,10 +148,13 @@ impl Listing {
             text::chunks(doc_text, text::CHUNK_CHARS)
                 .into_iter()
                 .map(|r| {
-                    // Cut as Unicode cuts sentences (a line ends one), each judged as it stands:
-                    // linear in the page, where reading a table row with its header is not.
-                    let said: Vec<&str> = doc_text[r.clone()]
-                        .split_sentence_bounds()
+                    // The chunk's sentences read within the chunk alone, so a table row looks
+                    // for its header no further up than the chunk: linear in the page, where a
+                    // long table's rows each walking up to its header is not.
+                    let chunk = &doc_text[r.clone()];
+                    let said: Vec<String> = text::sentences(chunk, 0..chunk.len())
+                        .iter()
+                        .map(|s| s.reading(chunk))
                         .filter(|s| guard::statement(s))
                         .collect();
                     let said = said.join(" ");
