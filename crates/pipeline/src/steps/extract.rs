@@ -556,19 +556,13 @@ mod tests {
     #[test]
     fn a_quote_never_joins_sentences_across_a_list_number_the_text_has() {
         let doc = "Contributor shall mean any person whose contribution has been incorporated within the Work.\n\n   2. Grant of Copyright License. Each Contributor grants You a copyright license.";
-        let shown = vec![
-            "Contributor shall mean any person whose contribution has been incorporated within the Work.".to_string(),
-            "Grant of Copyright License.".to_string(),
-        ];
-        let page = Listing {
-            normalized: normalize(&text::plain(doc)),
-            raw: normalize(doc),
-            readings: shown.clone(),
-            shown,
-            ranked: Vec::new(),
-            on_topic: true,
-            tokens: 0,
-        };
+        let page = page_of(
+            doc,
+            &[
+                "Contributor shall mean any person whose contribution has been incorporated within the Work.",
+                "Grant of Copyright License.",
+            ],
+        );
         let chosen = vec![Chosen {
             fact: "A contributor is anyone whose work was incorporated.".into(),
             first: 1,
