@@ -161,11 +161,9 @@ const FOLLOW_UP_OPENINGS: &[&str] = &[
     "which of these",
     "which of them",
 ];
-/// Words that point back at what the session already talked about.
-const BACK_REFERENCES: &[&str] = &[
-    "it", "its", "they", "them", "their", "theirs", "these", "those", "this", "that", "he", "she",
-    "his", "her", "above", "earlier", "previous", "former", "latter",
-];
+/// Words besides the pronouns ([`crate::guard::POINTS_BACK`]) that point back at what the
+/// session already talked about.
+const BACK_REFERENCES: &[&str] = &["above", "earlier", "previous", "former", "latter"];
 const FOLLOW_UP_JA: &[&str] = &[
     "それ",
     "その",
@@ -368,7 +366,8 @@ pub fn by_rules(question: &str, focus: &[String]) -> Option<Classification> {
         }
     }
     let ws = words(q);
-    if let Some(w) = ws.iter().find(|w| BACK_REFERENCES.contains(&w.as_str())) {
+    let back = |w: &str| crate::guard::POINTS_BACK.contains(&w) || BACK_REFERENCES.contains(&w);
+    if let Some(w) = ws.iter().find(|w| back(w.as_str())) {
         // "What is it like…" opens many fresh questions; a back-reference counts only when
         // the question names nothing of its own besides.
         if focus_of(q).len() <= 2 || lower.starts_with(&format!("{w} ")) {

@@ -308,6 +308,13 @@ pub fn rank_sentences(query: &str, sentences: &[&str]) -> Vec<(usize, f64)> {
     scores
 }
 
+/// Pronouns that point back at something said before: a sentence opening with one leans on
+/// the sentence before it, and a question using one leans on the session's earlier turns.
+pub const POINTS_BACK: &[&str] = &[
+    "it", "it's", "its", "this", "that", "these", "those", "they", "their", "theirs", "them", "he",
+    "she", "his", "her",
+];
+
 /// Whether `text` mentions the topic at all: one content word in common, compared by their
 /// [`topic_terms`] (stems, Japanese bigrams). The bar for a quote to be on topic; [`shares_content`] is the bar for
 /// evidence to answer a question.

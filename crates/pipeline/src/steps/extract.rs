@@ -405,11 +405,9 @@ struct Chosen {
     last: usize,
 }
 
-/// Words a sentence opens with when it speaks of something the sentence before named.
-const REFERS_BACK: &[&str] = &[
-    "it", "it's", "its", "this", "these", "they", "their", "them", "he", "she", "his", "her",
-    "such", "both", "there",
-];
+/// Words besides [`guard::POINTS_BACK`] a sentence opens with when it speaks of something the
+/// sentence before named.
+const OPENS_ON_BEFORE: &[&str] = &["such", "both", "there"];
 
 /// Where a quote of shown sentences `at..last` starts: one sentence earlier when it opens by
 /// referring back ("It measures how much heap memory your program uses.") and the sentence
@@ -425,7 +423,9 @@ fn antecedent(page: &Listing, at: usize, last: usize) -> usize {
                 .replace('\u{2019}', "'")
                 .to_lowercase()
         })
-        .is_some_and(|w| REFERS_BACK.contains(&w.as_str()));
+        .is_some_and(|w| {
+            guard::POINTS_BACK.contains(&w.as_str()) || OPENS_ON_BEFORE.contains(&w.as_str())
+        });
     if !opens || at == 0 || last - at > 3 {
         return at;
     }
