@@ -185,8 +185,33 @@ fn apply(tx: &Connection, work: &Work) -> Result<(), CheckpointError> {
     }
 }
 
+/// How long the writer keeps looking for the next save before it sleeps. A run's saves come a
+/// few tens of microseconds apart when its steps are quick (an interrupt's pause, the edit, the
+/// resumed steps): waking a sleeping thread costs about as much again on a small VM, once per
+/// save. Work that waits on a model leaves the writer asleep after this short look.
+const LOOK_FOR_NEXT: std::time::Duration = std::time::Duration::from_micros(150);
+
+/// The next job: at once when one is queued or comes within [`LOOK_FOR_NEXT`], else when one
+/// comes. `None` once every sender is gone.
+fn next_job(rx: &mpsc::Receiver<Job>) -> Option<Job> {
+    let since = std::time::Instant::now();
+    loop {
+        match rx.try_recv() {
+            Ok(job) => return Some(job),
+            Err(mpsc::TryRecvError::Disconnected) => return None,
+            Err(mpsc::TryRecvError::Empty) if since.elapsed() < LOOK_FOR_NEXT => {
+                // Lets a runnable thread have the core (two cores: it may be the one saving).
+                std::thread::yield_now();
+            }
+            Err(mpsc::TryRecvError::Empty) => return rx.recv().ok(),
+        }
+    }
+}
+
 fn writer_loop(mut conn: Connection, durability: Durability, rx: mpsc::Receiver<Job>) {
-    while let Ok(first) = rx.recv() {
+    // The `synchronous` setting the connection has now (set per batch, only when it changes).
+    let mut lazy_now: Option<bool> = None;
+    while let Some(first) = next_job(&rx) {
         // Take everything queued so far: one transaction, one flush, for all of it.
         let mut batch = vec![first];
         while let Ok(job) = rx.try_recv() {
@@ -197,9 +222,11 @@ fn writer_loop(mut conn: Connection, durability: Durability, rx: mpsc::Receiver<
         let lazy = durability == Durability::Full && batch.iter().all(|j| !j.flush);
         let mut outcomes: Vec<Result<(), CheckpointError>> = Vec::with_capacity(batch.len());
         let result = (|| -> rusqlite::Result<()> {
-            if durability == Durability::Full {
-                // Set for every batch, so that no batch inherits another's.
+            if durability == Durability::Full && lazy_now != Some(lazy) {
+                // Each batch gets its own setting, never the one the batch before left.
+                lazy_now = None;
                 conn.pragma_update(None, "synchronous", if lazy { "NORMAL" } else { "FULL" })?;
+                lazy_now = Some(lazy);
             }
             let mut tx =
                 conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;

@@ -270,8 +270,10 @@ fn sequences_for(model: &LlamaModel, shape: &Shape) -> u32 {
     let budget = available_memory().unwrap_or(2 << 30) / 4;
     // Measured (BENCHMARKS.md): Gemma 3, whose layers mostly attend over a sliding window,
     // ran a research run 1.46 times slower with its calls decoded together than one at a time
-    // (125 s against 86 s), while SmolLM2 ran 0.82 times as long. Until that is understood, a
-    // model with a sliding window is served one request at a time (prefix reuse still works).
+    // (125 s against 86 s), while SmolLM2 ran 0.82 times as long. That was with a full-length
+    // cache for the window's layers (llama.cpp's default, in effect until 2026-11-27 though
+    // meant otherwise); until a run is measured again with a window's worth, a model with a
+    // sliding window is served one request at a time (prefix reuse still works).
     if meta("sliding_window").is_some_and(|w| w > 0) {
         return 1;
     }
@@ -394,6 +396,10 @@ fn new_context<'m>(
         .with_n_seq_max(sequences)
         // Each sequence its own part of the cache, the whole context long.
         .with_kv_unified(false)
+        // A window's worth of cache for sliding-window layers (Gemma 3), as llama.cpp's server
+        // keeps: the library's own default is the whole context, over which those layers then
+        // attend (a Gemma run took 1.17 times as long with it, BENCHMARKS.md).
+        .with_swa_full(false)
         .with_n_threads(shape.threads)
         .with_n_threads_batch(shape.threads);
     model
