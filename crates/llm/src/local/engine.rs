@@ -398,7 +398,7 @@ fn new_context<'m>(
         .with_kv_unified(false)
         // A window's worth of cache for sliding-window layers (Gemma 3), as llama.cpp's server
         // keeps: the library's own default is the whole context, over which those layers then
-        // attend (a Gemma run took 1.17 times as long with it, BENCHMARKS.md).
+        // attend (a Gemma run took 1.11 times as long with it, BENCHMARKS.md).
         .with_swa_full(false)
         .with_n_threads(shape.threads)
         .with_n_threads_batch(shape.threads);
