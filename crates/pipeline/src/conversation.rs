@@ -366,8 +366,10 @@ pub fn by_rules(question: &str, focus: &[String]) -> Option<Classification> {
         }
     }
     let ws = words(q);
-    let back = |w: &str| crate::guard::POINTS_BACK.contains(&w) || BACK_REFERENCES.contains(&w);
-    if let Some(w) = ws.iter().find(|w| back(w.as_str())) {
+    if let Some(w) = ws
+        .iter()
+        .find(|w| crate::guard::points_back(w, BACK_REFERENCES))
+    {
         // "What is it like…" opens many fresh questions; a back-reference counts only when
         // the question names nothing of its own besides.
         if focus_of(q).len() <= 2 || lower.starts_with(&format!("{w} ")) {

@@ -224,7 +224,6 @@ fn writer_loop(mut conn: Connection, durability: Durability, rx: mpsc::Receiver<
         let result = (|| -> rusqlite::Result<()> {
             if durability == Durability::Full && lazy_now != Some(lazy) {
                 // Each batch gets its own setting, never the one the batch before left.
-                lazy_now = None;
                 conn.pragma_update(None, "synchronous", if lazy { "NORMAL" } else { "FULL" })?;
                 lazy_now = Some(lazy);
             }

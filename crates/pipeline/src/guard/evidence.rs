@@ -315,6 +315,11 @@ pub const POINTS_BACK: &[&str] = &[
     "she", "his", "her",
 ];
 
+/// Whether `word` (lower case) points back: one of [`POINTS_BACK`] or of the caller's `also`.
+pub fn points_back(word: &str, also: &[&str]) -> bool {
+    POINTS_BACK.contains(&word) || also.contains(&word)
+}
+
 /// Whether `text` mentions the topic at all: one content word in common, compared by their
 /// [`topic_terms`] (stems, Japanese bigrams). The bar for a quote to be on topic; [`shares_content`] is the bar for
 /// evidence to answer a question.

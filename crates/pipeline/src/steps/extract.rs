@@ -423,9 +423,7 @@ fn antecedent(page: &Listing, at: usize, last: usize) -> usize {
                 .replace('\u{2019}', "'")
                 .to_lowercase()
         })
-        .is_some_and(|w| {
-            guard::POINTS_BACK.contains(&w.as_str()) || OPENS_ON_BEFORE.contains(&w.as_str())
-        });
+        .is_some_and(|w| guard::points_back(&w, OPENS_ON_BEFORE));
     if !opens || at == 0 || last - at > 3 {
         return at;
     }
