@@ -32,10 +32,9 @@ use llama_cpp_2::context::params::LlamaContextParams;
 use llama_cpp_2::context::LlamaContext;
 use llama_cpp_2::llama_batch::LlamaBatch;
 use llama_cpp_2::model::LlamaModel;
-use llama_cpp_2::sampling::LlamaSampler;
 use llama_cpp_2::token::LlamaToken;
 
-use super::sampling::{loops, sampler_chain, StopScan};
+use super::sampling::{loops, Draw, StopScan};
 use super::{backend, bad, LocalConfig};
 use crate::{ChatRequest, LlmError, Usage};
 
@@ -434,7 +433,7 @@ impl Finished {
 struct Sequence {
     slot: usize,
     job: Job,
-    sampler: LlamaSampler,
+    draw: Draw,
     stops: StopScan,
     decoder: encoding_rs::Decoder,
     text: String,
@@ -497,7 +496,7 @@ impl<'m> Batcher<'m> {
             };
             return Some(Finished::of(job, Ok((String::new(), usage))));
         }
-        let sampler = match sampler_chain(self.model, self.path, &job.config, &job.request) {
+        let draw = match Draw::new(self.model, self.path, &job.config, &job.request) {
             Ok(s) => s,
             Err(e) => return Some(Finished::of(job, Err(e))),
         };
@@ -539,7 +538,7 @@ impl<'m> Batcher<'m> {
             slot,
             stops: StopScan::new(&job.request.stop),
             job,
-            sampler,
+            draw,
             decoder: encoding_rs::UTF_8.new_decoder(),
             text: String::new(),
             generated: Vec::new(),
@@ -631,7 +630,7 @@ impl<'m> Batcher<'m> {
         let mut done: Vec<usize> = Vec::new();
         for (index, at) in sampled_at {
             let seq = &mut self.running[index];
-            let token = seq.sampler.sample(&self.ctx, at);
+            let token = seq.draw.next(self.ctx.get_logits_ith(at));
             if take_token(self.model, seq, token) {
                 done.push(index);
             } else {
@@ -642,6 +641,11 @@ impl<'m> Batcher<'m> {
         for index in done {
             let mut seq = self.running.remove(index);
             self.busy[seq.slot] = false;
+            tracing::trace!(
+                tokens = seq.generated.len(),
+                redrawn = seq.draw.redrawn,
+                "a request leaves the batch"
+            );
             let answer = seq.answer();
             ended.push(Finished::of(seq.job, Ok(answer)));
         }
