@@ -14,25 +14,44 @@ use llama_cpp_2::token::LlamaToken;
 use super::{bad, LocalConfig, DRY_BREAKERS, LOOP_PERIODS};
 use crate::{ChatRequest, LlmError};
 
-/// How one sequence draws its tokens: the request's sampler chain, and its grammar (when the
-/// answer must follow a schema) checked on the drawn token only. Checking a token against a
-/// grammar means walking the grammar with its text; doing that for every token of the
-/// vocabulary (49,152 for SmolLM2, 262,144 for Gemma 3) on every step cost more than the draw,
-/// while the token the model likes best is nearly always one the grammar allows. So, as
-/// llama.cpp's own tools do: draw first, and only when the grammar refuses that token, mask the
-/// whole vocabulary by the grammar and draw again. With a greedy draw the token is the same as
-/// masking first (the best allowed token is the best token whenever the best is allowed); with a
-/// random draw it comes from the same distribution (a refused draw is redrawn among the allowed).
+/// How one sequence draws its tokens: the request's penalties (repetition, DRY), its pick
+/// (truncations, temperature, the draw) and its grammar (when the answer must follow a schema).
+///
+/// Two shortcuts keep a step's sampling from costing a pass over the whole vocabulary (49,152
+/// tokens for SmolLM2, 262,144 for Gemma 3) per sampler, each measured to change no token:
+/// - **The grammar checks the drawn token.** Walking the grammar with every token's text cost
+///   more than the draw, while the token the model likes best is nearly always one the grammar
+///   allows. So, as llama.cpp's own tools do: draw first, and only when the grammar refuses that
+///   token, mask the whole vocabulary by it and draw again. A greedy draw gets the token masking
+///   first would; a random one draws from the same distribution (a refused draw is redrawn among
+///   the allowed).
+/// - **The pick sees a shortlist.** A greedy pick chooses among the best one, a top-k pick among
+///   the best k, and the penalties only ever lower a logit; so the pick is made among the best
+///   k + [`SPARE`] raw logits whenever at least k of them are, after the penalties, still above
+///   every logit left out — the same k, in the same order, as over the whole vocabulary. When
+///   that does not hold (many of the best were just said), the pass is made over all of them.
 pub(super) struct Draw {
-    chain: LlamaSampler,
+    /// The repetition penalties and DRY, when the request has any.
+    penalties: Option<LlamaSampler>,
+    /// The truncations, the temperature and the draw.
+    pick: LlamaSampler,
     grammar: Option<LlamaSampler>,
+    /// How many of the best tokens the pick can choose among (1 greedy, k with top-k), when the
+    /// penalties only lower logits; `None` when a draw may take any token.
+    among: Option<usize>,
     /// Drawn when nothing is left to draw from (a grammar that allows nothing more).
     end: LlamaToken,
     /// The vocabulary's candidates, kept between steps (Gemma's are 3 MiB).
     candidates: Vec<LlamaTokenData>,
     /// Draws the grammar refused (each drawn again among the tokens it allows).
     pub(super) redrawn: usize,
+    /// Draws that needed the whole vocabulary (the shortlist could not decide).
+    pub(super) full: usize,
 }
+
+/// Candidates shortlisted beyond the pick's own: room for the penalties to lower some of the
+/// best without the draw needing the whole vocabulary.
+const SPARE: usize = 64;
 
 impl Draw {
     /// The draw a request asks for: the grammar of its schema, then the repetition penalties
@@ -56,46 +75,86 @@ impl Draw {
             }
             None => None,
         };
+        let (penalties, lowering) = penalties(model, config, request);
+        let (pick, among) = pick(config, request);
         Ok(Self {
-            chain: sampler_chain(model, config, request),
+            penalties,
+            pick,
             grammar,
+            among: among.filter(|_| lowering),
             end: model.vocab().eos(),
             candidates: Vec::new(),
             redrawn: 0,
+            full: 0,
         })
     }
 
     /// The next token from a row of logits (one per token of the vocabulary), taken into the
     /// samplers' state (the grammar's position, the penalties' counts).
     pub(super) fn next(&mut self, logits: &[f32]) -> LlamaToken {
-        let mut drawn = self.draw(logits, false);
+        let mut drawn = match self.shortlisted(logits) {
+            Some(drawn) => drawn,
+            None => self.draw(logits, false),
+        };
         if let Some(grammar) = &mut self.grammar {
             if !drawn.is_some_and(|token| allows(grammar, token)) {
                 self.redrawn += 1;
                 drawn = self.draw(logits, true);
             }
         }
+        self.accept(drawn)
+    }
+
+    fn accept(&mut self, drawn: Option<LlamaToken>) -> LlamaToken {
         let token = drawn.unwrap_or(self.end);
         if let Some(grammar) = &mut self.grammar {
             grammar.accept(token);
         }
-        self.chain.accept(token);
+        if let Some(penalties) = &mut self.penalties {
+            penalties.accept(token);
+        }
+        self.pick.accept(token);
         token
     }
 
-    /// The next token as a chain with the grammar first would draw it (the reference the tests
-    /// hold `next` to).
+    /// The next token as a chain with the grammar first, over the whole vocabulary, would draw
+    /// it (the reference the tests hold `next` to).
     #[cfg(test)]
     fn next_masked_first(&mut self, logits: &[f32]) -> LlamaToken {
-        let token = self.draw(logits, true).unwrap_or(self.end);
-        if let Some(grammar) = &mut self.grammar {
-            grammar.accept(token);
-        }
-        self.chain.accept(token);
-        token
+        let drawn = self.draw(logits, true);
+        self.accept(drawn)
     }
 
-    /// One pass of the chain over the whole vocabulary, masked by the grammar first when asked.
+    /// The pick among the best raw logits, when that is certainly the pick among all (see
+    /// [`Draw`]); `None` when it is not (or the pick may take any token). `Some(None)`: nothing
+    /// could be drawn.
+    fn shortlisted(&mut self, logits: &[f32]) -> Option<Option<LlamaToken>> {
+        let among = self.among?;
+        let (best, left_out) = best(logits, among + SPARE)?;
+        let mut data = std::mem::take(&mut self.candidates);
+        data.clear();
+        data.extend(best);
+        let mut candidates = LlamaTokenDataArray::new(data, false);
+        if let Some(penalties) = &mut self.penalties {
+            penalties.apply(&mut candidates);
+        }
+        let above = candidates
+            .data
+            .iter()
+            .filter(|c| c.logit() > left_out)
+            .count();
+        let drawn = (above >= among).then(|| {
+            self.pick.apply(&mut candidates);
+            selected(&candidates)
+        });
+        self.candidates = candidates.data;
+        if drawn.is_none() {
+            self.full += 1;
+        }
+        drawn
+    }
+
+    /// One pass over the whole vocabulary, masked by the grammar first when asked.
     fn draw(&mut self, logits: &[f32], masked: bool) -> Option<LlamaToken> {
         let mut data = std::mem::take(&mut self.candidates);
         data.clear();
@@ -110,16 +169,74 @@ impl Draw {
                 grammar.apply(&mut candidates);
             }
         }
-        self.chain.apply(&mut candidates);
-        // A draw among candidates all masked out is no draw.
-        let token = candidates
-            .selected
-            .and_then(|at| candidates.data.get(at))
-            .filter(|c| c.logit() > f32::NEG_INFINITY)
-            .map(|c| c.id());
+        if let Some(penalties) = &mut self.penalties {
+            penalties.apply(&mut candidates);
+        }
+        self.pick.apply(&mut candidates);
+        let token = selected(&candidates);
         self.candidates = candidates.data;
         token
     }
+}
+
+/// The token a pick selected; none when every candidate was masked out.
+fn selected(candidates: &LlamaTokenDataArray) -> Option<LlamaToken> {
+    candidates
+        .selected
+        .and_then(|at| candidates.data.get(at))
+        .filter(|c| c.logit() > f32::NEG_INFINITY)
+        .map(|c| c.id())
+}
+
+/// A logit ranked by value (ties: the lower token first, as a pass over the vocabulary meets
+/// them).
+struct Ranked(f32, i32);
+
+impl Ord for Ranked {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.0.total_cmp(&other.0).then(other.1.cmp(&self.1))
+    }
+}
+
+impl PartialOrd for Ranked {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for Ranked {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other).is_eq()
+    }
+}
+
+impl Eq for Ranked {}
+
+/// The `size` best of `logits` as candidates, and the best logit left out; `None` when nothing
+/// would be left out.
+fn best(logits: &[f32], size: usize) -> Option<(Vec<LlamaTokenData>, f32)> {
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+    if logits.len() <= size {
+        return None;
+    }
+    // The size + 1 best, worst on top: a logit enters only when it beats that worst one.
+    let mut heap = BinaryHeap::with_capacity(size + 1);
+    for (id, &logit) in (0_i32..).zip(logits) {
+        if heap.len() <= size {
+            heap.push(Reverse(Ranked(logit, id)));
+        } else if let Some(mut worst) = heap.peek_mut() {
+            if Ranked(logit, id) > worst.0 {
+                *worst = Reverse(Ranked(logit, id));
+            }
+        }
+    }
+    let Reverse(Ranked(left_out, _)) = heap.pop()?;
+    let best = heap
+        .into_iter()
+        .map(|Reverse(Ranked(logit, id))| LlamaTokenData::new(LlamaToken(id), logit, 0.0))
+        .collect();
+    Some((best, left_out))
 }
 
 /// Whether the grammar, where it stands, allows `token` next.
@@ -131,18 +248,26 @@ fn allows(grammar: &mut LlamaSampler, token: LlamaToken) -> bool {
         .is_some_and(|c| c.logit() > f32::NEG_INFINITY)
 }
 
-/// The request's sampler chain without its grammar: the repetition penalties and DRY, the
-/// truncations, the temperature and the draw.
-fn sampler_chain(model: &LlamaModel, config: &LocalConfig, request: &ChatRequest) -> LlamaSampler {
+/// The request's repetition penalties and DRY (`None` when it has neither), and whether they
+/// only ever lower a logit (a repeat penalty under 1 or a negative frequency or presence
+/// penalty raises some).
+fn penalties(
+    model: &LlamaModel,
+    config: &LocalConfig,
+    request: &ChatRequest,
+) -> (Option<LlamaSampler>, bool) {
     let mut samplers = Vec::new();
     // llama.cpp wants a positive penalty; a request's nonsense value falls back to the default.
     let repeat = request
         .repeat_penalty
         .filter(|r| r.is_finite() && *r > 0.0)
         .unwrap_or(config.repeat_penalty);
+    let mut lowering = true;
     if config.repeat_last_n > 0
         && (repeat != 1.0 || config.frequency_penalty != 0.0 || config.presence_penalty != 0.0)
     {
+        lowering =
+            repeat >= 1.0 && config.frequency_penalty >= 0.0 && config.presence_penalty >= 0.0;
         samplers.push(LlamaSampler::penalties(
             model.n_vocab(),
             config.repeat_last_n,
@@ -161,28 +286,34 @@ fn sampler_chain(model: &LlamaModel, config: &LocalConfig, request: &ChatRequest
             DRY_BREAKERS,
         ));
     }
+    let penalties = (!samplers.is_empty()).then(|| LlamaSampler::chain_simple(samplers));
+    (penalties, lowering)
+}
+
+/// The request's truncations, temperature and draw, and how many of the best tokens it can
+/// choose among (`None`: any).
+fn pick(config: &LocalConfig, request: &ChatRequest) -> (LlamaSampler, Option<usize>) {
+    let mut samplers = Vec::new();
     let temperature = request.temperature.unwrap_or(config.temperature);
     // The truncations never drop the most likely token: a greedy draw skips them (sorting
     // Gemma's 262,144 logits for top-p on every token costs more than the draw).
-    if temperature > 0.0 {
-        if config.top_k > 0 {
-            samplers.push(LlamaSampler::top_k(config.top_k));
-        }
-        let top_p = request.top_p.unwrap_or(config.top_p);
-        if top_p > 0.0 && top_p < 1.0 {
-            samplers.push(LlamaSampler::top_p(top_p, 1));
-        }
-        if config.min_p > 0.0 {
-            samplers.push(LlamaSampler::min_p(config.min_p, 1));
-        }
+    if temperature <= 0.0 {
+        return (LlamaSampler::greedy(), Some(1));
     }
-    if temperature > 0.0 {
-        samplers.push(LlamaSampler::temp(temperature));
-        samplers.push(LlamaSampler::dist(config.seed));
-    } else {
-        samplers.push(LlamaSampler::greedy());
+    let among = (config.top_k > 0).then_some(config.top_k as usize);
+    if config.top_k > 0 {
+        samplers.push(LlamaSampler::top_k(config.top_k));
     }
-    LlamaSampler::chain_simple(samplers)
+    let top_p = request.top_p.unwrap_or(config.top_p);
+    if top_p > 0.0 && top_p < 1.0 {
+        samplers.push(LlamaSampler::top_p(top_p, 1));
+    }
+    if config.min_p > 0.0 {
+        samplers.push(LlamaSampler::min_p(config.min_p, 1));
+    }
+    samplers.push(LlamaSampler::temp(temperature));
+    samplers.push(LlamaSampler::dist(config.seed));
+    (LlamaSampler::chain_simple(samplers), among)
 }
 
 /// Holds back decoded text that may be the start of a stop string, so that what is streamed is
@@ -247,54 +378,146 @@ pub(super) fn loops<T: PartialEq>(tokens: &[T], repeats: usize) -> bool {
 mod tests {
     use super::*;
 
-    /// On a real model's logits (RS_TEST_MODEL; required in CI), a greedy draw checked by the
-    /// grammar afterwards is, token for token, the draw of a chain masked by the grammar first,
-    /// with the default penalties and DRY in the chain and the grammar refusing some draws.
+    /// On real models' logits (SmolLM2's 49,152 tokens and Gemma 3's 262,144: RS_TEST_MODEL
+    /// and RS_TEST_MODEL_GEMMA, both required in CI), a draw with both shortcuts is, token for
+    /// token, the draw over the whole vocabulary: greedy with a grammar masking first (the
+    /// grammar refusing some draws), and sampled at a pipeline's temperature (one seed for both),
+    /// the default penalties and DRY in the chain each time.
     #[test]
-    fn a_greedy_draw_checked_after_is_the_draw_masked_first() {
+    fn a_draw_with_its_shortcuts_is_the_draw_over_the_whole_vocabulary() {
+        for variable in ["RS_TEST_MODEL", "RS_TEST_MODEL_GEMMA"] {
+            match std::env::var_os(variable)
+                .map(std::path::PathBuf::from)
+                .filter(|p| p.is_file())
+            {
+                Some(path) => {
+                    let model = LlamaModel::load_from_file(
+                        super::super::backend().unwrap(),
+                        &path,
+                        &Default::default(),
+                    )
+                    .unwrap();
+                    let config = LocalConfig::default();
+                    let greedy = draws_alike(&model, &path, &config, 0.0, true);
+                    assert!(
+                        greedy.redrawn > 0,
+                        "the grammar never refused a draw: the test proves nothing"
+                    );
+                    let sampled = draws_alike(&model, &path, &config, 0.2, false);
+                    assert!(
+                        sampled.full < 10,
+                        "{} of 120 draws needed it all",
+                        sampled.full
+                    );
+                }
+                None => {
+                    assert!(
+                        std::env::var_os("CI").is_none(),
+                        "{variable} does not name a test model (scripts/fetch-model.sh)"
+                    );
+                    eprintln!("skipped: set {variable} to a GGUF file");
+                }
+            }
+        }
+    }
+
+    /// When the penalties push the best below the best left out of the shortlist, the draw
+    /// takes the whole vocabulary, and draws what a pass over it draws.
+    #[test]
+    fn a_shortlist_that_cannot_decide_gives_way_to_the_whole_vocabulary() {
+        let config = LocalConfig {
+            repeat_penalty: 8.0,
+            dry_multiplier: 0.0,
+            ..LocalConfig::default()
+        };
+        let mut request = ChatRequest::new(Vec::new());
+        request.temperature = Some(0.2);
+        let draw = || {
+            let (pick, among) = pick(&config, &request);
+            Draw {
+                penalties: Some(LlamaSampler::penalties(5000, 128, 8.0, 0.0, 0.0)),
+                pick,
+                grammar: None,
+                among,
+                end: LlamaToken(0),
+                candidates: Vec::new(),
+                redrawn: 0,
+                full: 0,
+            }
+        };
+        let (mut shortcut, mut whole) = (draw(), draw());
+        assert_eq!(shortcut.among, Some(40));
+        // The 100 best tokens were just said: only 4 of the 104 shortlisted stay above the
+        // 105th, fewer than the 40 a top-k pick chooses among.
+        for token in 0..100 {
+            shortcut.accept(Some(LlamaToken(token)));
+            whole.accept(Some(LlamaToken(token)));
+        }
+        let logits: Vec<f32> = (0..5000).map(|i| 10.0 - i as f32 * 0.001).collect();
+        for _ in 0..20 {
+            let expected = whole.draw(&logits, false);
+            let token = shortcut.next(&logits);
+            assert_eq!(Some(token), expected);
+            whole.accept(expected);
+        }
+        assert_eq!(shortcut.full, 20);
+        // Without the penalties' reach, the shortlist decides, and draws the same.
+        let (mut shortcut, mut whole) = (draw(), draw());
+        for _ in 0..20 {
+            let expected = whole.draw(&logits, false);
+            assert_eq!(Some(shortcut.next(&logits)), expected);
+            whole.accept(expected);
+        }
+        assert_eq!(shortcut.full, 0);
+    }
+
+    /// Up to 120 tokens after a prompt that starts an answer in prose, drawn by `next` and by
+    /// the reference over the whole vocabulary (masked by the grammar first, when there is
+    /// one); they must agree at every step. Returns the draw with the shortcuts.
+    fn draws_alike(
+        model: &LlamaModel,
+        path: &Path,
+        config: &LocalConfig,
+        temperature: f32,
+        grammar: bool,
+    ) -> Draw {
         use llama_cpp_2::context::params::LlamaContextParams;
         use llama_cpp_2::llama_batch::LlamaBatch;
-        let Some(path) = std::env::var_os("RS_TEST_MODEL")
-            .map(std::path::PathBuf::from)
-            .filter(|p| p.is_file())
-        else {
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "RS_TEST_MODEL does not name the test model (scripts/fetch-model.sh)"
-            );
-            eprintln!("skipped: set RS_TEST_MODEL to a GGUF file");
-            return;
-        };
         let backend = super::super::backend().unwrap();
-        let model = LlamaModel::load_from_file(backend, &path, &Default::default()).unwrap();
         let mut request = ChatRequest::new(vec![crate::Message::user("What do bees eat?")]);
-        request.temperature = Some(0.0);
-        request.schema = Some(crate::OutputSchema {
+        request.temperature = Some(temperature);
+        request.schema = grammar.then(|| crate::OutputSchema {
             name: "facts".into(),
             schema: serde_json::json!({"type": "object", "required": ["facts"], "properties": {
                 "facts": {"type": "array", "maxItems": 3, "items": {"type": "string", "maxLength": 80}}}}),
         });
-        let config = LocalConfig::default();
-        let mut after = Draw::new(&model, &path, &config, &request).unwrap();
-        let mut first = Draw::new(&model, &path, &config, &request).unwrap();
+        let mut shortcut = Draw::new(model, path, config, &request).unwrap();
+        let mut whole = Draw::new(model, path, config, &request).unwrap();
         let params = LlamaContextParams::default()
             .with_n_ctx(std::num::NonZeroU32::new(1024))
             .with_n_threads(2)
             .with_n_threads_batch(2);
         let mut ctx = model.new_context(backend, params).unwrap();
-        // Prose first, as a small model likes to answer: the grammar must refuse it.
-        let prompt =
-            model
-                .vocab()
-                .tokenize(b"Question: What do bees eat?\nAnswer: Bees", true, false);
+        // Prose first, as a small model likes to answer: a grammar must refuse it.
+        let prompt = model.vocab().tokenize(
+            b"Question: What do bees eat? Answer at length.\nAnswer: Bees",
+            true,
+            false,
+        );
         let mut batch = LlamaBatch::new(512, 1);
         batch.add_sequence(&prompt, 0, false).unwrap();
         let mut answer = Vec::new();
         for pos in (prompt.len() as i32..).take(120) {
             ctx.decode(&mut batch).unwrap();
             let logits = ctx.get_logits_ith(batch.n_tokens() - 1);
-            let token = after.next(logits);
-            assert_eq!(token, first.next_masked_first(logits), "after {answer:?}");
+            let token = shortcut.next(logits);
+            assert_eq!(
+                token,
+                whole.next_masked_first(logits),
+                "{} at temperature {temperature}, penalty {}, after {answer:?}",
+                path.display(),
+                config.repeat_penalty
+            );
             if model.vocab().is_eog(token) {
                 break;
             }
@@ -302,12 +525,16 @@ mod tests {
             batch.clear();
             batch.add(token, pos, &[0], true).unwrap();
         }
-        eprintln!("{} tokens, {} redrawn", answer.len(), after.redrawn);
-        assert!(
-            after.redrawn > 0,
-            "the grammar never refused a draw: the test proves nothing"
+        eprintln!(
+            "{} at temperature {temperature}, penalty {}: {} tokens, {} redrawn, {} over the whole vocabulary",
+            path.display(),
+            config.repeat_penalty,
+            answer.len(),
+            shortcut.redrawn,
+            shortcut.full
         );
         assert!(answer.len() > 5, "{answer:?}");
+        shortcut
     }
 
     fn scan(stops: &[&str], pieces: &[&str]) -> (String, bool) {
