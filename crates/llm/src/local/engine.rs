@@ -644,6 +644,7 @@ impl<'m> Batcher<'m> {
             tracing::trace!(
                 tokens = seq.generated.len(),
                 redrawn = seq.draw.redrawn,
+                whole_vocabulary = seq.draw.full,
                 "a request leaves the batch"
             );
             let answer = seq.answer();

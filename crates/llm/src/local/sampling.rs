@@ -18,17 +18,18 @@ use crate::{ChatRequest, LlmError};
 /// (truncations, temperature, the draw) and its grammar (when the answer must follow a schema).
 ///
 /// Two shortcuts keep a step's sampling from costing a pass over the whole vocabulary (49,152
-/// tokens for SmolLM2, 262,144 for Gemma 3) per sampler, each measured to change no token:
+/// tokens for SmolLM2, 262,144 for Gemma 3) per sampler, each held by the tests below to draw
+/// the token a pass over the whole vocabulary draws:
 /// - **The grammar checks the drawn token.** Walking the grammar with every token's text cost
 ///   more than the draw, while the token the model likes best is nearly always one the grammar
 ///   allows. So, as llama.cpp's own tools do: draw first, and only when the grammar refuses that
 ///   token, mask the whole vocabulary by it and draw again. A greedy draw gets the token masking
-///   first would; a random one draws from the same distribution (a refused draw is redrawn among
-///   the allowed).
+///   first would; a random one draws from nearly the same distribution (a refused draw is
+///   redrawn among the allowed, though top-p and min-p first cut the whole vocabulary's).
 /// - **The pick sees a shortlist.** A greedy pick chooses among the best one, a top-k pick among
 ///   the best k, and the penalties only ever lower a logit; so the pick is made among the best
 ///   k + [`SPARE`] raw logits whenever at least k of them are, after the penalties, still above
-///   every logit left out — the same k, in the same order, as over the whole vocabulary. When
+///   every logit left out — the same k as over the whole vocabulary, met in the same order. When
 ///   that does not hold (many of the best were just said), the pass is made over all of them.
 pub(super) struct Draw {
     /// The repetition penalties and DRY, when the request has any.
@@ -105,9 +106,12 @@ impl Draw {
         self.accept(drawn)
     }
 
+    /// Takes the drawn token into every sampler's state; nothing drawn ends the answer.
     fn accept(&mut self, drawn: Option<LlamaToken>) -> LlamaToken {
         let token = drawn.unwrap_or(self.end);
-        if let Some(grammar) = &mut self.grammar {
+        // A grammar that allowed nothing would abort llama.cpp if told of an end it does not
+        // allow; the answer ends here anyway.
+        if let (Some(grammar), Some(_)) = (&mut self.grammar, drawn) {
             grammar.accept(token);
         }
         if let Some(penalties) = &mut self.penalties {
@@ -232,10 +236,13 @@ fn best(logits: &[f32], size: usize) -> Option<(Vec<LlamaTokenData>, f32)> {
         }
     }
     let Reverse(Ranked(left_out, _)) = heap.pop()?;
-    let best = heap
+    // In the vocabulary's order, as a pass over it meets them: among equal logits a greedy
+    // pick takes the first.
+    let mut best: Vec<LlamaTokenData> = heap
         .into_iter()
         .map(|Reverse(Ranked(logit, id))| LlamaTokenData::new(LlamaToken(id), logit, 0.0))
         .collect();
+    best.sort_unstable_by_key(|c| c.id().0);
     Some((best, left_out))
 }
 
