@@ -69,6 +69,12 @@ pub struct Evidence {
 }
 
 impl Evidence {
+    /// The id a new item takes after every item of `evidence` (ids are unique within a run,
+    /// whatever subset of them a step is shown).
+    pub fn next_id(evidence: &[Evidence]) -> u32 {
+        evidence.iter().map(|e| e.id).max().unwrap_or(0) + 1
+    }
+
     /// A fact and its quote as taken from a page, before the run numbers it and names its
     /// source.
     pub fn unnumbered(fact: String, quote: String) -> Self {

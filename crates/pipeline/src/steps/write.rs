@@ -475,6 +475,8 @@ pub async fn write(
     // Only evidence on the question may be cited; when none of what was read is, the report
     // says so instead of presenting verified passages about something else.
     let gate = gate(input);
+    // What the engine adds is numbered after all the run's evidence, not only what is cited.
+    let first_id = Evidence::next_id(input.facts.evidence);
     let on_question = gate.citable(input.facts.evidence);
     if on_question.is_empty() && revision.is_none() {
         return Ok(nothing_answers(input, ctx.clock.now_ms(), calls));
@@ -520,6 +522,7 @@ pub async fn write(
             input.facts.sources,
             input.facts.evidence,
             input.facts.credibility,
+            first_id,
         ),
         None => Vec::new(),
     };
@@ -573,6 +576,7 @@ pub async fn write(
     let mut draft = finish(
         ctx,
         input,
+        first_id,
         audited,
         findings,
         rejected.as_deref(),
@@ -601,6 +605,7 @@ pub async fn edited(ctx: &Ctx, input: &WriteInput<'_>, body: &str) -> Result<Dra
     finish(
         ctx,
         input,
+        Evidence::next_id(input.facts.evidence),
         audited,
         &evidence,
         None,
@@ -612,9 +617,13 @@ pub async fn edited(ctx: &Ctx, input: &WriteInput<'_>, body: &str) -> Result<Dra
 
 /// The report around an audited body: the findings list, the analyst's section, the audit's
 /// model check of what the words alone could not settle, sources and the method section.
+/// `first_id` numbers what the trust engine adds after all the run's evidence (`input` holds
+/// only what may be cited).
+#[allow(clippy::too_many_arguments)]
 async fn finish(
     ctx: &Ctx,
     input: &WriteInput<'_>,
+    first_id: u32,
     audited: Audited,
     findings: &[Evidence],
     rejected: Option<&str>,
@@ -636,6 +645,7 @@ async fn finish(
             variant,
             sources: input.facts.sources,
             evidence: input.facts.evidence,
+            first_id,
             credibility: input.facts.credibility,
             written,
         };

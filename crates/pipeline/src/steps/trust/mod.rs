@@ -168,15 +168,16 @@ pub fn credible(evidence: &[Evidence], credibility: &[Credibility]) -> Vec<Evide
 
 /// Span verification: the cited sentences of `body` that no evidence of their cited sources
 /// bears out, looked for in those sources' stored text — the passage that supports one becomes
-/// evidence (numbered after `evidence`), so the audit judges the claim against what the source
-/// says, not only what the extractor happened to pick. Sources under the credibility bar are
-/// not searched.
+/// evidence (numbered from `first_id`, after every item of the run, cited or not), so the audit
+/// judges the claim against what the source says, not only what the extractor happened to
+/// pick. Sources under the credibility bar are not searched.
 pub fn spans(
     ctx: &Ctx,
     body: &str,
     sources: &[Source],
     evidence: &[Evidence],
     credibility: &[Credibility],
+    first_id: u32,
 ) -> Vec<Evidence> {
     use unicode_segmentation::UnicodeSegmentation;
     let mut wanted: Vec<(String, std::collections::BTreeSet<u32>)> = Vec::new();
@@ -216,7 +217,7 @@ pub fn spans(
         .cloned()
         .collect();
     let passages = Passages::of(&texts(ctx, &needed));
-    let mut next = evidence.iter().map(|e| e.id).max().unwrap_or(0) + 1;
+    let mut next = first_id.max(Evidence::next_id(evidence));
     let mut found: Vec<Evidence> = Vec::new();
     for (claim, ids) in wanted {
         let terms = crate::guard::claim_terms(&claim);
@@ -292,8 +293,11 @@ pub struct Stage<'a> {
     pub variant: TrustVariant,
     /// Sources read.
     pub sources: &'a [Source],
-    /// All evidence.
+    /// The evidence the body may cite.
     pub evidence: &'a [Evidence],
+    /// The id the first citation cross-validation adds takes: after every item of the run,
+    /// also those `evidence` leaves out (two items of one id cannot both be stored).
+    pub first_id: u32,
     /// Each source's credibility.
     pub credibility: &'a [Credibility],
     /// The writer's claims and how many of them the audit could not verify, when the body is
@@ -315,6 +319,7 @@ pub async fn apply(
         variant,
         sources,
         evidence,
+        first_id,
         credibility,
         written,
     } = stage;
@@ -338,7 +343,7 @@ pub async fn apply(
     // Mark the body and cite what cross-validation found.
     let mut body = body.to_string();
     let mut added: Vec<Evidence> = Vec::new();
-    let mut next_id = evidence.iter().map(|e| e.id).max().unwrap_or(0) + 1;
+    let mut next_id = first_id.max(Evidence::next_id(evidence));
     let mut cite = |source_id: u32, quote: &str, existing: Option<u32>| -> u32 {
         if let Some(id) = existing {
             return id;
