@@ -264,6 +264,12 @@ async fn run_model(
                 out = graph().resume(Resume::with_value(a), opts()).await.unwrap();
             }
             RunOutcome::Finished(state) => {
+                // Every item the run keeps has its own id (the store refuses two of one id):
+                // also what the trust engine adds after evidence the question gate left out.
+                let mut ids: Vec<u32> = state.evidence.iter().map(|e| e.id).collect();
+                ids.sort_unstable();
+                ids.dedup();
+                assert_eq!(ids.len(), state.evidence.len(), "{:#?}", state.evidence);
                 return Done {
                     state,
                     searched: recording.seen.lock().unwrap().clone(),
@@ -271,7 +277,7 @@ async fn run_model(
                     model,
                     meter,
                     docs,
-                }
+                };
             }
             other => panic!("{other:?}"),
         }
