@@ -217,7 +217,7 @@ pub fn spans(
         .cloned()
         .collect();
     let passages = Passages::of(&texts(ctx, &needed));
-    let mut next = first_id.max(Evidence::next_id(evidence));
+    let mut next = first_id;
     let mut found: Vec<Evidence> = Vec::new();
     for (claim, ids) in wanted {
         let terms = crate::guard::claim_terms(&claim);
