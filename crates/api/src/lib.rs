@@ -72,7 +72,7 @@ use research_graph::{
 };
 pub use research_library::{IndexReport, Library, LibraryFolder};
 pub use research_llm::ConnectSettings;
-pub use research_llm::{Budget, LlmClient, ModelRouting, UsageTotals};
+pub use research_llm::{Budget, Flow, LlmClient, ModelRouting, UsageTotals};
 pub use research_pipeline::eval::judge::{judge as judge_report, Verdicts};
 pub use research_pipeline::{
     OutlineStep, Pipeline, PipelineInfo, Progress, Registry, Role, RoleInfo, RunEstimate,

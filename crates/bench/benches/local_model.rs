@@ -5,7 +5,7 @@
 
 use std::time::Instant;
 
-use research_llm::{connect, ChatRequest, ConnectSettings, Message, OutputSchema};
+use research_llm::{connect, ChatRequest, ConnectSettings, Flow, Message, OutputSchema};
 
 fn main() {
     if std::env::args().any(|a| a == "--list") {
@@ -59,6 +59,7 @@ fn main() {
                 if f.is_none() {
                     *f = Some(t.elapsed().as_secs_f64());
                 }
+                Flow::Continue
             };
             let answer = rt.block_on(llm.complete(&request, Some(&sink))).unwrap();
             let total = t.elapsed().as_secs_f64();

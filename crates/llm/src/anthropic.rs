@@ -8,7 +8,9 @@ use futures::StreamExt;
 use serde_json::{json, Value};
 
 use crate::http::{broke_off, Http};
-use crate::{ChatRequest, ChatResponse, LlmClient, LlmError, RetryConfig, Role, TokenSink, Usage};
+use crate::{
+    ChatRequest, ChatResponse, Flow, LlmClient, LlmError, RetryConfig, Role, TokenSink, Usage,
+};
 
 const API_VERSION: &str = "2023-06-01";
 /// The Messages API requires a limit; this is used when the request sets none.
@@ -148,8 +150,12 @@ impl AnthropicClient {
                 "content_block_delta" => {
                     let delta = &data["delta"];
                     if let Some(t) = delta["text"].as_str() {
-                        on_token(t);
                         text.push_str(t);
+                        if on_token(t) == Flow::Stop {
+                            // Dropping the stream closes the connection: nothing more is made.
+                            finished = true;
+                            break;
+                        }
                     }
                     if let Some(j) = delta["partial_json"].as_str() {
                         tool_json.push_str(j);

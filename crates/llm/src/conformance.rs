@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 use wiremock::{MockBuilder, MockServer, ResponseTemplate};
 
-use crate::{generate, ChatRequest, LlmClient, LlmError, Message, RetryConfig, Role, Usage};
+use crate::{generate, ChatRequest, Flow, LlmClient, LlmError, Message, RetryConfig, Role, Usage};
 
 pub use wiremock;
 
@@ -129,10 +129,33 @@ async fn bodies(server: &MockServer) -> Vec<Value> {
 
 type Pieces = Arc<Mutex<Vec<String>>>;
 
-fn collector() -> (Pieces, impl Fn(&str) + Send + Sync) {
+fn collector() -> (Pieces, impl Fn(&str) -> Flow + Send + Sync) {
     let seen = Pieces::default();
     let s = seen.clone();
-    (seen, move |t: &str| s.lock().unwrap().push(t.to_string()))
+    (seen, move |t: &str| {
+        s.lock().unwrap().push(t.to_string());
+        Flow::Continue
+    })
+}
+
+/// A sink that goes on until it has seen `n` pieces, then says stop.
+fn stopping_after(n: usize) -> (Pieces, impl Fn(&str) -> Flow + Send + Sync) {
+    let seen = Pieces::default();
+    let s = seen.clone();
+    (seen, move |t: &str| {
+        let mut seen = s.lock().unwrap();
+        seen.push(t.to_string());
+        if seen.len() >= n {
+            Flow::Stop
+        } else {
+            Flow::Continue
+        }
+    })
+}
+
+/// A sink that takes every piece and never stops the answer.
+fn ignore(_: &str) -> Flow {
+    Flow::Continue
 }
 
 /// A plain call gives the answer's text, the model that answered and the token counts, in one
@@ -206,6 +229,24 @@ pub async fn streams_pieces_as_they_arrive(api: &dyn MockApi) {
     assert_eq!(answer.usage, usage(5, 3));
 }
 
+/// A sink that says stop ends the answer there: the response is the text streamed up to and
+/// with that piece, a success, and the sink is given nothing after it.
+pub async fn a_sink_that_says_stop_ends_the_answer(api: &dyn MockApi) {
+    let server = MockServer::start().await;
+    api.call(true)
+        .respond_with(api.stream(&["One. ", "Two. ", "Three. ", "Four."], usage(5, 4), true))
+        .expect(1)
+        .mount(&server)
+        .await;
+    let (seen, sink) = stopping_after(2);
+    let answer = client(api, &server)
+        .complete(&ask("count"), Some(&sink))
+        .await
+        .unwrap();
+    assert_eq!(*seen.lock().unwrap(), ["One. ", "Two. "]);
+    assert_eq!(answer.text, "One. Two. ");
+}
+
 /// A stream that ends before the API's end marker is an error, not a short answer.
 pub async fn a_stream_that_breaks_off_is_an_error(api: &dyn MockApi) {
     let server = MockServer::start().await;
@@ -215,7 +256,7 @@ pub async fn a_stream_that_breaks_off_is_an_error(api: &dyn MockApi) {
         .mount(&server)
         .await;
     let err = client(api, &server)
-        .complete(&ask("q"), Some(&|_: &str| {}))
+        .complete(&ask("q"), Some(&ignore))
         .await
         .unwrap_err();
     assert!(matches!(err, LlmError::BadResponse { .. }), "{err:?}");
@@ -255,13 +296,9 @@ pub async fn structured_output_streams(api: &dyn MockApi) {
         .expect(1)
         .mount(&server)
         .await;
-    let out = generate::<Plan>(
-        client(api, &server).as_ref(),
-        ask("plan it"),
-        Some(&|_: &str| {}),
-    )
-    .await
-    .unwrap();
+    let out = generate::<Plan>(client(api, &server).as_ref(), ask("plan it"), Some(&ignore))
+        .await
+        .unwrap();
     assert_eq!(out.value.questions, ["Where?"]);
     assert!(api.sent_schema(&bodies(&server).await[0]).is_some());
 }
@@ -628,7 +665,7 @@ pub async fn streaming_calls_map_errors_the_same(api: &dyn MockApi) {
         .mount(&server)
         .await;
     let err = client(api, &server)
-        .complete(&ask("q"), Some(&|_: &str| {}))
+        .complete(&ask("q"), Some(&ignore))
         .await
         .unwrap_err();
     assert_eq!(
@@ -646,7 +683,7 @@ pub async fn streaming_calls_map_errors_the_same(api: &dyn MockApi) {
         .mount(&server)
         .await;
     let err = client(api, &server)
-        .complete(&ask("q"), Some(&|_: &str| {}))
+        .complete(&ask("q"), Some(&ignore))
         .await
         .unwrap_err();
     assert_eq!(
@@ -664,7 +701,8 @@ macro_rules! llm_conformance {
     ($api:expr) => {
         $crate::llm_conformance!(@tests $api;
             answers_with_text_usage_and_model, sends_the_conversation_and_limits,
-            streams_pieces_as_they_arrive, a_stream_that_breaks_off_is_an_error,
+            streams_pieces_as_they_arrive, a_sink_that_says_stop_ends_the_answer,
+            a_stream_that_breaks_off_is_an_error,
             structured_output_sends_the_schema_and_parses_the_answer, structured_output_streams,
             invalid_structured_output_is_asked_again_then_a_typed_error,
             a_refused_key_is_not_retried, rate_limits_are_retried_then_reported,

@@ -8,7 +8,9 @@ use futures::StreamExt;
 use serde_json::{json, Value};
 
 use crate::http::{broke_off, Http};
-use crate::{ChatRequest, ChatResponse, LlmClient, LlmError, RetryConfig, Role, TokenSink, Usage};
+use crate::{
+    ChatRequest, ChatResponse, Flow, LlmClient, LlmError, RetryConfig, Role, TokenSink, Usage,
+};
 
 /// A client for one Gemini model.
 pub struct GeminiClient {
@@ -171,8 +173,12 @@ impl LlmClient for GeminiClient {
             })?;
             let (piece, finish) = self.chunk(&value)?;
             if !piece.is_empty() {
-                sink(&piece);
                 text.push_str(&piece);
+                if sink(&piece) == Flow::Stop {
+                    // Dropping the stream closes the connection: nothing more is made.
+                    finished = true;
+                    break;
+                }
             }
             if let Some(v) = value["modelVersion"].as_str() {
                 model = v.to_string();

@@ -49,8 +49,20 @@ pub use usage::{
     RoleModels, UsageTotals,
 };
 
-/// Receives streamed pieces of an answer as they arrive.
-pub type TokenSink<'a> = &'a (dyn Fn(&str) + Send + Sync);
+/// Receives streamed pieces of an answer as they arrive, and says after each whether the model
+/// should go on: a caller that can tell early that an answer is of no use (a report draft that
+/// loops or cites what it did not read) stops it there instead of waiting for the rest.
+pub type TokenSink<'a> = &'a (dyn Fn(&str) -> Flow + Send + Sync);
+
+/// What a [`TokenSink`] says after a piece.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flow {
+    /// Go on with the answer.
+    Continue,
+    /// End the answer here: it is the text streamed so far, this piece included, and no more
+    /// is generated or read.
+    Stop,
+}
 
 /// A chat model.
 #[async_trait]
@@ -63,7 +75,8 @@ pub trait LlmClient: Send + Sync {
         None
     }
 
-    /// Answers `request`; with `on_token`, streams the answer piece by piece as well.
+    /// Answers `request`; with `on_token`, streams the answer piece by piece as well, and ends
+    /// it (successfully, with the text streamed so far) when the sink says [`Flow::Stop`].
     async fn complete(
         &self,
         request: &ChatRequest,

@@ -8,7 +8,7 @@ use futures::StreamExt;
 use serde_json::{json, Value};
 
 use crate::http::{broke_off, Http};
-use crate::{ChatRequest, ChatResponse, LlmClient, LlmError, RetryConfig, TokenSink, Usage};
+use crate::{ChatRequest, ChatResponse, Flow, LlmClient, LlmError, RetryConfig, TokenSink, Usage};
 
 /// The context Ollama is asked to give each request, in tokens. Left unset, Ollama uses its own
 /// default (2,048 tokens before 0.6, 4,096 since) and silently drops the start of a longer
@@ -125,7 +125,7 @@ impl LlmClient for OllamaClient {
         // One JSON object per line; the last one says `done` and carries the counts.
         let mut bytes = resp.bytes_stream();
         let (mut buffer, mut text, mut done) = (Vec::<u8>::new(), String::new(), None::<Value>);
-        while let Some(chunk) = bytes.next().await {
+        'read: while let Some(chunk) = bytes.next().await {
             let chunk = chunk.map_err(|e| {
                 self.http
                     .bad(format!("the stream broke off ({})", broke_off(&e)))
@@ -146,8 +146,13 @@ impl LlmClient for OllamaClient {
                     .as_str()
                     .filter(|p| !p.is_empty())
                 {
-                    sink(piece);
                     text.push_str(piece);
+                    if sink(piece) == Flow::Stop {
+                        // Dropping the stream closes the connection: nothing more is made. The
+                        // counts come with the last line, so the meter estimates them.
+                        done = Some(value);
+                        break 'read;
+                    }
                 }
                 if value["done"] == true {
                     done = Some(value);

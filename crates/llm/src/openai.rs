@@ -8,7 +8,7 @@ use futures::StreamExt;
 use serde_json::{json, Value};
 
 use crate::http::{broke_off, content_type, Http};
-use crate::{ChatRequest, ChatResponse, LlmClient, LlmError, RetryConfig, TokenSink, Usage};
+use crate::{ChatRequest, ChatResponse, Flow, LlmClient, LlmError, RetryConfig, TokenSink, Usage};
 
 /// Where and how to reach an OpenAI-compatible server (its `Debug` never shows the key).
 #[derive(Clone)]
@@ -138,7 +138,7 @@ impl OpenAiClient {
         if !content_type(&resp).contains("event-stream") {
             // Some servers ignore `stream`; read the whole answer instead.
             let answer = self.whole(&self.http.json(resp).await?, started)?;
-            on_token(&answer.text);
+            let _ = on_token(&answer.text); // the whole answer: nothing left to stop
             return Ok(answer);
         }
         let mut events = resp.bytes_stream().eventsource();
@@ -171,8 +171,12 @@ impl OpenAiClient {
                     .as_str()
                     .filter(|d| !d.is_empty())
                 {
-                    on_token(delta);
                     text.push_str(delta);
+                    if on_token(delta) == Flow::Stop {
+                        // Dropping the stream closes the connection: nothing more is made.
+                        finished = true;
+                        break;
+                    }
                 }
                 finished |= choice["finish_reason"].is_string();
             }

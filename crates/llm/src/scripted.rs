@@ -7,7 +7,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use serde::Deserialize;
 
-use crate::{ChatRequest, ChatResponse, LlmClient, LlmError, TokenSink, Usage};
+use crate::{ChatRequest, ChatResponse, Flow, LlmClient, LlmError, TokenSink, Usage};
 
 /// One scripted answer.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -151,10 +151,16 @@ impl LlmClient for ScriptedLlm {
         if delay_ms > 0 {
             tokio::time::sleep(Duration::from_millis(delay_ms)).await;
         }
+        let mut text = text;
         if let Some(sink) = on_token {
+            let mut streamed = 0;
             for piece in text.split_inclusive(' ') {
-                sink(piece);
+                streamed += piece.len();
+                if sink(piece) == Flow::Stop {
+                    break;
+                }
             }
+            text.truncate(streamed);
         }
         // Roughly four characters a token, so that accounting has something to count.
         let prompt: usize = request.messages.iter().map(|m| m.content.len()).sum();

@@ -8,8 +8,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use research_llm::{
-    connect, generate, ChatRequest, ConnectSettings, LlmClient, LlmError, LocalConfig, LocalLlm,
-    Message,
+    connect, generate, ChatRequest, ConnectSettings, Flow, LlmClient, LlmError, LocalConfig,
+    LocalLlm, Message,
 };
 
 fn model_path() -> Option<PathBuf> {
@@ -48,7 +48,10 @@ async fn answers_and_streams() {
     let streamed = Arc::new(Mutex::new(String::new()));
     let sink = {
         let streamed = streamed.clone();
-        move |t: &str| streamed.lock().unwrap().push_str(t)
+        move |t: &str| {
+            streamed.lock().unwrap().push_str(t);
+            Flow::Continue
+        }
     };
     let answer = model.complete(&request, Some(&sink)).await.unwrap();
     assert!(!answer.text.trim().is_empty());
@@ -61,6 +64,45 @@ async fn answers_and_streams() {
     assert!(answer.usage.completion_tokens <= 48);
 }
 
+/// A sink that says stop ends the answer at that piece: the answer is what was streamed, no
+/// more tokens are counted, and the engine goes on serving (the sequence's slot is free).
+#[tokio::test]
+async fn a_sink_that_says_stop_ends_the_generation() {
+    let Some(model) = model() else { return };
+    let mut request = ChatRequest::new(vec![Message::user(
+        "Write a long story about a lighthouse keeper.",
+    )]);
+    request.max_tokens = Some(200);
+    request.temperature = Some(0.0);
+    let streamed = Arc::new(Mutex::new(Vec::<String>::new()));
+    let sink = {
+        let streamed = streamed.clone();
+        move |t: &str| {
+            let mut s = streamed.lock().unwrap();
+            s.push(t.to_string());
+            if s.len() >= 5 {
+                Flow::Stop
+            } else {
+                Flow::Continue
+            }
+        }
+    };
+    let answer = model.complete(&request, Some(&sink)).await.unwrap();
+    let pieces = streamed.lock().unwrap().clone();
+    assert_eq!(pieces.len(), 5, "nothing is streamed after the stop");
+    assert_eq!(answer.text, pieces.concat());
+    assert_eq!(answer.usage.completion_tokens, 5);
+    assert!(answer.usage.prompt_tokens > 5);
+    request.max_tokens = Some(8);
+    let next = model.complete(&request, None).await.unwrap();
+    assert!(
+        next.text.starts_with(answer.text.trim_end()),
+        "a fresh greedy answer begins as the stopped one did: {:?} / {:?}",
+        next.text,
+        answer.text
+    );
+}
+
 #[tokio::test]
 async fn a_stop_string_ends_the_answer_and_is_not_streamed() {
     let Some(model) = model() else { return };
@@ -71,7 +113,10 @@ async fn a_stop_string_ends_the_answer_and_is_not_streamed() {
     let streamed = Arc::new(Mutex::new(String::new()));
     let sink = {
         let streamed = streamed.clone();
-        move |t: &str| streamed.lock().unwrap().push_str(t)
+        move |t: &str| {
+            streamed.lock().unwrap().push_str(t);
+            Flow::Continue
+        }
     };
     let answer = model.complete(&request, Some(&sink)).await.unwrap();
     assert!(!answer.text.contains('\n'), "{:?}", answer.text);
@@ -395,6 +440,7 @@ async fn a_dropped_request_stops_generating_and_frees_the_model() {
                 if let Some(tx) = first_token.lock().unwrap().take() {
                     let _ = tx.send(());
                 }
+                Flow::Continue
             };
             model.complete(&request, Some(&sink)).await
         })
@@ -565,6 +611,7 @@ async fn a_cancelled_sequence_frees_its_slot() {
                 if let Some(tx) = started.lock().unwrap().take() {
                     let _ = tx.send(());
                 }
+                Flow::Continue
             };
             model.complete(&request, Some(&sink)).await
         })

@@ -9,7 +9,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use research_llm::{connect, generate, ChatRequest, ConnectSettings, Message};
+use research_llm::{connect, generate, ChatRequest, ConnectSettings, Flow, Message};
 
 struct Server(Child);
 
@@ -119,7 +119,10 @@ async fn chats_streams_and_answers_in_a_schema() {
     let streamed = Arc::new(Mutex::new(String::new()));
     let sink = {
         let streamed = streamed.clone();
-        move |t: &str| streamed.lock().unwrap().push_str(t)
+        move |t: &str| {
+            streamed.lock().unwrap().push_str(t);
+            Flow::Continue
+        }
     };
     let answer = client.complete(&request, Some(&sink)).await.unwrap();
     assert!(!answer.text.trim().is_empty());

@@ -61,6 +61,66 @@ async fn a_looping_writer_gives_an_extractive_report_not_a_loop() {
     assert!(failed.is_empty(), "{failed:?}");
 }
 
+/// A draft whose cited sentences the sources do not say, line after line (as Gemma 3 270M
+/// writes: its evidence listing echoed, then numbers), is stopped once the audit has failed
+/// most of its first cited sentences: no waiting for the rest, no second try, the passages
+/// instead, and the reason in the method section.
+#[tokio::test]
+async fn a_draft_failing_the_audit_is_stopped_before_its_end() {
+    let places = [
+        "Oslo", "Lima", "Accra", "Perth", "Quito", "Hanoi", "Tunis", "Riga",
+    ];
+    let crafts = ["weavers", "pilots", "bakers", "sailors", "miners"];
+    let tools = ["abacuses", "looms", "sextants", "kilns", "lanterns"];
+    let mut draft = String::from("## Abstract\n");
+    for (i, place) in places.iter().enumerate() {
+        for (j, craft) in crafts.iter().enumerate() {
+            let (year, n, tool) = (1700 + 7 * i + j, 3 + i * j, tools[(i + j) % 5]);
+            draft.push_str(&match (i + j) % 3 {
+                0 => format!("In {year}, {n} {craft} from {place} compiled Rust with {tool} [1].\n"),
+                1 => format!("{place} hosted {n} {craft} whose {tool} ran the borrow checker by {year} [2].\n"),
+                _ => format!("Wooden {tool} carved by {craft} near {place} ({year}) freed memory {n} times faster [1].\n"),
+            });
+        }
+    }
+    let run = run(config(Mode::Single, Structure::Detailed), &draft).await;
+    let report = &run.state.report;
+    assert!(report.contains("did not pass the checks"), "{report}");
+    assert!(report.contains("the draft was stopped there"), "{report}");
+    assert!(!report.contains("Wooden"), "{report}");
+    let writes = run
+        .model
+        .requests()
+        .into_iter()
+        .filter(|r| r.purpose.as_deref() == Some("write"))
+        .count();
+    assert_eq!(writes, 1, "a draft the audit refuses is not tried again");
+    // The scripted model counts four characters a token of what it streamed before the stop.
+    let written = run.meter.by_node()["write_report"].completion_tokens as usize;
+    assert!(
+        written * 4 < draft.len() / 4,
+        "stopped within its first quarter: {written} tokens of {}",
+        draft.len() / 4
+    );
+}
+
+/// A good draft is never stopped: its cited sentences hold, and the sources section the
+/// writer added despite being told not to is dropped before the audit reads it.
+#[tokio::test]
+async fn a_draft_whose_sentences_hold_is_not_stopped() {
+    let mut draft = DETAILED.to_string();
+    for i in 2..12 {
+        draft.push_str(&format!("[{i}] another made-up reference\n"));
+    }
+    let run = run(config(Mode::Single, Structure::Detailed), &draft).await;
+    let report = &run.state.report;
+    assert!(!report.contains("did not pass the checks"), "{report}");
+    assert!(
+        report.contains("## Ownership"),
+        "the writer's sections: {report}"
+    );
+}
+
 #[tokio::test]
 async fn a_plan_of_list_numbers_becomes_a_plan_from_the_question() {
     let mut answers = script(DETAILED);

@@ -56,6 +56,7 @@ pub async fn ask(args: AskArgs) -> anyhow::Result<ExitCode> {
     let print = |t: &str| {
         print!("{t}");
         std::io::stdout().flush().ok();
+        research_api::Flow::Continue
     };
     let stream = !json && !structured;
     let answer =

@@ -16,7 +16,7 @@ use llama_cpp_2::model::params::LlamaModelParams;
 use llama_cpp_2::model::{LlamaChatMessage, LlamaChatTemplate, LlamaModel};
 use llama_cpp_2::token::LlamaToken;
 
-use crate::{ChatRequest, ChatResponse, LlmClient, LlmError, Role, TokenSink};
+use crate::{ChatRequest, ChatResponse, Flow, LlmClient, LlmError, Role, TokenSink, Usage};
 
 mod engine;
 mod sampling;
@@ -275,16 +275,28 @@ impl LlmClient for LocalLlm {
     ) -> Result<ChatResponse, LlmError> {
         let started = Instant::now();
         let (prompt, max_tokens) = self.prompt(request)?;
+        let prompt_len = prompt.len() as u64;
         // Dropping `complete`'s future (a cancelled run) drops `rx`: the sequence stops.
         let mut rx =
             self.engine
                 .submit(request.clone(), self.config.clone(), prompt, max_tokens)?;
         let mut outcome = None;
+        let (mut streamed, mut pieces) = (String::new(), 0u64);
         while let Some(piece) = rx.recv().await {
             match piece {
                 Piece::Text(t) => {
                     if let Some(sink) = on_token {
-                        sink(&t);
+                        streamed.push_str(&t);
+                        pieces += 1;
+                        if sink(&t) == Flow::Stop {
+                            // Dropping `rx` below stops the sequence at its next step.
+                            let usage = Usage {
+                                prompt_tokens: prompt_len,
+                                completion_tokens: pieces,
+                            };
+                            outcome = Some(Ok((streamed, usage)));
+                            break;
+                        }
                     }
                 }
                 Piece::Done(result) => {

@@ -278,6 +278,11 @@ pub(super) fn repetition(text: &str) -> Option<Degeneracy> {
             phrase: gram_text(&words, most_said(&grams)),
         });
     }
+    local_loop(&words, &grams)
+}
+
+/// The least varied [`LOOP_WINDOW`] of four-word sequences, when it loops.
+fn local_loop(words: &Words, grams: &[u128]) -> Option<Degeneracy> {
     if grams.len() <= LOOP_WINDOW {
         return None;
     }
@@ -302,7 +307,7 @@ pub(super) fn repetition(text: &str) -> Option<Degeneracy> {
     let share = worst.0 as f64 / LOOP_WINDOW as f64;
     (share < LOOP_MIN_DISTINCT).then(|| Degeneracy::Loop {
         distinct: share,
-        phrase: gram_text(&words, most_said(&grams[worst.1..worst.1 + LOOP_WINDOW])),
+        phrase: gram_text(words, most_said(&grams[worst.1..worst.1 + LOOP_WINDOW])),
     })
 }
 
@@ -383,6 +388,24 @@ pub fn degenerate(text: &str) -> Option<Degeneracy> {
         return Some(Degeneracy::Label(l));
     }
     repeated_sentence(text).or_else(|| repetition(text))
+}
+
+/// What makes `text` degenerate however it goes on, for a text still being written: a
+/// stretch that loops, one sentence said [`SENTENCE_REPEATS`] times, or more than
+/// [`RUNAWAY_FACTOR`] times `max_words` (each stays true of every longer text that begins with
+/// it; the shares over the whole text may still change, so they wait for the end).
+pub fn degenerate_so_far(text: &str, max_words: usize) -> Option<Degeneracy> {
+    let words = word_count(text);
+    if words > max_words.saturating_mul(RUNAWAY_FACTOR) {
+        return Some(Degeneracy::Runaway { words, max_words });
+    }
+    if let Some(d @ Degeneracy::RepeatedSentence { times, .. }) = repeated_sentence(text) {
+        if times >= SENTENCE_REPEATS {
+            return Some(d);
+        }
+    }
+    let words = word_ids(text);
+    local_loop(&words, &four_grams(&words.ids))
 }
 
 /// [`degenerate`], and also runaway: more than [`RUNAWAY_FACTOR`] times the `max_words` that

@@ -194,6 +194,41 @@ fn a_good_report_that_ends_in_a_loop_is_degenerate() {
     assert!(d.to_string().contains("loops on"), "{d}");
 }
 
+/// A draft still being written is stopped only for what no continuation mends: a stretch that
+/// loops, a sentence said three times, runaway length. A share of the sentences so far is not
+/// such a thing: two of a report's first five sentences alike may be two of twenty at its end.
+#[test]
+fn a_text_so_far_is_degenerate_only_for_what_its_end_cannot_mend() {
+    assert_eq!(degenerate_so_far(REPORT, 400), None);
+    assert_eq!(degenerate_so_far(&long_prose(2_000), 4_000), None);
+    let looping = format!(
+        "{} {}",
+        long_prose(60),
+        "the cache line is hot and ".repeat(40)
+    );
+    assert!(matches!(
+        degenerate_so_far(&looping, 4_000),
+        Some(Degeneracy::Loop { .. })
+    ));
+    let thrice = "Memcheck finds leaks in C programs [1]. ".repeat(3);
+    assert!(matches!(
+        degenerate_so_far(&thrice, 400),
+        Some(Degeneracy::RepeatedSentence { times: 3, .. })
+    ));
+    let twice =
+        "Memcheck finds leaks in C programs [1]. Massif measures the heap of a program [2]. \
+                 Memcheck finds leaks in C programs [1]. Cachegrind simulates the caches [2].";
+    assert!(
+        degenerate(twice).is_some(),
+        "two of four alike, as a whole text"
+    );
+    assert_eq!(degenerate_so_far(twice, 400), None, "but more may follow");
+    assert!(matches!(
+        degenerate_so_far(&long_prose(900), 300),
+        Some(Degeneracy::Runaway { max_words: 300, .. })
+    ));
+}
+
 #[test]
 fn runaway_length_is_degenerate_within_a_budget() {
     let text = long_prose(900);

@@ -27,6 +27,10 @@ use crate::roles::Role;
 use crate::text::normalize;
 use crate::Progress;
 
+mod watch;
+use watch::Watch;
+pub use watch::{Stopped, EARLY_JUDGED};
+
 /// The evidence the writer gets: the supported claims' evidence when there is any.
 pub fn writer_evidence(claims: &[Claim], evidence: &[Evidence]) -> Vec<Evidence> {
     let supported: BTreeSet<u32> = claims
@@ -200,7 +204,7 @@ async fn write_body(
     texts: &BTreeMap<u32, String>,
     revision: Option<&Revision<'_>>,
     retry: bool,
-) -> Result<(String, Vec<Warning>), NodeError> {
+) -> Result<Written, NodeError> {
     let config = &ctx.config.config;
     let valid: BTreeSet<u32> = evidence.iter().map(|e| e.source_id).collect();
     let valid_list = valid
@@ -285,20 +289,34 @@ async fn write_body(
     if retry {
         crate::ask::stronger(&mut request);
     }
-    let stream = |piece: &str| ctx.token(piece);
+    let normalized: BTreeMap<u32, String> = texts
+        .iter()
+        .map(|(id, text)| (*id, normalize(text)))
+        .collect();
+    let watch = std::sync::Mutex::new(Watch::new(
+        input.facts.evidence,
+        texts,
+        &normalized,
+        runaway_words(config.target_words),
+    ));
+    let stream = |piece: &str| {
+        ctx.token(piece);
+        // A poisoned lock (a panic elsewhere) only ends the watching.
+        watch
+            .lock()
+            .map_or(research_llm::Flow::Continue, |mut w| w.push(piece))
+    };
     let answer = client
         .complete(&request, Some(&stream))
         .await
         .map_err(llm_error)?;
     let body = report::strip_model_extras(&answer.text);
-    // Any source with evidence may be cited, also one whose claims the writer was not shown.
-    let (body, repaired, removed) = report::repair_citations(&body, input.facts.evidence);
-    // Text the writer put in quotation marks must be found in the source its sentence cites.
-    let texts: BTreeMap<u32, String> = texts
-        .iter()
-        .map(|(id, text)| (*id, normalize(text)))
-        .collect();
-    let (body, unquoted) = report::unquote_unfound(&body, &texts);
+    let Tidied {
+        body,
+        repaired,
+        removed,
+        unquoted,
+    } = tidy(&body, input.facts.evidence, &normalized);
     let body = without_banned_words(ctx, &body);
     if unquoted > 0 {
         ctx.emit(Progress::QuotesUnquoted { count: unquoted });
@@ -306,7 +324,45 @@ async fn write_body(
     if repaired + removed > 0 {
         ctx.emit(Progress::CitationsRepaired { repaired, removed });
     }
-    Ok((body, client.warnings()))
+    let stopped = watch.into_inner().ok().and_then(|w| w.stopped().cloned());
+    Ok(Written {
+        body,
+        warnings: client.warnings(),
+        stopped,
+    })
+}
+
+/// A draft's text made what the audit reads.
+struct Tidied {
+    body: String,
+    /// Citation markers mapped to the source that says the sentence.
+    repaired: usize,
+    /// Citation markers dropped (no source read says the sentence).
+    removed: usize,
+    /// Quoted spans no cited source contains, unquoted.
+    unquoted: usize,
+}
+
+/// `draft` (its model extras taken out) with its citations repaired and unfound quotes
+/// unquoted: the same for the whole draft and for lines of it as they stream ([`watch`]).
+fn tidy(draft: &str, evidence: &[Evidence], normalized: &BTreeMap<u32, String>) -> Tidied {
+    // Any source with evidence may be cited, also one whose claims the writer was not shown.
+    let (body, repaired, removed) = report::repair_citations(draft, evidence);
+    // Text the writer put in quotation marks must be found in the source its sentence cites.
+    let (body, unquoted) = report::unquote_unfound(&body, normalized);
+    Tidied {
+        body,
+        repaired,
+        removed,
+        unquoted,
+    }
+}
+
+/// The writer's draft, tidied, and why it was stopped early, if it was.
+struct Written {
+    body: String,
+    warnings: Vec<Warning>,
+    stopped: Option<Stopped>,
 }
 
 /// The stored texts of `sources` as the checker reads a source (its words as a person sees
@@ -488,15 +544,20 @@ pub async fn write(
     let limit = runaway_words(ctx.config.config.target_words);
     let degenerate = |body: &str| guard::degenerate_within(body, limit).map(|d| d.to_string());
     let texts = source_texts(ctx, input.facts.sources);
-    let (mut body, mut warnings) =
-        write_body(ctx, input, &evidence, &texts, revision, false).await?;
-    let mut rejected = degenerate(&body);
-    if rejected.is_some() {
+    let first = write_body(ctx, input, &evidence, &texts, revision, false).await?;
+    let (mut body, mut warnings) = (first.body, first.warnings);
+    // A draft stopped for failing the audit would be refused whole: no second try.
+    let audit_stopped = matches!(first.stopped, Some(Stopped::Audit { .. }));
+    let refused = |stopped: Option<Stopped>, body: &str| {
+        stopped.map(|s| s.to_string()).or_else(|| degenerate(body))
+    };
+    let mut rejected = refused(first.stopped, &body);
+    if rejected.is_some() && !audit_stopped {
         // Once more, cooler and with stronger repetition control, before giving up on prose.
-        let (again, more) = write_body(ctx, input, &evidence, &texts, revision, true).await?;
-        body = again;
-        warnings.extend(more);
-        rejected = degenerate(&body);
+        let again = write_body(ctx, input, &evidence, &texts, revision, true).await?;
+        body = again.body;
+        warnings.extend(again.warnings);
+        rejected = refused(again.stopped, &body);
     }
     // A revision changes what its issues name and no verified wording (checked, not only asked).
     let mut notes = Vec::new();
