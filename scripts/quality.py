@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Report quality with a small local model: ten ordinary questions about the Valgrind manual.
 
-Usage: quality.py BINARY MODEL.gguf OUT.jsonl [--label L] [--questions N] [--corpus DIR] [--keep DIR]
+Usage: quality.py BINARY MODEL.gguf OUT.jsonl [--label L] [--questions N] [--from K] [--corpus DIR] [--keep DIR]
+
+(--questions N: the first N questions; --from K: starting at the K-th, counted from 1.)
 
 Adds the manual (Debian's HTML, /usr/share/doc/valgrind/html) to a fresh library, runs each
 question with the built-in model (`research run Q --llm local:MODEL --search local --depth quick
@@ -111,7 +113,7 @@ def checker(name, path, *args):
 def main():
     args = sys.argv[1:]
     opts = {}
-    for flag in ("--label", "--questions", "--corpus", "--keep"):
+    for flag in ("--label", "--questions", "--from", "--corpus", "--keep"):
         if flag in args:
             i = args.index(flag)
             opts[flag] = args[i + 1]
@@ -119,7 +121,7 @@ def main():
     binary, model, out_path = args
     label = opts.get("--label", os.path.basename(binary))
     corpus = opts.get("--corpus", "/usr/share/doc/valgrind/html")
-    questions = QUESTIONS[: int(opts.get("--questions", len(QUESTIONS)))]
+    questions = QUESTIONS[: int(opts.get("--questions", len(QUESTIONS)))][int(opts.get("--from", 1)) - 1:]
     gold = {}
     if corpus == "/usr/share/doc/valgrind/html" and os.path.exists(ANSWERS):
         gold = {g["question"]: [p["phrase"] for p in g["phrases"]] for g in json.load(open(ANSWERS))}

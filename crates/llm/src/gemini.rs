@@ -172,6 +172,13 @@ impl LlmClient for GeminiClient {
                     .bad(format!("a streamed chunk was not JSON ({e})"))
             })?;
             let (piece, finish) = self.chunk(&value)?;
+            if let Some(v) = value["modelVersion"].as_str() {
+                model = v.to_string();
+            }
+            if value["usageMetadata"].is_object() {
+                used = Self::usage(&value);
+            }
+            finished |= finish.is_some();
             if !piece.is_empty() {
                 text.push_str(&piece);
                 if sink(&piece) == Flow::Stop {
@@ -180,13 +187,6 @@ impl LlmClient for GeminiClient {
                     break;
                 }
             }
-            if let Some(v) = value["modelVersion"].as_str() {
-                model = v.to_string();
-            }
-            if value["usageMetadata"].is_object() {
-                used = Self::usage(&value);
-            }
-            finished |= finish.is_some();
         }
         if !finished {
             return Err(self.http.bad(format!(

@@ -108,7 +108,8 @@ fn parse<T: DeserializeOwned>(text: &str) -> Result<T, String> {
     serde_json::from_str(&candidate).map_err(|e| e.to_string())
 }
 
-/// Asks `client` for a value of type `T`.
+/// Asks `client` for a value of type `T`. A sink that stops the answer early leaves it
+/// unparsed: the model is asked once more, and the call then fails as invalid output.
 pub async fn generate<T: JsonSchema + DeserializeOwned>(
     client: &dyn LlmClient,
     request: ChatRequest,

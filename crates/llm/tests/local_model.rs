@@ -497,6 +497,33 @@ const QUESTIONS: [&str; 4] = [
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn batched_requests_answer_as_they_do_one_at_a_time() {
     let Some(path) = model_path() else { return };
+    batched_answer_as_alone(&path).await;
+}
+
+/// The same with Gemma 3, whose sliding-window layers keep a window's worth of cache per
+/// sequence: served together when asked to be, each sequence sees only its own window.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sliding_window_model_batched_answers_as_it_does_one_at_a_time() {
+    let Some(path) = gemma_path() else { return };
+    batched_answer_as_alone(&path).await;
+}
+
+fn gemma_path() -> Option<PathBuf> {
+    let path = std::env::var_os("RS_TEST_MODEL_GEMMA")
+        .map(PathBuf::from)
+        .filter(|p| p.is_file());
+    if path.is_none() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "RS_TEST_MODEL_GEMMA is not set"
+        );
+        eprintln!("skipped: set RS_TEST_MODEL_GEMMA");
+    }
+    path
+}
+
+async fn batched_answer_as_alone(path: &std::path::Path) {
+    let path = path.to_path_buf();
     let alone = serving(&path, 1);
     let mut one_at_a_time = Vec::new();
     for q in QUESTIONS {
@@ -640,17 +667,7 @@ async fn a_cancelled_sequence_frees_its_slot() {
 /// cache still holds it from position 0, and answers as it does with the prompt evaluated afresh.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_sliding_window_model_reuses_a_prefix_longer_than_its_window() {
-    let Some(path) = std::env::var_os("RS_TEST_MODEL_GEMMA")
-        .map(PathBuf::from)
-        .filter(|p| p.is_file())
-    else {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "RS_TEST_MODEL_GEMMA is not set"
-        );
-        eprintln!("skipped: set RS_TEST_MODEL_GEMMA");
-        return;
-    };
+    let Some(path) = gemma_path() else { return };
     // About 650 tokens of a real document: longer than Gemma 3's 512-token window.
     let document: String = std::fs::read_to_string("/usr/share/common-licenses/Apache-2.0")
         .expect("Debian's copy of the Apache License")

@@ -289,7 +289,9 @@ impl LlmClient for LocalLlm {
                         streamed.push_str(&t);
                         pieces += 1;
                         if sink(&t) == Flow::Stop {
-                            // Dropping `rx` below stops the sequence at its next step.
+                            // Dropping `rx` below stops the sequence at its next step. A
+                            // piece is about a token (a stop string's held-back text and a
+                            // character's partial bytes aside).
                             let usage = Usage {
                                 prompt_tokens: prompt_len,
                                 completion_tokens: pieces,

@@ -258,6 +258,8 @@ const QUESTION_FILLER: &[&str] = &[
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Anchors {
     names: Vec<HashSet<String>>,
+    /// Each name as the question writes it, in the question's order.
+    shown: Vec<String>,
     others: HashSet<String>,
 }
 
@@ -281,6 +283,7 @@ impl Anchors {
         let title_case =
             runs.len() >= 3 && runs.iter().filter(|w| cased(w)).count() * 2 > runs.len();
         let mut names: Vec<HashSet<String>> = Vec::new();
+        let mut shown = Vec::new();
         let mut sentence_start = true;
         for raw in runs {
             let starts = sentence_start && !cjk;
@@ -311,13 +314,23 @@ impl Anchors {
             let wordless = terms.iter().all(|t| t.chars().all(|c| !c.is_alphabetic()));
             if !wordless && !names.contains(&terms) {
                 names.push(terms);
+                shown.push(word.to_string());
             }
         }
         let mut others = topic_term_set(&question);
         for name in &names {
             others.retain(|t| !name.contains(t));
         }
-        Self { names, others }
+        Self {
+            names,
+            shown,
+            others,
+        }
+    }
+
+    /// The question's names as it wrote them, for a reader: "Massif", "Cachegrind, GDB".
+    pub fn listed(&self) -> String {
+        self.shown.join(", ")
     }
 
     /// Whether the question names nothing (then nothing is narrowed by its names).

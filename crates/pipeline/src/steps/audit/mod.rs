@@ -193,10 +193,20 @@ fn flag(text: &str, entry: &AuditEntry) -> String {
 /// reason when the next sentence leans on it. A heading whose section loses every sentence
 /// goes too.
 pub fn audit(body: &str, evidence: &[Evidence], texts: &SourceTexts) -> Audited {
-    let whole = texts.for_checker();
+    audit_read(body, evidence, texts, &texts.for_checker())
+}
+
+/// [`audit`] with the checker's reading of `texts` made beforehand
+/// ([`SourceTexts::for_checker`]), for a caller that audits several drafts against them.
+pub fn audit_read(
+    body: &str,
+    evidence: &[Evidence],
+    texts: &SourceTexts,
+    whole: &research_check::SourceTexts<'_>,
+) -> Audited {
     let mut lines: Vec<Line> = body
         .split_inclusive('\n')
-        .map(|l| audit_line(l, evidence, texts, &whole))
+        .map(|l| audit_line(l, evidence, texts, whole))
         .collect();
     drop_repeats(&mut lines);
     keep_what_the_text_needs(&mut lines);

@@ -49,7 +49,9 @@ impl SourceTexts {
     }
 
     /// The texts as the checker reads them (cut into sentences and indexed once per audit).
-    pub(super) fn for_checker(&self) -> research_check::SourceTexts<'_> {
+    /// The texts as the checker reads them (split into sentences and indexed): made once for
+    /// a caller that audits many drafts against the same texts ([`super::audit_read`]).
+    pub fn for_checker(&self) -> research_check::SourceTexts<'_> {
         let mut texts = research_check::SourceTexts::new();
         for (id, (text, _)) in &self.0 {
             texts.insert(*id as usize, text);

@@ -182,6 +182,19 @@ pub fn refuse_question(q: &str, question: &str, anchors: &str) -> Option<String>
     if !guard::mentions(anchors, t) {
         return Some("it shares no word with the question".into());
     }
+    // Sharing a word is not being about it: "How does the World Trade Organization (WTO) report
+    // on waste management?" shares "report" with "What does Massif report about heap memory?".
+    // One that names a subject of its own is held to the rule a page is (`Anchors::about`);
+    // one that names nothing ("How does ownership work?") narrows the question's own subject.
+    let names = guard::Anchors::of(question);
+    let own = guard::Anchors::of(t);
+    if !own.is_empty() && !names.about(t) {
+        return Some(format!(
+            "it is about something else: it names {}, not {}",
+            own.listed(),
+            names.listed()
+        ));
+    }
     None
 }
 
@@ -470,6 +483,30 @@ mod tests {
             None
         );
         assert!(refuse_question("これはとても良いツールです。", ja, ja).is_some());
+        // A question that names a subject of its own, sharing only a word with the question, is
+        // refused; one sharing two of the question's other terms is about it without naming it,
+        // and one that names nothing narrows the question's subject.
+        let massif = "What does Massif report about heap memory?";
+        let why = refuse_question(
+            "How does the World Trade Organization (WTO) report on waste management?",
+            massif,
+            massif,
+        )
+        .unwrap();
+        assert!(why.contains("WTO") && why.contains("not Massif"), "{why}");
+        assert_eq!(
+            refuse_question("How is a heap profile read?", massif, massif),
+            None,
+            "names nothing of its own"
+        );
+        assert_eq!(
+            refuse_question("How is heap memory measured over time?", massif, massif),
+            None
+        );
+        assert_eq!(
+            refuse_question("What does Massif's graph show?", massif, massif),
+            None
+        );
     }
 
     #[test]

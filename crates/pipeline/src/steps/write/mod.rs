@@ -28,8 +28,8 @@ use crate::text::normalize;
 use crate::Progress;
 
 mod watch;
-use watch::Watch;
-pub use watch::{Stopped, EARLY_JUDGED};
+use watch::{Judge, Watch};
+pub use watch::{Stopped, EARLY_FAILED_SHARE, EARLY_JUDGED};
 
 /// The evidence the writer gets: the supported claims' evidence when there is any.
 pub fn writer_evidence(claims: &[Claim], evidence: &[Evidence]) -> Vec<Evidence> {
@@ -155,12 +155,11 @@ fn runaway_words(target_words: Option<u32>) -> usize {
 
 /// The writer's prose with its banned words rewritten away: a word with a plain word becomes
 /// it; a sentence with a word that has none (a user's own) goes, since the prompt already
-/// asked for it not to be there.
-fn without_banned_words(ctx: &Ctx, body: &str) -> String {
-    let banned = &ctx.config.config.banned();
+/// asked for it not to be there. Returns the text and the words that took sentences with them.
+fn without_banned_words(body: &str, banned: &[String]) -> (String, Vec<String>) {
     let (body, left) = guard::rewrite_banned(body, banned);
     if left.is_empty() {
-        return body;
+        return (body, Vec::new());
     }
     let mut out = String::with_capacity(body.len());
     for line in body.split_inclusive('\n') {
@@ -179,10 +178,7 @@ fn without_banned_words(ctx: &Ctx, body: &str) -> String {
         out.push_str(kept.trim_end());
         out.push_str(newline);
     }
-    ctx.emit(Progress::BannedWordsRemoved {
-        words: left.into_iter().map(|u| u.found).collect(),
-    });
-    out
+    (out, left.into_iter().map(|u| u.found).collect())
 }
 
 /// A line for the method section when the body falls well short of the length asked (by more
@@ -293,10 +289,33 @@ async fn write_body(
         .iter()
         .map(|(id, text)| (*id, normalize(text)))
         .collect();
+    let audit_texts = audit::SourceTexts::new(texts.iter().map(|(id, t)| (*id, t.as_str())));
+    let read = audit_texts.for_checker();
+    // The passages span verification would add to the evidence before the audit (the trust
+    // engine), looked for as the final audit will look for them.
+    let spans = |body: &str| match input.trust {
+        Some(_) => trust::spans(
+            ctx,
+            body,
+            input.facts.sources,
+            input.facts.evidence,
+            input.facts.credibility,
+            Evidence::next_id(input.facts.evidence),
+        ),
+        None => Vec::new(),
+    };
+    let judge = Judge {
+        evidence: input.facts.evidence,
+        normalized: &normalized,
+        banned: &banned,
+        texts: &audit_texts,
+        read: &read,
+        spans: &spans,
+    };
+    // A revision is audited after the sections its issues did not name are put back: its
+    // stream alone says nothing of that, so only the guard watches it.
     let watch = std::sync::Mutex::new(Watch::new(
-        input.facts.evidence,
-        texts,
-        &normalized,
+        revision.is_none().then_some(judge),
         runaway_words(config.target_words),
     ));
     let stream = |piece: &str| {
@@ -316,8 +335,11 @@ async fn write_body(
         repaired,
         removed,
         unquoted,
-    } = tidy(&body, input.facts.evidence, &normalized);
-    let body = without_banned_words(ctx, &body);
+        banned,
+    } = tidy(&body, input.facts.evidence, &normalized, &banned);
+    if !banned.is_empty() {
+        ctx.emit(Progress::BannedWordsRemoved { words: banned });
+    }
     if unquoted > 0 {
         ctx.emit(Progress::QuotesUnquoted { count: unquoted });
     }
@@ -341,20 +363,30 @@ struct Tidied {
     removed: usize,
     /// Quoted spans no cited source contains, unquoted.
     unquoted: usize,
+    /// Banned words that took their sentences with them.
+    banned: Vec<String>,
 }
 
-/// `draft` (its model extras taken out) with its citations repaired and unfound quotes
-/// unquoted: the same for the whole draft and for lines of it as they stream ([`watch`]).
-fn tidy(draft: &str, evidence: &[Evidence], normalized: &BTreeMap<u32, String>) -> Tidied {
+/// `draft` (its model extras taken out) with its citations repaired, unfound quotes unquoted
+/// and banned words rewritten away: the same for the whole draft and for the lines of it that
+/// have streamed ([`watch`]).
+fn tidy(
+    draft: &str,
+    evidence: &[Evidence],
+    normalized: &BTreeMap<u32, String>,
+    banned: &[String],
+) -> Tidied {
     // Any source with evidence may be cited, also one whose claims the writer was not shown.
     let (body, repaired, removed) = report::repair_citations(draft, evidence);
     // Text the writer put in quotation marks must be found in the source its sentence cites.
     let (body, unquoted) = report::unquote_unfound(&body, normalized);
+    let (body, banned) = without_banned_words(&body, banned);
     Tidied {
         body,
         repaired,
         removed,
         unquoted,
+        banned,
     }
 }
 
@@ -514,7 +546,8 @@ pub fn nothing_answers(input: &WriteInput<'_>, now_ms: i64, calls: u64) -> Draft
 /// report says honestly that nothing was found, with no model call. The writer's prose must
 /// pass the guard (not degenerate, not runaway: one retry, cooler) and the audit (failing cited
 /// sentences rewritten from their evidence or removed); prose that fails either, or loses most
-/// of its cited sentences to the audit, is replaced by the passages themselves.
+/// of its cited sentences to the audit, is replaced by the passages themselves. Both are
+/// applied to the draft as it streams too ([`watch`]): a draft known to fail is stopped there.
 pub async fn write(
     ctx: &Ctx,
     input: &WriteInput<'_>,

@@ -4,20 +4,34 @@
 //! machine) and the audit then removes nearly every cited sentence. The watch applies the same
 //! tests to what has streamed so far and stops the model there, so the run goes on to the
 //! passages without waiting for prose no one will read.
+//!
+//! Only what the end cannot mend stops a draft: the guard's tests that stay true of every
+//! longer text ([`guard::degenerate_so_far`]), and an audit of the lines ended so far — made as
+//! the whole draft's will be, each line's verdict depending only on the lines before it and the
+//! one after — that has judged [`EARLY_JUDGED`] sentences and failed more than
+//! [`EARLY_FAILED_SHARE`] of them, a stricter bar than the whole draft's
+//! ([`super::MAX_REMOVED_SHARE`]) because the rest of a draft could still make up for a bad
+//! beginning.
 
 use std::collections::BTreeMap;
 
 use research_llm::Flow;
 
 use super::super::audit::{self, AuditStatus};
-use super::{tidy, MAX_REMOVED_SHARE};
+use super::tidy;
 use crate::guard;
 use crate::records::Evidence;
 use crate::report;
 
-/// Cited sentences the audit judges before a draft may be stopped for failing it: fewer are
-/// too few to say the rest will not make up for them.
-pub const EARLY_JUDGED: usize = 6;
+/// Sentences the audit judges before a draft may be stopped for failing it.
+pub const EARLY_JUDGED: usize = 8;
+
+/// Share of the sentences judged so far that must fail for a draft to be stopped.
+pub const EARLY_FAILED_SHARE: f64 = 2.0 / 3.0;
+
+/// Sentences after which the audit stops watching: the time a stop saves is in a draft's
+/// beginning, and auditing a long draft again at every line costs more the longer it is.
+pub const WATCHED_JUDGED: usize = 30;
 
 /// Pieces between two looks of the guard at a draft whose lines do not end (a loop on one line).
 const GUARD_EVERY: usize = 24;
@@ -28,11 +42,11 @@ pub enum Stopped {
     /// The guard found it degenerate however it went on (a loop, one sentence over and over,
     /// runaway): the writer may try again.
     Degenerate(String),
-    /// The audit failed most of its first cited sentences: the prose would be refused.
+    /// The audit failed most of its first sentences: the prose would be refused.
     Audit {
-        /// Cited sentences the audit failed.
+        /// Sentences the audit failed.
         failed: usize,
-        /// Cited sentences the audit judged.
+        /// Sentences the audit judged.
         judged: usize,
     },
 }
@@ -43,45 +57,50 @@ impl std::fmt::Display for Stopped {
             Self::Degenerate(why) => write!(f, "{why} (the draft was stopped there)"),
             Self::Audit { failed, judged } => write!(
                 f,
-                "the audit removed {failed} of its first {judged} cited sentences (the draft was stopped there)"
+                "the audit removed {failed} of the first {judged} sentences it checked (the draft was stopped there)"
             ),
         }
     }
 }
 
+/// What the audit of a draft needs, as the whole draft's audit will have it.
+pub struct Judge<'a> {
+    /// The evidence the draft may cite.
+    pub evidence: &'a [Evidence],
+    /// Each source's text normalised (for quotes).
+    pub normalized: &'a BTreeMap<u32, String>,
+    /// Words the report may not use.
+    pub banned: &'a [String],
+    /// The sources' texts for the audit.
+    pub texts: &'a audit::SourceTexts,
+    /// The same as the checker reads them, made once.
+    pub read: &'a research_check::SourceTexts<'a>,
+    /// The evidence span verification adds for a body (none outside the trust engine).
+    pub spans: &'a (dyn Fn(&str) -> Vec<Evidence> + Send + Sync),
+}
+
 /// A draft as it streams, with what the audit and the guard made of it so far.
 pub struct Watch<'a> {
-    evidence: &'a [Evidence],
-    normalized: &'a BTreeMap<u32, String>,
-    texts: audit::SourceTexts,
+    judge: Option<Judge<'a>>,
     runaway: usize,
     draft: String,
     /// Lines of the draft (its extras taken out) the audit has judged.
     judged_lines: usize,
     judged: usize,
-    failed: usize,
     pieces: usize,
     stopped: Option<Stopped>,
 }
 
 impl<'a> Watch<'a> {
-    /// A watch over a draft that may cite `evidence`, its sources' texts as the checker reads
-    /// them (`texts`) and normalised (`normalized`, for quotes), runaway past `runaway` words.
-    pub fn new(
-        evidence: &'a [Evidence],
-        texts: &BTreeMap<u32, String>,
-        normalized: &'a BTreeMap<u32, String>,
-        runaway: usize,
-    ) -> Self {
+    /// A watch over a draft, audited by `judge` (none: only the guard watches) and runaway past
+    /// `runaway` words.
+    pub fn new(judge: Option<Judge<'a>>, runaway: usize) -> Self {
         Self {
-            evidence,
-            normalized,
-            texts: audit::SourceTexts::new(texts.iter().map(|(id, t)| (*id, t.as_str()))),
+            judge,
             runaway,
             draft: String::new(),
             judged_lines: 0,
             judged: 0,
-            failed: 0,
             pieces: 0,
             stopped: None,
         }
@@ -96,7 +115,7 @@ impl<'a> Watch<'a> {
         self.pieces += 1;
         let line_ended = piece.contains('\n');
         if line_ended {
-            self.audit_new_lines();
+            self.audit_ended_lines();
         }
         if self.stopped.is_none() && (line_ended || self.pieces.is_multiple_of(GUARD_EVERY)) {
             self.guard();
@@ -113,41 +132,68 @@ impl<'a> Watch<'a> {
     }
 
     /// The draft's ended lines, tidied and audited as the whole draft will be (a sources
-    /// section the writer added dropped, citations repaired, unfound quotes unquoted, a
-    /// sentence that repeats an earlier one's rewrite removed): the verdicts the audit will
-    /// give those lines, since each depends only on the lines before and the one after.
-    fn audit_new_lines(&mut self) {
+    /// section the writer added dropped, citations repaired, unfound quotes unquoted, banned
+    /// words rewritten, span evidence added, a sentence that repeats an earlier one's rewrite
+    /// removed).
+    fn audit_ended_lines(&mut self) {
+        let Some(judge) = &self.judge else {
+            return;
+        };
+        if self.judged >= WATCHED_JUDGED {
+            return;
+        }
         let Some(end) = self.draft.rfind('\n') else {
             return;
         };
+        // Taking the extras out depends only on the lines before, so the lines kept of a
+        // longer draft begin with those kept of a shorter one.
         let kept = report::strip_model_extras(&self.draft[..end]);
         let lines = kept.lines().count();
         if lines <= self.judged_lines {
             return;
         }
+        let cites = kept
+            .lines()
+            .skip(self.judged_lines)
+            .any(|l| l.contains('['));
         self.judged_lines = lines;
-        let tidied = tidy(&kept, self.evidence, self.normalized);
-        let audited = audit::audit(&tidied.body, self.evidence, &self.texts);
+        if !cites {
+            // No citation marker in the new lines (a heading, a blank): what they hold is
+            // judged with the next line that cites.
+            return;
+        }
+        let tidied = tidy(&kept, judge.evidence, judge.normalized, judge.banned);
+        let spans = (judge.spans)(&tidied.body);
+        let with_spans: Vec<Evidence>;
+        let evidence = if spans.is_empty() {
+            judge.evidence
+        } else {
+            with_spans = judge.evidence.iter().chain(&spans).cloned().collect();
+            &with_spans
+        };
+        let audited = audit::audit_read(&tidied.body, evidence, judge.texts, judge.read);
         self.judged = audited.entries.len();
-        self.failed = audited
+        let failed = audited
             .entries
             .iter()
             .filter(|e| matches!(e.status, AuditStatus::Removed | AuditStatus::Flagged))
             .count();
-        if self.judged >= EARLY_JUDGED
-            && self.failed as f64 / self.judged as f64 > MAX_REMOVED_SHARE
-        {
+        if self.judged >= EARLY_JUDGED && failed as f64 > EARLY_FAILED_SHARE * self.judged as f64 {
             self.stopped = Some(Stopped::Audit {
-                failed: self.failed,
+                failed,
                 judged: self.judged,
             });
         }
     }
 
+    /// The guard's tests that no continuation mends, on the sentences ended so far (an
+    /// unfinished one may yet differ from the one it begins like).
     fn guard(&mut self) {
-        // As the whole draft is judged: without the sources section the writer added.
         let kept = report::strip_model_extras(&self.draft);
-        if let Some(d) = guard::degenerate_so_far(&kept, self.runaway) {
+        let ended = kept
+            .rfind(['.', '!', '?', '\n', '。', '！', '？'])
+            .map_or("", |i| &kept[..i + 1]);
+        if let Some(d) = guard::degenerate_so_far(ended, self.runaway) {
             self.stopped = Some(Stopped::Degenerate(d.to_string()));
         }
     }
