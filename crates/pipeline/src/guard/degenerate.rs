@@ -393,13 +393,20 @@ pub fn degenerate(text: &str) -> Option<Degeneracy> {
 /// What makes `text` degenerate however it goes on, for a text still being written: a
 /// stretch that loops, one sentence said [`SENTENCE_REPEATS`] times, or more than
 /// [`RUNAWAY_FACTOR`] times `max_words` (each stays true of every longer text that begins with
-/// it; the shares over the whole text may still change, so they wait for the end).
+/// it; the shares over the whole text may still change, so they wait for the end). Repeats are
+/// counted among the ended sentences only: one still being written may yet differ from the
+/// one it begins like.
 pub fn degenerate_so_far(text: &str, max_words: usize) -> Option<Degeneracy> {
     let words = word_count(text);
     if words > max_words.saturating_mul(RUNAWAY_FACTOR) {
         return Some(Degeneracy::Runaway { words, max_words });
     }
-    if let Some(d @ Degeneracy::RepeatedSentence { times, .. }) = repeated_sentence(text) {
+    let ended = text
+        .char_indices()
+        .rev()
+        .find(|(_, c)| matches!(c, '.' | '!' | '?' | '\n' | '。' | '！' | '？'))
+        .map_or("", |(i, c)| &text[..i + c.len_utf8()]);
+    if let Some(d @ Degeneracy::RepeatedSentence { times, .. }) = repeated_sentence(ended) {
         if times >= SENTENCE_REPEATS {
             return Some(d);
         }

@@ -227,6 +227,13 @@ fn a_text_so_far_is_degenerate_only_for_what_its_end_cannot_mend() {
         degenerate_so_far(&long_prose(900), 300),
         Some(Degeneracy::Runaway { max_words: 300, .. })
     ));
+    // The third time a sentence begins is not yet its third saying: it may go on otherwise.
+    let begun =
+        "Memcheck finds leaks in C programs [1]. ".repeat(2) + "Memcheck finds leaks in C programs";
+    assert_eq!(degenerate_so_far(&begun, 400), None);
+    assert!(degenerate(&begun).is_some());
+    let japanese = "メモリリークを見つける。".repeat(2) + "メモリリークを見つける";
+    assert_eq!(degenerate_so_far(&japanese, 400), None);
 }
 
 #[test]

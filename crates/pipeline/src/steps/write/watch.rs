@@ -84,8 +84,8 @@ pub struct Watch<'a> {
     judge: Option<Judge<'a>>,
     runaway: usize,
     draft: String,
-    /// Lines of the draft (its extras taken out) the audit has judged.
-    judged_lines: usize,
+    /// Bytes of the draft (its extras taken out) the audit has judged.
+    judged_to: usize,
     judged: usize,
     pieces: usize,
     stopped: Option<Stopped>,
@@ -99,7 +99,7 @@ impl<'a> Watch<'a> {
             judge,
             runaway,
             draft: String::new(),
-            judged_lines: 0,
+            judged_to: 0,
             judged: 0,
             pieces: 0,
             stopped: None,
@@ -114,10 +114,13 @@ impl<'a> Watch<'a> {
         self.draft.push_str(piece);
         self.pieces += 1;
         let line_ended = piece.contains('\n');
-        if line_ended {
-            self.audit_ended_lines();
+        let look = line_ended || self.pieces.is_multiple_of(GUARD_EVERY);
+        if look {
+            // A small model may write its whole draft as one paragraph: what has ended is
+            // judged every few pieces too, up to its last ended sentence.
+            self.audit_ended();
         }
-        if self.stopped.is_none() && (line_ended || self.pieces.is_multiple_of(GUARD_EVERY)) {
+        if self.stopped.is_none() && look {
             self.guard();
         }
         match self.stopped {
@@ -131,37 +134,41 @@ impl<'a> Watch<'a> {
         self.stopped.as_ref()
     }
 
-    /// The draft's ended lines, tidied and audited as the whole draft will be (a sources
+    /// The draft's ended sentences, tidied and audited as the whole draft will be (a sources
     /// section the writer added dropped, citations repaired, unfound quotes unquoted, banned
     /// words rewritten, span evidence added, a sentence that repeats an earlier one's rewrite
-    /// removed).
-    fn audit_ended_lines(&mut self) {
+    /// removed): each sentence's verdict depends only on those before it and the one after.
+    fn audit_ended(&mut self) {
         let Some(judge) = &self.judge else {
             return;
         };
         if self.judged >= WATCHED_JUDGED {
             return;
         }
-        let Some(end) = self.draft.rfind('\n') else {
+        let Some(end) = self
+            .draft
+            .char_indices()
+            .rev()
+            .find(|(_, c)| matches!(c, '.' | '!' | '?' | '\n' | '。' | '！' | '？'))
+            .map(|(i, c)| i + c.len_utf8())
+        else {
             return;
         };
-        // Taking the extras out depends only on the lines before, so the lines kept of a
-        // longer draft begin with those kept of a shorter one.
+        // Taking the extras out depends only on the lines before, so what is kept of a longer
+        // draft begins with what is kept of a shorter one.
         let kept = report::strip_model_extras(&self.draft[..end]);
-        let lines = kept.lines().count();
-        if lines <= self.judged_lines {
+        if kept.len() <= self.judged_to {
             return;
         }
         let cites = kept
-            .lines()
-            .skip(self.judged_lines)
-            .any(|l| l.contains('['));
-        self.judged_lines = lines;
+            .get(self.judged_to..)
+            .is_none_or(|new| new.contains('['));
         if !cites {
-            // No citation marker in the new lines (a heading, a blank): what they hold is
-            // judged with the next line that cites.
+            // No citation marker since the last look (a heading, a blank): what it holds is
+            // judged with the next sentence that cites.
             return;
         }
+        self.judged_to = kept.len();
         let tidied = tidy(&kept, judge.evidence, judge.normalized, judge.banned);
         let spans = (judge.spans)(&tidied.body);
         let with_spans: Vec<Evidence>;
@@ -186,15 +193,76 @@ impl<'a> Watch<'a> {
         }
     }
 
-    /// The guard's tests that no continuation mends, on the sentences ended so far (an
-    /// unfinished one may yet differ from the one it begins like).
+    /// The guard's tests that no continuation mends, on the draft as it will be judged
+    /// (without a sources section the writer added).
     fn guard(&mut self) {
         let kept = report::strip_model_extras(&self.draft);
-        let ended = kept
-            .rfind(['.', '!', '?', '\n', '。', '！', '？'])
-            .map_or("", |i| &kept[..i + 1]);
-        if let Some(d) = guard::degenerate_so_far(ended, self.runaway) {
+        if let Some(d) = guard::degenerate_so_far(&kept, self.runaway) {
             self.stopped = Some(Stopped::Degenerate(d.to_string()));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn push_all(watch: &mut Watch<'_>, text: &str) -> Flow {
+        let mut flow = Flow::Continue;
+        for piece in text.split_inclusive(' ') {
+            flow = watch.push(piece);
+        }
+        flow
+    }
+
+    /// A sentence still being written is not yet a repeat of the one it begins like: the
+    /// guard looks at the ended sentences only.
+    #[test]
+    fn a_sentence_still_being_written_is_not_yet_a_repeat() {
+        let mut watch = Watch::new(None, 1_000);
+        let said = "Memcheck finds leaks in C programs [1]. ";
+        // 3 + 2 × 7 + 7 pieces: the guard's look at the 24th falls inside the third sentence.
+        assert_eq!(push_all(&mut watch, "Some words first. "), Flow::Continue);
+        assert_eq!(push_all(&mut watch, &said.repeat(2)), Flow::Continue);
+        assert_eq!(
+            push_all(&mut watch, "Memcheck finds leaks in C programs [1] "),
+            Flow::Continue
+        );
+        assert_eq!(
+            push_all(&mut watch, "and shows the stack of each.\n"),
+            Flow::Continue
+        );
+        assert!(watch.stopped().is_none());
+        // Said a third time, it is a loop whatever follows.
+        push_all(&mut watch, said);
+        assert_eq!(watch.push("\n"), Flow::Stop);
+        assert!(matches!(watch.stopped(), Some(Stopped::Degenerate(_))));
+        assert!(watch
+            .stopped()
+            .unwrap()
+            .to_string()
+            .ends_with("(the draft was stopped there)"));
+    }
+
+    /// A draft looping on one line is stopped without waiting for its line to end, and says
+    /// stop to every piece after.
+    #[test]
+    fn a_loop_on_one_line_is_stopped() {
+        let mut watch = Watch::new(None, 1_000);
+        let looped = "the cache line is hot and ".repeat(60);
+        assert_eq!(push_all(&mut watch, &looped), Flow::Stop);
+        assert_eq!(watch.push("more "), Flow::Stop);
+    }
+
+    /// Prose that reads as prose runs to its end.
+    #[test]
+    fn a_varied_draft_runs_to_its_end() {
+        let mut watch = Watch::new(None, 1_000);
+        let draft = "## Summary\nMemcheck detects memory errors in C and C++ programs [1]. \
+            It reports reads of uninitialised values and leaks [2].\n\n## Leaks\n\
+            A block is definitely lost when no pointer to it remains [1]. \
+            It is possibly lost when only an interior pointer points into it [2].\n";
+        assert_eq!(push_all(&mut watch, draft), Flow::Continue);
+        assert!(watch.stopped().is_none());
     }
 }
