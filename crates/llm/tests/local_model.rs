@@ -500,14 +500,6 @@ async fn batched_requests_answer_as_they_do_one_at_a_time() {
     batched_answer_as_alone(&path).await;
 }
 
-/// The same with Gemma 3, whose sliding-window layers keep a window's worth of cache per
-/// sequence: served together when asked to be, each sequence sees only its own window.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_sliding_window_model_batched_answers_as_it_does_one_at_a_time() {
-    let Some(path) = gemma_path() else { return };
-    batched_answer_as_alone(&path).await;
-}
-
 fn gemma_path() -> Option<PathBuf> {
     let path = std::env::var_os("RS_TEST_MODEL_GEMMA")
         .map(PathBuf::from)

@@ -15,7 +15,8 @@
 //!   spans every position), and overwrites the oldest positions of a long sequence: a slot
 //!   whose cache no longer holds position 0 evaluates its next prompt in full.
 //! - How many sequences at once: up to [`LocalConfig::max_sequences`] (1 unless set), fewer when their KV
-//!   caches together would take more than a quarter of the memory free now.
+//!   caches together would take more than a quarter of the memory free now; one for a model
+//!   with sliding-window attention, measured slower batched (see `sequences_for`).
 //! - The context lives while there is work, and a few seconds after (so a run's next call finds
 //!   its prefix); then its memory goes back to the system.
 
@@ -266,9 +267,15 @@ fn sequences_for(model: &LlamaModel, shape: &Shape) -> u32 {
     let per_token = u64::from(model.n_layer()) * widths * u64::from(model.n_head_kv()) * 2;
     let per_sequence = (per_token * u64::from(shape.context_tokens)).max(1);
     let budget = available_memory().unwrap_or(2 << 30) / 4;
-    // One at a time is the default for every model (`LocalConfig`, measured in BENCHMARKS.md:
-    // on two cores a research run gains little from batching and a sliding-window model such
-    // as Gemma 3 loses); more, when set, is served for every model, within memory.
+    // Measured (BENCHMARKS.md): Gemma 3, whose layers mostly attend over a sliding window,
+    // ran a research run 1.46 times slower with its calls decoded together than one at a time
+    // (125 s against 86 s), while SmolLM2 ran 0.82 times as long. That was with a full-length
+    // cache for the window's layers (llama.cpp's default, in effect until 2026-11-27 though
+    // meant otherwise); until a run is measured again with a window's worth, a model with a
+    // sliding window is served one request at a time (prefix reuse still works).
+    if meta("sliding_window").is_some_and(|w| w > 0) {
+        return 1;
+    }
     ((budget / per_sequence) as u32).clamp(1, shape.max_sequences)
 }
 
