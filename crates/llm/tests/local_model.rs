@@ -13,15 +13,21 @@ use research_llm::{
 };
 
 fn model_path() -> Option<PathBuf> {
-    let path = std::env::var_os("RS_TEST_MODEL")
+    model_named("RS_TEST_MODEL")
+}
+
+/// The GGUF file the environment variable `var` names (scripts/test.sh sets both test models'
+/// with scripts/fetch-model.sh); in CI a missing one fails the test, elsewhere it is skipped.
+fn model_named(var: &str) -> Option<PathBuf> {
+    let path = std::env::var_os(var)
         .map(PathBuf::from)
         .filter(|p| p.is_file());
     if path.is_none() {
         assert!(
             std::env::var_os("CI").is_none(),
-            "RS_TEST_MODEL does not name the test model; scripts/test.sh fetches it with scripts/fetch-model.sh"
+            "{var} does not name a test model; scripts/test.sh fetches it with scripts/fetch-model.sh"
         );
-        eprintln!("skipped: set RS_TEST_MODEL to the SmolLM2 GGUF (scripts/fetch-model.sh prints its path)");
+        eprintln!("skipped: set {var} to a GGUF (scripts/fetch-model.sh prints its path)");
     }
     path
 }
@@ -501,17 +507,7 @@ async fn batched_requests_answer_as_they_do_one_at_a_time() {
 }
 
 fn gemma_path() -> Option<PathBuf> {
-    let path = std::env::var_os("RS_TEST_MODEL_GEMMA")
-        .map(PathBuf::from)
-        .filter(|p| p.is_file());
-    if path.is_none() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "RS_TEST_MODEL_GEMMA is not set"
-        );
-        eprintln!("skipped: set RS_TEST_MODEL_GEMMA");
-    }
-    path
+    model_named("RS_TEST_MODEL_GEMMA")
 }
 
 async fn batched_answer_as_alone(path: &std::path::Path) {

@@ -17,6 +17,15 @@ fn replace(answers: &mut Vec<ScriptedAnswer>, purpose: &str, json: serde_json::V
     answers.push(answer(purpose, json));
 }
 
+/// How many times the run asked the writer for a draft.
+fn writes(run: &common::Run) -> usize {
+    run.model
+        .requests()
+        .into_iter()
+        .filter(|r| r.purpose.as_deref() == Some("write"))
+        .count()
+}
+
 fn distinct_4grams(text: &str) -> f64 {
     let words: Vec<&str> = text.split_whitespace().collect();
     let grams: Vec<_> = words.windows(4).collect();
@@ -36,12 +45,7 @@ async fn a_looping_writer_gives_an_extractive_report_not_a_loop() {
     assert!(report.contains("did not pass the checks"), "{report}");
     assert!(distinct_4grams(report) > 0.6, "{report}");
     // Two tries at prose, then the passages.
-    let writes = run
-        .model
-        .requests()
-        .into_iter()
-        .filter(|r| r.purpose.as_deref() == Some("write"))
-        .count();
+    let writes = writes(&run);
     assert_eq!(writes, 2);
     // Every cited sentence is audited, and what is kept is verified or partly supported.
     let audit = &run.state.audit;
@@ -88,12 +92,7 @@ async fn a_draft_failing_the_audit_is_stopped_before_its_end() {
     assert!(report.contains("did not pass the checks"), "{report}");
     assert!(report.contains("the draft was stopped there"), "{report}");
     assert!(!report.contains("Wooden"), "{report}");
-    let writes = run
-        .model
-        .requests()
-        .into_iter()
-        .filter(|r| r.purpose.as_deref() == Some("write"))
-        .count();
+    let writes = writes(&run);
     assert_eq!(writes, 1, "a draft the audit refuses is not tried again");
     // The scripted model counts four characters a token of what it streamed before the stop.
     let written = run.meter.by_node()["write_report"].completion_tokens as usize;
