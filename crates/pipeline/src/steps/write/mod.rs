@@ -289,8 +289,13 @@ async fn write_body(
         .iter()
         .map(|(id, text)| (*id, normalize(text)))
         .collect();
-    let audit_texts = audit::SourceTexts::new(texts.iter().map(|(id, t)| (*id, t.as_str())));
-    let read = audit_texts.for_checker();
+    // A revision is audited after the sections its issues did not name are put back: its
+    // stream alone says nothing of that, so only the guard watches it, and the audit's reading
+    // of the texts is not made for it.
+    let audit_texts = revision
+        .is_none()
+        .then(|| audit::SourceTexts::new(texts.iter().map(|(id, t)| (*id, t.as_str()))));
+    let read = audit_texts.as_ref().map(audit::SourceTexts::for_checker);
     // The passages span verification would add to the evidence before the audit (the trust
     // engine), looked for as the final audit will look for them.
     let spans = |body: &str| match input.trust {
@@ -304,20 +309,18 @@ async fn write_body(
         ),
         None => Vec::new(),
     };
-    let judge = Judge {
-        evidence: input.facts.evidence,
-        normalized: &normalized,
-        banned: &banned,
-        texts: &audit_texts,
-        read: &read,
-        spans: &spans,
-    };
-    // A revision is audited after the sections its issues did not name are put back: its
-    // stream alone says nothing of that, so only the guard watches it.
-    let watch = std::sync::Mutex::new(Watch::new(
-        revision.is_none().then_some(judge),
-        runaway_words(config.target_words),
-    ));
+    let judge = audit_texts
+        .as_ref()
+        .zip(read.as_ref())
+        .map(|(texts, read)| Judge {
+            evidence: input.facts.evidence,
+            normalized: &normalized,
+            banned: &banned,
+            texts,
+            read,
+            spans: &spans,
+        });
+    let watch = std::sync::Mutex::new(Watch::new(judge, runaway_words(config.target_words)));
     let stream = |piece: &str| {
         ctx.token(piece);
         // A poisoned lock (a panic elsewhere) only ends the watching.
