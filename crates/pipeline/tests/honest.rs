@@ -433,6 +433,53 @@ async fn a_model_measured_wrong_when_it_says_no_does_not_judge_coverage() {
 }
 
 #[tokio::test]
+async fn a_model_measured_wrong_when_it_says_no_is_not_asked_for_gaps_after_the_last_round() {
+    let gaps_asked = |run: &common::Run| {
+        run.model
+            .requests()
+            .iter()
+            .filter(|r| r.purpose.as_deref() == Some("gaps"))
+            .count()
+    };
+    let mut one_round = config(Mode::Single, Structure::Detailed);
+    one_round.max_iterations = Some(1);
+    // Any other model is asked: its word on coverage counts.
+    let trusted = run_script(one_round.clone(), script(STATED)).await;
+    assert_eq!(gaps_asked(&trusted), 1);
+    // No search it proposed could be run and its coverage would not count: not asked.
+    let mut measured = one_round;
+    measured.models =
+        research_llm::ModelRouting::single("local:/models/SmolLM2-135M-Instruct.Q4_1.gguf");
+    let run = run_script(measured, script(STATED)).await;
+    assert_eq!(gaps_asked(&run), 0);
+    assert_eq!(
+        run.state.coverage_by_question.len(),
+        run.state.plan.questions.len()
+    );
+    assert!(
+        run.state.coverage > 0.0,
+        "{:?}",
+        run.state.coverage_by_question
+    );
+    // What the evidence leaves open is named, a question at a time.
+    for (q, c) in run
+        .state
+        .plan
+        .questions
+        .iter()
+        .zip(&run.state.coverage_by_question)
+    {
+        let named = run.state.gaps.iter().any(|g| g.contains(q.as_str()));
+        assert_eq!(
+            named,
+            *c != Coverage::WellCovered,
+            "{q}: {:?}",
+            run.state.gaps
+        );
+    }
+}
+
+#[tokio::test]
 async fn a_failed_verification_sends_the_run_back_to_research_once() {
     // Seed 001's loop: under the share of supported claims asked for, research goes back for
     // what the unsupported claims are about, a bounded number of times, then writes.

@@ -66,6 +66,8 @@ pub struct GapInput<'a> {
     pub searches_done: &'a [String],
     /// This round's number (from 1).
     pub round: u32,
+    /// Whether no round follows this one: the searches asked for could not be run.
+    pub last_round: bool,
     /// Each source's title by its number (for searches drawn from the best passages read).
     pub titles: &'a std::collections::BTreeMap<u32, String>,
 }
@@ -95,6 +97,19 @@ pub fn evidence_coverage(question: &str, evidence: &[Evidence]) -> Coverage {
 pub async fn find_gaps(ctx: &Ctx, input: GapInput<'_>) -> Result<GapReport, NodeError> {
     let l = ctx.config.config.limits();
     let questions = input.questions;
+    // After the last round a model's new searches cannot be run, and a model measured to be
+    // wrong when it says "no" does not judge coverage: all it could add is its wording of the
+    // gaps, which the evidence states as well. Not asking it spares a call that reads every
+    // fact found (a tenth of a quick run with the built-in model, BENCHMARKS.md).
+    if input.last_round && !asked_after_last_round(&ctx.config.config) {
+        let report = by_evidence_alone(&input);
+        ctx.emit(Progress::Coverage {
+            iteration: input.round,
+            coverage: report.coverage,
+            gaps: report.gaps.len(),
+        });
+        return Ok(report);
+    }
     let user = format!(
         "{}Research questions:\n{}\nEvidence collected so far:\n{}",
         input.brief.block(),
@@ -211,6 +226,39 @@ pub async fn find_gaps(ctx: &Ctx, input: GapInput<'_>) -> Result<GapReport, Node
         new_searches,
         warnings,
     })
+}
+
+/// Whether the gap finder's model is asked after a run's last round: only when its word on
+/// coverage counts (it is not one measured to be wrong when it says "no").
+pub(crate) fn asked_after_last_round(config: &crate::config::RunConfig) -> bool {
+    super::verify::unhelpful_opinion_in(config, Role::Gaps).is_none()
+}
+
+/// Where the research stands judged by the evidence alone: each research question's coverage
+/// as the checked evidence bears it out, and a gap for each one it leaves open.
+fn by_evidence_alone(input: &GapInput<'_>) -> GapReport {
+    let by_question: Vec<Coverage> = input
+        .questions
+        .iter()
+        .map(|q| evidence_coverage(&input.brief.asked(q), input.evidence))
+        .collect();
+    let gaps = input
+        .questions
+        .iter()
+        .zip(&by_question)
+        .filter_map(|(q, c)| match c {
+            Coverage::Missing => Some(format!("No passage read answers \"{q}\"")),
+            Coverage::Partial => Some(format!("One passage read bears on \"{q}\"")),
+            Coverage::WellCovered => None,
+        })
+        .collect();
+    GapReport {
+        coverage: overall(&by_question),
+        by_question,
+        gaps,
+        new_searches: Vec::new(),
+        warnings: Vec::new(),
+    }
 }
 
 /// The overall coverage of questions covered so: their mean score, 0 without questions.

@@ -77,7 +77,15 @@ pub(crate) fn unhelpful_opinion(
     ctx: &Ctx,
     role: Role,
 ) -> Option<&'static research_check::opinion::Measured> {
-    let spec = role.model(&ctx.config.config.models);
+    unhelpful_opinion_in(&ctx.config.config, role)
+}
+
+/// [`unhelpful_opinion`] of a run's configuration, before the run has a context.
+pub(crate) fn unhelpful_opinion_in(
+    config: &crate::config::RunConfig,
+    role: Role,
+) -> Option<&'static research_check::opinion::Measured> {
+    let spec = role.model(&config.models);
     research_check::opinion::measured(spec).filter(|m| !m.lowers_right())
 }
 

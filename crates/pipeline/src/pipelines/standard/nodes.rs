@@ -184,6 +184,7 @@ pub(crate) async fn detect_gaps(state: Arc<ResearchState>, ctx: Ctx) -> NodeResu
             before: &state.coverage_by_question,
             searches_done: &state.searches_done,
             round: iteration,
+            last_round: out_of_rounds(iteration, ctx.config.config.limits().max_iterations),
         },
     )
     .await?;
@@ -203,7 +204,12 @@ pub(crate) async fn detect_gaps(state: Arc<ResearchState>, ctx: Ctx) -> NodeResu
 pub(crate) fn after_gaps(state: &ResearchState, min_coverage: f64, max_iterations: u32) -> bool {
     state.coverage >= min_coverage
         || state.pending_searches.is_empty()
-        || state.iteration >= max_iterations
+        || out_of_rounds(state.iteration, max_iterations)
+}
+
+/// Whether `round` rounds done leave none to run.
+fn out_of_rounds(round: u32, max_iterations: u32) -> bool {
+    round >= max_iterations
 }
 
 pub(crate) async fn orchestrate(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {

@@ -152,7 +152,7 @@ pub struct Passages {
 
 impl Passages {
     /// The passages of `texts`: each source's stored text (Markdown) by source id.
-    pub fn of(texts: &BTreeMap<u32, String>) -> Self {
+    pub fn of<'a>(texts: impl IntoIterator<Item = (&'a u32, &'a String)>) -> Self {
         let mut by_source = BTreeMap::new();
         for (&id, raw) in texts {
             let sentences = text::sentences(raw, 0..raw.len());

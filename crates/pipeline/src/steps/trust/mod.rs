@@ -170,9 +170,10 @@ pub fn credible(evidence: &[Evidence], credibility: &[Credibility]) -> Vec<Evide
 /// bears out, looked for in those sources' stored text — the passage that supports one becomes
 /// evidence (numbered from `first_id`, after every item of the run, cited or not), so the audit
 /// judges the claim against what the source says, not only what the extractor happened to
-/// pick. Sources under the credibility bar are not searched.
+/// pick. Sources under the credibility bar are not searched. `stored` holds the sources'
+/// stored texts by id, read by the caller once (the draft's watch looks again and again).
 pub fn spans(
-    ctx: &Ctx,
+    stored: &BTreeMap<u32, String>,
     body: &str,
     sources: &[Source],
     evidence: &[Evidence],
@@ -216,7 +217,11 @@ pub fn spans(
         .filter(|s| usable(s.id) && wanted.iter().any(|(_, ids)| ids.contains(&s.id)))
         .cloned()
         .collect();
-    let passages = Passages::of(&texts(ctx, &needed));
+    let passages = Passages::of(
+        stored
+            .iter()
+            .filter(|(id, _)| needed.iter().any(|s| s.id == **id)),
+    );
     let mut next = first_id;
     let mut found: Vec<Evidence> = Vec::new();
     for (claim, ids) in wanted {

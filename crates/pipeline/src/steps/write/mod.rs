@@ -50,6 +50,9 @@ pub fn writer_evidence(claims: &[Claim], evidence: &[Evidence]) -> Vec<Evidence>
     }
 }
 
+/// The evidence as the writer reads it: source number, title, fact and quote, or the quote
+/// alone when the fact is the quote's own words (as a passage taken verbatim is: every item
+/// of the built-in models' runs measured), which would otherwise fill half the listing twice.
 fn writer_listing(evidence: &[Evidence], sources: &[Source]) -> String {
     let mut out = String::new();
     for e in evidence {
@@ -58,12 +61,14 @@ fn writer_listing(evidence: &[Evidence], sources: &[Source]) -> String {
             .find(|s| s.id == e.source_id)
             .map(|s| s.title.as_str())
             .unwrap_or_default();
-        out.push_str(&format!(
-            "[{}] ({title}) {} — \"{}\"\n",
-            e.source_id,
-            e.fact.replace('\n', " "),
-            e.quote.replace('\n', " ")
-        ));
+        let fact = e.fact.replace('\n', " ");
+        let quote = e.quote.replace('\n', " ");
+        let line = if normalize(&fact) == normalize(&quote) {
+            format!("[{}] ({title}) \"{quote}\"\n", e.source_id)
+        } else {
+            format!("[{}] ({title}) {fact} — \"{quote}\"\n", e.source_id)
+        };
+        out.push_str(&line);
     }
     out
 }
@@ -197,10 +202,11 @@ async fn write_body(
     ctx: &Ctx,
     input: &WriteInput<'_>,
     evidence: &[Evidence],
-    texts: &BTreeMap<u32, String>,
+    read_once: &Texts,
     revision: Option<&Revision<'_>>,
     retry: bool,
 ) -> Result<Written, NodeError> {
+    let texts = &read_once.readable;
     let config = &ctx.config.config;
     let valid: BTreeSet<u32> = evidence.iter().map(|e| e.source_id).collect();
     let valid_list = valid
@@ -259,7 +265,7 @@ async fn write_body(
         }
     }
     user.push_str(&extra);
-    user.push_str("\nEvidence (source number, title, fact, quote):\n");
+    user.push_str("\nEvidence (source number, title, fact and quote, or the quote alone when it is the fact):\n");
     // A table row's fact is shown read with its header: the writer cannot tell an offset from a
     // size in "| 16 | 2 | … |".
     let shown: Vec<Evidence> = evidence
@@ -300,7 +306,7 @@ async fn write_body(
     // engine), looked for as the final audit will look for them.
     let spans = |body: &str| match input.trust {
         Some(_) => trust::spans(
-            ctx,
+            &read_once.stored,
             body,
             input.facts.sources,
             input.facts.evidence,
@@ -400,18 +406,27 @@ struct Written {
     stopped: Option<Stopped>,
 }
 
-/// The stored texts of `sources` as the checker reads a source (its words as a person sees
-/// them, paragraphs and table rows kept: [`research_check::text::readable`], as `research
-/// check` reads them), by source id, read once per draft: the writer's quotes and the audit are
-/// checked against them. A text the store cannot give is left out.
-fn source_texts(ctx: &Ctx, sources: &[Source]) -> BTreeMap<u32, String> {
-    sources
-        .iter()
-        .filter_map(|s| {
-            let text = ctx.config.documents.get(&s.sha256).ok().flatten()?;
-            Some((s.id, research_check::text::readable(&text)))
-        })
-        .collect()
+/// The sources' texts by source id, read from the store once per draft. A text the store
+/// cannot give is left out.
+struct Texts {
+    /// As stored: span verification looks for passages in them (the trust engine), at every
+    /// look of the draft's watch too, so they are not read again for each.
+    stored: BTreeMap<u32, String>,
+    /// As the checker reads a source (its words as a person sees them, paragraphs and table
+    /// rows kept: [`research_check::text::readable`], as `research check` reads them): the
+    /// writer's quotes and the audit are checked against them.
+    readable: BTreeMap<u32, String>,
+}
+
+impl Texts {
+    fn of(ctx: &Ctx, sources: &[Source]) -> Self {
+        let stored = trust::texts(ctx, sources);
+        let readable = stored
+            .iter()
+            .map(|(id, text)| (*id, research_check::text::readable(text)))
+            .collect();
+        Self { stored, readable }
+    }
 }
 
 /// The words of the texts of the sources `body` cites, for the audit.
@@ -579,8 +594,9 @@ pub async fn write(
     let evidence = writer_evidence(input.facts.claims, input.facts.evidence);
     let limit = runaway_words(ctx.config.config.target_words);
     let degenerate = |body: &str| guard::degenerate_within(body, limit).map(|d| d.to_string());
-    let texts = source_texts(ctx, input.facts.sources);
-    let first = write_body(ctx, input, &evidence, &texts, revision, false).await?;
+    let read_once = Texts::of(ctx, input.facts.sources);
+    let texts = &read_once.readable;
+    let first = write_body(ctx, input, &evidence, &read_once, revision, false).await?;
     let (mut body, mut warnings) = (first.body, first.warnings);
     // A draft stopped for failing the audit would be refused whole: no second try.
     let audit_stopped = matches!(first.stopped, Some(Stopped::Audit { .. }));
@@ -590,7 +606,7 @@ pub async fn write(
     let mut rejected = refused(first.stopped, &body);
     if rejected.is_some() && !audit_stopped {
         // Once more, cooler and with stronger repetition control, before giving up on prose.
-        let again = write_body(ctx, input, &evidence, &texts, revision, true).await?;
+        let again = write_body(ctx, input, &evidence, &read_once, revision, true).await?;
         body = again.body;
         warnings.extend(again.warnings);
         rejected = refused(again.stopped, &body);
@@ -614,7 +630,7 @@ pub async fn write(
     // the cited source's stored text before the audit judges it.
     let spans = match input.trust {
         Some(_) => trust::spans(
-            ctx,
+            &read_once.stored,
             &body,
             input.facts.sources,
             input.facts.evidence,
@@ -629,7 +645,7 @@ pub async fn write(
         spanned.facts.evidence = &with_spans;
     }
     let input = &spanned;
-    let mut audited = audit::audit(&body, input.facts.evidence, &cited_texts(&texts, &body));
+    let mut audited = audit::audit(&body, input.facts.evidence, &cited_texts(texts, &body));
     let removed = audited
         .entries
         .iter()
@@ -661,7 +677,7 @@ pub async fn write(
         // only the writer's share: the passages are the report now.
         let passages = gate.best(input.facts.evidence, MAX_PASSAGES);
         let body = extractive_body(input.facts.language, input.facts.questions, &passages);
-        audited = audit::audit(&body, input.facts.evidence, &cited_texts(&texts, &body));
+        audited = audit::audit(&body, input.facts.evidence, &cited_texts(texts, &body));
     }
     // The extractive body already quotes and cites every passage: no findings list after it.
     let findings: Vec<Evidence> = if extractive {
@@ -697,7 +713,7 @@ pub async fn write(
 pub async fn edited(ctx: &Ctx, input: &WriteInput<'_>, body: &str) -> Result<Draft, NodeError> {
     let evidence = writer_evidence(input.facts.claims, input.facts.evidence);
     let body = report::strip_model_extras(body);
-    let texts = cited_texts(&source_texts(ctx, input.facts.sources), &body);
+    let texts = cited_texts(&Texts::of(ctx, input.facts.sources).readable, &body);
     let audited = audit::audit(&body, input.facts.evidence, &texts);
     finish(
         ctx,
@@ -791,4 +807,39 @@ async fn finish(
         trust,
         added,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_passage_taken_verbatim_is_listed_once() {
+        let source = Source {
+            id: 1,
+            url: "https://valgrind.org/ms".into(),
+            title: "Massif".into(),
+            kind: "web".into(),
+            provider: "local".into(),
+            published: None,
+            sha256: String::new(),
+            accessed_at_ms: 0,
+        };
+        let item = |fact: &str, quote: &str| Evidence {
+            source_id: 1,
+            ..Evidence::unnumbered(fact.into(), quote.into())
+        };
+        let listing = writer_listing(
+            &[
+                item("Massif is a heap\nprofiler.", "Massif is a heap profiler."),
+                item("Massif profiles the heap.", "Massif is a heap profiler."),
+            ],
+            &[source],
+        );
+        assert_eq!(
+            listing,
+            "[1] (Massif) \"Massif is a heap profiler.\"\n\
+             [1] (Massif) Massif profiles the heap. — \"Massif is a heap profiler.\"\n"
+        );
+    }
 }
