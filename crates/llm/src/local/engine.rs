@@ -267,12 +267,13 @@ fn sequences_for(model: &LlamaModel, shape: &Shape) -> u32 {
     let per_token = u64::from(model.n_layer()) * widths * u64::from(model.n_head_kv()) * 2;
     let per_sequence = (per_token * u64::from(shape.context_tokens)).max(1);
     let budget = available_memory().unwrap_or(2 << 30) / 4;
-    // Measured (BENCHMARKS.md): Gemma 3, whose layers mostly attend over a sliding window,
-    // ran a research run 1.46 times slower with its calls decoded together than one at a time
-    // (125 s against 86 s), while SmolLM2 ran 0.82 times as long. That was with a full-length
-    // cache for the window's layers (llama.cpp's default, in effect until 2026-11-27 though
-    // meant otherwise); until a run is measured again with a window's worth, a model with a
-    // sliding window is served one request at a time (prefix reuse still works).
+    // Measured (BENCHMARKS.md): a research run with Gemma 3, whose layers mostly attend over a
+    // sliding window, takes longer with its calls decoded together than one at a time (131 s
+    // against 121 s with a window's worth of cache, 125 s against 86 s before that), and its
+    // greedy answers together differ from those alone as llama.cpp's own server's do (numbers
+    // summed in another order flip its near-tied tokens); SmolLM2's are the same and its run
+    // 0.82 times as long. So a model with a sliding window is served one request at a time
+    // (prefix reuse still works).
     if meta("sliding_window").is_some_and(|w| w > 0) {
         return 1;
     }
