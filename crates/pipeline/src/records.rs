@@ -88,6 +88,13 @@ impl Evidence {
             query: String::new(),
         }
     }
+
+    /// Whether the fact is its quote's own words (spacing, case and punctuation aside), as a
+    /// passage taken verbatim is: shown to a reader, the quote alone says it. Not whether it
+    /// needs no check: "$5" reads as "5" here.
+    pub fn reads_as_its_quote(&self) -> bool {
+        crate::text::normalize(&self.fact) == crate::text::normalize(&self.quote)
+    }
 }
 
 /// A checked claim (seed 004's verify step).

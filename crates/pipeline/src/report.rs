@@ -245,7 +245,7 @@ pub(crate) fn findings_section(language: &str, evidence: &[Evidence]) -> String 
     let mut out = format!("## {}\n\n", h.findings);
     for e in evidence {
         let quote = e.quote.replace('\n', " ");
-        if e.fact.trim() == e.quote.trim() {
+        if e.reads_as_its_quote() {
             // The fact is its quote (a small model's fact was replaced by it): say it once.
             out.push_str(&format!("- \"{}\" [{}]\n", quote.trim(), e.source_id));
             continue;

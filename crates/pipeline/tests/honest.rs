@@ -447,10 +447,16 @@ async fn a_model_measured_wrong_when_it_says_no_is_not_asked_for_gaps_after_the_
     let trusted = run_script(one_round.clone(), script(STATED)).await;
     assert_eq!(gaps_asked(&trusted), 1);
     // No search it proposed could be run and its coverage would not count: not asked.
-    let mut measured = one_round;
-    measured.models =
+    let measured =
         research_llm::ModelRouting::single("local:/models/SmolLM2-135M-Instruct.Q4_1.gguf");
-    let run = run_script(measured, script(STATED)).await;
+    // Before the last round it is asked as any model is: its searches can still be run.
+    let mut two_rounds = one_round.clone();
+    two_rounds.max_iterations = Some(2);
+    two_rounds.models = measured.clone();
+    assert_eq!(gaps_asked(&run_script(two_rounds, script(STATED)).await), 1);
+    let mut last_round = one_round;
+    last_round.models = measured;
+    let run = run_script(last_round, script(STATED)).await;
     assert_eq!(gaps_asked(&run), 0);
     assert_eq!(
         run.state.coverage_by_question.len(),

@@ -269,7 +269,7 @@ fn sequences_for(model: &LlamaModel, shape: &Shape) -> u32 {
     let budget = available_memory().unwrap_or(2 << 30) / 4;
     // Measured (BENCHMARKS.md): a research run with Gemma 3, whose layers mostly attend over a
     // sliding window, takes longer with its calls decoded together than one at a time (131 s
-    // against 121 s with a window's worth of cache, 125 s against 86 s before that), and its
+    // against 123 s with a window's worth of cache, 125 s against 86 s before that), and its
     // greedy answers together differ from those alone as llama.cpp's own server's do (numbers
     // summed in another order flip its near-tied tokens); SmolLM2's are the same and its run
     // 0.82 times as long. So a model with a sliding window is served one request at a time

@@ -101,7 +101,7 @@ pub async fn find_gaps(ctx: &Ctx, input: GapInput<'_>) -> Result<GapReport, Node
     // wrong when it says "no" does not judge coverage: all it could add is its wording of the
     // gaps, which the evidence states as well. Not asking it spares a call that reads every
     // fact found (a tenth of a quick run with the built-in model, BENCHMARKS.md).
-    if input.last_round && !asked_after_last_round(&ctx.config.config) {
+    if input.last_round && !model_judges(&ctx.config.config) {
         let report = by_evidence_alone(&input);
         ctx.emit(Progress::Coverage {
             iteration: input.round,
@@ -140,25 +140,21 @@ pub async fn find_gaps(ctx: &Ctx, input: GapInput<'_>) -> Result<GapReport, Node
     // it go down); a question the model did not judge keeps its level as far as the evidence
     // still bears it out. A model measured to call passages wrong when it says "no" does not
     // judge: the evidence alone does (SmolLM2 put "covered to 0%" above passages that answer).
-    let judges = super::verify::unhelpful_opinion(ctx, Role::Gaps).is_none();
-    let by_evidence = |q: &String| evidence_coverage(&input.brief.asked(q), input.evidence);
+    let judges = model_judges(&ctx.config.config);
     let mut by_question: Vec<Coverage> = questions
         .iter()
         .enumerate()
         .map(|(i, q)| match input.before.get(i) {
-            Some(c) if judges => (*c).min(by_evidence(q)),
+            Some(c) if judges => (*c).min(by_evidence(&input, q)),
             None if judges => Coverage::Missing,
-            _ => by_evidence(q),
+            _ => by_evidence(&input, q),
         })
         .collect();
     for c in out.coverage.into_iter().filter(|_| judges) {
         let i = c.question.clamp(0, 1_000) as usize;
         if i >= 1 && i <= by_question.len() {
             // The model's word, as far as the evidence bears it out.
-            let checked = c.status.min(evidence_coverage(
-                &input.brief.asked(&questions[i - 1]),
-                input.evidence,
-            ));
+            let checked = c.status.min(by_evidence(&input, &questions[i - 1]));
             by_question[i - 1] = checked;
         }
     }
@@ -228,10 +224,16 @@ pub async fn find_gaps(ctx: &Ctx, input: GapInput<'_>) -> Result<GapReport, Node
     })
 }
 
-/// Whether the gap finder's model is asked after a run's last round: only when its word on
-/// coverage counts (it is not one measured to be wrong when it says "no").
-pub(crate) fn asked_after_last_round(config: &crate::config::RunConfig) -> bool {
+/// Whether the gap finder's word on coverage counts: not when its model is one measured to be
+/// wrong when it says "no" (then the evidence alone judges, and after a run's last round the
+/// model is not asked at all).
+pub(crate) fn model_judges(config: &crate::config::RunConfig) -> bool {
     super::verify::unhelpful_opinion_in(config, Role::Gaps).is_none()
+}
+
+/// How far the checked evidence of `input` answers the research question `q`.
+fn by_evidence(input: &GapInput<'_>, q: &str) -> Coverage {
+    evidence_coverage(&input.brief.asked(q), input.evidence)
 }
 
 /// Where the research stands judged by the evidence alone: each research question's coverage
@@ -240,7 +242,7 @@ fn by_evidence_alone(input: &GapInput<'_>) -> GapReport {
     let by_question: Vec<Coverage> = input
         .questions
         .iter()
-        .map(|q| evidence_coverage(&input.brief.asked(q), input.evidence))
+        .map(|q| by_evidence(input, q))
         .collect();
     let gaps = input
         .questions
@@ -252,6 +254,7 @@ fn by_evidence_alone(input: &GapInput<'_>) -> GapReport {
             Coverage::WellCovered => None,
         })
         .collect();
+    let gaps = clean_list(gaps, 5);
     GapReport {
         coverage: overall(&by_question),
         by_question,

@@ -221,7 +221,7 @@ pub(crate) fn research_calls(config: &RunConfig) -> Vec<(Role, u64)> {
                 + (rounds - 1) * (limits.initial_searches as u64).div_ceil(2);
             let pages = (searches * pages_per_search).min(max_pages);
             calls.push((Role::Extract, extractions(pages)));
-            let last = u64::from(crate::steps::gaps::asked_after_last_round(config));
+            let last = u64::from(crate::steps::gaps::model_judges(config));
             calls.push((Role::Gaps, rounds - 1 + last));
         }
         Mode::Multi => {

@@ -208,7 +208,7 @@ pub(crate) fn after_gaps(state: &ResearchState, min_coverage: f64, max_iteration
 }
 
 /// Whether `round` rounds done leave none to run.
-fn out_of_rounds(round: u32, max_iterations: u32) -> bool {
+pub(crate) fn out_of_rounds(round: u32, max_iterations: u32) -> bool {
     round >= max_iterations
 }
 
@@ -466,7 +466,7 @@ pub(crate) async fn synthesize(state: Arc<ResearchState>, ctx: Ctx) -> NodeResul
 /// Whether the synthesis loop is done.
 pub(crate) fn after_synthesis(state: &ResearchState, max_iterations: u32) -> bool {
     !state.synthesis.needs_more_research
-        || state.iteration >= max_iterations
+        || out_of_rounds(state.iteration, max_iterations)
         || state.synthesis.additional_searches.is_empty()
 }
 

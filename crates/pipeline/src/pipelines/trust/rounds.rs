@@ -100,7 +100,7 @@ fn round_end(
         .iter()
         .filter(|d| d.round == round)
         .collect();
-    let rounds_left = round < config.limits().max_iterations;
+    let rounds_left = !nodes::out_of_rounds(round, config.limits().max_iterations);
     let mut backtracked = false;
     if !dead.is_empty() && rounds_left && coverage < config.min_coverage {
         if pending.is_empty() {

@@ -61,11 +61,11 @@ fn writer_listing(evidence: &[Evidence], sources: &[Source]) -> String {
             .find(|s| s.id == e.source_id)
             .map(|s| s.title.as_str())
             .unwrap_or_default();
-        let fact = e.fact.replace('\n', " ");
         let quote = e.quote.replace('\n', " ");
-        let line = if normalize(&fact) == normalize(&quote) {
+        let line = if e.reads_as_its_quote() {
             format!("[{}] ({title}) \"{quote}\"\n", e.source_id)
         } else {
+            let fact = e.fact.replace('\n', " ");
             format!("[{}] ({title}) {fact} — \"{quote}\"\n", e.source_id)
         };
         out.push_str(&line);
