@@ -4,6 +4,7 @@
 //! findings (multi agent), check claims against their quotes, and write a cited report that a
 //! person may approve, send back for one revision, or reject.
 
+mod multi;
 pub(crate) mod nodes;
 mod state;
 

@@ -19,12 +19,15 @@ use crate::steps::planning::{self, PlanReview};
 use crate::steps::relevance::Gate;
 use crate::steps::revise::{self, Revision};
 use crate::steps::verify;
-use crate::steps::workers::{self, OrchestrateInput, SynthesisInput, WorkerInput};
 use crate::steps::write::{self, WriteInput};
 use crate::steps::Brief;
 use crate::Progress;
 
 type NodeResult = Result<ResearchUpdate, NodeError>;
+
+pub(crate) use super::multi::{
+    after_synthesis, collect, fan_out, orchestrate, search_worker, synthesize,
+};
 
 pub(crate) fn brief(state: &ResearchState) -> Brief {
     Brief {
@@ -212,25 +215,6 @@ pub(crate) fn out_of_rounds(round: u32, max_iterations: u32) -> bool {
     round >= max_iterations
 }
 
-pub(crate) async fn orchestrate(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
-    let (assignments, warnings) = workers::orchestrate(
-        &ctx,
-        OrchestrateInput {
-            brief: &brief(&state),
-            plan: &state.plan,
-            synthesis: &state.synthesis,
-            searches_done: &state.searches_done,
-            round: state.iteration + 1,
-        },
-    )
-    .await?;
-    Ok(ResearchUpdate {
-        assignments: Some(assignments),
-        warnings: Some(warnings),
-        ..Default::default()
-    })
-}
-
 /// The URLs a round must not read again, and the carried sources it may read from the store:
 /// a follow-up reads each carried source once, for its own question, from its stored text.
 pub(crate) fn known_and_stored(
@@ -366,108 +350,6 @@ pub(crate) fn more_research(
         ),
         Some(granted),
     )
-}
-
-/// The fan-out: one worker per assignment.
-pub(crate) fn fan_out(state: &ResearchState, max_sources: usize) -> Vec<research_graph::Send> {
-    let (known, stored) = known_and_stored(state);
-    let room = source_room(state, max_sources);
-    let shares = shares(room, state.assignments.len());
-    let brief = brief(state);
-    let (context, topic) = (brief.block(), brief.topic());
-    state
-        .assignments
-        .iter()
-        .zip(shares)
-        .map(|(a, share)| {
-            research_graph::Send::new(
-                "search_worker",
-                WorkerInput {
-                    assignment: a.clone(),
-                    known_urls: known.clone(),
-                    stored: stored.clone(),
-                    max_sources: share,
-                    context: context.clone(),
-                    topic: topic.clone(),
-                    asked: brief.query.clone(),
-                },
-            )
-        })
-        .collect()
-}
-
-/// The room for new sources split among `workers` so the shares add up to it, the earlier
-/// workers taking the remainder: with less room than workers, the last read nothing new (each
-/// worker taking at least one let a multi-agent run pass the source cap).
-fn shares(room: usize, workers: usize) -> Vec<usize> {
-    let n = workers.max(1);
-    (0..workers)
-        .map(|i| room / n + usize::from(i < room % n))
-        .collect()
-}
-
-pub(crate) async fn search_worker(input: WorkerInput, ctx: Ctx) -> NodeResult {
-    let (harvest, result) = workers::research(&ctx, &input).await?;
-    Ok(ResearchUpdate {
-        ranked_hits: Some(rounded(harvest.ranked, input.assignment.round)),
-        carried_read: Some(read_from_store(&input.stored, &harvest.found)),
-        dead_ends: Some(dead_ends(&harvest.yields, input.assignment.round)),
-        found: Some(harvest.found),
-        worker_results: Some(vec![result]),
-        done_workers: Some(1),
-        searches_done: Some(harvest.searches_done),
-        warnings: Some(harvest.warnings),
-        ..Default::default()
-    })
-}
-
-pub(crate) async fn collect(state: Arc<ResearchState>, _ctx: Ctx) -> NodeResult {
-    let mut sources = state.sources.clone();
-    let mut evidence = state.evidence.clone();
-    // `found` holds every round's pages in worker order; numbering skips what is known.
-    number(&mut sources, &mut evidence, state.found.iter().cloned());
-    Ok(ResearchUpdate {
-        sources: Some(sources),
-        evidence: Some(evidence),
-        ..Default::default()
-    })
-}
-
-pub(crate) async fn synthesize(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
-    let round = state.iteration + 1;
-    let this_round: Vec<&WorkerResult> = state
-        .worker_results
-        .iter()
-        .filter(|w| w.assignment.round == round)
-        .collect();
-    let (synthesis, coverage, warnings) = workers::synthesize(
-        &ctx,
-        SynthesisInput {
-            brief: &brief(&state),
-            reports: &this_round,
-            has_evidence: !state.evidence.is_empty(),
-            all: &state.worker_results,
-            searches_done: &state.searches_done,
-            round,
-        },
-    )
-    .await?;
-    Ok(ResearchUpdate {
-        gaps: Some(synthesis.gaps.clone()),
-        synthesis: Some(synthesis),
-        warnings: Some(warnings),
-        iteration: Some(round),
-        coverage: Some(coverage),
-        coverage_history: Some(vec![coverage]),
-        ..Default::default()
-    })
-}
-
-/// Whether the synthesis loop is done.
-pub(crate) fn after_synthesis(state: &ResearchState, max_iterations: u32) -> bool {
-    !state.synthesis.needs_more_research
-        || out_of_rounds(state.iteration, max_iterations)
-        || state.synthesis.additional_searches.is_empty()
 }
 
 pub(crate) async fn verify(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
@@ -794,13 +676,5 @@ mod tests {
         let (words, granted) = more_research(&state, &limits, 0, "");
         assert!(words.contains("nothing new to search for"), "{words}");
         assert_eq!(granted, None);
-    }
-
-    #[test]
-    fn the_shares_of_the_room_add_up_to_it() {
-        assert_eq!(shares(8, 3), vec![3, 3, 2]);
-        assert_eq!(shares(2, 3), vec![1, 1, 0]);
-        assert_eq!(shares(0, 3), vec![0, 0, 0]);
-        assert_eq!(shares(5, 0), Vec::<usize>::new());
     }
 }

@@ -21,13 +21,15 @@ use super::Brief;
 use crate::ask::{fit_to_context, llm_error, Ctx};
 use crate::guard;
 use crate::prompts::{self, fill, language_name};
-use crate::records::{Claim, Evidence, Source, Warning};
+use crate::records::{Claim, Evidence, Warning};
 use crate::report::{self, Facts};
 use crate::roles::Role;
 use crate::text::normalize;
 use crate::Progress;
 
+mod reading;
 mod watch;
+use reading::{cited_texts, writer_listing, Texts};
 use watch::{Judge, Watch};
 pub use watch::{Stopped, EARLY_FAILED_SHARE, EARLY_JUDGED};
 
@@ -48,29 +50,6 @@ pub fn writer_evidence(claims: &[Claim], evidence: &[Evidence]) -> Vec<Evidence>
     } else {
         chosen
     }
-}
-
-/// The evidence as the writer reads it: source number, title, fact and quote, or the quote
-/// alone when the fact is the quote's own words (as a passage taken verbatim is: every item
-/// of the built-in models' runs measured), which would otherwise fill half the listing twice.
-fn writer_listing(evidence: &[Evidence], sources: &[Source]) -> String {
-    let mut out = String::new();
-    for e in evidence {
-        let title = sources
-            .iter()
-            .find(|s| s.id == e.source_id)
-            .map(|s| s.title.as_str())
-            .unwrap_or_default();
-        let quote = e.quote.replace('\n', " ");
-        let line = if e.reads_as_its_quote() {
-            format!("[{}] ({title}) \"{quote}\"\n", e.source_id)
-        } else {
-            let fact = e.fact.replace('\n', " ");
-            format!("[{}] ({title}) {fact} — \"{quote}\"\n", e.source_id)
-        };
-        out.push_str(&line);
-    }
-    out
 }
 
 /// What the writer works from.
@@ -404,40 +383,6 @@ struct Written {
     body: String,
     warnings: Vec<Warning>,
     stopped: Option<Stopped>,
-}
-
-/// The sources' texts by source id, read from the store once per draft. A text the store
-/// cannot give is left out.
-struct Texts {
-    /// As stored: span verification looks for passages in them (the trust engine), at every
-    /// look of the draft's watch too, so they are not read again for each.
-    stored: BTreeMap<u32, String>,
-    /// As the checker reads a source (its words as a person sees them, paragraphs and table
-    /// rows kept: [`research_check::text::readable`], as `research check` reads them): the
-    /// writer's quotes and the audit are checked against them.
-    readable: BTreeMap<u32, String>,
-}
-
-impl Texts {
-    fn of(ctx: &Ctx, sources: &[Source]) -> Self {
-        let stored = trust::texts(ctx, sources);
-        let readable = stored
-            .iter()
-            .map(|(id, text)| (*id, research_check::text::readable(text)))
-            .collect();
-        Self { stored, readable }
-    }
-}
-
-/// The words of the texts of the sources `body` cites, for the audit.
-fn cited_texts(texts: &BTreeMap<u32, String>, body: &str) -> audit::SourceTexts {
-    let cited = report::cited_ids(body);
-    audit::SourceTexts::new(
-        texts
-            .iter()
-            .filter(|(id, _)| cited.contains(id))
-            .map(|(id, t)| (*id, t.as_str())),
-    )
 }
 
 /// The analyst's section for the report (contradictions quoted from both sources, gaps) and
@@ -807,39 +752,4 @@ async fn finish(
         trust,
         added,
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_passage_taken_verbatim_is_listed_once() {
-        let source = Source {
-            id: 1,
-            url: "https://valgrind.org/ms".into(),
-            title: "Massif".into(),
-            kind: "web".into(),
-            provider: "local".into(),
-            published: None,
-            sha256: String::new(),
-            accessed_at_ms: 0,
-        };
-        let item = |fact: &str, quote: &str| Evidence {
-            source_id: 1,
-            ..Evidence::unnumbered(fact.into(), quote.into())
-        };
-        let listing = writer_listing(
-            &[
-                item("Massif is a heap\nprofiler.", "Massif is a heap profiler."),
-                item("Massif profiles the heap.", "Massif is a heap profiler."),
-            ],
-            &[source],
-        );
-        assert_eq!(
-            listing,
-            "[1] (Massif) \"Massif is a heap profiler.\"\n\
-             [1] (Massif) Massif profiles the heap. — \"Massif is a heap profiler.\"\n"
-        );
-    }
 }
