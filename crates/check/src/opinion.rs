@@ -65,10 +65,13 @@ pub const MEASURED: &[Measured] = &[
 /// The measurement of the model `spec` names (a model string such as
 /// `local:/models/SmolLM2-135M-Instruct.Q4_1.gguf`), if it was measured.
 pub fn measured(spec: &str) -> Option<&'static Measured> {
-    let spec = spec.to_lowercase();
-    MEASURED
-        .iter()
-        .find(|m| spec.contains(&m.model.to_lowercase()))
+    MEASURED.iter().find(|m| names(spec, m.model))
+}
+
+/// Whether the model string `spec` names the model `model` (a part of its name, matched
+/// case-blind): how every measurement of a model is found for a run's model string.
+pub fn names(spec: &str, model: &str) -> bool {
+    spec.to_lowercase().contains(&model.to_lowercase())
 }
 
 #[cfg(test)]

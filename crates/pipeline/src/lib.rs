@@ -31,6 +31,7 @@ pub mod eval;
 mod family;
 pub mod fork;
 pub mod guard;
+pub mod measured;
 mod method;
 pub mod pipelines;
 mod prompts;

@@ -20,6 +20,13 @@ the question. For every fact give `sentence`: the number of the sentence that st
 (and `end_sentence` if it continues over the following sentences). Only use facts the text states; \
 restate each fact in one short sentence. If nothing in the text is relevant, return an empty list.";
 
+/// [`EXTRACT`] for a model measured to give a quote's own words as its fact
+/// (`measured::Measured::only_copies`): it is asked for the sentence numbers alone.
+pub(crate) const EXTRACT_SENTENCES: &str = "You pick sentences from a numbered text for a research question. \
+Each line of the text starts with a sentence number in brackets. Return up to {facts} sentences that help \
+answer the question. For each give `sentence`: its number (and `end_sentence` if it continues over the \
+following sentences). If nothing in the text is relevant, return an empty list.";
+
 pub(crate) const EXTRACT_PAGES: &str = "The text holds several pages, each under its own heading; \
 their sentence numbers run on from one page to the next. Take facts from every page that has some, and \
 keep a fact's sentences within one page.";

@@ -486,6 +486,61 @@ async fn a_model_measured_wrong_when_it_says_no_is_not_asked_for_gaps_after_the_
 }
 
 #[tokio::test]
+async fn a_model_measured_to_copy_and_to_fail_the_checks_is_asked_for_numbers_and_no_draft() {
+    let extract_schema = |run: &common::Run| {
+        let asked: Vec<_> = run
+            .model
+            .requests()
+            .into_iter()
+            .filter(|r| r.purpose.as_deref() == Some("extract"))
+            .collect();
+        assert!(!asked.is_empty());
+        asked[0]
+            .schema
+            .clone()
+            .expect("extraction asks for JSON")
+            .schema
+    };
+    let item = |schema: &serde_json::Value| schema["properties"]["facts"]["items"].clone();
+    // Any other model restates each fact.
+    let other = run_script(config(Mode::Single, Structure::Detailed), script(STATED)).await;
+    assert!(item(&extract_schema(&other))["properties"]["fact"].is_object());
+    // The scripted model under the name of one measured to copy (research_pipeline::measured).
+    let mut answers = script(STATED);
+    replace(
+        &mut answers,
+        "extract",
+        json!({"facts": [{"sentence": 1, "end_sentence": 1}, {"sentence": 2, "end_sentence": 2}]}),
+    );
+    let mut config = config(Mode::Single, Structure::Detailed);
+    config.models =
+        research_llm::ModelRouting::single("local:/models/SmolLM2-135M-Instruct.Q4_1.gguf");
+    let run = run_script(config, answers).await;
+    let numbers = item(&extract_schema(&run));
+    assert!(numbers["properties"].get("fact").is_none(), "{numbers}");
+    assert_eq!(numbers["required"], json!(["sentence", "end_sentence"]));
+    // Its facts are its quotes, verbatim.
+    assert!(!run.state.evidence.is_empty());
+    for e in &run.state.evidence {
+        assert_eq!(e.fact, e.quote);
+    }
+    // Its drafts were measured refused too: it is not asked for one, the report is the
+    // passages, and says why.
+    assert_eq!(writes(&run), 0);
+    assert_eq!(writes(&other), 1);
+    let report = &run.state.report;
+    assert!(
+        report.contains("so it was not asked for one") && report.contains("passage by passage"),
+        "{report}"
+    );
+    assert!(run
+        .state
+        .audit
+        .iter()
+        .any(|a| a.status == AuditStatus::Verified));
+}
+
+#[tokio::test]
 async fn a_failed_verification_sends_the_run_back_to_research_once() {
     // Seed 001's loop: under the share of supported claims asked for, research goes back for
     // what the unsupported claims are about, a bounded number of times, then writes.

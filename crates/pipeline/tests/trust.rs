@@ -701,6 +701,37 @@ async fn over_the_hallucination_threshold_a_person_decides() {
 }
 
 #[tokio::test]
+async fn accepted_at_the_escalation_the_report_is_not_sent_back_to_research() {
+    // The one round ends with searches it has no round left for; the person accepts the report
+    // as it is, so they are never run.
+    let mut config = config();
+    config.no_input = false;
+    config.review.clarify = true;
+    config.max_iterations = Some(1);
+    let done = run(
+        config,
+        script_with(
+            vec![reading(0.9, "simple")],
+            vec![partial(json!(["honeybee drones autumn"]))],
+        ),
+        |_| Answer::AcceptWithCaveats,
+    )
+    .await;
+    assert_eq!(done.asked.len(), 1, "{:?}", done.asked);
+    assert!(
+        !done
+            .state
+            .searches_done
+            .iter()
+            .any(|q| q.contains("drones")),
+        "{:?}",
+        done.state.searches_done
+    );
+    assert_eq!(done.calls("write").len(), 1);
+    assert_eq!(done.state.outcome, Outcome::Finished);
+}
+
+#[tokio::test]
 async fn with_every_review_point_off_the_escalation_asks_no_one() {
     // Input is allowed, but the person turned every review point off: over the threshold the
     // report carries its caveat and the run does not stop for them.

@@ -38,13 +38,36 @@ const ANSWER_TOKENS_PER_PAGE: u32 = 600;
 /// Passages taken from an on-topic page at least, by rank, when the model took fewer.
 const FALLBACK_PASSAGES: usize = 2;
 
-/// The extraction schema for a text of `sentences` numbered sentences.
+/// Whether the extractor `spec` names is asked to restate each fact in its own words: any model
+/// but one measured to copy its quotes ([`crate::measured::Measured::only_copies`]).
+pub fn restates(spec: &str) -> bool {
+    !crate::measured::measured(spec).is_some_and(|m| m.only_copies())
+}
+
+/// The extraction schema for a text of `sentences` numbered sentences: each fact a sentence
+/// number (and the last sentence it runs over), and in words too when the model `restates`.
 pub(crate) fn extract_schema(
     sentences: usize,
     max_facts: usize,
     at_least_one: bool,
+    restates: bool,
 ) -> research_llm::OutputSchema {
     let number = serde_json::json!({"type": "integer", "minimum": 1, "maximum": sentences.max(1)});
+    let (properties, required) = if restates {
+        (
+            serde_json::json!({
+                "fact": {"type": "string", "maxLength": 300},
+                "sentence": number,
+                "end_sentence": number,
+            }),
+            serde_json::json!(["fact", "sentence", "end_sentence"]),
+        )
+    } else {
+        (
+            serde_json::json!({"sentence": number, "end_sentence": number}),
+            serde_json::json!(["sentence", "end_sentence"]),
+        )
+    };
     research_llm::OutputSchema {
         name: "ExtractOut".into(),
         schema: serde_json::json!({
@@ -56,12 +79,8 @@ pub(crate) fn extract_schema(
                     "maxItems": max_facts,
                     "items": {
                         "type": "object",
-                        "properties": {
-                            "fact": {"type": "string", "maxLength": 300},
-                            "sentence": number,
-                            "end_sentence": number,
-                        },
-                        "required": ["fact", "sentence", "end_sentence"],
+                        "properties": properties,
+                        "required": required,
                         "additionalProperties": false,
                     }
                 }
@@ -74,7 +93,9 @@ pub(crate) fn extract_schema(
 
 #[derive(Debug, Deserialize, JsonSchema)]
 struct FactOut {
+    /// Empty when the model was asked for numbers alone: the quote stands for it.
     #[schemars(length(max = 300))]
+    #[serde(default)]
     fact: String,
     #[schemars(range(min = 1, max = 80))]
     sentence: i64,
@@ -273,7 +294,7 @@ pub fn calls(pages: u64, window: Option<usize>) -> u64 {
 /// its window is unknown or small (one page a call).
 pub fn room(ctx: &Ctx, reading: &Reading<'_>, l: &DepthLimits) -> Option<usize> {
     let window = window(ctx, Role::Extract).filter(|w| *w >= PACK_MIN_WINDOW)?;
-    let system = system_prompt(PAGES_PER_CALL, l);
+    let system = system_prompt(PAGES_PER_CALL, l, restating(ctx));
     let head = estimate_tokens(reading.context) + estimate_tokens(&reading.questions.join("\n"));
     Some(
         prompt_room(
@@ -285,9 +306,19 @@ pub fn room(ctx: &Ctx, reading: &Reading<'_>, l: &DepthLimits) -> Option<usize> 
     )
 }
 
-fn system_prompt(pages: usize, l: &DepthLimits) -> String {
+/// Whether this run's extractor is asked to restate its facts ([`restates`]).
+fn restating(ctx: &Ctx) -> bool {
+    restates(Role::Extract.model(&ctx.config.config.models))
+}
+
+fn system_prompt(pages: usize, l: &DepthLimits, restates: bool) -> String {
     let facts = (l.facts_per_page * pages).to_string();
-    let mut system = fill(prompts::EXTRACT, &[("facts", facts)]);
+    let prompt = if restates {
+        prompts::EXTRACT
+    } else {
+        prompts::EXTRACT_SENTENCES
+    };
+    let mut system = fill(prompt, &[("facts", facts)]);
     if pages > 1 {
         system.push(' ');
         system.push_str(prompts::EXTRACT_PAGES);
@@ -350,13 +381,14 @@ pub async fn extract(
     // grammar cannot answer with numbers that point nowhere.
     let on_topic = listings.iter().any(|p| p.on_topic);
     let max_facts = l.facts_per_page * listings.len();
+    let restates = restating(ctx);
     let (out, warnings): (ExtractOut, Vec<Warning>) = ask_schema(
         ctx,
         Role::Extract,
-        system_prompt(listings.len(), l),
+        system_prompt(listings.len(), l, restates),
         user,
         ANSWER_TOKENS_PER_PAGE * listings.len() as u32,
-        extract_schema(total, max_facts, on_topic),
+        extract_schema(total, max_facts, on_topic, restates),
     )
     .await?;
     // Each fact to its page, numbered within it; a fact running over a page's end is read as
@@ -692,6 +724,19 @@ mod tests {
         let limits = crate::config::Depth::Quick.limits();
         let shown = Listing::new(&page, &reading, &limits).shown.join(" ");
         assert!(shown.contains("tracking a validity bit"), "{shown}");
+    }
+
+    #[test]
+    fn only_a_model_measured_to_copy_is_asked_for_numbers_alone() {
+        assert!(!restates("local:/m/SmolLM2-135M-Instruct.Q4_1.gguf"));
+        assert!(!restates("local:/m/gemma-3-270m-q4_k_m.gguf"));
+        assert!(restates("openai:gpt-4o-mini"));
+        let item = |restates: bool| {
+            extract_schema(12, 3, true, restates).schema["properties"]["facts"]["items"].clone()
+        };
+        assert!(item(true)["properties"]["fact"].is_object());
+        assert!(item(false)["properties"].get("fact").is_none());
+        assert_eq!(item(false)["properties"]["sentence"]["maximum"], 12);
     }
 
     #[test]

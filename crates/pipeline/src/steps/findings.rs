@@ -75,8 +75,16 @@ fn question_of(e: &Evidence, questions: &[String]) -> Option<usize> {
 
 /// The extractive body: the evidence grouped by research question (the plan's order, each
 /// question's passages best first, what answers none of them last), each passage quoted and
-/// cited, with an honest line on why.
-pub fn extractive_body(language: &str, questions: &[String], evidence: &[Evidence]) -> String {
+/// cited, with an honest line on why. The person's question `asked` heads, first, the passages
+/// that bear on it and on none of the research questions: a small model's plan can miss what
+/// was asked ("How does the Memcheck feature work?" for a question on `--leak-check`), and the
+/// answer must not be filed under "Other findings".
+pub fn extractive_body(
+    language: &str,
+    asked: &str,
+    questions: &[String],
+    evidence: &[Evidence],
+) -> String {
     let ja = language == "ja";
     let mut out = format!(
         // A note, not a claim: set apart as a quotation block, which the audit leaves alone.
@@ -88,28 +96,39 @@ pub fn extractive_body(language: &str, questions: &[String], evidence: &[Evidenc
             "The model's summary did not pass the checks, so this report gives what the sources say, passage by passage."
         }
     );
+    // The research questions first, so a passage that shares as much with one of them as with
+    // the person's broader question goes under the narrower heading.
+    let mut headings: Vec<String> = questions.to_vec();
+    let asked = asked.trim();
+    if !asked.is_empty() && !questions.iter().any(|q| normalize(q) == normalize(asked)) {
+        headings.push(asked.to_string());
+    }
     let mut groups: Vec<(String, Vec<&Evidence>)> = Vec::new();
     let other = if ja { "その他" } else { "Other findings" };
     for e in evidence {
-        let title = question_of(e, questions)
-            .map(|i| questions[i].clone())
+        let title = question_of(e, &headings)
+            .map(|i| headings[i].clone())
             .unwrap_or_else(|| other.to_string());
         match groups.iter_mut().find(|(t, _)| *t == title) {
             Some((_, items)) => items.push(e),
             None => groups.push((title, vec![e])),
         }
     }
-    // The research questions in the plan's order, each with its passages best first against
-    // it; what answers none of them comes last, after the answers.
+    // What was asked first, then the research questions in the plan's order, each with its
+    // passages best first against it; what answers none of them comes last.
     let place = |title: &str| {
-        questions
-            .iter()
-            .position(|q| q == title)
-            .unwrap_or(questions.len())
+        if title == asked {
+            0
+        } else {
+            questions
+                .iter()
+                .position(|q| q == title)
+                .map_or(questions.len() + 1, |i| i + 1)
+        }
     };
     groups.sort_by_key(|(title, _)| place(title));
     for (title, items) in groups.iter_mut() {
-        if place(title) == questions.len() {
+        if title.as_str() == other {
             continue;
         }
         // What is shown is ranked: the quote. One that opens with what the question names
@@ -241,7 +260,7 @@ damages or other liability, whether in an action of contract, tort or otherwise,
             (2, "Cachegrind gathers the following statistics: instruction cache reads, data cache reads and writes, and mispredicted branches."),
         ];
         let evidence: Vec<Evidence> = read.iter().map(|(s, q)| found(*s, q)).collect();
-        let body = extractive_body("en", std::slice::from_ref(&question), &evidence);
+        let body = extractive_body("en", &question, std::slice::from_ref(&question), &evidence);
         let at = |text: &str| {
             body.find(text)
                 .unwrap_or_else(|| panic!("{text} in {body}"))
@@ -259,6 +278,47 @@ damages or other liability, whether in an action of contract, tort or otherwise,
             at("### Other findings") < at("It measures how much heap"),
             "{body}"
         );
+    }
+
+    #[test]
+    fn the_question_asked_heads_its_answer_when_the_plan_missed_it() {
+        // A small model's plan asked about the tool in general; the answer to the option asked
+        // about shares no word with it and comes first under the person's own question.
+        let asked = "What does the --leak-check option do in Memcheck?";
+        let planned = "How does the feature work?".to_string();
+        let read = [
+            (2, "This feature is described in the chapter on the core."),
+            (
+                1,
+                "The --leak-check option turns on the detailed memory leak detector.",
+            ),
+            (
+                3,
+                "Valgrind is an instrumentation framework for building dynamic analysis tools.",
+            ),
+        ];
+        let evidence: Vec<Evidence> = read.iter().map(|(s, q)| found(*s, q)).collect();
+        let body = extractive_body("en", asked, std::slice::from_ref(&planned), &evidence);
+        let at = |text: &str| {
+            body.find(text)
+                .unwrap_or_else(|| panic!("{text} in {body}"))
+        };
+        assert!(
+            at(&format!("### {asked}")) < at("The --leak-check option"),
+            "{body}"
+        );
+        assert!(
+            at("The --leak-check option") < at(&format!("### {planned}")),
+            "{body}"
+        );
+        assert!(
+            at("This feature is described") < at("### Other findings"),
+            "{body}"
+        );
+        assert!(at("### Other findings") < at("Valgrind is an"), "{body}");
+        // Asked as planned, the question heads its passages once.
+        let once = extractive_body("en", asked, &[asked.to_string()], &evidence);
+        assert_eq!(once.matches(&format!("### {asked}")).count(), 1, "{once}");
     }
 
     #[test]

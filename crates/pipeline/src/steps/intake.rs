@@ -24,6 +24,19 @@ struct UnderstandOut {
     interpretation: String,
 }
 
+/// The model's reading of `question`, or nothing when it does not read the question at all: it
+/// shares not one word with it. A tiny model's "reading" can be a field name ("is_clear") or a
+/// run of words ("simpleandconciseanswer"), and a run that took it would research and report
+/// that, where the question as asked is the better reading.
+pub(crate) fn reading_of(question: &str, interpretation: &str) -> String {
+    let interpretation = interpretation.trim();
+    if crate::guard::mentions(question, interpretation) {
+        interpretation.to_string()
+    } else {
+        String::new()
+    }
+}
+
 /// What reading the question gave.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Reading {
@@ -83,7 +96,7 @@ pub async fn understand(ctx: &Ctx, brief: &Brief, asked: u32) -> Result<Reading,
         ambiguities: out.ambiguities,
         question: out.question.trim().to_string(),
         options,
-        interpretation: out.interpretation.trim().to_string(),
+        interpretation: reading_of(&brief.query, &out.interpretation),
     };
     let config = &ctx.config.config;
     let ask_user =
@@ -177,4 +190,24 @@ pub fn clarify(ctx: &Ctx, u: &Understanding, before: &str) -> Result<Clarified, 
         decision,
         reread: !offered,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_reading_that_shares_no_word_with_the_question_is_none() {
+        let q = "How does Memcheck detect uninitialised values?";
+        assert_eq!(reading_of(q, "is_clear"), "");
+        assert_eq!(reading_of(q, "simpleandconciseanswer"), "");
+        assert_eq!(
+            reading_of(q, " How Memcheck finds uses of uninitialised memory "),
+            "How Memcheck finds uses of uninitialised memory"
+        );
+        assert_eq!(
+            reading_of("ミツバチの群れの大きさは？", "ミツバチの群れの働き蜂の数"),
+            "ミツバチの群れの働き蜂の数"
+        );
+    }
 }

@@ -168,7 +168,7 @@ pub async fn analyze(
         ambiguities: Vec::new(),
         question: out.question.trim().to_string(),
         options,
-        interpretation: out.interpretation.trim().to_string(),
+        interpretation: super::intake::reading_of(&brief.query, &out.interpretation),
     };
     Ok((profile, understanding, warnings))
 }

@@ -488,8 +488,11 @@ async fn escalate(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
         }])
     };
     Ok(match answer {
+        // Searches the last round proposed but had no round left for must not send an
+        // accepted report back to research: the route below reads the searches.
         Answer::AcceptWithCaveats => ResearchUpdate {
             decisions: decision(with_why("accepted with caveats")),
+            pending_searches: Some(Vec::new()),
             ..Default::default()
         },
         Answer::ResearchMore => {

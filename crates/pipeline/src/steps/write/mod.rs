@@ -413,7 +413,12 @@ pub fn passages_report(input: &WriteInput<'_>, why: &str, now_ms: i64, calls: u6
     let passages = gate.best(input.facts.evidence, MAX_PASSAGES);
     // The passages are the sources' own words: the texts around them add nothing to judge by.
     let audited = audit::audit(
-        &extractive_body(input.facts.language, input.facts.questions, &passages),
+        &extractive_body(
+            input.facts.language,
+            input.facts.query,
+            input.facts.questions,
+            &passages,
+        ),
         input.facts.evidence,
         &audit::SourceTexts::default(),
     );
@@ -541,21 +546,37 @@ pub async fn write(
     let degenerate = |body: &str| guard::degenerate_within(body, limit).map(|d| d.to_string());
     let read_once = Texts::of(ctx, input.facts.sources);
     let texts = &read_once.readable;
-    let first = write_body(ctx, input, &evidence, &read_once, revision, false).await?;
-    let (mut body, mut warnings) = (first.body, first.warnings);
-    // A draft stopped for failing the audit would be refused whole: no second try.
-    let audit_stopped = matches!(first.stopped, Some(Stopped::Audit { .. }));
-    let refused = |stopped: Option<Stopped>, body: &str| {
-        stopped.map(|s| s.to_string()).or_else(|| degenerate(body))
+    // A model whose drafts the checks were measured to refuse is not asked for one: the report
+    // is the passages, as it would have been, without the draft's time. A revision is asked
+    // for as ever (the review pipeline's loop is about it).
+    let unfit = revision
+        .is_none()
+        .then(|| crate::measured::measured(Role::Write.model(&ctx.config.config.models)))
+        .flatten()
+        .filter(|m| m.drafts_refused());
+    let (mut body, mut warnings, rejected) = match unfit {
+        Some(m) => (String::new(), Vec::new(), Some(m.why_not_writing())),
+        None => {
+            let first = write_body(ctx, input, &evidence, &read_once, revision, false).await?;
+            let (mut body, mut warnings) = (first.body, first.warnings);
+            // A draft stopped for failing the audit would be refused whole: no second try.
+            let audit_stopped = matches!(first.stopped, Some(Stopped::Audit { .. }));
+            let refused = |stopped: Option<Stopped>, body: &str| {
+                stopped.map(|s| s.to_string()).or_else(|| degenerate(body))
+            };
+            let mut rejected = refused(first.stopped, &body);
+            if rejected.is_some() && !audit_stopped {
+                // Once more, cooler and with stronger repetition control, before giving up on
+                // prose.
+                let again = write_body(ctx, input, &evidence, &read_once, revision, true).await?;
+                body = again.body;
+                warnings.extend(again.warnings);
+                rejected = refused(again.stopped, &body);
+            }
+            (body, warnings, rejected)
+        }
     };
-    let mut rejected = refused(first.stopped, &body);
-    if rejected.is_some() && !audit_stopped {
-        // Once more, cooler and with stronger repetition control, before giving up on prose.
-        let again = write_body(ctx, input, &evidence, &read_once, revision, true).await?;
-        body = again.body;
-        warnings.extend(again.warnings);
-        rejected = refused(again.stopped, &body);
-    }
+    let mut rejected = rejected;
     // A revision changes what its issues name and no verified wording (checked, not only asked).
     let mut notes = Vec::new();
     if let (Some(r), None) = (revision, &rejected) {
@@ -621,7 +642,12 @@ pub async fn write(
         // The passages ranked highest against the question and each research question, not
         // only the writer's share: the passages are the report now.
         let passages = gate.best(input.facts.evidence, MAX_PASSAGES);
-        let body = extractive_body(input.facts.language, input.facts.questions, &passages);
+        let body = extractive_body(
+            input.facts.language,
+            input.facts.query,
+            input.facts.questions,
+            &passages,
+        );
         audited = audit::audit(&body, input.facts.evidence, &cited_texts(texts, &body));
     }
     // The extractive body already quotes and cites every passage: no findings list after it.
