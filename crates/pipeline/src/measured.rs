@@ -26,14 +26,14 @@ impl Measured {
     /// restate, it generates the sentence again, token by token under the grammar, for nothing
     /// a reader sees. It is asked for sentence numbers alone, and its fact is the quote.
     pub fn only_copies(&self) -> bool {
-        self.own_words * 100 >= self.facts * 95
+        self.facts > 0 && self.own_words * 100 >= self.facts * 95
     }
 
     /// Whether the audit refused its drafts at least 9 times in 10: the report is then the
     /// passages, and the draft only cost its time (and, when one got through, it was the
     /// junk that just passed the bar).
     pub fn drafts_refused(&self) -> bool {
-        self.refused * 10 >= self.drafts * 9
+        self.drafts > 0 && self.refused * 10 >= self.drafts * 9
     }
 
     /// Why it was not asked to write the report, in words.
@@ -64,6 +64,14 @@ pub const MEASURED: &[Measured] = &[
         refused: 20,
     },
 ];
+
+/// The measurement of the model a run's configuration gives `role`, if it was measured.
+pub(crate) fn of_role(
+    config: &crate::config::RunConfig,
+    role: crate::roles::Role,
+) -> Option<&'static Measured> {
+    measured(role.model(&config.models))
+}
 
 /// The measurement of the model `spec` names (a model string such as
 /// `local:/models/SmolLM2-135M-Instruct.Q4_1.gguf`), if it was measured.
@@ -97,6 +105,15 @@ mod tests {
             refused: 8,
         };
         assert!(!some.only_copies() && !some.drafts_refused());
+        // What was not measured is not held against it.
+        let unmeasured = Measured {
+            facts: 0,
+            own_words: 0,
+            drafts: 0,
+            refused: 0,
+            ..some
+        };
+        assert!(!unmeasured.only_copies() && !unmeasured.drafts_refused());
         assert!(measured("local:/m/SmolLM2-135M-Instruct.Q4_1.gguf")
             .unwrap()
             .why_not_writing()

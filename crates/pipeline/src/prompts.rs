@@ -31,6 +31,11 @@ pub(crate) const EXTRACT_PAGES: &str = "The text holds several pages, each under
 their sentence numbers run on from one page to the next. Take facts from every page that has some, and \
 keep a fact's sentences within one page.";
 
+/// [`EXTRACT_PAGES`] for [`EXTRACT_SENTENCES`].
+pub(crate) const EXTRACT_PAGES_SENTENCES: &str = "The text holds several pages, each under its own \
+heading; their sentence numbers run on from one page to the next. Take sentences from every page that has \
+some, and keep each pick's sentences within one page.";
+
 pub(crate) const GAPS: &str = "You judge how well collected evidence answers a set of research questions. \
 For each question (by number) say whether it is well_covered, partial or missing. Name the gaps, and suggest \
 up to {searches} new web search queries that would fill them (none if the evidence is enough).";

@@ -512,10 +512,10 @@ async fn a_model_measured_to_copy_and_to_fail_the_checks_is_asked_for_numbers_an
         "extract",
         json!({"facts": [{"sentence": 1, "end_sentence": 1}, {"sentence": 2, "end_sentence": 2}]}),
     );
-    let mut config = config(Mode::Single, Structure::Detailed);
-    config.models =
+    let mut measured = config(Mode::Single, Structure::Detailed);
+    measured.models =
         research_llm::ModelRouting::single("local:/models/SmolLM2-135M-Instruct.Q4_1.gguf");
-    let run = run_script(config, answers).await;
+    let run = run_script(measured.clone(), answers).await;
     let numbers = item(&extract_schema(&run));
     assert!(numbers["properties"].get("fact").is_none(), "{numbers}");
     assert_eq!(numbers["required"], json!(["sentence", "end_sentence"]));
@@ -525,12 +525,22 @@ async fn a_model_measured_to_copy_and_to_fail_the_checks_is_asked_for_numbers_an
         assert_eq!(e.fact, e.quote);
     }
     // Its drafts were measured refused too: it is not asked for one, the report is the
-    // passages, and says why.
+    // passages, and says why; the run's estimate counts no such call.
     assert_eq!(writes(&run), 0);
     assert_eq!(writes(&other), 1);
+    let estimated = |c: &RunConfig| {
+        pipelines::standard::Standard
+            .calls(c)
+            .into_iter()
+            .find(|(r, _)| *r == Role::Write)
+            .map_or(0, |(_, n)| n)
+    };
+    assert_eq!(estimated(&measured), 0);
+    assert_eq!(estimated(&config(Mode::Single, Structure::Detailed)), 1);
     let report = &run.state.report;
     assert!(
-        report.contains("so it was not asked for one") && report.contains("passage by passage"),
+        report.contains("so it was not asked for one")
+            && report.contains("This model was not asked for a summary"),
         "{report}"
     );
     assert!(run

@@ -126,7 +126,10 @@ is, you get the best draft with its open issues."
         let drafts = 1 + u64::from(config.max_revisions).div_ceil(2);
         calls.push((Role::Verify, 1 + drafts));
         calls.push((Role::Analyze, 1));
-        calls.push((Role::Write, drafts));
+        calls.push((
+            Role::Write,
+            drafts - super::standard::first_draft_unasked(config),
+        ));
         calls.push((Role::Review, drafts));
         calls
     }

@@ -38,12 +38,6 @@ const ANSWER_TOKENS_PER_PAGE: u32 = 600;
 /// Passages taken from an on-topic page at least, by rank, when the model took fewer.
 const FALLBACK_PASSAGES: usize = 2;
 
-/// Whether the extractor `spec` names is asked to restate each fact in its own words: any model
-/// but one measured to copy its quotes ([`crate::measured::Measured::only_copies`]).
-pub fn restates(spec: &str) -> bool {
-    !crate::measured::measured(spec).is_some_and(|m| m.only_copies())
-}
-
 /// The extraction schema for a text of `sentences` numbered sentences: each fact a sentence
 /// number (and the last sentence it runs over), and in words too when the model `restates`.
 pub(crate) fn extract_schema(
@@ -306,22 +300,23 @@ pub fn room(ctx: &Ctx, reading: &Reading<'_>, l: &DepthLimits) -> Option<usize> 
     )
 }
 
-/// Whether this run's extractor is asked to restate its facts ([`restates`]).
+/// Whether this run's extractor is asked to restate each fact in its own words: any model but
+/// one measured to copy its quotes ([`crate::measured::Measured::only_copies`]).
 fn restating(ctx: &Ctx) -> bool {
-    restates(Role::Extract.model(&ctx.config.config.models))
+    !crate::measured::of_role(&ctx.config.config, Role::Extract).is_some_and(|m| m.only_copies())
 }
 
 fn system_prompt(pages: usize, l: &DepthLimits, restates: bool) -> String {
     let facts = (l.facts_per_page * pages).to_string();
-    let prompt = if restates {
-        prompts::EXTRACT
+    let (prompt, several) = if restates {
+        (prompts::EXTRACT, prompts::EXTRACT_PAGES)
     } else {
-        prompts::EXTRACT_SENTENCES
+        (prompts::EXTRACT_SENTENCES, prompts::EXTRACT_PAGES_SENTENCES)
     };
     let mut system = fill(prompt, &[("facts", facts)]);
     if pages > 1 {
         system.push(' ');
-        system.push_str(prompts::EXTRACT_PAGES);
+        system.push_str(several);
     }
     system
 }
@@ -727,10 +722,7 @@ mod tests {
     }
 
     #[test]
-    fn only_a_model_measured_to_copy_is_asked_for_numbers_alone() {
-        assert!(!restates("local:/m/SmolLM2-135M-Instruct.Q4_1.gguf"));
-        assert!(!restates("local:/m/gemma-3-270m-q4_k_m.gguf"));
-        assert!(restates("openai:gpt-4o-mini"));
+    fn a_model_that_does_not_restate_is_asked_for_numbers_alone() {
         let item = |restates: bool| {
             extract_schema(12, 3, true, restates).schema["properties"]["facts"]["items"].clone()
         };

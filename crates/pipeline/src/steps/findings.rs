@@ -73,6 +73,32 @@ fn question_of(e: &Evidence, questions: &[String]) -> Option<usize> {
         .map(|(_, std::cmp::Reverse(i))| i)
 }
 
+/// Why a report is made of the passages, as its opening note says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WhyPassages {
+    /// The model's summary failed the checks.
+    Refused,
+    /// The model was not asked for one: the checks were measured to refuse its summaries
+    /// ([`crate::steps::write::unfit_writer`]).
+    NotAsked,
+    /// The model could not write one (its calls failed).
+    Failed,
+}
+
+impl WhyPassages {
+    /// The report's opening note.
+    fn note(self, ja: bool) -> &'static str {
+        match (self, ja) {
+            (Self::Refused, false) => "The model's summary did not pass the checks, so this report gives what the sources say, passage by passage.",
+            (Self::Refused, true) => "モデルの要約は検証を通らなかったため、この報告は読んだ出典の該当箇所をそのまま示します。",
+            (Self::NotAsked, false) => "This model was not asked for a summary, since the checks refused nearly all it wrote in tests: this report gives what the sources say, passage by passage.",
+            (Self::NotAsked, true) => "このモデルには要約を求めていません（試験では要約のほとんどが検証を通りませんでした）。この報告は読んだ出典の該当箇所をそのまま示します。",
+            (Self::Failed, false) => "The model could not write a summary, so this report gives what the sources say, passage by passage.",
+            (Self::Failed, true) => "モデルが要約を書けなかったため、この報告は読んだ出典の該当箇所をそのまま示します。",
+        }
+    }
+}
+
 /// The extractive body: the evidence grouped by research question (the plan's order, each
 /// question's passages best first, what answers none of them last), each passage quoted and
 /// cited, with an honest line on why. The person's question `asked` heads, first, the passages
@@ -84,30 +110,30 @@ pub fn extractive_body(
     asked: &str,
     questions: &[String],
     evidence: &[Evidence],
+    why: WhyPassages,
 ) -> String {
     let ja = language == "ja";
     let mut out = format!(
         // A note, not a claim: set apart as a quotation block, which the audit leaves alone.
         "## {}\n\n> {}\n\n",
         report::headings(language).summary,
-        if ja {
-            "モデルの要約は検証を通らなかったため、この報告は読んだ出典の該当箇所をそのまま示します。"
-        } else {
-            "The model's summary did not pass the checks, so this report gives what the sources say, passage by passage."
-        }
+        why.note(ja)
     );
-    // The research questions first, so a passage that shares as much with one of them as with
-    // the person's broader question goes under the narrower heading.
-    let mut headings: Vec<String> = questions.to_vec();
+    // A passage goes under the research question it answers best; only one that answers none
+    // of them goes under the person's question, if it answers that.
     let asked = asked.trim();
-    if !asked.is_empty() && !questions.iter().any(|q| normalize(q) == normalize(asked)) {
-        headings.push(asked.to_string());
-    }
+    let asked: &[String] =
+        if asked.is_empty() || questions.iter().any(|q| normalize(q) == normalize(asked)) {
+            &[]
+        } else {
+            &[asked.to_string()]
+        };
     let mut groups: Vec<(String, Vec<&Evidence>)> = Vec::new();
     let other = if ja { "その他" } else { "Other findings" };
     for e in evidence {
-        let title = question_of(e, &headings)
-            .map(|i| headings[i].clone())
+        let title = question_of(e, questions)
+            .map(|i| questions[i].clone())
+            .or_else(|| question_of(e, asked).map(|i| asked[i].clone()))
             .unwrap_or_else(|| other.to_string());
         match groups.iter_mut().find(|(t, _)| *t == title) {
             Some((_, items)) => items.push(e),
@@ -117,7 +143,7 @@ pub fn extractive_body(
     // What was asked first, then the research questions in the plan's order, each with its
     // passages best first against it; what answers none of them comes last.
     let place = |title: &str| {
-        if title == asked {
+        if asked.iter().any(|a| a == title) {
             0
         } else {
             questions
@@ -260,7 +286,13 @@ damages or other liability, whether in an action of contract, tort or otherwise,
             (2, "Cachegrind gathers the following statistics: instruction cache reads, data cache reads and writes, and mispredicted branches."),
         ];
         let evidence: Vec<Evidence> = read.iter().map(|(s, q)| found(*s, q)).collect();
-        let body = extractive_body("en", &question, std::slice::from_ref(&question), &evidence);
+        let body = extractive_body(
+            "en",
+            &question,
+            std::slice::from_ref(&question),
+            &evidence,
+            WhyPassages::Refused,
+        );
         let at = |text: &str| {
             body.find(text)
                 .unwrap_or_else(|| panic!("{text} in {body}"))
@@ -298,7 +330,13 @@ damages or other liability, whether in an action of contract, tort or otherwise,
             ),
         ];
         let evidence: Vec<Evidence> = read.iter().map(|(s, q)| found(*s, q)).collect();
-        let body = extractive_body("en", asked, std::slice::from_ref(&planned), &evidence);
+        let body = extractive_body(
+            "en",
+            asked,
+            std::slice::from_ref(&planned),
+            &evidence,
+            WhyPassages::NotAsked,
+        );
         let at = |text: &str| {
             body.find(text)
                 .unwrap_or_else(|| panic!("{text} in {body}"))
@@ -317,7 +355,13 @@ damages or other liability, whether in an action of contract, tort or otherwise,
         );
         assert!(at("### Other findings") < at("Valgrind is an"), "{body}");
         // Asked as planned, the question heads its passages once.
-        let once = extractive_body("en", asked, &[asked.to_string()], &evidence);
+        let once = extractive_body(
+            "en",
+            asked,
+            &[asked.to_string()],
+            &evidence,
+            WhyPassages::Refused,
+        );
         assert_eq!(once.matches(&format!("### {asked}")).count(), 1, "{once}");
     }
 

@@ -24,13 +24,17 @@ struct UnderstandOut {
     interpretation: String,
 }
 
-/// The model's reading of `question`, or nothing when it does not read the question at all: it
-/// shares not one word with it. A tiny model's "reading" can be a field name ("is_clear") or a
-/// run of words ("simpleandconciseanswer"), and a run that took it would research and report
-/// that, where the question as asked is the better reading.
-pub(crate) fn reading_of(question: &str, interpretation: &str) -> String {
+/// The model's reading of the question `brief` holds, or nothing when it does not read the
+/// question at all: it shares not one word with the question, its clarification or the earlier
+/// turns (a follow-up's "Why?" is read through those). A tiny model's "reading" can be a field
+/// name ("is_clear") or a run of words ("simpleandconciseanswer"), and a run that took it would
+/// research and report that, where the question as asked is the better reading. A reading in
+/// another script than the question (English for a Japanese question) cannot share its words
+/// and is kept.
+pub(crate) fn reading_of(brief: &Brief, interpretation: &str) -> String {
     let interpretation = interpretation.trim();
-    if crate::guard::mentions(question, interpretation) {
+    let crossed = super::languages::cjk(&brief.query) != super::languages::cjk(interpretation);
+    if crossed || crate::guard::mentions(&brief.topic(), interpretation) {
         interpretation.to_string()
     } else {
         String::new()
@@ -96,7 +100,7 @@ pub async fn understand(ctx: &Ctx, brief: &Brief, asked: u32) -> Result<Reading,
         ambiguities: out.ambiguities,
         question: out.question.trim().to_string(),
         options,
-        interpretation: reading_of(&brief.query, &out.interpretation),
+        interpretation: reading_of(brief, &out.interpretation),
     };
     let config = &ctx.config.config;
     let ask_user =
@@ -198,16 +202,33 @@ mod tests {
 
     #[test]
     fn a_reading_that_shares_no_word_with_the_question_is_none() {
-        let q = "How does Memcheck detect uninitialised values?";
-        assert_eq!(reading_of(q, "is_clear"), "");
-        assert_eq!(reading_of(q, "simpleandconciseanswer"), "");
+        let asked = |query: &str, context: &str| Brief {
+            query: query.into(),
+            context: context.into(),
+            clarification: String::new(),
+            focus: Vec::new(),
+            also: String::new(),
+        };
+        let q = asked("How does Memcheck detect uninitialised values?", "");
+        assert_eq!(reading_of(&q, "is_clear"), "");
+        assert_eq!(reading_of(&q, "simpleandconciseanswer"), "");
         assert_eq!(
-            reading_of(q, " How Memcheck finds uses of uninitialised memory "),
+            reading_of(&q, " How Memcheck finds uses of uninitialised memory "),
             "How Memcheck finds uses of uninitialised memory"
         );
+        // Another script, and a follow-up read through the turns before it.
+        let ja = asked("ミツバチの群れの大きさは？", "");
         assert_eq!(
-            reading_of("ミツバチの群れの大きさは？", "ミツバチの群れの働き蜂の数"),
-            "ミツバチの群れの働き蜂の数"
+            reading_of(&ja, "The size of a honeybee colony"),
+            "The size of a honeybee colony"
+        );
+        let why = asked(
+            "Why?",
+            "Q: Is Rust memory safe?\nA: Rust checks ownership at compile time.",
+        );
+        assert_eq!(
+            reading_of(&why, "Why Rust checks ownership at compile time"),
+            "Why Rust checks ownership at compile time"
         );
     }
 }

@@ -59,7 +59,7 @@ pub fn asked(question: &str, also: &str) -> String {
 /// Whether `text` is written mostly in CJK characters (Japanese, Chinese, Korean) rather than
 /// in Latin letters. Scripts are told apart reliably where languages sharing a script (a short
 /// English title read as Latin or Danish) are not.
-fn cjk(text: &str) -> bool {
+pub(crate) fn cjk(text: &str) -> bool {
     let (mut cjk, mut latin) = (0, 0);
     for c in text.chars() {
         if (c as u32) >= 0x2E80 && c.is_alphanumeric() {

@@ -168,7 +168,7 @@ pub async fn analyze(
         ambiguities: Vec::new(),
         question: out.question.trim().to_string(),
         options,
-        interpretation: super::intake::reading_of(&brief.query, &out.interpretation),
+        interpretation: super::intake::reading_of(brief, &out.interpretation),
     };
     Ok((profile, understanding, warnings))
 }

@@ -144,7 +144,7 @@ parallel workers in multi mode), checks each claim against its quote and writes 
         let drafts = if config.review.report { 2 } else { 1 };
         // The claims, then each draft's audit.
         calls.push((Role::Verify, 1 + drafts));
-        calls.push((Role::Write, drafts));
+        calls.push((Role::Write, drafts - first_draft_unasked(config)));
         calls
     }
     fn initial(&self, request: &RunRequest) -> ResearchState {
@@ -203,6 +203,12 @@ pub(crate) fn outline(tables: &[&[NodeRow]], config: &RunConfig) -> Vec<OutlineS
         .filter(|(_, _, _, modes)| modes.contains(&config.mode))
         .map(|&(node, role, doing, _)| OutlineStep::new(node, role, doing))
         .collect()
+}
+
+/// The writing call a run's estimate leaves out: the first draft, when the writer is a model
+/// whose drafts were measured refused ([`crate::steps::write::unfit_writer`]).
+pub(crate) fn first_draft_unasked(config: &RunConfig) -> u64 {
+    u64::from(crate::steps::write::unfit_writer(config).is_some())
 }
 
 /// The research phase's expected model calls per role (the claims' check not included).

@@ -178,7 +178,10 @@ workers."
             TrustVariant::Full => 8,
         };
         calls.push((Role::Verify, 2 + confirm));
-        calls.push((Role::Write, 1));
+        calls.push((
+            Role::Write,
+            1 - super::standard::first_draft_unasked(config),
+        ));
         calls
     }
 

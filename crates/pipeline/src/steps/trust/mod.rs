@@ -81,22 +81,38 @@ impl TrustRecord {
             self.count(TrustMark::Verified),
             self.count(TrustMark::Weak),
         );
+        // With no claim of the writer's (no prose written, or none kept), the score has nothing
+        // to count and says so rather than "0 of 0".
+        let none_written = self.writer_claims == 0;
         if ja {
+            let scored = if none_written {
+                "本文は書かれず、報告は出典の該当箇所そのもの".to_string()
+            } else {
+                format!(
+                    "執筆された主張 {} 件中 {} 件が書かれたままでは裏付けられず",
+                    self.writer_claims, self.unsupported
+                )
+            };
             return format!(
-                "信頼性: ✓✓ {cv} 件（独立した2つ以上の出典）、✓ {v} 件（引用元で検証）、⚠ {w} 件（一部のみ・未検証・出典間で食い違い）。幻覚スコア {:.2}（執筆された主張 {} 件中 {} 件が書かれたままでは裏付けられず）。信頼度 {:.2} 未満で除外した出典: {excluded}。",
-                self.hallucination, self.writer_claims, self.unsupported, credibility::MIN_CREDIBILITY
+                "信頼性: ✓✓ {cv} 件（独立した2つ以上の出典）、✓ {v} 件（引用元で検証）、⚠ {w} 件（一部のみ・未検証・出典間で食い違い）。幻覚スコア {:.2}（{scored}）。信頼度 {:.2} 未満で除外した出典: {excluded}。",
+                self.hallucination, credibility::MIN_CREDIBILITY
             );
         }
+        let scored = if none_written {
+            "no prose was written: the report is the sources' passages".to_string()
+        } else {
+            format!(
+                "{} of the {} claims the writer made were not supported as written",
+                self.unsupported, self.writer_claims
+            )
+        };
         format!(
             "Trust: {cv} claim{} ✓✓ (said by two or more independent sources), {v} ✓ (verified by \
              its cited source), {w} ⚠ (partly supported, unverified, or contested by another \
-             source); hallucination score {:.2} ({} of the {} claims the writer made were not \
-             supported as written); {excluded} source{} left out under {:.2} credibility; \
-             mirrors and pages of one site count as one source ({}).",
+             source); hallucination score {:.2} ({scored}); {excluded} source{} left out under \
+             {:.2} credibility; mirrors and pages of one site count as one source ({}).",
             if cv == 1 { "" } else { "s" },
             self.hallucination,
-            self.unsupported,
-            self.writer_claims,
             if excluded == 1 { "" } else { "s" },
             credibility::MIN_CREDIBILITY,
             self.same_origin.len(),

@@ -12,7 +12,7 @@ use unicode_segmentation::UnicodeSegmentation;
 use super::analyze::{self, Analysis};
 use super::audit::{self, AuditEntry, AuditStatus, Audited};
 pub use super::caveats::caveats;
-pub use super::findings::extractive_body;
+pub use super::findings::{extractive_body, WhyPassages};
 use super::relevance::Gate;
 use super::revise::{self, Revision};
 use super::trust::{self, TrustRecord};
@@ -393,6 +393,13 @@ fn analysis_section(input: &WriteInput<'_>) -> (String, Vec<AuditEntry>) {
     })
 }
 
+/// The measurement that keeps a run's writer from being asked for a first draft: the checks
+/// were measured to refuse its drafts ([`crate::measured::Measured::drafts_refused`]). The one
+/// owner of the rule: the writing step and the pipelines' call estimates read it.
+pub fn unfit_writer(config: &crate::RunConfig) -> Option<&'static crate::measured::Measured> {
+    crate::measured::of_role(config, Role::Write).filter(|m| m.drafts_refused())
+}
+
 /// The report made of the passages themselves, with no model call: what a run delivers when
 /// the writer cannot be asked (its model failed), so that it never ends empty.
 pub fn passages_report(input: &WriteInput<'_>, why: &str, now_ms: i64, calls: u64) -> Draft {
@@ -418,6 +425,7 @@ pub fn passages_report(input: &WriteInput<'_>, why: &str, now_ms: i64, calls: u6
             input.facts.query,
             input.facts.questions,
             &passages,
+            WhyPassages::Failed,
         ),
         input.facts.evidence,
         &audit::SourceTexts::default(),
@@ -551,10 +559,9 @@ pub async fn write(
     // for as ever (the review pipeline's loop is about it).
     let unfit = revision
         .is_none()
-        .then(|| crate::measured::measured(Role::Write.model(&ctx.config.config.models)))
-        .flatten()
-        .filter(|m| m.drafts_refused());
-    let (mut body, mut warnings, rejected) = match unfit {
+        .then(|| unfit_writer(&ctx.config.config))
+        .flatten();
+    let (mut body, mut warnings, mut rejected) = match unfit {
         Some(m) => (String::new(), Vec::new(), Some(m.why_not_writing())),
         None => {
             let first = write_body(ctx, input, &evidence, &read_once, revision, false).await?;
@@ -576,7 +583,6 @@ pub async fn write(
             (body, warnings, rejected)
         }
     };
-    let mut rejected = rejected;
     // A revision changes what its issues name and no verified wording (checked, not only asked).
     let mut notes = Vec::new();
     if let (Some(r), None) = (revision, &rejected) {
@@ -642,11 +648,17 @@ pub async fn write(
         // The passages ranked highest against the question and each research question, not
         // only the writer's share: the passages are the report now.
         let passages = gate.best(input.facts.evidence, MAX_PASSAGES);
+        let why = if unfit.is_some() {
+            WhyPassages::NotAsked
+        } else {
+            WhyPassages::Refused
+        };
         let body = extractive_body(
             input.facts.language,
             input.facts.query,
             input.facts.questions,
             &passages,
+            why,
         );
         audited = audit::audit(&body, input.facts.evidence, &cited_texts(texts, &body));
     }
