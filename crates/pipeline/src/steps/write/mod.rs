@@ -518,6 +518,42 @@ pub fn nothing_answers(input: &WriteInput<'_>, now_ms: i64, calls: u64) -> Draft
     }
 }
 
+/// Why `body` reads as no report (a loop, one sentence over and over, runaway length for the
+/// run's target), if it does.
+fn degenerate(ctx: &Ctx, body: &str) -> Option<String> {
+    let limit = runaway_words(ctx.config.config.target_words);
+    guard::degenerate_within(body, limit).map(|d| d.to_string())
+}
+
+/// The writer's prose, with its warnings and why it is refused (`None`: kept so far): a draft
+/// that loops or runs away gets one cooler try; one stopped for failing the audit would be
+/// refused whole and gets none.
+async fn prose(
+    ctx: &Ctx,
+    input: &WriteInput<'_>,
+    evidence: &[Evidence],
+    read_once: &Texts,
+    revision: Option<&Revision<'_>>,
+) -> Result<(String, Vec<Warning>, Option<String>), NodeError> {
+    let refused = |stopped: Option<Stopped>, body: &str| {
+        stopped
+            .map(|s| s.to_string())
+            .or_else(|| degenerate(ctx, body))
+    };
+    let first = write_body(ctx, input, evidence, read_once, revision, false).await?;
+    let audit_stopped = matches!(first.stopped, Some(Stopped::Audit { .. }));
+    let (mut body, mut warnings) = (first.body, first.warnings);
+    let mut rejected = refused(first.stopped, &body);
+    if rejected.is_some() && !audit_stopped {
+        // Once more, cooler and with stronger repetition control, before giving up on prose.
+        let again = write_body(ctx, input, evidence, read_once, revision, true).await?;
+        body = again.body;
+        warnings.extend(again.warnings);
+        rejected = refused(again.stopped, &body);
+    }
+    Ok((body, warnings, rejected))
+}
+
 /// Writes the report (or revises `revision`'s draft with its feedback). Without evidence the
 /// report says honestly that nothing was found, with no model call. The writer's prose must
 /// pass the guard (not degenerate, not runaway: one retry, cooler) and the audit (failing cited
@@ -550,8 +586,6 @@ pub async fn write(
     gated.facts.evidence = &on_question;
     let input = &gated;
     let evidence = writer_evidence(input.facts.claims, input.facts.evidence);
-    let limit = runaway_words(ctx.config.config.target_words);
-    let degenerate = |body: &str| guard::degenerate_within(body, limit).map(|d| d.to_string());
     let read_once = Texts::of(ctx, input.facts.sources);
     let texts = &read_once.readable;
     // A model whose drafts the checks were measured to refuse is not asked for one: the report
@@ -563,25 +597,7 @@ pub async fn write(
         .flatten();
     let (mut body, mut warnings, mut rejected) = match unfit {
         Some(m) => (String::new(), Vec::new(), Some(m.why_not_writing())),
-        None => {
-            let first = write_body(ctx, input, &evidence, &read_once, revision, false).await?;
-            let (mut body, mut warnings) = (first.body, first.warnings);
-            // A draft stopped for failing the audit would be refused whole: no second try.
-            let audit_stopped = matches!(first.stopped, Some(Stopped::Audit { .. }));
-            let refused = |stopped: Option<Stopped>, body: &str| {
-                stopped.map(|s| s.to_string()).or_else(|| degenerate(body))
-            };
-            let mut rejected = refused(first.stopped, &body);
-            if rejected.is_some() && !audit_stopped {
-                // Once more, cooler and with stronger repetition control, before giving up on
-                // prose.
-                let again = write_body(ctx, input, &evidence, &read_once, revision, true).await?;
-                body = again.body;
-                warnings.extend(again.warnings);
-                rejected = refused(again.stopped, &body);
-            }
-            (body, warnings, rejected)
-        }
+        None => prose(ctx, input, &evidence, &read_once, revision).await?,
     };
     // A revision changes what its issues name and no verified wording (checked, not only asked).
     let mut notes = Vec::new();
@@ -634,7 +650,7 @@ pub async fn write(
     }
     if rejected.is_none() {
         // What the audit kept must read as prose too (a copied quote said five times is a loop).
-        rejected = degenerate(&audited.body);
+        rejected = degenerate(ctx, &audited.body);
     }
     if rejected.is_none() && audited.entries.len() == removed {
         // Prose that cites nothing it read (chat-template tokens, an apology, a title) is not
