@@ -178,6 +178,7 @@ fn app_page(url: &tauri::Url) -> bool {
 
 /// Starts the app.
 pub fn run() {
+    research_api::check_with_meaning();
     let result = tauri::Builder::default()
         // First: a second launch focuses the running window instead of opening another.
         .plugin(tauri_plugin_single_instance::init(|app, _args, _cwd| {

@@ -654,7 +654,7 @@ impl Studio {
                 read_check_sources(&request.sources, &hosts).await?
             }
         };
-        let weights = Weights::committed().clone();
+        let weights = Weights::active().clone();
         tokio::task::spawn_blocking(move || check_document(&request.document, &sources, &weights))
             .await
             .map_err(|e| ApiError::new(ErrorCode::Storage, format!("the check stopped: {e}")))?

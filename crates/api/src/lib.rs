@@ -267,6 +267,36 @@ pub struct Studio {
 
 const DEMO: &str = "demo";
 
+/// The installed sentence model (`scripts/fetch-embedder.sh`, or the folder
+/// `RESEARCH_STUDIO_EMBEDDER` names), loaded once per process and shared by the library's
+/// ranking and the citation checker; `None` when it is not installed or does not load (logged).
+fn sentence_model() -> Option<Arc<research_embed::BertEmbedder>> {
+    static MODEL: std::sync::OnceLock<Option<Arc<research_embed::BertEmbedder>>> =
+        std::sync::OnceLock::new();
+    MODEL
+        .get_or_init(|| {
+            let dir = research_embed::locate_model()?;
+            match research_embed::BertEmbedder::load(&dir) {
+                Ok(model) => Some(Arc::new(model)),
+                Err(e) => {
+                    tracing::warn!(dir = %dir.display(), error = %e, "the embedding model did not load; the library ranks by keywords alone and the checker reads words alone");
+                    None
+                }
+            }
+        })
+        .clone()
+}
+
+/// Lets the citation checker read meaning with the installed sentence model, loaded on the
+/// first check that needs it: the program (`research`, the app) calls this once at start, so
+/// the audit, `research check`, trust marks, recheck and MCP all read with the same checker.
+/// Without the model the checker reads words alone, with the weights fitted that way.
+pub fn check_with_meaning() {
+    research_check::meaning::install(|| {
+        sentence_model().map(|m| m as Arc<dyn research_embed::TokenEmbedder>)
+    });
+}
+
 impl Studio {
     /// Opens the database at `path`, or at [`default_db_path`] when `None`.
     pub fn open(path: Option<&Path>) -> Result<Self, ApiError> {
@@ -343,16 +373,7 @@ impl Studio {
     /// not load (logged).
     pub fn embedder(&self) -> Option<Arc<dyn research_embed::Embedder>> {
         self.embedder
-            .get_or_init(|| {
-                let dir = research_embed::locate_model()?;
-                match research_embed::BertEmbedder::load(&dir) {
-                    Ok(model) => Some(Arc::new(model) as Arc<dyn research_embed::Embedder>),
-                    Err(e) => {
-                        tracing::warn!(dir = %dir.display(), error = %e, "the embedding model did not load; the library ranks by keywords alone");
-                        None
-                    }
-                }
-            })
+            .get_or_init(|| sentence_model().map(|m| m as Arc<dyn research_embed::Embedder>))
             .clone()
     }
 

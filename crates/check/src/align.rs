@@ -142,8 +142,22 @@ pub fn best(
     cited: &[Passage<'_>],
     texts: &SourceTexts<'_>,
 ) -> Option<(Window, Cited)> {
+    let (mut windows, bag) = candidates(claim, cited, texts, 1)?;
+    Some((windows.swap_remove(0), bag))
+}
+
+/// The `k` windows with most of `claim`'s terms among the cited sources, best first (the
+/// highest share, the fewest sentences on a tie, the earlier source and sentence on a tie
+/// again), and everything cited as one bag of terms; `None` when nothing cited has any text.
+/// A source with none of the claim's terms still gives its first sentence, so that there is a
+/// window to judge.
+pub fn candidates(
+    claim: &str,
+    cited: &[Passage<'_>],
+    texts: &SourceTexts<'_>,
+    k: usize,
+) -> Option<(Vec<Window>, Cited)> {
     let want: Vec<String> = align_terms(claim).into_iter().collect();
-    let mut best: Option<(f64, usize, Window)> = None;
     let mut bag = Cited::default();
     let mut seen: HashSet<usize> = HashSet::new();
     let mut owned: Vec<(usize, &str, Prepared)> = Vec::new();
@@ -164,33 +178,46 @@ pub fn best(
     for (source, text, prepared) in &owned {
         sources.push((*source, text, prepared));
     }
-    for (source, text, prepared) in sources {
+    // (share, sentences, order of the source, first sentence, window)
+    let mut found: Vec<(f64, usize, usize, usize, Window)> = Vec::new();
+    for (order, (source, text, prepared)) in sources.into_iter().enumerate() {
         if prepared.is_empty() {
             continue;
         }
         bag.terms.extend(prepared.all_terms.iter().cloned());
         bag.numbers.extend(prepared.all_numbers.iter().cloned());
-        let (cov, len, (first, last)) = window(&want, prepared);
-        let candidate = Window {
-            source,
-            text: prepared.window_text(text, first, last),
-            coverage: cov,
-        };
-        let better = match &best {
-            None => true,
-            Some((c, l, _)) => cov > *c + 1e-9 || ((cov - c).abs() <= 1e-9 && len < *l),
-        };
-        if better {
-            best = Some((cov, len, candidate));
+        for (cov, len, (first, last)) in windows(&want, prepared, k.max(1)) {
+            found.push((
+                cov,
+                len,
+                order,
+                first,
+                Window {
+                    source,
+                    text: prepared.window_text(text, first, last),
+                    coverage: cov,
+                },
+            ));
         }
     }
-    best.map(|(_, _, w)| (w, bag))
+    found.sort_by(|a, b| {
+        b.0.total_cmp(&a.0)
+            .then(a.1.cmp(&b.1))
+            .then(a.2.cmp(&b.2))
+            .then(a.3.cmp(&b.3))
+    });
+    found.truncate(k.max(1));
+    if found.is_empty() {
+        return None;
+    }
+    Some((found.into_iter().map(|f| f.4).collect(), bag))
 }
 
-/// The best window of `prepared` for the claim terms `want`: the highest share of them, the
-/// fewest sentences on a tie, the earliest on a tie again. Returns the share, the sentence
-/// count and the first and last sentence.
-fn window(want: &[String], prepared: &Prepared) -> (f64, usize, (usize, usize)) {
+/// The `k` best windows of `prepared` for the claim terms `want`, best first: the highest
+/// share of them, the fewest sentences on a tie, the earliest on a tie again; each with its
+/// share, its sentence count and its first and last sentence. With no term found, the first
+/// sentence alone (share 0).
+fn windows(want: &[String], prepared: &Prepared, k: usize) -> Vec<(f64, usize, (usize, usize))> {
     let n = prepared.len();
     // Which of the claim's terms each sentence has (only sentences with any are looked at).
     let mut hits: HashMap<usize, Vec<usize>> = HashMap::new();
@@ -211,13 +238,14 @@ fn window(want: &[String], prepared: &Prepared) -> (f64, usize, (usize, usize)) 
     // A sentence joins a window only when it adds this many of the claim's terms: one shared
     // name is not worth a second sentence.
     let gain = if want.len() > 5 { 2 } else { 1 };
-    let mut best = (0.0, 1, (0, 0));
-    let mut best_count = 0usize;
+    // Per start, its best window: (count, sentences, start, last).
+    let mut per_start: Vec<(usize, usize, usize, usize)> = Vec::new();
     let mut seen = vec![false; want.len()];
     for start in starts {
         seen.iter_mut().for_each(|s| *s = false);
         let mut count = 0;
         let mut kept = 0;
+        let mut mine: Option<(usize, usize, usize, usize)> = None;
         for len in 1..=WINDOW_SENTENCES {
             let i = start + len - 1;
             if i >= n || (len > 1 && prepared.breaks[i]) {
@@ -233,11 +261,26 @@ fn window(want: &[String], prepared: &Prepared) -> (f64, usize, (usize, usize)) 
                 break;
             }
             kept = count;
-            if count > best_count || (count == best_count && count > 0 && len < best.1) {
-                best_count = count;
-                best = (count as f64 / total, len, (start, i));
+            if count > 0 && mine.is_none_or(|m| count > m.0) {
+                mine = Some((count, len, start, i));
             }
         }
+        per_start.extend(mine);
     }
-    best
+    per_start.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
+    // A window inside a better one says nothing the better one does not: skip it.
+    let mut out: Vec<(f64, usize, (usize, usize))> = Vec::new();
+    for (count, len, first, last) in per_start {
+        if out.len() >= k {
+            break;
+        }
+        if out.iter().any(|(_, _, (f, l))| *f <= first && last <= *l) {
+            continue;
+        }
+        out.push((count as f64 / total, len, (first, last)));
+    }
+    if out.is_empty() && n > 0 {
+        out.push((0.0, 1, (0, 0)));
+    }
+    out
 }

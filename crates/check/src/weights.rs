@@ -10,8 +10,12 @@ use std::sync::LazyLock;
 
 use crate::signals::{Signals, NAMES};
 
-/// The committed weights, fitted on AttributionBench's dev split.
+/// The committed weights for words alone, fitted on AttributionBench's dev split.
 const COMMITTED: &str = include_str!("../weights.txt");
+
+/// The committed weights for words and meaning (the sentence model's signals), fitted on the
+/// same rows with the model installed.
+const COMMITTED_MEANING: &str = include_str!("../weights-meaning.txt");
 
 /// A weights file that cannot be read.
 #[derive(Debug, thiserror::Error, PartialEq)]
@@ -61,12 +65,32 @@ pub struct Weights {
 }
 
 impl Weights {
-    /// The committed weights.
+    /// The committed weights for words alone (no sentence model).
     pub fn committed() -> &'static Weights {
         static W: LazyLock<Weights> = LazyLock::new(|| {
             Weights::parse(COMMITTED).expect("the committed weights file parses (tested)")
         });
         &W
+    }
+
+    /// The committed weights for words and meaning: what a check reads with when the sentence
+    /// model is installed.
+    pub fn committed_meaning() -> &'static Weights {
+        static W: LazyLock<Weights> = LazyLock::new(|| {
+            Weights::parse(COMMITTED_MEANING).expect("the committed weights file parses (tested)")
+        });
+        &W
+    }
+
+    /// The committed weights for how this program reads: with meaning when a sentence model is
+    /// installed ([`crate::meaning::installed`]), else words alone. One rule, so that a ✓'s
+    /// legend states the precision of the weights that gave it.
+    pub fn active() -> &'static Weights {
+        if crate::meaning::installed().is_some() {
+            Self::committed_meaning()
+        } else {
+            Self::committed()
+        }
     }
 
     /// Reads a weights file: one `name value` per line, `#` comments and blank lines ignored.
@@ -155,10 +179,23 @@ mod tests {
 
     #[test]
     fn the_committed_weights_parse() {
-        let w = Weights::parse(COMMITTED).unwrap();
-        assert!(w.verified_above > w.unsupported_below);
-        // The committed file says how often its ✓ was right on held-out judgements.
-        assert!(w.verified_precision.is_some_and(|p| p >= 0.9), "{w:?}");
+        for file in [COMMITTED, COMMITTED_MEANING] {
+            let w = Weights::parse(file).unwrap();
+            assert!(w.verified_above > w.unsupported_below);
+            // The committed file says how often its ✓ was right on held-out judgements.
+            assert!(w.verified_precision.is_some_and(|p| p >= 0.9), "{w:?}");
+        }
+        // Words alone give the meaning signals no weight: they are 0 without the model.
+        let words = Weights::committed();
+        for name in [
+            "meaning",
+            "token_recall",
+            "token_weakest",
+            "token_precision",
+        ] {
+            let i = NAMES.iter().position(|n| *n == name).unwrap();
+            assert_eq!(words.signals[i], 0.0, "{name}");
+        }
     }
 
     #[test]

@@ -73,6 +73,8 @@ pub const NUMBER_WORDS: &[(&str, &str)] = &[
     ("ten", "10"),
     ("eleven", "11"),
     ("twelve", "12"),
+    ("twice", "2"),
+    ("thrice", "3"),
 ];
 
 /// Month names and abbreviations, read as numbers next to a number ("May 2023" = "2023-05").
@@ -113,6 +115,20 @@ pub const MULTIPLIERS: &[(&str, usize)] = &[
     ("万", 4),
     ("億", 8),
     ("兆", 12),
+    // Sizes: "32 KiB" is not "32 MiB" (a power of ten apart is enough to tell them apart, and
+    // "32 KB" and "32 KiB" read the same).
+    ("kb", 3),
+    ("kib", 3),
+    ("kilobytes", 3),
+    ("mb", 6),
+    ("mib", 6),
+    ("megabytes", 6),
+    ("gb", 9),
+    ("gib", 9),
+    ("gigabytes", 9),
+    ("tb", 12),
+    ("tib", 12),
+    ("terabytes", 12),
 ];
 
 /// Whether `c` is a kanji (Han ideograph, or the iteration marks 々 and 〆).

@@ -94,6 +94,7 @@ fn main() -> ExitCode {
         research_api::extraction_child::serve();
     }
     let cli = Cli::parse();
+    research_api::check_with_meaning();
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::from_env("RESEARCH_LOG"))
         .with_writer(std::io::stderr)

@@ -9,7 +9,7 @@ use candle_nn::{embedding, layer_norm, linear, Embedding, LayerNorm, Linear, Var
 use serde::Deserialize;
 use tokenizers::{PaddingParams, PaddingStrategy, Tokenizer, TruncationParams};
 
-use crate::{normalize, EmbedError, Embedder};
+use crate::{normalize, EmbedError, Embedder, Encoded, TokenEmbedder};
 
 /// Texts embedded in one forward pass: bounds the padded batch's memory, and sorting by length
 /// first keeps padding small.
@@ -207,7 +207,8 @@ impl BertEmbedder {
         })
     }
 
-    /// The encoder on one padded batch: `ids`, `types` and `mask` are `(batch, tokens)`.
+    /// The encoder on one padded batch: `ids`, `types` and `mask` are `(batch, tokens)`; the
+    /// last layer's token vectors, `(batch, tokens, hidden)`.
     fn forward(&self, ids: &Tensor, types: &Tensor, mask: &Tensor) -> candle_core::Result<Tensor> {
         let (batch, tokens) = ids.dims2()?;
         let head_dim = self.hidden / self.heads;
@@ -248,26 +249,25 @@ impl BertEmbedder {
                 .output_norm
                 .forward(&(layer.output.forward(&inner)? + &attended)?)?;
         }
-        // The mean of the real tokens' vectors.
-        let weights = mask_f.unsqueeze(D::Minus1)?;
-        let summed = x.broadcast_mul(&weights)?.sum(1)?;
+        Ok(x)
+    }
+
+    /// The mean of the real tokens' vectors of `hidden` (`(batch, tokens, hidden)`).
+    fn pool(hidden: &Tensor, mask: &Tensor) -> candle_core::Result<Tensor> {
+        let weights = mask.to_dtype(DType::F32)?.unsqueeze(D::Minus1)?;
+        let summed = hidden.broadcast_mul(&weights)?.sum(1)?;
         let counts = weights.sum(1)?.clamp(1e-9, f64::MAX)?;
         summed.broadcast_div(&counts)
     }
-}
 
-impl Embedder for BertEmbedder {
-    fn model_id(&self) -> &str {
-        &self.id
-    }
-
-    fn dimensions(&self) -> usize {
-        self.hidden
-    }
-
-    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
-        let mut out: Vec<Option<Vec<f32>>> = vec![None; texts.len()];
-        // Shortest first, so that each batch pads to about its own length.
+    /// Every text of `texts` through the encoder, a batch at a time, shortest first so that
+    /// each batch pads to about its own length; `each` gets the text's index, its encoding and
+    /// its token vectors `(tokens, hidden)` with its pooled vector.
+    fn run(
+        &self,
+        texts: &[&str],
+        mut each: impl FnMut(usize, &tokenizers::Encoding, Tensor, Vec<f32>) -> Result<(), EmbedError>,
+    ) -> Result<(), EmbedError> {
         let mut order: Vec<usize> = (0..texts.len()).collect();
         order.sort_by_key(|&i| texts[i].len());
         for chunk in order.chunks(BATCH) {
@@ -285,15 +285,68 @@ impl Embedder for BertEmbedder {
             let ids = tensor(flat(&|e| e.get_ids())).map_err(compute)?;
             let types = tensor(flat(&|e| e.get_type_ids())).map_err(compute)?;
             let mask = tensor(flat(&|e| e.get_attention_mask())).map_err(compute)?;
-            let pooled = self
-                .forward(&ids, &types, &mask)
+            let hidden = self.forward(&ids, &types, &mask).map_err(compute)?;
+            let pooled = Self::pool(&hidden, &mask)
                 .and_then(|t| t.to_vec2::<f32>())
                 .map_err(compute)?;
-            for (&i, mut v) in chunk.iter().zip(pooled) {
+            for (row, ((&i, encoding), mut v)) in
+                chunk.iter().zip(&encodings).zip(pooled).enumerate()
+            {
                 normalize(&mut v);
-                out[i] = Some(v);
+                let tokens = hidden.get(row).map_err(compute)?;
+                each(i, encoding, tokens, v)?;
             }
         }
+        Ok(())
+    }
+}
+
+impl Embedder for BertEmbedder {
+    fn model_id(&self) -> &str {
+        &self.id
+    }
+
+    fn dimensions(&self) -> usize {
+        self.hidden
+    }
+
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        let mut out: Vec<Option<Vec<f32>>> = vec![None; texts.len()];
+        self.run(texts, |i, _, _, v| {
+            out[i] = Some(v);
+            Ok(())
+        })?;
+        Ok(out.into_iter().flatten().collect())
+    }
+}
+
+impl TokenEmbedder for BertEmbedder {
+    fn embed_tokens(&self, texts: &[&str]) -> Result<Vec<Encoded>, EmbedError> {
+        let mut out: Vec<Option<Encoded>> = (0..texts.len()).map(|_| None).collect();
+        self.run(texts, |i, encoding, hidden, sentence| {
+            let rows = hidden.to_vec2::<f32>().map_err(compute)?;
+            // The words' pieces only: not [CLS], [SEP], padding or bare punctuation, which
+            // every text has and which would match whatever the words say.
+            let (tokens, pieces) = rows
+                .into_iter()
+                .zip(encoding.get_special_tokens_mask())
+                .zip(encoding.get_attention_mask())
+                .zip(encoding.get_tokens())
+                .filter(|(((_, &special), &real), piece)| {
+                    special == 0 && real == 1 && piece.chars().any(char::is_alphanumeric)
+                })
+                .map(|(((mut v, _), _), piece)| {
+                    normalize(&mut v);
+                    (v, piece.clone())
+                })
+                .unzip();
+            out[i] = Some(Encoded {
+                sentence,
+                tokens,
+                pieces,
+            });
+            Ok(())
+        })?;
         Ok(out.into_iter().flatten().collect())
     }
 }

@@ -1,7 +1,7 @@
 //! What every [`Embedder`] must do, as one check that tests run against each implementation
 //! (`check` panics with the broken rule, like an assertion).
 
-use crate::{similarity, Embedder};
+use crate::{similarity, Embedder, TokenEmbedder};
 
 /// Asserts the [`Embedder`] contract on `embedder`: one vector per text, all of
 /// [`Embedder::dimensions`] entries and unit length, the same vector for the same text whatever
@@ -56,5 +56,77 @@ pub fn check(embedder: &dyn Embedder) {
     assert!(
         similarity(&alone[0], &again[0]) > 0.99999,
         "{id}: the same text gives the same vector on every call"
+    );
+}
+
+/// Asserts the [`TokenEmbedder`] contract on `embedder` besides [`check`]'s: one encoding per
+/// text whose sentence vector is [`Embedder::embed`]'s, unit-length token vectors, none for a
+/// text of punctuation alone, the same tokens whatever the batch holds, and a word closer to
+/// itself in another sentence than to an unrelated word.
+pub fn check_tokens(embedder: &dyn TokenEmbedder) {
+    check(embedder);
+    let id = embedder.model_id().to_string();
+    assert!(
+        embedder
+            .embed_tokens(&[])
+            .expect("an empty batch")
+            .is_empty(),
+        "{id}: no texts, no encodings"
+    );
+    let texts = [
+        "The cat sat on the mat.",
+        "Quarterly revenue rose by four percent.",
+        "... !!",
+        "A cat slept.",
+    ];
+    let encoded = embedder
+        .embed_tokens(&texts)
+        .expect("a batch of ordinary texts");
+    assert_eq!(encoded.len(), texts.len(), "{id}: one encoding per text");
+    let sentences = embedder.embed(&texts).expect("the same texts");
+    for ((text, e), s) in texts.iter().zip(&encoded).zip(&sentences) {
+        assert!(
+            similarity(&e.sentence, s) > 0.9999,
+            "{id}: the sentence vector of {text:?} is embed()'s"
+        );
+        assert_eq!(
+            e.pieces.len(),
+            e.tokens.len(),
+            "{id}: a piece per token in {text:?}"
+        );
+        for t in &e.tokens {
+            assert_eq!(
+                t.len(),
+                embedder.dimensions(),
+                "{id}: token length in {text:?}"
+            );
+            let norm = similarity(t, t).sqrt();
+            assert!((norm - 1.0).abs() < 1e-3, "{id}: unit token in {text:?}");
+        }
+    }
+    assert!(!encoded[0].tokens.is_empty(), "{id}: words have tokens");
+    assert!(
+        encoded[2].tokens.is_empty(),
+        "{id}: punctuation alone has no tokens"
+    );
+    let alone = embedder.embed_tokens(&[texts[3]]).expect("one text");
+    assert_eq!(
+        alone[0].tokens.len(),
+        encoded[3].tokens.len(),
+        "{id}: batch-independent tokens"
+    );
+    for (a, b) in alone[0].tokens.iter().zip(&encoded[3].tokens) {
+        assert!(
+            similarity(a, b) > 0.999,
+            "{id}: a token's vector does not depend on its batch"
+        );
+    }
+    // "cat" is the second word of the first text and of the last.
+    let best =
+        |v: &[f32], of: &[Vec<f32>]| of.iter().map(|t| similarity(v, t)).fold(f32::MIN, f32::max);
+    let cat = &encoded[0].tokens[1];
+    assert!(
+        best(cat, &encoded[3].tokens) > best(cat, &encoded[1].tokens),
+        "{id}: a word is closer to itself elsewhere than to unrelated words"
     );
 }

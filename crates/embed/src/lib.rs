@@ -8,7 +8,8 @@
 //! default) [`BertEmbedder`], the all-MiniLM-L6-v2 sentence model run locally on the CPU with
 //! candle, its files installed by `scripts/fetch-embedder.sh`. The model is optional at run
 //! time: [`locate_model`] says where it is, if anywhere, and callers rank by keywords alone
-//! without it. [`conformance::check`] is what every implementation must pass.
+//! without it. [`conformance::check`] is what every implementation must pass, and
+//! [`conformance::check_tokens`] what every [`TokenEmbedder`] must pass besides.
 #![deny(missing_docs)]
 
 #[cfg(feature = "bert")]
@@ -59,6 +60,30 @@ pub trait Embedder: Send + Sync {
     /// One unit-length vector per text, in order. The same text gives the same vector whatever
     /// else is in the batch.
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError>;
+}
+
+/// A text's vectors in one pass of the model: the sentence's, and each of its words' pieces' in
+/// context (unit length each).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Encoded {
+    /// The text's vector, as [`Embedder::embed`] gives it.
+    pub sentence: Vec<f32>,
+    /// One vector per token of the text's words, in order (no markers, padding or bare
+    /// punctuation).
+    pub tokens: Vec<Vec<f32>>,
+    /// Each token's text as the model cut it (a word or a piece of one; a piece that continues
+    /// a word starts with `##`), beside `tokens`: so that a caller can weigh a token by what it
+    /// is (a stop word matches anything).
+    pub pieces: Vec<String>,
+}
+
+/// An [`Embedder`] that also gives each token's vector: what aligning a sentence's words to a
+/// passage's by meaning needs (the citation checker's token alignment, as BERTScore's recall),
+/// which one vector per text cannot give. Apart from [`Embedder`] because the library's ranking
+/// needs only sentence vectors, and a model without token vectors still serves it.
+pub trait TokenEmbedder: Embedder {
+    /// One [`Encoded`] per text, in order; its `sentence` is what [`Embedder::embed`] gives.
+    fn embed_tokens(&self, texts: &[&str]) -> Result<Vec<Encoded>, EmbedError>;
 }
 
 /// The dot product of two vectors (their cosine similarity, as every [`Embedder`] gives unit

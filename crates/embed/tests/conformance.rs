@@ -5,8 +5,8 @@ use research_embed::{conformance, similarity, Embedder, TrigramEmbedder};
 
 #[test]
 fn the_test_embedder_conforms() {
-    conformance::check(&TrigramEmbedder::default());
-    conformance::check(&TrigramEmbedder::new(7));
+    conformance::check_tokens(&TrigramEmbedder::default());
+    conformance::check_tokens(&TrigramEmbedder::new(7));
 }
 
 #[test]
@@ -34,7 +34,7 @@ fn real_model() -> Option<research_embed::BertEmbedder> {
 #[test]
 fn the_real_model_conforms_and_knows_paraphrases() {
     let Some(model) = real_model() else { return };
-    conformance::check(&model);
+    conformance::check_tokens(&model);
     assert_eq!(model.dimensions(), 384);
     // Meaning, not words: the paraphrase shares no content word with the question.
     let v = model

@@ -28,6 +28,14 @@ pub struct Source {
     pub accessed_at_ms: i64,
 }
 
+impl Source {
+    /// The citation number a newly read source takes: after every source of `sources`, also
+    /// when a step dropped one (numbers are never reused within a run).
+    pub fn next_id(sources: &[Source]) -> u32 {
+        sources.iter().map(|s| s.id).max().unwrap_or(0) + 1
+    }
+}
+
 /// A search hit as the run ranked it against the question, before the source cap chose what
 /// to read: every search's hits merged (one row per address), best first within a round.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]

@@ -6,13 +6,16 @@
 
 use crate::align::Cited;
 
+pub mod comparison;
 pub mod degree;
 pub mod entities;
+pub mod exclusive;
 pub mod negation;
 pub mod numbers;
 pub mod overlap;
 pub mod quantifiers;
 pub mod relations;
+pub mod states;
 
 /// The signals measured between a claim, the window it is aligned to, and everything it cites.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -63,11 +66,35 @@ pub struct Signals {
     /// 1 when the claim is a fragment rather than a statement: no closing punctuation, or
     /// fewer than four content words (a heading, a list label).
     pub fragment: f64,
+    /// How many of the claim's comparisons the window makes the other way round (sides
+    /// swapped, or the opposite comparative with the same sides).
+    pub comparison_reversed: f64,
+    /// How many kinds of exclusive (only, always, never, cannot, exactly) the claim states that
+    /// the window does not allow.
+    pub exclusive_added: f64,
+    /// 1 when the window says the opposite with a synonym of the claim's verb ("calls" against
+    /// "does not invoke").
+    pub negated_in_other_words: f64,
+    /// How many of the claim's states the window states the opposite of (unchanged against
+    /// overwritten, automatic against manual).
+    pub opposed_states: f64,
+    /// The cosine similarity of the claim's and the window's sentence vectors (0 without the
+    /// sentence model).
+    pub meaning: f64,
+    /// How much of the claim finds a close match, token by token, in the window (BERTScore's
+    /// recall; 0 without the sentence model).
+    pub token_recall: f64,
+    /// How well the claim's two worst-matched content tokens match the window (0 without the
+    /// sentence model).
+    pub token_weakest: f64,
+    /// How much of the window finds a close match, token by token, in the claim (0 without the
+    /// sentence model).
+    pub token_precision: f64,
 }
 
 /// The signals' names, in the order of [`Signals::values`]: the names in the weights file and
 /// in `research check --json`.
-pub const NAMES: [&str; 20] = [
+pub const NAMES: [&str; 28] = [
     "overlap",
     "overlap_cited",
     "pairs",
@@ -88,6 +115,14 @@ pub const NAMES: [&str; 20] = [
     "fragment",
     "window_share",
     "unmatched_long",
+    "comparison_reversed",
+    "exclusive_added",
+    "negated_in_other_words",
+    "opposed_states",
+    "meaning",
+    "token_recall",
+    "token_weakest",
+    "token_precision",
 ];
 
 impl Signals {
@@ -121,6 +156,16 @@ impl Signals {
             fragment: f64::from(u8::from(overlap::fragment(claim, words.total))),
             window_share: words.window_share,
             unmatched_long: words.unmatched_long as f64,
+            comparison_reversed: comparison::reversed(claim, aligned) as f64,
+            exclusive_added: exclusive::added(claim, aligned).len() as f64,
+            negated_in_other_words: f64::from(u8::from(negation::opposite_in_other_words(
+                claim, aligned,
+            ))),
+            opposed_states: states::opposed(claim, aligned).len() as f64,
+            meaning: 0.0,
+            token_recall: 0.0,
+            token_weakest: 0.0,
+            token_precision: 0.0,
         }
     }
 
@@ -147,6 +192,14 @@ impl Signals {
             self.fragment,
             self.window_share,
             self.unmatched_long,
+            self.comparison_reversed,
+            self.exclusive_added,
+            self.negated_in_other_words,
+            self.opposed_states,
+            self.meaning,
+            self.token_recall,
+            self.token_weakest,
+            self.token_precision,
         ]
     }
 
@@ -176,3 +229,37 @@ pub fn conflict(claim: &str, aligned: &str) -> Option<String> {
     }
     None
 }
+
+/// Why the window says the claim the other way round, when it does in a way the words alone do
+/// not show: a comparison whose sides or direction are reversed, a negation said with a synonym
+/// of the window's verb, or an opposed state in a window that says most of the claim. Each was
+/// measured to fire rarely on claims people call attributable (BENCHMARKS.md).
+pub fn reversal(claim: &str, aligned: &str, s: &Signals) -> Option<String> {
+    if s.comparison_reversed > 0.0 {
+        return Some("the source makes the comparison the other way round".into());
+    }
+    if s.negated_in_other_words > 0.0 {
+        return Some(
+            "the source says the opposite in other words (one of them says \"not\")".into(),
+        );
+    }
+    if s.opposed_states > 0.0 && s.overlap >= OPPOSED_OVERLAP {
+        let pairs = states::opposed(claim, aligned);
+        return Some(format!(
+            "the source states the opposite ({})",
+            pairs
+                .iter()
+                .map(|p| {
+                    let (mine, theirs) = p.split_once(" / ").unwrap_or((p, ""));
+                    format!("\"{theirs}\" where the sentence says \"{mine}\"")
+                })
+                .collect::<Vec<_>>()
+                .join("; ")
+        ));
+    }
+    None
+}
+
+/// An opposed state contradicts only in a window that has this share of the claim's words:
+/// below it, the window may be about something else in the same state words.
+pub const OPPOSED_OVERLAP: f64 = 0.5;

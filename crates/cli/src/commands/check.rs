@@ -42,7 +42,7 @@ pub struct CheckArgs {
 pub async fn check(args: CheckArgs) -> anyhow::Result<ExitCode> {
     let weights: CheckWeights = match &args.weights {
         Some(path) => research_api::read_weights(path)?,
-        None => CheckWeights::committed().clone(),
+        None => CheckWeights::active().clone(),
     };
     let markdown = research_api::read_check_document(&args.document)?;
     let sources = match &args.session {

@@ -26,6 +26,22 @@ pub(super) fn has_list_run(text: &str) -> bool {
     run || bare_run || trailing
 }
 
+/// Whether `q` is more than one question, or filler: a numbered item after a sentence ends
+/// ("…? 3. No, no, no! 4. …", a tiny model's list run on), an exclamation (a research question
+/// asks, it does not exclaim), or a word said three times in a row ("no, no, no"). Headings a
+/// reader sees are made of research questions, so none of these may become one.
+pub(super) fn not_one_question(q: &str) -> bool {
+    let tokens: Vec<&str> = q.split_whitespace().collect();
+    let ends_sentence = |t: &str| t.ends_with(['?', '!', '.', '？', '！', '。']);
+    let numbered_after_an_end = tokens
+        .windows(2)
+        .any(|w| ends_sentence(w[0]) && is_list_number(w[1]));
+    let exclaims = q.contains(['!', '！']);
+    let words: Vec<String> = q.unicode_words().map(str::to_lowercase).collect();
+    let stutter = words.windows(3).any(|w| w[0] == w[1] && w[1] == w[2]);
+    numbered_after_an_end || exclaims || stutter
+}
+
 /// Whether digits are more than [`MAX_DIGIT_SHARE`] of the letters and digits of `text`.
 pub(super) fn mostly_digits(text: &str) -> bool {
     let (mut digits, mut alnum) = (0usize, 0usize);
@@ -86,7 +102,12 @@ pub(super) const ENGLISH_FINAL_CLUSTERS: &str =
 /// complete word, not on "the" or a particle.
 pub fn usable_question(q: &str) -> bool {
     let q = q.trim();
-    if q.is_empty() || degenerate(q).is_some() || has_list_run(q) || mostly_digits(q) {
+    if q.is_empty()
+        || degenerate(q).is_some()
+        || has_list_run(q)
+        || mostly_digits(q)
+        || not_one_question(q)
+    {
         return false;
     }
     let words = tokens(q).iter().filter(|t| t.kind != Kind::Number).count();

@@ -449,7 +449,7 @@ pub fn number(
         let id = match ids.get(&f.source.url) {
             Some(id) => *id,
             None => {
-                let id = sources.len() as u32 + 1;
+                let id = Source::next_id(sources);
                 let mut source = f.source.clone();
                 source.id = id;
                 sources.push(source);
@@ -464,9 +464,62 @@ pub fn number(
             {
                 continue;
             }
-            e.id = evidence.len() as u32 + 1;
+            e.id = Evidence::next_id(evidence);
             e.source_id = id;
             evidence.push(e);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn source(url: &str) -> Source {
+        Source {
+            id: 0,
+            url: url.into(),
+            title: url.into(),
+            kind: "web".into(),
+            provider: "test".into(),
+            published: None,
+            sha256: String::new(),
+            accessed_at_ms: 0,
+        }
+    }
+
+    /// Issue 52, N1: the trust ranking dropped a source's evidence, then "research more" at the
+    /// escalation numbered new evidence by the count, reusing an id the store already had.
+    #[test]
+    fn new_evidence_and_sources_never_reuse_an_id_after_a_drop() {
+        let (mut sources, mut evidence) = (Vec::new(), Vec::new());
+        let found = |url: &str, quotes: &[&str]| Found {
+            source: source(url),
+            evidence: quotes
+                .iter()
+                .map(|q| Evidence::unnumbered(q.to_string(), q.to_string()))
+                .collect(),
+        };
+        number(
+            &mut sources,
+            &mut evidence,
+            [
+                found("https://a.example/", &["One.", "Two."]),
+                found("https://b.example/", &["Three."]),
+            ],
+        );
+        assert_eq!(evidence.iter().map(|e| e.id).collect::<Vec<_>>(), [1, 2, 3]);
+        // The ranking drops the first source and its evidence.
+        evidence.retain(|e| e.source_id != 1);
+        sources.retain(|s| s.id != 1);
+        number(
+            &mut sources,
+            &mut evidence,
+            [found("https://c.example/", &["Four."])],
+        );
+        let ids: Vec<u32> = evidence.iter().map(|e| e.id).collect();
+        assert_eq!(ids, [3, 4], "a new id after the highest, never a taken one");
+        let source_ids: Vec<u32> = sources.iter().map(|s| s.id).collect();
+        assert_eq!(source_ids, [2, 3]);
     }
 }

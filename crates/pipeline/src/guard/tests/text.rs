@@ -305,6 +305,11 @@ fn broken_questions_are_not_usable() {
         "量子コンピュータの",
         "",
         "**name\\[\\]**",
+        // Issue 50: a tiny model's heading, as a run showed it.
+        "What are the trade-offs between writing a report and using SQLite? 3. No, no, no! 4. \
+         No, no, yes!",
+        "What are the trade-offs between WAL and a rollback journal? No, no, no.",
+        "Why is WAL faster!",
     ] {
         assert!(!usable_question(q), "{q}");
     }

@@ -581,7 +581,7 @@ fn carry(state: &mut ResearchState, carried: &crate::family::Carried) {
         if ids.contains_key(&source.url) {
             continue;
         }
-        let id = state.sources.len() as u32 + 1;
+        let id = crate::Source::next_id(&state.sources);
         ids.insert(source.url.clone(), id);
         state.sources.push(crate::Source {
             id,
@@ -591,7 +591,7 @@ fn carry(state: &mut ResearchState, carried: &crate::family::Carried) {
     state.carried_sources = state.sources.len();
     for e in &carried.evidence {
         if let Some(&source_id) = ids.get(&e.source_url) {
-            let id = state.evidence.len() as u32 + 1;
+            let id = crate::Evidence::next_id(&state.evidence);
             state.evidence.push(crate::Evidence {
                 id,
                 source_id,
