@@ -26,14 +26,18 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "..", "..", "shared", "data", "attribution", "dev.jsonl")
 
 # The precision of verified the thresholds aim at on the training folds: above the 0.90 that
-# must hold on held-out rows, for the difference between folds.
-VERIFIED_TARGET = 0.92
+# must hold on held-out rows, for the difference between folds (at 0.92 the held-out precision
+# came out at 0.938 with the relation signals decided by rule, 2026-11-28).
+VERIFIED_TARGET = 0.95
 # The share of "unsupported" calls that must be not attributable on the training folds.
 UNSUPPORTED_TARGET = 0.80
 # Fewer calls than this above (or below) a threshold are too few to measure a precision on.
 MIN_CALLS = 30
 L2 = 1.0
 SEED = 31
+# Signals that decide by rule (crates/check/src/signals/mod.rs, `reversal`, and the exclusive
+# rule), not by weight: each fires on a handful of these rows, too few to fit a weight on.
+RULES = {"comparison_reversed", "exclusive_added", "negated_in_other_words", "opposed_states"}
 
 
 # ------------------------------------------------------------------------------------------
@@ -316,7 +320,7 @@ def main():
             r["x"] = None
             continue
         if names is None:
-            names = sorted(entry["signals"])
+            names = sorted(n for n in entry["signals"] if n not in RULES)
         r["x"] = [entry["signals"][n] for n in names]
         if (i + 1) % 100 == 0:
             print(f"  signals of {i + 1}/{len(rows)} rows", file=sys.stderr)

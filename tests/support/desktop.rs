@@ -151,17 +151,48 @@ fn tauri_driver() -> PathBuf {
     p
 }
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
+/// `N` distinct free ports: every listener is held until all are known, so two calls cannot
+/// return the same port (tauri-driver once proxied to itself on `--port P --native-port P`
+/// until it ran out of file descriptors).
+fn free_ports<const N: usize>() -> [u16; N] {
+    let listeners: Vec<std::net::TcpListener> = (0..N)
+        .map(|_| std::net::TcpListener::bind("127.0.0.1:0").unwrap())
+        .collect();
+    std::array::from_fn(|i| listeners[i].local_addr().unwrap().port())
 }
+
+/// A tauri-driver and everything it started (its own process group), ended when dropped: also
+/// when a test fails before its app is up, so no driver outlives the test that started it.
+struct Driver(Child);
+
+impl Driver {
+    fn end(&mut self) {
+        let pgid = self.0.id();
+        let group = format!("-{pgid}");
+        let _ = Command::new("kill").args(["-KILL", "--", &group]).status();
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+        // The next app on this display must not meet this one's windows: wait until its
+        // processes are gone (a killed process may take a moment on a busy machine).
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !group_members(pgid).is_empty() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        self.end();
+    }
+}
+
+/// How many times the driver is started afresh (new ports) when no session comes of it.
+const DRIVER_ATTEMPTS: u32 = 3;
 
 /// The running app, driven through WebDriver.
 pub struct App {
-    driver: Child,
+    driver: Driver,
     /// The WebDriver session.
     pub client: Client,
     /// What the app and the driver printed.
@@ -184,11 +215,45 @@ pub fn artifacts(test: &str) -> PathBuf {
 }
 
 impl App {
-    /// Starts the app on `display` with `profile`, and waits for its page.
+    /// Starts the app on `display` with `profile`, and waits for its page. A driver that gives
+    /// no session is ended and started again on new ports, up to [`DRIVER_ATTEMPTS`] times with
+    /// a growing pause (a loaded machine can refuse the first).
     pub async fn start(display: &Display, profile: &Profile, shots: &Path) -> Self {
         need("WebKitWebDriver", "scripts/install-deps.sh");
-        let port = free_port();
-        let native = free_port();
+        let mut failures = Vec::new();
+        for attempt in 1..=DRIVER_ATTEMPTS {
+            match Self::session(display, profile).await {
+                Ok((driver, client, log)) => {
+                    let app = Self {
+                        driver,
+                        client,
+                        log,
+                        shots: shots.to_path_buf(),
+                        display: display.name.clone(),
+                    };
+                    app.wait("#new-research", 60).await;
+                    return app;
+                }
+                Err(why) => {
+                    tracing_note(&format!("attempt {attempt}: {why}"));
+                    failures.push(why);
+                    tokio::time::sleep(Duration::from_secs(2 * u64::from(attempt))).await;
+                }
+            }
+        }
+        panic!(
+            "no WebDriver session in {DRIVER_ATTEMPTS} attempts:\n{}",
+            failures.join("\n")
+        );
+    }
+
+    /// One driver on fresh ports and a WebDriver session with it; on failure, why, with the end
+    /// of the driver's log (the driver is ended as it is dropped).
+    async fn session(
+        display: &Display,
+        profile: &Profile,
+    ) -> Result<(Driver, Client, PathBuf), String> {
+        let [port, native] = free_ports::<2>();
         let log = profile.root.join(format!("app-{port}.log"));
         let mut cmd = Command::new(tauri_driver());
         cmd.args([
@@ -204,10 +269,18 @@ impl App {
         }
         // Its own process group, so that ending it also ends WebKitWebDriver and the app.
         std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
-        let driver = cmd.spawn().expect("tauri-driver starts");
+        let mut driver = Driver(cmd.spawn().expect("tauri-driver starts"));
         let deadline = Instant::now() + Duration::from_secs(20);
         while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(Instant::now() < deadline, "tauri-driver did not listen");
+            if let Ok(Some(status)) = driver.0.try_wait() {
+                return Err(format!("tauri-driver exited ({status}); {}", tail(&log)));
+            }
+            if Instant::now() >= deadline {
+                return Err(format!(
+                    "tauri-driver did not listen within 20 s; {}",
+                    tail(&log)
+                ));
+            }
             std::thread::sleep(Duration::from_millis(100));
         }
         let mut caps = serde_json::Map::new();
@@ -220,7 +293,7 @@ impl App {
         // tauri-driver listens before its WebKitWebDriver does, and a session request can hang
         // when the app cannot start: retry refused connections, bound the whole wait.
         let deadline = Instant::now() + Duration::from_secs(90);
-        let client = loop {
+        loop {
             let attempt = tokio::time::timeout(
                 Duration::from_secs(60),
                 ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
@@ -229,30 +302,28 @@ impl App {
             )
             .await;
             match attempt {
-                Ok(Ok(client)) => break client,
+                Ok(Ok(client)) => return Ok((driver, client, log)),
                 Ok(Err(e)) if Instant::now() < deadline => {
+                    if let Ok(Some(status)) = driver.0.try_wait() {
+                        return Err(format!("tauri-driver exited ({status}); {}", tail(&log)));
+                    }
                     tracing_note(&format!("no WebDriver session yet ({e}); retrying"));
                     tokio::time::sleep(Duration::from_millis(500)).await;
                 }
-                Ok(Err(e)) => panic!("no WebDriver session: {e}; log:\n{}", read(&log)),
-                Err(_) => panic!("no WebDriver session within 60 s; log:\n{}", read(&log)),
+                Ok(Err(e)) => {
+                    return Err(format!("no WebDriver session: {e}; {}", tail(&log)));
+                }
+                Err(_) => {
+                    return Err(format!("no WebDriver session within 60 s; {}", tail(&log)));
+                }
             }
-        };
-        let app = Self {
-            driver,
-            client,
-            log,
-            shots: shots.to_path_buf(),
-            display: display.name.clone(),
-        };
-        app.wait("#new-research", 60).await;
-        app
+        }
     }
 
     /// Fails the test with a screenshot and the app's log.
     pub async fn fail(&self, what: &str) -> ! {
         self.shot("failure").await;
-        panic!("{what}\napp log:\n{}", read(&self.log));
+        panic!("{what}\n{}", tail(&self.log));
     }
 
     /// Waits until `css` matches a displayed element.
@@ -459,7 +530,7 @@ impl App {
 
     /// The app's process: the one named `research-studio` in the driver's process group.
     fn app_pid(&self) -> Option<u32> {
-        group_members(self.driver.id())
+        group_members(self.driver.0.id())
             .into_iter()
             .find(|(_, name)| name == "research-studio")
             .map(|(pid, _)| pid)
@@ -557,23 +628,7 @@ impl App {
     }
 
     fn end(&mut self) {
-        let pgid = self.driver.id();
-        let group = format!("-{pgid}");
-        let _ = Command::new("kill").args(["-KILL", "--", &group]).status();
-        let _ = self.driver.kill();
-        let _ = self.driver.wait();
-        // The next app on this display must not meet this one's windows: wait until its
-        // processes are gone (a killed process may take a moment on a busy machine).
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while !group_members(pgid).is_empty() && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-}
-
-impl Drop for App {
-    fn drop(&mut self) {
-        self.end();
+        self.driver.end();
     }
 }
 
@@ -609,6 +664,24 @@ fn is_stale(err: &fantoccini::error::CmdError) -> bool {
 pub fn read(path: &Path) -> String {
     std::fs::read_to_string(path).unwrap_or_else(|e| format!("({}: {e})", path.display()))
 }
+
+/// The log's last [`LOG_TAIL`] lines, said as such: a failing test prints these, not a whole
+/// log (a driver spinning on a failed accept once wrote 317 MB into one panic).
+pub fn tail(path: &Path) -> String {
+    let text = read(path);
+    let lines: Vec<&str> = text.lines().collect();
+    let from = lines.len().saturating_sub(LOG_TAIL);
+    format!(
+        "the last {} of {} lines of {}:\n{}",
+        lines.len() - from,
+        lines.len(),
+        path.display(),
+        lines[from..].join("\n")
+    )
+}
+
+/// How many lines of a log a failing test prints.
+pub const LOG_TAIL: usize = 80;
 
 /// Waits for a file to exist and be non-empty.
 pub async fn file_appears(path: &Path, secs: u64) -> bool {

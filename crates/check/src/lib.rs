@@ -254,6 +254,7 @@ pub fn check_reading(
         signals.token_recall = c.token_recall;
         signals.token_weakest = c.token_weakest;
         signals.token_precision = c.token_precision;
+        signals.token_recall_cited = c.token_recall_cited;
     }
     let score = weights.probability(&signals);
     // The ✓ is the words' as well: with meaning, a sentence is verified only where words alone

@@ -42,9 +42,14 @@ pub struct Closeness {
     /// cosine similarity to a window token (BERTScore's recall, stop words weighing nothing in
     /// place of its IDF weights).
     pub token_recall: f64,
-    /// The mean of the two content tokens of the sentence that match the window worst: a
-    /// sentence that says one thing its window does not has a word that matches nothing.
+    /// The mean of the two content tokens of the sentence that match worst in any of the windows
+    /// read with it: a sentence that says one thing its sources do not has a word that matches
+    /// nothing.
     pub token_weakest: f64,
+    /// [`Closeness::token_recall`] against every window read with it at once: a sentence that
+    /// draws on two sources ("… dance to tell nestmates where food is, and workers change tasks
+    /// as they age [3][1]") finds each half in its own source's window.
+    pub token_recall_cited: f64,
     /// The mean, over the window's content tokens, of each one's best match in the sentence:
     /// a window that is the sentence in other words scores high, a long one that mentions it low.
     pub token_precision: f64,
@@ -101,14 +106,48 @@ impl Meaning {
             .collect())
     }
 
-    /// How close `sentence` is to each of `windows`, in order; `None` when the model failed
-    /// (the word signals then decide alone).
+    /// How close `sentence` is to each of `windows`, in order (its token alignment to all of
+    /// them together in each one's `token_recall_cited` and `token_weakest`); `None` when the
+    /// model failed (the word signals then decide alone).
     pub fn closeness(&self, sentence: &str, windows: &[&str]) -> Option<Vec<Closeness>> {
         let mut texts = vec![sentence];
         texts.extend_from_slice(windows);
         let encoded = self.encode(&texts).ok()?;
         let (claim, windows) = encoded.split_first()?;
-        Some(windows.iter().map(|w| closeness(claim, w)).collect())
+        let all = Encoded {
+            sentence: Vec::new(),
+            tokens: windows
+                .iter()
+                .flat_map(|w| w.tokens.iter().cloned())
+                .collect(),
+            pieces: windows
+                .iter()
+                .flat_map(|w| w.pieces.iter().cloned())
+                .collect(),
+        };
+        let cited = best_matches(claim, &all);
+        let mut weakest = cited.clone();
+        weakest.sort_by(f64::total_cmp);
+        weakest.truncate(2);
+        let (recall_cited, weakest) = (mean(&cited), mean(&weakest));
+        Some(
+            windows
+                .iter()
+                .map(|w| Closeness {
+                    token_recall_cited: recall_cited,
+                    token_weakest: weakest,
+                    ..closeness(claim, w)
+                })
+                .collect(),
+        )
+    }
+}
+
+fn mean(v: &[f64]) -> f64 {
+    if v.is_empty() {
+        0.0
+    } else {
+        v.iter().sum::<f64>() / v.len() as f64
     }
 }
 
@@ -135,15 +174,9 @@ fn best_matches(from: &Encoded, to: &Encoded) -> Vec<f64> {
         .collect()
 }
 
-/// The closeness of two encodings.
+/// The closeness of two encodings (the sentence's alignment to this window alone: its
+/// `token_recall_cited` is its `token_recall`).
 pub fn closeness(claim: &Encoded, window: &Encoded) -> Closeness {
-    let mean = |v: &[f64]| {
-        if v.is_empty() {
-            0.0
-        } else {
-            v.iter().sum::<f64>() / v.len() as f64
-        }
-    };
     let (recall, precision) = if window.tokens.is_empty() || claim.tokens.is_empty() {
         (Vec::new(), Vec::new())
     } else {
@@ -157,6 +190,7 @@ pub fn closeness(claim: &Encoded, window: &Encoded) -> Closeness {
         token_recall: mean(&recall),
         token_weakest: mean(&weakest),
         token_precision: mean(&precision),
+        token_recall_cited: mean(&recall),
     }
 }
 

@@ -90,11 +90,14 @@ pub struct Signals {
     /// How much of the window finds a close match, token by token, in the claim (0 without the
     /// sentence model).
     pub token_precision: f64,
+    /// How much of the claim finds a close match, token by token, in all the windows read with
+    /// it at once (0 without the sentence model).
+    pub token_recall_cited: f64,
 }
 
 /// The signals' names, in the order of [`Signals::values`]: the names in the weights file and
 /// in `research check --json`.
-pub const NAMES: [&str; 28] = [
+pub const NAMES: [&str; 29] = [
     "overlap",
     "overlap_cited",
     "pairs",
@@ -123,6 +126,7 @@ pub const NAMES: [&str; 28] = [
     "token_recall",
     "token_weakest",
     "token_precision",
+    "token_recall_cited",
 ];
 
 impl Signals {
@@ -166,6 +170,7 @@ impl Signals {
             token_recall: 0.0,
             token_weakest: 0.0,
             token_precision: 0.0,
+            token_recall_cited: 0.0,
         }
     }
 
@@ -200,6 +205,7 @@ impl Signals {
             self.token_recall,
             self.token_weakest,
             self.token_precision,
+            self.token_recall_cited,
         ]
     }
 

@@ -182,8 +182,9 @@ fn says(padded: &str, words: &[&str]) -> bool {
 const NEGATING_PREFIXES: &[&str] = &["non-", "non", "un", "in", "im", "dis", "a"];
 
 /// The words of `claim` whose prefixed (or unprefixed) opposite `sentence` has while it lacks
-/// the word itself: "non-daemon" against "daemon", "asynchronous" against "synchronous". A
-/// stem of five letters or more, and "a" only before eight.
+/// the word itself (and the claim does not name the opposite too): "non-daemon" against
+/// "daemon", "asynchronous" against "synchronous". A stem of five letters or more, and "a"
+/// only before eight.
 fn prefixed(claim: &str, sentence: &str) -> Vec<String> {
     let words = |t: &str| -> Vec<String> {
         t.split(|c: char| !(c.is_alphanumeric() || c == '-'))
@@ -199,6 +200,10 @@ fn prefixed(claim: &str, sentence: &str) -> Vec<String> {
             continue;
         }
         for t in &theirs {
+            // A claim that has both ("not indexed … non-indexed websites") names both cases.
+            if mine.contains(t) {
+                continue;
+            }
             let opposite = NEGATING_PREFIXES.iter().any(|p| {
                 let min = if *p == "a" { 8 } else { 5 };
                 let of = |longer: &str, shorter: &str| {
@@ -303,12 +308,18 @@ mod tests {
             when only daemon threads are left.";
         assert_eq!(
             opposed(
-                "The significance of the daemon flag is that the entire Python program exits \
-                 when only non-daemon threads are left.",
+                "The significance of this flag is that the entire Python program exits when \
+                 only non-daemon threads are left.",
                 daemon
             ),
             vec!["non-daemon / daemon"]
         );
+        // AttributionBench (dev): a claim that names both cases is not opposed.
+        assert!(opposed(
+            "The deep web is not indexed by search engines and includes non-indexed websites.",
+            "The deep web is anything on the internet that is not indexed by a search engine."
+        )
+        .is_empty());
         // A short word and its look-alike are not opposites ("a" + "part" is not "apart").
         assert!(opposed("The parts are apart.", "The parts are in part.").is_empty());
     }
