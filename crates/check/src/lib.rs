@@ -265,7 +265,7 @@ pub fn check_reading(
     let words_verify = close.is_none() || {
         let words = Weights::committed();
         let alone = Signals::measure(claim, &lexical, &bag);
-        words.probability(&alone) >= words.verified_above
+        verifies(&alone, words.probability(&alone), words)
     };
     let (status, reason) = judge(claim, &best.text, &signals, score, weights, words_verify);
     Verdict {
@@ -276,6 +276,17 @@ pub fn check_reading(
         score,
         signals,
     }
+}
+
+/// Whether a sentence is verified by its signals: its calibrated probability clears the
+/// threshold, or its window says it word for word — every content word and number of it, in its
+/// order ("Hive counts show that a honeybee colony has about 50,000 workers in summer" for "A
+/// honeybee colony has about 50,000 workers in summer"), where a lead-in can pull the probability
+/// under a threshold aimed at 0.95. On AttributionBench's dev split 60 claims say their window
+/// word for word, 58 of them attributable (0.967). The rules that contradict or refuse a
+/// sentence are judged before this.
+fn verifies(s: &Signals, score: f64, weights: &Weights) -> bool {
+    score >= weights.verified_above || (s.complete >= 1.0 && s.run >= 0.999)
 }
 
 /// The status and its reason, from the signals and the calibrated score.
@@ -342,7 +353,7 @@ fn judge(
         percent(s.overlap)
     );
     let likely = format!("{} likely attributable", percent(score));
-    if score >= weights.verified_above && words_verify {
+    if verifies(s, score, weights) && words_verify {
         let extra = if gaps.is_empty() {
             String::new()
         } else {

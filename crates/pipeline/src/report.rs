@@ -554,8 +554,16 @@ pub(crate) fn nothing_answers_body(state: &Facts<'_>, instead: &str) -> String {
 pub(crate) fn nothing_found(state: &Facts<'_>, now_ms: i64, llm_calls: u64) -> String {
     let h = headings(state.language);
     let unread = crate::method::unread_pages(state.warnings);
-    let body = if state.sources.is_empty() && !unread.is_empty() {
-        nothing_read(state, &unread)
+    let blocked = blocked_entries(state.warnings);
+    // Pages the guard refused are the likelier reason even when another page was read: the
+    // report says which and what allows them, not to rephrase the question (issue 52, N7).
+    let body = if !unread.is_empty() && (state.sources.is_empty() || !blocked.is_empty()) {
+        unread_explained(
+            state.sources.len(),
+            &unread,
+            &blocked,
+            state.language == "ja",
+        )
     } else if state.language == "ja" {
         "この質問について、読める出典から根拠を見つけることができませんでした。推測で答えることはしません。\n\n\
 次を試してください:\n\n- 質問をより具体的に言い換える\n- ライブラリに関連する資料のフォルダを追加する\n\
@@ -575,25 +583,48 @@ report does not answer it rather than guess.\n\nWhat might help:\n\n- rephrase t
     )
 }
 
-/// Pages listed by name when none could be read; the rest are counted.
+/// Unread pages listed by name; the rest are counted.
 const UNREAD_LISTED: usize = 5;
 
-/// Why nothing was found when the searches found pages but none could be read: each page with
-/// why, and for addresses the fetcher's guard refused, the exact entry that allows them.
-/// Rephrasing the question cannot help there, so the report does not suggest it.
-fn nothing_read(state: &Facts<'_>, unread: &[crate::method::UnreadPage]) -> String {
-    let ja = state.language == "ja";
-    let mut out = if ja {
-        format!(
+/// The allowed-hosts entries that would let the fetcher read the pages its guard refused.
+fn blocked_entries(warnings: &[crate::records::Warning]) -> BTreeSet<String> {
+    warnings
+        .iter()
+        .filter(|w| w.kind == crate::records::WarningKind::Blocked)
+        .filter_map(|w| research_fetch::AllowedHosts::entry_for_address(w.url.as_deref()?))
+        .collect()
+}
+
+/// Why nothing was found when pages the searches found could not be read: `read` pages were
+/// read (none answering), each unread page with why, and for addresses the fetcher's guard
+/// refused, the exact entry that allows them (`blocked`). Rephrasing the question cannot help
+/// there, so the report does not suggest it.
+fn unread_explained(
+    read: usize,
+    unread: &[crate::method::UnreadPage],
+    blocked: &BTreeSet<String>,
+    ja: bool,
+) -> String {
+    let mut out = match (ja, read) {
+        (true, 0) => format!(
             "検索で見つかった {} ページはどれも読めなかったため、根拠を取り出せませんでした。質問を言い換えても解決しません。\n\n理由:\n\n",
             unread.len()
-        )
-    } else {
-        format!(
+        ),
+        (true, _) => format!(
+            "読めた {read} ページには質問に答える箇所がなく、ほかの {} ページは読めませんでした。質問を言い換えても解決しません。\n\n読めなかった理由:\n\n",
+            unread.len()
+        ),
+        (false, 0) => format!(
             "The searches found {} page{}, and none could be read, so there was no evidence to take; rephrasing the question would not help.\n\nWhy:\n\n",
             unread.len(),
             if unread.len() == 1 { "" } else { "s" }
-        )
+        ),
+        (false, _) => format!(
+            "{read} page{} could be read and said nothing that answers the question; {} other page{} could not be read, so rephrasing the question would not help.\n\nWhy they could not be read:\n\n",
+            if read == 1 { "" } else { "s" },
+            unread.len(),
+            if unread.len() == 1 { "" } else { "s" }
+        ),
     };
     for page in unread.iter().take(UNREAD_LISTED) {
         out.push_str(&format!("- {}: {}\n", page.url, page.reason));
@@ -606,14 +637,8 @@ fn nothing_read(state: &Facts<'_>, unread: &[crate::method::UnreadPage]) -> Stri
             format!("- and {more} more\n")
         });
     }
-    let blocked: BTreeSet<String> = state
-        .warnings
-        .iter()
-        .filter(|w| w.kind == crate::records::WarningKind::Blocked)
-        .filter_map(|w| research_fetch::AllowedHosts::entry_for_address(w.url.as_deref()?))
-        .collect();
     if !blocked.is_empty() {
-        let entries = blocked.into_iter().collect::<Vec<_>>().join(", ");
+        let entries = blocked.iter().cloned().collect::<Vec<_>>().join(", ");
         out.push_str(&if ja {
             format!(
                 "\nこれらはローカルまたはプライベートなアドレスです。読むには {entries} を許可するホストに加えてください（アプリの設定の allowed_hosts、`research` では --allow-host）。\n"
@@ -651,6 +676,32 @@ pub fn summary_of(report: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 52, N7: with one page read and the rest refused by the guard, the report said to
+    /// rephrase the question; it names the refused pages and the entry that allows them.
+    #[test]
+    fn refused_pages_are_explained_when_another_page_was_read() {
+        let unread = [crate::method::UnreadPage {
+            url: "http://127.0.0.1:8080/bees.html".into(),
+            reason: "a loopback address, refused unless allowed".into(),
+        }];
+        let blocked = BTreeSet::from(["127.0.0.1:8080".to_string()]);
+        let one = unread_explained(1, &unread, &blocked, false);
+        assert!(
+            one.starts_with("1 page could be read and said nothing"),
+            "{one}"
+        );
+        assert!(
+            one.contains("add 127.0.0.1:8080 to the allowed hosts"),
+            "{one}"
+        );
+        assert!(one.contains("http://127.0.0.1:8080/bees.html"), "{one}");
+        assert!(!one.contains("rephrase the question more"), "{one}");
+        let none = unread_explained(0, &unread, &blocked, false);
+        assert!(none.contains("none could be read"), "{none}");
+        let ja = unread_explained(2, &unread, &blocked, true);
+        assert!(ja.contains("読めた 2 ページ"), "{ja}");
+    }
 
     fn ev(source_id: u32, fact: &str) -> Evidence {
         Evidence {
