@@ -264,7 +264,19 @@ pub fn check_reading(
     // decides is the rest — which partly sentences a report keeps.
     let words_verify = close.is_none() || {
         let words = Weights::committed();
-        let alone = Signals::measure(claim, &lexical, &bag);
+        // Most often meaning chose the words' own window: its word signals are these.
+        let alone = if lexical == best.text {
+            Signals {
+                meaning: 0.0,
+                token_recall: 0.0,
+                token_weakest: 0.0,
+                token_precision: 0.0,
+                token_recall_cited: 0.0,
+                ..signals
+            }
+        } else {
+            Signals::measure(claim, &lexical, &bag)
+        };
         verifies(&alone, words.probability(&alone), words)
     };
     let (status, reason) = judge(claim, &best.text, &signals, score, weights, words_verify);
@@ -306,8 +318,8 @@ fn judge(
     }
     // A sentence stronger than its source ("only", "always", "never", "cannot", "exactly" where
     // the source allows none) says something the source does not, however many words it shares.
-    let exclusives = signals::exclusive::added(claim, aligned);
-    if !exclusives.is_empty() {
+    if s.exclusive_added > 0.0 {
+        let exclusives = signals::exclusive::added(claim, aligned);
         return (
             Status::Unsupported,
             format!(

@@ -46,7 +46,7 @@ fn words(text: &str) -> Vec<String> {
 /// judged in the window's sentence closest to the claim. "Not only" is not an exclusive.
 pub fn added(claim: &str, window: &str) -> Vec<&'static str> {
     let mine = words(claim);
-    let theirs = words(super::states::closest_sentence(claim, window));
+    let theirs = words(super::closest_sentence(claim, window));
     let says = |ws: &[String], list: &[&str]| {
         ws.iter().enumerate().any(|(i, w)| {
             list.contains(&w.as_str())

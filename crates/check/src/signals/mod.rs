@@ -269,3 +269,20 @@ pub fn reversal(claim: &str, aligned: &str, s: &Signals) -> Option<String> {
 /// An opposed state contradicts only in a window that has this share of the claim's words:
 /// below it, the window may be about something else in the same state words.
 pub const OPPOSED_OVERLAP: f64 = 0.5;
+
+/// The sentence of `window` that shares most of `claim`'s words: states and exclusives are
+/// judged there, so a state said of something else elsewhere in the window does not count.
+pub fn closest_sentence<'w>(claim: &str, window: &'w str) -> &'w str {
+    use unicode_segmentation::UnicodeSegmentation;
+    let mine = crate::words::word_terms(claim);
+    window
+        .split_sentence_bounds()
+        .filter(|s| !s.trim().is_empty())
+        .max_by_key(|s| {
+            (
+                mine.intersection(&crate::words::word_terms(s)).count(),
+                std::cmp::Reverse(s.len()),
+            )
+        })
+        .unwrap_or(window)
+}

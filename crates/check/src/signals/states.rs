@@ -219,28 +219,11 @@ fn prefixed(claim: &str, sentence: &str) -> Vec<String> {
     out
 }
 
-/// The sentence of `window` that shares most of `claim`'s words: states and exclusives are
-/// judged there, so a state said of something else elsewhere in the window does not count.
-pub fn closest_sentence<'w>(claim: &str, window: &'w str) -> &'w str {
-    use unicode_segmentation::UnicodeSegmentation;
-    let mine = crate::words::word_terms(claim);
-    window
-        .split_sentence_bounds()
-        .filter(|s| !s.trim().is_empty())
-        .max_by_key(|s| {
-            (
-                mine.intersection(&crate::words::word_terms(s)).count(),
-                std::cmp::Reverse(s.len()),
-            )
-        })
-        .unwrap_or(window)
-}
-
 /// The states `claim` states whose opposite the window's closest sentence
-/// ([`closest_sentence`]) states instead (and not the claim's own), as "claim's word /
+/// ([`super::closest_sentence`]) states instead (and not the claim's own), as "claim's word /
 /// window's word": from the pairs above, or a word against its prefixed opposite.
 pub fn opposed(claim: &str, window: &str) -> Vec<String> {
-    let sentence = closest_sentence(claim, window);
+    let sentence = super::closest_sentence(claim, window);
     let mine = padded(claim);
     let theirs = padded(sentence);
     let mut out = Vec::new();
