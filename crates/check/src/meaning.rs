@@ -86,13 +86,20 @@ impl Meaning {
             self.encoder.embed_tokens(&missing)?
         };
         let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
+        // What this call needs is taken from the cache before it may be emptied to make room
+        // (a call with more new texts than the cache holds empties it, and still answers).
+        let mut out: HashMap<&str, Arc<Encoded>> = texts
+            .iter()
+            .filter_map(|t| cache.get(*t).map(|e| (*t, e.clone())))
+            .collect();
         if cache.len() + fresh.len() > CACHE_TEXTS {
             cache.clear();
         }
-        let mut out: HashMap<&str, Arc<Encoded>> = HashMap::new();
         for (text, e) in missing.iter().zip(fresh) {
             let e = Arc::new(e);
-            cache.insert((*text).to_string(), e.clone());
+            if cache.len() < CACHE_TEXTS {
+                cache.insert((*text).to_string(), e.clone());
+            }
             out.insert(text, e);
         }
         Ok(texts
@@ -100,7 +107,6 @@ impl Meaning {
             .map(|t| {
                 out.get(t)
                     .cloned()
-                    .or_else(|| cache.get(*t).cloned())
                     .expect("every text was encoded or cached")
             })
             .collect())
@@ -246,5 +252,23 @@ mod tests {
         let cached = m.cache.lock().unwrap().len();
         assert_eq!(cached, 3, "the sentence and both windows, once each");
         assert!(!again[0].tokens.is_empty());
+    }
+
+    #[test]
+    fn a_call_with_more_texts_than_the_cache_holds_still_answers_every_one() {
+        // The pipeline's answering measure reads a run's pages at once: thousands of sentences,
+        // some read before. Emptying the cache to make room must not lose those.
+        let m = Meaning::new(Arc::new(TrigramEmbedder::default()));
+        m.encode(&["a sentence read before", "another one"])
+            .unwrap();
+        let many: Vec<String> = (0..CACHE_TEXTS + 10)
+            .map(|i| format!("sentence number {i}"))
+            .collect();
+        let mut texts: Vec<&str> = vec!["a sentence read before"];
+        texts.extend(many.iter().map(String::as_str));
+        let encoded = m.encode(&texts).unwrap();
+        assert_eq!(encoded.len(), texts.len());
+        assert!(m.cache.lock().unwrap().len() <= CACHE_TEXTS);
+        assert_eq!(m.encode(&["another one"]).unwrap().len(), 1);
     }
 }

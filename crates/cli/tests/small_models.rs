@@ -569,7 +569,10 @@ fn smollm2_reads_the_page_that_answers_whatever_its_plan() {
     // The report is about it: it cites it, and everything it cites is on the question.
     let report = result["report"].as_str().unwrap();
     assert!(report.contains(&format!("[{id}]")), "{report}");
-    assert!(report.contains("Passages on the question:"), "{report}");
+    assert!(
+        report.contains("Passages that answer the question:"),
+        "{report}"
+    );
     let on = result["metadata"]["evidence_on_question"].as_u64().unwrap();
     assert!(on >= 1, "{report}");
     eprintln!(

@@ -456,18 +456,26 @@ fn on_question_lines(state: &Facts<'_>) -> String {
     let ja = state.language == "ja";
     let mut out = String::new();
     if !state.read.is_empty() {
+        // Counted by what the passages say (the answering measure that also caps the
+        // coverage), not by a word they share with the question.
+        let gate = crate::steps::relevance::Gate::new(state.query, state.questions);
+        let answering = gate
+            .answers(state.evidence)
+            .into_iter()
+            .filter(|a| *a)
+            .count();
         out.push_str(&if ja {
             format!(
-                "- 質問に関わる証拠: {} / {} 件（引用・確信度・網羅度に数えるのはこれだけ）\n",
+                "- 質問に答える証拠: {answering} / {} 件（質問に関わる {} 件だけを引用し、網羅度には答えるものだけを数える）\n",
+                state.read.len(),
                 state.evidence.len(),
-                state.read.len()
             )
         } else {
             format!(
-                "- Passages on the question: {} of the {} read (only these are cited and counted \
-                 in the confidence and coverage)\n",
+                "- Passages that answer the question: {answering} of the {} read ({} on the \
+                 question may be cited; the coverage counts only those that answer)\n",
+                state.read.len(),
                 state.evidence.len(),
-                state.read.len()
             )
         });
     }
@@ -501,7 +509,7 @@ fn on_question_lines(state: &Facts<'_>) -> String {
     out
 }
 
-/// The honest answer when passages were read but none is on the question: nothing found that
+/// The honest answer when passages were read but none answers the question: nothing found that
 /// answers it, what was searched, and what was found instead (`instead`: an audited body of
 /// cited passages, empty when there is none to show). Returns the report's body.
 pub(crate) fn nothing_answers_body(state: &Facts<'_>, instead: &str) -> String {
@@ -512,14 +520,14 @@ pub(crate) fn nothing_answers_body(state: &Facts<'_>, instead: &str) -> String {
     // A note, not a claim: set apart as a quotation block, which the audit leaves alone.
     out.push_str(&if ja {
         format!(
-            "> 「{}」に答えるものは見つかりませんでした。読んだ {} 件の出典の {} 件の箇所は、どれも質問とその調査課題に触れていません。別の話題の箇所を答えとして示すことはしません。\n\n",
+            "> 「{}」に答えるものは見つかりませんでした。読んだ {} 件の出典の {} 件の箇所は、どれも質問とその調査課題に答えていません（語が重なる箇所があっても、答えを述べてはいません）。答えでない箇所を答えとして示すことはしません。\n\n",
             state.query.trim(),
             sources.len(),
             state.read.len()
         )
     } else {
         format!(
-            "> Nothing found that answers \"{}\". None of the {} passages read from {} sources is about the question or its research questions, so this report does not present passages about something else as an answer.\n\n",
+            "> Nothing found that answers \"{}\". None of the {} passages read from {} sources answers the question or its research questions (some may share its words without saying what it asks), so this report does not present them as an answer.\n\n",
             state.query.trim(),
             state.read.len(),
             sources.len()

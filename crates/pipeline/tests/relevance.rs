@@ -187,7 +187,10 @@ async fn an_echoed_plan_still_reads_the_answering_page_and_the_report_is_about_i
         assert!(!report.contains(off), "{off} in the report:\n{report}");
     }
     // The method section says how many passages were on the question and what was refused.
-    assert!(report.contains("Passages on the question:"), "{report}");
+    assert!(
+        report.contains("Passages that answer the question:"),
+        "{report}"
+    );
     assert!(report.contains("refused"), "{report}");
     // A refused question's "[11]" is listed without it: no citation of a source the report lacks
     // (Gemma wrote such a list as a research question; the checkers read it as citations).
@@ -238,7 +241,7 @@ async fn nothing_on_the_question_read_gives_the_honest_nothing_found_report() {
         state.audit
     );
     assert!(
-        report.contains("Passages on the question: 0 of"),
+        report.contains("Passages that answer the question: 0 of"),
         "{report}"
     );
     // Confidence and coverage count only what is on the question: nothing.

@@ -428,13 +428,13 @@ async fn claims_are_cross_validated_across_independent_sources_and_mirrors_count
 
 #[tokio::test]
 async fn coverage_is_recomputed_when_ranking_leaves_evidence_out() {
-    // The workers question is backed twice (the colony page and the quora page) until the
-    // ranking leaves the quora page out: one item left makes it partial, and the overall
-    // coverage falls with it.
+    // The workers question is answered by the quora page alone until the ranking leaves it out
+    // (a low-trust domain): the question is then missing, and the overall coverage falls with
+    // it. The queen's eggs stay answered by the news page.
     let pages = pages();
     let kept: Vec<(&str, &str, &str)> = pages
         .iter()
-        .filter(|(u, _, _)| u.contains("bees.example.org") || u.contains("quora"))
+        .filter(|(u, _, _)| u.contains("news.example.com") || u.contains("quora"))
         .map(|(u, t, x)| (*u, *t, x.as_str()))
         .collect();
     let done = run_asking(
@@ -451,9 +451,11 @@ async fn coverage_is_recomputed_when_ranking_leaves_evidence_out() {
     assert_eq!(
         s.coverage_by_question,
         [
-            research_pipeline::Coverage::Partial,
+            research_pipeline::Coverage::Missing,
             research_pipeline::Coverage::Partial
-        ]
+        ],
+        "{:?}",
+        s.plan.questions
     );
     assert!(s.coverage < researched, "{} vs {researched}", s.coverage);
 }
@@ -863,9 +865,11 @@ async fn research_stops_early_when_a_round_adds_under_five_percent_coverage() {
 
 #[tokio::test]
 async fn when_the_passages_replace_the_prose_the_score_is_the_writers() {
-    let made_up = "## Summary\nHoneybees fly to the moon and back every single night [1]. \
-Each colony keeps a small dragon to guard the honey stores [2]. Queens speak fluent Latin to \
-their workers at dawn [5].\n";
+    // Prose no passage read can mend: it cites sources the run never read (a made-up sentence
+    // citing a source with evidence is rewritten into that evidence, and the prose stands).
+    let made_up = "## Summary\nHoneybees fly to the moon and back every single night [7]. \
+Each colony keeps a small dragon to guard the honey stores [8]. Queens speak fluent Latin to \
+their workers at dawn [9].\n";
     let done = run(
         config(),
         script_writing(vec![reading(0.9, "simple")], covered(), made_up),
@@ -873,7 +877,11 @@ their workers at dawn [5].\n";
     )
     .await;
     let t = &done.state.trust;
-    assert!(done.state.report.contains("The model's prose was not used"));
+    assert!(
+        done.state.report.contains("The model's prose was not used"),
+        "{}",
+        done.state.report
+    );
     assert_eq!((t.writer_claims, t.unsupported), (3, 3), "{t:#?}");
     assert_eq!(t.hallucination, 1.0);
     assert!(
@@ -949,7 +957,27 @@ async fn a_run_killed_in_the_trust_engine_resumes_without_repeating_a_finished_s
 async fn a_claim_its_extracted_evidence_misses_is_verified_against_the_stored_text() {
     let report = "## Summary\nA honeybee colony has about 50,000 workers in summer [1]. \
 Workers live about six weeks in summer and several months in winter [1].\n";
-    let done = run(
+    // The colony page says more on the workers than extraction takes: the sentences that answer
+    // the question best are taken, and the one on their lifespan is left in the stored text.
+    let pages = pages();
+    let colony = format!(
+        "{COLONY} How many workers a honeybee colony has depends on the season. A honeybee \
+colony has many workers and one queen. Many workers of a honeybee colony forage for the colony."
+    );
+    let corpus: Vec<(&str, &str, &str)> = pages
+        .iter()
+        .map(|(u, t, x)| {
+            let text = if u.contains("bees.example.org") {
+                colony.as_str()
+            } else {
+                x.as_str()
+            };
+            (*u, *t, text)
+        })
+        .collect();
+    let done = run_asking(
+        QUESTION,
+        corpus_of(&corpus),
         config(),
         script_writing(vec![reading(0.9, "simple")], covered(), report),
         no_questions,

@@ -77,13 +77,21 @@ pub fn dead_ends(yields: &[SearchYield], round: u32) -> Vec<DeadEnd> {
         .collect()
 }
 
+/// Whether `search` takes dead end `d`'s angle: it is worded like it, or it holds every content
+/// word of it ("many workers honeybee colony zorblax quantum hives" after "zorblax quantum"
+/// found nothing: what matched nothing matches nothing with more words around it).
+fn takes_angle(d: &DeadEnd, search: &str) -> bool {
+    let dead = guard::topic_term_set(&d.query);
+    query_similarity(&d.query, search) >= SAME_ANGLE
+        || (!dead.is_empty() && dead.is_subset(&guard::topic_term_set(search)))
+}
+
 /// `searches` without those that take a dead end's angle: (kept, dropped).
 pub fn avoiding(searches: &[String], dead: &[DeadEnd]) -> (Vec<String>, Vec<String>) {
-    searches.iter().cloned().partition(|s| {
-        !dead
-            .iter()
-            .any(|d| query_similarity(&d.query, s) >= SAME_ANGLE)
-    })
+    searches
+        .iter()
+        .cloned()
+        .partition(|s| !dead.iter().any(|d| takes_angle(d, s)))
 }
 
 /// New angles on the `open` research questions: keyword searches built from their words (as
@@ -99,9 +107,7 @@ pub fn reformulate(open: &[String], done: &[String], dead: &[DeadEnd], n: usize)
                 .iter()
                 .chain(out.iter())
                 .any(|s| query_similarity(s, &candidate) >= DUPLICATE_QUERY)
-                || dead
-                    .iter()
-                    .any(|d| query_similarity(&d.query, &candidate) >= SAME_ANGLE);
+                || dead.iter().any(|d| takes_angle(d, &candidate));
             if !seen {
                 out.push(candidate);
             }

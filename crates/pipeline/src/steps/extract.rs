@@ -13,6 +13,7 @@ use serde::Deserialize;
 
 use super::harvest::Reading;
 use super::numbered;
+use super::relevance::answers;
 use crate::ask::{ask_schema, prompt_room, window, Ctx};
 use crate::config::DepthLimits;
 use crate::guard;
@@ -37,6 +38,11 @@ const ANSWER_TOKENS_PER_PAGE: u32 = 600;
 
 /// Passages taken from an on-topic page at least, by rank, when the model took fewer.
 const FALLBACK_PASSAGES: usize = 2;
+
+/// Sentences of a page that answer the question ([`answers::answering`]) taken besides the
+/// model's picks, at most: a small model's picks are one vote, not the decider (SmolLM2 took
+/// a filename rule from the page that lists WAL's advantages, and none of them).
+const ANSWERING_PASSAGES: usize = 2;
 
 /// The extraction schema for a text of `sentences` numbered sentences: each fact a sentence
 /// number (and the last sentence it runs over), and in words too when the model `restates`.
@@ -128,9 +134,11 @@ pub struct Listing {
     /// several sentences must be in it too, or a list item's number would vanish from between
     /// them ("the Work. Grant of …" where the text says "the Work. 2. Grant of …").
     raw: String,
-    /// Shown sentences that share something with the search and the question, best first
-    /// (BM25).
+    /// Shown sentences that share something with the search and the question, those that
+    /// answer best first ([`answers::answering`]).
     ranked: Vec<usize>,
+    /// Whether each shown sentence answers the question or a research question.
+    answering: Vec<bool>,
     /// Whether the page is plainly on the topic: the model must then take at least one fact.
     on_topic: bool,
     /// What its lines cost in a prompt.
@@ -207,11 +215,25 @@ impl Listing {
             .collect();
         let readings: Vec<String> = keep.iter().map(|&i| read[i].clone()).collect();
         let texts: Vec<&str> = readings.iter().map(String::as_str).collect();
-        let ranked = guard::rank_sentences(&relevance_key, &texts)
+        // Ranked by how well each answers the question or a research question (the measure the
+        // report and its coverage use), among those that share something with what was asked.
+        let shares: Vec<usize> = guard::rank_sentences(&relevance_key, &texts)
             .into_iter()
             .filter(|(_, score)| *score > 0.0)
             .map(|(i, _)| i)
             .collect();
+        let mut score = vec![0.0f64; texts.len()];
+        for key in
+            std::iter::once(reading.topic).chain(reading.questions.iter().map(String::as_str))
+        {
+            for (s, a) in score.iter_mut().zip(answers::answering(key, &texts)) {
+                *s = s.max(a);
+            }
+        }
+        let threshold = answers::threshold();
+        let answering: Vec<bool> = score.iter().map(|s| *s >= threshold).collect();
+        let mut ranked = shares;
+        ranked.sort_by(|&a, &b| score[b].total_cmp(&score[a]).then(a.cmp(&b)));
         let lines = numbered_lines(&readings, 0);
         Self {
             on_topic: text::overlap(&relevance_key, &lines) >= 2,
@@ -229,6 +251,7 @@ impl Listing {
             shown,
             readings,
             ranked,
+            answering,
         }
     }
 
@@ -485,13 +508,14 @@ fn take(page: &Listing, chosen: Vec<Chosen>, topic: &str, l: &DepthLimits) -> Ve
         let texts = &texts;
         ranked
             .iter()
-            .filter(move |&&i| usable(i))
-            .map(move |&i| texts[i])
-            .filter(move |t| {
+            .copied()
+            .filter(move |&i| usable(i))
+            .filter(move |&i| {
+                let t = texts[i];
                 quote_in(t, normalized)
                     && !taken
                         .iter()
-                        .any(|q| q.contains(*t) || t.contains(q.as_str()))
+                        .any(|q| q.contains(t) || t.contains(q.as_str()))
             })
     };
     let mut evidence: Vec<Evidence> = Vec::new();
@@ -555,10 +579,17 @@ fn take(page: &Listing, chosen: Vec<Chosen>, topic: &str, l: &DepthLimits) -> Ve
         // taken yet stand, as they read.
         let more: Vec<Evidence> = untaken(&evidence)
             .take(wanted - evidence.len())
-            .map(|t| Evidence::unnumbered(t.to_string(), t.to_string()))
+            .map(|i| Evidence::unnumbered(texts[i].to_string(), texts[i].to_string()))
             .collect();
         evidence.extend(more);
     }
+    // The page's sentences that answer, whatever the model picked.
+    let answering: Vec<Evidence> = untaken(&evidence)
+        .filter(|&i| page.answering[i])
+        .take(ANSWERING_PASSAGES)
+        .map(|i| Evidence::unnumbered(texts[i].to_string(), texts[i].to_string()))
+        .collect();
+    evidence.extend(answering);
     evidence
 }
 
@@ -573,6 +604,7 @@ mod tests {
             normalized: String::new(),
             raw: String::new(),
             ranked: Vec::new(),
+            answering: vec![false; sentences],
             on_topic: false,
             tokens: sentences * (chars / 4 + 4) + 24,
         }
@@ -610,6 +642,7 @@ mod tests {
             normalized: normalize(&text::plain(doc)),
             raw: normalize(doc),
             readings: shown.clone(),
+            answering: vec![false; shown.len()],
             shown,
             ranked: Vec::new(),
             on_topic: true,

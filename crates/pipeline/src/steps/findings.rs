@@ -157,15 +157,14 @@ pub fn extractive_body(
         if title.as_str() == other {
             continue;
         }
-        // What is shown is ranked: the quote. One that opens with what the question names
+        // What is shown is ranked by how well it answers (the quote). One that opens with what the question names
         // comes first (it says what that is or does), then one that names it, then one that
         // shares only the question's other words ("measure", said of another tool).
         let refs: Vec<&str> = items.iter().map(|e| e.quote.as_str()).collect();
         let anchors = guard::Anchors::of(title);
-        let mut order: Vec<usize> = guard::rank_sentences(title, &refs)
-            .into_iter()
-            .map(|(i, _)| i)
-            .collect();
+        let scores = super::relevance::answers::answering(title, &refs);
+        let mut order: Vec<usize> = (0..refs.len()).collect();
+        order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]).then(a.cmp(&b)));
         order.sort_by_key(|&i| (!anchors.leads(refs[i]), !anchors.named_in(refs[i])));
         *items = order.into_iter().map(|i| items[i]).collect();
     }

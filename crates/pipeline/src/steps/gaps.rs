@@ -72,24 +72,37 @@ pub struct GapInput<'a> {
     pub titles: &'a std::collections::BTreeMap<u32, String>,
 }
 
-/// Checked evidence items on a question that make it well covered (one makes it partial).
-pub const WELL_COVERED_ITEMS: usize = 2;
+/// The expected number of passages stating a fact of the answer — the sum of the answering
+/// passages' probabilities ([`relevance::answers::answering`], fitted on gold answers) — that
+/// makes a question well covered; any answering passage makes it partly covered. Two passages
+/// that merely pass the threshold (a probability near 0.1 each) do not: a reader would not call
+/// a question answered by them.
+pub const WELL_COVERED_EXPECTED: f64 = 1.0;
 
-/// How far `evidence` answers `question`, judged without a model: the items whose quote shares
-/// the question's words and bears out its fact. None is missing, one partial, two or more well
-/// covered. A model's coverage is capped by this: a weak model calls everything covered.
+/// How far `evidence` answers `question`, judged without a model: the items on it (they share
+/// its content words) that answer it by the answering measure (at its threshold) and whose quote
+/// bears out their fact. None is missing; well covered when they are expected to state
+/// [`WELL_COVERED_EXPECTED`] of the answer's facts, partly covered otherwise. A model's coverage
+/// is capped by this: a weak model calls everything covered.
 pub fn evidence_coverage(question: &str, evidence: &[Evidence]) -> Coverage {
-    let backing = evidence
+    let quotes: Vec<&str> = evidence.iter().map(|e| e.quote.as_str()).collect();
+    let threshold = relevance::answers::threshold();
+    let backing: Vec<f64> = evidence
         .iter()
-        .filter(|e| {
-            guard::shares_content(question, &e.quote)
+        .zip(relevance::answers::answering(question, &quotes))
+        .filter(|(e, score)| {
+            *score >= threshold
+                && guard::shares_content(question, &e.quote)
                 && (e.fact.trim() == e.quote.trim() || guard::supports(&e.fact, &e.quote).supported)
         })
-        .count();
-    match backing {
-        0 => Coverage::Missing,
-        n if n < WELL_COVERED_ITEMS => Coverage::Partial,
-        _ => Coverage::WellCovered,
+        .map(|(_, score)| score)
+        .collect();
+    if backing.is_empty() {
+        Coverage::Missing
+    } else if backing.iter().sum::<f64>() < WELL_COVERED_EXPECTED {
+        Coverage::Partial
+    } else {
+        Coverage::WellCovered
     }
 }
 
@@ -250,7 +263,7 @@ fn by_evidence_alone(input: &GapInput<'_>) -> GapReport {
         .zip(&by_question)
         .filter_map(|(q, c)| match c {
             Coverage::Missing => Some(format!("No passage read answers \"{q}\"")),
-            Coverage::Partial => Some(format!("One passage read bears on \"{q}\"")),
+            Coverage::Partial => Some(format!("The passages read answer \"{q}\" only in part")),
             Coverage::WellCovered => None,
         })
         .collect();
@@ -359,10 +372,22 @@ mod tests {
         assert_eq!(evidence_coverage(q, &[]), Coverage::Missing);
         assert_eq!(evidence_coverage(q, &[item(off, off)]), Coverage::Missing);
         assert_eq!(evidence_coverage(q, &[item(on, on)]), Coverage::Partial);
+        // Two passages do not make an answer whatever they say: well covered needs passages
+        // expected to state two of its facts.
         assert_eq!(
             evidence_coverage(q, &[item(on, on), item(also, also)]),
-            Coverage::WellCovered
+            Coverage::Partial
         );
+        let more = [
+            on,
+            also,
+            "Memcheck detects uninitialised values with the definedness bits it keeps in shadow memory.",
+            "Uninitialised values are detected by Memcheck only when a value is used, not when it is copied.",
+            "Memcheck tracks uninitialised values through registers and memory to detect their use.",
+            "Memcheck detects the use of uninitialised values in system calls and conditional jumps.",
+        ];
+        let items: Vec<Evidence> = more.iter().map(|t| item(t, t)).collect();
+        assert_eq!(evidence_coverage(q, &items), Coverage::WellCovered);
         // A fact its quote does not bear out backs nothing, whatever the quote is about.
         let made_up = item("Memcheck was written in 1850 on the moon.", on);
         assert_eq!(evidence_coverage(q, &[made_up]), Coverage::Missing);

@@ -7,17 +7,9 @@ use std::collections::BTreeSet;
 
 use unicode_segmentation::UnicodeSegmentation;
 
-use super::TOLD_WORDS;
+use super::{answers, TOLD_WORDS};
 use crate::guard;
 use crate::records::Evidence;
-
-/// An extractive report gives a passage when it scores at least this share of the best
-/// passage's score against the question (or a research question): the tail of passages that
-/// share one common word ("write" in "read and write any schema format") is left out.
-pub const BEST_FLOOR: f64 = 0.15;
-
-/// Share of a key's words a passage that ranks under [`BEST_FLOOR`] still needs to be listed.
-pub const BEST_COVERAGE: f64 = 0.34;
 
 /// The words of research question `q` that say what it asks: without the words of the
 /// model's prompt and schema ("The answer to this question is: …") that `topic` does not use,
@@ -109,35 +101,51 @@ impl Gate {
             .collect()
     }
 
-    /// Up to `max` passages ranked highest against the question and against each research
-    /// question in turn (the question's best, the first research question's best, …, then
-    /// each one's second best), each once: what an extractive report gives.
+    /// What passages are ranked against: the question, then each research question.
+    fn keys(&self) -> Vec<&str> {
+        std::iter::once(self.topic.as_str())
+            .chain(self.questions.iter().map(String::as_str))
+            .collect()
+    }
+
+    /// How well each of `evidence` answers the question and each research question
+    /// ([`answers::answering`]): one row of scores per key, in [`Gate::keys`] order.
+    fn answering(&self, evidence: &[Evidence]) -> Vec<Vec<f64>> {
+        let quotes: Vec<&str> = evidence.iter().map(|e| e.quote.as_str()).collect();
+        self.keys()
+            .iter()
+            .map(|k| answers::answering(k, &quotes))
+            .collect()
+    }
+
+    /// Whether each of `evidence` answers the question or one of its research questions, by the
+    /// measure's threshold: what the coverage, the "passages on the question" line and the
+    /// extractive report count.
+    pub fn answers(&self, evidence: &[Evidence]) -> Vec<bool> {
+        let t = answers::threshold();
+        let scores = self.answering(evidence);
+        (0..evidence.len())
+            .map(|i| scores.iter().any(|s| s[i] >= t))
+            .collect()
+    }
+
+    /// Up to `max` passages that answer the question or a research question
+    /// ([`answers::answering`] at its threshold), ranked highest against the question and
+    /// against each research question in turn (the question's best, the first research
+    /// question's best, …, then each one's second best), each once: what an extractive report
+    /// gives. Empty when none answers: the report then says so.
     /// (A passage that ends in a colon only leads in to a list it does not hold — "The following
     /// commands are available:" — and says nothing on its own: it is never one of the best.)
     pub fn best(&self, evidence: &[Evidence], max: usize) -> Vec<Evidence> {
-        let quotes: Vec<&str> = evidence.iter().map(|e| e.quote.as_str()).collect();
-        let keys: Vec<&str> = std::iter::once(self.topic.as_str())
-            .chain(self.questions.iter().map(String::as_str))
-            .collect();
-        let rankings: Vec<Vec<usize>> = keys
-            .iter()
-            .map(|k| {
-                let ranked = guard::rank_sentences(k, &quotes);
-                let top = ranked.first().map_or(0.0, |(_, s)| *s);
-                // A word every passage shares weighs nearly nothing in the ranking, yet it is the
-                // subject ("vacuum" in every passage on VACUUM): a passage with a third of the
-                // key's words stays however far below the best it ranks.
-                let key = guard::topic_term_set(k);
-                let covers = |i: usize| {
-                    let q = guard::topic_term_set(quotes[i]);
-                    !key.is_empty()
-                        && key.intersection(&q).count() as f64 / key.len() as f64 >= BEST_COVERAGE
-                };
-                ranked
-                    .into_iter()
-                    .filter(|&(i, s)| s > 0.0 && (s >= top * BEST_FLOOR || covers(i)))
-                    .map(|(i, _)| i)
-                    .collect()
+        let t = answers::threshold();
+        let rankings: Vec<Vec<usize>> = self
+            .answering(evidence)
+            .into_iter()
+            .map(|scores| {
+                let mut order: Vec<usize> =
+                    (0..evidence.len()).filter(|&i| scores[i] >= t).collect();
+                order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]).then(a.cmp(&b)));
+                order
             })
             .collect();
         let mut out: Vec<Evidence> = Vec::new();

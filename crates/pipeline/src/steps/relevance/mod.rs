@@ -18,8 +18,9 @@ use crate::ask::{warn, Ctx};
 use crate::guard;
 use crate::records::{Evidence, RankedHit, Warning, WarningKind};
 
+pub mod answers;
 mod gate;
-pub use gate::{Gate, BEST_COVERAGE, BEST_FLOOR};
+pub use gate::Gate;
 
 /// Searches made from the question's own terms that open every plan, before the model's.
 pub const QUESTION_SEARCHES: usize = 1;

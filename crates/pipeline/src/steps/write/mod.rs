@@ -418,6 +418,10 @@ pub fn passages_report(input: &WriteInput<'_>, why: &str, now_ms: i64, calls: u6
     gated.facts.evidence = &on_question;
     let input = &gated;
     let passages = gate.best(input.facts.evidence, MAX_PASSAGES);
+    if passages.is_empty() {
+        // On the question by its words, but none says what it asks.
+        return nothing_answers(input, now_ms, calls);
+    }
     // The passages are the sources' own words: the texts around them add nothing to judge by.
     let audited = audit::audit(
         &extractive_body(
@@ -460,7 +464,7 @@ pub fn passages_report(input: &WriteInput<'_>, why: &str, now_ms: i64, calls: u6
 /// Passages an extractive report gives at most.
 pub const MAX_PASSAGES: usize = 20;
 
-/// Passages shown under "what was found instead" when nothing read is on the question.
+/// Passages shown under "what was found instead" when nothing read answers the question.
 pub const INSTEAD_PASSAGES: usize = 4;
 
 /// What evidence the report may cite must be about: the question and its research questions.
@@ -503,7 +507,7 @@ pub fn nothing_answers(input: &WriteInput<'_>, now_ms: i64, calls: u64) -> Draft
     // The passages are the sources' own words: the texts around them add nothing to judge by.
     let audited = audit::audit(&body, read, &audit::SourceTexts::default());
     let mut report = report::assemble(&facts, &audited.body, &[], &[], now_ms, calls);
-    let why = "nothing read is on the question";
+    let why = "nothing read answers the question";
     report.push_str(&format!(
         "- {}\n- The model's prose was not used: {why}\n",
         audit::summary(&audited.entries, facts.language == "ja")
@@ -664,6 +668,10 @@ pub async fn write(
         // The passages ranked highest against the question and each research question, not
         // only the writer's share: the passages are the report now.
         let passages = gate.best(input.facts.evidence, MAX_PASSAGES);
+        if passages.is_empty() {
+            // On the question by its words, but none says what it asks.
+            return Ok(nothing_answers(input, ctx.clock.now_ms(), calls));
+        }
         let why = if unfit.is_some() {
             WhyPassages::NotAsked
         } else {
@@ -682,7 +690,10 @@ pub async fn write(
     let findings: Vec<Evidence> = if extractive {
         Vec::new()
     } else {
-        super::findings::unrepeated(&audited, &evidence, input.facts.language)
+        // The key findings are the passages that answer, best first: what the writer read but
+        // does not answer the question is not listed as a finding.
+        let answering = gate.best(&evidence, MAX_PASSAGES);
+        super::findings::unrepeated(&audited, &answering, input.facts.language)
     };
     let findings = &findings[..];
     let mut draft = finish(
