@@ -77,7 +77,7 @@ pub struct GapInput<'a> {
 /// makes a question well covered; any answering passage makes it partly covered. Two passages
 /// that merely pass the threshold (a probability near 0.1 each) do not: a reader would not call
 /// a question answered by them.
-pub const WELL_COVERED_EXPECTED: f64 = 1.0;
+pub const WELL_COVERED_EXPECTED: f64 = 2.0;
 
 /// How far `evidence` answers `question`, judged without a model: the items on it (they share
 /// its content words) that answer it by the answering measure (at its threshold) and whose quote
