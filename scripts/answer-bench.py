@@ -181,25 +181,15 @@ def main():
                 result_file = run_dir / f"{q['id']}.json"
                 if a.cached and not result_file.is_file():
                     continue
-                seconds = None
-                if not a.cached and (a.fresh or not result_file.is_file()):
-                    result, error, seconds = rb.run_one(a.bin, spec, db, q, run_dir)
-                    if result is None:
-                        result_file.unlink(missing_ok=True)
-                        (run_dir / f"{q['id']}.error").write_text(error)
-                    else:
-                        result["bench_seconds"] = seconds
-                        result_file.write_text(json.dumps(result, ensure_ascii=False))
-                        (run_dir / f"{q['id']}.error").unlink(missing_ok=True)
-                if result_file.is_file():
-                    result = json.loads(result_file.read_text())
+                result, error, seconds = rb.result_of(a.bin, spec, db, q, run_dir, a.fresh, a.cached)
+                if result is not None:
                     record = score(result, q, folder)
                     record["usable"], record["usable_line"] = rb.checker("check_usable.py", result_file)
                     record["grounded"], record["grounded_line"] = rb.checker(
                         "check_grounding.py", result_file, folder, "--require-audit")
-                    record["seconds"] = result.get("bench_seconds", seconds)
+                    record["seconds"] = seconds
                 else:
-                    record = {"error": (run_dir / f"{q['id']}.error").read_text(), "seconds": seconds or 0}
+                    record = {"error": error, "seconds": seconds}
                 record.update({"set": set_name, "model": model, "id": q["id"], "kind": q.get("kind")})
                 records.append(record)
                 print(f"{set_name}/{model}/{q['id']}: " + (

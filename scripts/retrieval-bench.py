@@ -240,6 +240,27 @@ def run_one(bin_path, spec, db_template, question, run_dir):
         return None, f"stdout is not JSON ({e})", seconds
 
 
+def result_of(bin_path, spec, db, question, run_dir, fresh=False, cached=False):
+    """A question's result, run now (unless `cached`) or kept from an earlier invocation (unless
+    `fresh`), and the seconds the run took; (None, error, seconds) when there is none."""
+    result_file = run_dir / f"{question['id']}.json"
+    error_file = run_dir / f"{question['id']}.error"
+    seconds = None
+    if not cached and (fresh or not result_file.is_file()):
+        result, error, seconds = run_one(bin_path, spec, db, question, run_dir)
+        if result is None:
+            result_file.unlink(missing_ok=True)
+            error_file.write_text(error)
+        else:
+            result["bench_seconds"] = seconds
+            result_file.write_text(json.dumps(result, ensure_ascii=False))
+            error_file.unlink(missing_ok=True)
+    if result_file.is_file():
+        result = json.loads(result_file.read_text())
+        return result, None, result.get("bench_seconds", seconds)
+    return None, (error_file.read_text() if error_file.is_file() else "not run"), seconds or 0
+
+
 def totals(records):
     ok = [r for r in records if not r.get("error")]
     cited = sum(r["cited"] for r in ok)
@@ -335,24 +356,14 @@ def main():
                 continue
             for q in questions:
                 result_file = run_dir / f"{q['id']}.json"
-                seconds = None
                 if a.cached and not result_file.is_file():
                     continue
-                if not a.cached and (a.fresh or not result_file.is_file()):
-                    result, error, seconds = run_one(a.bin, spec, db, q, run_dir)
-                    if result is None:
-                        result_file.unlink(missing_ok=True)
-                        (run_dir / f"{q['id']}.error").write_text(error)
-                    else:
-                        result["bench_seconds"] = seconds
-                        result_file.write_text(json.dumps(result, ensure_ascii=False))
-                        (run_dir / f"{q['id']}.error").unlink(missing_ok=True)
-                if result_file.is_file():
-                    result = json.loads(result_file.read_text())
+                result, error, seconds = result_of(a.bin, spec, db, q, run_dir, a.fresh, a.cached)
+                if result is not None:
                     record = measure(result, q, qset, result_file)
-                    record["seconds"] = result.get("bench_seconds", seconds)
+                    record["seconds"] = seconds
                 else:
-                    record = {"error": (run_dir / f"{q['id']}.error").read_text(), "seconds": seconds or 0}
+                    record = {"error": error, "seconds": seconds}
                 record.update({"set": set_name, "model": model, "id": q["id"],
                                "difference": q.get("kind") == "difference"})
                 records.append(record)
