@@ -78,13 +78,29 @@ def states(quote, sentence):
     return shared >= min(need, len(s)) and shared / min(len(q), len(s)) >= STATES
 
 
+def fact_sentences(question):
+    """For each fact of `question`'s answer, the sentences that state it: its evidence, and the
+    pooled sentences a reader judged to state it (`judged`, README.md)."""
+    out = [[ev["sentence"] for ev in f["evidence"]] for f in question["facts"]]
+    for j in question.get("judged") or []:
+        if j["label"].startswith("fact "):
+            out[int(j["label"].split()[1]) - 1].append(j["sentence"])
+    return out
+
+
+def bearing_sentences(question):
+    """The sentences that bear directly on `question`'s answer without stating a fact of it."""
+    return [b["sentence"] for b in question.get("bearing") or []] + [
+        j["sentence"] for j in question.get("judged") or [] if j["label"] == "bearing"]
+
+
 def score(result, question, folder):
     cited = rb.cited_evidence(result)
     quotes = [(e.get("quote") or "", rb.page_of(e.get("source_url"), folder)) for e in cited]
     facts = question["facts"]
-    found = [any(states(q, ev["sentence"]) for q, _ in quotes for ev in f["evidence"]) for f in facts]
-    bearing = [b["sentence"] for b in question.get("bearing") or []]
-    gold = [ev["sentence"] for f in facts for ev in f["evidence"]] + bearing
+    stating = fact_sentences(question)
+    found = [any(states(q, sentence) for q, _ in quotes for sentence in said) for said in stating]
+    gold = [sentence for said in stating for sentence in said] + bearing_sentences(question)
     precise = [any(states(q, g) for g in gold) for q, _ in quotes]
     recall = sum(found) / len(facts)
     report = result.get("report") or ""

@@ -6,7 +6,7 @@ For each question, every sentence of its answering pages and of the library's ne
 (`research library search`, up to DISTRACTORS pages that are not answering ones: the pages a run
 reads beside the answer) gets the measure's signals from the `answer_signals` example, and a label:
 1 when it states one of the answer's gold sentences or a `bearing` one (answer-bench.py's STATES
-rule), else 0. A logistic regression (attribution-bench.py's Newton fit) is fitted on the
+rule) or one a reader judged to state a fact or bear on it (the pooled `judged` sentences), else 0. A logistic regression (attribution-bench.py's Newton fit) is fitted on the
 questions of one half (even positions in each set) and scored on the other; the threshold is the
 highest probability at which RECALL_TARGET of the gold sentences of the fitting half answer. Reported for the held-out half: precision and
 recall of "answers" at the threshold, and per question the facts stated by its TOP_K best sentences
@@ -35,6 +35,14 @@ DISTRACTORS = 4
 TOP_K = 8
 # The share of gold sentences that must answer at the threshold (on the fitting half).
 RECALL_TARGET = 0.6
+
+
+def gold_sets():
+    """The gold answer sets (benches/answers/*.json holds the benchmark's results too)."""
+    for gold_file in sorted(GOLD.glob("*.json")):
+        gold = json.loads(gold_file.read_text())
+        if "questions" in gold:
+            yield gold
 
 
 def load(name, file):
@@ -66,8 +74,7 @@ def signal_rows(a):
     if cache.is_file() and not a.fresh:
         return [json.loads(l) for l in cache.read_text().splitlines() if l.strip()]
     asks = []
-    for gold_file in sorted(GOLD.glob("*.json")):
-        gold = json.loads(gold_file.read_text())
+    for gold in gold_sets():
         db = rb.library_db(a.bin, gold, Path(a.db_dir))[0]
         for q in gold["questions"]:
             pages = list(dict.fromkeys((q.get("pages") or []) + [e["page"] for f in q["facts"] for e in f["evidence"]]))
@@ -91,15 +98,14 @@ def signal_rows(a):
 
 def labelled(rows):
     questions = {}
-    for gold_file in sorted(GOLD.glob("*.json")):
-        gold = json.loads(gold_file.read_text())
+    for gold in gold_sets():
         for i, q in enumerate(gold["questions"]):
             questions[q["id"]] = (q, i % 2)
     for r in rows:
         q, half = questions[r["id"]]
         r["half"] = half
-        r["facts"] = [k for k, f in enumerate(q["facts"]) if any(ab.states(r["sentence"], e["sentence"]) for e in f["evidence"])]
-        r["label"] = int(bool(r["facts"]) or any(ab.states(r["sentence"], b["sentence"]) for b in q.get("bearing") or []))
+        r["facts"] = [k for k, said in enumerate(ab.fact_sentences(q)) if any(ab.states(r["sentence"], s) for s in said)]
+        r["label"] = int(bool(r["facts"]) or any(ab.states(r["sentence"], s) for s in ab.bearing_sentences(q)))
     return rows, {k: v[0] for k, v in questions.items()}
 
 
@@ -181,8 +187,9 @@ def main():
     if a.write_weights:
         lines = ["# The answering measure's weights: a logistic regression over the signals of",
                  "# crates/pipeline/src/steps/relevance/answers.rs, written by scripts/answer-fit.py",
-                 "# --write-weights. Labels: a sentence states a gold sentence of its question's answer",
-                 "# (benches/answers/, written by reading the pages). Fitted on the even-numbered questions of",
+                 "# --write-weights. Labels: a sentence states a gold sentence of its question's answer, a",
+                 "# bearing one or one a reader judged so (benches/answers/, written by reading the pages; the",
+                 "# judged pool: README.md there). Fitted on the even-numbered questions of",
                  "# each set (Newton's method, L2 1.0 on standardised signals); `answers` is the probability",
                  "# at which 60% of the gold sentences there answer. Held-out figures (odd-numbered questions): BENCHMARKS.md.",
                  "# `document` and `little` decide by rule (a passage with one never answers): not fitted."]

@@ -248,10 +248,11 @@ pub async fn harvest(
             Err(w) => warnings.push(w),
         }
     }
-    let listings: Vec<Listing> = pages
+    let mut listings: Vec<Listing> = pages
         .iter()
         .map(|p| Listing::new(&p.text(), &reading, &l))
         .collect();
+    extract::answer_across(&mut listings, &reading);
     let groups = extract::pack(&listings, extract::room(ctx, &reading, &l));
     let extracted: Vec<(Vec<usize>, Result<extract::Extracted, NodeError>)> = stream::iter(groups)
         .map(|group| {

@@ -262,12 +262,13 @@ mod tests {
         assert_eq!(ids, vec![1]);
         // The subject's word in every passage weighs nearly nothing in the ranking; a passage
         // with it is still on the question (SmolLM2's run on SQLite's docs listed one passage).
+        // Another command's comparison with VACUUM does not say what VACUUM does.
         let read = vec![
             ev(1, 1, "The VACUUM command rebuilds the database file, repacking it into a minimal amount of disk space."),
             ev(2, 1, "By default, VACUUM operates on the main database."),
             ev(3, 2, "An RBU Vacuum operation requires less temporary disk space and writes less data to disk than an SQLite VACUUM."),
         ];
         let ids: Vec<u32> = vacuum.best(&read, 5).iter().map(|e| e.id).collect();
-        assert_eq!(ids, vec![1, 2, 3]);
+        assert_eq!(ids, vec![1, 2]);
     }
 }

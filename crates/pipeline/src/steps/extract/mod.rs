@@ -8,19 +8,22 @@
 //! pages. A small window belongs to a small model, which reads one page a call: the numbers stay
 //! few and the page is all it has to keep apart.
 
+mod listing;
+
+pub use listing::{answer_across, pack, Listing, PageText};
+
 use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::harvest::Reading;
 use super::numbered;
-use super::relevance::answers;
 use crate::ask::{ask_schema, prompt_room, window, Ctx};
 use crate::config::DepthLimits;
 use crate::guard;
 use crate::prompts::{self, fill};
 use crate::records::{Evidence, Warning};
 use crate::roles::Role;
-use crate::text::{self, normalize, quote_in};
+use crate::text::{self, quote_in};
 use research_graph::NodeError;
 use research_llm::estimate_tokens;
 
@@ -31,18 +34,13 @@ pub const PAGES_PER_CALL: usize = 4;
 pub const PACK_MIN_WINDOW: usize = 16_000;
 
 /// Sentences of one page shown to the extractor, at most.
-const SENTENCES_PER_PAGE: usize = 80;
+pub(crate) const SENTENCES_PER_PAGE: usize = 80;
 
 /// Answer tokens asked for per page in a call.
 const ANSWER_TOKENS_PER_PAGE: u32 = 600;
 
 /// Passages taken from an on-topic page at least, by rank, when the model took fewer.
 const FALLBACK_PASSAGES: usize = 2;
-
-/// Sentences of a page that answer the question ([`answers::answering`]) taken besides the
-/// model's picks, at most: a small model's picks are one vote, not the decider (SmolLM2 took
-/// a filename rule from the page that lists WAL's advantages, and none of them).
-const ANSWERING_PASSAGES: usize = 2;
 
 /// The extraction schema for a text of `sentences` numbered sentences: each fact a sentence
 /// number (and the last sentence it runs over), and in words too when the model `restates`.
@@ -107,195 +105,6 @@ struct FactOut {
 struct ExtractOut {
     #[schemars(length(max = 6))]
     facts: Vec<FactOut>,
-}
-
-/// A page read and stored, to extract from.
-#[derive(Debug, Clone, Copy)]
-pub struct PageText<'a> {
-    /// The search that found it.
-    pub query: &'a str,
-    /// Its title, naming it among other pages in one call.
-    pub title: &'a str,
-    /// Its stored text.
-    pub text: &'a str,
-}
-
-/// A page as the extractor sees it: its most relevant sentences, and what its answer is
-/// checked against.
-pub struct Listing {
-    /// The sentences shown, as the page shows them (quotes are made of this text).
-    shown: Vec<String>,
-    /// What each sentence shown says: its words, or a table row's cells under their columns'
-    /// names. What the model reads and what relevance is judged by; the quote stays the row.
-    readings: Vec<String>,
-    /// The whole stored text, normalised (every quote must be in it).
-    normalized: String,
-    /// The stored text normalised as it is, markup and list numbers kept: a quote joined from
-    /// several sentences must be in it too, or a list item's number would vanish from between
-    /// them ("the Work. Grant of …" where the text says "the Work. 2. Grant of …").
-    raw: String,
-    /// Shown sentences that share something with the search and the question, those that
-    /// answer best first ([`answers::answering`]).
-    ranked: Vec<usize>,
-    /// Whether each shown sentence answers the question or a research question.
-    answering: Vec<bool>,
-    /// Whether the page is plainly on the topic: the model must then take at least one fact.
-    on_topic: bool,
-    /// What its lines cost in a prompt.
-    tokens: usize,
-}
-
-impl Listing {
-    /// The most relevant chunks of `page`, in document order, cut into sentences.
-    pub fn new(page: &PageText<'_>, reading: &Reading<'_>, l: &DepthLimits) -> Self {
-        let doc_text = page.text;
-        // What the person asked (a follow-up's own question within the session's focus, not
-        // everything earlier turns said), the research questions the page is read for, and the
-        // search that found it.
-        let relevance_key = format!(
-            "{} {} {}",
-            reading.topic,
-            reading.questions.join(" "),
-            page.query
-        );
-        // A chunk counts the question's words its statements say: a table of contents or a
-        // list of links names every section ("Use of uninitialised values", "Detected errors:
-        // Data Races") and says none of them. A page whose title names the subject of a
-        // question that asks what it is or does opens by saying so: its first chunk whose
-        // statements name it counts one word more ("Cachegrind simulates … and gathers the
-        // following statistics" answers "What does Cachegrind measure?" without the word
-        // "measure", which a later chunk on comparing two runs has).
-        let anchors = guard::Anchors::of(reading.asked);
-        let mut lead_open = anchors.asks_what_it_is() && anchors.named_in(page.title);
-        let mut chunks: Vec<(usize, std::ops::Range<usize>)> =
-            text::chunks(doc_text, text::CHUNK_CHARS)
-                .into_iter()
-                .map(|r| {
-                    // The chunk's sentences read within the chunk alone, so a table row looks
-                    // for its header no further up than the chunk: linear in the page, where a
-                    // long table's rows each walking up to its header is not.
-                    let chunk = &doc_text[r.clone()];
-                    let said: Vec<String> = text::sentences(chunk, 0..chunk.len())
-                        .iter()
-                        .map(|s| s.reading(chunk))
-                        .filter(|s| guard::statement(s))
-                        .collect();
-                    let said = said.join(" ");
-                    let lead = lead_open && anchors.named_in(&said);
-                    lead_open &= !lead;
-                    (text::overlap(&relevance_key, &said) + usize::from(lead), r)
-                })
-                .collect();
-        chunks.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.start.cmp(&b.1.start)));
-        chunks.truncate(l.chunks_per_page);
-        chunks.sort_by_key(|c| c.1.start);
-        let mut sentences = Vec::new();
-        for (_, range) in chunks {
-            sentences.extend(text::sentences(doc_text, range));
-        }
-        let read: Vec<String> = sentences.iter().map(|s| s.reading(doc_text)).collect();
-        // The sentences shown are the page's best against the question, never its first ones:
-        // ranked (BM25), the best kept, shown in the page's order.
-        let mut keep: Vec<usize> = {
-            let texts: Vec<&str> = read.iter().map(String::as_str).collect();
-            guard::rank_sentences(&relevance_key, &texts)
-                .into_iter()
-                .take(SENTENCES_PER_PAGE)
-                .map(|(i, _)| i)
-                .collect()
-        };
-        keep.sort_unstable();
-        // A kept sentence as quoted (a row as it stands; a sentence's reading is its words).
-        let shown: Vec<String> = keep
-            .iter()
-            .map(|&i| match sentences[i].is_row(doc_text) {
-                true => text::plain(&doc_text[sentences[i].range.clone()]),
-                false => read[i].clone(),
-            })
-            .collect();
-        let readings: Vec<String> = keep.iter().map(|&i| read[i].clone()).collect();
-        let texts: Vec<&str> = readings.iter().map(String::as_str).collect();
-        // Ranked by how well each answers the question or a research question (the measure the
-        // report and its coverage use), among those that share something with what was asked.
-        let shares: Vec<usize> = guard::rank_sentences(&relevance_key, &texts)
-            .into_iter()
-            .filter(|(_, score)| *score > 0.0)
-            .map(|(i, _)| i)
-            .collect();
-        let mut score = vec![0.0f64; texts.len()];
-        for key in
-            std::iter::once(reading.topic).chain(reading.questions.iter().map(String::as_str))
-        {
-            for (s, a) in score.iter_mut().zip(answers::answering(key, &texts)) {
-                *s = s.max(a);
-            }
-        }
-        let threshold = answers::threshold();
-        let answering: Vec<bool> = score.iter().map(|s| *s >= threshold).collect();
-        let mut ranked = shares;
-        ranked.sort_by(|&a, &b| score[b].total_cmp(&score[a]).then(a.cmp(&b)));
-        let lines = numbered_lines(&readings, 0);
-        Self {
-            on_topic: text::overlap(&relevance_key, &lines) >= 2,
-            tokens: estimate_tokens(&lines) + 24,
-            normalized: if shown.is_empty() {
-                String::new()
-            } else {
-                normalize(&text::plain(doc_text))
-            },
-            raw: if shown.is_empty() {
-                String::new()
-            } else {
-                normalize(doc_text)
-            },
-            shown,
-            readings,
-            ranked,
-            answering,
-        }
-    }
-
-    /// The numbered lines, numbers starting after `before`.
-    fn lines(&self, before: usize) -> String {
-        numbered_lines(&self.readings, before)
-    }
-}
-
-/// Sentences as numbered lines, numbers starting after `before`.
-fn numbered_lines(shown: &[String], before: usize) -> String {
-    let mut listing = String::new();
-    for (i, s) in shown.iter().enumerate() {
-        listing.push_str(&format!("[{}] {s}\n", before + i + 1));
-    }
-    listing
-}
-
-/// Groups pages for extraction calls, in order: each alone without `room`, else up to
-/// [`PAGES_PER_CALL`] whose listings fit in `room` tokens together. A page with nothing to show
-/// is in no group.
-pub fn pack(listings: &[Listing], room: Option<usize>) -> Vec<Vec<usize>> {
-    let mut groups: Vec<Vec<usize>> = Vec::new();
-    let mut used = 0;
-    for (i, listing) in listings.iter().enumerate() {
-        if listing.shown.is_empty() {
-            continue;
-        }
-        let cost = listing.tokens;
-        let joins = match (room, groups.last()) {
-            (Some(room), Some(last)) => last.len() < PAGES_PER_CALL && used + cost <= room,
-            _ => false,
-        };
-        if joins {
-            used += cost;
-            if let Some(last) = groups.last_mut() {
-                last.push(i);
-            }
-        } else {
-            used = cost;
-            groups.push(vec![i]);
-        }
-    }
-    groups
 }
 
 /// The extraction calls that read `pages` pages with a model of this `window`: the estimate
@@ -586,7 +395,7 @@ fn take(page: &Listing, chosen: Vec<Chosen>, topic: &str, l: &DepthLimits) -> Ve
     // The page's sentences that answer, whatever the model picked.
     let answering: Vec<Evidence> = untaken(&evidence)
         .filter(|&i| page.answering[i])
-        .take(ANSWERING_PASSAGES)
+        .take(listing::ANSWERING_PER_PAGE)
         .map(|i| Evidence::unnumbered(texts[i].to_string(), texts[i].to_string()))
         .collect();
     evidence.extend(answering);
@@ -596,6 +405,7 @@ fn take(page: &Listing, chosen: Vec<Chosen>, topic: &str, l: &DepthLimits) -> Ve
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::text::normalize;
 
     fn listing(sentences: usize, chars: usize) -> Listing {
         Listing {

@@ -1,0 +1,323 @@
+//! A page as the extractor sees it ([`Listing`]): its most relevant sentences, numbered, and
+//! which of them answer the question. Apart from the call because what a page shows and which
+//! sentences answer are decided before any model is asked, and the answering sentences across
+//! all the pages of one reading ([`answer_across`]) — a page is one of several, and the
+//! sentences that answer best are where they are, not two on every page.
+
+use super::super::harvest::Reading;
+use super::super::relevance::answers;
+use crate::config::DepthLimits;
+use crate::guard;
+use crate::text::{self, normalize};
+use research_llm::estimate_tokens;
+
+use super::{PAGES_PER_CALL, SENTENCES_PER_PAGE};
+
+/// The sentences the pages of one reading take besides the model's picks, at most: those that
+/// answer best across all of them together ([`answer_across`]). A small model's picks are one
+/// vote, not the decider (SmolLM2 took a filename rule from the page that lists WAL's
+/// advantages, and none of them).
+pub const ANSWERING_PASSAGES: usize = 8;
+
+/// Of [`ANSWERING_PASSAGES`], at most this many from one page: the page that answers gives
+/// most, and a second page that answers too still has room.
+pub const ANSWERING_PER_PAGE: usize = 5;
+
+/// A page read and stored, to extract from.
+#[derive(Debug, Clone, Copy)]
+pub struct PageText<'a> {
+    /// The search that found it.
+    pub query: &'a str,
+    /// Its title, naming it among other pages in one call.
+    pub title: &'a str,
+    /// Its stored text.
+    pub text: &'a str,
+}
+
+/// A page as the extractor sees it: its most relevant sentences, and what its answer is
+/// checked against.
+pub struct Listing {
+    /// The sentences shown, as the page shows them (quotes are made of this text).
+    pub(super) shown: Vec<String>,
+    /// What each sentence shown says: its words, or a table row's cells under their columns'
+    /// names. What the model reads and what relevance is judged by; the quote stays the row.
+    pub(super) readings: Vec<String>,
+    /// The whole stored text, normalised (every quote must be in it).
+    pub(super) normalized: String,
+    /// The stored text normalised as it is, markup and list numbers kept: a quote joined from
+    /// several sentences must be in it too, or a list item's number would vanish from between
+    /// them ("the Work. Grant of …" where the text says "the Work. 2. Grant of …").
+    pub(super) raw: String,
+    /// Shown sentences that share something with the search and the question, those that
+    /// answer best first ([`answers::answering`]).
+    pub(super) ranked: Vec<usize>,
+    /// Whether each shown sentence answers the question or a research question.
+    pub(super) answering: Vec<bool>,
+    /// Whether the page is plainly on the topic: the model must then take at least one fact.
+    pub(super) on_topic: bool,
+    /// What its lines cost in a prompt.
+    pub(super) tokens: usize,
+}
+
+impl Listing {
+    /// The most relevant chunks of `page`, in document order, cut into sentences.
+    pub fn new(page: &PageText<'_>, reading: &Reading<'_>, l: &DepthLimits) -> Self {
+        let doc_text = page.text;
+        // What the person asked (a follow-up's own question within the session's focus, not
+        // everything earlier turns said), the research questions the page is read for, and the
+        // search that found it.
+        let relevance_key = format!(
+            "{} {} {}",
+            reading.topic,
+            reading.questions.join(" "),
+            page.query
+        );
+        // A chunk counts the question's words its statements say: a table of contents or a
+        // list of links names every section ("Use of uninitialised values", "Detected errors:
+        // Data Races") and says none of them. A page whose title names the subject of a
+        // question that asks what it is or does opens by saying so: its first chunk whose
+        // statements name it counts one word more ("Cachegrind simulates … and gathers the
+        // following statistics" answers "What does Cachegrind measure?" without the word
+        // "measure", which a later chunk on comparing two runs has).
+        let anchors = guard::Anchors::of(reading.asked);
+        let mut lead_open = anchors.asks_what_it_is() && anchors.named_in(page.title);
+        let mut chunks: Vec<(usize, std::ops::Range<usize>)> =
+            text::chunks(doc_text, text::CHUNK_CHARS)
+                .into_iter()
+                .map(|r| {
+                    // The chunk's sentences read within the chunk alone, so a table row looks
+                    // for its header no further up than the chunk: linear in the page, where a
+                    // long table's rows each walking up to its header is not.
+                    let chunk = &doc_text[r.clone()];
+                    let said: Vec<String> = text::sentences(chunk, 0..chunk.len())
+                        .iter()
+                        .map(|s| s.reading(chunk))
+                        .filter(|s| guard::statement(s))
+                        .collect();
+                    let said = said.join(" ");
+                    let lead = lead_open && anchors.named_in(&said);
+                    lead_open &= !lead;
+                    (text::overlap(&relevance_key, &said) + usize::from(lead), r)
+                })
+                .collect();
+        chunks.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.start.cmp(&b.1.start)));
+        chunks.truncate(l.chunks_per_page);
+        chunks.sort_by_key(|c| c.1.start);
+        let mut sentences = Vec::new();
+        for (_, range) in chunks {
+            sentences.extend(text::sentences(doc_text, range));
+        }
+        let read: Vec<String> = sentences.iter().map(|s| s.reading(doc_text)).collect();
+        // The sentences shown are the page's best against the question, never its first ones:
+        // ranked (BM25), the best kept, shown in the page's order.
+        let mut keep: Vec<usize> = {
+            let texts: Vec<&str> = read.iter().map(String::as_str).collect();
+            guard::rank_sentences(&relevance_key, &texts)
+                .into_iter()
+                .take(SENTENCES_PER_PAGE)
+                .map(|(i, _)| i)
+                .collect()
+        };
+        keep.sort_unstable();
+        // A kept sentence as quoted (a row as it stands; a sentence's reading is its words).
+        let shown: Vec<String> = keep
+            .iter()
+            .map(|&i| match sentences[i].is_row(doc_text) {
+                true => text::plain(&doc_text[sentences[i].range.clone()]),
+                false => read[i].clone(),
+            })
+            .collect();
+        let readings: Vec<String> = keep.iter().map(|&i| read[i].clone()).collect();
+        let texts: Vec<&str> = readings.iter().map(String::as_str).collect();
+        // Ranked by how well each answers the question or a research question (the measure the
+        // report and its coverage use), among those that share something with what was asked.
+        let shares: Vec<usize> = guard::rank_sentences(&relevance_key, &texts)
+            .into_iter()
+            .filter(|(_, score)| *score > 0.0)
+            .map(|(i, _)| i)
+            .collect();
+        let mut score = vec![0.0f64; texts.len()];
+        for key in
+            std::iter::once(reading.topic).chain(reading.questions.iter().map(String::as_str))
+        {
+            for (s, a) in score.iter_mut().zip(answers::answering(key, &texts)) {
+                *s = s.max(a);
+            }
+        }
+        let threshold = answers::threshold();
+        let answering: Vec<bool> = score.iter().map(|s| *s >= threshold).collect();
+        let mut ranked = shares;
+        ranked.sort_by(|&a, &b| score[b].total_cmp(&score[a]).then(a.cmp(&b)));
+        let lines = numbered_lines(&readings, 0);
+        Self {
+            on_topic: text::overlap(&relevance_key, &lines) >= 2,
+            tokens: estimate_tokens(&lines) + 24,
+            normalized: if shown.is_empty() {
+                String::new()
+            } else {
+                normalize(&text::plain(doc_text))
+            },
+            raw: if shown.is_empty() {
+                String::new()
+            } else {
+                normalize(doc_text)
+            },
+            shown,
+            readings,
+            ranked,
+            answering,
+        }
+    }
+
+    /// The numbered lines, numbers starting after `before`.
+    pub(super) fn lines(&self, before: usize) -> String {
+        numbered_lines(&self.readings, before)
+    }
+}
+
+/// Sentences as numbered lines, numbers starting after `before`.
+fn numbered_lines(shown: &[String], before: usize) -> String {
+    let mut listing = String::new();
+    for (i, s) in shown.iter().enumerate() {
+        listing.push_str(&format!("[{}] {s}\n", before + i + 1));
+    }
+    listing
+}
+
+/// Groups pages for extraction calls, in order: each alone without `room`, else up to
+/// [`PAGES_PER_CALL`] whose listings fit in `room` tokens together. A page with nothing to show
+/// is in no group.
+pub fn pack(listings: &[Listing], room: Option<usize>) -> Vec<Vec<usize>> {
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    let mut used = 0;
+    for (i, listing) in listings.iter().enumerate() {
+        if listing.shown.is_empty() {
+            continue;
+        }
+        let cost = listing.tokens;
+        let joins = match (room, groups.last()) {
+            (Some(room), Some(last)) => last.len() < PAGES_PER_CALL && used + cost <= room,
+            _ => false,
+        };
+        if joins {
+            used += cost;
+            if let Some(last) = groups.last_mut() {
+                last.push(i);
+            }
+        } else {
+            used = cost;
+            groups.push(vec![i]);
+        }
+    }
+    groups
+}
+
+/// Marks the sentences that answer across `listings`, the pages of one reading: each shown
+/// sentence that shares something with what was asked is scored against the question and each
+/// research question together with all the others ([`answers::answering`] compares a passage
+/// with those beside it, as it was fitted), and the best at or above the measure's threshold
+/// are taken — [`ANSWERING_PASSAGES`] at most, [`ANSWERING_PER_PAGE`] from one page, a
+/// sentence another page already gives in the same words once.
+pub fn answer_across(listings: &mut [Listing], reading: &Reading<'_>) {
+    let mut at: Vec<(usize, usize)> = Vec::new();
+    let mut texts: Vec<&str> = Vec::new();
+    for (k, listing) in listings.iter().enumerate() {
+        for &i in &listing.ranked {
+            at.push((k, i));
+            texts.push(listing.readings[i].as_str());
+        }
+    }
+    let mut score = vec![0.0f64; texts.len()];
+    for key in std::iter::once(reading.topic).chain(reading.questions.iter().map(String::as_str)) {
+        for (s, a) in score.iter_mut().zip(answers::answering(key, &texts)) {
+            *s = s.max(a);
+        }
+    }
+    let threshold = answers::threshold();
+    let mut order: Vec<usize> = (0..texts.len())
+        .filter(|&j| score[j] >= threshold)
+        .collect();
+    order.sort_by(|&a, &b| score[b].total_cmp(&score[a]).then(a.cmp(&b)));
+    let mut per_page = vec![0usize; listings.len()];
+    let mut said = std::collections::BTreeSet::new();
+    let mut picked = Vec::new();
+    for j in order {
+        let (k, i) = at[j];
+        if picked.len() >= ANSWERING_PASSAGES {
+            break;
+        }
+        if per_page[k] >= ANSWERING_PER_PAGE || !said.insert(normalize(texts[j])) {
+            continue;
+        }
+        per_page[k] += 1;
+        picked.push((k, i));
+    }
+    for listing in listings.iter_mut() {
+        listing.answering.iter_mut().for_each(|a| *a = false);
+    }
+    for (k, i) in picked {
+        listings[k].answering[i] = true;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::steps::tree::ResearchTree;
+
+    fn listing(sentences: &[&str]) -> Listing {
+        let shown: Vec<String> = sentences.iter().map(|s| s.to_string()).collect();
+        Listing {
+            readings: shown.clone(),
+            answering: vec![true; shown.len()],
+            ranked: (0..shown.len()).collect(),
+            normalized: normalize(&shown.join(" ")),
+            raw: normalize(&shown.join(" ")),
+            shown,
+            on_topic: true,
+            tokens: 0,
+        }
+    }
+
+    #[test]
+    fn the_sentences_that_answer_are_taken_where_they_are_not_two_a_page() {
+        let tree = ResearchTree::default();
+        let questions = vec![];
+        let reading = Reading {
+            context: "",
+            topic:
+                "What are the advantages and disadvantages of WAL compared to a rollback journal?",
+            questions: &questions,
+            asked:
+                "What are the advantages and disadvantages of WAL compared to a rollback journal?",
+            tree: &tree,
+        };
+        let answers_page = listing(&[
+            "There are advantages and disadvantages to using WAL instead of a rollback journal.",
+            "WAL is significantly faster in most scenarios.",
+            "WAL provides more concurrency as readers do not block writers and a writer does not block readers.",
+            "WAL uses many fewer fsync() operations and is thus less vulnerable to problems on systems where the fsync() system call is broken.",
+            "All processes using a database must be on the same host computer; WAL does not work over a network filesystem.",
+            "WAL might be very slightly slower than the traditional rollback-journal approach in applications that do mostly reads.",
+            "WAL does not work well for very large transactions.",
+        ]);
+        let beside = listing(&[
+            "SQLite database files need no particular file extension.",
+            "The rollback journal is a file associated with each database file.",
+            "Filenames are limited to the 8+3 form on some old systems.",
+        ]);
+        // Read with words alone here (tests install no sentence model): the lead-in and the
+        // sentences naming both ways answer; `tests/answers_real.rs` reads with the model.
+        let mut pages = vec![beside, answers_page];
+        answer_across(&mut pages, &reading);
+        let taken = |l: &Listing| l.answering.iter().filter(|a| **a).count();
+        assert!(
+            taken(&pages[1]) >= 2 && taken(&pages[1]) <= ANSWERING_PER_PAGE,
+            "{:?}",
+            pages[1].answering
+        );
+        assert!(taken(&pages[0]) + taken(&pages[1]) <= ANSWERING_PASSAGES);
+        assert!(!pages[0].answering[0], "the filename rule does not answer");
+        assert!(!pages[0].answering[2]);
+    }
+}
