@@ -173,6 +173,8 @@ def main():
     p.add_argument("--summary", help="write the summary JSON here (default OUT/summary.json)")
     p.add_argument("--fresh", action="store_true", help="run again even when OUT has a result")
     p.add_argument("--cached", action="store_true", help="run nothing: score the results OUT already has")
+    p.add_argument("--library-meaning", action="store_true",
+                   help="the library indexed by meaning too (as `library add` does with the sentence model installed)")
     a = p.parse_args()
     if not a.cached and not Path(a.bin).is_file():
         sys.exit(f"answer-bench: no research binary at {a.bin} (cargo build --release -p research-cli, or --bin)")
@@ -187,7 +189,7 @@ def main():
         questions = [q for q in gold["questions"] if not only or q["id"] in only]
         if not questions:
             continue
-        db = None if a.cached else rb.library_db(a.bin, gold, out_dir)[0]
+        db = None if a.cached else rb.library_db(a.bin, gold, out_dir, a.library_meaning)[0]
         for model in a.model.split(","):
             spec = None if a.cached else rb.model_spec(model)
             run_dir = out_dir / set_name / re.sub(r"[^\w.-]+", "_", model)

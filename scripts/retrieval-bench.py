@@ -104,14 +104,26 @@ def research(bin_path, args, db):
     return subprocess.run([bin_path, *args, "--db", str(db)], capture_output=True, text=True, env=env)
 
 
-def library_db(bin_path, qset, out_dir):
-    """A database with the set's folder indexed once; each run gets a copy."""
-    db = out_dir / "db" / f"{qset['set']}.sqlite"
+def library_db(bin_path, qset, out_dir, meaning=False):
+    """A database with the set's folder indexed once; each run gets a copy. By keywords alone
+    (`--keywords-only`), or with `meaning` by meaning too, as `research library add` does where
+    the sentence model is installed — the keyword database copied and embedded when there is one
+    (an hour for the largest set on two cores: kept in OUT/db)."""
+    keywords = out_dir / "db" / f"{qset['set']}.sqlite"
+    db = out_dir / "db" / f"{qset['set']}-meaning.sqlite" if meaning else keywords
     if db.is_file():
         return db, None
     db.parent.mkdir(parents=True, exist_ok=True)
     start = time.monotonic()
-    added = research(bin_path, ["library", "add", qset["folder"]], db)
+    if meaning and keywords.is_file():
+        part = db.with_suffix(".part")
+        shutil.copyfile(keywords, part)
+        done = research(bin_path, ["library", "embed"], part)
+        if done.returncode != 0:
+            sys.exit(f"retrieval-bench: library embed failed:\n{done.stderr[-2000:]}")
+        part.rename(db)
+        return db, round(time.monotonic() - start, 1)
+    added = research(bin_path, ["library", "add", qset["folder"]] + ([] if meaning else ["--keywords-only"]), db)
     if added.returncode != 0:
         sys.exit(f"retrieval-bench: library add {qset['folder']} failed:\n{added.stderr}")
     return db, round(time.monotonic() - start, 1)

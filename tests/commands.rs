@@ -47,6 +47,7 @@ impl App {
                 storage_problem: None,
                 runs: Default::default(),
                 download: Default::default(),
+                embedding_stop: Default::default(),
             })
             .invoke_handler(research_studio::invoke_handler())
             .build(tauri::generate_context!(test = true))
@@ -471,4 +472,15 @@ fn a_model_downloads_into_the_data_folder_and_bad_links_are_clear_errors() {
         .unwrap_err();
     assert_eq!(err["code"], "provider_failed", "{err}");
     assert!(!app.dir.path().join("models/page.gguf").exists());
+}
+
+#[test]
+fn the_library_says_when_indexing_by_meaning_is_due_and_stopping_it_is_safe() {
+    let app = App::new();
+    let m = app.ok("library_meaning", json!({}));
+    assert!(m["passages"].as_u64().unwrap() > 0, "{m}");
+    let due = m["installed"].as_bool().unwrap() && m["vectors"].as_u64() < m["passages"].as_u64();
+    assert_eq!(m["due"], json!(due), "{m}");
+    // Nothing is indexing: stopping does nothing, and the next pass is not stopped by it.
+    assert_eq!(app.ok("library_embed_stop", json!({})), json!(null));
 }

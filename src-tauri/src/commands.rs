@@ -5,6 +5,7 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use research_api::{
@@ -35,6 +36,8 @@ pub struct AppState {
     pub runs: RunRegistry,
     /// The model download in progress, so it can be stopped.
     pub download: crate::downloads::DownloadSlot,
+    /// Set to stop indexing the library by meaning after the batch in hand.
+    pub embedding_stop: Arc<AtomicBool>,
 }
 
 type Res<T> = Result<T, ApiError>;
@@ -742,24 +745,36 @@ pub async fn library_meaning(state: State<'_, AppState>) -> Res<research_api::Li
     state.studio.blocking(|s| s.library_meaning()).await
 }
 
-/// Indexes the library by meaning (the installed sentence model), reporting progress.
+/// Indexes the library by meaning (the installed sentence model), reporting progress, until
+/// done or [`library_embed_stop`].
 #[tauri::command]
 pub async fn library_embed(
     state: State<'_, AppState>,
     on_progress: Channel<research_api::EmbedProgress>,
 ) -> Res<u64> {
+    let stop = state.embedding_stop.clone();
+    stop.store(false, Ordering::SeqCst);
     state
         .studio
         .blocking(move |s| {
-            let done = s.embed_library(&|done, total| {
-                let _ = on_progress.send(research_api::EmbedProgress {
-                    done: done as u64,
-                    total: total as u64,
-                });
-            })?;
+            let done = s.embed_library(
+                &|done, total| {
+                    let _ = on_progress.send(research_api::EmbedProgress {
+                        done: done as u64,
+                        total: total as u64,
+                    });
+                },
+                &|| stop.load(Ordering::SeqCst),
+            )?;
             Ok(done as u64)
         })
         .await
+}
+
+/// Stops indexing by meaning after the batch in hand (what was done is kept).
+#[tauri::command]
+pub fn library_embed_stop(state: State<'_, AppState>) {
+    state.embedding_stop.store(true, Ordering::SeqCst);
 }
 
 #[tauri::command]

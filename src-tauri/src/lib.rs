@@ -144,6 +144,7 @@ pub fn invoke_handler<R: Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + 
         commands::choose_model_file,
         commands::library_meaning,
         commands::library_embed,
+        commands::library_embed_stop,
         commands::choose_check_document,
         commands::choose_check_source,
         commands::check_document,
@@ -238,6 +239,7 @@ pub fn run() {
                 storage_problem,
                 runs: Default::default(),
                 download: Default::default(),
+                embedding_stop: Default::default(),
             });
             schedules::run_while_open(app.handle().clone());
             Ok(())

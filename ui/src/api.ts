@@ -98,6 +98,7 @@ export const api = {
   libraryReindex: (onProgress: Channel<IndexReport>) => invoke<IndexReport>("library_reindex", { onProgress }),
   libraryMeaning: () => invoke<LibraryMeaning>("library_meaning"),
   libraryEmbed: (onProgress: Channel<EmbedProgress>) => invoke<number>("library_embed", { onProgress }),
+  libraryEmbedStop: () => invoke<void>("library_embed_stop"),
   chooseModelFile: () => invoke<string | null>("choose_model_file"),
   chooseCheckDocument: () => invoke<ChosenDocument | null>("choose_check_document"),
   chooseCheckSource: () => invoke<string | null>("choose_check_source"),

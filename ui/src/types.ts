@@ -1566,7 +1566,14 @@ vectors: number,
 /**
  * Passages in the library.
  */
-passages: number, };
+passages: number, 
+/**
+ * Whether indexing by meaning is due: the model is installed and some passages have no
+ * vector yet. The app then indexes in the background without being asked — after a
+ * folder is added, and at start for what an earlier session left — and `research library
+ * add` goes on to it; a new user never needs to know the step exists.
+ */
+due: boolean, };
 
 export type EmbedProgress = { 
 /**

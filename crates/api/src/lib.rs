@@ -230,6 +230,11 @@ pub struct LibraryMeaning {
     /// Passages in the library.
     #[ts(type = "number")]
     pub passages: u64,
+    /// Whether indexing by meaning is due: the model is installed and some passages have no
+    /// vector yet. The app then indexes in the background without being asked — after a
+    /// folder is added, and at start for what an earlier session left — and `research library
+    /// add` goes on to it; a new user never needs to know the step exists.
+    pub due: bool,
 }
 
 /// Progress of indexing the library by meaning.
@@ -427,17 +432,26 @@ impl Studio {
     /// line and its *Index by meaning* button.
     pub fn library_meaning(&self) -> Result<LibraryMeaning, ApiError> {
         let library = self.library()?;
+        let installed = research_embed::locate_model().is_some();
+        let vectors = library.vectors_stored()? as u64;
+        let passages = library.passage_count()? as u64;
         Ok(LibraryMeaning {
-            installed: research_embed::locate_model().is_some(),
-            vectors: library.vectors_stored()? as u64,
-            passages: library.passage_count()? as u64,
+            installed,
+            vectors,
+            passages,
+            due: installed && vectors < passages,
         })
     }
 
     /// Embeds every library passage that has no vector from the installed model yet, a batch at
     /// a time (each kept: an interrupted pass loses nothing), reporting (done, total) after
-    /// each; how many were embedded. An error when no model is installed.
-    pub fn embed_library(&self, progress: &dyn Fn(usize, usize)) -> Result<usize, ApiError> {
+    /// each and ending after the batch at which `stop` says so; how many were embedded. An
+    /// error when no model is installed.
+    pub fn embed_library(
+        &self,
+        progress: &dyn Fn(usize, usize),
+        stop: &dyn Fn() -> bool,
+    ) -> Result<usize, ApiError> {
         let embedder = self.embedder().ok_or_else(|| {
             ApiError::new(
                 ErrorCode::NotFound,
@@ -446,7 +460,7 @@ impl Studio {
             )
         })?;
         let library = self.library()?.with_embedder(embedder);
-        Ok(library.embed_pending_with(progress)?)
+        Ok(library.embed_pending_with(progress, stop)?)
     }
 
     /// The settings file shared with the desktop app (next to the database).

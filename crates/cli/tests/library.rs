@@ -154,6 +154,30 @@ fn the_library_is_indexed_by_meaning_on_request_and_the_report_says_how_it_was_s
     // Embedding again finds nothing left to do.
     let out = research_with_model(&["library", "embed"], db, &model);
     assert!(String::from_utf8_lossy(&out.stderr).contains("0 passages embedded"));
+
+    // A new user with the model installed: adding a folder indexes it by meaning too, with
+    // no second command; `--keywords-only` leaves that for later, and says nothing of it.
+    let fresh = dir.path().join("fresh.sqlite3");
+    let fresh = fresh.to_str().unwrap();
+    let out = research_with_model(&["library", "add", corpus], fresh, &model);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("indexing by meaning") && err.contains("passages embedded"),
+        "{err}"
+    );
+    let line = library_line(fresh, &model);
+    assert!(line.contains("hybrid ranking"), "{line}");
+    let keywords = dir.path().join("keywords.sqlite3");
+    let keywords = keywords.to_str().unwrap();
+    let out = research_with_model(
+        &["library", "add", corpus, "--keywords-only"],
+        keywords,
+        &model,
+    );
+    assert!(out.status.success());
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("embedded"));
+    assert!(library_line(keywords, &model).contains("not indexed by meaning yet"));
 }
 
 /// The installed embedding model's folder, as the test suite installs it.

@@ -454,6 +454,51 @@ pub fn another_model_re_embeds_and_a_broken_one_falls_back_to_keywords(db: &dyn 
     assert_eq!(ranked.hits.len(), 2, "{:?}", ranked.hits);
 }
 
+/// Indexing by meaning stopped after a batch keeps that batch, and the next pass embeds only
+/// the rest: a person who stops it, or closes the app, loses nothing.
+pub fn a_stopped_pass_keeps_what_it_embedded_and_the_next_goes_on(db: &dyn Database) {
+    let docs = tempfile::tempdir().unwrap();
+    for i in 0..(crate::vectors::EMBED_BATCH + 8) {
+        write(
+            docs.path(),
+            &format!("note{i}.md"),
+            format!("# Note {i}\n\nForagers visited flower patch number {i} today."),
+        );
+    }
+    let keywords = library(db);
+    keywords.add(docs.path(), &|_| {}).unwrap();
+    let passages = keywords.passage_count().unwrap();
+    assert!(passages > crate::vectors::EMBED_BATCH, "{passages}");
+    drop(keywords);
+    let embedder = Arc::new(Counting::default());
+    let lib = library(db).with_embedder(embedder.clone());
+    let seen = std::sync::Mutex::new(Vec::new());
+    let first = lib
+        .embed_pending_with(
+            &|done, total| seen.lock().unwrap().push((done, total)),
+            &|| true,
+        )
+        .unwrap();
+    assert_eq!(
+        first,
+        crate::vectors::EMBED_BATCH,
+        "one batch, then it stops"
+    );
+    assert_eq!(
+        *seen.lock().unwrap(),
+        vec![(crate::vectors::EMBED_BATCH, passages)]
+    );
+    assert_eq!(lib.vectors_stored().unwrap(), crate::vectors::EMBED_BATCH);
+    let rest = lib.embed_pending_with(&|_, _| {}, &|| false).unwrap();
+    assert_eq!(rest, passages - crate::vectors::EMBED_BATCH);
+    assert_eq!(lib.vectors_stored().unwrap(), passages);
+    assert_eq!(
+        embedder.texts.load(Ordering::SeqCst),
+        passages,
+        "none embedded twice"
+    );
+}
+
 /// The nearest passages of a library with nothing on the question are not returned.
 pub fn vectors_alone_do_not_return_what_is_far_from_the_question(db: &dyn Database) {
     let docs = corpus();
@@ -475,6 +520,7 @@ macro_rules! library_conformance {
             hybrid_finds_what_keywords_miss_and_says_which_ranking_it_used,
             only_new_and_changed_passages_are_embedded,
             another_model_re_embeds_and_a_broken_one_falls_back_to_keywords,
+            a_stopped_pass_keeps_what_it_embedded_and_the_next_goes_on,
             vectors_alone_do_not_return_what_is_far_from_the_question);
     };
     (@tests $make:expr; $($check:ident),*) => {

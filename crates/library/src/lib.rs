@@ -403,7 +403,7 @@ impl Library {
         self.forget_vectors();
         // Embedded file by file, so progress moves and an interrupted pass keeps what it did;
         // a failure leaves the passages to keyword ranking and is tried again next pass.
-        if let Err(e) = self.embed_passages(Some(file_id), &|_, _| {}) {
+        if let Err(e) = self.embed_passages(Some(file_id), &|_, _| {}, &|| false) {
             tracing::warn!(path = %key, error = %e, "passages not embedded");
         }
         Ok(true)
@@ -543,16 +543,19 @@ impl Library {
     /// Embeds every passage that has no vector from the current model (none without a model);
     /// returns how many were embedded. Adding and re-indexing do this themselves.
     pub fn embed_pending(&self) -> Result<usize, LibraryError> {
-        self.embed_passages(None, &|_, _| {})
+        self.embed_passages(None, &|_, _| {}, &|| false)
     }
 
     /// [`Library::embed_pending`], reporting (embedded so far, pending at the start) after each
-    /// batch.
+    /// batch, and ending after the batch at which `stop` says so: what was embedded is kept and
+    /// the next call goes on from there (a person stops it, or closes the app, and nothing is
+    /// lost).
     pub fn embed_pending_with(
         &self,
         progress: &dyn Fn(usize, usize),
+        stop: &dyn Fn() -> bool,
     ) -> Result<usize, LibraryError> {
-        self.embed_passages(None, progress)
+        self.embed_passages(None, progress, stop)
     }
 
     /// The library ranking by keywords alone (its vectors stay stored).
@@ -567,6 +570,7 @@ impl Library {
         &self,
         file: Option<i64>,
         progress: &dyn Fn(usize, usize),
+        stop: &dyn Fn() -> bool,
     ) -> Result<usize, LibraryError> {
         let Some(embedder) = &self.embedder else {
             return Ok(0);
@@ -586,6 +590,9 @@ impl Library {
             self.index.store_vectors(model, &rows)?;
             done += batch.len();
             progress(done, pending.len());
+            if stop() {
+                break;
+            }
         }
         if done > 0 {
             self.forget_vectors();

@@ -63,6 +63,8 @@ export function createActions(store: AppStore, toast: Toast) {
       // What the form's pickers offer: each provider's readiness and the models it has.
       void settings.refreshProviders();
       await refreshSessions();
+      // The library's indexing by meaning an earlier session left unfinished goes on.
+      void library.indexByMeaningIfDue();
       // A run left waiting for an answer (even before a restart) is asked again.
       const waiting = (await api.listSessions(null).catch(() => [])).find((s) => s.status === "waiting");
       if (waiting) await openSession(waiting.id);

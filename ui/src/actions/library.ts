@@ -51,7 +51,46 @@ export function libraryActions({ store, fail, show }: Base) {
     }
   }
 
+  // The indexing by meaning going on, if any: adding or re-indexing stops it first (one long
+  // command at a time) and it starts again after, for the new passages too.
+  let embedding: Promise<void> | null = null;
+  let stopped = false;
+
+  /** Indexes the library by meaning (the sentence model), with progress; stopping keeps what was done. */
+  function embedLibrary(): Promise<void> {
+    if (embedding) return embedding;
+    stopped = false;
+    embedding = withProgress<EmbedProgress, number>(
+      "embed",
+      "Indexing by meaning…",
+      (p) => ({ status: `Indexing by meaning… ${p.done} of ${p.total} passages (searches use keywords until it is done)`, percent: p.total ? (100 * p.done) / p.total : null }),
+      (channel) => api.libraryEmbed(channel),
+      (done) => stopped
+        ? { percent: null, status: `Stopped after ${done} passage${done === 1 ? "" : "s"}; what was indexed is kept, and indexing goes on when the app next starts.` }
+        : { percent: 100, status: `Done. ${done} passage${done === 1 ? "" : "s"} indexed by meaning.` },
+    ).finally(() => {
+      embedding = null;
+    });
+    return embedding;
+  }
+
+  /** Indexes by meaning when it is due (the model is installed, some passages have no vector): after a folder is added, and at start for what an earlier session left. */
+  async function indexByMeaningIfDue() {
+    await refreshLibrary();
+    if (store.get().library.meaning?.due) void embedLibrary();
+  }
+
+  async function stopEmbedding() {
+    if (!embedding) return;
+    stopped = true;
+    await api.libraryEmbedStop().catch(fail);
+    await embedding;
+  }
+
   return {
+    embedLibrary,
+    indexByMeaningIfDue,
+    stopEmbedding,
     async openLibrary() {
       show("library");
       await refreshLibrary();
@@ -64,23 +103,20 @@ export function libraryActions({ store, fail, show }: Base) {
         fail(e);
       }
     },
-    /** Indexes the library by meaning (the sentence model), with progress; stopping keeps what was done. */
-    embedLibrary: () =>
-      withProgress<EmbedProgress, number>(
-        "embed",
-        "Indexing by meaning…",
-        (p) => ({ status: `Indexing by meaning… ${p.done} of ${p.total} passages`, percent: p.total ? (100 * p.done) / p.total : null }),
-        (channel) => api.libraryEmbed(channel),
-        (done) => ({ percent: 100, status: `Done. ${done} passage${done === 1 ? "" : "s"} indexed by meaning.` }),
-      ),
-    indexLibrary: (which: "add" | "reindex") =>
-      withProgress<IndexReport, IndexReport | null>(
+    async indexLibrary(which: "add" | "reindex") {
+      const wasEmbedding = embedding !== null;
+      await stopEmbedding();
+      await withProgress<IndexReport, IndexReport | null>(
         which,
         // Adding opens the folder picker first: nothing is indexed until a folder is chosen.
         which === "add" ? "" : "Indexing…",
         (r) => ({ status: `Indexing… ${progressText(r)}`, percent: r.total ? (100 * r.scanned) / r.total : null, shown: r.total ? undefined : 3 }),
         (channel) => (which === "add" ? api.libraryAdd(channel) : api.libraryReindex(channel)),
         (report) => ({ percent: report ? 100 : 0, status: report ? `Done. ${progressText(report)}` : "" }),
-      ),
+      );
+      // By meaning too, in the background, where the model is installed (or on again, when
+      // adding stopped it).
+      if (store.get().library.meaning?.due || wasEmbedding) await indexByMeaningIfDue();
+    },
   };
 }

@@ -10,7 +10,9 @@ export function mountLibrary(root: HTMLElement, { store, actions }: Ctx) {
   const add = $<HTMLButtonElement>("library-add");
   const reindex = $<HTMLButtonElement>("library-reindex");
   const embed = $<HTMLButtonElement>("library-embed");
+  const stop = $<HTMLButtonElement>("library-embed-stop");
   embed.addEventListener("click", () => void actions.embedLibrary());
+  stop.addEventListener("click", () => void actions.stopEmbedding());
   add.addEventListener("click", () => void actions.indexLibrary("add"));
   reindex.addEventListener("click", () => void actions.indexLibrary("reindex"));
 
@@ -31,7 +33,9 @@ export function mountLibrary(root: HTMLElement, { store, actions }: Ctx) {
   // One place decides the button: busy while it runs, off when there is nothing it can do.
   store.watch((s) => [s.library.busy, s.library.meaning] as const, ([busy, m]) => {
     setBusy(embed, busy === "embed");
-    embed.disabled = busy === "embed" || !m?.installed || !m.passages || m.vectors >= m.passages;
+    embed.disabled = busy === "embed" || !m?.due;
+    embed.hidden = busy === "embed";
+    stop.hidden = busy !== "embed";
     $("library-meaning").textContent = meaningWords(m);
   }, shallow);
 }
@@ -41,7 +45,7 @@ export function meaningWords(m: LibraryMeaning | null): string {
   if (!m) return "";
   if (!m.installed) return "Searched by keywords: no sentence model is installed (scripts/fetch-embedder.sh installs it).";
   if (!m.passages) return "";
-  if (!m.vectors) return `Searched by keywords. Index by meaning to find passages that say the same in other words (${m.passages} passages; a few minutes per thousand on this computer).`;
+  if (!m.vectors) return `Searched by keywords until the library is indexed by meaning, which finds passages that say the same in other words (${m.passages} passages; a few minutes per thousand on this computer, in the background).`;
   if (m.vectors >= m.passages) return `Searched by keywords and meaning: all ${m.passages} passages are indexed by meaning.`;
   return `Searched by keywords and meaning: ${m.vectors} of ${m.passages} passages are indexed by meaning; index the rest to include them.`;
 }

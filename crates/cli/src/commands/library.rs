@@ -17,10 +17,16 @@ pub struct LibraryArgs {
 
 #[derive(clap::Subcommand)]
 enum LibraryAction {
-    /// Add a folder and index it (Markdown, text, HTML and PDF files)
+    /// Add a folder and index it (Markdown, text, HTML and PDF files): by keywords, then by
+    /// meaning where the sentence model is installed (Ctrl-C stops that part and keeps what
+    /// was done; `research library embed` goes on)
     Add {
         /// The folder
         dir: PathBuf,
+        /// Index by keywords only; runs rank the library by keywords until `research library
+        /// embed`
+        #[arg(long)]
+        keywords_only: bool,
     },
     /// Remove a folder and what was indexed from it
     Remove {
@@ -33,8 +39,12 @@ enum LibraryAction {
         #[arg(long)]
         json: bool,
     },
-    /// Index new and changed files again
-    Reindex,
+    /// Index new and changed files again (by meaning too, as `add` does)
+    Reindex {
+        /// Index by keywords only
+        #[arg(long)]
+        keywords_only: bool,
+    },
     /// Index the library by meaning too: embed every passage that has no vector from the
     /// installed sentence model yet (scripts/fetch-embedder.sh installs it); runs and searches
     /// then rank by keywords and meaning. Stopping it keeps what was done
@@ -75,25 +85,75 @@ fn summary(r: &IndexReport) {
     }
 }
 
+/// Indexes the library by meaning when it is due ([`research_api::LibraryMeaning::due`]; always
+/// when `asked`, which says why not), with progress and the time left. Each batch is kept as it
+/// is done, so Ctrl-C (or a closed terminal) loses at most one batch.
+fn by_meaning(studio: &research_api::Studio, asked: bool) -> anyhow::Result<()> {
+    let meaning = studio.library_meaning()?;
+    if !meaning.due && !asked {
+        if !meaning.installed && meaning.passages > 0 {
+            eprintln!(
+                "searched by keywords: no sentence model is installed (scripts/fetch-embedder.sh \
+                 installs it; then research library embed)"
+            );
+        }
+        return Ok(());
+    }
+    if meaning.due {
+        eprintln!(
+            "indexing by meaning: {} of {} passages to go (Ctrl-C stops and keeps what is done; \
+             research library embed goes on)",
+            meaning.passages - meaning.vectors,
+            meaning.passages
+        );
+    }
+    let started = std::time::Instant::now();
+    let done = studio.embed_library(
+        &|done, total| {
+            let secs = started.elapsed().as_secs_f64();
+            let left = (total - done) as f64 * secs / done.max(1) as f64;
+            eprint!(
+                "\rembedded {done} of {total} passages, about {} left   ",
+                time_left(left)
+            );
+        },
+        &|| false,
+    )?;
+    eprintln!(
+        "\r{done} passages embedded in {:.1} s; runs now rank the library by keywords and meaning",
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+/// A time left in words: "under a minute", "12 min", "1 h 05 min".
+fn time_left(secs: f64) -> String {
+    let minutes = (secs / 60.0).round() as u64;
+    match minutes {
+        0 => "under a minute".to_string(),
+        1..=59 => format!("{minutes} min"),
+        _ => format!("{} h {:02} min", minutes / 60, minutes % 60),
+    }
+}
+
 /// `research library …`.
 pub fn library(args: LibraryArgs) -> anyhow::Result<ExitCode> {
     let studio = args.db.open()?;
     let library = studio.library()?;
     match args.action {
-        LibraryAction::Add { dir } => {
-            summary(&library.add(&dir, &progress).map_err(ApiError::from)?)
+        LibraryAction::Add { dir, keywords_only } => {
+            summary(&library.add(&dir, &progress).map_err(ApiError::from)?);
+            if !keywords_only {
+                by_meaning(&studio, false)?;
+            }
         }
-        LibraryAction::Reindex => summary(&library.reindex(&progress).map_err(ApiError::from)?),
-        LibraryAction::Embed => {
-            let started = std::time::Instant::now();
-            let done = studio.embed_library(&|done, total| {
-                eprint!("\rembedded {done} of {total} passages");
-            })?;
-            eprintln!(
-                "\r{done} passages embedded in {:.1} s; runs now rank the library by keywords and meaning",
-                started.elapsed().as_secs_f64()
-            );
+        LibraryAction::Reindex { keywords_only } => {
+            summary(&library.reindex(&progress).map_err(ApiError::from)?);
+            if !keywords_only {
+                by_meaning(&studio, false)?;
+            }
         }
+        LibraryAction::Embed => by_meaning(&studio, true)?,
         LibraryAction::Remove { dir } => {
             library.remove(&dir).map_err(ApiError::from)?;
             eprintln!("removed {} from the library", dir.display());
@@ -132,4 +192,16 @@ pub fn library(args: LibraryArgs) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::time_left;
+
+    #[test]
+    fn time_left_reads_as_words() {
+        assert_eq!(time_left(20.0), "under a minute");
+        assert_eq!(time_left(12.0 * 60.0), "12 min");
+        assert_eq!(time_left(65.0 * 60.0), "1 h 05 min");
+    }
 }
