@@ -95,6 +95,38 @@ pub async fn download_model(
     result
 }
 
+/// The sentence model the app offers (its size, whether it is installed).
+#[tauri::command]
+pub fn sentence_model_offer() -> research_api::SentenceModelOffer {
+    research_api::sentence_model_offer()
+}
+
+/// Downloads and installs the sentence model, streaming progress; one download at a time,
+/// stopped by [`cancel_download`] (what arrived is kept for next time).
+#[tauri::command]
+pub async fn download_sentence_model(
+    state: State<'_, AppState>,
+    on_progress: Channel<DownloadProgress>,
+) -> Res<String> {
+    let cancel = CancellationToken::new();
+    let claim = state.download.claim(cancel.clone())?;
+    let result = state
+        .studio
+        .install_sentence_model(
+            &|p| {
+                let _ = on_progress.send(p);
+            },
+            cancel,
+        )
+        .await;
+    state.download.release(claim);
+    match &result {
+        Ok(dir) => tracing::info!(dir = %dir.display(), "sentence model installed"),
+        Err(e) => tracing::warn!(error = %e, "sentence model not installed"),
+    }
+    Ok(result?.display().to_string())
+}
+
 /// Stops the model download; what arrived is kept for next time.
 #[tauri::command]
 pub fn cancel_download(state: State<'_, AppState>) -> bool {

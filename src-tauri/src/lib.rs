@@ -155,6 +155,8 @@ pub fn invoke_handler<R: Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + 
         downloads::recommended_models,
         downloads::download_model,
         downloads::cancel_download,
+        downloads::sentence_model_offer,
+        downloads::download_sentence_model,
     ]
 }
 

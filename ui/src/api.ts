@@ -3,7 +3,7 @@ import { Channel, invoke } from "@tauri-apps/api/core";
 import type { ScheduleView,
   Answer, ApiError, AppInfo, Fix, CheckpointInfo, DraftFinding, ConnectionTest, DialogAnswer, DownloadedModel, DownloadProgress, ErrorCode, Event, GraphOutline, IndexReport,
   ForkedRun, ForkPoint, ForkRequest, KeyStatus, LibraryFolder, Mode, PendingQuestion, PipelineInfo, Preferences, ProviderStatus, ResearchOutcome, ResearchRequest,
-  CheckRequest, ChosenDocument, DocumentCheck, EmbedProgress, LibraryMeaning, CompareOutcome, CompareRequest, FormChoices, Recheck, RecommendedModel, RoleInfo, RunCalls, RunConfig, RunEstimate, SessionDetail, SessionRecord, Settings, StartedRun, Turn, TurnKind, UsageTotals,
+  CheckRequest, ChosenDocument, DocumentCheck, EmbedProgress, LibraryMeaning, CompareOutcome, CompareRequest, FormChoices, Recheck, RecommendedModel, RoleInfo, SentenceModelOffer, RunCalls, RunConfig, RunEstimate, SessionDetail, SessionRecord, Settings, StartedRun, Turn, TurnKind, UsageTotals,
 } from "./types";
 
 export function isApiError(e: unknown): e is ApiError {
@@ -107,4 +107,6 @@ export const api = {
   downloadModel: (url: string, onProgress: Channel<DownloadProgress>) =>
     invoke<DownloadedModel>("download_model", { url, onProgress }),
   cancelDownload: () => invoke<boolean>("cancel_download"),
+  sentenceModelOffer: () => invoke<SentenceModelOffer>("sentence_model_offer"),
+  downloadSentenceModel: (onProgress: Channel<DownloadProgress>) => invoke<string>("download_sentence_model", { onProgress }),
 };

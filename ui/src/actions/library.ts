@@ -3,7 +3,8 @@ import { Channel } from "@tauri-apps/api/core";
 import { api, humanError } from "../api";
 import { progressText } from "../format";
 import type { AppState, Progress } from "../store";
-import type { EmbedProgress, IndexReport } from "../types";
+import type { DownloadProgress, EmbedProgress, IndexReport } from "../types";
+import { downloadPercent, downloadText } from "../download";
 import type { Base } from "./base";
 
 export function libraryActions({ store, fail, show }: Base) {
@@ -45,7 +46,7 @@ export function libraryActions({ store, fail, show }: Base) {
 
   async function refreshLibrary() {
     try {
-      setLibrary({ folders: await api.libraryFolders(), meaning: await api.libraryMeaning() });
+      setLibrary({ folders: await api.libraryFolders(), meaning: await api.libraryMeaning(), offer: await api.sentenceModelOffer() });
     } catch (e) {
       fail(e);
     }
@@ -87,8 +88,22 @@ export function libraryActions({ store, fail, show }: Base) {
     await embedding;
   }
 
+  /** Downloads and installs the sentence model (its size shown before), then indexes the library by meaning. */
+  async function installSentenceModel() {
+    await withProgress<DownloadProgress, string>(
+      "model",
+      "Downloading the sentence model…",
+      (p) => ({ status: `Sentence model: ${downloadText(p)}`, percent: downloadPercent(p) }),
+      (channel) => api.downloadSentenceModel(channel),
+      () => ({ percent: 100, status: "The sentence model is installed; the library is indexed by meaning next." }),
+    );
+    await indexByMeaningIfDue();
+  }
+
   return {
     embedLibrary,
+    installSentenceModel,
+    stopDownload: () => api.cancelDownload().catch(fail),
     indexByMeaningIfDue,
     stopEmbedding,
     async openLibrary() {

@@ -3,6 +3,7 @@ import { html, nothing, render } from "lit-html";
 import { inside, setBar, setBusy } from "../dom";
 import { shallow } from "../store";
 import type { LibraryMeaning } from "../types";
+import { formatBytes } from "../download";
 import type { Ctx } from "./ctx";
 
 export function mountLibrary(root: HTMLElement, { store, actions }: Ctx) {
@@ -11,6 +12,10 @@ export function mountLibrary(root: HTMLElement, { store, actions }: Ctx) {
   const reindex = $<HTMLButtonElement>("library-reindex");
   const embed = $<HTMLButtonElement>("library-embed");
   const stop = $<HTMLButtonElement>("library-embed-stop");
+  const model = $<HTMLButtonElement>("library-model");
+  const modelStop = $<HTMLButtonElement>("library-model-stop");
+  model.addEventListener("click", () => void actions.installSentenceModel());
+  modelStop.addEventListener("click", () => void actions.stopDownload());
   embed.addEventListener("click", () => void actions.embedLibrary());
   stop.addEventListener("click", () => void actions.stopEmbedding());
   add.addEventListener("click", () => void actions.indexLibrary("add"));
@@ -31,6 +36,11 @@ export function mountLibrary(root: HTMLElement, { store, actions }: Ctx) {
     setBusy(reindex, busy === "reindex");
   });
   // One place decides the button: busy while it runs, off when there is nothing it can do.
+  store.watch((s) => [s.library.busy, s.library.offer] as const, ([busy, offer]) => {
+    model.hidden = !offer || offer.installed || busy === "model";
+    modelStop.hidden = busy !== "model";
+    if (offer) model.textContent = `Download the sentence model (${formatBytes(offer.bytes)})`;
+  }, shallow);
   store.watch((s) => [s.library.busy, s.library.meaning] as const, ([busy, m]) => {
     setBusy(embed, busy === "embed");
     embed.disabled = busy === "embed" || !m?.due;
@@ -43,7 +53,7 @@ export function mountLibrary(root: HTMLElement, { store, actions }: Ctx) {
 /** How far the library is indexed by meaning, in words. */
 export function meaningWords(m: LibraryMeaning | null): string {
   if (!m) return "";
-  if (!m.installed) return "Searched by keywords: no sentence model is installed (scripts/fetch-embedder.sh installs it).";
+  if (!m.installed) return "Searched by keywords: no sentence model is installed. Download it to search by meaning too.";
   if (!m.passages) return "";
   if (!m.vectors) return `Searched by keywords until the library is indexed by meaning, which finds passages that say the same in other words (${m.passages} passages; a few minutes per thousand on this computer, in the background).`;
   if (m.vectors >= m.passages) return `Searched by keywords and meaning: all ${m.passages} passages are indexed by meaning.`;

@@ -74,10 +74,14 @@ pub struct GapInput<'a> {
 
 /// The expected number of passages stating a fact of the answer — the sum of the answering
 /// passages' probabilities ([`relevance::answers::answering`], fitted on gold answers) — that
-/// makes a question well covered; any answering passage makes it partly covered. Two passages
-/// that merely pass the threshold (a probability near 0.1 each) do not: a reader would not call
-/// a question answered by them.
-pub const WELL_COVERED_EXPECTED: f64 = 2.0;
+/// makes a question well covered; any answering passage makes it partly covered. Passages that
+/// merely pass the threshold (a probability near 0.1 each) do not: a reader would not call a
+/// question answered by them. Four, since the measure was fitted on the judged pools as well
+/// (a lead-in or a closely related statement counts as answering): about twice as many
+/// passages answer a question as state its facts (benches/answers/README.md). The sum does not
+/// tell well which answers are complete (BENCHMARKS.md, "Answers chosen across the pages"):
+/// it is a floor, not a measure.
+pub const WELL_COVERED_EXPECTED: f64 = 4.0;
 
 /// How far `evidence` answers `question`, judged without a model: the items on it (they share
 /// its content words) that answer it by the answering measure (at its threshold) and whose quote
@@ -373,7 +377,7 @@ mod tests {
         assert_eq!(evidence_coverage(q, &[item(off, off)]), Coverage::Missing);
         assert_eq!(evidence_coverage(q, &[item(on, on)]), Coverage::Partial);
         // Two passages do not make an answer whatever they say: well covered needs passages
-        // expected to state two of its facts.
+        // expected to state four of its facts or bear on them.
         assert_eq!(
             evidence_coverage(q, &[item(on, on), item(also, also)]),
             Coverage::Partial
@@ -385,6 +389,10 @@ mod tests {
             "Uninitialised values are detected by Memcheck only when a value is used, not when it is copied.",
             "Memcheck tracks uninitialised values through registers and memory to detect their use.",
             "Memcheck detects the use of uninitialised values in system calls and conditional jumps.",
+            "Memcheck detects uninitialised values passed to system calls such as write.",
+            "To detect uninitialised values, Memcheck checks the definedness of every value a jump depends on.",
+            "Memcheck detects uninitialised values read from the heap before they are written.",
+            "Memcheck detects uninitialised values on the stack as well as on the heap.",
         ];
         let items: Vec<Evidence> = more.iter().map(|t| item(t, t)).collect();
         assert_eq!(evidence_coverage(q, &items), Coverage::WellCovered);

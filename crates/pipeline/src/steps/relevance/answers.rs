@@ -19,6 +19,7 @@ use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
 use research_check::meaning::Meaning;
+use unicode_segmentation::UnicodeSegmentation;
 
 use crate::guard;
 
@@ -256,13 +257,20 @@ const ABOUT_THE_DOCUMENT: &[&str] = &[
 ];
 
 /// Whether `passage` is about the document rather than its subject (a blurb, a pointer
-/// elsewhere, a changelog line).
+/// elsewhere, a changelog line) — in any of its sentences: a quote a model joined from two
+/// ("… SQLite does make use of many temporary files. This article describes the various
+/// temporary files …") carries the blurb as much as one that opens with it.
 pub fn about_the_document(passage: &str) -> bool {
-    let p = passage
-        .trim_start_matches(['-', '*', '•', ' '])
-        .to_lowercase();
-    ABOUT_THE_DOCUMENT_OPENS.iter().any(|w| p.starts_with(w))
-        || ABOUT_THE_DOCUMENT.iter().any(|w| p.contains(w))
+    let lower = passage.to_lowercase();
+    ABOUT_THE_DOCUMENT.iter().any(|w| lower.contains(w))
+        || passage.split_sentence_bounds().any(|sentence| {
+            let opening = sentence
+                .trim_start_matches(['-', '*', '•', ' ', '\n'])
+                .to_lowercase();
+            ABOUT_THE_DOCUMENT_OPENS
+                .iter()
+                .any(|w| opening.starts_with(w))
+        })
 }
 
 /// Whether `passage` says little alone: a table row whose cells are a word or two each
@@ -487,6 +495,18 @@ mod tests {
         assert_eq!(scores[1], 0.0, "a bare row says little alone");
         assert_eq!(scores[2], 0.0, "a sentence about the document");
         assert!(scores[3] < t, "{scores:?} {t}");
+    }
+
+    #[test]
+    fn a_blurb_joined_to_a_fact_is_about_the_document() {
+        assert!(about_the_document(
+            "But SQLite does make use of many temporary files. This article describes the various temporary files that SQLite creates."
+        ));
+        assert!(about_the_document("- This page explains WAL."));
+        assert!(!about_the_document(
+            "A rollback journal is a temporary file used to implement atomic commit. It is deleted at the end."
+        ));
+        assert!(!about_the_document("Call this point the end mark."));
     }
 
     #[test]
