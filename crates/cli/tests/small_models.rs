@@ -68,7 +68,12 @@ fn run_with(
 ) -> (Value, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("db.sqlite");
-    let added = research(&["library", "add", manual.to_str().unwrap()], &db);
+    // By keywords: these tests are about the small models, and embedding the manual for every
+    // run would cost minutes each (the library by meaning has its own tests).
+    let added = research(
+        &["library", "add", manual.to_str().unwrap(), "--keywords-only"],
+        &db,
+    );
     assert!(
         added.status.success(),
         "{}",
