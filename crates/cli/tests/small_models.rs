@@ -71,7 +71,12 @@ fn run_with(
     // By keywords: these tests are about the small models, and embedding the manual for every
     // run would cost minutes each (the library by meaning has its own tests).
     let added = research(
-        &["library", "add", manual.to_str().unwrap(), "--keywords-only"],
+        &[
+            "library",
+            "add",
+            manual.to_str().unwrap(),
+            "--keywords-only",
+        ],
         &db,
     );
     assert!(

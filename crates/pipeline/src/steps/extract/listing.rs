@@ -23,6 +23,12 @@ pub const ANSWERING_PASSAGES: usize = 8;
 /// most, and a second page that answers too still has room.
 pub const ANSWERING_PER_PAGE: usize = 5;
 
+/// Sentences of a page outside the chunks shown to the model that the answering measure reads
+/// too, at most (the page's best against the question by BM25): at quick depth a long page
+/// shows one chunk, chosen by the question's words, and the sentence that answers ("A partial
+/// index is an index over a subset of the rows of a table.") may be in another.
+pub const BEYOND_PER_PAGE: usize = 30;
+
 /// A page read and stored, to extract from.
 #[derive(Debug, Clone, Copy)]
 pub struct PageText<'a> {
@@ -53,6 +59,11 @@ pub struct Listing {
     pub(super) ranked: Vec<usize>,
     /// Whether each shown sentence answers the question or a research question.
     pub(super) answering: Vec<bool>,
+    /// Statements of the page outside the chunks shown, as they read, that the answering
+    /// measure reads too ([`BEYOND_PER_PAGE`]); the model never sees them.
+    pub(super) beyond: Vec<String>,
+    /// Whether each of `beyond` answers, among the best of all the pages ([`answer_across`]).
+    pub(super) beyond_answering: Vec<bool>,
     /// Whether the page is plainly on the topic: the model must then take at least one fact.
     pub(super) on_topic: bool,
     /// What its lines cost in a prompt.
@@ -81,7 +92,7 @@ impl Listing {
         // "measure", which a later chunk on comparing two runs has).
         let anchors = guard::Anchors::of(reading.asked);
         let mut lead_open = anchors.asks_what_it_is() && anchors.named_in(page.title);
-        let mut chunks: Vec<(usize, std::ops::Range<usize>)> =
+        let mut chunks: Vec<(usize, std::ops::Range<usize>, Vec<String>)> =
             text::chunks(doc_text, text::CHUNK_CHARS)
                 .into_iter()
                 .map(|r| {
@@ -89,7 +100,14 @@ impl Listing {
                     // for its header no further up than the chunk: linear in the page, where a
                     // long table's rows each walking up to its header is not.
                     let chunk = &doc_text[r.clone()];
-                    let said: Vec<String> = text::sentences(chunk, 0..chunk.len())
+                    let sentences = text::sentences(chunk, 0..chunk.len());
+                    let statements: Vec<String> = sentences
+                        .iter()
+                        .filter(|s| !s.is_row(chunk))
+                        .map(|s| s.reading(chunk))
+                        .filter(|s| guard::statement(s))
+                        .collect();
+                    let said: Vec<String> = sentences
                         .iter()
                         .map(|s| s.reading(chunk))
                         .filter(|s| guard::statement(s))
@@ -97,14 +115,34 @@ impl Listing {
                     let said = said.join(" ");
                     let lead = lead_open && anchors.named_in(&said);
                     lead_open &= !lead;
-                    (text::overlap(&relevance_key, &said) + usize::from(lead), r)
+                    (
+                        text::overlap(&relevance_key, &said) + usize::from(lead),
+                        r,
+                        statements,
+                    )
                 })
                 .collect();
         chunks.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.start.cmp(&b.1.start)));
+        // The statements of the chunks not shown, the best of them against the question kept
+        // for the answering measure.
+        let unshown: Vec<String> = chunks
+            .iter()
+            .skip(l.chunks_per_page)
+            .flat_map(|c| c.2.iter().cloned())
+            .collect();
+        let beyond: Vec<String> = {
+            let texts: Vec<&str> = unshown.iter().map(String::as_str).collect();
+            guard::rank_sentences(&relevance_key, &texts)
+                .into_iter()
+                .filter(|(_, score)| *score > 0.0)
+                .take(BEYOND_PER_PAGE)
+                .map(|(i, _)| unshown[i].clone())
+                .collect()
+        };
         chunks.truncate(l.chunks_per_page);
         chunks.sort_by_key(|c| c.1.start);
         let mut sentences = Vec::new();
-        for (_, range) in chunks {
+        for (_, range, _) in chunks {
             sentences.extend(text::sentences(doc_text, range));
         }
         let read: Vec<String> = sentences.iter().map(|s| s.reading(doc_text)).collect();
@@ -166,6 +204,8 @@ impl Listing {
             readings,
             ranked,
             answering,
+            beyond_answering: vec![false; beyond.len()],
+            beyond,
         }
     }
 
@@ -219,12 +259,17 @@ pub fn pack(listings: &[Listing], room: Option<usize>) -> Vec<Vec<usize>> {
 /// are taken — [`ANSWERING_PASSAGES`] at most, [`ANSWERING_PER_PAGE`] from one page, a
 /// sentence another page already gives in the same words once.
 pub fn answer_across(listings: &mut [Listing], reading: &Reading<'_>) {
-    let mut at: Vec<(usize, usize)> = Vec::new();
+    // (page, sentence, whether it is beyond the shown ones)
+    let mut at: Vec<(usize, usize, bool)> = Vec::new();
     let mut texts: Vec<&str> = Vec::new();
     for (k, listing) in listings.iter().enumerate() {
         for &i in &listing.ranked {
-            at.push((k, i));
+            at.push((k, i, false));
             texts.push(listing.readings[i].as_str());
+        }
+        for (i, b) in listing.beyond.iter().enumerate() {
+            at.push((k, i, true));
+            texts.push(b.as_str());
         }
     }
     let mut score = vec![0.0f64; texts.len()];
@@ -242,7 +287,7 @@ pub fn answer_across(listings: &mut [Listing], reading: &Reading<'_>) {
     let mut said = std::collections::BTreeSet::new();
     let mut picked = Vec::new();
     for j in order {
-        let (k, i) = at[j];
+        let (k, i, beyond) = at[j];
         if picked.len() >= ANSWERING_PASSAGES {
             break;
         }
@@ -250,13 +295,17 @@ pub fn answer_across(listings: &mut [Listing], reading: &Reading<'_>) {
             continue;
         }
         per_page[k] += 1;
-        picked.push((k, i));
+        picked.push((k, i, beyond));
     }
     for listing in listings.iter_mut() {
         listing.answering.iter_mut().for_each(|a| *a = false);
+        listing.beyond_answering.iter_mut().for_each(|a| *a = false);
     }
-    for (k, i) in picked {
-        listings[k].answering[i] = true;
+    for (k, i, beyond) in picked {
+        match beyond {
+            false => listings[k].answering[i] = true,
+            true => listings[k].beyond_answering[i] = true,
+        }
     }
 }
 
@@ -276,6 +325,8 @@ mod tests {
             shown,
             on_topic: true,
             tokens: 0,
+            beyond: Vec::new(),
+            beyond_answering: Vec::new(),
         }
     }
 
@@ -319,5 +370,56 @@ mod tests {
         assert!(taken(&pages[0]) + taken(&pages[1]) <= ANSWERING_PASSAGES);
         assert!(!pages[0].answering[0], "the filename rule does not answer");
         assert!(!pages[0].answering[2]);
+    }
+
+    #[test]
+    fn a_sentence_outside_the_chunk_shown_is_read_for_the_answer() {
+        let tree = ResearchTree::default();
+        let questions = vec![];
+        let question = "What is a partial index?";
+        let reading = Reading {
+            context: "",
+            topic: question,
+            questions: &questions,
+            asked: question,
+            tree: &tree,
+        };
+        // A long page whose chunk with the question's words repeated is shown at quick depth,
+        // and whose definition sits at its end, in another chunk.
+        let filler =
+            "The query planner reads the statistics table before it plans a join. ".repeat(60);
+        let usage = "The partial index can be used by a query on a partial index column when the WHERE clause of the partial index is implied. ".repeat(20);
+        let page = format!(
+            "# Partial indexes\n\n{usage}\n\n{filler}\n\nA partial index is an index over a subset of the rows of a table."
+        );
+        let text = PageText {
+            query: "partial index",
+            title: "Partial Indexes",
+            text: &page,
+        };
+        let limits = crate::config::Depth::Quick.limits();
+        let mut pages = vec![Listing::new(&text, &reading, &limits)];
+        let definition = "A partial index is an index over a subset of the rows of a table.";
+        assert!(
+            !pages[0].shown.iter().any(|s| s == definition),
+            "the definition is not in the chunk shown: {:?}",
+            &pages[0].shown[..2]
+        );
+        assert!(
+            pages[0].beyond.iter().any(|s| s == definition),
+            "{:?}",
+            pages[0].beyond
+        );
+        answer_across(&mut pages, &reading);
+        let at = pages[0]
+            .beyond
+            .iter()
+            .position(|s| s == definition)
+            .unwrap();
+        assert!(
+            pages[0].beyond_answering[at],
+            "{:?}",
+            pages[0].beyond_answering
+        );
     }
 }

@@ -399,6 +399,23 @@ fn take(page: &Listing, chosen: Vec<Chosen>, topic: &str, l: &DepthLimits) -> Ve
         .map(|i| Evidence::unnumbered(texts[i].to_string(), texts[i].to_string()))
         .collect();
     evidence.extend(answering);
+    // The page's sentences beyond those shown that answer best among all the pages (as many as
+    // [`answer_across`] marked): verbatim in the page by construction, checked anyway.
+    let beyond: Vec<Evidence> = page
+        .beyond
+        .iter()
+        .zip(&page.beyond_answering)
+        .filter(|(b, answers)| {
+            **answers
+                && quote_in(b, normalized)
+                && guard::mentions(topic, b)
+                && !evidence
+                    .iter()
+                    .any(|e| e.quote.contains(b.as_str()) || b.contains(&e.quote))
+        })
+        .map(|(b, _)| Evidence::unnumbered(b.clone(), b.clone()))
+        .collect();
+    evidence.extend(beyond);
     evidence
 }
 
@@ -417,6 +434,8 @@ mod tests {
             answering: vec![false; sentences],
             on_topic: false,
             tokens: sentences * (chars / 4 + 4) + 24,
+            beyond: Vec::new(),
+            beyond_answering: Vec::new(),
         }
     }
 
@@ -457,6 +476,8 @@ mod tests {
             ranked: Vec::new(),
             on_topic: true,
             tokens: 0,
+            beyond: Vec::new(),
+            beyond_answering: Vec::new(),
         }
     }
 
