@@ -47,6 +47,19 @@ impl DownloadSlot {
         }
     }
 
+    /// Runs the download `start` makes with a new cancel token, holding the slot meanwhile (one
+    /// download at a time; [`DownloadSlot::cancel`] reaches it).
+    pub async fn hold<T, F>(&self, start: impl FnOnce(CancellationToken) -> F) -> Res<T>
+    where
+        F: std::future::Future<Output = Res<T>>,
+    {
+        let cancel = CancellationToken::new();
+        let claim = self.claim(cancel.clone())?;
+        let result = start(cancel).await;
+        self.release(claim);
+        result
+    }
+
     /// Stops the download going; false when there is none.
     pub fn cancel(&self) -> bool {
         match &self.slot().1 {
@@ -73,19 +86,15 @@ pub async fn download_model(
     url: String,
     on_progress: Channel<DownloadProgress>,
 ) -> Res<DownloadedModel> {
-    let cancel = CancellationToken::new();
-    let claim = state.download.claim(cancel.clone())?;
     let dir = state.studio.models_dir();
     tracing::info!(%url, dir = %dir.display(), "model download started");
-    let result = research_api::download_model(
-        DownloadRequest::new(url, dir),
-        &|p| {
-            let _ = on_progress.send(p);
-        },
-        cancel,
-    )
-    .await;
-    state.download.release(claim);
+    let send = |p| {
+        let _ = on_progress.send(p);
+    };
+    let result = state
+        .download
+        .hold(|cancel| research_api::download_model(DownloadRequest::new(url, dir), &send, cancel))
+        .await;
     match &result {
         Ok(m) => {
             tracing::info!(path = %m.path, bytes = m.bytes, hash_checked = m.hash_checked, "model downloaded")
@@ -108,18 +117,14 @@ pub async fn download_sentence_model(
     state: State<'_, AppState>,
     on_progress: Channel<DownloadProgress>,
 ) -> Res<String> {
-    let cancel = CancellationToken::new();
-    let claim = state.download.claim(cancel.clone())?;
+    let send = |p| {
+        let _ = on_progress.send(p);
+    };
+    let studio = &state.studio;
     let result = state
-        .studio
-        .install_sentence_model(
-            &|p| {
-                let _ = on_progress.send(p);
-            },
-            cancel,
-        )
+        .download
+        .hold(|cancel| studio.install_sentence_model(&send, cancel))
         .await;
-    state.download.release(claim);
     match &result {
         Ok(dir) => tracing::info!(dir = %dir.display(), "sentence model installed"),
         Err(e) => tracing::warn!(error = %e, "sentence model not installed"),
