@@ -113,7 +113,7 @@ fn by_meaning(studio: &research_api::Studio, asked: bool) -> anyhow::Result<()> 
             let secs = started.elapsed().as_secs_f64();
             let left = (total - done) as f64 * secs / done.max(1) as f64;
             eprint!(
-                "\rembedded {done} of {total} passages, about {} left   ",
+                "\rembedded {done} of {total} passages, {} left   ",
                 time_left(left)
             );
         },
@@ -126,13 +126,13 @@ fn by_meaning(studio: &research_api::Studio, asked: bool) -> anyhow::Result<()> 
     Ok(())
 }
 
-/// A time left in words: "under a minute", "12 min", "1 h 05 min".
+/// A time left in words: "under a minute", "about 12 min", "about 1 h 05 min".
 fn time_left(secs: f64) -> String {
     let minutes = (secs / 60.0).round() as u64;
     match minutes {
         0 => "under a minute".to_string(),
-        1..=59 => format!("{minutes} min"),
-        _ => format!("{} h {:02} min", minutes / 60, minutes % 60),
+        1..=59 => format!("about {minutes} min"),
+        _ => format!("about {} h {:02} min", minutes / 60, minutes % 60),
     }
 }
 
@@ -201,7 +201,7 @@ mod tests {
     #[test]
     fn time_left_reads_as_words() {
         assert_eq!(time_left(20.0), "under a minute");
-        assert_eq!(time_left(12.0 * 60.0), "12 min");
-        assert_eq!(time_left(65.0 * 60.0), "1 h 05 min");
+        assert_eq!(time_left(12.0 * 60.0), "about 12 min");
+        assert_eq!(time_left(65.0 * 60.0), "about 1 h 05 min");
     }
 }
