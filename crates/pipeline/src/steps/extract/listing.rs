@@ -100,19 +100,19 @@ impl Listing {
                     // for its header no further up than the chunk: linear in the page, where a
                     // long table's rows each walking up to its header is not.
                     let chunk = &doc_text[r.clone()];
-                    let sentences = text::sentences(chunk, 0..chunk.len());
-                    let statements: Vec<String> = sentences
+                    // Each sentence read once: (is a row, its reading), statements only.
+                    let read: Vec<(bool, String)> = text::sentences(chunk, 0..chunk.len())
                         .iter()
-                        .filter(|s| !s.is_row(chunk))
-                        .map(|s| s.reading(chunk))
-                        .filter(|s| guard::statement(s))
+                        .map(|s| (s.is_row(chunk), s.reading(chunk)))
+                        .filter(|(_, r)| guard::statement(r))
                         .collect();
-                    let said: Vec<String> = sentences
-                        .iter()
-                        .map(|s| s.reading(chunk))
-                        .filter(|s| guard::statement(s))
-                        .collect();
+                    let said: Vec<&str> = read.iter().map(|(_, r)| r.as_str()).collect();
                     let said = said.join(" ");
+                    let statements: Vec<String> = read
+                        .into_iter()
+                        .filter(|(row, _)| !row)
+                        .map(|(_, r)| r)
+                        .collect();
                     let lead = lead_open && anchors.named_in(&said);
                     lead_open &= !lead;
                     (
