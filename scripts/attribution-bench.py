@@ -36,8 +36,10 @@ MIN_CALLS = 30
 L2 = 1.0
 SEED = 31
 # Signals that decide by rule (crates/check/src/signals/mod.rs, `reversal`, and the exclusive
-# rule), not by weight: each fires on a handful of these rows, too few to fit a weight on.
-RULES = {"comparison_reversed", "exclusive_added", "negated_in_other_words", "opposed_states"}
+# rule), not by weight: each fires on a handful of these rows, too few to fit a weight on. The
+# entailment reader's `denied` decides by rule too (research_check::DENIED_CUT): the weights then
+# serve a program with or without the reader.
+RULES = {"comparison_reversed", "exclusive_added", "negated_in_other_words", "opposed_states", "denied"}
 
 
 # ------------------------------------------------------------------------------------------

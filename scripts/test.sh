@@ -19,6 +19,10 @@ step "sentence-embedding model (all-MiniLM-L6-v2, for the library's hybrid searc
 RESEARCH_STUDIO_EMBEDDER="$(bash scripts/fetch-embedder.sh | tail -n 1)"
 export RESEARCH_STUDIO_EMBEDDER
 
+step "entailment reader (a DeBERTa-v3 cross-encoder and ONNX Runtime, for the checker's tests)"
+RESEARCH_STUDIO_ENTAILMENT="$(bash scripts/fetch-entailment.sh | tail -n 1)"
+export RESEARCH_STUDIO_ENTAILMENT
+
 step "llama.cpp server (built once into the cache)"
 RS_LLAMA_SERVER="$(bash scripts/fetch-llama-server.sh | tail -n 1)"
 export RS_LLAMA_SERVER

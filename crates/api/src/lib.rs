@@ -303,10 +303,22 @@ fn sentence_model() -> Option<Arc<research_embed::BertEmbedder>> {
 /// Lets the citation checker read meaning with the installed sentence model, loaded on the
 /// first check that needs it: the program (`research`, the app) calls this once at start, so
 /// the audit, `research check`, trust marks, recheck and MCP all read with the same checker.
-/// Without the model the checker reads words alone, with the weights fitted that way.
+/// Without the model the checker reads words alone, with the weights fitted that way. Where
+/// `scripts/fetch-entailment.sh` installed the entailment reader (or `RESEARCH_STUDIO_ENTAILMENT`
+/// names one), the checker reads entailment with it as well.
 pub fn check_with_meaning() {
     research_check::meaning::install(|| {
         sentence_model().map(|m| m as Arc<dyn research_embed::TokenEmbedder>)
+    });
+    research_check::meaning::install_entailment(|| {
+        let dir = research_entail::locate_model()?;
+        match research_entail::OnnxEntailment::load(&dir) {
+            Ok(reader) => Some(Arc::new(reader) as Arc<dyn research_entail::Entailment>),
+            Err(e) => {
+                tracing::warn!(dir = %dir.display(), error = %e, "the entailment reader did not load; the checker reads without it");
+                None
+            }
+        }
     });
 }
 

@@ -8,8 +8,9 @@
 //! The sources are ten pages of Debian's `sqlite3-doc` (`CHECK_BENCH_DIR`, default
 //! `/usr/share/doc/sqlite3`), their tags stripped; the sentences are five of each page's own,
 //! each cut to its first twelve words and cited, so every one aligns somewhere as a real report's
-//! does. The model is the one `scripts/fetch-embedder.sh` installs (`RESEARCH_STUDIO_EMBEDDER`).
-//! Prints one JSON object.
+//! does. The model is the one `scripts/fetch-embedder.sh` installs (`RESEARCH_STUDIO_EMBEDDER`);
+//! the entailment reader, read beside it in the last two lines, the one
+//! `scripts/fetch-entailment.sh` installs (`RESEARCH_STUDIO_ENTAILMENT`). Prints one JSON object.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -115,18 +116,35 @@ fn main() {
             .map_err(|e| eprintln!("the model did not load: {e}"))
             .ok()
     });
-    let (cold, warm) = match model {
+    let reader = research_entail::locate_model().and_then(|dir| {
+        research_entail::OnnxEntailment::load(&dir)
+            .map_err(|e| eprintln!("the entailment reader did not load: {e}"))
+            .ok()
+    });
+    let (mut cold, mut warm, mut read_cold, mut read_warm) = (None, None, None, None);
+    match model {
         Some(model) => {
-            let meaning = Meaning::new(Arc::new(model));
-            let cold = check_all(Some(&meaning), Weights::committed_meaning());
-            let warm = check_all(Some(&meaning), Weights::committed_meaning());
-            (Some(cold), Some(warm))
+            let model = Arc::new(model);
+            let meaning = Meaning::new(model.clone());
+            cold = Some(check_all(Some(&meaning), Weights::committed_meaning()));
+            warm = Some(check_all(Some(&meaning), Weights::committed_meaning()));
+            match reader {
+                Some(reader) => {
+                    // A fresh cache: the first check encodes every window again, as a new
+                    // process's would.
+                    let meaning = Meaning::with_entailment(model, Arc::new(reader));
+                    read_cold = Some(check_all(Some(&meaning), Weights::committed_meaning()));
+                    read_warm = Some(check_all(Some(&meaning), Weights::committed_meaning()));
+                }
+                None => {
+                    eprintln!("no entailment reader: run scripts/fetch-entailment.sh for its lines")
+                }
+            }
         }
         None => {
             eprintln!("no sentence model: run scripts/fetch-embedder.sh for the meaning lines");
-            (None, None)
         }
-    };
+    }
     let chars: usize = texts.iter().map(String::len).sum();
     println!(
         "{}",
@@ -137,6 +155,8 @@ fn main() {
             "words_alone_s": words,
             "meaning_first_check_s": cold,
             "meaning_again_cached_s": warm,
+            "with_entailment_first_check_s": read_cold,
+            "with_entailment_again_cached_s": read_warm,
         })
     );
 }

@@ -13,6 +13,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use research_embed::{similarity, EmbedError, Encoded, TokenEmbedder};
+use research_entail::Entailment;
 
 /// Encodings kept before the cache is emptied: about 40 MB of vectors at 384 dimensions and
 /// 60 tokens a text; a report's sources are far fewer.
@@ -23,12 +24,21 @@ const CACHE_TEXTS: usize = 4_000;
 pub struct Meaning {
     encoder: Arc<dyn TokenEmbedder>,
     cache: Mutex<HashMap<String, Arc<Encoded>>>,
+    /// The entailment reader, where the program installed one ([`install_entailment`]): it
+    /// reads a window and a sentence together, which no similarity of the two does.
+    entailment: Option<Arc<dyn Entailment>>,
+    /// Its readings, by window and sentence: an audit of a second draft reads the same pairs.
+    read: Mutex<HashMap<(String, String), f64>>,
 }
 
 impl std::fmt::Debug for Meaning {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Meaning")
             .field("model", &self.encoder.model_id())
+            .field(
+                "entailment",
+                &self.entailment.as_ref().map(|e| e.model_id().to_string()),
+            )
             .finish_non_exhaustive()
     }
 }
@@ -61,7 +71,49 @@ impl Meaning {
         Self {
             encoder,
             cache: Mutex::new(HashMap::new()),
+            entailment: None,
+            read: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// Reads with `encoder`, and entailment with `reader`.
+    pub fn with_entailment(encoder: Arc<dyn TokenEmbedder>, reader: Arc<dyn Entailment>) -> Self {
+        Self {
+            entailment: Some(reader),
+            ..Self::new(encoder)
+        }
+    }
+
+    /// The entailment reader's id, when there is one.
+    pub fn entailment_id(&self) -> Option<&str> {
+        self.entailment.as_ref().map(|e| e.model_id())
+    }
+
+    /// How surely the entailment reader finds that `window` does not bear `sentence` out
+    /// ([`crate::Signals::denied`]); `None` without a reader or when it failed.
+    pub fn denied(&self, window: &str, sentence: &str) -> Option<f64> {
+        let reader = self.entailment.as_ref()?;
+        let key = (window.to_string(), sentence.to_string());
+        if let Some(d) = self
+            .read
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&key)
+        {
+            return Some(*d);
+        }
+        let p = reader
+            .entailment(&[(window, sentence)])
+            .ok()?
+            .first()
+            .copied()?;
+        let d = -(f64::from(p).max(1e-3)).log10();
+        let mut read = self.read.lock().unwrap_or_else(|p| p.into_inner());
+        if read.len() >= CACHE_TEXTS {
+            read.clear();
+        }
+        read.insert(key, d);
+        Some(d)
     }
 
     /// The model's id.
@@ -201,8 +253,10 @@ pub fn closeness(claim: &Encoded, window: &Encoded) -> Closeness {
 }
 
 type Loader = Box<dyn FnOnce() -> Option<Arc<dyn TokenEmbedder>> + Send>;
+type ReaderLoader = Box<dyn FnOnce() -> Option<Arc<dyn Entailment>> + Send>;
 
 static LOADER: Mutex<Option<Loader>> = Mutex::new(None);
+static READER: Mutex<Option<ReaderLoader>> = Mutex::new(None);
 static INSTALLED: OnceLock<Option<Meaning>> = OnceLock::new();
 
 /// Installs the program's sentence model, loaded on first use by `load` (`None`: not
@@ -214,6 +268,13 @@ pub fn install(load: impl FnOnce() -> Option<Arc<dyn TokenEmbedder>> + Send + 's
     *LOADER.lock().unwrap_or_else(|p| p.into_inner()) = Some(Box::new(load));
 }
 
+/// Installs the program's entailment reader beside its sentence model, loaded with it on first
+/// use by `load` (`None`: not installed, the checker reads without it). Read only with a
+/// sentence model: it decides among windows meaning has chosen.
+pub fn install_entailment(load: impl FnOnce() -> Option<Arc<dyn Entailment>> + Send + 'static) {
+    *READER.lock().unwrap_or_else(|p| p.into_inner()) = Some(Box::new(load));
+}
+
 /// The installed sentence model, loading it on the first call after [`install`]; `None` when
 /// none was installed or it did not load.
 pub fn installed() -> Option<&'static Meaning> {
@@ -223,9 +284,35 @@ pub fn installed() -> Option<&'static Meaning> {
     INSTALLED
         .get_or_init(|| {
             let load = LOADER.lock().unwrap_or_else(|p| p.into_inner()).take()?;
-            load().map(Meaning::new)
+            let encoder = load()?;
+            let reader = READER.lock().unwrap_or_else(|p| p.into_inner()).take();
+            Some(match reader.and_then(|load| load()) {
+                Some(reader) => Meaning::with_entailment(encoder, reader),
+                None => Meaning::new(encoder),
+            })
         })
         .as_ref()
+}
+
+/// What the program's checker reads, in words for a report's method section: words alone, with
+/// the sentence model's meaning, and with the entailment reader where it is installed.
+pub fn reading() -> String {
+    match installed() {
+        None => "Citations checked by their words alone (no sentence model is installed)".into(),
+        Some(m) => match m.entailment_id() {
+            None => format!(
+                "Citations checked by their words and meaning ({}); no entailment reader is installed",
+                m.model_id()
+            ),
+            Some(reader) => format!(
+                "Citations checked by their words, meaning ({}) and entailment ({}): a sentence \
+                 with most of its passage's words that the passage does not bear out is not kept \
+                 as written",
+                m.model_id(),
+                reader
+            ),
+        },
+    }
 }
 
 #[cfg(test)]

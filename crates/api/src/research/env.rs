@@ -375,6 +375,8 @@ impl Studio {
             tracing::info!("{note}");
             notes.push(note);
         }
+        // The method section says what the citations were checked with.
+        notes.push(research_check::meaning::reading());
         let mut providers: Vec<(String, Arc<dyn SearchProvider>)> = Vec::new();
         let mcp = research_search::McpDocuments::default();
         for name in &names {

@@ -93,11 +93,15 @@ pub struct Signals {
     /// How much of the claim finds a close match, token by token, in all the windows read with
     /// it at once (0 without the sentence model).
     pub token_recall_cited: f64,
+    /// How surely the entailment reader finds that the window does not bear the claim out:
+    /// `-log10` of its probability that it does, from 0 to 3 (0 without the reader). A sentence
+    /// that changes one relation of its passage reads near 2, one that restates it near 1.
+    pub denied: f64,
 }
 
 /// The signals' names, in the order of [`Signals::values`]: the names in the weights file and
 /// in `research check --json`.
-pub const NAMES: [&str; 29] = [
+pub const NAMES: [&str; 30] = [
     "overlap",
     "overlap_cited",
     "pairs",
@@ -127,6 +131,7 @@ pub const NAMES: [&str; 29] = [
     "token_weakest",
     "token_precision",
     "token_recall_cited",
+    "denied",
 ];
 
 impl Signals {
@@ -171,6 +176,7 @@ impl Signals {
             token_weakest: 0.0,
             token_precision: 0.0,
             token_recall_cited: 0.0,
+            denied: 0.0,
         }
     }
 
@@ -206,6 +212,7 @@ impl Signals {
             self.token_weakest,
             self.token_precision,
             self.token_recall_cited,
+            self.denied,
         ]
     }
 
