@@ -116,11 +116,6 @@ fn main() {
             .map_err(|e| eprintln!("the model did not load: {e}"))
             .ok()
     });
-    let reader = research_entail::locate_model().and_then(|dir| {
-        research_entail::OnnxEntailment::load(&dir)
-            .map_err(|e| eprintln!("the entailment reader did not load: {e}"))
-            .ok()
-    });
     let (mut cold, mut warm, mut read_cold, mut read_warm) = (None, None, None, None);
     match model {
         Some(model) => {
@@ -128,6 +123,13 @@ fn main() {
             let meaning = Meaning::new(model.clone());
             cold = Some(check_all(Some(&meaning), Weights::committed_meaning()));
             warm = Some(check_all(Some(&meaning), Weights::committed_meaning()));
+            // Loaded after the lines without it: its runtime's threads do not share the cores
+            // with them.
+            let reader = research_entail::locate_model().and_then(|dir| {
+                research_entail::OnnxEntailment::load(&dir)
+                    .map_err(|e| eprintln!("the entailment reader did not load: {e}"))
+                    .ok()
+            });
             match reader {
                 Some(reader) => {
                     // A fresh cache: the first check encodes every window again, as a new

@@ -109,7 +109,7 @@ fn an_escalation_waits_across_processes_and_is_answered_from_the_command_line() 
             "--max-revisions",
             "0",
             "--review",
-            "none",
+            "clarify",
             "--json",
         ],
         &db,

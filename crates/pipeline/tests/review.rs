@@ -505,10 +505,21 @@ async fn escalated_run(config: RunConfig, answers: Vec<Answer>) -> (ResearchStat
     (state, asked)
 }
 
-#[tokio::test]
-async fn open_critical_issues_escalate_and_research_more_writes_anew() {
+/// A review run with a person taking part: input allowed and one review point on (the
+/// clarification, asked only for an ambiguous question), so the escalation asks them.
+fn asking_config() -> RunConfig {
     let mut config = review_config();
     config.max_revisions = 0;
+    config.review = ReviewPoints {
+        clarify: true,
+        ..ReviewPoints::none()
+    };
+    config
+}
+
+#[tokio::test]
+async fn open_critical_issues_escalate_and_research_more_writes_anew() {
+    let config = asking_config();
     let (state, asked) = escalated_run(
         config,
         vec![Answer::ResearchMore, Answer::AcceptWithCaveats],
@@ -555,14 +566,31 @@ async fn open_critical_issues_escalate_and_research_more_writes_anew() {
 
 #[tokio::test]
 async fn stopping_at_the_escalation_keeps_the_best_draft() {
-    let mut config = review_config();
-    config.max_revisions = 0;
+    let config = asking_config();
     let (state, _) = escalated_run(config, vec![Answer::StopRun]).await;
     assert_eq!(state.outcome, Outcome::Rejected);
     assert!(state
         .report
         .contains("you stopped the run at the escalation"));
     assert!(state.report.starts_with(&state.review.drafts[0].report));
+}
+
+#[tokio::test]
+async fn with_every_review_point_off_the_escalation_asks_no_one() {
+    // Input is allowed, but every review point is off (`--review none` from a script): the
+    // escalation is taken as the trust pipeline takes it, and the run never waits.
+    let mut config = review_config();
+    config.max_revisions = 0;
+    config.no_input = false;
+    let (state, asked) = escalated_run(config, Vec::new()).await;
+    assert!(asked.is_empty(), "{asked:#?}");
+    assert!(state.review.escalations[0].automatic);
+    assert_eq!(state.outcome, Outcome::Finished);
+    assert!(
+        state.report.contains("every review point is off"),
+        "{}",
+        state.report
+    );
 }
 
 #[tokio::test]

@@ -94,8 +94,9 @@ pub struct Signals {
     /// it at once (0 without the sentence model).
     pub token_recall_cited: f64,
     /// How surely the entailment reader finds that the window does not bear the claim out:
-    /// `-log10` of its probability that it does, from 0 to 3 (0 without the reader). A sentence
-    /// that changes one relation of its passage reads near 2, one that restates it near 1.
+    /// `-log10` of its probability that it does, from 0 to 3 (0 without the reader, and where it
+    /// was not asked because its denial could not decide: see `research_check::DENIED_CUT`). A
+    /// sentence that changes one relation of its passage reads near 2, one that restates it near 1.
     pub denied: f64,
 }
 

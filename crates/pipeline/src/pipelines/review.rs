@@ -308,7 +308,9 @@ async fn escalate(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
         .best()
         .and_then(|d| d.critique.as_ref())
         .map_or(0.0, |c| c.overall);
-    let mut automatic = ctx.config.config.no_input;
+    // A person is asked only when one takes part, as in the trust pipeline: input allowed and a
+    // review point on. `--review none` from a script never waits here.
+    let mut automatic = ctx.config.config.no_input || !ctx.config.config.review.any();
     let mut timed_out = None;
     let mut choice = if automatic {
         EscalationChoice::Accept
@@ -613,6 +615,9 @@ async fn fallback(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
         (Some(failure), _) => format!("{failure}; the report is the best draft so far"),
         (None, _) if accepted == Some(false) => {
             "you accepted the best draft with its open issues".to_string()
+        }
+        (None, _) if accepted == Some(true) && !ctx.config.config.no_input && !ctx.config.config.review.any() => {
+            "its critical issues stayed open and every review point is off, so the best draft is given with them".to_string()
         }
         (None, _) if accepted == Some(true) => {
             "its critical issues stayed open and the run takes no input, so the best draft is given with them".to_string()
