@@ -93,6 +93,7 @@ fn main() -> ExitCode {
     if research_api::extraction_child::is_child_invocation() {
         research_api::extraction_child::serve();
     }
+    quiet_on_a_closed_reader();
     let cli = Cli::parse();
     research_api::check_with_meaning();
     tracing_subscriber::fmt()
@@ -108,6 +109,26 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(e) => fail(&e),
     }
+}
+
+/// The status a command ends with when what reads its output goes away (`research sessions list
+/// | head -3`): 128 + SIGPIPE, as `cat` or `grep` end there, and quietly.
+const CLOSED_READER: i32 = 141;
+
+/// A closed reader of standard output ends the command as it ends a Unix tool: quietly, with
+/// [`CLOSED_READER`]. Rust ignores SIGPIPE so that a closed socket or an extraction child's
+/// pipe is an error to handle, not a kill; `print!` then panics on a closed standard output,
+/// and this hook turns that one panic into the quiet exit (a run is checkpointed as it goes, so
+/// `resume` continues it). Any other panic is reported as before.
+fn quiet_on_a_closed_reader() {
+    let report = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let message = info.payload_as_str().unwrap_or_default();
+        if message.contains("failed printing to stdout") && message.contains("Broken pipe") {
+            std::process::exit(CLOSED_READER);
+        }
+        report(info)
+    }));
 }
 
 async fn dispatch(command: Command) -> anyhow::Result<ExitCode> {

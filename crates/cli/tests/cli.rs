@@ -249,3 +249,32 @@ fn graph_prints_mermaid() {
     assert!(text.starts_with("graph TD;"));
     assert!(text.contains("plan -. Send .-> worker;"));
 }
+
+#[test]
+fn a_reader_that_goes_away_ends_the_command_quietly() {
+    // `research sessions list | head -3`: the reader closes before everything is written.
+    // Before, print! panicked ("failed printing to stdout: Broken pipe", exit 101, a backtrace
+    // with RUST_BACKTRACE); now it ends as `cat` does, with 141 and nothing on stderr.
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("research.sqlite3");
+    let db = db.to_str().unwrap();
+    for args in [
+        vec!["sessions", "list", "--json", "--db", db],
+        vec!["settings", "list", "--db", db],
+        vec!["providers", "--db", db],
+    ] {
+        let mut child = Command::new(BIN)
+            .args(&args)
+            .env("RUST_BACKTRACE", "1")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // The reader goes away before the command writes anything.
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(141), "{args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    }
+}
