@@ -123,7 +123,12 @@ const CLOSED_READER: i32 = 141;
 fn quiet_on_a_closed_reader() {
     let report = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
-        let message = info.payload_as_str().unwrap_or_default();
+        let payload = info.payload();
+        let message = payload
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| payload.downcast_ref::<&str>().copied())
+            .unwrap_or_default();
         if message.contains("failed printing to stdout") && message.contains("Broken pipe") {
             std::process::exit(CLOSED_READER);
         }
