@@ -108,7 +108,8 @@ pub use research_pipeline::{
 pub use research_search::{Hit, HitKind, SearchSettings};
 pub use research_store::{SessionRecord, SessionStatus};
 pub use search::{
-    auto_providers, search, search_settings, ProviderFailure, SearchOutcome, SearchRequest,
+    auto_providers, search, search_names, search_settings, ProviderFailure, SearchOutcome,
+    SearchRequest,
 };
 pub use settings::{Settings, BUILTIN_LISTS, SETTINGS_FILE, SETTING_KEYS};
 

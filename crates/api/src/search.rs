@@ -79,6 +79,41 @@ pub fn auto_note(store: &dyn KeyStore) -> String {
     }
 }
 
+/// Every name a search choice may hold, in words for help and errors: the web and paper
+/// providers, `local` (the library), `auto`, and `mcp:NAME` for a set-up MCP source.
+pub fn search_names() -> String {
+    let mut names: Vec<&str> = research_search::PROVIDERS.iter().map(|(n, _)| *n).collect();
+    names.extend(["local", "auto", "mcp:NAME"]);
+    names.join(", ")
+}
+
+/// Why search choice `name` cannot be searched, or `None`: one rule for the settings, the
+/// run's check before a session is created, and `research search`. `mcp_sources` are the MCP
+/// sources set up (an `mcp:NAME` must name one).
+pub fn unknown_search_name(
+    name: &str,
+    mcp_sources: &std::collections::BTreeMap<String, String>,
+) -> Option<String> {
+    if let Some(source) = name.strip_prefix("mcp:") {
+        if mcp_sources.contains_key(source) {
+            return None;
+        }
+        let known: Vec<&str> = mcp_sources.keys().map(String::as_str).collect();
+        return Some(format!(
+            "no MCP source `{source}` is set up ({}); add it with research settings set mcp_sources \"{source}=COMMAND or URL\"",
+            if known.is_empty() {
+                "none is".to_string()
+            } else {
+                format!("there are {}", known.join(", "))
+            }
+        ));
+    }
+    let known = name == "auto"
+        || name == "local"
+        || research_search::PROVIDERS.iter().any(|(p, _)| *p == name);
+    (!known).then(|| format!("unknown search provider `{name}`; use {}", search_names()))
+}
+
 /// The provider names a choice stands for: `auto` becomes the keyed providers with keys (else
 /// the keyless ones) plus the library when it has a folder; each name once, in order.
 pub(crate) fn expand_providers(

@@ -247,13 +247,10 @@ impl Settings {
             }
             "search" => {
                 let names = list(value);
-                for n in &names {
-                    if n != "auto"
-                        && n != "local"
-                        && !n.starts_with("mcp:")
-                        && research_search::PROVIDERS.iter().all(|(p, _)| p != n)
-                    {
-                        return Err(invalid(format!("unknown search provider `{n}`")));
+                // An `mcp:NAME` may be chosen before its source is set up; the run checks it.
+                for n in names.iter().filter(|n| !n.starts_with("mcp:")) {
+                    if let Some(why) = crate::search::unknown_search_name(n, &Default::default()) {
+                        return Err(invalid(why));
                     }
                 }
                 self.search = Some(names);

@@ -682,3 +682,117 @@ async fn models_download_a_gguf_and_make_it_the_default() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no recommended model"));
 }
+
+#[tokio::test]
+async fn a_run_that_cannot_start_is_never_left_running_and_its_advice_works() {
+    use wiremock::matchers::path;
+    use wiremock::{Mock, MockServer, ResponseTemplate};
+    let server = MockServer::start().await;
+    let base = server.uri();
+    serve_corpus(&server).await;
+    Mock::given(path("/search"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"results": [
+            {"url": format!("{base}/waggle-dance.md"), "title": "The waggle dance", "content": "dance"},
+            {"url": format!("{base}/colony.html"), "title": "Colony", "content": "colony"}
+        ]})))
+        .mount(&server)
+        .await;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db.sqlite");
+    let host = base.trim_start_matches("http://").to_string();
+    let run = |args: Vec<String>| {
+        let db = db.clone();
+        tokio::task::spawn_blocking(move || {
+            let a: Vec<&str> = args.iter().map(String::as_str).collect();
+            research(&a, &db)
+        })
+    };
+    let strings = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+
+    // A provider no one has: refused before a session exists, naming every choice there is.
+    let out = run(strings(&[
+        "run",
+        QUESTION,
+        "--llm",
+        &script_arg(),
+        "--search",
+        "nosuch",
+    ]))
+    .await
+    .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    for name in ["local", "auto", "mcp:NAME", "wikipedia"] {
+        assert!(err.contains(name), "{err}");
+    }
+    let list = ok(&research(&["sessions", "list", "--json"], &db));
+    assert!(list.as_array().unwrap().is_empty(), "{list:#}");
+
+    // SearXNG without its address: the session is failed, not running, and the advice
+    // (`research settings set searxng_url URL`, then resume) followed literally finishes it.
+    let out = run(strings(&[
+        "run",
+        QUESTION,
+        "--llm",
+        &script_arg(),
+        "--search",
+        "searxng",
+        "--allow-host",
+        &host,
+        "--no-input",
+        "--json",
+    ]))
+    .await
+    .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(
+        err.contains("research settings set searxng_url URL"),
+        "{err}"
+    );
+    let thread = err
+        .lines()
+        .map(str::trim)
+        .find(|l| l.len() == 36 && l.matches('-').count() == 4)
+        .unwrap_or_else(|| panic!("the run names its id: {err}"))
+        .to_string();
+    let list = ok(&research(&["sessions", "list", "--json"], &db));
+    assert_eq!(list[0]["status"], "failed", "{list:#}");
+
+    // A wrong provider on resume is refused as on run; nothing changes.
+    let out = run(strings(&[
+        "resume",
+        &thread,
+        "--search",
+        "nosuch",
+        "--no-input",
+    ]))
+    .await
+    .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    let set = research(&["settings", "set", "searxng_url", &base], &db);
+    assert!(
+        set.status.success(),
+        "{}",
+        String::from_utf8_lossy(&set.stderr)
+    );
+    let out = run(strings(&["resume", &thread, "--no-input", "--json"]))
+        .await
+        .unwrap();
+    let done = ok(&out);
+    assert_eq!(done["status"], "finished", "{done:#}");
+    assert!(!done["sources"].as_array().unwrap().is_empty(), "{done:#}");
+    check_grounding(
+        &done,
+        dir.path(),
+        Some(format!("{base}/={}", corpus().display())),
+    );
+    let list = ok(&research(&["sessions", "list", "--json"], &db));
+    assert_eq!(list[0]["status"], "finished", "{list:#}");
+}

@@ -361,7 +361,15 @@ impl Studio {
         let library = Arc::new(self.library()?);
         let library_has_folders = library.folders().map(|f| !f.is_empty()).unwrap_or(false);
         let mut notes = Vec::new();
-        let search_settings = crate::search_settings(keys_store, saved.searxng_url.clone());
+        // What the person has set since the run started counts on a resume: the error that
+        // stopped it told them to set it (a SearXNG address, an MCP source's setting). The run's
+        // own address, given when it started, comes first; a source's current setting replaces
+        // the copy taken at the start.
+        let current = self.settings().unwrap_or_default();
+        let searxng_url = saved.searxng_url.clone().or(current.searxng_url.clone());
+        let mut mcp_sources = saved.mcp_sources.clone();
+        mcp_sources.extend(current.mcp_sources.clone());
+        let search_settings = crate::search_settings(keys_store, searxng_url);
         let names =
             crate::search::expand_providers(&saved.config.search, keys_store, library_has_folders);
         if names.is_empty() {
@@ -383,7 +391,7 @@ impl Studio {
             let provider: Arc<dyn SearchProvider> = if let Some(source) = name.strip_prefix("mcp:")
             {
                 // Not cached: what a person's own source returns is read from it each time.
-                Arc::new(mcp_source(source, &saved.mcp_sources, keys_store, &mcp)?)
+                Arc::new(mcp_source(source, &mcp_sources, keys_store, &mcp)?)
             } else if name == "local" {
                 // The run's searches rank by meaning too when the library has vectors; the
                 // method section says which.
@@ -453,14 +461,9 @@ fn mcp_source(
     documents: &research_search::McpDocuments,
 ) -> Result<research_search::McpSearch, ApiError> {
     let Some(setting) = sources.get(name) else {
-        let known: Vec<&str> = sources.keys().map(String::as_str).collect();
-        return Err(ApiError::new(
-            ErrorCode::InvalidInput,
-            format!(
-                "no MCP source `{name}` is set up ({}); add it with research settings set mcp_sources \"{name}=COMMAND or URL\"",
-                if known.is_empty() { "none is".to_string() } else { format!("there are {}", known.join(", ")) }
-            ),
-        ));
+        let why = crate::search::unknown_search_name(&format!("mcp:{name}"), sources)
+            .unwrap_or_else(|| format!("no MCP source `{name}` is set up"));
+        return Err(ApiError::new(ErrorCode::InvalidInput, why));
     };
     let mut source = research_search::McpSource::parse(name, setting)
         .map_err(|e| ApiError::new(ErrorCode::InvalidInput, e.to_string()))?;

@@ -267,6 +267,13 @@ impl Studio {
                 ),
             ));
         }
+        // A provider that cannot be searched is refused here, before a session exists: a run
+        // that could never start is never left running.
+        for name in &request.config.search {
+            if let Some(why) = crate::search::unknown_search_name(name, &request.mcp_sources) {
+                return Err(ApiError::new(ErrorCode::InvalidInput, why));
+            }
+        }
         let config = &request.config;
         if config.max_revisions > crate::MAX_REVISIONS {
             return Err(ApiError::new(
@@ -464,6 +471,40 @@ impl Studio {
         Ok(self.registry.get(&self.record(thread)?.graph).is_some())
     }
 
+    /// Changes the search providers of a research thread before it is resumed (a provider that
+    /// could not be set up, or one the person wants instead), checked as a new run's are.
+    pub fn set_research_search(
+        &self,
+        thread: &ThreadId,
+        search: Vec<String>,
+    ) -> Result<(), ApiError> {
+        let (_, mut saved) = self.research_run(thread)?;
+        if search.is_empty() {
+            return Err(ApiError::new(
+                ErrorCode::InvalidInput,
+                format!(
+                    "no search provider is chosen; use {}",
+                    crate::search::search_names()
+                ),
+            ));
+        }
+        // The MCP sources a resume reads: the run's copy and what is set up now.
+        let mut sources = saved.mcp_sources.clone();
+        sources.extend(self.settings()?.mcp_sources);
+        for name in &search {
+            if let Some(why) = crate::search::unknown_search_name(name, &sources) {
+                return Err(ApiError::new(ErrorCode::InvalidInput, why));
+            }
+        }
+        saved.config.search = search;
+        self.threads
+            .set_config(
+                thread.as_str(),
+                &serde_json::to_value(&saved).map_err(storage)?,
+            )
+            .map_err(ApiError::from)
+    }
+
     /// Changes the models of a research thread before it is resumed (e.g. after a provider
     /// failed part-way).
     pub fn set_research_models(
@@ -499,8 +540,29 @@ impl Studio {
     ) -> Result<ResearchOutcome, ApiError> {
         let (pipeline, saved) = in_place(|| self.research_run(thread))?;
         let sessions = self.sessions();
-        let env =
-            in_place(|| self.research_env(thread, &saved, keys_store, &sessions, events.clone()))?;
+        let env = match in_place(|| {
+            self.research_env(thread, &saved, keys_store, &sessions, events.clone())
+        }) {
+            Ok(env) => env,
+            Err(e) => {
+                // What the run needs cannot be set up (a provider's key or address): a run that
+                // never started is marked failed, not left running forever; once the cause is
+                // put right, `resume` starts it.
+                let started = pipeline
+                    .has_started(&saved.config, self.cp(), thread)
+                    .await
+                    .unwrap_or(true);
+                if !started {
+                    let now = self.clock.now_ms();
+                    if let Err(e) = in_place(|| {
+                        sessions.set_status(&saved.session_id, SessionStatus::Failed, now)
+                    }) {
+                        tracing::warn!("could not update the session: {e}");
+                    }
+                }
+                return Err(e);
+            }
+        };
         let sink: Arc<dyn EventSink> = Arc::new(AuditSink {
             sessions: sessions.clone(),
             session: saved.session_id.clone(),

@@ -57,6 +57,10 @@ pub struct ResumeArgs {
     models: ModelArgs,
     #[command(flatten)]
     answer: AnswerArgs,
+    /// Search these providers from now on, comma-separated, as `research run --search` (a
+    /// research run whose provider could not be set up, e.g. searxng without its address)
+    #[arg(long, value_name = "SPEC[,SPEC…]")]
+    search: Option<String>,
     /// Write the report here too (research runs)
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
@@ -159,6 +163,14 @@ pub async fn resume(args: ResumeArgs) -> anyhow::Result<ExitCode> {
     let studio = args.db.open()?;
     let thread = ThreadId::new(args.thread);
     if studio.is_research(&thread)? {
+        if let Some(search) = &args.search {
+            let names: Vec<String> = search
+                .split(',')
+                .map(|s| s.trim().to_string())
+                .filter(|s| !s.is_empty())
+                .collect();
+            studio.set_research_search(&thread, names)?;
+        }
         return super::research::resume(
             &studio,
             thread,
@@ -168,6 +180,11 @@ pub async fn resume(args: ResumeArgs) -> anyhow::Result<ExitCode> {
             args.out,
         )
         .await;
+    }
+    if args.search.is_some() {
+        return Err(anyhow::anyhow!(
+            "--search applies to a research run; {thread} is a demo graph's thread"
+        ));
     }
     let report = studio
         .resume(&thread, Some(Arc::new(Progress)), cancel_on_ctrl_c())

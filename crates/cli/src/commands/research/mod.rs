@@ -148,9 +148,8 @@ pub struct RunArgs {
     /// the built-in one)
     #[arg(long, value_name = "WORD[,WORD…]")]
     pub banned_words: Option<String>,
-    /// Search providers, comma-separated (auto, local, tavily, brave, serper, searxng,
-    /// duckduckgo, semantic-scholar, arxiv, wikipedia, newsapi)
-    #[arg(long, value_name = "SPEC[,SPEC…]")]
+    /// Search providers, comma-separated
+    #[arg(long, value_name = "SPEC[,SPEC…]", help = format!("Search providers, comma-separated: {}", research_api::search_names()))]
     pub search: Option<String>,
     /// Your SearXNG instance
     #[arg(long, value_name = "URL")]
