@@ -181,7 +181,8 @@ fn errors_are_one_sentence_and_a_non_zero_exit() {
     assert_eq!(out.status.code(), Some(3));
     assert_eq!(
         String::from_utf8_lossy(&out.stderr).trim(),
-        "research: there is no run with id no-such-thread"
+        "research: there is no session or run with id no-such-thread (research sessions list \
+         shows the sessions, and sessions show SESSION their runs)"
     );
 
     let out = research(&["demo", "--workers", "0", "--db", db.to_str().unwrap()]);

@@ -210,10 +210,9 @@ fn a_failed_run_is_rescued_by_a_fork_with_a_working_model() {
     assert!(!out.status.success());
     let thread = String::from_utf8_lossy(&out.stderr)
         .lines()
-        .next()
-        .unwrap()
-        .trim()
-        .to_string();
+        .find_map(run_ids)
+        .expect("the run names its ids")
+        .0;
     let h = history(&db, &thread);
     assert!(h["fork_points"]
         .as_array()

@@ -108,8 +108,7 @@ fn a_full_disk_fails_the_run_resumably_and_it_resumes_once_space_is_freed() {
             .lock()
             .unwrap()
             .iter()
-            .map(|l| l.trim().to_string())
-            .find(|l| l.len() == 36 && l.matches('-').count() == 4);
+            .find_map(|l| run_ids(l).map(|(run, _)| run));
         if let Some(t) = named {
             let out = research(&["history", &t, "--json"], &db);
             let saved = serde_json::from_slice::<Value>(&out.stdout)

@@ -73,13 +73,13 @@ fn single_and_multi_runs_over_the_library_are_grounded() {
         }
         let thread = String::from_utf8_lossy(&out.stderr)
             .lines()
-            .next()
-            .unwrap()
-            .to_string();
+            .find_map(run_ids)
+            .expect("the run names its ids")
+            .0;
         assert_eq!(
             result["thread_id"],
             thread.as_str(),
-            "the thread id is printed first on stderr"
+            "the run's id is printed on stderr"
         );
     }
     // Both runs are sessions; show and delete work.
@@ -263,7 +263,11 @@ fn a_failing_model_leaves_a_resumable_run_that_another_model_finishes() {
     assert_eq!(out.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("research resume"), "{stderr}");
-    let thread = stderr.lines().next().unwrap().trim().to_string();
+    let thread = stderr
+        .lines()
+        .find_map(run_ids)
+        .expect("the run names its ids")
+        .0;
     let list = ok(&research(&["sessions", "list", "--json"], &db));
     assert_eq!(list[0]["status"], "failed");
     let done = ok(&research(
@@ -750,14 +754,13 @@ async fn a_run_that_cannot_start_is_never_left_running_and_its_advice_works() {
         err.contains("research settings set searxng_url URL"),
         "{err}"
     );
-    let thread = err
+    let (thread, session) = err
         .lines()
-        .map(str::trim)
-        .find(|l| l.len() == 36 && l.matches('-').count() == 4)
-        .unwrap_or_else(|| panic!("the run names its id: {err}"))
-        .to_string();
+        .find_map(run_ids)
+        .unwrap_or_else(|| panic!("the run names its ids: {err}"));
     let list = ok(&research(&["sessions", "list", "--json"], &db));
     assert_eq!(list[0]["status"], "failed", "{list:#}");
+    assert_eq!(list[0]["id"], session.as_str());
 
     // A wrong provider on resume is refused as on run; nothing changes.
     let out = run(strings(&[
@@ -795,4 +798,76 @@ async fn a_run_that_cannot_start_is_never_left_running_and_its_advice_works() {
     );
     let list = ok(&research(&["sessions", "list", "--json"], &db));
     assert_eq!(list[0]["status"], "finished", "{list:#}");
+}
+
+#[test]
+fn either_id_works_wherever_a_session_or_a_run_is_meant() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db.sqlite");
+    library(&db);
+    let out = research(
+        &[
+            "run",
+            QUESTION,
+            "--llm",
+            &script_arg(),
+            "--search",
+            "local",
+            "--no-input",
+            "--json",
+        ],
+        &db,
+    );
+    let result = ok(&out);
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    // Both ids, labelled, as the run starts and in its done: line; the JSON has both too.
+    let (run, session) = stderr
+        .lines()
+        .find_map(run_ids)
+        .expect("the run names its ids");
+    let done = stderr.lines().find(|l| l.starts_with("done:")).unwrap();
+    assert!(
+        done.contains(&format!("run {run} (session {session})")),
+        "{done}"
+    );
+    assert_eq!(result["thread_id"], run.as_str());
+    assert_eq!(result["session_id"], session.as_str());
+
+    // A run id where a session is meant, and a session id where a run is meant.
+    let shown = ok(&research(&["sessions", "show", &run, "--json"], &db));
+    assert_eq!(shown["session"]["id"], session.as_str(), "{shown:#}");
+    let history = ok(&research(&["history", &session, "--json"], &db));
+    assert!(!history["checkpoints"].as_array().unwrap().is_empty());
+    let rechecked = ok(&research(&["recheck", &run, "--json"], &db));
+    assert!(rechecked.is_object(), "{rechecked:#}");
+    let report = dir.path().join("report.md");
+    std::fs::write(&report, result["report"].as_str().unwrap()).unwrap();
+    let checked = research(
+        &[
+            "check",
+            report.to_str().unwrap(),
+            "--session",
+            &run,
+            "--json",
+        ],
+        &db,
+    );
+    assert!(
+        matches!(checked.status.code(), Some(0 | 1)),
+        "{}",
+        String::from_utf8_lossy(&checked.stderr)
+    );
+    // Resuming a finished run by its session says it is finished, not that there is no run.
+    let again = research(&["resume", &session, "--no-input"], &db);
+    let err = String::from_utf8_lossy(&again.stderr);
+    assert!(err.contains("already finished"), "{err}");
+
+    // An id that names nothing says so, and where to find the ids.
+    let wrong = research(&["sessions", "show", "not-an-id"], &db);
+    assert_eq!(wrong.status.code(), Some(3));
+    let err = String::from_utf8_lossy(&wrong.stderr);
+    assert!(
+        err.contains("no session or run with id not-an-id") && err.contains("sessions list"),
+        "{err}"
+    );
 }

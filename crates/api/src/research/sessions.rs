@@ -375,6 +375,48 @@ impl Studio {
     pub fn session_of(&self, thread: &ThreadId) -> Result<Option<String>, ApiError> {
         Ok(self.sessions().session_of(thread.as_str())?)
     }
+
+    /// The session `id` names: a session's own id, or the session of a run (thread) id. Every
+    /// command that takes a session takes either, so the one id a person has always works.
+    pub fn session_named(&self, id: &str) -> Result<String, ApiError> {
+        let id = id.trim();
+        if self.sessions().get(id)?.is_some() {
+            return Ok(id.to_string());
+        }
+        match self.sessions().session_of(id)? {
+            Some(session) => Ok(session),
+            None => Err(no_session_or_run(id)),
+        }
+    }
+
+    /// The run `id` names: a run's (thread's) own id, or the latest run of a session id.
+    pub fn run_named(&self, id: &str) -> Result<ThreadId, ApiError> {
+        let id = id.trim();
+        if self.sessions().session_of(id)?.is_some() || self.threads.get(id)?.is_some() {
+            return Ok(ThreadId::new(id));
+        }
+        if self.sessions().get(id)?.is_some() {
+            return match self.sessions().runs(id)?.pop() {
+                Some((thread, _)) => Ok(ThreadId::new(thread)),
+                None => Err(ApiError::new(
+                    ErrorCode::NotFound,
+                    format!("session {id} has no run yet"),
+                )),
+            };
+        }
+        Err(no_session_or_run(id))
+    }
+}
+
+/// The error for an id that names neither a session nor a run.
+pub(crate) fn no_session_or_run(id: &str) -> ApiError {
+    ApiError::new(
+        ErrorCode::NotFound,
+        format!(
+            "there is no session or run with id {id} (research sessions list shows the sessions, \
+             and sessions show SESSION their runs)"
+        ),
+    )
 }
 
 /// The error for a session id that names no session, worded once for every command.

@@ -46,7 +46,10 @@ pub async fn check(args: CheckArgs) -> anyhow::Result<ExitCode> {
     };
     let markdown = research_api::read_check_document(&args.document)?;
     let sources = match &args.session {
-        Some(id) => args.db.open()?.check_sources_of_session(id)?,
+        Some(id) => {
+            let studio = args.db.open()?;
+            studio.check_sources_of_session(&studio.session_named(id)?)?
+        }
         None => research_api::read_check_sources(&args.sources, &args.allow_host).await?,
     };
     let mut found = research_api::check_document(&markdown, &sources, &weights)?;

@@ -7,7 +7,6 @@ use std::sync::Arc;
 
 use research_api::{
     ApiError, ErrorCode, Event, EventSink, Mode, Registry, RunConfig, RunReport, RunStatus, Studio,
-    ThreadId,
 };
 
 use super::research::{AnswerArgs, ModelArgs};
@@ -161,7 +160,7 @@ pub async fn demo(args: DemoArgs) -> anyhow::Result<ExitCode> {
 /// `research resume`: a research thread goes to [`super::research::resume`], a demo one runs on.
 pub async fn resume(args: ResumeArgs) -> anyhow::Result<ExitCode> {
     let studio = args.db.open()?;
-    let thread = ThreadId::new(args.thread);
+    let thread = studio.run_named(&args.thread)?;
     if studio.is_research(&thread)? {
         if let Some(search) = &args.search {
             let names: Vec<String> = search
@@ -196,7 +195,7 @@ pub async fn resume(args: ResumeArgs) -> anyhow::Result<ExitCode> {
 /// `research history`.
 pub async fn history(args: HistoryArgs) -> anyhow::Result<ExitCode> {
     let studio = args.db.open()?;
-    let thread = ThreadId::new(args.thread);
+    let thread = studio.run_named(&args.thread)?;
     let history = studio.history(&thread).await?;
     // A research run's stages it can be forked from (none for other graphs' threads).
     let forks = studio.fork_points(&thread).await.unwrap_or_default();

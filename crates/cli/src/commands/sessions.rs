@@ -67,7 +67,7 @@ pub fn sessions(args: SessionsArgs) -> anyhow::Result<ExitCode> {
             }
         }
         SessionsAction::Show { id, calls: true } => {
-            let runs = studio.model_calls(&id)?;
+            let runs = studio.model_calls(&studio.session_named(&id)?)?;
             if json {
                 println!("{}", serde_json::to_string_pretty(&runs)?);
             } else {
@@ -75,7 +75,7 @@ pub fn sessions(args: SessionsArgs) -> anyhow::Result<ExitCode> {
             }
         }
         SessionsAction::Show { id, calls: false } => {
-            let detail = studio.session(&id)?;
+            let detail = studio.session(&studio.session_named(&id)?)?;
             if json {
                 println!("{}", serde_json::to_string_pretty(&detail)?);
             } else {
@@ -105,10 +105,11 @@ pub fn sessions(args: SessionsArgs) -> anyhow::Result<ExitCode> {
             }
         }
         SessionsAction::Rename { id, title } => {
-            studio.rename_session(&id, &title)?;
+            studio.rename_session(&studio.session_named(&id)?, &title)?;
             eprintln!("renamed");
         }
         SessionsAction::Delete { id } => {
+            let id = studio.session_named(&id)?;
             studio.delete_session(&id)?;
             eprintln!("deleted session {id}");
         }
@@ -171,7 +172,9 @@ pub struct RecheckArgs {
 pub async fn recheck(args: RecheckArgs) -> anyhow::Result<ExitCode> {
     use research_api::SourceState;
     let studio = args.db.open()?;
-    let found = studio.recheck(&args.session).await?;
+    let found = studio
+        .recheck(&studio.session_named(&args.session)?)
+        .await?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&found)?);
         return Ok(ExitCode::SUCCESS);

@@ -143,7 +143,11 @@ fn print_run(r: &ScheduleRun) {
 /// `research watch`.
 pub async fn watch(args: WatchArgs) -> anyhow::Result<ExitCode> {
     let studio = args.db.open()?;
-    let session = args.session.as_deref();
+    let named = match args.session.as_deref() {
+        Some(id) => Some(studio.session_named(id)?),
+        None => None,
+    };
+    let session = named.as_deref();
     let chosen = [
         args.list,
         args.pause,

@@ -166,11 +166,19 @@ pub fn spawn_run(mut cmd: Command) -> (Child, String) {
     let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
     let thread = loop {
         let line = lines.next().expect("the run names its thread").unwrap();
-        let line = line.trim().to_string();
-        if line.len() == 36 && line.matches('-').count() == 4 {
-            break line;
+        if let Some((run, _)) = run_ids(&line) {
+            break run;
         }
     };
     std::thread::spawn(move || for _ in lines {});
     (child, thread)
+}
+
+/// The run and session ids of the line a run names itself with ("run ID (session ID)").
+pub fn run_ids(line: &str) -> Option<(String, String)> {
+    let rest = line.trim().strip_prefix("run ")?;
+    let (run, session) = rest.split_once(" (session ")?;
+    let session = session.strip_suffix(')')?;
+    let id = |s: &str| s.len() == 36 && s.matches('-').count() == 4;
+    (id(run) && id(session)).then(|| (run.to_string(), session.to_string()))
 }

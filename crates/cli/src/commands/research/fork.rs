@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use research_api::{ForkRequest, Plan, ThreadId};
+use research_api::{ForkRequest, Plan};
 
 use super::options::{invalid, DepthArg};
 use super::{drive, finish, AnswerArgs, ModelArgs};
@@ -84,13 +84,16 @@ pub async fn fork(args: ForkArgs) -> anyhow::Result<ExitCode> {
         }),
     };
     let forked = studio
-        .fork_research(&ThreadId::new(args.run.clone()), &request)
+        .fork_research(&studio.run_named(&args.run)?, &request)
         .await?;
     eprintln!(
         "forked at {} (checkpoint {}): {}",
         forked.point.stage, forked.point.checkpoint, forked.point.holds
     );
-    eprintln!("{}", forked.thread_id);
+    eprintln!(
+        "{}",
+        super::run_line(&forked.thread_id, &forked.session_id)
+    );
     let flags = AnswerArgs {
         no_input: args.no_input,
         ..Default::default()

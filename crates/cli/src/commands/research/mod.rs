@@ -287,8 +287,9 @@ pub async fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         (None, None) => None,
     };
     if let Some((session, kind)) = in_session {
+        let session = studio.session_named(session)?;
         let turn = studio
-            .ask_in_session(session, &question, kind, &OsKeychain)
+            .ask_in_session(&session, &question, kind, &OsKeychain)
             .await?;
         eprintln!(
             "{} ({} {}: {})",
@@ -319,15 +320,15 @@ pub async fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             }
             return Ok(ExitCode::SUCCESS);
         };
-        eprintln!("{thread}");
+        eprintln!("{}", run_line(&thread, &session));
         let outcome = drive(&studio, &thread, None, &flags).await?;
         return finish_turn(&outcome, Some(&turn), args.json, args.out.as_ref());
     }
     // What the flags leave open (models, providers, review points, hosts) the api fills from
     // the settings.
     let request = request_of(&args, question)?;
-    let (_session, thread) = studio.start_research(&request)?;
-    eprintln!("{thread}");
+    let (session, thread) = studio.start_research(&request)?;
+    eprintln!("{}", run_line(&thread, &session));
     let outcome = drive(&studio, &thread, None, &flags).await?;
     finish(&outcome, args.json, args.out.as_ref())
 }
@@ -438,6 +439,13 @@ pub(crate) fn turn_words(kind: TurnKind) -> &'static str {
     }
 }
 
+/// The line that names a run as it starts and ends: both ids, labelled. Every command takes
+/// either (`research history`, `resume` and `fork` a session's latest run; `sessions show`,
+/// `recheck`, `watch` and `check --session` a run's session).
+pub(crate) fn run_line(thread: &ThreadId, session: &str) -> String {
+    format!("run {thread} (session {session})")
+}
+
 fn finish(
     outcome: &ResearchOutcome,
     json: bool,
@@ -480,13 +488,14 @@ fn finish_turn(
     let m = &r.metadata;
     match outcome.status {
         ResearchStatus::Finished => eprintln!(
-            "done: {} sources, {} evidence items, {}/{} claims supported, {} model calls, {} tokens",
+            "done: {} sources, {} evidence items, {}/{} claims supported, {} model calls, {} tokens; {}",
             m.sources_count,
             m.evidence_count,
             m.claims_supported,
             m.claims_total,
             m.llm_calls,
-            m.prompt_tokens + m.completion_tokens
+            m.prompt_tokens + m.completion_tokens,
+            run_line(&outcome.thread_id, &outcome.session_id)
         ),
         ResearchStatus::Waiting => {}
         ResearchStatus::Interrupted => {
