@@ -871,3 +871,34 @@ fn either_id_works_wherever_a_session_or_a_run_is_meant() {
         "{err}"
     );
 }
+
+#[test]
+fn an_out_path_that_cannot_be_written_is_refused_before_any_work() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db.sqlite");
+    library(&db);
+    let folder = dir.path().to_str().unwrap().to_string();
+    let missing = dir.path().join("no-such-folder/report.md");
+    for out in [folder.as_str(), missing.to_str().unwrap()] {
+        let run = research(
+            &[
+                "run",
+                QUESTION,
+                "--llm",
+                &script_arg(),
+                "--search",
+                "local",
+                "--no-input",
+                "--out",
+                out,
+            ],
+            &db,
+        );
+        assert_eq!(run.status.code(), Some(2), "{out}");
+        let err = String::from_utf8_lossy(&run.stderr);
+        assert!(err.contains("--out"), "{err}");
+    }
+    // Nothing ran: no session was created.
+    let list = ok(&research(&["sessions", "list", "--json"], &db));
+    assert!(list.as_array().unwrap().is_empty(), "{list:#}");
+}

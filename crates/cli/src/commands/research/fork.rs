@@ -54,6 +54,7 @@ pub struct ForkArgs {
 
 /// `research fork`.
 pub async fn fork(args: ForkArgs) -> anyhow::Result<ExitCode> {
+    super::writable_out(args.out.as_deref())?;
     let studio = args.db.open()?;
     let plan = match &args.plan {
         Some(path) => {
@@ -90,10 +91,7 @@ pub async fn fork(args: ForkArgs) -> anyhow::Result<ExitCode> {
         "forked at {} (checkpoint {}): {}",
         forked.point.stage, forked.point.checkpoint, forked.point.holds
     );
-    eprintln!(
-        "{}",
-        super::run_line(&forked.thread_id, &forked.session_id)
-    );
+    eprintln!("{}", super::run_line(&forked.thread_id, &forked.session_id));
     let flags = AnswerArgs {
         no_input: args.no_input,
         ..Default::default()

@@ -275,6 +275,7 @@ pub struct AnswerArgs {
 /// `research run`.
 pub async fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let question = super::arg_or_stdin(args.question.clone(), "the question")?;
+    writable_out(args.out.as_deref())?;
     let studio = args.db.open()?;
     let flags = AnswerArgs {
         answer: args.answer.clone(),
@@ -356,6 +357,7 @@ pub async fn resume(
     json: bool,
     out: Option<PathBuf>,
 ) -> anyhow::Result<ExitCode> {
+    writable_out(out.as_deref())?;
     if let Some(routing) = models.routing()? {
         studio.set_research_models(&thread, routing)?;
     }
@@ -439,6 +441,33 @@ pub(crate) fn turn_words(kind: TurnKind) -> &'static str {
     }
 }
 
+/// Refuses an `--out` path the report could not be written to, before any work: a folder, or a
+/// file in a folder that does not exist (found after every model call, it cost the whole run).
+pub(crate) fn writable_out(out: Option<&std::path::Path>) -> anyhow::Result<()> {
+    let Some(path) = out else { return Ok(()) };
+    if path.is_dir() {
+        return Err(invalid(format!(
+            "--out {} is a folder; give the report's file name (e.g. {}/report.md)",
+            path.display(),
+            path.display()
+        ))
+        .into());
+    }
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => std::path::Path::new("."),
+    };
+    if !parent.is_dir() {
+        return Err(invalid(format!(
+            "--out {}: the folder {} does not exist",
+            path.display(),
+            parent.display()
+        ))
+        .into());
+    }
+    Ok(())
+}
+
 /// The line that names a run as it starts and ends: both ids, labelled. Every command takes
 /// either (`research history`, `resume` and `fork` a session's latest run; `sessions show`,
 /// `recheck`, `watch` and `check --session` a run's session).
@@ -463,8 +492,15 @@ fn finish_turn(
     let r = &outcome.result;
     if let Some(path) = out {
         if !r.report.is_empty() {
-            std::fs::write(path, &r.report)
-                .with_context(|| format!("could not write {}", path.display()))?;
+            std::fs::write(path, &r.report).with_context(|| {
+                format!(
+                    "could not write {} (the report is saved in session {}: research export {} \
+                     --format md --out FILE writes it)",
+                    path.display(),
+                    outcome.session_id,
+                    outcome.session_id
+                )
+            })?;
             eprintln!("report written to {}", path.display());
         }
     }
