@@ -198,6 +198,7 @@ impl Studio {
                     limit: 1,
                     searxng_url: settings.searxng_url.clone(),
                     library: Some(library),
+                    mcp_sources: settings.mcp_sources.clone(),
                 },
                 &crate::search_settings(keys, settings.searxng_url),
                 keys,

@@ -57,18 +57,21 @@ pub const KEYED_PROVIDERS: &[KeyedProvider] = &[
     },
 ];
 
+/// The names a key can be stored for, in words for help and errors: the keyed providers, and
+/// `mcp:NAME` for an MCP source's token.
+pub fn key_names() -> String {
+    let names: Vec<&str> = KEYED_PROVIDERS.iter().map(|p| p.name).collect();
+    format!("{}, mcp:NAME (an MCP source's token)", names.join(", "))
+}
+
 fn provider(name: &str) -> Result<&'static KeyedProvider, ApiError> {
     KEYED_PROVIDERS
         .iter()
         .find(|p| p.name == name)
         .ok_or_else(|| {
-            let names: Vec<&str> = KEYED_PROVIDERS.iter().map(|p| p.name).collect();
             ApiError::new(
                 ErrorCode::InvalidInput,
-                format!(
-                    "`{name}` takes no key; providers with keys: {} (and mcp:NAME, an MCP source's token)",
-                    names.join(", ")
-                ),
+                format!("`{name}` takes no key; keys are stored for {}", key_names()),
             )
         })
 }

@@ -44,8 +44,8 @@ pub use database::DATABASE_ENV;
 pub use error::{ApiError, ErrorCode, Fix};
 pub use export::{fonts_dir, ExportFormat};
 pub use keys::{
-    connect_settings, delete_key, list_keys, resolve as resolve_key, set_key, KeySource, KeyStatus,
-    KeyStore, KeyedProvider, MemoryKeys, OsKeychain, KEYED_PROVIDERS,
+    connect_settings, delete_key, key_names, list_keys, resolve as resolve_key, set_key, KeySource,
+    KeyStatus, KeyStore, KeyedProvider, MemoryKeys, OsKeychain, KEYED_PROVIDERS,
 };
 pub use models::{
     download_model, human_bytes, recommended_models, DownloadProgress, DownloadRequest,
@@ -111,7 +111,7 @@ pub use search::{
     auto_providers, search, search_names, search_settings, ProviderFailure, SearchOutcome,
     SearchRequest,
 };
-pub use settings::{Settings, BUILTIN_LISTS, SETTINGS_FILE, SETTING_KEYS};
+pub use settings::{setting_names, Settings, BUILTIN_LISTS, SETTINGS_FILE, SETTING_KEYS};
 
 /// Fetches one page or PDF and extracts its readable text (`research fetch`).
 pub async fn fetch(url: &str, allowed_hosts: &[String]) -> Result<Document, ApiError> {

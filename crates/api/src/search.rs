@@ -18,6 +18,8 @@ pub struct SearchRequest {
     pub searxng_url: Option<String>,
     /// The user's library, searched as `local` (and by `auto` when it has folders).
     pub library: Option<std::sync::Arc<research_library::Library>>,
+    /// The MCP sources set up, searched as `mcp:NAME`.
+    pub mcp_sources: std::collections::BTreeMap<String, String>,
 }
 
 /// A provider that failed while others answered.
@@ -141,6 +143,31 @@ pub(crate) fn expand_providers(
     names
 }
 
+/// The provider `mcp:NAME` of the MCP sources set up (a run's, or `research search`'s), with the bearer token the keychain keeps
+/// for `mcp:NAME` when its server is an address.
+pub(crate) fn mcp_source(
+    name: &str,
+    sources: &std::collections::BTreeMap<String, String>,
+    keys_store: &dyn KeyStore,
+    documents: &research_search::McpDocuments,
+) -> Result<research_search::McpSearch, ApiError> {
+    let Some(setting) = sources.get(name) else {
+        let why = unknown_search_name(&format!("mcp:{name}"), sources)
+            .unwrap_or_else(|| format!("no MCP source `{name}` is set up"));
+        return Err(ApiError::new(ErrorCode::InvalidInput, why));
+    };
+    let mut source = research_search::McpSource::parse(name, setting)
+        .map_err(|e| ApiError::new(ErrorCode::InvalidInput, e.to_string()))?;
+    if let research_search::McpServerAddress::Http { token, .. } = &mut source.address {
+        *token = keys::resolve(keys_store, &format!("mcp:{name}")).map(|(k, _)| k);
+    }
+    Ok(research_search::McpSearch::new(
+        source,
+        documents.clone(),
+        std::time::Duration::from_secs(60),
+    ))
+}
+
 /// Search settings with keys from `store`.
 pub fn search_settings(store: &dyn KeyStore, searxng_url: Option<String>) -> SearchSettings {
     let mut settings = SearchSettings {
@@ -190,7 +217,16 @@ pub async fn search(
                     ErrorCode::Storage,
                     "the local library could not be opened",
                 )),
-                _ => research_search::provider(n, settings).map_err(ApiError::from),
+                _ => match n.strip_prefix("mcp:") {
+                    Some(source) => mcp_source(
+                        source,
+                        &request.mcp_sources,
+                        store,
+                        &research_search::McpDocuments::default(),
+                    )
+                    .map(|p| std::sync::Arc::new(p) as std::sync::Arc<dyn SearchProvider>),
+                    None => research_search::provider(n, settings).map_err(ApiError::from),
+                },
             };
             provider.map(|p| (n.clone(), p))
         })

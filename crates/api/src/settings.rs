@@ -82,6 +82,23 @@ pub const SETTING_KEYS: &[(&str, &str)] = &[
     ),
 ];
 
+/// The settings' names, in words for help and errors ("default_model, fast_model, …").
+pub fn setting_names() -> String {
+    SETTING_KEYS
+        .iter()
+        .map(|(k, _)| *k)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The error for a name that is not a setting.
+fn unknown_setting(name: &str) -> ApiError {
+    invalid(format!(
+        "unknown setting `{name}`; known: {}",
+        setting_names()
+    ))
+}
+
 /// The setting lists whose absence means a built-in list (and whose emptiness is a choice:
 /// none).
 pub const BUILTIN_LISTS: &[&str] = &["banned_words", "trusted_domains", "low_trust_domains"];
@@ -291,16 +308,7 @@ impl Settings {
             }
             "mcp_sources" => self.mcp_sources = mcp_sources(value)?,
             "database" => self.database = crate::database::check_setting(value)?,
-            other => {
-                return Err(invalid(format!(
-                    "unknown setting `{other}`; known: {}",
-                    SETTING_KEYS
-                        .iter()
-                        .map(|(k, _)| *k)
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )))
-            }
+            other => return Err(unknown_setting(other)),
         }
         Ok(())
     }
@@ -320,7 +328,7 @@ impl Settings {
             "low_trust_domains" => self.low_trust_domains = None,
             "mcp_sources" => self.mcp_sources.clear(),
             "database" => self.database = None,
-            other => return Err(invalid(format!("unknown setting `{other}`"))),
+            other => return Err(unknown_setting(other)),
         }
         Ok(())
     }

@@ -152,9 +152,9 @@ pub const MEANING_KEEPS_PARTLY: f64 = 0.65;
 pub const LIKELY: f64 = 0.5;
 
 /// At or above this [`Signals::denied`] (the entailment reader gives the window at most a 3.2%
-/// chance of bearing the sentence out), a sentence with most of its words in its window
-/// ([`DENIED_OVERLAP`]) is neither verified nor kept as written: it says something else in the
-/// passage's own words, as a sentence that changes one relation of it does.
+/// chance of bearing the sentence out), a sentence that cites one source and has most of its
+/// words in its window ([`DENIED_OVERLAP`]) is neither verified nor kept as written: it says
+/// something else in the passage's own words, as a sentence that changes one relation of it does.
 pub const DENIED_CUT: f64 = 1.5;
 
 /// The share of a sentence's content words in its window from which the entailment reader's
@@ -307,9 +307,13 @@ pub fn check_reading(
     // The entailment reader (about 50 ms a sentence on two cores) is asked only where its denial
     // can decide: a sentence with most of its window's words that would be kept, and not one its
     // window says word for word (a near-miss changes a word or an order).
+    // Only where one source is cited: the reader reads one window, and a sentence drawing on two
+    // sources ("… dance to tell nestmates where food is, and workers change tasks as they age
+    // [2][1]") finds each half in its own source's window, never both in one.
     let may_keep = score > DENIED_SCORE || (words_verify && verifies(&signals, score, weights));
     let verbatim = signals.complete >= 1.0 && signals.run >= 0.999;
-    if signals.overlap >= DENIED_OVERLAP && may_keep && !verbatim {
+    let one_source = cited.iter().all(|p| p.source == best.source);
+    if signals.overlap >= DENIED_OVERLAP && may_keep && !verbatim && one_source {
         if let Some(d) = meaning.and_then(|m| m.denied(&best.text, claim)) {
             signals.denied = d;
             score = weights.probability(&signals);

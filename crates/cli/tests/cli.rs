@@ -279,3 +279,51 @@ fn a_reader_that_goes_away_ends_the_command_quietly() {
         assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
     }
 }
+
+#[test]
+fn help_and_errors_list_every_choice_the_code_takes() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("research.sqlite3");
+    let db = db.to_str().unwrap();
+    let text = |args: &[&str]| {
+        let out = research(args);
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    };
+    // Every setting, in `set --help`, `unset --help` and an unknown one's error.
+    let set = text(&["settings", "set", "--help"]);
+    let unset = text(&["settings", "unset", "--help"]);
+    let unknown = text(&["settings", "unset", "nosuch", "--db", db]);
+    for key in [
+        "default_model",
+        "banned_words",
+        "database",
+        "mcp_sources",
+        "low_trust_domains",
+    ] {
+        for (what, said) in [("set", &set), ("unset", &unset), ("unset nosuch", &unknown)] {
+            assert!(said.contains(key), "{what} does not name {key}: {said}");
+        }
+    }
+    // A key can be stored for an MCP source.
+    assert!(text(&["keys", "set", "--help"]).contains("mcp:NAME"));
+    // Every search choice in run's help.
+    let run = text(&["run", "--help"]);
+    for name in ["local", "auto", "mcp:NAME", "semantic-scholar"] {
+        assert!(run.contains(name), "{run}");
+    }
+    // Two answers that contradict each other are refused, not one silently taken.
+    let out = research(&["resume", "some-run", "--approve", "--cancel", "--db", db]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("cannot be used with"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // A search of the sessions that finds none says so, not "no sessions yet".
+    let none = text(&["sessions", "list", "wasp", "--db", db]);
+    assert!(none.contains("no session matches \"wasp\""), "{none}");
+}

@@ -616,4 +616,22 @@ fn a_wiki_behind_a_small_mcp_server_is_read_quoted_and_checked() {
         result["report"].as_str().unwrap().contains("mcp://wiki/"),
         "the sources list names it"
     );
+    // `research search` takes the same source as `run` does.
+    let found = ok(&research(
+        &["search", "waggle dance", "--search", "mcp:wiki", "--json"],
+        &db,
+    ));
+    let hits = found["hits"].as_array().unwrap();
+    assert!(!hits.is_empty(), "{found:#}");
+    assert!(hits
+        .iter()
+        .all(|h| h["url"].as_str().unwrap().starts_with("mcp://wiki/")));
+    // A source that is not set up is named as such, with the ones there are.
+    let missing = research(&["search", "bees", "--search", "mcp:nosuch"], &db);
+    assert_eq!(missing.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&missing.stderr);
+    assert!(
+        err.contains("no MCP source `nosuch` is set up") && err.contains("wiki"),
+        "{err}"
+    );
 }

@@ -391,7 +391,12 @@ impl Studio {
             let provider: Arc<dyn SearchProvider> = if let Some(source) = name.strip_prefix("mcp:")
             {
                 // Not cached: what a person's own source returns is read from it each time.
-                Arc::new(mcp_source(source, &mcp_sources, keys_store, &mcp)?)
+                Arc::new(crate::search::mcp_source(
+                    source,
+                    &mcp_sources,
+                    keys_store,
+                    &mcp,
+                )?)
             } else if name == "local" {
                 // The run's searches rank by meaning too when the library has vectors; the
                 // method section says which.
@@ -450,29 +455,4 @@ impl Studio {
             fresh,
         }))
     }
-}
-
-/// The provider `mcp:NAME` of the run's MCP sources, with the bearer token the keychain keeps
-/// for `mcp:NAME` when its server is an address.
-fn mcp_source(
-    name: &str,
-    sources: &std::collections::BTreeMap<String, String>,
-    keys_store: &dyn KeyStore,
-    documents: &research_search::McpDocuments,
-) -> Result<research_search::McpSearch, ApiError> {
-    let Some(setting) = sources.get(name) else {
-        let why = crate::search::unknown_search_name(&format!("mcp:{name}"), sources)
-            .unwrap_or_else(|| format!("no MCP source `{name}` is set up"));
-        return Err(ApiError::new(ErrorCode::InvalidInput, why));
-    };
-    let mut source = research_search::McpSource::parse(name, setting)
-        .map_err(|e| ApiError::new(ErrorCode::InvalidInput, e.to_string()))?;
-    if let research_search::McpServerAddress::Http { token, .. } = &mut source.address {
-        *token = keys::resolve(keys_store, &format!("mcp:{name}")).map(|(k, _)| k);
-    }
-    Ok(research_search::McpSearch::new(
-        source,
-        documents.clone(),
-        std::time::Duration::from_secs(60),
-    ))
 }

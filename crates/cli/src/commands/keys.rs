@@ -10,7 +10,8 @@ use research_api::KeySource;
 pub enum KeysAction {
     /// Store a key: typed without echo, or read from standard input
     Set {
-        /// openai, anthropic, gemini, openai-compat, tavily, brave, serper, newsapi, semantic-scholar
+        /// The provider
+        #[arg(help = research_api::key_names())]
         provider: String,
     },
     /// Show which providers have a key, and where it comes from (masked)

@@ -9,12 +9,13 @@ use super::DbArg;
 pub struct SearchArgs {
     /// The query
     query: String,
-    /// Providers, comma-separated: tavily, brave, serper, searxng, duckduckgo, semantic-scholar, arxiv, wikipedia, newsapi, auto
+    /// Providers, comma-separated
     #[arg(
         long,
         value_name = "SPEC[,SPEC…]",
         value_delimiter = ',',
-        default_value = "auto"
+        default_value = "auto",
+        help = format!("Providers, comma-separated: {}", research_api::search_names())
     )]
     search: Vec<String>,
     /// Results per provider at most
@@ -35,13 +36,21 @@ pub async fn search(args: SearchArgs) -> anyhow::Result<ExitCode> {
     let store = research_api::OsKeychain;
     let settings = research_api::search_settings(&store, args.searxng_url.clone());
     // The library is optional here: web searches work even if the database does not.
-    let library = args.db.open().and_then(|s| s.library()).ok().map(Arc::new);
+    let studio = args.db.open().ok();
+    let library = studio.as_ref().and_then(|s| s.library().ok()).map(Arc::new);
+    // The MCP sources set up, searched as mcp:NAME as a run searches them.
+    let mcp_sources = studio
+        .as_ref()
+        .and_then(|s| s.settings().ok())
+        .map(|s| s.mcp_sources)
+        .unwrap_or_default();
     let request = research_api::SearchRequest {
         query: args.query,
         providers: args.search,
         limit: args.limit,
         searxng_url: args.searxng_url,
         library,
+        mcp_sources,
     };
     let outcome = research_api::search(request, &settings, &store).await?;
     for failure in &outcome.failures {

@@ -55,7 +55,12 @@ pub fn sessions(args: SessionsArgs) -> anyhow::Result<ExitCode> {
             if json {
                 println!("{}", serde_json::to_string_pretty(&list)?);
             } else if list.is_empty() {
-                eprintln!("no sessions yet; start one with: research run \"your question\"");
+                match &text {
+                    Some(text) => eprintln!("no session matches \"{text}\""),
+                    None => {
+                        eprintln!("no sessions yet; start one with: research run \"your question\"")
+                    }
+                }
             } else {
                 for s in list {
                     let checked = s

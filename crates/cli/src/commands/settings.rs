@@ -21,7 +21,8 @@ pub struct SettingsArgs {
 enum SettingsAction {
     /// Show every setting
     List,
-    /// Set one: default_model, fast_model, search, searxng_url, ollama_url, allowed_hosts, review
+    /// Set one
+    #[command(about = format!("Set one: {}", research_api::setting_names()))]
     Set {
         /// The setting
         key: String,
@@ -29,6 +30,7 @@ enum SettingsAction {
         value: String,
     },
     /// Reset one to its default
+    #[command(about = format!("Reset one to its default: {}", research_api::setting_names()))]
     Unset {
         /// The setting
         key: String,

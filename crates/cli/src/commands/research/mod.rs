@@ -249,19 +249,19 @@ pub struct AnswerArgs {
     #[arg(long, value_name = "TEXT")]
     pub answer: Option<String>,
     /// Approve the plan or the report
-    #[arg(long)]
+    #[arg(long, conflicts_with_all = ["cancel", "revise", "reject", "edit", "plan"])]
     pub approve: bool,
     /// Replace the plan with this JSON file ({"questions": [], "aspects": [], "searches": []})
     #[arg(long, value_name = "FILE")]
     pub plan: Option<PathBuf>,
     /// Cancel the run at the plan review
-    #[arg(long)]
+    #[arg(long, conflicts_with_all = ["revise", "reject", "edit", "plan"])]
     pub cancel: bool,
     /// Ask for one revision of the report with this feedback
-    #[arg(long, value_name = "FEEDBACK")]
+    #[arg(long, value_name = "FEEDBACK", conflicts_with_all = ["reject", "edit"])]
     pub revise: Option<String>,
     /// Reject the report, with a reason
-    #[arg(long, value_name = "REASON")]
+    #[arg(long, value_name = "REASON", conflicts_with = "edit")]
     pub reject: Option<String>,
     /// Replace the report's text with your edit of it (Markdown); it is audited and reviewed
     /// again
