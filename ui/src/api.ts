@@ -27,6 +27,7 @@ export function fixWords(fix: Fix | null | undefined): string {
     case "resume_run": return "Resume the run first.";
     case "allow_host": return `Add ${fix.host} to the allowed hosts in Settings to reach it.`;
     case "data_folder": return "Check that your home folder exists and can be written.";
+    case "shared_database": return "Check the shared database's address in Settings, or switch back to this computer's file there.";
   }
 }
 

@@ -169,7 +169,7 @@ thread: string, } | { "place": "allow_host",
 /**
  * The host.
  */
-host: string, } | { "place": "data_folder" };
+host: string, } | { "place": "data_folder" } | { "place": "shared_database" };
 
 export type RunStatus = "finished" | "interrupted" | "cancelled";
 

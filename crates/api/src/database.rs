@@ -65,7 +65,7 @@ pub(crate) fn open(db: &Path) -> Result<Stores, ApiError> {
                 address.shown
             ),
         )
-        .fix(Fix::DataFolder)
+        .fix(Fix::SharedDatabase)
     };
     let sessions =
         research_postgres::PgSessions::connect_lazy(&url).map_err(|e| not_a_server(&e))?;
@@ -97,7 +97,7 @@ fn not_a_server(e: &research_postgres::PgError) -> ApiError {
         ErrorCode::InvalidInput,
         format!("{e} (from {DATABASE_ENV} or the `database` setting)"),
     )
-    .fix(Fix::DataFolder)
+    .fix(Fix::SharedDatabase)
 }
 
 /// Checks a `database` setting: a PostgreSQL address without a password in it (passwords go

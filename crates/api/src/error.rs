@@ -56,6 +56,10 @@ pub enum Fix {
     },
     /// Where the database is kept.
     DataFolder,
+    /// The shared database chosen in the settings (or `DATABASE_URL`): its address, or this
+    /// machine's file instead. It wins over the file a command names, so naming another file
+    /// does not help.
+    SharedDatabase,
 }
 
 /// An API error: `{code, message, fix}` on the IPC boundary.

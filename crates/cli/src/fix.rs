@@ -20,6 +20,12 @@ pub fn hint(fix: &Fix) -> String {
         Fix::ResumeRun { thread } => format!("finish the run with `research resume {thread}`"),
         Fix::AllowHost { host } => format!("add --allow-host {host} to reach it"),
         Fix::DataFolder => "pass --db PATH".into(),
+        // The setting beside the database file (or DATABASE_URL) wins over --db: say how to
+        // leave the server, not to pass a file that was passed.
+        Fix::SharedDatabase => "check the address with `research settings list`, or use this \
+            machine's file with `research settings set database local` (or DATABASE_URL=local \
+            for one shell); the shared database wins over --db"
+            .into(),
     }
 }
 

@@ -327,3 +327,46 @@ fn help_and_errors_list_every_choice_the_code_takes() {
     let none = text(&["sessions", "list", "wasp", "--db", db]);
     assert!(none.contains("no session matches \"wasp\""), "{none}");
 }
+
+#[test]
+fn a_shared_database_that_cannot_be_reached_says_how_to_leave_it() {
+    // The `database` setting beside the file --db names wins over the file: the error must not
+    // say "pass --db PATH" (it was passed), but how to go back to this machine's file.
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("research.sqlite3");
+    let db = db.to_str().unwrap();
+    let set = research(&[
+        "settings",
+        "set",
+        "database",
+        "postgres://nobody@127.0.0.1:1/research",
+        "--db",
+        db,
+    ]);
+    assert!(
+        set.status.success(),
+        "{}",
+        String::from_utf8_lossy(&set.stderr)
+    );
+    let out = research(&["sessions", "list", "--db", db]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("pass --db PATH"), "{err}");
+    assert!(
+        err.contains("research settings set database local"),
+        "{err}"
+    );
+    // The advice, followed literally.
+    let back = research(&["settings", "set", "database", "local", "--db", db]);
+    assert!(
+        back.status.success(),
+        "{}",
+        String::from_utf8_lossy(&back.stderr)
+    );
+    let out = research(&["sessions", "list", "--db", db]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
