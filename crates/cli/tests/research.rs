@@ -308,14 +308,14 @@ fn user_mistakes_are_one_sentence_and_lose_nothing() {
     );
 }
 
-#[tokio::test]
-async fn web_run_against_a_local_search_server_and_local_pages() {
+/// A local SearXNG that answers every query with the corpus's three pages, plus one that fails
+/// to load, and serves the pages too.
+async fn local_searxng() -> wiremock::MockServer {
     use wiremock::matchers::path;
     use wiremock::{Mock, MockServer, ResponseTemplate};
     let server = MockServer::start().await;
     let base = server.uri();
     serve_corpus(&server).await;
-    // SearXNG answers every query with the three pages, plus one that fails to load.
     Mock::given(path("/search"))
         .respond_with(ResponseTemplate::new(200).set_body_json(json!({"results": [
             {"url": format!("{base}/waggle-dance.md"), "title": "The waggle dance", "content": "dance"},
@@ -325,6 +325,13 @@ async fn web_run_against_a_local_search_server_and_local_pages() {
         ]})))
         .mount(&server)
         .await;
+    server
+}
+
+#[tokio::test]
+async fn web_run_against_a_local_search_server_and_local_pages() {
+    let server = local_searxng().await;
+    let base = server.uri();
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("db.sqlite");
     let args: Vec<String> = [
@@ -689,18 +696,8 @@ async fn models_download_a_gguf_and_make_it_the_default() {
 
 #[tokio::test]
 async fn a_run_that_cannot_start_is_never_left_running_and_its_advice_works() {
-    use wiremock::matchers::path;
-    use wiremock::{Mock, MockServer, ResponseTemplate};
-    let server = MockServer::start().await;
+    let server = local_searxng().await;
     let base = server.uri();
-    serve_corpus(&server).await;
-    Mock::given(path("/search"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"results": [
-            {"url": format!("{base}/waggle-dance.md"), "title": "The waggle dance", "content": "dance"},
-            {"url": format!("{base}/colony.html"), "title": "Colony", "content": "colony"}
-        ]})))
-        .mount(&server)
-        .await;
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("db.sqlite");
     let host = base.trim_start_matches("http://").to_string();

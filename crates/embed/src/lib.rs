@@ -103,15 +103,19 @@ pub(crate) fn normalize(v: &mut [f32]) {
 /// The environment variable naming the embedding model's folder (overrides the default place).
 pub const MODEL_ENV: &str = "RESEARCH_STUDIO_EMBEDDER";
 
-/// The folder `scripts/fetch-embedder.sh` installs the model in, under the project's cache
-/// (`RESEARCH_STUDIO_CACHE`, else `~/.cache/research-studio`).
-pub fn default_model_dir() -> Option<PathBuf> {
-    let cache = std::env::var_os("RESEARCH_STUDIO_CACHE")
+/// The project's cache folder, where its scripts and the app install models:
+/// `RESEARCH_STUDIO_CACHE`, else `~/.cache/research-studio`.
+pub fn cache_dir() -> Option<PathBuf> {
+    std::env::var_os("RESEARCH_STUDIO_CACHE")
         .map(PathBuf::from)
         .or_else(|| {
             std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/research-studio"))
-        })?;
-    Some(cache.join("models/all-MiniLM-L6-v2"))
+        })
+}
+
+/// The folder `scripts/fetch-embedder.sh` installs the model in, under [`cache_dir`].
+pub fn default_model_dir() -> Option<PathBuf> {
+    Some(cache_dir()?.join("models/all-MiniLM-L6-v2"))
 }
 
 /// Where the embedding model is, when it is installed: the folder named by [`MODEL_ENV`], else

@@ -69,14 +69,9 @@ pub trait Entailment: Send + Sync {
 pub const MODEL_ENV: &str = "RESEARCH_STUDIO_ENTAILMENT";
 
 /// The folder `scripts/fetch-entailment.sh` installs the model in, under the project's cache
-/// (`RESEARCH_STUDIO_CACHE`, else `~/.cache/research-studio`).
+/// folder ([`research_embed::cache_dir`], the one rule for it).
 pub fn default_model_dir() -> Option<PathBuf> {
-    let cache = std::env::var_os("RESEARCH_STUDIO_CACHE")
-        .map(PathBuf::from)
-        .or_else(|| {
-            std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/research-studio"))
-        })?;
-    Some(cache.join("models/entailment"))
+    Some(research_embed::cache_dir()?.join("models/entailment"))
 }
 
 /// The file a model folder holds to be read: what [`locate_model`] looks for.

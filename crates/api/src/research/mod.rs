@@ -497,10 +497,15 @@ impl Studio {
             }
         }
         saved.config.search = search;
+        self.save_run(thread, &saved)
+    }
+
+    /// Writes a research thread's run settings back (after a change before a resume).
+    fn save_run(&self, thread: &ThreadId, saved: &SavedRun) -> Result<(), ApiError> {
         self.threads
             .set_config(
                 thread.as_str(),
-                &serde_json::to_value(&saved).map_err(storage)?,
+                &serde_json::to_value(saved).map_err(storage)?,
             )
             .map_err(ApiError::from)
     }
@@ -519,12 +524,7 @@ impl Studio {
                 .map_err(|e| ApiError::new(ErrorCode::InvalidInput, e.to_string()))?;
         }
         saved.config.models = models;
-        self.threads
-            .set_config(
-                thread.as_str(),
-                &serde_json::to_value(&saved).map_err(storage)?,
-            )
-            .map_err(ApiError::from)
+        self.save_run(thread, &saved)
     }
 
     /// Runs a research thread: from its start the first time, then from its last checkpoint
