@@ -553,6 +553,12 @@ impl Default for RunConfig {
 }
 
 impl RunConfig {
+    /// Whether a person takes part in the run: input is allowed and a review point is on. Only
+    /// then may an escalation stop for them (every pipeline's escalation reads this).
+    pub fn asks_a_person(&self) -> bool {
+        !self.no_input && self.review.any()
+    }
+
     /// The words the report may not use: those chosen, else seed 000's list.
     pub fn banned(&self) -> Vec<String> {
         self.banned_words

@@ -310,7 +310,7 @@ async fn escalate(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
         .map_or(0.0, |c| c.overall);
     // A person is asked only when one takes part, as in the trust pipeline: input allowed and a
     // review point on. `--review none` from a script never waits here.
-    let mut automatic = ctx.config.config.no_input || !ctx.config.config.review.any();
+    let mut automatic = !ctx.config.config.asks_a_person();
     let mut timed_out = None;
     let mut choice = if automatic {
         EscalationChoice::Accept
@@ -616,7 +616,11 @@ async fn fallback(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
         (None, _) if accepted == Some(false) => {
             "you accepted the best draft with its open issues".to_string()
         }
-        (None, _) if accepted == Some(true) && !ctx.config.config.no_input && !ctx.config.config.review.any() => {
+        (None, _)
+            if accepted == Some(true)
+                && !ctx.config.config.no_input
+                && !ctx.config.config.asks_a_person() =>
+        {
             "its critical issues stayed open and every review point is off, so the best draft is given with them".to_string()
         }
         (None, _) if accepted == Some(true) => {

@@ -244,7 +244,7 @@ pub fn graph(
     super::standard::after_verify(&mut g, "rank");
     g.add_edge("rank", "write_report");
     // A person is asked only when one takes part: input allowed and a review point on.
-    let asks = !config.no_input && config.review.any();
+    let asks = config.asks_a_person();
     g.add_conditional_edges(
         "write_report",
         move |s: &ResearchState| {
