@@ -25,6 +25,7 @@ export function fixWords(fix: Fix | null | undefined): string {
     case "searxng_url": return "Set the SearXNG address in Settings.";
     case "library": return "Add a folder in the Library.";
     case "resume_run": return "Resume the run first.";
+    case "ask_again": return "Ask the question again in this session.";
     case "allow_host": return `Add ${fix.host} to the allowed hosts in Settings to reach it.`;
     case "data_folder": return "Check that your home folder exists and can be written.";
     case "shared_database": return "Check the shared database's address in Settings, or switch back to this computer's file there.";

@@ -165,7 +165,15 @@ provider: string, } | { "place": "model" } | { "place": "searxng_url" } | { "pla
 /**
  * The run's thread.
  */
-thread: string, } | { "place": "allow_host", 
+thread: string, } | { "place": "ask_again", 
+/**
+ * The session.
+ */
+session: string, 
+/**
+ * The question its run asked.
+ */
+question: string, } | { "place": "allow_host", 
 /**
  * The host.
  */
@@ -586,7 +594,12 @@ trust: TrustRecord | null,
  * The review pipeline's record of the latest report (every draft with its review, and
  * what each revision fixed); none for other pipelines.
  */
-review: ReviewView | null, };
+review: ReviewView | null, 
+/**
+ * Why the session's latest run failed, while the session stands failed (none otherwise,
+ * and for runs that failed before it was kept).
+ */
+failure: string | null, };
 
 export type RunCalls = { 
 /**

@@ -49,6 +49,14 @@ pub enum Fix {
         /// The run's thread.
         thread: String,
     },
+    /// A run that ended without a report (cancelled at a review point, its report rejected):
+    /// ask its question again in the session.
+    AskAgain {
+        /// The session.
+        session: String,
+        /// The question its run asked.
+        question: String,
+    },
     /// A local or private host the fetcher refuses unless it is allowed.
     AllowHost {
         /// The host.

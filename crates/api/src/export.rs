@@ -6,7 +6,9 @@ use std::path::{Path, PathBuf};
 use research_export::{FontSet, Paper, PdfOptions, PdfRenderer, Report, SourceRef};
 use serde::{Deserialize, Serialize};
 
-use crate::{ApiError, ErrorCode, Studio};
+use research_store::SessionStatus;
+
+use crate::{ApiError, ErrorCode, Fix, Studio};
 
 /// An export format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
@@ -62,6 +64,68 @@ fn storage(path: &Path, e: impl std::fmt::Display) -> ApiError {
 }
 
 impl Studio {
+    /// Why `id` (a session, or its run `thread`) has no report to export, with what to do that
+    /// will work: a run that failed or stopped is resumed (saying why it failed when that was
+    /// kept); one cancelled at a review point or whose report was rejected has nothing to
+    /// resume, so its question is asked again.
+    fn no_report(&self, id: &str, session_id: &str, thread: Option<&str>) -> ApiError {
+        let sessions = self.sessions();
+        let runs = sessions.runs(session_id).unwrap_or_default();
+        let run = match thread {
+            Some(t) => runs.iter().find(|r| r.0 == t).cloned(),
+            None => runs.last().cloned(),
+        };
+        let Some((thread, question)) = run else {
+            return ApiError::new(ErrorCode::Conflict, format!("{id} has no run yet"));
+        };
+        // The session's status is its latest run's; an earlier run of it is judged as unfinished.
+        let latest = runs.last().is_some_and(|r| r.0 == thread);
+        let status = sessions
+            .get(session_id)
+            .ok()
+            .flatten()
+            .map(|s| s.status)
+            .filter(|_| latest);
+        let resume = Fix::ResumeRun {
+            thread: thread.clone(),
+        };
+        match status {
+            Some(SessionStatus::Cancelled | SessionStatus::Rejected) => ApiError::new(
+                ErrorCode::Conflict,
+                format!(
+                    "{id} has no report: its run was {} and there is nothing to resume",
+                    if status == Some(SessionStatus::Cancelled) {
+                        "cancelled at a review point"
+                    } else {
+                        "ended with its report rejected"
+                    }
+                ),
+            )
+            .fix(Fix::AskAgain {
+                session: session_id.to_string(),
+                question,
+            }),
+            Some(SessionStatus::Failed) => {
+                let why = self
+                    .failure(&thread)
+                    .ok()
+                    .flatten()
+                    .map(|w| format!(" ({w})"))
+                    .unwrap_or_default();
+                ApiError::new(
+                    ErrorCode::Conflict,
+                    format!("{id} has no report: its run failed{why}; put the cause right first"),
+                )
+                .fix(resume)
+            }
+            _ => ApiError::new(
+                ErrorCode::Conflict,
+                format!("{id} has no finished report yet; its run must finish first"),
+            )
+            .fix(resume),
+        }
+    }
+
     /// The latest report of a session or run, ready to export.
     pub fn report_for_export(&self, id: &str) -> Result<Report, ApiError> {
         let sessions = self.sessions();
@@ -79,22 +143,7 @@ impl Studio {
             .reports(&session_id)?
             .into_iter()
             .rfind(|r| thread.as_deref().is_none_or(|t| r.thread_id == t))
-            .ok_or_else(|| {
-                let unfinished = thread.clone().or_else(|| {
-                    sessions
-                        .runs(&session_id)
-                        .ok()
-                        .and_then(|runs| runs.last().map(|r| r.0.clone()))
-                });
-                let error = ApiError::new(
-                    ErrorCode::Conflict,
-                    format!("{id} has no finished report yet; its run must finish first"),
-                );
-                match unfinished {
-                    Some(thread) => error.fix(crate::Fix::ResumeRun { thread }),
-                    None => error,
-                }
-            })?;
+            .ok_or_else(|| self.no_report(id, &session_id, thread.as_deref()))?;
         let models: Vec<String> = report.provenance["models"]
             .as_object()
             .map(|m| {

@@ -12,11 +12,17 @@ async fn a_call_waiting_for_another_writer_does_not_hold_the_runtime() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("studio.sqlite3");
     let studio = Studio::open(Some(&db)).unwrap();
+    // Never run: the session only needs a model that could be.
+    let script = dir.path().join("script.json");
+    std::fs::write(&script, "[]").unwrap();
     let (session, _) = studio
         .start_research(&ResearchRequest {
             question: "How do honeybees find flowers?".into(),
             config: RunConfig {
-                models: research_api::ModelRouting::single("scripted:/nonexistent.json"),
+                models: research_api::ModelRouting::single(&format!(
+                    "scripted:{}",
+                    script.display()
+                )),
                 search: vec!["wikipedia".into()],
                 ..RunConfig::default()
             },

@@ -18,6 +18,10 @@ pub fn hint(fix: &Fix) -> String {
         }
         Fix::Library => "add a folder with `research library add DIR`".into(),
         Fix::ResumeRun { thread } => format!("finish the run with `research resume {thread}`"),
+        Fix::AskAgain { session, question } => format!(
+            "ask its question again in the session with `research run {} --session {session}`",
+            shell_word(question)
+        ),
         Fix::AllowHost { host } => format!("add --allow-host {host} to reach it"),
         Fix::DataFolder => "pass --db PATH".into(),
         // The setting beside the database file (or DATABASE_URL) wins over --db: say how to
@@ -26,6 +30,19 @@ pub fn hint(fix: &Fix) -> String {
             machine's file with `research settings set database local` (or DATABASE_URL=local \
             for one shell); the shared database wins over --db"
             .into(),
+    }
+}
+
+/// `text` as one shell word: quoted when it holds anything a shell would read.
+fn shell_word(text: &str) -> String {
+    if !text.is_empty()
+        && text
+            .chars()
+            .all(|c| c.is_alphanumeric() || "-_./:,".contains(c))
+    {
+        text.to_string()
+    } else {
+        format!("'{}'", text.replace('\'', "'\\''"))
     }
 }
 

@@ -239,6 +239,51 @@ fn answer_in_advance_and_cancel_at_the_plan() {
         .unwrap()
         .iter()
         .any(|s| s["status"] == "cancelled"));
+    // Its export says there is nothing to resume and how to ask again; the advice, followed as
+    // written (with the model named), writes a report the export then takes.
+    let session = waiting["session_id"].as_str().unwrap();
+    let out_file = dir.path().join("report.md");
+    let out_path = out_file.to_str().unwrap();
+    let refused = research(
+        &["export", session, "--format", "md", "--out", out_path],
+        &db,
+    );
+    assert_eq!(refused.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        stderr.contains("cancelled") && !stderr.contains("research resume"),
+        "{stderr}"
+    );
+    let advice = format!("`research run '{QUESTION}' --session {session}`");
+    assert!(stderr.contains(&advice), "{stderr}");
+    let again = ok(&research(
+        &[
+            "run",
+            QUESTION,
+            "--session",
+            session,
+            "--llm",
+            &script_arg(),
+            "--search",
+            "local",
+            "--no-input",
+            "--json",
+        ],
+        &db,
+    ));
+    assert_eq!(again["status"], "finished");
+    let exported = research(
+        &["export", session, "--format", "md", "--out", out_path],
+        &db,
+    );
+    assert!(
+        exported.status.success(),
+        "{}",
+        String::from_utf8_lossy(&exported.stderr)
+    );
+    assert!(std::fs::read_to_string(&out_file)
+        .unwrap()
+        .contains("## Sources"));
 }
 
 #[test]
@@ -270,6 +315,38 @@ fn a_failing_model_leaves_a_resumable_run_that_another_model_finishes() {
         .0;
     let list = ok(&research(&["sessions", "list", "--json"], &db));
     assert_eq!(list[0]["status"], "failed");
+    // Why it failed is kept: the session and an export's advice say it.
+    let session = list[0]["id"].as_str().unwrap();
+    let shown = research(&["sessions", "show", session], &db);
+    let stderr = String::from_utf8_lossy(&shown.stderr);
+    assert!(
+        stderr.contains("its run failed (")
+            && stderr.contains(&format!("research resume {thread}")),
+        "{stderr}"
+    );
+    let shown = ok(&research(&["sessions", "show", session, "--json"], &db));
+    assert!(
+        shown["failure"].as_str().is_some_and(|f| !f.is_empty()),
+        "{shown}"
+    );
+    let target = dir.path().join("r.md");
+    let export = research(
+        &[
+            "export",
+            session,
+            "--format",
+            "md",
+            "--out",
+            target.to_str().unwrap(),
+        ],
+        &db,
+    );
+    let stderr = String::from_utf8_lossy(&export.stderr);
+    assert!(
+        stderr.contains("its run failed (")
+            && stderr.contains(&format!("research resume {thread}")),
+        "{stderr}"
+    );
     let done = ok(&research(
         &[
             "resume",
@@ -301,6 +378,19 @@ fn user_mistakes_are_one_sentence_and_lose_nothing() {
     assert!(String::from_utf8_lossy(&no_model.stderr).contains("--llm"));
     let bad_model = research(&["run", QUESTION, "--llm", "nosuch:model"], &db);
     assert_eq!(bad_model.status.code(), Some(2));
+    // A model or script file that is not there is refused before a session exists.
+    for spec in [
+        "local:/nonexistent/model.gguf",
+        "scripted:/nonexistent/script.json",
+    ] {
+        let missing = research(&["run", QUESTION, "--llm", spec], &db);
+        assert_eq!(missing.status.code(), Some(2));
+        let stderr = String::from_utf8_lossy(&missing.stderr);
+        assert!(
+            stderr.contains("there is no") && stderr.contains("--llm"),
+            "{stderr}"
+        );
+    }
     let list = ok(&research(&["sessions", "list", "--json"], &db));
     assert!(
         list.as_array().unwrap().is_empty(),

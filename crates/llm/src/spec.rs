@@ -50,6 +50,21 @@ pub enum ModelSpec {
     },
 }
 
+impl ModelSpec {
+    /// Why this spec cannot be used as it stands on this machine: the model or script file it
+    /// names is not there. Asked before a run is created, so a run that could never make its
+    /// first call is refused rather than left failed.
+    pub fn missing_file(&self) -> Option<LlmError> {
+        let (what, path) = match self {
+            ModelSpec::Local { path } => ("model file", path),
+            ModelSpec::Scripted { path } => ("script file", path),
+            _ => return None,
+        };
+        (!path.is_file())
+            .then(|| LlmError::Config(format!("there is no {what} at {}", path.display())))
+    }
+}
+
 impl std::str::FromStr for ModelSpec {
     type Err = LlmError;
 

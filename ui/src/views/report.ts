@@ -49,7 +49,10 @@ export function mountReport(root: HTMLElement, { store, actions, popover }: Ctx)
       decorate(detail);
       decorateMarks(report, detail, popover);
     } else if (detail && !draft) {
-      report.replaceChildren(el("p", { className: "placeholder" }, "No report yet."));
+      // A failed run says why (kept by the api), so the person knows what to put right before Resume.
+      report.replaceChildren(el("p", { className: "placeholder" }, detail.failure
+        ? `No report: the run failed (${detail.failure}). Put that right, then Resume.`
+        : "No report yet."));
     } else {
       report.replaceChildren();
     }

@@ -238,11 +238,6 @@ impl Studio {
             )
             .fix(crate::Fix::Model));
         }
-        for model in request.config.models.models() {
-            model
-                .parse::<research_llm::ModelSpec>()
-                .map_err(|e| ApiError::new(ErrorCode::InvalidInput, e.to_string()))?;
-        }
         if !(0.0..=1.0).contains(&request.config.min_coverage) {
             return Err(ApiError::new(
                 ErrorCode::InvalidInput,
@@ -297,7 +292,8 @@ impl Studio {
                 ));
             }
         }
-        Ok(())
+        // Last: what is on this machine, once what was asked is known to be right.
+        checked_models(&request.config.models)
     }
 
     /// `request` with the user's settings filling what it leaves open: the default and fast
@@ -518,11 +514,7 @@ impl Studio {
         models: research_llm::ModelRouting,
     ) -> Result<(), ApiError> {
         let (_, mut saved) = self.research_run(thread)?;
-        for model in models.models() {
-            model
-                .parse::<research_llm::ModelSpec>()
-                .map_err(|e| ApiError::new(ErrorCode::InvalidInput, e.to_string()))?;
-        }
+        checked_models(&models)?;
         saved.config.models = models;
         self.save_run(thread, &saved)
     }
@@ -553,12 +545,7 @@ impl Studio {
                     .await
                     .unwrap_or(true);
                 if !started {
-                    let now = self.clock.now_ms();
-                    if let Err(e) = in_place(|| {
-                        sessions.set_status(&saved.session_id, SessionStatus::Failed, now)
-                    }) {
-                        tracing::warn!("could not update the session: {e}");
-                    }
+                    self.record_failure(&*sessions, &saved.session_id, thread.as_str(), &e);
                 }
                 return Err(e);
             }
@@ -639,8 +626,9 @@ impl Studio {
                 return Err(ApiError::from(e));
             }
             Err(e) => {
-                set_status(SessionStatus::Failed);
-                return Err(failed_run(e, thread));
+                let error = failed_run(e, thread);
+                self.record_failure(&*sessions, &saved.session_id, thread.as_str(), &error);
+                return Err(error);
             }
         };
         let (status, question) = match &run.status {
@@ -669,7 +657,42 @@ impl Studio {
     }
 }
 
+/// The audit event that says why a run failed (its payload: the error's `code` and `message`),
+/// read by [`Studio::failure`].
+const RUN_FAILED: &str = "run_failed";
+
 impl Studio {
+    /// Marks `session` failed and keeps why its run `thread` failed in the run's audit trail, so
+    /// `sessions show`, the app and an export's advice can say it later.
+    fn record_failure(
+        &self,
+        sessions: &dyn SessionStore,
+        session: &str,
+        thread: &str,
+        error: &ApiError,
+    ) {
+        let now = self.clock.now_ms();
+        if let Err(e) = in_place(|| sessions.set_status(session, SessionStatus::Failed, now)) {
+            tracing::warn!("could not update the session: {e}");
+        }
+        let payload = serde_json::json!({"code": error.code, "message": error.message});
+        if let Err(e) = in_place(|| sessions.add_event(session, thread, now, RUN_FAILED, &payload))
+        {
+            tracing::warn!("could not save why the run failed: {e}");
+        }
+    }
+
+    /// Why run `thread` last failed, when it did and that was kept (runs from before it was
+    /// kept have none).
+    pub fn failure(&self, thread: &str) -> Result<Option<String>, ApiError> {
+        let events = in_place(|| self.sessions().events(thread))?;
+        Ok(events
+            .into_iter()
+            .rev()
+            .find(|(_, kind, _)| kind == RUN_FAILED)
+            .and_then(|(_, _, payload)| payload["message"].as_str().map(String::from)))
+    }
+
     /// The answer a resume runs with: the one given, else the review timeout's when the
     /// question waiting is past its deadline. A timed-out answer given before then is refused.
     async fn due_answer(
@@ -738,6 +761,21 @@ fn pending_question(
 
 /// A run's failure as the person reads it. A full disk is said plainly, with the way back:
 /// everything up to the last checkpoint is kept, so the run resumes once there is room.
+/// Refuses models a run could not use: a spec that does not parse, or one naming a model or
+/// script file that is not there (checked before a session exists, and before a resume changes
+/// a run's models).
+fn checked_models(models: &research_llm::ModelRouting) -> Result<(), ApiError> {
+    for model in models.models() {
+        let spec = model
+            .parse::<research_llm::ModelSpec>()
+            .map_err(|e| ApiError::new(ErrorCode::InvalidInput, e.to_string()))?;
+        if let Some(missing) = spec.missing_file() {
+            return Err(ApiError::new(ErrorCode::InvalidInput, missing.to_string()).fix(Fix::Model));
+        }
+    }
+    Ok(())
+}
+
 fn failed_run(e: research_graph::GraphError, thread: &ThreadId) -> ApiError {
     if matches!(
         e,

@@ -8,7 +8,9 @@ use research_pipeline::steps::audit::{check_draft, DraftFinding, SourceTexts};
 use research_pipeline::steps::review::{Criterion, Issue, ReviewRecord};
 use research_pipeline::Evidence;
 use research_pipeline::Run;
-use research_store::{ClaimRow, EvidenceRow, ReportRow, SessionRecord, SessionStore, SourceRow};
+use research_store::{
+    ClaimRow, EvidenceRow, ReportRow, SessionRecord, SessionStatus, SessionStore, SourceRow,
+};
 use serde::{Deserialize, Serialize};
 
 use super::SavedRun;
@@ -52,6 +54,9 @@ pub struct SessionDetail {
     /// The review pipeline's record of the latest report (every draft with its review, and
     /// what each revision fixed); none for other pipelines.
     pub review: Option<ReviewView>,
+    /// Why the session's latest run failed, while the session stands failed (none otherwise,
+    /// and for runs that failed before it was kept).
+    pub failure: Option<String>,
 }
 
 /// The model calls of one run of a session.
@@ -275,7 +280,12 @@ impl Studio {
                 serde_json::from_value::<ReviewRecord>(r.provenance.get("review")?.clone()).ok()
             })
             .map(ReviewView::from);
+        let failure = match (session.status, runs.last()) {
+            (SessionStatus::Failed, Some((thread, _))) => self.failure(thread)?,
+            _ => None,
+        };
         Ok(SessionDetail {
+            failure,
             reports_html,
             forks,
             trust,

@@ -103,9 +103,13 @@ pub fn sessions(args: SessionsArgs) -> anyhow::Result<ExitCode> {
                         eprintln!("     {}", t.reply);
                     }
                 }
-                match detail.reports.last() {
-                    Some(r) => println!("{}", r.markdown),
-                    None => eprintln!("no report yet"),
+                match (detail.reports.last(), &detail.failure, detail.runs.last()) {
+                    (Some(r), _, _) => println!("{}", r.markdown),
+                    (None, Some(why), Some((thread, _))) => eprintln!(
+                        "no report: its run failed ({why}); once that is put right, finish it \
+                         with `research resume {thread}` (--llm and --search change what it uses)"
+                    ),
+                    _ => eprintln!("no report yet"),
                 }
             }
         }

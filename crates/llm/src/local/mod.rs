@@ -143,11 +143,12 @@ fn load(path: &Path) -> Result<Shared, LlmError> {
     if let Some(model) = slot.as_ref() {
         return Ok(model.clone());
     }
-    if !path.is_file() {
-        return Err(LlmError::Config(format!(
-            "there is no model file at {}",
-            path.display()
-        )));
+    if let Some(missing) = (crate::ModelSpec::Local {
+        path: path.to_path_buf(),
+    })
+    .missing_file()
+    {
+        return Err(missing);
     }
     let model = LlamaModel::load_from_file(backend()?, path, &LlamaModelParams::default())
         .map_err(|e| {
