@@ -2,7 +2,6 @@
 //! outline of the graph a run will walk, connection tests, and the shapes its native dialogs
 //! answer with. Kept here (GUI-free) so the Tauri crate stays glue and the tests reach it.
 
-use std::sync::Arc;
 use std::time::Instant;
 
 use research_pipeline::RunConfig;
@@ -189,18 +188,11 @@ impl Studio {
                 )
             })
         } else {
-            let settings = self.settings()?;
-            let library = Arc::new(self.library()?);
+            let request =
+                self.search_request("honeybee".into(), vec![target.to_string()], 1, None)?;
             crate::search(
-                crate::SearchRequest {
-                    query: "honeybee".into(),
-                    providers: vec![target.to_string()],
-                    limit: 1,
-                    searxng_url: settings.searxng_url.clone(),
-                    library: Some(library),
-                    mcp_sources: settings.mcp_sources.clone(),
-                },
-                &crate::search_settings(keys, settings.searxng_url),
+                request.clone(),
+                &crate::search_settings(keys, request.searxng_url),
                 keys,
             )
             .await

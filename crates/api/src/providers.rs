@@ -179,8 +179,11 @@ fn keyed(store: &dyn KeyStore, name: &str, kind: &str, required: bool) -> Provid
     }
 }
 
-/// Every provider's readiness. Checks local servers over the network (3 s each at most), never
-/// a paid API.
+/// How long `providers` waits for an MCP source's server to start and list its tools.
+const MCP_CHECK: std::time::Duration = std::time::Duration::from_secs(15);
+
+/// Every provider's readiness. Checks local servers over the network (3 s each at most; an MCP
+/// source's server is started and its tools listed, [`MCP_CHECK`]), never a paid API.
 pub async fn providers(
     store: &dyn KeyStore,
     settings: &Settings,
@@ -336,33 +339,39 @@ pub async fn providers(
         };
         out.push(s);
     }
-    // The person's own MCP servers: described, not started (starting one is what a search
-    // does; a command that is not installed says so there).
-    for (name, setting) in &settings.mcp_sources {
+    // The person's own MCP servers: started (or asked) and their tool looked for, all at once,
+    // so one that cannot be searched is never called ready.
+    let documents = research_search::McpDocuments::default();
+    let checks = settings.mcp_sources.iter().map(|(name, setting)| {
         let provider = format!("mcp:{name}");
-        out.push(match research_search::McpSource::parse(name, setting) {
-            Ok(source) => status(
-                &provider,
-                "search",
-                true,
-                match &source.address {
-                    research_search::McpServerAddress::Command { program, .. } => {
-                        format!("MCP server started as `{program}`, tool `{}`", source.tool)
-                    }
-                    research_search::McpServerAddress::Http { url, .. } => format!(
-                        "MCP server at {url}, tool `{}`{}",
-                        source.tool,
-                        if keys::resolve(store, &provider).is_some() {
-                            ", token set"
-                        } else {
-                            ""
-                        }
-                    ),
-                },
-            ),
-            Err(e) => status(&provider, "search", false, e.to_string()),
-        });
-    }
+        let search = crate::search::mcp_source(name, &settings.mcp_sources, store, &documents);
+        let token = keys::resolve(store, &provider).is_some();
+        async move {
+            let source = match research_search::McpSource::parse(name, setting) {
+                Ok(source) => source,
+                Err(e) => return status(&provider, "search", false, e.to_string()),
+            };
+            let described = match &source.address {
+                research_search::McpServerAddress::Command { program, .. } => {
+                    format!("MCP server started as `{program}`, tool `{}`", source.tool)
+                }
+                research_search::McpServerAddress::Http { url, .. } => format!(
+                    "MCP server at {url}, tool `{}`{}",
+                    source.tool,
+                    if token { ", token set" } else { "" }
+                ),
+            };
+            let checked = match search {
+                Ok(search) => search.check(MCP_CHECK).await.map_err(|e| e.to_string()),
+                Err(e) => Err(e.message),
+            };
+            match checked {
+                Ok(()) => status(&provider, "search", true, described),
+                Err(why) => status(&provider, "search", false, format!("{described}: {why}")),
+            }
+        }
+    });
+    out.extend(futures::future::join_all(checks).await);
     out.push(match library.map(|l| l.folders()) {
         Some(Ok(folders)) if !folders.is_empty() => {
             let files: usize = folders.iter().map(|f| f.files).sum();

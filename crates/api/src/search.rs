@@ -22,6 +22,29 @@ pub struct SearchRequest {
     pub mcp_sources: std::collections::BTreeMap<String, String>,
 }
 
+impl crate::Studio {
+    /// A search of `query` on `providers` as this database's settings have it: the SearXNG
+    /// address given, else the one set; the library; the MCP sources set up. The one place a
+    /// search outside a run takes its defaults (a run's are [`crate::Studio::with_defaults`]).
+    pub fn search_request(
+        &self,
+        query: String,
+        providers: Vec<String>,
+        limit: usize,
+        searxng_url: Option<String>,
+    ) -> Result<SearchRequest, ApiError> {
+        let settings = self.settings()?;
+        Ok(SearchRequest {
+            query,
+            providers,
+            limit,
+            searxng_url: searxng_url.or(settings.searxng_url),
+            library: Some(std::sync::Arc::new(self.library()?)),
+            mcp_sources: settings.mcp_sources,
+        })
+    }
+}
+
 /// A provider that failed while others answered.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ProviderFailure {

@@ -19,7 +19,7 @@ async fn a_call_waiting_for_another_writer_does_not_hold_the_runtime() {
         .start_research(&ResearchRequest {
             question: "How do honeybees find flowers?".into(),
             config: RunConfig {
-                models: research_api::ModelRouting::single(&format!(
+                models: research_api::ModelRouting::single(format!(
                     "scripted:{}",
                     script.display()
                 )),

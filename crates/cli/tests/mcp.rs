@@ -461,9 +461,45 @@ fn another_studios_library_over_mcp_is_a_source_that_is_read_and_checked() {
         "{}",
         String::from_utf8_lossy(&set.stderr)
     );
-    let providers = research(&["providers"], &ours);
-    let listed = String::from_utf8_lossy(&providers.stdout);
-    assert!(listed.contains("mcp:studio"), "{listed}");
+    let providers = research(&["providers", "--json"], &ours);
+    let listed: Value = serde_json::from_slice(&providers.stdout).unwrap();
+    let studio = |listed: &Value| {
+        listed
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["name"] == "mcp:studio")
+            .cloned()
+            .unwrap_or_else(|| panic!("{listed}"))
+    };
+    assert_eq!(studio(&listed)["ready"], true, "{listed}");
+    // A tool the server does not have: not ready, saying which it has. The server is started
+    // to ask, as a search would.
+    let wrong = format!("{BIN} mcp --db {}#nosuch", theirs.display());
+    let set = research(
+        &["settings", "set", "mcp_sources", &format!("studio={wrong}")],
+        &ours,
+    );
+    assert!(set.status.success());
+    let providers = research(&["providers", "--json"], &ours);
+    let listed: Value = serde_json::from_slice(&providers.stdout).unwrap();
+    let wrong = studio(&listed);
+    assert_eq!(wrong["ready"], false, "{wrong}");
+    let detail = wrong["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("no tool `nosuch`") && detail.contains("library_search"),
+        "{detail}"
+    );
+    let set = research(
+        &[
+            "settings",
+            "set",
+            "mcp_sources",
+            &format!("studio={command}"),
+        ],
+        &ours,
+    );
+    assert!(set.status.success());
 
     let script = format!("scripted:{}", fixtures().join("script.json").display());
     let result = ok(&research(

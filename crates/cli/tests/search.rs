@@ -93,3 +93,48 @@ async fn searches_searxng_and_reports_failures_per_provider() {
     .await;
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown search provider `bing`"));
 }
+
+#[tokio::test]
+async fn the_searxng_address_set_in_the_settings_is_searched() {
+    let server = MockServer::start().await;
+    Mock::given(path("/search"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"results": [
+            {"url": "https://example.org/set", "title": "Set", "content": "from the setting"}
+        ]})))
+        .mount(&server)
+        .await;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db.sqlite").to_str().unwrap().to_string();
+    let set = run(vec![
+        "settings".into(),
+        "set".into(),
+        "searxng_url".into(),
+        server.uri(),
+        "--db".into(),
+        db.clone(),
+    ])
+    .await;
+    assert!(
+        set.status.success(),
+        "{}",
+        String::from_utf8_lossy(&set.stderr)
+    );
+    // As `research run` does: the setting stands in for --searxng-url.
+    let out = run(vec![
+        "search".into(),
+        "bees".into(),
+        "--search".into(),
+        "searxng".into(),
+        "--json".into(),
+        "--db".into(),
+        db,
+    ])
+    .await;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let outcome: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(outcome["hits"][0]["url"], "https://example.org/set");
+}

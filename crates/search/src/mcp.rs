@@ -205,6 +205,43 @@ impl McpSearch {
         }
     }
 
+    /// The source's tool as its server lists it; a server without it is a setting to change,
+    /// named with the tools it has.
+    async fn tool(
+        &self,
+        client: &RunningService<RoleClient, ()>,
+    ) -> Result<rmcp::model::Tool, SearchError> {
+        let tools = client
+            .list_all_tools()
+            .await
+            .map_err(|e| self.unavailable(format!("its tools could not be listed: {e}")))?;
+        if let Some(tool) = tools.iter().find(|t| t.name == self.source.tool) {
+            return Ok(tool.clone());
+        }
+        let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+        Err(SearchError::Config(format!(
+            "the MCP source `{}` has no tool `{}` (it has {}); name one with #TOOL after its command or address",
+            self.source.name,
+            self.source.tool,
+            if names.is_empty() { "none".to_string() } else { names.join(", ") }
+        )))
+    }
+
+    /// Whether the source can be searched, without searching it: its server starts (or
+    /// answers) and has the tool, `within` that long. `providers` asks this before it calls a
+    /// source ready.
+    pub async fn check(&self, within: Duration) -> Result<(), SearchError> {
+        let work = async {
+            let client = self.connect().await?;
+            let tool = self.tool(&client).await;
+            let _ = client.cancel().await;
+            tool.map(|_| ())
+        };
+        tokio::time::timeout(within, work)
+            .await
+            .map_err(|_| self.unavailable(format!("no answer within {} s", within.as_secs())))?
+    }
+
     /// The arguments for the tool: the query under the name its schema gives a string (`query`
     /// when it says nothing), and the result count where the schema has a place for it.
     async fn arguments(
@@ -212,19 +249,7 @@ impl McpSearch {
         client: &RunningService<RoleClient, ()>,
         query: &SearchQuery,
     ) -> Result<serde_json::Map<String, Value>, SearchError> {
-        let tools = client
-            .list_all_tools()
-            .await
-            .map_err(|e| self.unavailable(format!("its tools could not be listed: {e}")))?;
-        let Some(tool) = tools.iter().find(|t| t.name == self.source.tool) else {
-            let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
-            return Err(SearchError::Config(format!(
-                "the MCP source `{}` has no tool `{}` (it has {}); name one with #TOOL after its command or address",
-                self.source.name,
-                self.source.tool,
-                if names.is_empty() { "none".to_string() } else { names.join(", ") }
-            )));
-        };
+        let tool = self.tool(client).await?;
         let properties = tool
             .input_schema
             .get("properties")

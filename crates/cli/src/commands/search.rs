@@ -1,7 +1,6 @@
 //! `research search`: the web, papers or news through one or more providers.
 
 use std::process::ExitCode;
-use std::sync::Arc;
 
 use super::DbArg;
 
@@ -34,24 +33,21 @@ pub struct SearchArgs {
 /// `research search`.
 pub async fn search(args: SearchArgs) -> anyhow::Result<ExitCode> {
     let store = research_api::OsKeychain;
-    let settings = research_api::search_settings(&store, args.searxng_url.clone());
-    // The library is optional here: web searches work even if the database does not.
-    let studio = args.db.open().ok();
-    let library = studio.as_ref().and_then(|s| s.library().ok()).map(Arc::new);
-    // The MCP sources set up, searched as mcp:NAME as a run searches them.
-    let mcp_sources = studio
-        .as_ref()
-        .and_then(|s| s.settings().ok())
-        .map(|s| s.mcp_sources)
-        .unwrap_or_default();
-    let request = research_api::SearchRequest {
-        query: args.query,
-        providers: args.search,
-        limit: args.limit,
-        searxng_url: args.searxng_url,
-        library,
-        mcp_sources,
+    // The database is optional here: web searches work even if it does not open (then only
+    // what is given counts, not its settings, library or MCP sources).
+    let request = match args.db.open() {
+        Ok(studio) => {
+            studio.search_request(args.query, args.search, args.limit, args.searxng_url)?
+        }
+        Err(_) => research_api::SearchRequest {
+            query: args.query,
+            providers: args.search,
+            limit: args.limit,
+            searxng_url: args.searxng_url,
+            ..Default::default()
+        },
     };
+    let settings = research_api::search_settings(&store, request.searxng_url.clone());
     let outcome = research_api::search(request, &settings, &store).await?;
     for failure in &outcome.failures {
         eprintln!(
