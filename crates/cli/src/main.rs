@@ -187,11 +187,4 @@ fn fail(e: &anyhow::Error) -> ExitCode {
 }
 
 #[cfg(test)]
-mod tests {
-    use clap::CommandFactory;
-
-    #[test]
-    fn the_command_line_is_well_formed() {
-        super::Cli::command().debug_assert();
-    }
-}
+mod tests;

@@ -92,6 +92,12 @@ async fn an_assistant_researches_reads_and_checks_through_the_mcp_server() {
     let db = dir.path().join("db.sqlite");
     library(&db);
     let client = connect(&db).await;
+    // The client shows the server by its name: ours, not the protocol library's.
+    let info = client.peer_info().expect("the server introduced itself");
+    assert_eq!(
+        info.server_info.as_ref().map(|i| i.name.as_str()),
+        Some("research-studio")
+    );
     let tools: Vec<String> = client
         .list_all_tools()
         .await

@@ -631,7 +631,13 @@ fn question_view(pending: &PendingQuestion) -> serde_json::Value {
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build()).with_instructions(
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            // The client shows this name: ours, not the protocol library's.
+            .with_server_info(
+                rmcp::model::Implementation::new("research-studio", env!("CARGO_PKG_VERSION"))
+                    .with_title("Research Studio"),
+            )
+            .with_instructions(
             "Research Studio: checked research with cited reports. Start with research, follow it with research_status (wait_seconds waits, with progress notifications), answer a review point with answer, continue an interrupted run with resume, then read report and sources; recheck sees whether the cited sources changed; check_document checks any Markdown's citations.",
         )
     }
