@@ -54,6 +54,10 @@ pub struct Listing {
     /// several sentences must be in it too, or a list item's number would vanish from between
     /// them ("the Work. Grant of …" where the text says "the Work. 2. Grant of …").
     pub(super) raw: String,
+    /// The block of the stored text (a paragraph, a list item, a heading, a table) each shown
+    /// sentence is in: a quote joins sentences of one block only, since sentences the page set
+    /// apart (a sidebar removed between two paragraphs) do not say one thing together.
+    pub(super) blocks: Vec<usize>,
     /// Shown sentences that share something with the search and the question, those that
     /// answer best first ([`answers::answering`]).
     pub(super) ranked: Vec<usize>,
@@ -166,6 +170,11 @@ impl Listing {
             })
             .collect();
         let readings: Vec<String> = keep.iter().map(|&i| read[i].clone()).collect();
+        let starts = block_starts(doc_text);
+        let blocks: Vec<usize> = keep
+            .iter()
+            .map(|&i| starts.partition_point(|&b| b <= sentences[i].range.start))
+            .collect();
         let texts: Vec<&str> = readings.iter().map(String::as_str).collect();
         // Ranked by how well each answers the question or a research question (the measure the
         // report and its coverage use), among those that share something with what was asked.
@@ -202,6 +211,7 @@ impl Listing {
             },
             shown,
             readings,
+            blocks,
             ranked,
             answering,
             beyond_answering: vec![false; beyond.len()],
@@ -309,6 +319,28 @@ pub fn answer_across(listings: &mut [Listing], reading: &Reading<'_>) {
     }
 }
 
+/// Where each block of `text` after the first starts: after a blank line, and at a line that
+/// opens a list item, a heading or a table row (a line break inside a paragraph, as a plain
+/// text file wraps it, is not a block's end).
+pub(super) fn block_starts(text: &str) -> Vec<usize> {
+    let mut out = Vec::new();
+    let mut blank = false;
+    let mut at = 0;
+    for line in text.split_inclusive('\n') {
+        let t = line.trim_start();
+        let opens = t.starts_with(['#', '|', '-', '*', '+', '>'])
+            || t.split_once(['.', ')']).is_some_and(|(n, _)| {
+                !n.is_empty() && n.len() <= 3 && n.bytes().all(|b| b.is_ascii_digit())
+            });
+        if at > 0 && !t.trim().is_empty() && (blank || opens) {
+            out.push(at);
+        }
+        blank = t.trim().is_empty();
+        at += line.len();
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -318,6 +350,7 @@ mod tests {
         let shown: Vec<String> = sentences.iter().map(|s| s.to_string()).collect();
         Listing {
             readings: shown.clone(),
+            blocks: vec![0; shown.len()],
             answering: vec![true; shown.len()],
             ranked: (0..shown.len()).collect(),
             normalized: normalize(&shown.join(" ")),

@@ -287,7 +287,9 @@ fn antecedent(page: &Listing, at: usize, last: usize) -> usize {
         return at;
     }
     let joined = page.shown[at - 1..last].join(" ");
-    let adjacent = quote_in(&joined, &page.normalized) && quote_in(&joined, &page.raw);
+    let adjacent = quote_in(&joined, &page.normalized)
+        && quote_in(&joined, &page.raw)
+        && page.blocks[at - 1] == page.blocks[at];
     // A sentence, however short ("Massif is a heap profiler."), not a heading or a row.
     let before = page.shown[at - 1].trim();
     let sentence = before.ends_with(['.', '!', '?', '。'])
@@ -330,13 +332,15 @@ fn take(page: &Listing, chosen: Vec<Chosen>, topic: &str, l: &DepthLimits) -> Ve
     let mut evidence: Vec<Evidence> = Vec::new();
     for c in chosen.into_iter().take(l.facts_per_page) {
         // The sentences as the page shows them, joined; when the stored text has something
-        // between them that is not a sentence (a list of links, a table), only the first. A
-        // table's rows are never joined: each says its own.
+        // between them that is not a sentence (a list of links, a table), or they are in two
+        // blocks of it (paragraphs, list items), only the first. A table's rows are never
+        // joined: each says its own.
         let chosen = c.first - 1;
         let mut at = antecedent(page, chosen, c.last);
         let mut quote = shown[at..c.last].join(" ");
         let rows = (at..c.last).any(|i| research_check::table::cells(&shown[i]).is_some());
         if rows
+            || page.blocks[at] != page.blocks[c.last - 1]
             || !quote_in(&quote, normalized)
             || (c.last > at + 1 && !quote_in(&quote, &page.raw))
         {
@@ -428,6 +432,7 @@ mod tests {
         Listing {
             shown: (0..sentences).map(|_| "x".repeat(chars)).collect(),
             readings: (0..sentences).map(|_| "x".repeat(chars)).collect(),
+            blocks: vec![0; sentences],
             normalized: String::new(),
             raw: String::new(),
             ranked: Vec::new(),
@@ -465,9 +470,48 @@ mod tests {
         assert!(quote_in(&evidence[0].quote, &normalize(doc)));
     }
 
+    #[test]
+    fn a_quote_is_one_passage_never_two_paragraphs_the_page_set_apart() {
+        // Two paragraphs a removed sidebar stood between: adjacent in the text's words, apart in
+        // its blocks.
+        const UPDATE: &str = "The package lists are refreshed during the apt update operation.";
+        const SEARCH: &str = "The apt-cache command can do keyword-based package searches.";
+        let limits = crate::config::Depth::Quick.limits();
+        let both = || {
+            vec![Chosen {
+                fact: "apt update refreshes the lists; apt-cache searches them.".into(),
+                first: 1,
+                last: 2,
+            }]
+        };
+        let topic = "apt package update search";
+        let page = page_of(&format!("{UPDATE}\n\n{SEARCH}"), &[UPDATE, SEARCH]);
+        let evidence = take(&page, both(), topic, &limits);
+        assert_eq!(evidence[0].quote, UPDATE, "{evidence:?}");
+        // So is a list item after a paragraph; one paragraph's two sentences are one quote.
+        let page = page_of(&format!("{UPDATE}\n- {SEARCH}"), &[UPDATE, SEARCH]);
+        assert_eq!(take(&page, both(), topic, &limits)[0].quote, UPDATE);
+        let page = page_of(&format!("{UPDATE} {SEARCH}"), &[UPDATE, SEARCH]);
+        assert_eq!(
+            take(&page, both(), topic, &limits)[0].quote,
+            format!("{UPDATE} {SEARCH}")
+        );
+        // A plain text file's wrapped line is not a block's end.
+        assert!(listing::block_starts("one line\nwrapped here.\n\nNext.").len() == 1);
+    }
+
     fn page_of(doc: &str, shown: &[&str]) -> Listing {
         let shown: Vec<String> = shown.iter().map(|s| s.to_string()).collect();
+        let starts = listing::block_starts(doc);
+        let blocks = shown
+            .iter()
+            .map(|s| {
+                let at = doc.find(s.as_str()).unwrap_or(0);
+                starts.partition_point(|&b| b <= at)
+            })
+            .collect();
         Listing {
+            blocks,
             normalized: normalize(&text::plain(doc)),
             raw: normalize(doc),
             readings: shown.clone(),
