@@ -5,10 +5,13 @@
 //! that one call; native dialogs are shown from Rust ([`dialogs`]), so the page needs no
 //! permission beyond its own commands and the menu event.
 
+pub mod checking;
 pub mod commands;
 pub mod dialogs;
 pub mod downloads;
+pub mod library;
 pub mod schedules;
+pub mod settings;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -127,27 +130,27 @@ pub fn invoke_handler<R: Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + 
         commands::check_draft,
         commands::export_report,
         commands::open_external,
-        commands::get_settings,
-        commands::set_setting,
-        commands::preferences,
-        commands::save_preferences,
-        commands::list_keys,
-        commands::set_key,
-        commands::confirm_delete_key,
-        commands::delete_key,
-        commands::provider_status,
-        commands::test_connection,
-        commands::library_folders,
-        commands::library_add,
-        commands::library_remove,
-        commands::library_reindex,
-        commands::choose_model_file,
-        commands::library_meaning,
-        commands::library_embed,
-        commands::library_embed_stop,
-        commands::choose_check_document,
-        commands::choose_check_source,
-        commands::check_document,
+        settings::get_settings,
+        settings::set_setting,
+        settings::preferences,
+        settings::save_preferences,
+        settings::list_keys,
+        settings::set_key,
+        settings::confirm_delete_key,
+        settings::delete_key,
+        settings::provider_status,
+        settings::test_connection,
+        library::library_folders,
+        library::library_add,
+        library::library_remove,
+        library::library_reindex,
+        settings::choose_model_file,
+        library::library_meaning,
+        library::library_embed,
+        library::library_embed_stop,
+        checking::choose_check_document,
+        checking::choose_check_source,
+        checking::check_document,
         schedules::session_schedule,
         schedules::watch_session,
         schedules::pause_schedule,
