@@ -13,7 +13,6 @@ use super::analyze::{self, Analysis};
 use super::audit::{self, AuditEntry, AuditStatus, Audited};
 pub use super::caveats::caveats;
 pub use super::findings::{extractive_body, WhyPassages};
-use super::relevance::Gate;
 use super::revise::{self, Revision};
 use super::trust::{self, TrustRecord};
 use super::verify::spread;
@@ -27,8 +26,11 @@ use crate::roles::Role;
 use crate::text::normalize;
 use crate::Progress;
 
+mod passages;
 mod reading;
 mod watch;
+use passages::gate;
+pub use passages::{nothing_answers, passages_report, INSTEAD_PASSAGES, MAX_PASSAGES};
 use reading::{cited_texts, writer_listing, Texts};
 use watch::{Judge, Watch};
 pub use watch::{Stopped, EARLY_FAILED_SHARE, EARLY_JUDGED};
@@ -398,128 +400,6 @@ fn analysis_section(input: &WriteInput<'_>) -> (String, Vec<AuditEntry>) {
 /// owner of the rule: the writing step and the pipelines' call estimates read it.
 pub fn unfit_writer(config: &crate::RunConfig) -> Option<&'static crate::measured::Measured> {
     crate::measured::of_role(config, Role::Write).filter(|m| m.drafts_refused())
-}
-
-/// The report made of the passages themselves, with no model call: what a run delivers when
-/// the writer cannot be asked (its model failed), so that it never ends empty.
-pub fn passages_report(input: &WriteInput<'_>, why: &str, now_ms: i64, calls: u64) -> Draft {
-    if input.facts.evidence.is_empty() {
-        return Draft {
-            report: report::nothing_found(&input.facts, now_ms, calls),
-            ..Default::default()
-        };
-    }
-    let gate = gate(input);
-    let on_question = gate.citable(input.facts.evidence);
-    if on_question.is_empty() {
-        return nothing_answers(input, now_ms, calls);
-    }
-    let mut gated = *input;
-    gated.facts.evidence = &on_question;
-    let input = &gated;
-    let passages = gate.best(input.facts.evidence, MAX_PASSAGES);
-    if passages.is_empty() {
-        // On the question by its words, but none says what it asks.
-        return nothing_answers(input, now_ms, calls);
-    }
-    // The passages are the sources' own words: the texts around them add nothing to judge by.
-    let audited = audit::audit(
-        &extractive_body(
-            input.facts.language,
-            input.facts.query,
-            input.facts.questions,
-            &passages,
-            WhyPassages::Failed,
-        ),
-        input.facts.evidence,
-        &audit::SourceTexts::default(),
-    );
-    let (analysed, quoted) = analysis_section(input);
-    let mut entries = audited.entries;
-    entries.extend(quoted);
-    let mut report = report::assemble(
-        &input.facts,
-        &format!("{}\n\n{analysed}", audited.body.trim_end()),
-        &[],
-        &caveats(&input.facts, 0.0),
-        now_ms,
-        calls,
-    );
-    report.push_str(&format!(
-        "- {}\n- The model's prose was not used: {why}\n",
-        audit::summary(&entries, input.facts.language == "ja")
-    ));
-    Draft {
-        body: audited.body,
-        report,
-        audit: entries,
-        extractive: true,
-        rejected: Some(why.to_string()),
-        warnings: Vec::new(),
-        trust: None,
-        added: Vec::new(),
-    }
-}
-
-/// Passages an extractive report gives at most.
-pub const MAX_PASSAGES: usize = 20;
-
-/// Passages shown under "what was found instead" when nothing read answers the question.
-pub const INSTEAD_PASSAGES: usize = 4;
-
-/// What evidence the report may cite must be about: the question and its research questions.
-fn gate(input: &WriteInput<'_>) -> Gate {
-    Gate::new(&input.brief.topic(), input.facts.questions).within(&input.brief.focus)
-}
-
-/// The honest report when passages were read but none is on the question: nothing found that
-/// answers it, what was searched, and what was found instead (the passages ranked highest
-/// against the question, quoted and cited, and audited like any), with no model call.
-pub fn nothing_answers(input: &WriteInput<'_>, now_ms: i64, calls: u64) -> Draft {
-    let read = input.facts.read;
-    let quotes: Vec<&str> = read.iter().map(|e| e.quote.as_str()).collect();
-    let mut order: Vec<usize> = guard::rank_sentences(&input.brief.topic(), &quotes)
-        .into_iter()
-        .map(|(i, _)| i)
-        .collect();
-    // One passage a source first, so "instead" shows the range of what was read.
-    let mut seen_sources = BTreeSet::new();
-    order.sort_by_key(|&i| !seen_sources.insert(read[i].source_id));
-    let mut listed = BTreeSet::new();
-    let instead: String = order
-        .into_iter()
-        .filter(|&i| listed.insert(normalize(&read[i].quote)))
-        .take(INSTEAD_PASSAGES)
-        .map(|i| {
-            let e = &read[i];
-            let text = e.quote.trim().replace('\n', " ");
-            format!(
-                "- {} [{}]\n",
-                text.trim_start_matches(['-', '*', '•', ' '])
-                    .trim_end_matches('.'),
-                e.source_id
-            )
-        })
-        .collect();
-    let mut facts = input.facts;
-    facts.evidence = &[];
-    let body = report::nothing_answers_body(&facts, &instead);
-    // The passages are the sources' own words: the texts around them add nothing to judge by.
-    let audited = audit::audit(&body, read, &audit::SourceTexts::default());
-    let mut report = report::assemble(&facts, &audited.body, &[], &[], now_ms, calls);
-    let why = "nothing read answers the question";
-    report.push_str(&format!(
-        "- {}\n- The model's prose was not used: {why}\n",
-        audit::summary(&audited.entries, facts.language == "ja")
-    ));
-    Draft {
-        body: audited.body,
-        report,
-        audit: audited.entries,
-        extractive: true,
-        rejected: Some(why.to_string()),
-        ..Default::default()
-    }
 }
 
 /// Why `body` reads as no report (a loop, one sentence over and over, runaway length for the
