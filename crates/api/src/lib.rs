@@ -277,6 +277,12 @@ pub struct Studio {
 
 const DEMO: &str = "demo";
 
+/// The library's size, in passages, from which it is indexed by the sentence model distilled
+/// to a vector per token rather than by the model: at the model's 8 passages a second on two
+/// cores (BENCHMARKS.md) 20,000 passages take about 40 minutes, the distilled model's 330 a
+/// second a minute.
+pub const DISTILLED_FROM: usize = 20_000;
+
 /// The installed sentence model (`scripts/fetch-embedder.sh`, or the folder
 /// `RESEARCH_STUDIO_EMBEDDER` names), loaded once per process and shared by the library's
 /// ranking and the citation checker; `None` when it is not installed or does not load (logged).
@@ -406,6 +412,55 @@ impl Studio {
         self.embedder.get_or_init(|| Some(model)).clone()
     }
 
+    /// What indexes `library` by meaning and reads its questions: the installed sentence model,
+    /// or, for a library of [`DISTILLED_FROM`] passages or more, the model distilled to a vector
+    /// per token — about forty times faster to index, a little less often right
+    /// (BENCHMARKS.md, "A library at the size of a researcher's life"). The distilled table is
+    /// made (about a minute, once) only when `make`: a search never waits for it, and reads the
+    /// vectors the model made until it exists.
+    fn library_embedder(
+        &self,
+        library: &Library,
+        make: bool,
+    ) -> Result<Option<Arc<dyn research_embed::Embedder>>, ApiError> {
+        let Some(full) = self.embedder() else {
+            return Ok(None);
+        };
+        if library.passage_count()? < DISTILLED_FROM {
+            return Ok(Some(full));
+        }
+        // Only the installed model is distilled: an embedder put in its place is used as it is.
+        let Some(model) = sentence_model()
+            .filter(|m| research_embed::Embedder::model_id(m.as_ref()) == full.model_id())
+        else {
+            return Ok(Some(full));
+        };
+        let Some(table) =
+            research_embed::locate_model().and_then(|d| research_embed::distilled_table(&d))
+        else {
+            return Ok(Some(full));
+        };
+        if !make && !table.is_file() {
+            return Ok(Some(full));
+        }
+        static DISTILLED: Mutex<Option<Arc<research_embed::DistilledEmbedder>>> = Mutex::new(None);
+        let mut kept = DISTILLED.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(d) = kept.as_ref() {
+            return Ok(Some(d.clone()));
+        }
+        match model.distilled(&table) {
+            Ok(d) => {
+                let d = Arc::new(d);
+                *kept = Some(d.clone());
+                Ok(Some(d))
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "the sentence model could not be distilled; the model itself indexes the library");
+                Ok(Some(full))
+            }
+        }
+    }
+
     /// Downloads and installs the sentence model ([`sentence_model_offer`]) where the program
     /// looks for it, reporting progress; a stopped download continues next time. The library
     /// can be indexed by meaning as soon as it returns; the citation checker reads meaning from
@@ -451,7 +506,7 @@ impl Studio {
                 ),
             ));
         }
-        let Some(embedder) = self.embedder() else {
+        let Some(embedder) = self.library_embedder(&library, false)? else {
             return Ok((
                 library,
                 keywords("the embedding model did not load (see the log)"),
@@ -483,8 +538,19 @@ impl Studio {
     pub fn library_meaning(&self) -> Result<LibraryMeaning, ApiError> {
         let library = self.library()?;
         let installed = research_embed::locate_model().is_some();
-        let vectors = library.vectors_stored()? as u64;
         let passages = library.passage_count()? as u64;
+        // A large library is indexed by the distilled model once its table is made
+        // ([`Studio::library_embedder`]): only its vectors count then.
+        let distilled = (passages >= DISTILLED_FROM as u64)
+            .then(|| {
+                research_embed::locate_model().and_then(|d| research_embed::distilled_table(&d))
+            })
+            .flatten()
+            .and_then(|t| research_embed::distilled_id(&t));
+        let vectors = match distilled {
+            Some(id) => library.vectors_of(&id)? as u64,
+            None => library.vectors_stored()? as u64,
+        };
         Ok(LibraryMeaning {
             installed,
             vectors,
@@ -502,14 +568,15 @@ impl Studio {
         progress: &dyn Fn(usize, usize),
         stop: &dyn Fn() -> bool,
     ) -> Result<usize, ApiError> {
-        let embedder = self.embedder().ok_or_else(|| {
+        let library = self.library()?;
+        let embedder = self.library_embedder(&library, true)?.ok_or_else(|| {
             ApiError::new(
                 ErrorCode::NotFound,
                 "no embedding model is installed: the library ranks by keywords alone (install it \
                  with scripts/fetch-embedder.sh)",
             )
         })?;
-        let library = self.library()?.with_embedder(embedder);
+        let library = library.with_embedder(embedder);
         Ok(library.embed_pending_with(progress, stop)?)
     }
 

@@ -301,6 +301,62 @@ impl BertEmbedder {
     }
 }
 
+impl BertEmbedder {
+    /// This model distilled to one vector per token ([`crate::DistilledEmbedder`]): each token of
+    /// the vocabulary through the whole model on its own, between the markers every text has, as
+    /// the model reads a one-word text. About a minute of the model's time, once per model.
+    pub fn distil(&self) -> Result<crate::DistilledEmbedder, EmbedError> {
+        // The markers a text is read between, as the tokenizer adds them to an empty text.
+        let markers = self.tokenizer.encode("", true).map_err(compute)?;
+        let (open, close) = match markers.get_ids() {
+            [open, close] => (*open, *close),
+            other => {
+                return Err(compute(format!(
+                    "an empty text is {} tokens, not two markers",
+                    other.len()
+                )))
+            }
+        };
+        let vocab = self.tokenizer.get_vocab_size(true) as u32;
+        let mut rows = Vec::with_capacity(vocab as usize);
+        let ids: Vec<u32> = (0..vocab).collect();
+        for chunk in ids.chunks(DISTIL_BATCH) {
+            let flat: Vec<u32> = chunk.iter().flat_map(|&id| [open, id, close]).collect();
+            let shape = (chunk.len(), 3);
+            let ids = Tensor::from_vec(flat, shape, &self.device).map_err(compute)?;
+            let types = ids.zeros_like().map_err(compute)?;
+            let mask = ids.ones_like().map_err(compute)?;
+            let hidden = self.forward(&ids, &types, &mask).map_err(compute)?;
+            let pooled = Self::pool(&hidden, &mask)
+                .and_then(|t| t.to_vec2::<f32>())
+                .map_err(compute)?;
+            for mut v in pooled {
+                normalize(&mut v);
+                rows.push(v);
+            }
+        }
+        crate::DistilledEmbedder::new(self.tokenizer.clone(), rows, &self.id)
+    }
+}
+
+impl BertEmbedder {
+    /// The distilled model kept in `table`: read when it is this model's, else made
+    /// ([`BertEmbedder::distil`]) and written there for next time (a table that cannot be
+    /// written is only made again next time).
+    pub fn distilled(&self, table: &Path) -> Result<crate::DistilledEmbedder, EmbedError> {
+        if let Some(kept) = crate::DistilledEmbedder::read(table, self.tokenizer.clone(), &self.id)
+        {
+            return Ok(kept);
+        }
+        let made = self.distil()?;
+        let _ = made.write(table);
+        Ok(made)
+    }
+}
+
+/// Tokens distilled at once (three positions each).
+const DISTIL_BATCH: usize = 512;
+
 impl Embedder for BertEmbedder {
     fn model_id(&self) -> &str {
         &self.id

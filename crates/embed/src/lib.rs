@@ -15,12 +15,16 @@
 #[cfg(feature = "bert")]
 mod bert;
 pub mod conformance;
+#[cfg(feature = "bert")]
+mod distilled;
 mod trigram;
 
 use std::path::PathBuf;
 
 #[cfg(feature = "bert")]
 pub use bert::BertEmbedder;
+#[cfg(feature = "bert")]
+pub use distilled::{distilled_id, DistilledEmbedder};
 pub use trigram::TrigramEmbedder;
 
 /// Why texts could not be embedded or a model could not be loaded.
@@ -116,6 +120,17 @@ pub fn cache_dir() -> Option<PathBuf> {
 /// The folder `scripts/fetch-embedder.sh` installs the model in, under [`cache_dir`].
 pub fn default_model_dir() -> Option<PathBuf> {
     Some(cache_dir()?.join("models/all-MiniLM-L6-v2"))
+}
+
+/// Where the distilled table of the model in `model_dir` is kept ([`BertEmbedder::distilled`]):
+/// beside the installed models under [`cache_dir`], named after the model's folder.
+pub fn distilled_table(model_dir: &std::path::Path) -> Option<PathBuf> {
+    let name = model_dir.file_name()?.to_string_lossy().to_string();
+    Some(
+        cache_dir()?
+            .join("models")
+            .join(format!("{name}.distilled")),
+    )
 }
 
 /// Where the embedding model is, when it is installed: the folder named by [`MODEL_ENV`], else

@@ -83,3 +83,37 @@ fn the_real_model_matches_the_published_similarities() {
         );
     }
 }
+
+/// The model distilled to a vector per token conforms as the model does, keeps the model's
+/// sense of which texts are near, and is read back from its table as it was made.
+#[cfg(feature = "bert")]
+#[test]
+fn the_distilled_model_conforms_and_is_kept() {
+    let Some(model) = real_model() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let table = dir.path().join("model.distilled");
+    let made = model.distilled(&table).unwrap();
+    conformance::check(&made);
+    assert_eq!(made.dimensions(), model.dimensions());
+    assert_ne!(
+        made.model_id(),
+        model.model_id(),
+        "its vectors are never mixed with the model's"
+    );
+    let texts = [
+        "How does the database recover after a crash during a write?",
+        "The rollback journal lets the database undo a half-written transaction after a crash.",
+        "The gardener planted tulips along the fence in spring.",
+    ];
+    let v = made.embed(&texts).unwrap();
+    assert!(similarity(&v[0], &v[1]) > similarity(&v[0], &v[2]) + 0.1);
+    // Kept: read back, the same vectors, without distilling again.
+    assert!(table.is_file());
+    let t = std::time::Instant::now();
+    let kept = model.distilled(&table).unwrap();
+    assert_eq!(kept.embed(&texts).unwrap(), v);
+    assert!(
+        t.elapsed() < std::time::Duration::from_secs(30),
+        "read, not made again"
+    );
+}

@@ -611,6 +611,11 @@ impl Library {
         Ok(self.index.counts(None)?.vectors)
     }
 
+    /// How many passages have a vector from the model `model_id` (without loading it).
+    pub fn vectors_of(&self, model_id: &str) -> Result<usize, LibraryError> {
+        Ok(self.index.counts(Some(model_id))?.vectors_of_model)
+    }
+
     /// How many passages have a vector from the current model, of how many.
     pub fn embedded_share(&self) -> Result<(usize, usize), LibraryError> {
         let counts = self

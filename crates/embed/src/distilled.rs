@@ -1,0 +1,288 @@
+//! A sentence model distilled to one vector per token: a text's vector is the weighted mean of
+//! its tokens' vectors, with no network to run. Made once from the installed model (each token
+//! of its vocabulary through the whole model alone, as the model2vec method does), it indexes a
+//! library hundreds of times faster than the model, at a cost in quality the benchmarks measure
+//! (BENCHMARKS.md, "A library of a million passages").
+//!
+//! A token is weighted by the logarithm of its rank in the vocabulary: WordPiece and BPE
+//! vocabularies are built most frequent first, so the rank stands in for how common a token
+//! is, and the common ones ("the", "of", punctuation) say little about what a passage is about.
+
+use std::path::Path;
+
+use tokenizers::Tokenizer;
+
+use crate::{normalize, EmbedError, Embedder};
+
+/// What the table file starts with: its format, then the model id, the vocabulary size and
+/// the dimensions.
+const MAGIC: &[u8; 8] = b"RSDIST01";
+
+/// Tokens read per text at most: a library passage is a few hundred tokens.
+const MAX_TOKENS: usize = 1024;
+
+/// A text's vector from its tokens' distilled vectors.
+pub struct DistilledEmbedder {
+    tokenizer: Tokenizer,
+    /// `vocab × dimensions`, each row unit length, already weighted.
+    table: Vec<f32>,
+    dimensions: usize,
+    /// Tokens with no vector of their own (markers, padding): skipped.
+    skipped: Vec<bool>,
+    id: String,
+}
+
+impl std::fmt::Debug for DistilledEmbedder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DistilledEmbedder")
+            .field("id", &self.id)
+            .finish_non_exhaustive()
+    }
+}
+
+fn compute(e: impl std::fmt::Display) -> EmbedError {
+    EmbedError::Compute(e.to_string())
+}
+
+impl DistilledEmbedder {
+    /// The embedder for `rows` (one unit vector per token id, from the model `model_id`) and
+    /// the model's `tokenizer` (its padding and truncation are set here).
+    pub(crate) fn new(
+        mut tokenizer: Tokenizer,
+        rows: Vec<Vec<f32>>,
+        model_id: &str,
+    ) -> Result<Self, EmbedError> {
+        let dimensions = rows.first().map(Vec::len).unwrap_or(0);
+        if dimensions == 0 || rows.iter().any(|r| r.len() != dimensions) {
+            return Err(compute("the distilled table has rows of different lengths"));
+        }
+        tokenizer.with_padding(None);
+        tokenizer
+            .with_truncation(Some(tokenizers::TruncationParams {
+                max_length: MAX_TOKENS,
+                ..Default::default()
+            }))
+            .map_err(compute)?;
+        let special: std::collections::BTreeSet<u32> = tokenizer
+            .get_added_tokens_decoder()
+            .into_iter()
+            .filter(|(_, t)| t.special)
+            .map(|(id, _)| id)
+            .collect();
+        // Every token's vector leans the same way (what any text of this model shares): that
+        // direction says nothing about a passage, so it is taken out, and the rest set to unit
+        // length ("all but the top", Mu and Viswanath 2018).
+        let mut mean = vec![0.0f32; dimensions];
+        for row in &rows {
+            mean.iter_mut()
+                .zip(row)
+                .for_each(|(m, x)| *m += x / rows.len() as f32);
+        }
+        let mut table = Vec::with_capacity(rows.len() * dimensions);
+        let mut skipped = Vec::with_capacity(rows.len());
+        for (id, row) in rows.iter().enumerate() {
+            let mut centred: Vec<f32> = row.iter().zip(&mean).map(|(x, m)| x - m).collect();
+            normalize(&mut centred);
+            let weight = ((id + 2) as f32).ln();
+            table.extend(centred.iter().map(|x| x * weight));
+            skipped.push(special.contains(&(id as u32)));
+        }
+        Ok(Self {
+            tokenizer,
+            table,
+            dimensions,
+            skipped,
+            id: format!("{model_id}+distilled"),
+        })
+    }
+
+    /// Writes the table to `path` (for [`DistilledEmbedder::read`]): made once per model, read
+    /// at every start.
+    pub fn write(&self, path: &Path) -> Result<(), EmbedError> {
+        let file_error = |e: std::io::Error| EmbedError::ModelFile {
+            file: path.to_path_buf(),
+            reason: e.to_string(),
+        };
+        let mut bytes = Vec::with_capacity(self.table.len() * 4 + 64);
+        bytes.extend_from_slice(MAGIC);
+        let id = self.id.as_bytes();
+        bytes.extend_from_slice(&(id.len() as u32).to_le_bytes());
+        bytes.extend_from_slice(id);
+        bytes.extend_from_slice(&(self.skipped.len() as u32).to_le_bytes());
+        bytes.extend_from_slice(&(self.dimensions as u32).to_le_bytes());
+        for s in &self.skipped {
+            bytes.push(*s as u8);
+        }
+        for x in &self.table {
+            bytes.extend_from_slice(&x.to_le_bytes());
+        }
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(file_error)?;
+        }
+        // Written whole or not at all: a table cut short would give wrong vectors silently.
+        let partial = path.with_extension("partial");
+        std::fs::write(&partial, &bytes).map_err(file_error)?;
+        std::fs::rename(&partial, path).map_err(file_error)
+    }
+
+    /// The table written by [`DistilledEmbedder::write`], for the model whose tokenizer is
+    /// `tokenizer` and whose id is `model_id`; `None` when the file is not there, or is of
+    /// another model or format (it is then made again).
+    pub fn read(path: &Path, mut tokenizer: Tokenizer, model_id: &str) -> Option<Self> {
+        let bytes = std::fs::read(path).ok()?;
+        let mut at = 0usize;
+        let mut take = |n: usize| -> Option<&[u8]> {
+            let s = bytes.get(at..at + n)?;
+            at += n;
+            Some(s)
+        };
+        if take(8)? != MAGIC {
+            return None;
+        }
+        let u32_at = |s: &[u8]| u32::from_le_bytes([s[0], s[1], s[2], s[3]]) as usize;
+        let id_len = u32_at(take(4)?);
+        let id = String::from_utf8(take(id_len)?.to_vec()).ok()?;
+        if id != format!("{model_id}+distilled") {
+            return None;
+        }
+        let vocab = u32_at(take(4)?);
+        let dimensions = u32_at(take(4)?);
+        let skipped: Vec<bool> = take(vocab)?.iter().map(|b| *b != 0).collect();
+        let table: Vec<f32> = take(vocab * dimensions * 4)?
+            .chunks_exact(4)
+            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        if take(1).is_some() || dimensions == 0 {
+            return None;
+        }
+        tokenizer.with_padding(None);
+        tokenizer
+            .with_truncation(Some(tokenizers::TruncationParams {
+                max_length: MAX_TOKENS,
+                ..Default::default()
+            }))
+            .ok()?;
+        Some(Self {
+            tokenizer,
+            table,
+            dimensions,
+            skipped,
+            id,
+        })
+    }
+}
+
+/// The model id of the distilled table at `path` (what its vectors are stored under), read from
+/// its head alone; `None` when there is no such table.
+pub fn distilled_id(path: &Path) -> Option<String> {
+    use std::io::Read;
+    let mut file = std::fs::File::open(path).ok()?;
+    let mut head = [0u8; 12];
+    file.read_exact(&mut head).ok()?;
+    if &head[..8] != MAGIC {
+        return None;
+    }
+    let len = u32::from_le_bytes([head[8], head[9], head[10], head[11]]) as usize;
+    let mut id = vec![0u8; len.min(4096)];
+    file.read_exact(&mut id).ok()?;
+    String::from_utf8(id).ok()
+}
+
+impl Embedder for DistilledEmbedder {
+    fn model_id(&self) -> &str {
+        &self.id
+    }
+
+    fn dimensions(&self) -> usize {
+        self.dimensions
+    }
+
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        texts
+            .iter()
+            .map(|text| {
+                let encoding = self.tokenizer.encode(*text, false).map_err(compute)?;
+                let ids: Vec<usize> = encoding
+                    .get_ids()
+                    .iter()
+                    .map(|&id| id as usize)
+                    .filter(|&id| id < self.skipped.len())
+                    .collect();
+                let sum = |ids: &mut dyn Iterator<Item = usize>| {
+                    let mut v = vec![0.0f32; self.dimensions];
+                    for id in ids {
+                        let row = &self.table[id * self.dimensions..(id + 1) * self.dimensions];
+                        v.iter_mut().zip(row).for_each(|(a, b)| *a += b);
+                    }
+                    v
+                };
+                let mut v = sum(&mut ids.iter().copied().filter(|&id| !self.skipped[id]));
+                // A text of nothing but unknown pieces, or of nothing: what its pieces are, or
+                // the first token's vector — a unit vector all such texts share.
+                if v.iter().all(|x| *x == 0.0) {
+                    v = sum(&mut ids.iter().copied());
+                }
+                if v.iter().all(|x| *x == 0.0) {
+                    v = sum(&mut std::iter::once(0));
+                }
+                normalize(&mut v);
+                Ok(v)
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A three-word tokenizer (and a marker), whole words only.
+    fn tokenizer() -> Tokenizer {
+        let vocab = [("[CLS]", 0), ("journal", 1), ("crash", 2), ("tulip", 3)]
+            .into_iter()
+            .map(|(w, i)| (w.to_string(), i))
+            .collect();
+        let model = tokenizers::models::wordlevel::WordLevel::builder()
+            .vocab(vocab)
+            .unk_token("[CLS]".into())
+            .build()
+            .unwrap();
+        let mut t = Tokenizer::new(model);
+        t.with_pre_tokenizer(Some(tokenizers::pre_tokenizers::whitespace::Whitespace {}));
+        t.add_special_tokens(&[tokenizers::AddedToken::from("[CLS]", true)]);
+        t
+    }
+
+    fn rows() -> Vec<Vec<f32>> {
+        vec![
+            vec![1.0, 0.0, 0.0],
+            vec![0.0, 1.0, 0.0],
+            vec![0.0, 0.8, 0.6],
+            vec![0.0, 0.0, 1.0],
+        ]
+    }
+
+    #[test]
+    fn a_text_is_its_words_and_a_table_is_read_back_whole_or_not_at_all() {
+        let made = DistilledEmbedder::new(tokenizer(), rows(), "m").unwrap();
+        // Words it does not know, and no words, are still unit vectors (the conformance suite
+        // runs on the real model's distillation: this vocabulary is too small for it).
+        for v in made.embed(&["The cat sat.", ""]).unwrap() {
+            assert!((crate::similarity(&v, &v) - 1.0).abs() < 1e-5);
+        }
+        let v = made.embed(&["journal crash", "crash", "tulip"]).unwrap();
+        assert!(crate::similarity(&v[0], &v[1]) > crate::similarity(&v[0], &v[2]));
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.distilled");
+        made.write(&path).unwrap();
+        let kept = DistilledEmbedder::read(&path, tokenizer(), "m").unwrap();
+        assert_eq!(kept.embed(&["journal crash"]).unwrap()[0], v[0]);
+        // Another model's table, or one cut short, is not read.
+        assert!(DistilledEmbedder::read(&path, tokenizer(), "other").is_none());
+        let bytes = std::fs::read(&path).unwrap();
+        std::fs::write(&path, &bytes[..bytes.len() - 3]).unwrap();
+        assert!(DistilledEmbedder::read(&path, tokenizer(), "m").is_none());
+        std::fs::write(&path, b"RSDIST01").unwrap();
+        assert!(DistilledEmbedder::read(&path, tokenizer(), "m").is_none());
+    }
+}
