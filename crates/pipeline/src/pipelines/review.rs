@@ -124,13 +124,15 @@ is, you get the best draft with its open issues."
         // Expected: the first draft and about half the revisions allowed; each draft is
         // audited (a verify call) and reviewed.
         let drafts = 1 + u64::from(config.max_revisions).div_ceil(2);
-        calls.push((Role::Verify, 1 + drafts));
-        calls.push((Role::Analyze, 1));
-        calls.push((
+        let add = super::standard::add_calls;
+        add(&mut calls, Role::Verify, 1 + drafts);
+        add(&mut calls, Role::Analyze, 1);
+        add(
+            &mut calls,
             Role::Write,
             drafts - super::standard::first_draft_unasked(config),
-        ));
-        calls.push((Role::Review, drafts));
+        );
+        add(&mut calls, Role::Review, drafts);
         calls
     }
 

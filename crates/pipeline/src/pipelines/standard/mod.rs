@@ -143,8 +143,12 @@ parallel workers in multi mode), checks each claim against its quote and writes 
         let mut calls = research_calls(config);
         let drafts = if config.review.report { 2 } else { 1 };
         // The claims, then each draft's audit.
-        calls.push((Role::Verify, 1 + drafts));
-        calls.push((Role::Write, drafts - first_draft_unasked(config)));
+        add_calls(&mut calls, Role::Verify, 1 + drafts);
+        add_calls(
+            &mut calls,
+            Role::Write,
+            drafts - first_draft_unasked(config),
+        );
         calls
     }
     fn initial(&self, request: &RunRequest) -> ResearchState {
@@ -220,16 +224,17 @@ pub(crate) fn research_calls(config: &RunConfig) -> Vec<(Role, u64)> {
     let window = research_llm::known_window(Role::Extract.model(&config.models));
     let extractions = |pages: u64| crate::steps::extract::calls(pages, window);
     let max_pages = limits.max_sources as u64;
+    let last = u64::from(crate::steps::gaps::model_judges(config));
     let mut calls = vec![(Role::Understand, 1), (Role::Plan, 1)];
-    match config.mode {
+    let (read, cap) = match config.mode {
         Mode::Single => {
             // The first round runs the planned searches; later rounds about half as many.
             let searches = limits.initial_searches as u64
                 + (rounds - 1) * (limits.initial_searches as u64).div_ceil(2);
             let pages = (searches * pages_per_search).min(max_pages);
             calls.push((Role::Extract, extractions(pages)));
-            let last = u64::from(crate::steps::gaps::model_judges(config));
             calls.push((Role::Gaps, rounds - 1 + last));
+            (pages, max_pages)
         }
         Mode::Multi => {
             let workers = limits.workers as u64;
@@ -239,9 +244,32 @@ pub(crate) fn research_calls(config: &RunConfig) -> Vec<(Role, u64)> {
             calls.push((Role::Extract, extractions(pages)));
             calls.push((Role::Summarize, workers * rounds));
             calls.push((Role::Synthesize, rounds));
+            (pages, max_pages * rounds)
         }
+    };
+    // Seed 001's verification loop, on by default: each time, the unsupported claims' searches
+    // (half a first round's) read what room is left, the gaps are judged again, and the claims
+    // checked again — so a budget set from the estimate does not stop exactly the runs whose
+    // claims were weakly supported ([`nodes::research_again`]).
+    let mut read = read;
+    for _ in 0..config.verification_loops {
+        let pages = ((limits.initial_searches as u64).div_ceil(2) * pages_per_search)
+            .min(cap.saturating_sub(read));
+        read += pages;
+        add_calls(&mut calls, Role::Extract, extractions(pages));
+        add_calls(&mut calls, Role::Gaps, last);
+        add_calls(&mut calls, Role::Verify, 1);
     }
     calls
+}
+
+/// `n` more calls of `role` in `calls` (one entry a role).
+pub(crate) fn add_calls(calls: &mut Vec<(Role, u64)>, role: Role, n: u64) {
+    match calls.iter_mut().find(|(r, _)| *r == role) {
+        Some((_, m)) => *m += n,
+        None if n > 0 => calls.push((role, n)),
+        None => {}
+    }
 }
 
 /// The shared result of a state, without usage (the meter's part).
@@ -632,6 +660,35 @@ mod tests {
     use super::*;
     use crate::config::Depth;
     use crate::family::Pipeline;
+
+    #[test]
+    fn the_estimate_counts_the_verification_loop_in_every_pipeline() {
+        // Issue 52, N8: the loop is on by default; an estimate without it set a budget that
+        // stopped exactly the runs whose claims were weakly supported.
+        for pipeline in [
+            &Standard as &dyn Pipeline,
+            &crate::pipelines::trust::Trust,
+            &crate::pipelines::review::Review,
+        ] {
+            for mode in [Mode::Single, Mode::Multi] {
+                let mut config = RunConfig {
+                    models: research_llm::ModelRouting::single("openai:gpt-4o-mini"),
+                    mode,
+                    verification_loops: 0,
+                    ..RunConfig::default()
+                };
+                let without = pipeline.estimate(&config);
+                config.verification_loops = 1;
+                let with = pipeline.estimate(&config);
+                config.verification_loops = 2;
+                let twice = pipeline.estimate(&config);
+                let name = pipeline.info().name;
+                assert!(with.calls > without.calls, "{name} {mode:?}");
+                assert!(twice.calls > with.calls, "{name} {mode:?}");
+                assert!(with.cost_usd.unwrap() > without.cost_usd.unwrap());
+            }
+        }
+    }
 
     #[test]
     fn deeper_runs_cost_more_and_local_models_cost_nothing() {

@@ -177,11 +177,13 @@ workers."
             TrustVariant::Batched => 1,
             TrustVariant::Full => 8,
         };
-        calls.push((Role::Verify, 2 + confirm));
-        calls.push((
+        let add = super::standard::add_calls;
+        add(&mut calls, Role::Verify, 2 + confirm);
+        add(
+            &mut calls,
             Role::Write,
             1 - super::standard::first_draft_unasked(config),
-        ));
+        );
         calls
     }
 
