@@ -483,7 +483,7 @@ async fn analyze(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
 async fn write_draft(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
     ctx.emit(Progress::Writing);
     let brief = brief(&state);
-    match write::write(&ctx, &write_input(&state, &brief, &ctx.config.notes), None).await {
+    match write::write(&ctx, &write_input(&state, &brief, &ctx.config), None).await {
         Ok(draft) => Ok(drafted(&state, draft, String::new())),
         Err(e) => failed(&state, &ctx, e, "writing the first draft"),
     }
@@ -563,7 +563,7 @@ async fn revise_draft(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
     let brief = brief(&state);
     match write::write(
         &ctx,
-        &write_input(&state, &brief, &ctx.config.notes),
+        &write_input(&state, &brief, &ctx.config),
         Some(revision),
     )
     .await
@@ -584,7 +584,7 @@ async fn take_edit(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
     let brief = brief(&state);
     let draft = match write::edited(
         &ctx,
-        &write_input(&state, &brief, &ctx.config.notes),
+        &write_input(&state, &brief, &ctx.config),
         &state.edited,
     )
     .await
@@ -638,7 +638,7 @@ async fn fallback(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
         ),
     };
     let brief = brief(&state);
-    let input = write_input(&state, &brief, &ctx.config.notes);
+    let input = write_input(&state, &brief, &ctx.config);
     let update = match record.best().cloned() {
         Some(best) => {
             let mut report = best.report.clone();

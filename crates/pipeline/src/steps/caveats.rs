@@ -9,10 +9,11 @@ use crate::report::Facts;
 /// The report's caveats: few supported claims, questions left uncovered (each research question
 /// no passage read bears out named: [`evidence_coverage`], the rule that caps the coverage), a
 /// single source.
-pub fn caveats(facts: &Facts<'_>, min_coverage: f64) -> Vec<String> {
+pub fn caveats(facts: &Facts<'_>, min_coverage: f64, min_supported: f64) -> Vec<String> {
     let ja = facts.language == "ja";
     let mut out = Vec::new();
-    if !facts.claims.is_empty() && facts.confidence < 0.5 {
+    // The run's own threshold: the one under which its verification loop researched again.
+    if !facts.claims.is_empty() && facts.confidence < min_supported {
         out.push(if ja {
             format!(
                 "検証で引用により裏付けられた主張は {:.0}% にとどまります。結論は慎重に扱ってください。",

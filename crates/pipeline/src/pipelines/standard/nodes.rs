@@ -358,9 +358,10 @@ pub(crate) async fn verify(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
     let v = verify::verify(&ctx, &on_question).await?;
     let spent = ctx.config.models.meter().totals();
     let (searches, decision) =
-        research_again(&state, &ctx.config.config, &spent, &v.claims, v.confidence)
-            .map(|(searches, decision)| (searches, vec![decision]))
-            .unzip();
+        match research_again(&state, &ctx.config.config, &spent, &v.claims, v.confidence) {
+            Ok((searches, decision)) => (Some(searches), Some(vec![decision])),
+            Err(why) => (None, why.map(|d| vec![d])),
+        };
     Ok(ResearchUpdate {
         research_again: Some(searches.is_some()),
         verification_loops: searches.is_some().then_some(state.verification_loops + 1),
@@ -402,27 +403,48 @@ pub(crate) fn searches_about<'a>(
 /// Seed 001's verification loop: when under [`RunConfig::min_supported`] of the checked claims
 /// are supported, the research goes back — at most [`RunConfig::verification_loops`] times, and
 /// only with room to read and something new to search — for what the unsupported claims are
-/// about. The searches and the decision that says why, or `None` to write.
+/// about. `Ok` with the searches and the decision that says why; `Err` to write, with the
+/// decision that says why the loop did not run when the claims called for it (the method
+/// section shows it: a loop that gives up is never silent).
 pub(crate) fn research_again(
     state: &ResearchState,
     config: &crate::RunConfig,
     spent: &research_llm::UsageTotals,
     claims: &[crate::records::Claim],
     confidence: f64,
-) -> Option<(Vec<String>, Decision)> {
-    if claims.is_empty()
-        || confidence >= config.min_supported
-        || state.verification_loops >= config.verification_loops
-    {
-        return None;
+) -> Result<(Vec<String>, Decision), Option<Decision>> {
+    if claims.is_empty() || confidence >= config.min_supported {
+        return Err(None);
+    }
+    let supported = claims.iter().filter(|c| c.supported).count();
+    let decision = |what: String| Decision {
+        point: "verification".into(),
+        decision: format!(
+            "{supported} of {} checked claims supported, under {:.0}%: {what}",
+            claims.len(),
+            config.min_supported * 100.0,
+        ),
+        automatic: true,
+    };
+    let not = |why: &str| Err(Some(decision(format!("not researched again: {why}"))));
+    if state.verification_loops >= config.verification_loops {
+        return match config.verification_loops {
+            0 => not("the verification loop is off"),
+            n => not(&format!(
+                "the {n} research round(s) it allows for them were run"
+            )),
+        };
     }
     // What is left of the budget is the report's: a soft budget reached stops research here too.
     if crate::config::soft_budget(config, spent).is_some() {
-        return None;
+        return not("the budget is spent; what is left of it is the report's");
     }
     let limits = config.limits();
     if source_room(state, limits.max_sources) == 0 {
-        return None;
+        return not(&format!(
+            "the limit of {} sources is reached",
+            limits.max_sources + state.granted_sources
+        ));
     }
     let searches = searches_about(
         state,
@@ -433,21 +455,13 @@ pub(crate) fn research_again(
         limits.initial_searches.div_ceil(2),
     );
     if searches.is_empty() {
-        return None;
+        return not("nothing new to search for about the unsupported ones");
     }
-    let supported = claims.iter().filter(|c| c.supported).count();
-    let decision = Decision {
-        point: "verification".into(),
-        decision: format!(
-            "{supported} of {} checked claims supported, under {:.0}%: researching again for \
-             the unsupported ones ({})",
-            claims.len(),
-            config.min_supported * 100.0,
-            searches.join("; ")
-        ),
-        automatic: true,
-    };
-    Some((searches, decision))
+    let what = format!(
+        "researching again for the unsupported ones ({})",
+        searches.join("; ")
+    );
+    Ok((searches, decision(what)))
 }
 
 /// The record the report's fixed sections come from.
@@ -475,11 +489,12 @@ pub(crate) fn facts<'a>(state: &'a ResearchState, notes: &'a [String]) -> Facts<
 pub(crate) fn write_input<'a>(
     state: &'a ResearchState,
     brief: &'a Brief,
-    notes: &'a [String],
+    env: &'a crate::Env,
 ) -> WriteInput<'a> {
     WriteInput {
         brief,
-        facts: facts(state, notes),
+        facts: facts(state, &env.notes),
+        min_supported: env.config.min_supported,
         synthesis: (state.mode == crate::Mode::Multi).then_some(state.synthesis.summary.as_str()),
         analysis: (state.analysis != Default::default()).then_some(&state.analysis),
         outline: &state.plan.aspects,
@@ -491,7 +506,7 @@ pub(crate) fn write_input<'a>(
 pub(crate) async fn write_report(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
     ctx.emit(Progress::Writing);
     let brief = brief(&state);
-    let draft = write::write(&ctx, &write_input(&state, &brief, &ctx.config.notes), None).await?;
+    let draft = write::write(&ctx, &write_input(&state, &brief, &ctx.config), None).await?;
     Ok(written(&state, draft, ResearchUpdate::default()))
 }
 
@@ -586,7 +601,7 @@ pub(crate) async fn review_report(state: Arc<ResearchState>, ctx: Ctx) -> NodeRe
 pub(crate) async fn take_edit(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
     let draft = write::edited(
         &ctx,
-        &write_input(&state, &brief(&state), &ctx.config.notes),
+        &write_input(&state, &brief(&state), &ctx.config),
         &state.edited,
     )
     .await?;
@@ -617,7 +632,7 @@ pub(crate) async fn revise_report(state: Arc<ResearchState>, ctx: Ctx) -> NodeRe
     };
     let draft = write::write(
         &ctx,
-        &write_input(&state, &brief, &ctx.config.notes),
+        &write_input(&state, &brief, &ctx.config),
         Some(revision),
     )
     .await?;

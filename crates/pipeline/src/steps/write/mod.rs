@@ -69,6 +69,9 @@ pub struct WriteInput<'a> {
     pub outline: &'a [String],
     /// The trust engine's variant, when the pipeline cross-validates the audited report.
     pub trust: Option<crate::config::TrustVariant>,
+    /// The share of supported claims under which the report warns (the run's
+    /// [`crate::RunConfig::min_supported`], the verification loop's threshold too).
+    pub min_supported: f64,
 }
 
 /// Aspects of the plan that become sections at most.
@@ -640,7 +643,11 @@ async fn finish(
     let mut warnings =
         audit::confirm(ctx, &mut entries, input.facts.evidence, input.facts.claims).await?;
     let mut body = audited.body;
-    let mut caveats = caveats(&input.facts, ctx.config.config.min_coverage);
+    let mut caveats = caveats(
+        &input.facts,
+        ctx.config.config.min_coverage,
+        input.min_supported,
+    );
     let (mut trust, mut added) = (None, Vec::new());
     if let Some(variant) = input.trust {
         // The trust engine is the audit's last stage: the claims that reach the report only.

@@ -52,7 +52,7 @@ pub fn passages_report(input: &WriteInput<'_>, why: &str, now_ms: i64, calls: u6
         &input.facts,
         &format!("{}\n\n{analysed}", audited.body.trim_end()),
         &[],
-        &caveats(&input.facts, 0.0),
+        &caveats(&input.facts, 0.0, input.min_supported),
         now_ms,
         calls,
     );
