@@ -71,29 +71,48 @@ pub struct SearchOutcome {
 /// The keyed web providers `auto` prefers, in order.
 const KEYED_WEB: &[&str] = &["tavily", "brave", "serper"];
 
-/// Providers `auto` uses: the keyed web providers whose key is set; without any, the keyless
-/// DuckDuckGo and Wikipedia.
+/// The paper providers `auto` adds: they need no key. A run searches them where its depth reads
+/// papers (standard and comprehensive, [`research_pipeline::DepthLimits::kinds`]).
+const KEYLESS_PAPERS: &[&str] = &["arxiv", "semantic-scholar"];
+
+/// The news provider `auto` adds when its key is set (comprehensive depth reads news).
+const KEYED_NEWS: &str = "newsapi";
+
+/// Providers `auto` uses: the keyed web providers whose key is set (without any, the keyless
+/// DuckDuckGo and Wikipedia), the keyless paper providers, and the news provider when its key
+/// is set. Which of them a run's search goes to is its depth's (seed 000: web, then papers,
+/// then news).
 pub fn auto_providers(store: &dyn KeyStore) -> Vec<String> {
     let keyed: Vec<String> = KEYED_WEB
         .iter()
         .filter(|p| keys::resolve(store, p).is_some())
         .map(|p| p.to_string())
         .collect();
-    if keyed.is_empty() {
+    let mut out = if keyed.is_empty() {
         vec!["duckduckgo".into(), "wikipedia".into()]
     } else {
         keyed
+    };
+    out.extend(KEYLESS_PAPERS.iter().map(|p| p.to_string()));
+    if keys::resolve(store, KEYED_NEWS).is_some() {
+        out.push(KEYED_NEWS.into());
     }
+    out
 }
 
 /// What `auto` searches, in words, for the method section (seed 003's scenario 15: with no
 /// search key, the keyless providers, and the run says so rather than failing).
 pub fn auto_note(store: &dyn KeyStore) -> String {
     let chosen = auto_providers(store);
-    if chosen.iter().any(|p| KEYED_WEB.contains(&p.as_str())) {
+    let web = if chosen.iter().any(|p| KEYED_WEB.contains(&p.as_str())) {
+        let keyed: Vec<&str> = chosen
+            .iter()
+            .map(String::as_str)
+            .filter(|p| KEYED_WEB.contains(p))
+            .collect();
         format!(
             "Search providers (auto): {}, the ones whose key is set",
-            chosen.join(", ")
+            keyed.join(", ")
         )
     } else {
         format!(
@@ -101,7 +120,15 @@ pub fn auto_note(store: &dyn KeyStore) -> String {
              research keys set), so the keyless DuckDuckGo and Wikipedia were searched",
             KEYED_WEB.join(", ")
         )
-    }
+    };
+    let news = if chosen.iter().any(|p| p == KEYED_NEWS) {
+        "; news from NewsAPI at comprehensive depth"
+    } else {
+        ""
+    };
+    format!(
+        "{web}; papers from arXiv and Semantic Scholar at standard and comprehensive depth{news}"
+    )
 }
 
 /// Every name a search choice may hold, in words for help and errors: the web and paper
@@ -298,11 +325,17 @@ mod tests {
         if !keyed_environment() {
             assert_eq!(
                 expand_providers(&["auto".into()], &store, true),
-                ["duckduckgo", "wikipedia", "local"]
+                [
+                    "duckduckgo",
+                    "wikipedia",
+                    "arxiv",
+                    "semantic-scholar",
+                    "local"
+                ]
             );
             assert_eq!(
                 expand_providers(&["auto".into()], &store, false),
-                ["duckduckgo", "wikipedia"]
+                ["duckduckgo", "wikipedia", "arxiv", "semantic-scholar"]
             );
             let note = auto_note(&store);
             assert!(note.contains("no search key is set"), "{note}");
@@ -319,5 +352,16 @@ mod tests {
         assert!(!names.contains(&"duckduckgo".to_string()), "{names:?}");
         assert_eq!(names.iter().filter(|n| *n == "local").count(), 1);
         assert!(auto_note(&store).contains("tavily"));
+        // Issue 52, N2: the depths that read papers and news find their providers in `auto`.
+        assert!(names.contains(&"arxiv".to_string()), "{names:?}");
+        assert!(!names.contains(&"newsapi".to_string()), "{names:?}");
+        store.set("newsapi", "news-test").unwrap();
+        let names = expand_providers(&["auto".into()], &store, false);
+        assert!(names.contains(&"newsapi".to_string()), "{names:?}");
+        let note = auto_note(&store);
+        assert!(
+            note.contains("papers from arXiv") && note.contains("news from NewsAPI"),
+            "{note}"
+        );
     }
 }

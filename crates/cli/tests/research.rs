@@ -989,3 +989,34 @@ fn an_out_path_that_cannot_be_written_is_refused_before_any_work() {
     let list = ok(&research(&["sessions", "list", "--json"], &db));
     assert!(list.as_array().unwrap().is_empty(), "{list:#}");
 }
+
+#[test]
+fn a_provider_chosen_that_the_depth_does_not_search_is_named_in_the_method() {
+    // Issue 52, N2: quick depth reads the web (and the library) only; arXiv, ticked, is never
+    // dropped silently.
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db.sqlite");
+    library(&db);
+    let done = ok(&research(
+        &[
+            "run",
+            QUESTION,
+            "--llm",
+            &script_arg(),
+            "--search",
+            "arxiv,local",
+            "--depth",
+            "quick",
+            "--no-input",
+            "--json",
+        ],
+        &db,
+    ));
+    let report = done["report"].as_str().unwrap();
+    assert!(
+        report.contains(
+            "arxiv was chosen but not searched: a quick depth search goes to web sources only"
+        ),
+        "{report}"
+    );
+}
