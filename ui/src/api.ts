@@ -26,6 +26,9 @@ export function fixWords(fix: Fix | null | undefined): string {
     case "library": return "Add a folder in the Library.";
     case "resume_run": return "Resume the run first.";
     case "ask_again": return "Ask the question again in this session.";
+    case "restore_backup": return fix.backup
+      ? `The app does not write to it. Restore the newest backup (${fix.backup}) with research restore, then start the app again.`
+      : "The app does not write to it. Restore a backup with research restore, then start the app again.";
     case "allow_host": return `Add ${fix.host} to the allowed hosts in Settings to reach it.`;
     case "data_folder": return "Check that your home folder exists and can be written.";
     case "shared_database": return "Check the shared database's address in Settings, or switch back to this computer's file there.";

@@ -173,7 +173,11 @@ session: string,
 /**
  * The question its run asked.
  */
-question: string, } | { "place": "allow_host", 
+question: string, } | { "place": "restore_backup", 
+/**
+ * The newest backup beside the database.
+ */
+backup: string | null, } | { "place": "allow_host", 
 /**
  * The host.
  */

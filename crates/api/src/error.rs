@@ -57,6 +57,11 @@ pub enum Fix {
         /// The question its run asked.
         question: String,
     },
+    /// The database file is damaged: put a backup in its place (the newest, when there is one).
+    RestoreBackup {
+        /// The newest backup beside the database.
+        backup: Option<String>,
+    },
     /// A local or private host the fetcher refuses unless it is allowed.
     AllowHost {
         /// The host.
@@ -102,6 +107,15 @@ impl ApiError {
 
 impl From<research_store::StoreError> for ApiError {
     fn from(e: research_store::StoreError) -> Self {
+        // A damaged file is never written to: the way back is a backup, the newest named.
+        if let research_store::StoreError::Damaged { path, .. } = &e {
+            let newest = crate::backups::backups(&crate::backups::backup_folder(path))
+                .into_iter()
+                .next();
+            return ApiError::new(ErrorCode::Storage, e.to_string()).fix(Fix::RestoreBackup {
+                backup: newest.map(|p| p.display().to_string()),
+            });
+        }
         ApiError::new(ErrorCode::Storage, e.to_string())
     }
 }

@@ -7,6 +7,7 @@
 
 mod app;
 mod ask;
+pub mod backups;
 pub mod bindings;
 mod blocking;
 mod check;

@@ -22,6 +22,10 @@ pub fn hint(fix: &Fix) -> String {
             "ask its question again in the session with `research run {} --session {session}`",
             shell_word(question)
         ),
+        Fix::RestoreBackup { backup } => match backup {
+            Some(b) => format!("restore the newest backup with `research restore {b}`"),
+            None => "there is no backup beside it; restore one with `research restore FILE`".into(),
+        },
         Fix::AllowHost { host } => format!("add --allow-host {host} to reach it"),
         Fix::DataFolder => "pass --db PATH".into(),
         // The setting beside the database file (or DATABASE_URL) wins over --db: say how to

@@ -12,8 +12,8 @@ use clap::{Parser, Subcommand};
 use research_api::{ApiError, ErrorCode};
 
 use commands::{
-    ask, check, export, fetch, graph, keys, library, models, research, search, sessions, settings,
-    watch,
+    ask, backups, check, export, fetch, graph, keys, library, models, research, search, sessions,
+    settings, watch,
 };
 
 #[derive(Parser)]
@@ -82,6 +82,12 @@ enum Command {
     /// question again when one changed); list, pause or remove schedules; --run-due runs the due
     /// ones (from cron or a systemd timer)
     Watch(Box<watch::WatchArgs>),
+    /// Back up this machine's database (consistent while runs write) into `backups/` beside it
+    /// or --to DIR; API keys stay in the keychain
+    Backup(backups::BackupArgs),
+    /// Put a backup in the database's place after checking it; the file it replaces is kept
+    /// beside it (close the app first)
+    Restore(backups::RestoreArgs),
     /// Serve Research Studio to another tool's assistant over MCP on stdin and stdout
     /// (research, research_status, answer, resume, report, sources, recheck, sessions,
     /// library_search, check_document)
@@ -144,6 +150,8 @@ async fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
         Command::Fork(args) => research::fork(*args).await,
         Command::Compare(args) => research::compare(*args).await,
         Command::Recheck(args) => sessions::recheck(args).await,
+        Command::Backup(args) => backups::backup(args),
+        Command::Restore(args) => backups::restore(args),
         Command::Check(args) => check::check(*args).await,
         Command::Resume(args) => graph::resume(args).await,
         Command::Sessions(args) => sessions::sessions(args),

@@ -1020,3 +1020,75 @@ fn a_provider_chosen_that_the_depth_does_not_search_is_named_in_the_method() {
         "{report}"
     );
 }
+
+#[test]
+fn a_backup_brings_back_a_database_that_was_damaged() {
+    // Issue 56: backed up while the database is in use, a damaged file refused (never written
+    // to) with the newest backup named, and the backup restored with the damaged file kept.
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db.sqlite");
+    library(&db);
+    let done = ok(&research(
+        &[
+            "run",
+            QUESTION,
+            "--llm",
+            &script_arg(),
+            "--search",
+            "local",
+            "--no-input",
+            "--json",
+        ],
+        &db,
+    ));
+    let session = done["session_id"].as_str().unwrap().to_string();
+    let out = research(&["backup"], &db);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let backup = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    assert!(
+        backup.contains("/backups/research-") && std::path::Path::new(&backup).is_file(),
+        "{backup}"
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("keychain"));
+
+    // Damaged: bytes overwritten in the middle of the file.
+    let mut bytes = std::fs::read(&db).unwrap();
+    let middle = bytes.len() / 2;
+    for b in &mut bytes[middle..middle + 8192] {
+        *b = 0xff;
+    }
+    std::fs::write(&db, &bytes).unwrap();
+    let _ = std::fs::remove_file(dir.path().join("db.sqlite-wal"));
+    let _ = std::fs::remove_file(dir.path().join("db.sqlite-shm"));
+    let refused = research(&["sessions", "list"], &db);
+    assert!(!refused.status.success());
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        stderr.contains("is damaged") && stderr.contains(&format!("research restore {backup}")),
+        "{stderr}"
+    );
+    assert_eq!(
+        std::fs::read(&db).unwrap(),
+        bytes,
+        "nothing was written to it"
+    );
+
+    // Without a terminal to ask, restoring needs --yes; with it, the session is back.
+    let asked = research(&["restore", &backup], &db);
+    assert!(!asked.status.success());
+    assert!(String::from_utf8_lossy(&asked.stderr).contains("--yes"));
+    let restored = research(&["restore", &backup, "--yes"], &db);
+    let stderr = String::from_utf8_lossy(&restored.stderr);
+    assert!(restored.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("the file it replaced is kept as"),
+        "{stderr}"
+    );
+    let shown = ok(&research(&["sessions", "show", &session, "--json"], &db));
+    assert_eq!(shown["session"]["status"], "finished");
+    assert!(!shown["reports"].as_array().unwrap().is_empty());
+}

@@ -14,6 +14,7 @@ mod cache;
 mod checkpointer;
 pub mod conformance;
 mod conversation;
+pub mod safety;
 mod schedules;
 mod schema;
 mod seam;
@@ -54,6 +55,39 @@ pub enum StoreError {
     /// A store on a database server failed (what it said, with the server named).
     #[error("{0}")]
     Server(String),
+    /// SQLite finds the file damaged: nothing was written to it.
+    #[error("the database at {path} is damaged ({}); nothing was written to it", problems.join("; "))]
+    Damaged {
+        /// The file.
+        path: PathBuf,
+        /// What SQLite's check found.
+        problems: Vec<String>,
+    },
+    /// The file was written by a newer build: this one cannot read it and does not change it.
+    #[error("the database at {path} was written by a newer Research Studio (schema {found}; this one knows up to {known}); it was not changed")]
+    NewerSchema {
+        /// The file.
+        path: PathBuf,
+        /// Its schema version.
+        found: usize,
+        /// The newest this build knows.
+        known: usize,
+    },
+}
+
+/// The schema version this build brings a database to (the number of its migrations, as
+/// SQLite's `user_version` records them): read once from an empty database brought up to date.
+pub fn schema_version() -> usize {
+    static VERSION: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *VERSION.get_or_init(|| {
+        let mut conn = rusqlite::Connection::open_in_memory().expect("an in-memory database");
+        migrations()
+            .to_latest(&mut conn)
+            .expect("the migrations apply to an empty database");
+        conn.pragma_query_value(None, "user_version", |r| r.get::<_, i64>(0))
+            .map(|v| v.max(0) as usize)
+            .unwrap_or(0)
+    })
 }
 
 fn migrations() -> rusqlite_migration::Migrations<'static> {
@@ -169,6 +203,24 @@ pub fn open_connection_with(
     let mut conn = rusqlite::Connection::open(path).map_err(|e| fail(e.to_string()))?;
     conn.busy_timeout(std::time::Duration::from_secs(10))
         .map_err(|e| fail(e.to_string()))?;
+    // Before anything writes to it (even the journal mode): a damaged file is refused, and one
+    // a newer build wrote is left as it is.
+    safety::sound_before_use(&conn, path)?;
+    let found: i64 = conn
+        .pragma_query_value(None, "user_version", |r| r.get(0))
+        .map_err(|e| fail(e.to_string()))?;
+    if found.max(0) as usize > schema_version() {
+        return Err(StoreError::NewerSchema {
+            path: path.to_path_buf(),
+            found: found as usize,
+            known: schema_version(),
+        });
+    }
+    // An upgrade of a file an earlier build wrote starts from a copy of it: a migration that
+    // fails (or a person who wants the old build back) has the file as it was.
+    if found > 0 && (found as usize) < schema_version() {
+        safety::before_upgrade(path, found as usize)?;
+    }
     conn.pragma_update(None, "journal_mode", "WAL")
         .map_err(|e| fail(e.to_string()))?;
     let synchronous = match durability {
@@ -191,6 +243,41 @@ mod tests {
     #[test]
     fn migrations_are_valid() {
         super::migrations().validate().unwrap();
+    }
+
+    #[test]
+    fn an_upgrade_starts_from_a_copy_of_the_file_as_it_was() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("old.sqlite3");
+        {
+            let mut conn = rusqlite::Connection::open(&db).unwrap();
+            super::migrations().to_version(&mut conn, 6).unwrap();
+        }
+        super::open_connection(&db).unwrap();
+        let copies: Vec<_> = std::fs::read_dir(dir.path().join("backups"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        assert_eq!(copies.len(), 1, "{copies:?}");
+        let name = copies[0].file_name().unwrap().to_string_lossy().to_string();
+        assert!(
+            name.starts_with("research-before-schema-") && name.contains("-from-6-"),
+            "{name}"
+        );
+        let copy = rusqlite::Connection::open(&copies[0]).unwrap();
+        let v: i64 = copy
+            .pragma_query_value(None, "user_version", |r| r.get(0))
+            .unwrap();
+        assert_eq!(v, 6, "the copy is the file as it was");
+        // Up to date already: no copy the next time.
+        drop(copy);
+        super::open_connection(&db).unwrap();
+        assert_eq!(
+            std::fs::read_dir(dir.path().join("backups"))
+                .unwrap()
+                .count(),
+            1
+        );
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! One module per command family; `main.rs` only parses and dispatches to them.
 
 pub mod ask;
+pub mod backups;
 pub mod check;
 pub mod export;
 pub mod fetch;

@@ -1,0 +1,187 @@
+//! Keeping the database file safe: a quick check before anything writes to it, refusing a file
+//! a newer build wrote, consistent backups while a run writes, and restoring one with the file
+//! it replaces kept beside it. Nothing here deletes a person's data.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use rusqlite::{Connection, OpenFlags};
+
+use crate::StoreError;
+
+/// What SQLite's check found wrong, at most this many lines of it.
+const PROBLEMS_SHOWN: usize = 5;
+
+/// The problems SQLite's `quick_check` (or, `full`, its `integrity_check`) finds in the
+/// database at `path`, read-only: empty when it is sound. A file that is not a database at all
+/// is one problem.
+pub fn check(path: &Path, full: bool) -> Result<Vec<String>, StoreError> {
+    let conn = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .map_err(|e| StoreError::Open {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    })?;
+    Ok(problems(&conn, full))
+}
+
+fn problems(conn: &Connection, full: bool) -> Vec<String> {
+    let pragma = if full {
+        "PRAGMA integrity_check"
+    } else {
+        "PRAGMA quick_check"
+    };
+    let rows = conn.prepare(pragma).and_then(|mut s| {
+        s.query_map([], |r| r.get::<_, String>(0))?
+            .collect::<Result<Vec<_>, _>>()
+    });
+    match rows {
+        Ok(rows) if rows == ["ok"] => Vec::new(),
+        Ok(rows) => rows.into_iter().take(PROBLEMS_SHOWN).collect(),
+        Err(e) => vec![e.to_string()],
+    }
+}
+
+/// Refuses, before anything writes to it, a database SQLite finds damaged: checked once per
+/// file per process (the check reads the whole file; it is opened many times).
+pub(crate) fn sound_before_use(conn: &Connection, path: &Path) -> Result<(), StoreError> {
+    static CHECKED: Mutex<BTreeSet<PathBuf>> = Mutex::new(BTreeSet::new());
+    let key = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+    if CHECKED
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .contains(&key)
+    {
+        return Ok(());
+    }
+    let found = problems(conn, false);
+    if !found.is_empty() {
+        return Err(StoreError::Damaged {
+            path: path.to_path_buf(),
+            problems: found,
+        });
+    }
+    CHECKED
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .insert(key);
+    Ok(())
+}
+
+/// The schema version a database file is at (SQLite's `user_version`, which the migrations
+/// keep), read-only.
+fn schema_of(path: &Path) -> Result<usize, StoreError> {
+    let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY)?;
+    let v: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
+    Ok(v.max(0) as usize)
+}
+
+/// A consistent copy of the database at `db` in `target`, taken while other connections read
+/// and write it (one read transaction: what was committed when it began), compacted, checked,
+/// and put in place whole or not at all. The size of the copy in bytes.
+pub fn backup(db: &Path, target: &Path) -> Result<u64, StoreError> {
+    if target.exists() {
+        return Err(StoreError::Open {
+            path: target.to_path_buf(),
+            message: "a file is already there; a backup never replaces one".into(),
+        });
+    }
+    if let Some(dir) = target.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| StoreError::Open {
+            path: dir.to_path_buf(),
+            message: e.to_string(),
+        })?;
+    }
+    let conn = Connection::open_with_flags(db, OpenFlags::SQLITE_OPEN_READ_ONLY)?;
+    conn.busy_timeout(std::time::Duration::from_secs(10))?;
+    let partial = target.with_extension("partial");
+    let _ = std::fs::remove_file(&partial);
+    conn.execute("VACUUM INTO ?1", [partial.to_string_lossy().as_ref()])?;
+    let found = check(&partial, true)?;
+    if !found.is_empty() {
+        let _ = std::fs::remove_file(&partial);
+        return Err(StoreError::Damaged {
+            path: db.to_path_buf(),
+            problems: found,
+        });
+    }
+    std::fs::rename(&partial, target).map_err(|e| StoreError::Open {
+        path: target.to_path_buf(),
+        message: e.to_string(),
+    })?;
+    Ok(std::fs::metadata(target).map(|m| m.len()).unwrap_or(0))
+}
+
+/// Puts the backup `from` in the place of the database at `db`, after checking it in full and
+/// that this build can read its schema; the file it replaces (its log written into it first)
+/// is kept beside it as `<db>.replaced-<tag>`, whose path is returned (`None` when there was
+/// no database yet). Only while no program has `db` open.
+pub fn restore(from: &Path, db: &Path, tag: &str) -> Result<Option<PathBuf>, StoreError> {
+    let found = check(from, true)?;
+    if !found.is_empty() {
+        return Err(StoreError::Damaged {
+            path: from.to_path_buf(),
+            problems: found,
+        });
+    }
+    let known = crate::schema_version();
+    let schema = schema_of(from)?;
+    if schema > known {
+        return Err(StoreError::NewerSchema {
+            path: from.to_path_buf(),
+            found: schema,
+            known,
+        });
+    }
+    let staged = db.with_extension("restoring");
+    std::fs::copy(from, &staged).map_err(|e| StoreError::Open {
+        path: staged.clone(),
+        message: e.to_string(),
+    })?;
+    let mut kept = None;
+    if db.exists() {
+        // The log's committed pages into the file, so the file kept is whole on its own.
+        if let Ok(conn) = Connection::open(db) {
+            let _ = conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
+        }
+        let aside = PathBuf::from(format!("{}.replaced-{tag}", db.display()));
+        std::fs::rename(db, &aside).map_err(|e| StoreError::Open {
+            path: db.to_path_buf(),
+            message: e.to_string(),
+        })?;
+        for suffix in ["-wal", "-shm"] {
+            let side = PathBuf::from(format!("{}{suffix}", db.display()));
+            if side.exists() {
+                let _ = std::fs::rename(&side, format!("{}{suffix}", aside.display()));
+            }
+        }
+        kept = Some(aside);
+    }
+    std::fs::rename(&staged, db).map_err(|e| StoreError::Open {
+        path: db.to_path_buf(),
+        message: e.to_string(),
+    })?;
+    Ok(kept)
+}
+
+/// The copy taken before an upgrade of the database at `path` from schema `from`:
+/// `backups/research-before-schema-<to>-<unix seconds>.sqlite3` beside it.
+pub(crate) fn before_upgrade(path: &Path, from: usize) -> Result<PathBuf, StoreError> {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let folder = path
+        .parent()
+        .map(|d| d.join("backups"))
+        .unwrap_or_else(|| PathBuf::from("backups"));
+    let target = folder.join(format!(
+        "research-before-schema-{}-from-{from}-{secs}.sqlite3",
+        crate::schema_version()
+    ));
+    backup(path, &target)?;
+    Ok(target)
+}

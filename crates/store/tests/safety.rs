@@ -1,0 +1,130 @@
+//! The database file kept safe: damaged and newer files are refused before anything writes to
+//! them, a backup taken while another connection writes is whole, and a restore keeps the file
+//! it replaces.
+
+use research_store::{open_connection, safety, StoreError};
+use sha2::Digest;
+
+fn hash(path: &std::path::Path) -> Vec<u8> {
+    sha2::Sha256::digest(std::fs::read(path).unwrap()).to_vec()
+}
+
+/// A database with `rows` notes, written without the store (which checks a file once per
+/// process: these tests damage files it would otherwise have checked already).
+fn filled(path: &std::path::Path, rows: usize) {
+    let conn = rusqlite::Connection::open(path).unwrap();
+    conn.pragma_update(None, "journal_mode", "WAL").unwrap();
+    conn.execute_batch("CREATE TABLE IF NOT EXISTS notes (id INTEGER PRIMARY KEY, body TEXT)")
+        .unwrap();
+    for i in 0..rows {
+        conn.execute(
+            "INSERT INTO notes (body) VALUES (?1)",
+            [format!("note {i} {}", "x".repeat(200))],
+        )
+        .unwrap();
+    }
+    conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
+        .unwrap();
+}
+
+fn notes(path: &std::path::Path) -> i64 {
+    let conn = rusqlite::Connection::open(path).unwrap();
+    conn.query_row("SELECT count(*) FROM notes", [], |r| r.get(0))
+        .unwrap()
+}
+
+#[test]
+fn a_damaged_file_is_refused_and_never_written_to() {
+    let dir = tempfile::tempdir().unwrap();
+    // Bytes flipped inside the tables' pages.
+    let db = dir.path().join("flipped.sqlite3");
+    filled(&db, 400);
+    let mut bytes = std::fs::read(&db).unwrap();
+    let page = 4096;
+    for b in &mut bytes[3 * page + 100..3 * page + 400] {
+        *b ^= 0x5a;
+    }
+    std::fs::write(&db, &bytes).unwrap();
+    let before = hash(&db);
+    let err = open_connection(&db).expect_err("refused");
+    assert!(matches!(err, StoreError::Damaged { .. }), "{err}");
+    assert!(err.to_string().contains("nothing was written"), "{err}");
+    assert_eq!(hash(&db), before, "not a byte changed");
+    assert!(!safety::check(&db, true).unwrap().is_empty());
+    // Cut short: the same.
+    let cut = dir.path().join("cut.sqlite3");
+    filled(&cut, 400);
+    let bytes = std::fs::read(&cut).unwrap();
+    std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
+    let before = hash(&cut);
+    assert!(matches!(
+        open_connection(&cut).err(),
+        Some(StoreError::Damaged { .. })
+    ));
+    assert_eq!(hash(&cut), before);
+}
+
+#[test]
+fn a_file_from_a_newer_build_is_left_as_it_is() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("newer.sqlite3");
+    filled(&db, 3);
+    let newer = research_store::schema_version() + 1;
+    rusqlite::Connection::open(&db)
+        .unwrap()
+        .pragma_update(None, "user_version", newer as i64)
+        .unwrap();
+    let before = hash(&db);
+    let err = open_connection(&db).expect_err("refused");
+    assert!(
+        matches!(err, StoreError::NewerSchema { found, .. } if found == newer),
+        "{err}"
+    );
+    assert!(err.to_string().contains("newer Research Studio"), "{err}");
+    assert_eq!(hash(&db), before);
+}
+
+#[test]
+fn a_backup_taken_while_another_connection_writes_is_whole_and_restores() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("research.sqlite3");
+    filled(&db, 50);
+    // Another connection in the middle of a write: the backup has what was committed.
+    let writer = open_connection(&db).unwrap();
+    writer.execute_batch("BEGIN IMMEDIATE").unwrap();
+    writer
+        .execute("INSERT INTO notes (body) VALUES ('uncommitted')", [])
+        .unwrap();
+    let target = dir.path().join("backups").join("one.sqlite3");
+    let bytes = safety::backup(&db, &target).unwrap();
+    writer.execute_batch("COMMIT").unwrap();
+    assert!(bytes > 0);
+    assert!(safety::check(&target, true).unwrap().is_empty());
+    assert_eq!(notes(&target), 50);
+    assert!(!dir.path().join("backups").join("one.partial").exists());
+    // Never over an existing file.
+    assert!(safety::backup(&db, &target).is_err());
+    drop(writer);
+
+    // Restored: the backup's rows, and the file it replaced kept beside it with its own.
+    let kept = safety::restore(&target, &db, "20261128-120000")
+        .unwrap()
+        .expect("the replaced file is kept");
+    assert_eq!(notes(&db), 50);
+    assert_eq!(notes(&kept), 51);
+    assert!(kept
+        .to_string_lossy()
+        .ends_with(".replaced-20261128-120000"));
+    open_connection(&db).expect("the restored file opens and is brought up to date");
+
+    // A damaged backup is never restored, and the database stays as it was.
+    let damaged = dir.path().join("damaged.sqlite3");
+    let b = std::fs::read(&target).unwrap();
+    std::fs::write(&damaged, &b[..b.len() / 2]).unwrap();
+    let before = hash(&db);
+    assert!(matches!(
+        safety::restore(&damaged, &db, "x"),
+        Err(StoreError::Damaged { .. })
+    ));
+    assert_eq!(hash(&db), before);
+}
