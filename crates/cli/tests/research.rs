@@ -1028,19 +1028,7 @@ fn a_backup_brings_back_a_database_that_was_damaged() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("db.sqlite");
     library(&db);
-    let done = ok(&research(
-        &[
-            "run",
-            QUESTION,
-            "--llm",
-            &script_arg(),
-            "--search",
-            "local",
-            "--no-input",
-            "--json",
-        ],
-        &db,
-    ));
+    let done = first_run(&db, &script_arg());
     let session = done["session_id"].as_str().unwrap().to_string();
     let out = research(&["backup"], &db);
     assert!(
