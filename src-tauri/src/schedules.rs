@@ -56,7 +56,8 @@ pub async fn unwatch_session(
     state.studio.unwatch(&session_id)
 }
 
-/// Runs the due schedules now and every [`TICK`] while the app is open.
+/// Runs the due schedules now and every [`TICK`] while the app is open, and takes the daily
+/// backup when one is due ([`research_api::Studio::backup_if_due`]).
 pub fn run_while_open<R: Runtime>(app: AppHandle<R>) {
     tauri::async_runtime::spawn(async move {
         loop {
@@ -68,6 +69,15 @@ pub fn run_while_open<R: Runtime>(app: AppHandle<R>) {
                 Ok(runs) if !runs.is_empty() => tell(&app, &runs),
                 Ok(_) => {}
                 Err(e) => tracing::warn!("due schedules could not run: {}", e.message),
+            }
+            // The daily backup and its rotation (the api decides whether one is due), off the
+            // runtime's workers: a large database takes a while to copy.
+            let studio = app.state::<AppState>().studio.clone();
+            match tokio::task::spawn_blocking(move || studio.backup_if_due()).await {
+                Ok(Ok(Some(path))) => tracing::info!(path = %path.display(), "daily backup taken"),
+                Ok(Ok(None)) => {}
+                Ok(Err(e)) => tracing::warn!("the daily backup failed: {}", e.message),
+                Err(e) => tracing::warn!("the daily backup stopped: {e}"),
             }
             tokio::time::sleep(TICK).await;
         }

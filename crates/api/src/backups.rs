@@ -58,6 +58,93 @@ impl Studio {
     }
 }
 
+/// Daily backups the app keeps: the newest this many.
+pub const KEEP_DAILY: usize = 7;
+
+/// Weekly backups the app keeps besides the daily ones: the newest of each of this many weeks
+/// before them.
+pub const KEEP_WEEKLY: usize = 4;
+
+/// What the app's own backups are named with (a person's `research backup` never is, so the
+/// rotation never removes one of theirs).
+const AUTO: &str = "research-auto-";
+
+/// A day in milliseconds.
+const DAY_MS: i64 = 86_400_000;
+
+/// Milliseconds since the epoch of a [`stamp`] (`YYYYMMDD-HHMMSS`, UTC).
+fn stamp_ms(stamp: &str) -> Option<i64> {
+    let (date, time) = stamp.split_once('-')?;
+    let num = |s: &str| s.parse::<i64>().ok();
+    let (y, m, d) = (
+        num(date.get(0..4)?)?,
+        num(date.get(4..6)?)?,
+        num(date.get(6..8)?)?,
+    );
+    let (hh, mm, ss) = (
+        num(time.get(0..2)?)?,
+        num(time.get(2..4)?)?,
+        num(time.get(4..6)?)?,
+    );
+    // Days from the civil date (Howard Hinnant's algorithm, the inverse of the report's date).
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    Some(days * DAY_MS + (hh * 3600 + mm * 60 + ss) * 1000)
+}
+
+/// The app's own backups in `folder` with when each was taken, newest first.
+fn automatic(folder: &Path) -> Vec<(i64, PathBuf)> {
+    let mut found: Vec<(i64, PathBuf)> = std::fs::read_dir(folder)
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter_map(|p| {
+            let name = p.file_name()?.to_str()?.to_string();
+            let stamp = name.strip_prefix(AUTO)?.strip_suffix(".sqlite3")?;
+            Some((stamp_ms(stamp)?, p))
+        })
+        .collect();
+    found.sort_by(|a, b| b.cmp(a));
+    found
+}
+
+impl Studio {
+    /// The app's daily backup: taken when the newest of its own is a day old or more (or there
+    /// is none), then the rotation — the newest [`KEEP_DAILY`], and the newest of each of the
+    /// [`KEEP_WEEKLY`] weeks before them; older ones of its own are removed, a person's own
+    /// backups and the copies taken before an upgrade never are. The backup taken, if one was.
+    pub fn backup_if_due(&self) -> Result<Option<PathBuf>, ApiError> {
+        if !self.storage().starts_with("SQLite") {
+            return Ok(None);
+        }
+        let folder = backup_folder(self.db_path());
+        let now = self.now_ms();
+        let newest = automatic(&folder).first().map(|(at, _)| *at);
+        if newest.is_some_and(|at| now - at < DAY_MS) {
+            return Ok(None);
+        }
+        let target = folder.join(format!("{AUTO}{}.sqlite3", stamp(now)));
+        research_store::safety::backup(self.db_path(), &target).map_err(storage_error)?;
+        let kept = automatic(&folder);
+        let mut weeks = std::collections::BTreeSet::new();
+        for (i, (at, path)) in kept.iter().enumerate() {
+            let week = at.div_euclid(7 * DAY_MS);
+            let keep = i < KEEP_DAILY || (weeks.len() < KEEP_WEEKLY && weeks.insert(week));
+            if !keep {
+                if let Err(e) = std::fs::remove_file(path) {
+                    tracing::warn!("could not remove the old backup {}: {e}", path.display());
+                }
+            }
+        }
+        Ok(Some(target))
+    }
+}
+
 /// The backups in `folder` (those `research backup` takes and the copies taken before an
 /// upgrade), newest first.
 pub fn backups(folder: &Path) -> Vec<PathBuf> {
@@ -95,5 +182,8 @@ mod tests {
     fn stamps_name_backups_in_time_order() {
         assert_eq!(super::stamp(0), "19700101-000000");
         assert_eq!(super::stamp(1_795_891_103_189), "20261128-183823");
+        for ms in [0, 1_795_891_103_000, 951_782_400_000, 4_107_542_399_000] {
+            assert_eq!(super::stamp_ms(&super::stamp(ms)), Some(ms), "{ms}");
+        }
     }
 }
