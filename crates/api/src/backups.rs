@@ -86,14 +86,7 @@ fn stamp_ms(stamp: &str) -> Option<i64> {
         num(time.get(2..4)?)?,
         num(time.get(4..6)?)?,
     );
-    // Days from the civil date (Howard Hinnant's algorithm, the inverse of the report's date).
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
+    let days = research_pipeline::report::days_from_civil(y, m, d);
     Some(days * DAY_MS + (hh * 3600 + mm * 60 + ss) * 1000)
 }
 

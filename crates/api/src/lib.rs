@@ -5,6 +5,8 @@
 //! window: progress goes to an [`EventSink`], and cancellation comes in as a token.
 #![deny(missing_docs)]
 
+pub use research_pipeline::report::days_from_civil;
+
 mod app;
 mod ask;
 pub mod backups;

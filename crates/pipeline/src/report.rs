@@ -218,6 +218,18 @@ pub(crate) fn strip_model_extras(draft: &str) -> String {
     out.join("\n").trim().to_string()
 }
 
+/// Days from 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's algorithm): the
+/// inverse of [`date`].
+pub fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
 /// A civil date (YYYY-MM-DD, UTC) from ms since the epoch.
 pub fn date(ms: i64) -> String {
     // Civil date from days since the epoch (Howard Hinnant's algorithm), so no clock crate is

@@ -56,16 +56,7 @@ fn invalid(message: impl Into<String>) -> ApiError {
     ApiError::new(ErrorCode::InvalidInput, message)
 }
 
-/// Days from 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's algorithm).
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
+use research_api::days_from_civil;
 
 /// `TIME` as ms since the epoch: digits, `YYYY-MM-DD`, or `YYYY-MM-DDTHH:MM[:SS]Z` (UTC).
 fn parse_time(text: &str) -> Result<i64, ApiError> {
