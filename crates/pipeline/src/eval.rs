@@ -180,6 +180,24 @@ pub fn structural_checks(r: &RunResult) -> Vec<Check> {
     }
     out.push(check("markdown_structure", p));
 
+    // A report that opens with an abstract keeps the academic frame (seed 000): its length, and
+    // a conclusion after it.
+    let opens_with_abstract = report
+        .lines()
+        .find_map(|l| l.strip_prefix("## "))
+        .is_some_and(crate::steps::write::frame::is_abstract);
+    out.push(check(
+        "academic_frame",
+        if opens_with_abstract {
+            crate::steps::write::frame::problems(report)
+                .iter()
+                .map(|p| p.to_string())
+                .collect()
+        } else {
+            Vec::new()
+        },
+    ));
+
     out.push(check(
         "citations_present",
         if cited.is_empty() {

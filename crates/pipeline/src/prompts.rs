@@ -2,6 +2,7 @@
 //! small local model answers in shape; content rules (counts, language) are restated in words.
 
 use crate::config::{Structure, Style};
+use crate::steps::write::frame::{Frame, ABSTRACT_WORDS};
 
 pub(crate) const UNDERSTAND: &str = "You check whether a research question can be researched as asked. \
 Look for seven kinds of ambiguity: polysemy (a word with several meanings, e.g. Python the language or the snake), \
@@ -66,20 +67,18 @@ only what the feedback names and keep every other sentence exactly as it is. Kee
 these numbers exist: {valid}); use only the evidence given; do not add a title or a sources list. \
 Write in {language}.";
 
-/// Whether a report of `structure` in `style` has seed 000's frame: an abstract first and a
-/// conclusion last (a detailed academic report).
-pub(crate) fn frames_with_abstract(structure: Structure, style: Style) -> bool {
-    structure == Structure::Detailed && style == Style::Academic
-}
-
 /// What the writer is told of the report's shape.
-pub(crate) fn structure_rule(structure: Structure, style: Style) -> &'static str {
-    match structure {
-        Structure::Detailed if frames_with_abstract(structure, style) => {
-            "Structure: start with a section `## Abstract` of one paragraph that states the answer \
-and what bears it out, then 2 to 4 sections with `##` headings that each discuss one aspect in full \
-paragraphs, and end with a section `## Conclusion` of one paragraph that draws the sections together \
-(cited like the rest)."
+pub(crate) fn structure_rule(structure: Structure, style: Style) -> String {
+    let rule = match structure {
+        Structure::Detailed if Frame::of(structure, style) == Frame::Academic => {
+            return format!(
+                "Structure: start with a section `## Abstract` of one paragraph of {} to {} words \
+that states the answer and what bears it out, then 2 to 4 sections with `##` headings that each \
+discuss one aspect in full paragraphs, and end with a section `## Conclusion` of one paragraph that \
+draws the sections together (cited like the rest).",
+                ABSTRACT_WORDS.start(),
+                ABSTRACT_WORDS.end()
+            );
         }
         Structure::Detailed => {
             "Structure: start with a section `## Summary` of one paragraph, then 2 to 4 \
@@ -93,7 +92,8 @@ sections with `##` headings that each discuss one aspect in full paragraphs."
             "Structure: a section `## Summary` of two sentences, then sections with `##` \
 headings whose content is bullet points (lines starting with `- `), one finding per bullet."
         }
-    }
+    };
+    rule.to_string()
 }
 
 /// Fills `{name}` placeholders.

@@ -20,6 +20,10 @@ pub(crate) struct Headings {
     pub accessed: &'static str,
     pub excluded: &'static str,
     pub credibility: &'static str,
+    /// An academic report's first section.
+    pub r#abstract: &'static str,
+    /// An academic report's last section.
+    pub conclusion: &'static str,
 }
 
 pub(crate) fn headings(language: &str) -> Headings {
@@ -33,6 +37,8 @@ pub(crate) fn headings(language: &str) -> Headings {
             accessed: "閲覧日",
             excluded: "除外した出典",
             credibility: "信頼度",
+            r#abstract: "要旨",
+            conclusion: "結論",
         },
         _ => Headings {
             summary: "Summary",
@@ -43,6 +49,8 @@ pub(crate) fn headings(language: &str) -> Headings {
             accessed: "accessed",
             excluded: "Sources left out",
             credibility: "credibility",
+            r#abstract: "Abstract",
+            conclusion: "Conclusion",
         },
     }
 }
@@ -53,6 +61,11 @@ fn marker_regex() -> &'static Regex {
         Regex::new(r"\[(?:(?:Source|source|S|Ref|ref)\s*)?(\d{1,4}(?:\s*[,;]\s*(?:(?:Source|source|S)\s*)?\d{1,4})*)\](?:\([^)]*\))?")
             .expect("valid regex")
     })
+}
+
+/// `text` without its citation markers (a length counted in words counts no `[3]`).
+pub(crate) fn without_markers(text: &str) -> String {
+    marker_regex().replace_all(text, "").into_owned()
 }
 
 /// Citation numbers in `text`, in the `[n]` and `[Sn]` forms the report uses.

@@ -645,6 +645,88 @@ async fn an_academic_report_is_asked_for_an_abstract_and_a_conclusion() {
     }
 }
 
+/// Seed 000, row 000-19: the frame is checked, not only asked for. A writer that opens with a
+/// summary and ends without a conclusion is named in the method section, by the reviewer's
+/// checks and by the evaluation; one that keeps the frame is not.
+#[tokio::test]
+async fn an_academic_report_without_its_abstract_or_conclusion_is_named() {
+    let mut config = config(Mode::Single, Structure::Detailed);
+    config.style = Style::Academic;
+    let unframed = run(config.clone(), DETAILED).await;
+    let report = &unframed.state.report;
+    assert!(
+        report.contains("does not keep the academic frame asked for: it does not open with an abstract; it has no conclusion"),
+        "{report}"
+    );
+    let brief = steps::Brief::default();
+    let input = steps::review::ReviewInput {
+        brief: &brief,
+        body: DETAILED,
+        audit: &[],
+        rejected: None,
+        questions: &[],
+        sources: &[],
+        evidence: &[],
+        version: 1,
+        outline: &[],
+    };
+    let (issues, _) = steps::review::check(&input, &config);
+    let frame: Vec<_> = issues
+        .iter()
+        .filter(|i| i.location == "structure")
+        .collect();
+    assert_eq!(frame.len(), 2, "{issues:?}");
+    assert!(frame
+        .iter()
+        .all(|i| i.severity == steps::review::Severity::Major));
+
+    let framed_body = DETAILED
+        .replace(
+            "## Summary\n",
+            &format!(
+                "## Abstract\n{} ",
+                "Rust frees memory without a collector [1].".repeat(20)
+            ),
+        )
+        .replace(
+            "## References\n[1] made up\n",
+            "## Conclusion\nOwnership rules prevent data races at compile time without a garbage collector [2].\n",
+        );
+    let framed = run(config.clone(), &framed_body).await;
+    assert!(
+        !framed.state.report.contains("academic frame"),
+        "{}",
+        framed.state.report
+    );
+    let mut result = RunResult::from_state("t", &framed.state, &framed.meter, Default::default());
+    let frame = |result: &RunResult| {
+        structural_checks(result)
+            .into_iter()
+            .find(|c| c.name == "academic_frame")
+            .expect("the frame is checked")
+    };
+    assert!(
+        frame(&result).passed,
+        "{:?}\n{}",
+        frame(&result),
+        result.report
+    );
+    // The same report with an abstract longer than asked fails the evaluation's check.
+    result.report = result.report.replacen(
+        "## Abstract\n",
+        &format!(
+            "## Abstract\n{} ",
+            "Rust frees memory deterministically. ".repeat(60)
+        ),
+        1,
+    );
+    let failed = frame(&result);
+    assert!(
+        !failed.passed && failed.detail.contains("abstract is"),
+        "{failed:?}"
+    );
+}
+
 #[tokio::test]
 async fn the_planner_is_told_what_the_person_already_knows_and_nothing_else_is() {
     let mut config = config(Mode::Single, Structure::Detailed);

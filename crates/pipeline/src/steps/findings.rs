@@ -10,6 +10,8 @@ use crate::report;
 use crate::text::normalize;
 
 use super::audit::{AuditStatus, Audited};
+use super::write::frame::{Frame, ABSTRACT_WORDS};
+use crate::records::Coverage;
 
 /// When a body and its findings list would read as a loop, a finding whose quote the body says
 /// this much of, word for word (as a share of the quote's four-word sequences), is not listed
@@ -111,12 +113,17 @@ pub fn extractive_body(
     questions: &[String],
     evidence: &[Evidence],
     why: WhyPassages,
+    frame: Frame,
 ) -> String {
     let ja = language == "ja";
+    let headings = report::headings(language);
     let mut out = format!(
         // A note, not a claim: set apart as a quotation block, which the audit leaves alone.
         "## {}\n\n> {}\n\n",
-        report::headings(language).summary,
+        match frame {
+            Frame::Summary => headings.summary,
+            Frame::Academic => headings.r#abstract,
+        },
         why.note(ja)
     );
     // A passage goes under the research question it answers best; only one that answers none
@@ -169,31 +176,146 @@ pub fn extractive_body(
         *items = order.into_iter().map(|i| items[i]).collect();
     }
     let mut listed: BTreeSet<String> = BTreeSet::new();
-    for (title, items) in groups {
-        // A passage read twice (two searches, one page) is given once.
-        let items: Vec<&Evidence> = items
-            .into_iter()
-            .filter(|e| listed.insert(normalize(&e.quote)))
+    // A passage read twice (two searches, one page) is given once.
+    let mut groups: Vec<(String, Vec<&Evidence>)> = groups
+        .into_iter()
+        .map(|(title, items)| {
+            let items = items
+                .into_iter()
+                .filter(|e| listed.insert(normalize(&e.quote)))
+                .collect();
+            (title, items)
+        })
+        .collect();
+    if frame == Frame::Academic {
+        // The abstract is the passages that answer best: each research question's best first,
+        // then the next of each, as long as the abstract stays within its length.
+        let said = abstract_passages(&mut groups, other);
+        let paragraph: Vec<String> = said
+            .iter()
+            .map(|e| format!("{} [{}].", quoted(e), e.source_id))
             .collect();
+        if !paragraph.is_empty() {
+            out.push_str(&format!("{}\n\n", paragraph.join(" ")));
+        }
+        if groups.iter().any(|(_, items)| !items.is_empty()) {
+            out.push_str(&format!(
+                "## {}\n\n",
+                if ja {
+                    "出典の記述"
+                } else {
+                    "What the sources say"
+                }
+            ));
+        }
+    }
+    for (title, items) in &groups {
         if items.is_empty() {
             continue;
         }
         out.push_str(&format!("### {}\n\n", title.trim()));
         for e in items {
-            // The source's own words, never the model's paraphrase of them: a fact that shares
-            // most of its words with its quote can still add one ("a colony is a social insect").
-            let text = e.quote.trim().replace('\n', " ");
-            // A quote that is itself a list item keeps one marker, not two.
-            let text = text.trim_start_matches(['-', '*', '•', ' ']);
-            out.push_str(&format!(
-                "- {} [{}]\n",
-                text.trim_end_matches('.'),
-                e.source_id
-            ));
+            out.push_str(&format!("- {} [{}]\n", quoted(e), e.source_id));
         }
         out.push('\n');
     }
+    if frame == Frame::Academic {
+        out.push_str(&format!(
+            "## {}\n\n> {}\n",
+            report::headings(language).conclusion,
+            conclusion(questions, evidence, ja)
+        ));
+    }
     out
+}
+
+/// A passage as a report quotes it: the source's own words, never the model's paraphrase of
+/// them (a fact that shares most of its words with its quote can still add one, "a colony is a
+/// social insect"), on one line, without a list item's marker or a closing full stop.
+fn quoted(e: &Evidence) -> String {
+    let text = e.quote.trim().replace('\n', " ");
+    text.trim_start_matches(['-', '*', '•', ' '])
+        .trim_end_matches('.')
+        .to_string()
+}
+
+/// Takes from `groups` (each best first) the passages an extractive abstract quotes: round by
+/// round the next best of each research question's group (what answers none of them, `other`,
+/// never), each only if the abstract stays within [`ABSTRACT_WORDS`]'s upper bound, until it
+/// reaches the lower one.
+fn abstract_passages<'e>(
+    groups: &mut [(String, Vec<&'e Evidence>)],
+    other: &str,
+) -> Vec<&'e Evidence> {
+    let mut said = Vec::new();
+    let mut words = 0;
+    while words < *ABSTRACT_WORDS.start() {
+        let mut any = false;
+        for (title, items) in groups.iter_mut() {
+            if title == other || words >= *ABSTRACT_WORDS.start() {
+                continue;
+            }
+            // Passages too long for what is left are skipped, and stay in their group.
+            let fits = items
+                .iter()
+                .position(|e| words + guard::word_count(&e.quote) <= *ABSTRACT_WORDS.end());
+            if let Some(at) = fits {
+                let e = items.remove(at);
+                words += guard::word_count(&e.quote);
+                said.push(e);
+                any = true;
+            }
+        }
+        if !any {
+            break;
+        }
+    }
+    said
+}
+
+/// An extractive report's conclusion: how far the passages answer each research question, by
+/// the measure its coverage uses — the sources' words are the report, so it draws no conclusion
+/// of its own from them.
+fn conclusion(questions: &[String], evidence: &[Evidence], ja: bool) -> String {
+    let coverage: Vec<Coverage> = questions
+        .iter()
+        .map(|q| super::gaps::evidence_coverage(q, evidence))
+        .collect();
+    let count = |c: Coverage| coverage.iter().filter(|x| **x == c).count();
+    let open: Vec<String> = questions
+        .iter()
+        .zip(&coverage)
+        .filter(|(_, c)| **c == Coverage::Missing)
+        .map(|(q, _)| format!("\"{}\"", q.trim()))
+        .collect();
+    let (well, partly, total) = (
+        count(Coverage::WellCovered),
+        count(Coverage::Partial),
+        questions.len(),
+    );
+    let mut said = if ja {
+        format!(
+            "調査課題{total}件のうち、引用した箇所が十分に答えるもの{well}件、一部答えるもの{partly}件。"
+        )
+    } else {
+        format!(
+            "Of the {total} research question{}, the passages quoted answer {well} well and {partly} in part.",
+            if total == 1 { "" } else { "s" }
+        )
+    };
+    if !open.is_empty() {
+        said.push_str(&if ja {
+            format!(" 読んだ出典で答えられなかったもの: {}。", open.join("、"))
+        } else {
+            format!(" None read answers {}.", open.join(", "))
+        });
+    }
+    said.push_str(if ja {
+        " 出典の言葉をそのまま示したため、それを超える結論は引き出していません。"
+    } else {
+        " The report gives the sources' own words and draws no conclusion beyond them."
+    });
+    said
 }
 
 #[cfg(test)]
@@ -291,6 +413,7 @@ damages or other liability, whether in an action of contract, tort or otherwise,
             std::slice::from_ref(&question),
             &evidence,
             WhyPassages::Refused,
+            Frame::Summary,
         );
         let at = |text: &str| {
             body.find(text)
@@ -309,6 +432,78 @@ damages or other liability, whether in an action of contract, tort or otherwise,
             at("### Other findings") < at("It measures how much heap"),
             "{body}"
         );
+    }
+
+    /// Seed 000 (row 000-19): an academic report made of the passages opens with an abstract of
+    /// the best of them within 150–250 words and closes with a conclusion that says how far they
+    /// answer, which the frame's check accepts; a summary report keeps its summary.
+    #[test]
+    fn an_extractive_academic_report_has_an_abstract_of_its_length_and_a_conclusion() {
+        let questions = vec![
+            "How does a rollback journal make a commit atomic?".to_string(),
+            "What does write-ahead logging change for readers?".to_string(),
+            "Which filesystems break file locking?".to_string(),
+        ];
+        let long = |topic: &str, n: u32| {
+            format!(
+                "The rollback journal {topic} keeps a copy of each original page before the \
+database file is changed, so that an interrupted commit is undone when the database is next \
+opened, and this is repeated for sentence {n} with enough words to count toward the length"
+            )
+        };
+        let mut evidence: Vec<Evidence> = (0..8)
+            .map(|n| found(1 + n % 2, &long("of a commit", n)))
+            .collect();
+        evidence.push(found(
+            3,
+            "With write-ahead logging readers do not block writers and a writer does not block readers.",
+        ));
+        let body = extractive_body(
+            "en",
+            &questions[0],
+            &questions,
+            &evidence,
+            WhyPassages::NotAsked,
+            Frame::Academic,
+        );
+        assert!(body.starts_with("## Abstract\n"), "{body}");
+        assert_eq!(
+            crate::steps::write::frame::problems(&body),
+            Vec::new(),
+            "{body}"
+        );
+        let at = |text: &str| {
+            body.find(text)
+                .unwrap_or_else(|| panic!("{text} in {body}"))
+        };
+        // The abstract takes each research question's best first.
+        assert!(
+            at("readers do not block writers") < at("## What the sources say"),
+            "{body}"
+        );
+        assert!(
+            at("## What the sources say") < at("## Conclusion"),
+            "{body}"
+        );
+        let conclusion = &body[at("## Conclusion")..];
+        assert!(
+            conclusion.contains("None read answers \"Which filesystems break file locking?\""),
+            "{conclusion}"
+        );
+        // Every passage is given once, in the abstract or under its question.
+        for e in &evidence {
+            assert_eq!(body.matches(quoted(e).as_str()).count(), 1, "{body}");
+        }
+        let summary = extractive_body(
+            "en",
+            &questions[0],
+            &questions,
+            &evidence,
+            WhyPassages::NotAsked,
+            Frame::Summary,
+        );
+        assert!(summary.starts_with("## Summary\n"), "{summary}");
+        assert!(!summary.contains("## Conclusion"), "{summary}");
     }
 
     #[test]
@@ -335,6 +530,7 @@ damages or other liability, whether in an action of contract, tort or otherwise,
             std::slice::from_ref(&planned),
             &evidence,
             WhyPassages::NotAsked,
+            Frame::Summary,
         );
         let at = |text: &str| {
             body.find(text)
@@ -360,6 +556,7 @@ damages or other liability, whether in an action of contract, tort or otherwise,
             &[asked.to_string()],
             &evidence,
             WhyPassages::Refused,
+            Frame::Summary,
         );
         assert_eq!(once.matches(&format!("### {asked}")).count(), 1, "{once}");
     }

@@ -495,6 +495,7 @@ pub(crate) fn write_input<'a>(
         brief,
         facts: facts(state, &env.notes),
         min_supported: env.config.min_supported,
+        frame: crate::steps::write::frame::Frame::of(env.config.structure, env.config.style),
         synthesis: (state.mode == crate::Mode::Multi).then_some(state.synthesis.summary.as_str()),
         analysis: (state.analysis != Default::default()).then_some(&state.analysis),
         outline: &state.plan.aspects,

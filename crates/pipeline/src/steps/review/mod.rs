@@ -474,6 +474,37 @@ pub fn check(input: &ReviewInput<'_>, config: &crate::RunConfig) -> (Vec<Issue>,
             }
         }
     }
+    // Seed 000's frame of an academic report, checked like the sections: an abstract of its
+    // length first, a conclusion last.
+    use super::write::frame::{self, Frame, FrameProblem};
+    if Frame::of(config.structure, config.style) == Frame::Academic {
+        for problem in frame::problems(input.body) {
+            let (severity, fix) = match problem {
+                FrameProblem::NoAbstract => (
+                    Severity::Major,
+                    "open with a section `## Abstract` that states the answer",
+                ),
+                FrameProblem::AbstractLength { .. } => (
+                    Severity::Minor,
+                    "give the abstract the length asked where the evidence allows",
+                ),
+                FrameProblem::NoConclusion => (
+                    Severity::Major,
+                    "end with a section `## Conclusion` that draws the sections together",
+                ),
+            };
+            issues.push(issue(
+                Criterion::Coherence,
+                severity,
+                "structure",
+                format!("the report's frame: {problem}"),
+                fix,
+            ));
+            if severity == Severity::Major {
+                cap(&mut caps, Criterion::Coherence, 7.0);
+            }
+        }
+    }
     if let Some(note) =
         super::write::length_note(input.body, config.target_words, input.evidence.len())
     {

@@ -26,6 +26,7 @@ use crate::roles::Role;
 use crate::text::normalize;
 use crate::Progress;
 
+pub mod frame;
 mod passages;
 mod reading;
 mod watch;
@@ -72,6 +73,8 @@ pub struct WriteInput<'a> {
     /// The share of supported claims under which the report warns (the run's
     /// [`crate::RunConfig::min_supported`], the verification loop's threshold too).
     pub min_supported: f64,
+    /// The shape the report's body takes (an abstract and a conclusion, or a summary).
+    pub frame: frame::Frame,
 }
 
 /// Aspects of the plan that become sections at most.
@@ -91,7 +94,7 @@ fn outline_rule(
         .take(MAX_OUTLINE_SECTIONS)
         .map(|a| a.trim())
         .collect();
-    let place = if prompts::frames_with_abstract(structure, style) {
+    let place = if frame::Frame::of(structure, style) == frame::Frame::Academic {
         "after the abstract and before the conclusion"
     } else {
         "after the summary"
@@ -211,7 +214,7 @@ async fn write_body(
     };
     let mut system = fill(template, &[("valid", valid_list), ("language", language)]);
     system.push(' ');
-    system.push_str(prompts::structure_rule(config.structure, config.style));
+    system.push_str(&prompts::structure_rule(config.structure, config.style));
     if let Some(rule) = outline_rule(config.structure, config.style, input.outline) {
         system.push_str(&rule);
     }
@@ -566,6 +569,7 @@ pub async fn write(
             input.facts.questions,
             &passages,
             why,
+            input.frame,
         );
         audited = audit::audit(&body, input.facts.evidence, &cited_texts(texts, &body));
     }
@@ -685,6 +689,9 @@ async fn finish(
         report.push_str(&format!("- The model's prose was not used: {why}\n"));
     }
     for note in notes {
+        report.push_str(&format!("- {note}\n"));
+    }
+    if let Some(note) = frame::note(input.frame, &body) {
         report.push_str(&format!("- {note}\n"));
     }
     if let Some(note) = length_note(

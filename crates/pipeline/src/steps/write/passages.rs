@@ -41,6 +41,7 @@ pub fn passages_report(input: &WriteInput<'_>, why: &str, now_ms: i64, calls: u6
             input.facts.questions,
             &passages,
             WhyPassages::Failed,
+            input.frame,
         ),
         input.facts.evidence,
         &audit::SourceTexts::default(),
@@ -60,6 +61,9 @@ pub fn passages_report(input: &WriteInput<'_>, why: &str, now_ms: i64, calls: u6
         "- {}\n- The model's prose was not used: {why}\n",
         audit::summary(&entries, input.facts.language == "ja")
     ));
+    if let Some(note) = super::frame::note(input.frame, &audited.body) {
+        report.push_str(&format!("- {note}\n"));
+    }
     Draft {
         body: audited.body,
         report,
