@@ -103,6 +103,7 @@ pub use research_pipeline::fork::ForkPoint;
 pub use research_pipeline::report::date as report_date;
 pub use research_pipeline::steps::audit::{DraftFinding, DraftProblem};
 pub use research_pipeline::{
+    eval::cases::{score as score_case, CaseScore, CaseSet, EvalCase},
     eval::{structural_checks, Check, RunResult},
     Answer, Background, Depth, Mode, Plan, Question, ReviewPoints, ReviewTimeout, RunConfig,
     Structure, Style, TimeoutAction, TrustVariant, DEFAULT_MAX_REVISIONS,

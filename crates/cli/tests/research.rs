@@ -1080,3 +1080,140 @@ fn a_backup_brings_back_a_database_that_was_damaged() {
     assert_eq!(shown["session"]["status"], "finished");
     assert!(!shown["reports"].as_array().unwrap().is_empty());
 }
+
+/// Seed 004, row 004-23: a case set run live keeps each case's result and scores it (the
+/// structural checks and what the case expects, written by reading the corpus); the same
+/// results score the same again from the snapshots without a run; a folder with results is
+/// never overwritten; an unknown case or a bad case file is refused before anything runs.
+#[test]
+fn a_case_set_runs_live_and_scores_again_from_its_snapshots() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db.sqlite");
+    library(&db);
+    let cases = dir.path().join("cases.json");
+    std::fs::write(
+        &cases,
+        serde_json::to_vec(&json!({"cases": [
+            {"id": "dance", "question": QUESTION,
+             "why": "waggle-dance.md: foragers dance; the waggle run encodes direction",
+             "expect": {"mentions": ["waggle", "direction"], "min_sources": 1}},
+            {"id": "mites", "question": "What harm do varroa mites do to honeybee colonies?",
+             "why": "nothing in the corpus speaks of varroa: a report cannot mention it",
+             "expect": {"mentions": ["varroa"], "min_sources": 1}}
+        ]}))
+        .unwrap(),
+    )
+    .unwrap();
+    let snapshots = dir.path().join("snapshots");
+    let live = |extra: &[&str]| {
+        let mut args = vec![
+            "eval",
+            "--live",
+            "--cases",
+            cases.to_str().unwrap(),
+            "--snapshots",
+            snapshots.to_str().unwrap(),
+            "--llm",
+        ];
+        let spec = script_arg();
+        args.push(&spec);
+        args.extend(["--search", "local", "--json"]);
+        args.extend(extra);
+        research(&args, &db)
+    };
+    let out = live(&[]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let scored: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(scored["total"], 2);
+    assert_eq!(scored["passed"], 1, "{scored:#}");
+    let case = |s: &Value, id: &str| {
+        s["cases"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["id"] == id)
+            .cloned()
+            .unwrap()
+    };
+    assert_eq!(case(&scored, "dance")["passed"], true, "{scored:#}");
+    let mites = case(&scored, "mites");
+    let failed: Vec<&Value> = mites["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["passed"] == false)
+        .collect();
+    assert_eq!(failed.len(), 1, "{mites:#}");
+    assert_eq!(failed[0]["name"], "case_mentions");
+    // Each result is kept as `research run --json` prints it, and passes the grounding check.
+    let kept: Value =
+        serde_json::from_slice(&std::fs::read(snapshots.join("dance.json")).unwrap()).unwrap();
+    assert_eq!(kept["status"], "finished");
+    check_grounding(&kept, dir.path(), None);
+
+    // Scored again from the snapshots, on a database that has never run anything: the same.
+    let empty = dir.path().join("empty.sqlite");
+    let again = research(
+        &[
+            "eval",
+            "--from-snapshots",
+            snapshots.to_str().unwrap(),
+            "--cases",
+            cases.to_str().unwrap(),
+            "--json",
+        ],
+        &empty,
+    );
+    assert_eq!(again.status.code(), Some(1));
+    let rescored: Value = serde_json::from_slice(&again.stdout).unwrap();
+    assert_eq!(rescored["cases"], scored["cases"]);
+
+    // A second live run into the same folder is refused: the results are kept.
+    let refused = live(&["--only", "dance"]);
+    assert_eq!(refused.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        said.contains("already holds a result for case \"dance\""),
+        "{said}"
+    );
+    // An unknown case names the set's cases; a case file with a typo is refused.
+    let unknown = research(
+        &[
+            "eval",
+            "--from-snapshots",
+            snapshots.to_str().unwrap(),
+            "--cases",
+            cases.to_str().unwrap(),
+            "--only",
+            "bees",
+        ],
+        &empty,
+    );
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&unknown.stderr).contains("the set has dance, mites"));
+    std::fs::write(
+        &cases,
+        r#"{"cases": [{"id": "a", "question": "q?", "expect": {"mention": ["x"]}}]}"#,
+    )
+    .unwrap();
+    let typo = research(
+        &[
+            "eval",
+            "--from-snapshots",
+            snapshots.to_str().unwrap(),
+            "--cases",
+            cases.to_str().unwrap(),
+        ],
+        &empty,
+    );
+    assert_eq!(typo.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&typo.stderr).contains("not a case set"));
+    // Without a result or a case set there is nothing to score.
+    let nothing = research(&["eval"], &empty);
+    assert_eq!(nothing.status.code(), Some(2));
+}

@@ -58,6 +58,9 @@ pub struct DepthLimits {
     /// 000: web at quick depth, web and academic at standard, web, academic and news at
     /// comprehensive).
     pub kinds: &'static [HitKind],
+    /// Times the analyst's gaps may send the review pipeline back to search (seed 000's
+    /// `max_gap_searches`: 2; one at quick depth, which is asked to be quick).
+    pub gap_rounds: u32,
 }
 
 impl Depth {
@@ -76,6 +79,7 @@ impl Depth {
                 searches_per_worker: 2,
                 max_sources: 8,
                 kinds: &[HitKind::Web],
+                gap_rounds: 1,
             },
             Depth::Standard => DepthLimits {
                 questions: 4,
@@ -89,6 +93,7 @@ impl Depth {
                 searches_per_worker: 3,
                 max_sources: 20,
                 kinds: &[HitKind::Web, HitKind::Academic],
+                gap_rounds: 2,
             },
             Depth::Comprehensive => DepthLimits {
                 questions: 5,
@@ -102,6 +107,7 @@ impl Depth {
                 searches_per_worker: 3,
                 max_sources: 30,
                 kinds: &[HitKind::Web, HitKind::Academic, HitKind::News],
+                gap_rounds: 2,
             },
         }
     }
@@ -583,6 +589,29 @@ impl RunConfig {
             limits.max_iterations = max.max(1);
         }
         limits
+    }
+
+    /// The most steps a run of this configuration takes before the engine stops it as looping.
+    /// Every loop of the pipelines ends by its own count; this adds those counts up, generously,
+    /// so that the longest run the configuration allows fits (the engine's default of 25 did
+    /// not, once the analyst's gaps could send a review run back to search) and a routing defect
+    /// still ends.
+    pub fn step_limit(&self) -> usize {
+        let l = self.limits();
+        // Understanding and each clarification twice, the plan and its review.
+        let intake = 4 + 2 * crate::steps::intake::MAX_CLARIFICATIONS as usize;
+        // A round takes at most six steps (the trust pipeline's, with its backtracking); every
+        // way back to research — a verification loop, a gap round, research more at an
+        // escalation — runs the rounds again.
+        let returns = self.verification_loops as usize
+            + l.gap_rounds as usize
+            + crate::steps::review::MAX_ESCALATIONS;
+        let research = 6 * l.max_iterations as usize * (1 + returns);
+        // A draft, its critique and revision per revision allowed, again after each escalation,
+        // and the person's review and edit.
+        let report =
+            6 + 3 * (self.max_revisions as usize + 1) * (1 + crate::steps::review::MAX_ESCALATIONS);
+        intake + research + report
     }
 }
 

@@ -561,6 +561,7 @@ impl Studio {
         // (compare runs two on one).
         let cancel = cancel.child_token();
         let mut opts = RunOptions::new(thread.clone(), env)
+            .recursion_limit(saved.config.step_limit())
             .cancel(cancel.clone())
             .clock(self.clock.clone())
             .max_concurrency(4);

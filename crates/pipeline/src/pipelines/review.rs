@@ -21,7 +21,7 @@ use research_graph::{
     Checkpointer, CompileOptions, CompiledGraph, GraphError, NodeError, StateGraph, END,
 };
 
-use super::standard::nodes::{brief, review_report, write_input};
+use super::standard::nodes::{brief, review_report, search_gaps, write_input};
 use super::standard::{
     outline, research_calls, research_phase, NodeRow, ResearchState, ResearchUpdate, Standard,
     BOTH, RESEARCH,
@@ -127,6 +127,25 @@ is, you get the best draft with its open issues."
         let add = super::standard::add_calls;
         add(&mut calls, Role::Verify, 1 + drafts);
         add(&mut calls, Role::Analyze, 1);
+        // Each round the analyst's gaps may send to search (seed 000): their searches read
+        // (three at most), the gaps judged and the claims checked again, the analyst again.
+        let limits = config.limits();
+        let window = research_llm::known_window(Role::Extract.model(&config.models));
+        for _ in 0..limits.gap_rounds {
+            let pages = (3 * limits.pages_per_search as u64).min(limits.max_sources as u64);
+            add(
+                &mut calls,
+                Role::Extract,
+                crate::steps::extract::calls(pages, window),
+            );
+            add(
+                &mut calls,
+                Role::Gaps,
+                u64::from(crate::steps::gaps::model_judges(config)),
+            );
+            add(&mut calls, Role::Verify, 1);
+            add(&mut calls, Role::Analyze, 1);
+        }
         add(
             &mut calls,
             Role::Write,
@@ -177,7 +196,19 @@ pub fn graph(
     g.add_node("escalate", escalate);
     g.add_node("fallback", fallback);
     super::standard::after_verify(&mut g, "analyze");
-    g.add_edge("analyze", "write_draft");
+    // The analyst's gaps go back to search (seed 000), then through the checks to the analyst
+    // again; the analysis that sends nobody back is written from.
+    g.add_conditional_edges(
+        "analyze",
+        |s: &ResearchState| {
+            if s.pending_searches.is_empty() {
+                "write_draft"
+            } else {
+                "search_and_extract"
+            }
+        },
+        &["write_draft", "search_and_extract"],
+    );
     g.add_conditional_edges(
         "write_draft",
         |s: &ResearchState| {
@@ -466,11 +497,24 @@ async fn analyze(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
     };
     // Without an analysis the writer still writes: a failure here is a warning, not the end.
     match analyze::analyze(&ctx, &input).await {
-        Ok((analysis, warnings)) => Ok(ResearchUpdate {
-            analysis: Some(analysis),
-            warnings: Some(warnings),
-            ..Default::default()
-        }),
+        Ok((analysis, warnings)) => {
+            let spent = ctx.config.models.meter().totals();
+            let (searches, decision) =
+                match search_gaps(&state, &ctx.config.config, &spent, &analysis.gaps) {
+                    Ok((searches, decision)) => (Some(searches), Some(vec![decision])),
+                    Err(why) => (None, why.map(|d| vec![d])),
+                };
+            Ok(ResearchUpdate {
+                gap_rounds: searches.is_some().then_some(state.gap_rounds + 1),
+                // What the research rounds left waiting is not run: the research is over
+                // unless the gaps send it back (the route reads this).
+                pending_searches: Some(searches.unwrap_or_default()),
+                decisions: decision,
+                analysis: Some(analysis),
+                warnings: Some(warnings),
+                ..Default::default()
+            })
+        }
         Err(e) => {
             let mut update = failed(&state, &ctx, e, "analysing the evidence")?;
             // Not the loop's failure: the drafts go on.

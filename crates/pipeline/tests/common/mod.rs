@@ -281,7 +281,8 @@ pub async fn ask_on(
                 "t1",
                 env_on(c, &config, model.clone(), meter.clone(), docs.clone()),
             )
-            .clock(Arc::new(FixedClock(1_700_000_000_000))),
+            .clock(Arc::new(FixedClock(1_700_000_000_000)))
+            .recursion_limit(config.step_limit()),
         )
         .await
         .unwrap();

@@ -464,6 +464,55 @@ pub(crate) fn research_again(
     Ok((searches, decision(what)))
 }
 
+/// Seed 000's gap searches: the gaps the analyst names send the review pipeline back to search
+/// — at most the depth's [`crate::config::DepthLimits::gap_rounds`] times, and only with room
+/// to read, budget left and something new to search (each gap's key terms, refused like any
+/// model-made search when they echo a prompt or share nothing with the question; three at
+/// most, as the seed takes). `Ok` with the searches and the decision; `Err` to write, with the
+/// decision that says why not when there were gaps (never silent).
+pub(crate) fn search_gaps(
+    state: &ResearchState,
+    config: &crate::RunConfig,
+    spent: &research_llm::UsageTotals,
+    gaps: &[String],
+) -> Result<(Vec<String>, Decision), Option<Decision>> {
+    if gaps.is_empty() {
+        return Err(None);
+    }
+    let decision = |what: String| Decision {
+        point: "gaps".into(),
+        decision: format!(
+            "the analyst named {} gap{}: {what}",
+            gaps.len(),
+            if gaps.len() == 1 { "" } else { "s" }
+        ),
+        automatic: true,
+    };
+    let not = |why: &str| Err(Some(decision(format!("not searched: {why}"))));
+    let limits = config.limits();
+    if state.gap_rounds >= limits.gap_rounds {
+        return not(&format!(
+            "the {} search round(s) for gaps this depth allows were run",
+            limits.gap_rounds
+        ));
+    }
+    if crate::config::soft_budget(config, spent).is_some() {
+        return not("the budget is spent; what is left of it is the report's");
+    }
+    if source_room(state, limits.max_sources) == 0 {
+        return not(&format!(
+            "the limit of {} sources is reached",
+            limits.max_sources + state.granted_sources
+        ));
+    }
+    let searches = searches_about(state, gaps.iter().map(String::as_str), 3);
+    if searches.is_empty() {
+        return not("nothing new to search for about them");
+    }
+    let what = format!("searched for them ({})", searches.join("; "));
+    Ok((searches, decision(what)))
+}
+
 /// The record the report's fixed sections come from.
 pub(crate) fn facts<'a>(state: &'a ResearchState, notes: &'a [String]) -> Facts<'a> {
     Facts {

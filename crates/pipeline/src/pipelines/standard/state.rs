@@ -79,6 +79,8 @@ research_graph::state! {
         pub verification_loops: u32 => Replace,
         /// Whether the last verification sent the run back to research.
         pub research_again: bool => Replace,
+        /// Times the analyst's gaps sent the review pipeline back to search (seed 000).
+        pub gap_rounds: u32 => Replace,
         /// Checked claims.
         pub claims: Vec<Claim> => Replace,
         /// Supported claims / all claims.

@@ -10,6 +10,8 @@ use crate::pipelines::standard::ResearchState;
 use crate::records::{Claim, Evidence, Outcome, Source};
 use crate::report::cited_ids;
 
+pub mod cases;
+
 /// Counts and settings of a run.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(default)]
