@@ -109,14 +109,7 @@ pub async fn ask<R: Runtime>(
             })
         }
         Question::PlanReview { plan } => {
-            let mut text = String::from("The research will answer these questions:");
-            for q in &plan.questions {
-                text.push_str(&format!("\n• {q}"));
-            }
-            text.push_str("\n\nIt starts with these searches:");
-            for s in &plan.searches {
-                text.push_str(&format!("\n• {s}"));
-            }
+            let text = plan.describe();
             let dialog = message(
                 &app,
                 PLAN_TITLE,

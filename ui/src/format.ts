@@ -79,7 +79,7 @@ export function answerFromText(q: PendingQuestion["question"], kind: TextAnswer 
     const lines = (s: string) => s.split("\n").map((l) => l.trim()).filter(Boolean);
     const questions = lines(qs);
     if (!questions.length) return { error: "The plan needs at least one research question." };
-    return { type: "edit_plan", plan: { questions, aspects: q.plan.aspects, searches: lines(ss).length ? lines(ss) : q.plan.searches } };
+    return { type: "edit_plan", plan: { ...q.plan, questions, searches: lines(ss).length ? lines(ss) : q.plan.searches } };
   }
   if (kind === "reject_report") return { type: "reject_report", reason: text };
   if (kind === "edit_report") return { type: "edit_report", draft: text };

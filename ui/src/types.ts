@@ -1882,7 +1882,22 @@ aspects: Array<string>,
 /**
  * Initial web searches.
  */
-searches: Array<string>, };
+searches: Array<string>, 
+/**
+ * How the planner means to answer the question (seed 000's methodology), when it said so
+ * in words a person can read.
+ */
+methodology?: string, 
+/**
+ * How sure the planner is that the plan answers the question, 0–1: the model's own
+ * estimate, shown as such.
+ */
+confidence?: number, 
+/**
+ * What the planner is concerned about in the question's scope (too broad, ambiguous,
+ * outside what can be found).
+ */
+concerns?: Array<string>, };
 
 export type Outcome = "running" | "finished" | "cancelled" | "rejected";
 

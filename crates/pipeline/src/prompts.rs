@@ -13,7 +13,10 @@ Always give `interpretation`: the most likely reading in one sentence.";
 
 pub(crate) const PLAN: &str = "You plan a research project. Given the question, write \
 {questions} focused research questions that together answer it, the aspects a good report must cover, \
-and {searches} web search queries (short keyword queries, each different) that would find sources for them.";
+and {searches} web search queries (short keyword queries, each different) that would find sources for them. \
+Say in a sentence how the research will answer the question (`methodology`), how confident you are that \
+this plan answers it (`confidence`, 0 to 1), and any concern about the question's scope (`concerns`: too \
+broad, ambiguous, or hard to find sources for; none if there is none).";
 
 pub(crate) const EXTRACT: &str = "You extract facts from a numbered text for a research question. \
 Each line of the text starts with a sentence number in brackets. Return up to {facts} facts that help answer \

@@ -140,6 +140,63 @@ pub struct Plan {
     pub aspects: Vec<String>,
     /// Initial web searches.
     pub searches: Vec<String>,
+    /// How the planner means to answer the question (seed 000's methodology), when it said so
+    /// in words a person can read.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[ts(as = "Option<String>", optional)]
+    pub methodology: String,
+    /// How sure the planner is that the plan answers the question, 0–1: the model's own
+    /// estimate, shown as such.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub confidence: Option<f64>,
+    /// What the planner is concerned about in the question's scope (too broad, ambiguous,
+    /// outside what can be found).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(as = "Option<Vec<String>>", optional)]
+    pub concerns: Vec<String>,
+}
+
+impl Plan {
+    /// The plan as a person reviews it: the research questions, the planner's approach, its
+    /// confidence and concerns, then the first searches. One text for every place that asks.
+    pub fn describe(&self) -> String {
+        let mut text = String::from("The research will answer these questions:");
+        for q in &self.questions {
+            text.push_str(&format!("\n• {q}"));
+        }
+        if let Some(line) = self.planner_line() {
+            text.push_str(&format!("\n\n{line}"));
+        }
+        for c in &self.concerns {
+            text.push_str(&format!("\nA concern: {c}"));
+        }
+        text.push_str("\n\nIt starts with these searches:");
+        for s in &self.searches {
+            text.push_str(&format!("\n• {s}"));
+        }
+        text
+    }
+
+    /// The planner's approach and confidence in one line, when it gave either.
+    pub fn planner_line(&self) -> Option<String> {
+        let approach = self.methodology.trim();
+        let confidence = self.confidence.map(|c| {
+            format!(
+                "the planner's own confidence in the plan: {:.0}%",
+                c * 100.0
+            )
+        });
+        match (approach.is_empty(), confidence) {
+            (true, None) => None,
+            (true, Some(c)) => Some(format!("{}{}.", c[..1].to_uppercase(), &c[1..])),
+            (false, None) => Some(format!("Approach: {approach}")),
+            (false, Some(c)) => Some(format!(
+                "Approach: {} ({c}).",
+                approach.trim_end_matches('.')
+            )),
+        }
+    }
 }
 
 /// Coverage of one research question.

@@ -290,6 +290,8 @@ pub(crate) fn findings_section(language: &str, evidence: &[Evidence]) -> String 
 pub struct Facts<'a> {
     /// How the run searched, in words (the run's [`crate::Env::notes`]).
     pub notes: &'a [String],
+    /// The plan: its approach, the planner's confidence and concerns go in the method section.
+    pub plan: &'a crate::records::Plan,
     /// The question (the report's title).
     pub query: &'a str,
     /// The report's language.
@@ -455,6 +457,14 @@ pub(crate) fn method_section(state: &Facts<'_>, now_ms: i64, llm_calls: u64) -> 
     }
     for note in state.notes {
         out.push_str(&format!("- {note}\n"));
+    }
+    if let Some(line) = state.plan.planner_line() {
+        out.push_str(&format!("- {line}\n"));
+    }
+    for concern in &state.plan.concerns {
+        out.push_str(&format!(
+            "- The planner's concern about the scope: {concern}\n"
+        ));
     }
     out.push_str(&on_question_lines(state));
     for d in state.decisions {

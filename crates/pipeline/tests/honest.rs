@@ -144,6 +144,62 @@ async fn a_plan_of_list_numbers_becomes_a_plan_from_the_question() {
     );
 }
 
+/// Seed 000, row 000-03: the planner's own outputs — its approach, its confidence and its
+/// concerns about the scope — are kept with the plan, shown where the plan is reviewed and in
+/// the method section; a tiny model's filler among them is dropped, not shown as its view.
+#[tokio::test]
+async fn the_planners_approach_confidence_and_concerns_reach_the_plan_review_and_the_method() {
+    let mut answers = script(DETAILED);
+    replace(
+        &mut answers,
+        "plan",
+        json!({"questions": ["How does Rust manage memory without a garbage collector?",
+                             "How do tracing garbage collectors compare with ownership?"],
+               "aspects": ["ownership"],
+               "searches": ["rust ownership memory", "garbage collection compared"],
+               "methodology": "Compare the language documentation of Rust's ownership with descriptions of tracing collectors.",
+               "confidence": 1.7,
+               "concerns": ["The comparison may depend on the workload measured.",
+                            "3. No, no, no! 4. No, no, yes!", "{\"concerns\": []}"]}),
+    );
+    let planned = run_script(config(Mode::Single, Structure::Detailed), answers).await;
+    let plan = &planned.state.plan;
+    assert!(
+        plan.methodology
+            .starts_with("Compare the language documentation"),
+        "{plan:?}"
+    );
+    assert_eq!(plan.confidence, Some(1.0), "clamped to 0–1");
+    assert_eq!(
+        plan.concerns,
+        vec!["The comparison may depend on the workload measured.".to_string()]
+    );
+    let review = plan.describe();
+    assert!(
+        review.contains("Approach: Compare the language documentation"),
+        "{review}"
+    );
+    assert!(review.contains("confidence in the plan: 100%"), "{review}");
+    assert!(
+        review.contains("A concern: The comparison may depend"),
+        "{review}"
+    );
+    assert!(!review.contains("No, no"), "{review}");
+    let report = &planned.state.report;
+    let method = &report[report.find("## Method").unwrap()..];
+    assert!(
+        method.contains("- Approach: Compare the language documentation"),
+        "{method}"
+    );
+    assert!(
+        method.contains("- The planner's concern about the scope: The comparison may depend"),
+        "{method}"
+    );
+    // A plan without them says nothing of them.
+    let plain = run(config(Mode::Single, Structure::Detailed), DETAILED).await;
+    assert!(!plain.state.report.contains("Approach:"));
+}
+
 #[tokio::test]
 async fn the_verifier_cannot_call_a_fact_supported_that_its_quote_does_not_state() {
     let mut answers = script(DETAILED);

@@ -646,6 +646,7 @@ async fn a_fork_takes_the_plans_the_plan_review_point_takes() {
         questions: vec![],
         aspects: vec![],
         searches: vec!["borrow checker rules".into()],
+        ..Default::default()
     };
     let (review, fork) = plan_taken_by_review_and_fork(&no_questions).await;
     let plan = review.expect("the review point takes a plan with no research questions");

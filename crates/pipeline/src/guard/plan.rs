@@ -134,6 +134,28 @@ pub fn usable_question(q: &str) -> bool {
     end == '.' || ends_on_word(q)
 }
 
+/// Whether `note` can stand as a planner's note to a person (its approach, a concern about the
+/// scope): a sentence of words — at least [`QUESTION_MIN_WORDS`] content words or
+/// [`QUESTION_MIN_CJK`] CJK characters — that does not loop, run into list numbers, stutter
+/// ("no, no, no") or exclaim, and is not mostly digits. A tiny model's filler is dropped, not
+/// shown to the person as the planner's view.
+pub fn usable_note(note: &str) -> bool {
+    let note = note.trim();
+    if note.is_empty()
+        || degenerate(note).is_some()
+        || has_list_run(note)
+        || mostly_digits(note)
+        || not_one_question(note)
+    {
+        return false;
+    }
+    let words = tokens(note)
+        .iter()
+        .filter(|t| t.kind != Kind::Number)
+        .count();
+    words >= QUESTION_MIN_WORDS || cjk_chars(note) >= QUESTION_MIN_CJK
+}
+
 /// Whether `q` can be sent as a web search: a keyword query of at most [`SEARCH_MAX_WORDS`]
 /// words with at least one content word of [`SEARCH_MIN_LETTERS`] letters (or a CJK word), not
 /// mostly digits ("1. 1. 2. 3.", "10,") or punctuation ("**name\[\]**"), and not ending on a

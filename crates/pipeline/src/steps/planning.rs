@@ -20,6 +20,15 @@ struct PlanOut {
     aspects: Vec<String>,
     #[schemars(length(min = 1, max = 6), inner(length(min = 3, max = 80)))]
     searches: Vec<String>,
+    /// How the research will answer the question, in a sentence or two.
+    #[schemars(length(max = 300))]
+    methodology: Option<String>,
+    /// How sure the planner is that the plan answers the question.
+    #[schemars(range(min = 0.0, max = 1.0))]
+    confidence: Option<f64>,
+    /// Concerns about the question's scope.
+    #[schemars(length(max = 3), inner(length(max = 160)))]
+    concerns: Option<Vec<String>>,
 }
 
 /// Plans the research of `brief`: at least one question and one search (the question itself
@@ -44,8 +53,30 @@ pub async fn plan(ctx: &Ctx, brief: &Brief) -> Result<(Plan, Vec<Warning>), Node
         questions: Vec::new(),
         aspects: Vec::new(),
         searches: Vec::new(),
+        methodology: None,
+        confidence: None,
+        concerns: None,
     });
-    let (plan, mut more) = guarded(ctx, brief, out.questions, out.aspects, out.searches);
+    let (mut plan, mut more) = guarded(ctx, brief, out.questions, out.aspects, out.searches);
+    // The planner's own view, as far as it reads as one: a tiny model's filler is dropped.
+    let note = |text: &str| plain(text) && guard::usable_note(text);
+    plan.methodology = out
+        .methodology
+        .map(|m| m.trim().to_string())
+        .filter(|m| note(m))
+        .unwrap_or_default();
+    plan.confidence = out
+        .confidence
+        .filter(|c| c.is_finite())
+        .map(|c| c.clamp(0.0, 1.0));
+    plan.concerns = clean_list(
+        out.concerns
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|c| note(c))
+            .collect(),
+        3,
+    );
     let mut warnings = warnings;
     warnings.append(&mut more);
     Ok((plan, warnings))
@@ -173,6 +204,7 @@ pub fn guarded(
         questions,
         aspects: clean_list(aspects, 8),
         searches,
+        ..Default::default()
     };
     (plan, warnings)
 }
@@ -209,8 +241,8 @@ pub fn checked_edit(
     };
     Ok(Plan {
         questions,
-        aspects: plan.aspects,
         searches,
+        ..plan
     })
 }
 

@@ -125,14 +125,7 @@ fn asked(
             Ok(Answer::Clarify { text })
         }
         Question::PlanReview { plan } => {
-            eprintln!("\nResearch questions:");
-            for q in &plan.questions {
-                eprintln!("  - {q}");
-            }
-            eprintln!("Searches:");
-            for s in &plan.searches {
-                eprintln!("  - {s}");
-            }
+            eprintln!("\n{}", plan.describe());
             loop {
                 let line = read_line("Approve the plan? [y]es / [e]dit searches / [c]ancel: ")?;
                 match line.to_lowercase().chars().next() {

@@ -517,6 +517,7 @@ pub(crate) fn search_gaps(
 pub(crate) fn facts<'a>(state: &'a ResearchState, notes: &'a [String]) -> Facts<'a> {
     Facts {
         notes,
+        plan: &state.plan,
         query: &state.query,
         language: &state.language,
         sources: &state.sources,
