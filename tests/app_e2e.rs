@@ -211,6 +211,15 @@ async fn research_with_review_dialogs_citations_export_and_restart() {
         "the writing step's own model is not listed: {method}"
     );
     app.shot("07b-method").await;
+    // The planner's own view (seed 000, row 000-03), under the plan.
+    assert!(
+        method.contains("Approach: Read descriptions of the waggle dance")
+            && method.contains("The planner's concerns about the scope"),
+        "{method}"
+    );
+    app.js("document.querySelector('.method-plan').scrollIntoView({block: 'start'})")
+        .await;
+    app.shot("07b2-method-planner").await;
     // The kept prompts and answers of the run, on the same tab (the box was ticked above).
     let calls = app
         .wait_text("#model-calls", 30, |t| {

@@ -21,6 +21,8 @@ function detail(withMethod: boolean): SessionDetail {
     method: withMethod ? {
       interpretation: "Honeybee communication", research_questions: ["How do bees talk?", "Who does what?", "Which crops?"],
       question_coverage: ["well_covered", "partial", "missing"], gaps: ["crop yields"], workers: 0, metadata,
+      planner: "Approach: Read the dance studies (the planner's own confidence in the plan: 80%).",
+      concerns: ["The sources may describe only the dances."],
     } : null,
   } as unknown as SessionDetail;
 }
@@ -42,6 +44,8 @@ describe("method panel", () => {
     expect(view.skipped).toEqual(["waggle dances"]);
     expect(view.gaps).toEqual(["crop yields"]);
     expect(view.turns).toEqual(["Tell me about bees", "And wasps?"]);
+    expect(view.planner).toContain("Approach: Read the dance studies");
+    expect(view.concerns).toEqual(["The sources may describe only the dances."]);
   });
 
   it("still shows counts for a report saved without a method record", () => {
@@ -50,6 +54,8 @@ describe("method panel", () => {
     expect(rows["Rounds of searching"]).toBeUndefined();
     expect(rows["Sources read"]).toBe("0");
     expect(view.plan).toEqual([]);
+    expect(view.planner).toBeNull();
+    expect(view.concerns).toEqual([]);
   });
 
   it("words coverage and durations", () => {

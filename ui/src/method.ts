@@ -7,6 +7,10 @@ export interface MethodView {
   rows: [string, string][];
   /** The plan's research questions with how well each was answered. */
   plan: { question: string; coverage: string }[];
+  /** The planner's approach and confidence, in its words; null when it gave neither. */
+  planner: string | null;
+  /** The planner's concerns about the question's scope. */
+  concerns: string[];
   /** Searches run, in order. */
   searches: string[];
   /** Searches skipped as near-duplicates of earlier ones. */
@@ -81,6 +85,8 @@ export function methodView(detail: SessionDetail): MethodView {
       question,
       coverage: coverageWords(method?.question_coverage[i]),
     })),
+    planner: method?.planner ?? null,
+    concerns: method?.concerns ?? [],
     searches: meta?.queries ?? [],
     skipped: meta?.queries_skipped ?? [],
     gaps: method?.gaps ?? [],

@@ -1240,6 +1240,14 @@ research_questions: Array<string>,
  */
 question_coverage: Array<Coverage>, 
 /**
+ * The planner's approach and confidence in its words ([`crate::Plan::planner_line`]).
+ */
+planner: string | null, 
+/**
+ * The planner's concerns about the question's scope.
+ */
+concerns: Array<string>, 
+/**
  * What the last round found still missing.
  */
 gaps: Array<string>, 

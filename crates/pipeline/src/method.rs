@@ -20,6 +20,12 @@ pub struct RunMethod {
     pub research_questions: Vec<String>,
     /// Coverage of each research question, in plan order.
     pub question_coverage: Vec<Coverage>,
+    /// The planner's approach and confidence in its words ([`crate::Plan::planner_line`]).
+    #[serde(default)]
+    pub planner: Option<String>,
+    /// The planner's concerns about the question's scope.
+    #[serde(default)]
+    pub concerns: Vec<String>,
     /// What the last round found still missing.
     pub gaps: Vec<String>,
     /// Workers run (multi mode), over all rounds.

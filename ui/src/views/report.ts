@@ -127,6 +127,8 @@ export function mountReport(root: HTMLElement, { store, actions, popover }: Ctx)
       <dl class="method-list">${view.rows.map(([k, v]) => html`<dt>${k}</dt><dd>${v}</dd>`)}</dl>
       ${view.plan.length ? html`<h3>Plan</h3><ol class="method-plan">${view.plan.map((p) => html`<li>${p.question}${p.coverage
         ? html` <span class="coverage ${p.coverage.replace(/ /g, "-")}">${p.coverage}</span>` : nothing}</li>`)}</ol>` : nothing}
+      ${view.planner ? html`<p class="method-planner">${view.planner}</p>` : nothing}
+      ${view.concerns.length ? html`<h3>The planner's concerns about the scope</h3>${list("ul", view.concerns)}` : nothing}
       ${view.searches.length ? html`<h3>Searches run</h3>${list("ol", view.searches)}` : nothing}
       ${view.skipped.length ? html`<h3>Skipped as near-duplicates</h3>${list("ul", view.skipped)}` : nothing}
       ${view.gaps.length ? html`<h3>Still missing</h3>${list("ul", view.gaps)}` : nothing}

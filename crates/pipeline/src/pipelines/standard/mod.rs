@@ -187,6 +187,8 @@ parallel workers in multi mode), checks each claim against its quote and writes 
                     state.clarification.clone()
                 },
                 research_questions: state.plan.questions.clone(),
+                planner: state.plan.planner_line(),
+                concerns: state.plan.concerns.clone(),
                 question_coverage: state.coverage_by_question.clone(),
                 gaps: state.gaps.clone(),
                 workers: state.done_workers,
