@@ -566,6 +566,36 @@ async fn open_critical_issues_escalate_and_research_more_writes_anew() {
         .any(|d| d.point == "escalation" && d.decision == "research more"));
 }
 
+/// Issue 52, N4: research more in multi mode runs the searches for the open issues, as in
+/// single mode — not an orchestrator's new plan that was only told of them.
+#[tokio::test]
+async fn research_more_in_multi_mode_searches_for_the_open_issues() {
+    let mut config = asking_config();
+    config.mode = Mode::Multi;
+    let (state, _) = escalated_run(
+        config,
+        vec![Answer::ResearchMore, Answer::AcceptWithCaveats],
+    )
+    .await;
+    let asked_at = state
+        .decisions
+        .iter()
+        .position(|d| d.point == "escalation" && d.decision.starts_with("research more"))
+        .expect("research more was chosen");
+    assert!(asked_at < state.decisions.len());
+    let issue_searches: Vec<&String> = state
+        .searches_done
+        .iter()
+        .filter(|s| s.contains("compile") || s.contains("overstated"))
+        .collect();
+    assert!(!issue_searches.is_empty(), "{:?}", state.searches_done);
+    assert_eq!(
+        state.review.drafts.len(),
+        2,
+        "a new draft after the new research"
+    );
+}
+
 #[tokio::test]
 async fn stopping_at_the_escalation_keeps_the_best_draft() {
     let config = asking_config();

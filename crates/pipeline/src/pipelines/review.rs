@@ -27,7 +27,6 @@ use super::standard::{
     BOTH, RESEARCH,
 };
 use crate::ask::{ask_person, warn, Ctx};
-use crate::config::Mode;
 use crate::config::RunConfig;
 use crate::family::{Flow, OutlineStep, PipelineInfo, RunRequest, RunView};
 use crate::fork::{ForkEdit, ForkError, ForkStage, StageView};
@@ -262,15 +261,15 @@ pub fn graph(
     );
     g.add_conditional_edges(
         "escalate",
+        // Research more is one round of the searches for the open issues, in either mode (as
+        // the trust pipeline's): an orchestrator plans from the question, and would only be
+        // told of them.
         |s: &ResearchState| match s.review.escalations.last().map(|e| e.choice) {
-            Some(EscalationChoice::ResearchMore) => match s.mode {
-                Mode::Single => "search_and_extract",
-                Mode::Multi => "orchestrate",
-            },
+            Some(EscalationChoice::ResearchMore) => "search_and_extract",
             Some(EscalationChoice::Stop) => END,
             _ => "fallback",
         },
-        &["search_and_extract", "orchestrate", "fallback"],
+        &["search_and_extract", "fallback"],
     );
     g.add_edge("fallback", END);
     g.compile(CompileOptions {
