@@ -343,6 +343,63 @@ async fn nothing_found_is_an_honest_report_not_an_empty_one() {
     assert_eq!(state.outcome, Outcome::Finished);
 }
 
+/// Issue 52, N5: a multi-agent run crosses into the sources' language after its first round,
+/// as a single-agent run does: a Japanese question over English pages searches its key terms
+/// in English too, and the method says so.
+#[tokio::test]
+async fn a_multi_agent_run_searches_in_the_sources_language_too() {
+    let cfg = config(Mode::Multi, Structure::Detailed);
+    let mut answers = script(DETAILED);
+    answers.retain(|a| a.purpose.as_deref() != Some("plan"));
+    answers.insert(
+        0,
+        research_llm::ScriptedAnswer {
+            purpose: Some("plan".into()),
+            contains: None,
+            text: None,
+            json: Some(json!({"questions": ["Rust はメモリをどう管理しますか？"],
+                              "aspects": ["所有権"], "searches": ["rust ownership memory"]})),
+            delay_ms: None,
+        },
+    );
+    let model = Arc::new(ScriptedLlm::new(answers));
+    let meter = Arc::new(Meter::new(Budget::default(), PriceTable::builtin()));
+    let out = graph(&cfg, None)
+        .unwrap()
+        .invoke(
+            initial_state("Rust はどのようにメモリを管理しますか？", &cfg, 0),
+            RunOptions::new(
+                "j2",
+                env(&cfg, model, meter, Arc::new(MemoryDocuments::default())),
+            )
+            .recursion_limit(cfg.step_limit()),
+        )
+        .await
+        .unwrap();
+    let RunOutcome::Finished(state) = out else {
+        panic!("{out:?}")
+    };
+    let crossing = state
+        .crossing
+        .as_ref()
+        .unwrap_or_else(|| panic!("searched in the sources' language: {}", state.report));
+    assert_eq!(crossing.language, "en");
+    for search in &crossing.searches {
+        assert!(
+            state.searches_done.contains(search),
+            "{:?}",
+            state.searches_done
+        );
+    }
+    assert!(
+        state
+            .report
+            .contains("- language: the sources found are in English, the question in Japanese"),
+        "{}",
+        state.report
+    );
+}
+
 #[tokio::test]
 async fn japanese_questions_get_japanese_headings() {
     let cfg = config(Mode::Single, Structure::Detailed);

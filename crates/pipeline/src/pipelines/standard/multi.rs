@@ -7,12 +7,14 @@ use std::sync::Arc;
 
 use research_graph::NodeError;
 
-use super::nodes::{brief, known_and_stored, out_of_rounds, read_from_store, rounded, source_room};
+use super::nodes::{
+    brief, cross, known_and_stored, out_of_rounds, read_from_store, rounded, source_room,
+};
 use super::state::{ResearchState, ResearchUpdate};
 use crate::ask::Ctx;
 use crate::records::*;
 use crate::steps::backtrack::dead_ends;
-use crate::steps::harvest::number;
+use crate::steps::harvest::{number, Harvest};
 use crate::steps::workers::{self, OrchestrateInput, SynthesisInput, WorkerInput};
 
 type NodeResult = Result<ResearchUpdate, NodeError>;
@@ -89,16 +91,64 @@ pub(crate) async fn search_worker(input: WorkerInput, ctx: Ctx) -> NodeResult {
     })
 }
 
-pub(crate) async fn collect(state: Arc<ResearchState>, _ctx: Ctx) -> NodeResult {
+pub(crate) async fn collect(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
+    // The first round shows what language the sources are in, as on the single agent's path:
+    // when it is not the question's, the question's key terms are searched in it too, now.
+    let crossed = if state.crossing.is_none() && state.iteration == 0 {
+        let (mut known, stored) = known_and_stored(&state);
+        known.extend(state.found.iter().map(|f| f.source.url.clone()));
+        let mut this_round = Harvest {
+            found: state.found.clone(),
+            ..Default::default()
+        };
+        let room = source_room(&state, ctx.config.config.limits().max_sources);
+        let brief = brief(&state);
+        let crossing = cross(
+            &state,
+            &ctx,
+            &brief,
+            &mut this_round,
+            (&known, &stored),
+            room,
+        )
+        .await?;
+        crossing.map(|c| {
+            let more: Vec<Found> = this_round.found.split_off(state.found.len());
+            (c, more, this_round)
+        })
+    } else {
+        None
+    };
     let mut sources = state.sources.clone();
     let mut evidence = state.evidence.clone();
     // `found` holds every round's pages in worker order; numbering skips what is known.
-    number(&mut sources, &mut evidence, state.found.iter().cloned());
-    Ok(ResearchUpdate {
+    let more: &[Found] = crossed.as_ref().map_or(&[], |(_, more, _)| more);
+    number(
+        &mut sources,
+        &mut evidence,
+        state.found.iter().chain(more).cloned(),
+    );
+    let mut update = ResearchUpdate {
         sources: Some(sources),
         evidence: Some(evidence),
         ..Default::default()
-    })
+    };
+    if let Some((crossing, more, harvest)) = crossed {
+        let (_, stored) = known_and_stored(&state);
+        update.carried_read = Some(read_from_store(&stored, &more));
+        update.found = Some(more);
+        update.searches_done = Some(harvest.searches_done);
+        update.warnings = Some(harvest.warnings);
+        update.dead_ends = Some(dead_ends(&harvest.yields, 1));
+        update.ranked_hits = Some(rounded(harvest.ranked, 1));
+        update.decisions = Some(vec![Decision {
+            point: "language".into(),
+            decision: crossing.decision(&crate::text::detect_language(&state.query)),
+            automatic: true,
+        }]);
+        update.crossing = Some(Some(crossing));
+    }
+    Ok(update)
 }
 
 pub(crate) async fn synthesize(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {

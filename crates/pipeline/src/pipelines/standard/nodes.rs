@@ -256,7 +256,7 @@ pub(crate) fn read_from_store(
 /// The question's key terms searched in the sources' language, when the first round's pages
 /// (`found`) are in another script than the question ([`languages::sources_language`]): their
 /// harvest is added to `found`. `None` when they are not, or the model gave nothing usable.
-async fn cross(
+pub(crate) async fn cross(
     state: &ResearchState,
     ctx: &Ctx,
     brief: &Brief,
