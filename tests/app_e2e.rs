@@ -1439,3 +1439,61 @@ async fn a_run_started_on_a_server_box_is_answered_in_the_app() {
     let reports = studio.session(&session).unwrap().reports;
     assert_eq!(reports.len(), 1, "the desktop's report is on the server");
 }
+
+/// Issue 56: a damaged database does not stop the app. The window says what is wrong and that
+/// nothing was written, offers the newest backup, and restores it after a native confirmation
+/// that says what it replaces; the damaged file is kept beside it, and the session is back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_damaged_database_is_shown_and_its_newest_backup_restored() {
+    let dir = tempfile::tempdir().unwrap();
+    let shots = artifacts("a_damaged_database_is_shown_and_its_newest_backup_restored");
+    let model = script(dir.path(), "script.json", |_| {});
+    let profile = Profile::with_library(&dir.path().join("profile"), &model);
+    let db = profile.db();
+    {
+        let studio = research_api::Studio::open(Some(&db)).unwrap();
+        studio
+            .start_research(&research_api::ResearchRequest {
+                question: QUESTION.into(),
+                ..Default::default()
+            })
+            .unwrap();
+        studio.backup(None).unwrap();
+    }
+    // Cut short, as a disk or a copy gone wrong leaves it.
+    let bytes = std::fs::read(&db).unwrap();
+    std::fs::write(&db, &bytes[..bytes.len() / 2]).unwrap();
+    for side in ["-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{side}", db.display()));
+    }
+    let damaged = std::fs::read(&db).unwrap();
+
+    let display = Display::start();
+    let app = App::start_showing(&display, &profile, &shots, "#damaged-title").await;
+    app.wait_inner_text("#view-damaged", "could not be opened", 30)
+        .await;
+    let said = app.text("#view-damaged").await;
+    assert!(said.contains("nothing was written to it"), "{said}");
+    assert!(said.contains("research-"), "the backup is named: {said}");
+    app.shot("01-damaged").await;
+    assert_eq!(std::fs::read(&db).unwrap(), damaged, "not a byte written");
+
+    app.click("#damaged-restore").await;
+    let confirm = app.dialog("Restore the backup", 30).await;
+    app.shot("02-confirm").await;
+    app.keys(&confirm, &["Return"]);
+    app.wait_inner_text("#sessions", "honeybees", 30).await;
+    app.shot("03-restored").await;
+    let kept: Vec<String> = std::fs::read_dir(db.parent().unwrap())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains("replaced"))
+        .collect();
+    assert_eq!(
+        kept.len(),
+        1,
+        "the damaged file is kept beside the database"
+    );
+    app.quit().await;
+}

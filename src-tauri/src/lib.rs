@@ -7,25 +7,16 @@
 
 pub mod checking;
 pub mod commands;
+pub mod database;
 pub mod dialogs;
 pub mod downloads;
 pub mod library;
 pub mod schedules;
 pub mod settings;
 
-use std::path::PathBuf;
-use std::sync::Arc;
-
 use anyhow::Context;
-use research_api::{KeyStore, MemoryKeys, OsKeychain, Studio};
 use tauri::menu::{Menu, MenuItem, PredefinedMenuItem, Submenu};
 use tauri::{Emitter, Manager, Runtime};
-
-use commands::AppState;
-
-fn db_path() -> Option<PathBuf> {
-    std::env::var_os("RESEARCH_STUDIO_DB").map(PathBuf::from)
-}
 
 /// Logs to stderr and to daily files in the app's log folder (a week kept).
 fn init_logging(dir: &std::path::Path) -> anyhow::Result<()> {
@@ -100,6 +91,8 @@ pub fn invoke_handler<R: Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + 
 {
     tauri::generate_handler![
         commands::app_info,
+        database::database_problem,
+        database::restore_newest_backup,
         commands::graph_outline,
         commands::run_outline,
         commands::pipelines,
@@ -221,32 +214,9 @@ pub fn run() {
             if let Err(e) = init_logging(&log_dir) {
                 eprintln!("research-studio: logging to files is off: {e:#}");
             }
-            // A shared database that cannot be opened leaves the app on this machine's file, with
-            // the problem said in the window: its Settings can then put the address right.
-            let (studio, storage_problem) = Studio::open_or_local(db_path().as_deref())
-                .map_err(|e| anyhow::anyhow!("Research Studio could not open its database: {}", e.message))?;
-            if let Some(problem) = &storage_problem {
-                tracing::warn!("the shared database is not in use: {}", problem.message);
-            }
-            let keychain = research_api::probe_keychain();
-            let keys: Arc<dyn KeyStore> = if keychain.available {
-                Arc::new(OsKeychain)
-            } else {
-                tracing::warn!("no OS keychain: {}", keychain.detail);
-                Arc::new(MemoryKeys::default())
-            };
-            tracing::info!(db = %studio.db_path().display(), keychain = keychain.available, "Research Studio started");
-            app.manage(AppState {
-                studio,
-                keys,
-                keychain,
-                log_dir,
-                storage_problem,
-                runs: Default::default(),
-                download: Default::default(),
-                embedding_stop: Default::default(),
-            });
-            schedules::run_while_open(app.handle().clone());
+            database::open(app.handle(), log_dir).map_err(|e| {
+                anyhow::anyhow!("Research Studio could not open its database: {}", e.message)
+            })?;
             Ok(())
         })
         .invoke_handler(invoke_handler())

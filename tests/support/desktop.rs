@@ -219,6 +219,17 @@ impl App {
     /// no session is ended and started again on new ports, up to [`DRIVER_ATTEMPTS`] times with
     /// a growing pause (a loaded machine can refuse the first).
     pub async fn start(display: &Display, profile: &Profile, shots: &Path) -> Self {
+        Self::start_showing(display, profile, shots, "#new-research").await
+    }
+
+    /// [`App::start`], waiting for `css` instead of the sidebar (a window that shows something
+    /// else first: the database it could not open).
+    pub async fn start_showing(
+        display: &Display,
+        profile: &Profile,
+        shots: &Path,
+        css: &str,
+    ) -> Self {
         need("WebKitWebDriver", "scripts/install-deps.sh");
         let mut failures = Vec::new();
         for attempt in 1..=DRIVER_ATTEMPTS {
@@ -231,7 +242,7 @@ impl App {
                         shots: shots.to_path_buf(),
                         display: display.name.clone(),
                     };
-                    app.wait("#new-research", 60).await;
+                    app.wait(css, 60).await;
                     return app;
                 }
                 Err(why) => {

@@ -49,6 +49,8 @@ export function humanError(e: unknown): string {
 
 export const api = {
   appInfo: () => invoke<AppInfo>("app_info"),
+  databaseProblem: () => invoke<ApiError | null>("database_problem"),
+  restoreNewestBackup: () => invoke<boolean>("restore_newest_backup"),
   preferences: () => invoke<Preferences>("preferences"),
   savePreferences: (preferences: Preferences) => invoke<null>("save_preferences", { preferences }),
   graphOutline: (pipeline: string, mode: Mode) => invoke<GraphOutline>("graph_outline", { pipeline, mode }),

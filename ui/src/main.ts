@@ -12,6 +12,7 @@ import { mountFrame } from "./views/frame";
 import { mountLibrary } from "./views/library";
 import { mountNewResearch } from "./views/newResearch";
 import { mountOnboarding } from "./views/onboarding";
+import { mountDamaged } from "./views/damaged";
 import { mountReport } from "./views/report";
 import { mountReview } from "./views/review";
 import { mountSession } from "./views/session";
@@ -33,6 +34,7 @@ const ctx = { store, actions, toast, popover };
 mountFrame(ctx);
 mountSidebar(document.querySelector<HTMLElement>(".sidebar") ?? document.body, ctx);
 mountOnboarding($("view-onboarding"), ctx);
+mountDamaged($("view-damaged"), ctx);
 mountNewResearch($("view-new"), ctx);
 mountSession($("view-session"), ctx);
 mountAnswer($("answer-panel"), ctx);
@@ -49,8 +51,6 @@ mountLibrary($("view-library"), ctx);
 mountCheck($("view-check"), ctx);
 mountSettings($("view-settings"), ctx);
 
-void actions.loadRoles();
-void actions.loadPipelines();
 listen<string>("menu", (e) => void actions.menu(e.payload)).catch(() => undefined);
 // Due schedules ran while the app is open (src-tauri/src/schedules.rs).
 listen<ScheduleRun[]>("schedules-ran", (e) => void actions.schedulesRan(e.payload.map((r) => r.session_id))).catch(() => undefined);

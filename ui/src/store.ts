@@ -3,7 +3,7 @@ import type { LiveState } from "./live";
 import type { ScheduleView,
   CompareOutcome, AppInfo, DraftFinding, ForkPoint, KeyStatus, LibraryFolder, OutlineStep, PendingQuestion, PipelineInfo, Preferences, ProviderStatus,
   FormChoices, Recheck, RecommendedModel, RoleInfo, RunConfig, SessionDetail, SessionRecord, Settings, TextAnswer,
-  RunCalls, CheckSource, DocumentCheck, LibraryMeaning, SentenceModelOffer,
+  RunCalls, CheckSource, DocumentCheck, LibraryMeaning, SentenceModelOffer, ApiError,
 } from "./types";
 
 export interface Store<S extends object> {
@@ -64,7 +64,7 @@ export function shallow<T>(a: T, b: T): boolean {
 
 // ---------- the app's state ----------
 
-export type ViewName = "onboarding" | "new" | "session" | "library" | "settings" | "compare" | "check";
+export type ViewName = "onboarding" | "new" | "session" | "library" | "settings" | "compare" | "check" | "damaged";
 export const TABS = ["report", "sources", "method", "review"] as const;
 export type Tab = (typeof TABS)[number];
 
@@ -227,6 +227,9 @@ export type FocusTarget = "question" | "llm" | "download";
 
 export interface AppState {
   view: ViewName;
+  /** Why the database could not be opened at start (a damaged file, a newer build's): the window
+   * then shows only that, and the way back. */
+  databaseProblem: ApiError | null;
   info: AppInfo | null;
   settings: Settings | null;
   prefs: Preferences;
@@ -266,6 +269,7 @@ export const noPreferences: Preferences = {
 export function initialState(): AppState {
   return {
     view: "new",
+    databaseProblem: null,
     info: null,
     settings: null,
     prefs: noPreferences,

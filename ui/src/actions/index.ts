@@ -45,8 +45,27 @@ export function createActions(store: AppStore, toast: Toast) {
       }
     },
 
+    /** Puts the newest backup in place of the database that could not be opened (after a
+     * native confirmation), then loads the window afresh over it. */
+    async restoreNewestBackup() {
+      try {
+        if (await api.restoreNewestBackup()) location.reload();
+      } catch (e) {
+        fail(e);
+      }
+    },
+
     /** Loads what the window shows first, then asks again any question left waiting. */
     async start() {
+      // A database that could not be opened: the window shows that, and nothing reads it.
+      const unopened = await api.databaseProblem().catch(() => null);
+      if (unopened) {
+        store.set({ databaseProblem: unopened });
+        show("damaged");
+        return;
+      }
+      void sessions.loadRoles();
+      void sessions.loadPipelines();
       try {
         store.set({ info: await api.appInfo(), defaults: await api.defaultConfig(), choices: await api.formChoices() });
         // The shared database set in Settings could not be opened: this computer's file is in use.

@@ -5,12 +5,14 @@ import type { Ctx } from "./ctx";
 
 const SECTIONS: Record<ViewName, string> = {
   onboarding: "view-onboarding", new: "view-new", session: "view-session", library: "view-library", settings: "view-settings",
-  compare: "view-compare", check: "view-check",
+  compare: "view-compare", check: "view-check", damaged: "view-damaged",
 };
 
 export function mountFrame({ store, popover }: Ctx) {
   store.watch((s) => s.view, (view) => {
     for (const [name, id] of Object.entries(SECTIONS)) $(id).hidden = name !== view;
+    // With no database open, the sidebar's sessions and places would lead nowhere.
+    document.body.classList.toggle("unopened", view === "damaged");
     popover.close();
   });
   store.watch((s) => s.info, (info) => {
