@@ -990,28 +990,43 @@ fn an_out_path_that_cannot_be_written_is_refused_before_any_work() {
     assert!(list.as_array().unwrap().is_empty(), "{list:#}");
 }
 
-#[test]
-fn a_provider_chosen_that_the_depth_does_not_search_is_named_in_the_method() {
-    // Issue 52, N2: quick depth reads the web (and the library) only; arXiv, ticked, is never
-    // dropped silently.
+#[tokio::test]
+async fn a_provider_chosen_that_the_depth_does_not_search_is_named_in_the_method() {
+    // Issue 52, N2: quick depth reads the web and the library; arXiv, ticked beside a web
+    // provider, is never dropped silently. The library is always searched: it is never named
+    // as left out (it was, wrongly, in every quick run over a library).
+    let server = local_searxng().await;
+    let base = server.uri();
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("db.sqlite");
     library(&db);
-    let done = ok(&research(
-        &[
+    let run = |search: &str| {
+        let args: Vec<String> = [
             "run",
             QUESTION,
             "--llm",
             &script_arg(),
             "--search",
-            "arxiv,local",
+            search,
+            "--searxng-url",
+            &base,
+            "--allow-host",
+            base.trim_start_matches("http://"),
             "--depth",
             "quick",
             "--no-input",
             "--json",
-        ],
-        &db,
-    ));
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let db = db.clone();
+        tokio::task::spawn_blocking(move || {
+            let a: Vec<&str> = args.iter().map(String::as_str).collect();
+            ok(&research(&a, &db))
+        })
+    };
+    let done = run("arxiv,searxng,local").await.unwrap();
     let report = done["report"].as_str().unwrap();
     assert!(
         report.contains(
@@ -1019,6 +1034,14 @@ fn a_provider_chosen_that_the_depth_does_not_search_is_named_in_the_method() {
         ),
         "{report}"
     );
+    assert!(
+        !report.contains("local was chosen but not searched"),
+        "{report}"
+    );
+    // The library alone at quick depth: searched, so nothing is said to be left out.
+    let library_only = run("local").await.unwrap();
+    let report = library_only["report"].as_str().unwrap();
+    assert!(!report.contains("was chosen but not searched"), "{report}");
 }
 
 #[test]

@@ -69,6 +69,24 @@ impl MultiSearch {
         (merge_by_rank(&lists), failures)
     }
 
+    /// Whether a provider is named `name`.
+    pub fn has(&self, name: &str) -> bool {
+        self.providers.iter().any(|(n, _)| n == name)
+    }
+
+    /// The names of the providers a query of no one kind, among `kinds`, goes to ([`Self::asked`]'s
+    /// rule: the library is always among them).
+    pub fn reached(&self, kinds: &[HitKind]) -> Vec<&str> {
+        let query = SearchQuery {
+            among: kinds.to_vec(),
+            ..SearchQuery::new("", 0)
+        };
+        self.asked(&query)
+            .into_iter()
+            .map(|(name, _)| name.as_str())
+            .collect()
+    }
+
     /// The providers `query` goes to: for one kind of source, the providers of that kind when
     /// there are any; for some kinds ([`SearchQuery::among`]), the providers of those kinds and
     /// the library when there are any; otherwise all of them.

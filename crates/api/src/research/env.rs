@@ -412,35 +412,39 @@ impl Studio {
                     in_flight: self.searches.clone(),
                 })
             };
-            // A provider the person chose whose kind this depth does not read is never dropped
-            // silently (seed 000: web at quick depth, papers from standard, news at
-            // comprehensive): the method section says so and what would search it.
-            let kinds = saved.config.limits().kinds;
-            let chose = saved.config.search.iter().any(|n| n == name);
-            if chose && !kinds.contains(&provider.kind()) {
-                let kind = |k: &research_search::HitKind| match k {
-                    research_search::HitKind::Web => "web",
-                    research_search::HitKind::Academic => "paper",
-                    research_search::HitKind::News => "news",
-                    research_search::HitKind::Local => "library",
-                };
-                let depth = serde_json::to_value(saved.config.depth)
-                    .ok()
-                    .and_then(|v| v.as_str().map(String::from))
-                    .unwrap_or_default();
-                notes.push(format!(
-                    "{name} was chosen but not searched: a {depth} depth search goes to {} \
-                     sources only (a deeper depth searches it)",
-                    kinds.iter().map(kind).collect::<Vec<_>>().join(" and ")
-                ));
-            }
             providers.push((name.clone(), provider));
+        }
+        let search = MultiSearch::new(providers);
+        // A provider the person chose whose kind this depth does not read is never dropped
+        // silently (seed 000: web at quick depth, papers from standard, news at comprehensive;
+        // the library always): the method section says so and what would search it.
+        let kinds = saved.config.limits().kinds;
+        let reached = search.reached(kinds);
+        for name in &saved.config.search {
+            if reached.contains(&name.as_str()) || !search.has(name) {
+                continue;
+            }
+            let kind = |k: &research_search::HitKind| match k {
+                research_search::HitKind::Web => "web",
+                research_search::HitKind::Academic => "paper",
+                research_search::HitKind::News => "news",
+                research_search::HitKind::Local => "library",
+            };
+            let depth = serde_json::to_value(saved.config.depth)
+                .ok()
+                .and_then(|v| v.as_str().map(String::from))
+                .unwrap_or_default();
+            notes.push(format!(
+                "{name} was chosen but not searched: a {depth} depth search goes to {} \
+                 sources only (a deeper depth searches it)",
+                kinds.iter().map(kind).collect::<Vec<_>>().join(" and ")
+            ));
         }
         let fetcher = self.fetcher(saved, sessions, library, mcp, false)?;
         Ok(research_pipeline::Env {
             config: saved.config.clone(),
             models,
-            search: Arc::new(MultiSearch::new(providers)),
+            search: Arc::new(search),
             fetcher,
             documents: Arc::new(StoreDocuments {
                 sessions: sessions.clone(),
