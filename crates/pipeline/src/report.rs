@@ -458,6 +458,10 @@ pub(crate) fn method_section(state: &Facts<'_>, now_ms: i64, llm_calls: u64) -> 
     for note in state.notes {
         out.push_str(&format!("- {note}\n"));
     }
+    let grades = crate::steps::grade::grades(state.evidence, state.claims);
+    if let Some(line) = crate::steps::grade::summary(&grades, state.language == "ja") {
+        out.push_str(&format!("- {line}\n"));
+    }
     if let Some(line) = state.plan.planner_line() {
         out.push_str(&format!("- {line}\n"));
     }

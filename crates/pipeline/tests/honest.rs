@@ -195,6 +195,8 @@ async fn the_planners_approach_confidence_and_concerns_reach_the_plan_review_and
         method.contains("- The planner's concern about the scope: The comparison may depend"),
         "{method}"
     );
+    // Seed 000, row 000-15: the evidence is graded in every pipeline's method section.
+    assert!(method.contains("- Evidence graded: "), "{method}");
     // A plan without them says nothing of them.
     let plain = run(config(Mode::Single, Structure::Detailed), DETAILED).await;
     assert!(!plain.state.report.contains("Approach:"));

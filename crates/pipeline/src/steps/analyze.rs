@@ -17,8 +17,9 @@ use super::audit::{AuditEntry, AuditStatus};
 use super::{numbered, plain, Brief};
 use crate::ask::{ask_or, Ctx};
 use crate::guard;
-use crate::records::{Claim, Coverage, Evidence, Warning};
+use crate::records::{Claim, Coverage, Evidence, Source, Warning};
 use crate::roles::Role;
+use crate::steps::trust::credibility::{self, Credibility};
 
 /// Two sources that disagree, each with the passage that says so.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
@@ -233,6 +234,7 @@ pub async fn analyze(
 pub fn section(
     analysis: &Analysis,
     evidence: &[Evidence],
+    sides: &Sides<'_>,
     language: &str,
 ) -> (String, Vec<AuditEntry>) {
     let ja = language == "ja";
@@ -243,6 +245,7 @@ pub fn section(
         let (Some(a), Some(b)) = (item(c.first), item(c.second)) else {
             continue;
         };
+        let settled = sides.settle(a.source_id, b.source_id, ja);
         let quote = |e: &Evidence| e.quote.replace('\n', " ").trim().to_string();
         let sentence = if ja {
             format!(
@@ -273,7 +276,7 @@ pub fn section(
             passage: None,
             score: None,
         });
-        lines.push(sentence);
+        lines.push(format!("{sentence} {settled}"));
     }
     for g in &analysis.gaps {
         lines.push(if ja {
@@ -297,6 +300,72 @@ pub fn section(
         out.push_str(&format!("- {l}\n"));
     }
     (out, entries)
+}
+
+/// Credibility this far apart settles a contradiction for the more credible side (a trusted
+/// domain against one on neither list is 0.45 apart on the domain signal alone; two pages of
+/// the same standing are within a tenth).
+pub const SETTLE_BY_CREDIBILITY: f64 = 0.15;
+
+/// What settles a contradiction between two sources (seed 000: by credibility, then by date):
+/// their credibility scores (the trust pipeline's, or the same signals read from each source's
+/// address and kind) and their publication dates.
+pub struct Sides<'a> {
+    /// The sources read.
+    pub sources: &'a [Source],
+    /// The trust pipeline's scores, when it made them (empty otherwise).
+    pub credibility: &'a [Credibility],
+    /// Now, for the age of a source.
+    pub now_ms: i64,
+}
+
+impl Sides<'_> {
+    fn credibility(&self, source_id: u32) -> Option<f64> {
+        if let Some(c) = self.credibility.iter().find(|c| c.source_id == source_id) {
+            return Some(c.score);
+        }
+        let source = self.sources.iter().find(|s| s.id == source_id)?;
+        Some(credibility::score(source, "", &credibility::Domains::default(), self.now_ms).score)
+    }
+
+    fn year(&self, source_id: u32) -> Option<i32> {
+        let source = self.sources.iter().find(|s| s.id == source_id)?;
+        credibility::year_of(source.published.as_deref()?)
+    }
+
+    /// How the contradiction between sources `a` and `b` is settled, or why it is left open, in
+    /// one sentence: for the clearly more credible source, else for the more recent one, else
+    /// open. Sources are named by number without brackets: the sentence is the report's
+    /// judgement, not a claim a source makes, so it carries no citation to check.
+    pub fn settle(&self, a: u32, b: u32, ja: bool) -> String {
+        let (ca, cb) = (self.credibility(a), self.credibility(b));
+        if let (Some(ca), Some(cb)) = (ca, cb) {
+            if (ca - cb).abs() >= SETTLE_BY_CREDIBILITY {
+                let (win, lose, cw, cl) = if ca > cb {
+                    (a, b, ca, cb)
+                } else {
+                    (b, a, cb, ca)
+                };
+                return if ja {
+                    format!("信頼度で出典 {win} を採ります（{cw:.2} 対 出典 {lose} の {cl:.2}）。")
+                } else {
+                    format!("Settled for source {win}: it is the more credible ({cw:.2} against {cl:.2} for source {lose}).")
+                };
+            }
+        }
+        match (self.year(a), self.year(b)) {
+            (Some(ya), Some(yb)) if ya != yb => {
+                let (win, lose, yw, yl) = if ya > yb { (a, b, ya, yb) } else { (b, a, yb, ya) };
+                if ja {
+                    format!("信頼度は同程度のため、新しい出典 {win}（{yw}年、出典 {lose} は {yl}年）を採ります。")
+                } else {
+                    format!("Settled for source {win}: the two are alike in credibility, and it is the more recent ({yw}, against {yl} for source {lose}).")
+                }
+            }
+            _ if ja => "未解決: 二つの出典は信頼度が同程度で、どちらが新しいかも分かりません。".to_string(),
+            _ => "Left open: the two sources are alike in credibility, and their dates do not tell them apart.".to_string(),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -347,15 +416,75 @@ mod tests {
                 second: 2
             }]
         );
+        let source = |id: u32, url: &str, published: Option<&str>| Source {
+            id,
+            url: url.into(),
+            title: format!("page {id}"),
+            kind: "web".into(),
+            provider: "test".into(),
+            published: published.map(str::to_string),
+            sha256: String::new(),
+            accessed_at_ms: 0,
+        };
+        let now = 1_795_000_000_000;
+        // Alike in credibility, dated: the more recent settles it.
+        let dated = [
+            source(1, "https://a.example/m", Some("2019-03-01")),
+            source(2, "https://b.example/m", Some("2024-06-01")),
+        ];
+        let sides = Sides {
+            sources: &dated,
+            credibility: &[],
+            now_ms: now,
+        };
         let (text, entries) = section(
             &Analysis {
-                contradictions: found,
+                contradictions: found.clone(),
                 gaps: vec!["How does Helgrind compare?".into()],
                 ..Default::default()
             },
             &evidence,
+            &sides,
             "en",
         );
+        assert!(
+            text.contains("Settled for source 2: the two are alike in credibility, and it is the more recent (2024, against 2019 for source 1)."),
+            "{text}"
+        );
+        // A trusted source against a low-trust one: credibility settles it, whatever the dates.
+        let scored = [
+            Credibility {
+                source_id: 1,
+                score: 0.9,
+                excluded: false,
+                why: vec![],
+            },
+            Credibility {
+                source_id: 2,
+                score: 0.3,
+                excluded: false,
+                why: vec![],
+            },
+        ];
+        let by_credibility = Sides {
+            credibility: &scored,
+            ..sides
+        };
+        assert_eq!(
+            by_credibility.settle(1, 2, false),
+            "Settled for source 1: it is the more credible (0.90 against 0.30 for source 2)."
+        );
+        // Alike, and undated: left open, saying why.
+        let undated = [
+            source(1, "https://a.example/m", None),
+            source(2, "https://b.example/m", None),
+        ];
+        let open = Sides {
+            sources: &undated,
+            credibility: &[],
+            now_ms: now,
+        };
+        assert!(open.settle(1, 2, false).starts_with("Left open"));
         assert!(text.starts_with("## Contradictions and gaps"), "{text}");
         assert!(text.contains("[1] says \"Memcheck slows programs down by a factor of 10 to 50.\""));
         assert!(text.contains("Not answered by the sources read: How does Helgrind compare?"));

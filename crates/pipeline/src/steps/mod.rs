@@ -11,6 +11,7 @@ pub mod caveats;
 pub mod extract;
 mod findings;
 pub mod gaps;
+pub mod grade;
 pub mod harvest;
 pub mod intake;
 pub mod languages;

@@ -395,9 +395,14 @@ struct Written {
 
 /// The analyst's section for the report (contradictions quoted from both sources, gaps) and
 /// the audit of its cited lines; empty without an analysis.
-fn analysis_section(input: &WriteInput<'_>) -> (String, Vec<AuditEntry>) {
+fn analysis_section(input: &WriteInput<'_>, now_ms: i64) -> (String, Vec<AuditEntry>) {
+    let sides = analyze::Sides {
+        sources: input.facts.sources,
+        credibility: input.facts.credibility,
+        now_ms,
+    };
     input.analysis.map_or_else(Default::default, |a| {
-        analyze::section(a, input.facts.evidence, input.facts.language)
+        analyze::section(a, input.facts.evidence, &sides, input.facts.language)
     })
 }
 
@@ -670,7 +675,7 @@ async fn finish(
         caveats.extend(trusted.record.caveat(ja));
         trust = Some(trusted.record);
     }
-    let (analysed, quoted) = analysis_section(input);
+    let (analysed, quoted) = analysis_section(input, ctx.clock.now_ms());
     entries.extend(quoted);
     let mut report = report::assemble(
         &input.facts,

@@ -46,7 +46,7 @@ pub fn passages_report(input: &WriteInput<'_>, why: &str, now_ms: i64, calls: u6
         input.facts.evidence,
         &audit::SourceTexts::default(),
     );
-    let (analysed, quoted) = analysis_section(input);
+    let (analysed, quoted) = analysis_section(input, now_ms);
     let mut entries = audited.entries;
     entries.extend(quoted);
     let mut report = report::assemble(
