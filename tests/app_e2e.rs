@@ -124,6 +124,21 @@ async fn research_with_review_dialogs_citations_export_and_restart() {
         .await;
     assert!(!tested.contains(SENTINEL), "{tested}");
     app.shot("02-settings").await;
+    // Backups (issue 56): one more taken from Settings, the newest named with its size.
+    app.js("document.getElementById('back-up-now').scrollIntoView({block: 'center'})")
+        .await;
+    let count = |t: &str| -> Option<usize> {
+        let (_, after) = t.split_once(" — ")?;
+        after.split_whitespace().next()?.parse().ok()
+    };
+    let before = app.wait_text("#backup-status", 30, |t| !t.is_empty()).await;
+    let had = count(&before).unwrap_or(0);
+    app.click("#back-up-now").await;
+    let backups = app
+        .wait_text("#backup-status", 30, |t| count(t) == Some(had + 1))
+        .await;
+    assert!(backups.starts_with("Last backup:"), "{backups}");
+    app.shot("02a-backups").await;
 
     // New research with both review points: each is a native dialog.
     app.click("#new-research").await;

@@ -130,6 +130,8 @@ pub fn invoke_handler<R: Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + 
         settings::list_keys,
         settings::set_key,
         settings::confirm_delete_key,
+        settings::backup_status,
+        settings::back_up_now,
         settings::delete_key,
         settings::provider_status,
         settings::test_connection,

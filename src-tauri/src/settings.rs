@@ -146,3 +146,21 @@ pub async fn choose_model_file<R: Runtime>(app: AppHandle<R>) -> Res<Option<Stri
     .await?;
     Ok(picked.map(|p| format!("local:{}", p.display())))
 }
+
+/// The backups beside the database: where, the newest, how many, the rotation kept.
+#[tauri::command]
+pub async fn backup_status(state: State<'_, AppState>) -> Res<research_api::backups::BackupStatus> {
+    state.studio.blocking(|s| s.backup_status()).await
+}
+
+/// Backs up now (as `research backup` does), then the backups as they are.
+#[tauri::command]
+pub async fn back_up_now(state: State<'_, AppState>) -> Res<research_api::backups::BackupStatus> {
+    state
+        .studio
+        .blocking(|s| {
+            s.backup(None)?;
+            s.backup_status()
+        })
+        .await
+}

@@ -1,7 +1,7 @@
 // Typed wrappers over the app's commands. Every type comes from the Rust side (types.ts).
 import { Channel, invoke } from "@tauri-apps/api/core";
 import type { ScheduleView,
-  Answer, ApiError, AppInfo, Fix, CheckpointInfo, DraftFinding, ConnectionTest, DialogAnswer, DownloadedModel, DownloadProgress, ErrorCode, Event, GraphOutline, IndexReport,
+  Answer, ApiError, AppInfo, BackupStatus, Fix, CheckpointInfo, DraftFinding, ConnectionTest, DialogAnswer, DownloadedModel, DownloadProgress, ErrorCode, Event, GraphOutline, IndexReport,
   ForkedRun, ForkPoint, ForkRequest, KeyStatus, LibraryFolder, Mode, PendingQuestion, PipelineInfo, Preferences, ProviderStatus, ResearchOutcome, ResearchRequest,
   CheckRequest, ChosenDocument, DocumentCheck, EmbedProgress, LibraryMeaning, CompareOutcome, CompareRequest, FormChoices, Recheck, RecommendedModel, RoleInfo, SentenceModelOffer, RunCalls, RunConfig, RunEstimate, SessionDetail, SessionRecord, Settings, StartedRun, Turn, TurnKind, UsageTotals,
 } from "./types";
@@ -51,6 +51,8 @@ export const api = {
   appInfo: () => invoke<AppInfo>("app_info"),
   databaseProblem: () => invoke<ApiError | null>("database_problem"),
   restoreNewestBackup: () => invoke<boolean>("restore_newest_backup"),
+  backupStatus: () => invoke<BackupStatus>("backup_status"),
+  backUpNow: () => invoke<BackupStatus>("back_up_now"),
   preferences: () => invoke<Preferences>("preferences"),
   savePreferences: (preferences: Preferences) => invoke<null>("save_preferences", { preferences }),
   graphOutline: (pipeline: string, mode: Mode) => invoke<GraphOutline>("graph_outline", { pipeline, mode }),

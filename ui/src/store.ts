@@ -3,7 +3,7 @@ import type { LiveState } from "./live";
 import type { ScheduleView,
   CompareOutcome, AppInfo, DraftFinding, ForkPoint, KeyStatus, LibraryFolder, OutlineStep, PendingQuestion, PipelineInfo, Preferences, ProviderStatus,
   FormChoices, Recheck, RecommendedModel, RoleInfo, RunConfig, SessionDetail, SessionRecord, Settings, TextAnswer,
-  RunCalls, CheckSource, DocumentCheck, LibraryMeaning, SentenceModelOffer, ApiError,
+  RunCalls, CheckSource, DocumentCheck, LibraryMeaning, SentenceModelOffer, ApiError, BackupStatus,
 } from "./types";
 
 export interface Store<S extends object> {
@@ -254,6 +254,8 @@ export interface AppState {
   exporting: "md" | "pdf" | null;
   library: { folders: LibraryFolder[] | null; progress: Progress; busy: "add" | "reindex" | "embed" | "model" | null; meaning: LibraryMeaning | null; offer: SentenceModelOffer | null };
   keys: KeyStatus[] | null;
+  /** The backups beside the database, as Settings shows them. */
+  backups: BackupStatus | null;
   providers: Providers | null;
   providerTests: Readonly<Record<string, { text: string; ok: boolean | null }>>;
   models: RecommendedModel[] | null;
@@ -290,6 +292,7 @@ export function initialState(): AppState {
     exporting: null,
     library: { folders: null, progress: { status: "", error: false, percent: null, shown: 0, busy: false }, busy: null, meaning: null, offer: null },
     keys: null,
+    backups: null,
     providers: null,
     providerTests: {},
     models: null,

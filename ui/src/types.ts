@@ -402,7 +402,12 @@ mcp_sources?: { [key in string]: string },
  * A PostgreSQL server a team shares, for sessions, runs and checkpoints (this machine's
  * SQLite file when unset; `DATABASE_URL` wins over it).
  */
-database: string | null, };
+database: string | null, 
+/**
+ * How many of its own backups the app keeps (`DAILY,WEEKLY`, or `off` for none taken);
+ * the built-in rotation when unset ([`crate::backups::Rotation`]).
+ */
+backups?: string, };
 
 export type StartedRun = { 
 /**
@@ -1506,6 +1511,49 @@ help: string,
  * A list whose absence means the built-in one, and whose emptiness is a choice ("none").
  */
 builtin_default: boolean, };
+
+export type Rotation = { 
+/**
+ * The newest this many daily backups.
+ */
+daily: number, 
+/**
+ * Then the newest of each of this many weeks before them.
+ */
+weekly: number, };
+
+export type BackupStatus = { 
+/**
+ * The folder they are kept in.
+ */
+folder: string, 
+/**
+ * The newest backup, when there is one.
+ */
+newest: BackupFile | null, 
+/**
+ * How many backups the folder holds (the app's own, a person's, the copies before an
+ * upgrade).
+ */
+count: number, 
+/**
+ * How many of its own the app keeps.
+ */
+rotation: Rotation, };
+
+export type BackupFile = { 
+/**
+ * Its path.
+ */
+path: string, 
+/**
+ * When it was taken (ms since the epoch).
+ */
+taken_at_ms: number, 
+/**
+ * Its size.
+ */
+bytes: number, };
 
 export type SourceRow = { 
 /**

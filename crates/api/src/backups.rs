@@ -5,6 +5,8 @@
 
 use std::path::{Path, PathBuf};
 
+use serde::Serialize;
+
 use crate::{ApiError, ErrorCode, Studio};
 
 /// The folder backups go to when none is named: `backups/` beside the database.
@@ -65,6 +67,109 @@ pub const KEEP_DAILY: usize = 7;
 /// before them.
 pub const KEEP_WEEKLY: usize = 4;
 
+/// How many of its own backups the app keeps (the `backups` setting); none are taken when both
+/// are 0.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
+pub struct Rotation {
+    /// The newest this many daily backups.
+    pub daily: usize,
+    /// Then the newest of each of this many weeks before them.
+    pub weekly: usize,
+}
+
+impl Default for Rotation {
+    fn default() -> Self {
+        Self {
+            daily: KEEP_DAILY,
+            weekly: KEEP_WEEKLY,
+        }
+    }
+}
+
+impl std::fmt::Display for Rotation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.is_off() {
+            write!(f, "off")
+        } else {
+            write!(f, "{},{}", self.daily, self.weekly)
+        }
+    }
+}
+
+impl Rotation {
+    /// No automatic backups.
+    pub fn is_off(&self) -> bool {
+        self.daily == 0 && self.weekly == 0
+    }
+
+    /// The setting's text: `DAILY,WEEKLY`, `off`, or empty for the built-in rotation (`None`).
+    pub fn parse(text: &str) -> Result<Option<Self>, ApiError> {
+        let text = text.trim();
+        if text.is_empty() {
+            return Ok(None);
+        }
+        if text.eq_ignore_ascii_case("off") || text.eq_ignore_ascii_case("none") {
+            return Ok(Some(Self {
+                daily: 0,
+                weekly: 0,
+            }));
+        }
+        let bad = || {
+            ApiError::new(
+                ErrorCode::InvalidInput,
+                format!("backups: write DAILY,WEEKLY (e.g. 7,4), or off; not {text:?}"),
+            )
+        };
+        let (d, w) = text.split_once(',').ok_or_else(bad)?;
+        let n = |s: &str| s.trim().parse::<usize>().ok().filter(|n| *n <= 366);
+        let rotation = Self {
+            daily: n(d).ok_or_else(bad)?,
+            weekly: n(w).ok_or_else(bad)?,
+        };
+        if rotation.daily == 0 && rotation.weekly > 0 {
+            return Err(ApiError::new(
+                ErrorCode::InvalidInput,
+                "backups: weekly backups are kept from the daily ones; keep at least one daily",
+            ));
+        }
+        Ok(Some(rotation))
+    }
+
+    /// The rotation the settings ask for (the built-in one when unset or unreadable).
+    pub fn of(settings: &crate::Settings) -> Self {
+        settings
+            .backups
+            .as_deref()
+            .and_then(|t| Self::parse(t).ok().flatten())
+            .unwrap_or_default()
+    }
+}
+
+/// The backups beside a database, as Settings shows them.
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+pub struct BackupStatus {
+    /// The folder they are kept in.
+    pub folder: String,
+    /// The newest backup, when there is one.
+    pub newest: Option<BackupFile>,
+    /// How many backups the folder holds (the app's own, a person's, the copies before an
+    /// upgrade).
+    pub count: usize,
+    /// How many of its own the app keeps.
+    pub rotation: Rotation,
+}
+
+/// One backup file.
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+pub struct BackupFile {
+    /// Its path.
+    pub path: String,
+    /// When it was taken (ms since the epoch).
+    pub taken_at_ms: i64,
+    /// Its size.
+    pub bytes: u64,
+}
+
 /// What the app's own backups are named with (a person's `research backup` never is, so the
 /// rotation never removes one of theirs).
 const AUTO: &str = "research-auto-";
@@ -115,6 +220,10 @@ impl Studio {
         if !self.storage().starts_with("SQLite") {
             return Ok(None);
         }
+        let rotation = Rotation::of(&self.settings()?);
+        if rotation.is_off() {
+            return Ok(None);
+        }
         let folder = backup_folder(self.db_path());
         let now = self.now_ms();
         let newest = automatic(&folder).first().map(|(at, _)| *at);
@@ -127,7 +236,7 @@ impl Studio {
         let mut weeks = std::collections::BTreeSet::new();
         for (i, (at, path)) in kept.iter().enumerate() {
             let week = at.div_euclid(7 * DAY_MS);
-            let keep = i < KEEP_DAILY || (weeks.len() < KEEP_WEEKLY && weeks.insert(week));
+            let keep = i < rotation.daily || (weeks.len() < rotation.weekly && weeks.insert(week));
             if !keep {
                 if let Err(e) = std::fs::remove_file(path) {
                     tracing::warn!("could not remove the old backup {}: {e}", path.display());
@@ -135,6 +244,31 @@ impl Studio {
             }
         }
         Ok(Some(target))
+    }
+
+    /// The backups beside this database: where, the newest and how many, and the rotation kept.
+    pub fn backup_status(&self) -> Result<BackupStatus, ApiError> {
+        let folder = backup_folder(self.db_path());
+        let found = backups(&folder);
+        let newest = found.first().map(|p| {
+            let meta = std::fs::metadata(p).ok();
+            let modified = meta
+                .as_ref()
+                .and_then(|m| m.modified().ok())
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map_or(0, |d| d.as_millis() as i64);
+            BackupFile {
+                path: p.display().to_string(),
+                taken_at_ms: modified,
+                bytes: meta.map_or(0, |m| m.len()),
+            }
+        });
+        Ok(BackupStatus {
+            folder: folder.display().to_string(),
+            newest,
+            count: found.len(),
+            rotation: Rotation::of(&self.settings()?),
+        })
     }
 }
 

@@ -46,6 +46,11 @@ pub struct Settings {
     /// A PostgreSQL server a team shares, for sessions, runs and checkpoints (this machine's
     /// SQLite file when unset; `DATABASE_URL` wins over it).
     pub database: Option<String>,
+    /// How many of its own backups the app keeps (`DAILY,WEEKLY`, or `off` for none taken);
+    /// the built-in rotation when unset ([`crate::backups::Rotation`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub backups: Option<String>,
 }
 
 /// The keys `research settings set` knows, with what they hold.
@@ -79,6 +84,10 @@ pub const SETTING_KEYS: &[(&str, &str)] = &[
     (
         "mcp_sources",
         "your MCP servers as search providers mcp:NAME, semicolon-separated NAME=COMMAND or NAME=URL (#TOOL at the end to call another tool than search), or none",
+    ),
+    (
+        "backups",
+        "the app's own backups kept: DAILY,WEEKLY (the newest DAILY, then one for each of WEEKLY weeks before them; 7,4 when unset), or off for none taken",
     ),
 ];
 
@@ -308,6 +317,9 @@ impl Settings {
             }
             "mcp_sources" => self.mcp_sources = mcp_sources(value)?,
             "database" => self.database = crate::database::check_setting(value)?,
+            "backups" => {
+                self.backups = crate::backups::Rotation::parse(value)?.map(|r| r.to_string())
+            }
             other => return Err(unknown_setting(other)),
         }
         Ok(())
@@ -328,6 +340,7 @@ impl Settings {
             "low_trust_domains" => self.low_trust_domains = None,
             "mcp_sources" => self.mcp_sources.clear(),
             "database" => self.database = None,
+            "backups" => self.backups = None,
             other => return Err(unknown_setting(other)),
         }
         Ok(())

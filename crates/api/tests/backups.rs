@@ -63,3 +63,42 @@ fn daily_backups_rotate_and_a_persons_own_are_kept() {
         assert!(research_store::safety::check(&b, false).unwrap().is_empty());
     }
 }
+
+/// Issue 56: the rotation is the person's to choose (the `backups` setting), off takes none,
+/// and Settings is told where the backups are, the newest and how many.
+#[test]
+fn the_rotation_is_configurable_and_settings_sees_the_newest_backup() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("studio.sqlite3");
+    let t0: i64 = 1_800_000_000_000;
+    let clock = Arc::new(Hands(AtomicI64::new(t0)));
+    let studio = Studio::open(Some(&db)).unwrap().with_clock(clock.clone());
+    let set = |value: &str| {
+        let mut settings = studio.settings().unwrap();
+        settings.set("backups", value).unwrap();
+        settings.save(&studio.settings_path()).unwrap();
+    };
+    let status = studio.backup_status().unwrap();
+    assert_eq!((status.count, status.newest.is_none()), (0, true));
+    assert_eq!(status.rotation.daily, research_api::backups::KEEP_DAILY);
+    set("2,1");
+    for day in 0..=20 {
+        clock.0.store(t0 + day * DAY, Ordering::SeqCst);
+        assert!(studio.backup_if_due().unwrap().is_some(), "day {day}");
+    }
+    let status = studio.backup_status().unwrap();
+    assert_eq!(status.count, 3, "two daily and one weekly: {status:?}");
+    assert_eq!((status.rotation.daily, status.rotation.weekly), (2, 1));
+    let newest = status.newest.expect("a newest backup");
+    assert!(newest.bytes > 0 && newest.path.contains("research-auto-"));
+    // Off: none taken, none removed.
+    set("off");
+    clock.0.store(t0 + 30 * DAY, Ordering::SeqCst);
+    assert!(studio.backup_if_due().unwrap().is_none());
+    assert_eq!(studio.backup_status().unwrap().count, 3);
+    // A value that says nothing clear is refused, naming the form.
+    let mut settings = studio.settings().unwrap();
+    let err = settings.set("backups", "weekly").unwrap_err();
+    assert!(err.message.contains("DAILY,WEEKLY"), "{}", err.message);
+    assert!(settings.set("backups", "0,3").is_err());
+}

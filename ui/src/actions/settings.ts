@@ -81,6 +81,15 @@ export function settingsActions({ store, toast, fail, show }: Base) {
     await refreshKeys();
     void fillModelChoice();
     void refreshProviders();
+    void refreshBackups();
+  }
+
+  async function refreshBackups() {
+    try {
+      store.set({ backups: await api.backupStatus() });
+    } catch (e) {
+      fail(e);
+    }
   }
 
   async function fillModelChoice() {
@@ -111,6 +120,15 @@ export function settingsActions({ store, toast, fail, show }: Base) {
     setFormModel,
     openSettings,
     fillSettings,
+    /** Backs up now, then shows the backups as they are. */
+    async backUpNow() {
+      try {
+        store.set({ backups: await api.backUpNow() });
+        toast("Backed up.", "info");
+      } catch (e) {
+        fail(e);
+      }
+    },
     saveSetting,
     savePreferences,
     chooseGguf,

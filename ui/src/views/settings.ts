@@ -4,12 +4,24 @@ import { fixWords } from "../api";
 import { formatBytes } from "../download";
 import { inside, setBar, setBusy } from "../dom";
 import { shallow } from "../store";
-import type { SettingKey, Settings } from "../types";
+import type { BackupStatus, SettingKey, Settings } from "../types";
 import type { Ctx } from "./ctx";
 
 const OTHER_MODEL = "other";
 
 /** A setting as its field shows it (`setting`: the api's word on its key). */
+/** What Settings says of the backups: the newest, how many, and where. */
+export function backupWords(b: BackupStatus): string {
+  const count = `${b.count} backup${b.count === 1 ? "" : "s"} in ${b.folder}`;
+  if (!b.newest) {
+    return b.rotation.daily > 0
+      ? `No backup yet: the app takes one today while it is open. Backups go to ${b.folder}.`
+      : `No backup yet, and the app takes none (backups kept: off). Backups go to ${b.folder}.`;
+  }
+  const when = new Date(b.newest.taken_at_ms).toLocaleString();
+  return `Last backup: ${when} (${formatBytes(b.newest.bytes)}) — ${count}.`;
+}
+
 export function settingText(s: Settings, setting: SettingKey): string {
   const v = (s as Record<string, unknown>)[setting.key];
   // An empty list is a choice ("none"); an absent one is the built-in list (the placeholder).
@@ -41,6 +53,13 @@ export function mountSettings(root: HTMLElement, { store, actions }: Ctx) {
     if (!info) return;
     if (!info.keychain.available) $("keys-help").textContent = "No system keychain: keys entered here last until you quit.";
     $("log-dir").textContent = `Logs: ${info.log_dir} · Sessions and runs: ${info.storage || info.db_path} · Version ${info.version}`;
+  });
+
+  // ---------- backups ----------
+  $("back-up-now").addEventListener("click", () => void actions.backUpNow());
+  store.watch((s) => s.backups, (b) => {
+    if (!b) return;
+    $("backup-status").textContent = backupWords(b);
   });
 
   // ---------- the default model ----------
