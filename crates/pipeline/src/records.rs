@@ -337,6 +337,8 @@ pub enum WarningKind {
     /// A model's search or research question was refused: it echoed the prompt or the schema,
     /// answered instead of asking, or shared no word with the question.
     Refused,
+    /// A search that found nothing on its kind of source was tried on every other kind.
+    Switched,
 }
 
 /// A warning kept with the run (a failed search, an unreadable page).

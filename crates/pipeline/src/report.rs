@@ -518,6 +518,22 @@ fn on_question_lines(state: &Facts<'_>) -> String {
             )
         });
     }
+    // Seed 000 (000-12): the searches tried on every kind of source after finding nothing.
+    for w in state
+        .warnings
+        .iter()
+        .filter(|w| w.kind == crate::records::WarningKind::Switched)
+    {
+        out.push_str(&format!(
+            "- {} {}\n",
+            if ja {
+                "検索の切り替え:"
+            } else {
+                "A search switched:"
+            },
+            w.message
+        ));
+    }
     let refused: Vec<&crate::records::Warning> = state
         .warnings
         .iter()

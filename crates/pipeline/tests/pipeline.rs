@@ -777,3 +777,112 @@ async fn the_depth_chooses_the_kinds_of_source_searched() {
         assert!(seen.iter().all(|k| *k == kinds), "{depth:?}: {seen:?}");
     }
 }
+
+/// A search provider that keeps every query asked, and finds the corpus's pages only for a
+/// query asked of every kind of source (as if its web search found nothing for the plan's
+/// searches).
+struct FindsOnlyWhenWidened {
+    corpus: Arc<Corpus>,
+    asked: std::sync::Mutex<Vec<research_search::SearchQuery>>,
+}
+
+#[async_trait::async_trait]
+impl research_search::SearchProvider for FindsOnlyWhenWidened {
+    fn name(&self) -> &'static str {
+        "widened"
+    }
+    async fn search(
+        &self,
+        query: &research_search::SearchQuery,
+    ) -> Result<Vec<research_search::Hit>, research_search::SearchError> {
+        self.asked.lock().unwrap().push(query.clone());
+        if query.kind.is_none() && query.among.len() == 3 {
+            self.corpus.search(query).await
+        } else {
+            Ok(Vec::new())
+        }
+    }
+
+    /// As a set of web, paper and news providers: a query of one kind or of the depth's kinds
+    /// reaches fewer of them than one of every kind.
+    fn asked_for(&self, query: &research_search::SearchQuery) -> Vec<String> {
+        match (query.kind, query.among.len()) {
+            (Some(kind), _) => vec![format!("{kind:?}")],
+            (None, 3) => vec!["Web".into(), "Academic".into(), "News".into()],
+            _ => vec!["Web".into()],
+        }
+    }
+}
+
+/// Seed 000, rows 000-07 and 000-12: a search carries its kind (one that asks for papers goes
+/// to paper providers), and a search that finds nothing on its kind of source is tried on every
+/// other kind before the round gives up; the method section says which.
+#[tokio::test]
+async fn searches_carry_their_kind_and_one_that_found_nothing_is_tried_on_every_kind() {
+    let cfg = config(Mode::Single, Structure::Detailed);
+    let mut answers = script(DETAILED);
+    answers.retain(|a| a.purpose.as_deref() != Some("plan"));
+    answers.insert(
+        0,
+        research_llm::ScriptedAnswer {
+            purpose: Some("plan".into()),
+            contains: None,
+            text: None,
+            json: Some(
+                json!({"questions": ["How does Rust manage memory without a garbage collector?"],
+                              "aspects": ["ownership"],
+                              "searches": ["rust ownership papers", "rust borrow checker rules"]}),
+            ),
+            delay_ms: None,
+        },
+    );
+    let model = Arc::new(ScriptedLlm::new(answers));
+    let meter = Arc::new(Meter::new(Budget::default(), PriceTable::builtin()));
+    let search = Arc::new(FindsOnlyWhenWidened {
+        corpus: corpus(),
+        asked: Default::default(),
+    });
+    let mut env = env(&cfg, model, meter, Arc::new(MemoryDocuments::default()));
+    env.search = search.clone();
+    let out = graph(&cfg, None)
+        .unwrap()
+        .invoke(
+            initial_state(
+                "How does Rust manage memory compared with garbage collection?",
+                &cfg,
+                0,
+            ),
+            RunOptions::new("k1", env).recursion_limit(cfg.step_limit()),
+        )
+        .await
+        .unwrap();
+    let RunOutcome::Finished(state) = out else {
+        panic!("{out:?}")
+    };
+    let asked = search.asked.lock().unwrap().clone();
+    let of = |text: &str| -> Vec<&research_search::SearchQuery> {
+        asked.iter().filter(|q| q.text == text).collect()
+    };
+    // Asked for papers, it went to paper providers first; a plain search to the depth's kinds.
+    let papers = of("rust ownership papers");
+    assert_eq!(
+        papers.first().map(|q| q.kind),
+        Some(Some(research_search::HitKind::Academic)),
+        "{asked:?}"
+    );
+    let plain = of("rust borrow checker rules");
+    assert_eq!(plain.first().map(|q| q.kind), Some(None), "{asked:?}");
+    // Both found nothing, and were asked again of every kind, which found the pages.
+    for q in [papers, plain] {
+        assert_eq!(q.len(), 2, "{asked:?}");
+        assert_eq!(q[1].among.len(), 3);
+    }
+    assert!(!state.sources.is_empty(), "the widened searches read pages");
+    assert!(
+        state.report.contains(
+            "\"rust ownership papers\" found nothing on paper sources; tried on every kind of source"
+        ),
+        "{}",
+        state.report
+    );
+}

@@ -199,6 +199,13 @@ pub trait SearchProvider: Send + Sync {
 
     /// Runs `query`; at most `query.limit` hits, best first.
     async fn search(&self, query: &SearchQuery) -> Result<Vec<Hit>, SearchError>;
+
+    /// The providers `query` goes to, by name: itself for one provider; the ones a query of
+    /// its kind reaches for a set of them ([`MultiSearch`]). A search asked again of other
+    /// kinds of source is worth it only when this differs.
+    fn asked_for(&self, _query: &SearchQuery) -> Vec<String> {
+        vec![self.name().to_string()]
+    }
 }
 
 /// Keys, addresses and limits for building providers (its `Debug` names the providers that

@@ -133,6 +133,13 @@ impl SearchProvider for MultiSearch {
         "multi"
     }
 
+    fn asked_for(&self, query: &SearchQuery) -> Vec<String> {
+        self.asked(query)
+            .into_iter()
+            .map(|(name, _)| name.clone())
+            .collect()
+    }
+
     async fn search(&self, query: &SearchQuery) -> Result<Vec<Hit>, SearchError> {
         let (hits, failures) = self.search_all(query).await;
         // Compared with the providers asked, not all of them: a typed query whose providers all
@@ -192,6 +199,26 @@ mod tests {
         answer: Result<Vec<Hit>, SearchError>,
     ) -> (String, Arc<dyn SearchProvider>) {
         (name.to_string(), Arc::new(Fixed(answer, HitKind::Web)))
+    }
+
+    #[test]
+    fn a_query_of_every_kind_reaches_more_only_when_there_are_other_kinds() {
+        let of = |kind: HitKind, name: &str| -> (String, Arc<dyn SearchProvider>) {
+            (name.to_string(), Arc::new(Fixed(Ok(Vec::new()), kind)))
+        };
+        let web_only = SearchQuery::new("q", 5).among(&[HitKind::Web]);
+        let every =
+            SearchQuery::new("q", 5).among(&[HitKind::Web, HitKind::Academic, HitKind::News]);
+        let plain = MultiSearch::new(vec![of(HitKind::Web, "ddg"), of(HitKind::Local, "local")]);
+        assert_eq!(plain.asked_for(&web_only), plain.asked_for(&every));
+        let with_papers = MultiSearch::new(vec![
+            of(HitKind::Web, "ddg"),
+            of(HitKind::Academic, "arxiv"),
+            of(HitKind::Local, "local"),
+        ]);
+        assert_eq!(with_papers.asked_for(&web_only), vec!["ddg", "local"]);
+        assert_eq!(with_papers.asked_for(&every), vec!["ddg", "arxiv", "local"]);
+        assert_eq!(with_papers.reached(&[HitKind::Web]), vec!["ddg", "local"]);
     }
 
     #[tokio::test]

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use futures::stream::{self, StreamExt};
 use research_graph::NodeError;
-use research_search::{Hit, SearchQuery};
+use research_search::{Hit, HitKind, SearchQuery};
 
 use super::extract::{self, Listing, PageText};
 use super::relevance;
@@ -129,6 +129,43 @@ pub struct Known<'a> {
     pub stored: &'a BTreeMap<String, Source>,
 }
 
+/// Every kind of source a search can go to (the library is always among them).
+const EVERY_KIND: [HitKind; 3] = [HitKind::Web, HitKind::Academic, HitKind::News];
+
+/// Seed 000 (000-07): every search carries its kind — the trust tree's when it typed it, else
+/// what the query asks for in words ([`relevance::kind_of_search`]: papers, news), else the
+/// depth's kinds.
+fn typed(tree: &crate::steps::tree::ResearchTree, query: SearchQuery) -> SearchQuery {
+    let query = tree.typed(query);
+    if query.kind.is_some() {
+        return query;
+    }
+    let kind = relevance::kind_of_search(&query.text);
+    query.of_kind(kind)
+}
+
+/// The kinds of source `query` went to, in words.
+fn kinds_of(query: &SearchQuery) -> String {
+    let word = |k: &HitKind| match k {
+        HitKind::Web => "web",
+        HitKind::Academic => "paper",
+        HitKind::News => "news",
+        HitKind::Local => "library",
+    };
+    match query.kind {
+        Some(k) => format!("{} sources", word(&k)),
+        None => format!(
+            "{} sources",
+            query
+                .among
+                .iter()
+                .map(word)
+                .collect::<Vec<_>>()
+                .join(" and ")
+        ),
+    }
+}
+
 /// Runs `queries`, reads the best new hits (a carried source from its stored text) and
 /// extracts evidence from each page.
 pub async fn harvest(
@@ -142,31 +179,54 @@ pub async fn harvest(
     let l = ctx.config.config.limits();
     let env = ctx.config.clone();
     let mut warnings = Vec::new();
-    let searches: Vec<(String, Result<Vec<Hit>, String>)> = stream::iter(queries.iter().cloned())
-        .map(|q| {
-            let env = env.clone();
-            let ctx = ctx.clone();
-            async move {
-                ctx.emit(Progress::Searching { query: q.clone() });
-                let result =
-                    env.search
-                        .search(&reading.tree.typed(
-                            SearchQuery::new(q.clone(), l.results_per_search).among(l.kinds),
-                        ))
-                        .await
-                        .map_err(|e| e.to_string());
-                (q, result)
-            }
-        })
-        .buffered(PARALLEL_PAGES)
-        .collect()
-        .await;
+    #[allow(clippy::type_complexity)]
+    let searches: Vec<(String, Result<Vec<Hit>, String>, Option<String>)> =
+        stream::iter(queries.iter().cloned())
+            .map(|q| {
+                let env = env.clone();
+                let ctx = ctx.clone();
+                async move {
+                    ctx.emit(Progress::Searching { query: q.clone() });
+                    let query = typed(
+                        reading.tree,
+                        SearchQuery::new(q.clone(), l.results_per_search).among(l.kinds),
+                    );
+                    let mut result = env.search.search(&query).await.map_err(|e| e.to_string());
+                    // Seed 000 (000-12): a search that found nothing on its kind of source is tried
+                    // on every other kind before the round gives up on it.
+                    let wider = SearchQuery {
+                        kind: None,
+                        among: EVERY_KIND.to_vec(),
+                        ..query.clone()
+                    };
+                    let switched = matches!(&result, Ok(hits) if hits.is_empty())
+                        && env.search.asked_for(&wider) != env.search.asked_for(&query);
+                    if switched {
+                        result = env.search.search(&wider).await.map_err(|e| e.to_string());
+                    }
+                    (q, result, switched.then(|| kinds_of(&query)))
+                }
+            })
+            .buffered(PARALLEL_PAGES)
+            .collect()
+            .await;
     let mut searches_done = Vec::new();
     let mut failures = 0;
     let mut yields: Vec<SearchYield> = Vec::new();
     let mut answered: Vec<Vec<Hit>> = Vec::new();
-    for (query, result) in searches {
+    for (query, result, switched) in searches {
         searches_done.push(query.clone());
+        if let Some(from) = switched {
+            let found = result.as_ref().map_or(0, Vec::len);
+            let mut w = warn(
+                ctx,
+                format!(
+                    "\"{query}\" found nothing on {from}; tried on every kind of source, it found {found}"
+                ),
+            );
+            w.kind = WarningKind::Switched;
+            warnings.push(w);
+        }
         let mut outcome = SearchYield {
             query: query.clone(),
             ..Default::default()

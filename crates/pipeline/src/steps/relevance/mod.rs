@@ -129,6 +129,44 @@ fn echo(text: &str, question: &str) -> Option<String> {
     })
 }
 
+/// Words a search uses when it asks for papers: it goes to the paper providers (arXiv,
+/// Semantic Scholar). "Journal" is not one: a rollback journal is no periodical.
+const PAPER_WORDS: &[&str] = &[
+    "paper",
+    "papers",
+    "preprint",
+    "preprints",
+    "peer-reviewed",
+    "arxiv",
+    "meta-analysis",
+    "論文",
+];
+
+/// Words a search uses when it asks for news: it goes to the news providers.
+const NEWS_WORDS: &[&str] = &["news", "headlines", "ニュース", "報道"];
+
+/// The kind of source a search asks for in its own words, when it names one (seed 000: each
+/// search carries its kind and goes to matching providers): papers, or news. `None` for the
+/// rest, which go to the depth's kinds of source.
+pub fn kind_of_search(query: &str) -> Option<research_search::HitKind> {
+    let lower = query.to_lowercase();
+    let words: Vec<&str> = lower.unicode_words().collect();
+    let says = |list: &[&str]| {
+        list.iter()
+            .any(|w| words.contains(w) || ((!w.is_ascii() || w.contains('-')) && lower.contains(w)))
+    };
+    if lower.contains("white paper") {
+        return None;
+    }
+    if says(PAPER_WORDS) || lower.contains("systematic review") {
+        Some(research_search::HitKind::Academic)
+    } else if says(NEWS_WORDS) {
+        Some(research_search::HitKind::News)
+    } else {
+        None
+    }
+}
+
 /// Why aspect `aspect` (a section heading) is refused: it echoes the prompt or the schema
 /// ("Aspects", "Coverage", a file path). It need not share a word with the question: a report
 /// on Rust's memory has a section on borrowing.
@@ -645,5 +683,24 @@ mod tests {
         );
         // Nothing on the question read: nothing to draw from.
         assert!(feedback_searches("Why do ferns curl?", &evidence, &titles, &[], 3).is_empty());
+    }
+
+    #[test]
+    fn a_search_that_asks_for_papers_or_news_carries_that_kind() {
+        use research_search::HitKind;
+        assert_eq!(
+            kind_of_search("honeybee waggle dance papers"),
+            Some(HitKind::Academic)
+        );
+        assert_eq!(
+            kind_of_search("CRISPR meta-analysis"),
+            Some(HitKind::Academic)
+        );
+        assert_eq!(kind_of_search("ミツバチ 論文"), Some(HitKind::Academic));
+        assert_eq!(kind_of_search("sqlite release news"), Some(HitKind::News));
+        // A rollback journal is no periodical; a white paper is a web page.
+        assert_eq!(kind_of_search("sqlite rollback journal commit"), None);
+        assert_eq!(kind_of_search("cloud security white paper"), None);
+        assert_eq!(kind_of_search("rust borrow checker rules"), None);
     }
 }
