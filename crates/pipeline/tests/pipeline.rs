@@ -343,12 +343,8 @@ async fn nothing_found_is_an_honest_report_not_an_empty_one() {
     assert_eq!(state.outcome, Outcome::Finished);
 }
 
-/// Issue 52, N5: a multi-agent run crosses into the sources' language after its first round,
-/// as a single-agent run does: a Japanese question over English pages searches its key terms
-/// in English too, and the method says so.
-#[tokio::test]
-async fn a_multi_agent_run_searches_in_the_sources_language_too() {
-    let cfg = config(Mode::Multi, Structure::Detailed);
+/// The scripted answers of [`DETAILED`] with `plan` as the planner's answer.
+fn planned(plan: serde_json::Value) -> Vec<research_llm::ScriptedAnswer> {
     let mut answers = script(DETAILED);
     answers.retain(|a| a.purpose.as_deref() != Some("plan"));
     answers.insert(
@@ -357,11 +353,21 @@ async fn a_multi_agent_run_searches_in_the_sources_language_too() {
             purpose: Some("plan".into()),
             contains: None,
             text: None,
-            json: Some(json!({"questions": ["Rust はメモリをどう管理しますか？"],
-                              "aspects": ["所有権"], "searches": ["rust ownership memory"]})),
+            json: Some(plan),
             delay_ms: None,
         },
     );
+    answers
+}
+
+/// Issue 52, N5: a multi-agent run crosses into the sources' language after its first round,
+/// as a single-agent run does: a Japanese question over English pages searches its key terms
+/// in English too, and the method says so.
+#[tokio::test]
+async fn a_multi_agent_run_searches_in_the_sources_language_too() {
+    let cfg = config(Mode::Multi, Structure::Detailed);
+    let answers = planned(json!({"questions": ["Rust はメモリをどう管理しますか？"],
+                                 "aspects": ["所有権"], "searches": ["rust ownership memory"]}));
     let model = Arc::new(ScriptedLlm::new(answers));
     let meter = Arc::new(Meter::new(Budget::default(), PriceTable::builtin()));
     let out = graph(&cfg, None)
@@ -403,20 +409,9 @@ async fn a_multi_agent_run_searches_in_the_sources_language_too() {
 #[tokio::test]
 async fn japanese_questions_get_japanese_headings() {
     let cfg = config(Mode::Single, Structure::Detailed);
-    let mut answers = script(DETAILED);
     // The plan's research questions in the question's language.
-    answers.retain(|a| a.purpose.as_deref() != Some("plan"));
-    answers.insert(
-        0,
-        research_llm::ScriptedAnswer {
-            purpose: Some("plan".into()),
-            contains: None,
-            text: None,
-            json: Some(json!({"questions": ["Rust はメモリをどう管理しますか？"],
-                              "aspects": ["所有権"], "searches": ["rust ownership memory"]})),
-            delay_ms: None,
-        },
-    );
+    let answers = planned(json!({"questions": ["Rust はメモリをどう管理しますか？"],
+                                 "aspects": ["所有権"], "searches": ["rust ownership memory"]}));
     let model = Arc::new(ScriptedLlm::new(answers));
     let meter = Arc::new(Meter::new(Budget::default(), PriceTable::builtin()));
     let graph = graph(&cfg, None).unwrap();
@@ -820,21 +815,10 @@ impl research_search::SearchProvider for FindsOnlyWhenWidened {
 #[tokio::test]
 async fn searches_carry_their_kind_and_one_that_found_nothing_is_tried_on_every_kind() {
     let cfg = config(Mode::Single, Structure::Detailed);
-    let mut answers = script(DETAILED);
-    answers.retain(|a| a.purpose.as_deref() != Some("plan"));
-    answers.insert(
-        0,
-        research_llm::ScriptedAnswer {
-            purpose: Some("plan".into()),
-            contains: None,
-            text: None,
-            json: Some(
-                json!({"questions": ["How does Rust manage memory without a garbage collector?"],
-                              "aspects": ["ownership"],
-                              "searches": ["rust ownership papers", "rust borrow checker rules"]}),
-            ),
-            delay_ms: None,
-        },
+    let answers = planned(
+        json!({"questions": ["How does Rust manage memory without a garbage collector?"],
+                                 "aspects": ["ownership"],
+                                 "searches": ["rust ownership papers", "rust borrow checker rules"]}),
     );
     let model = Arc::new(ScriptedLlm::new(answers));
     let meter = Arc::new(Meter::new(Budget::default(), PriceTable::builtin()));

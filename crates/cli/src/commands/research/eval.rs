@@ -10,7 +10,7 @@ use research_api::{
     ResearchStatus, ReviewPoints, RunConfig, RunResult,
 };
 
-use super::options::{invalid, DepthArg};
+use super::options::{invalid, providers, DepthArg};
 use super::{AnswerArgs, ModelArgs};
 use crate::commands::DbArg;
 
@@ -190,13 +190,7 @@ async fn live(
     let config = RunConfig {
         depth: args.depth.into(),
         models: args.models.routing_or_default()?,
-        search: args
-            .search
-            .iter()
-            .flat_map(|s| s.split(','))
-            .map(|s| s.trim().to_string())
-            .filter(|s| !s.is_empty())
-            .collect(),
+        search: providers(args.search.as_deref()),
         // An evaluation never waits on a person.
         review: ReviewPoints::none(),
         no_input: true,

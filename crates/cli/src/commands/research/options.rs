@@ -194,6 +194,16 @@ pub(super) fn invalid(message: impl Into<String>) -> ApiError {
 
 /// The run configuration `args` ask for. What they leave open (models, providers, review
 /// points) stays empty or default for the api to fill from the settings.
+/// The providers `--search` names, comma-separated.
+pub(super) fn providers(search: Option<&str>) -> Vec<String> {
+    search
+        .iter()
+        .flat_map(|s| s.split(','))
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
 pub(super) fn config(args: &RunArgs, models: ModelRouting) -> RunConfig {
     RunConfig {
         mode: args.mode.into(),
@@ -219,13 +229,7 @@ pub(super) fn config(args: &RunArgs, models: ModelRouting) -> RunConfig {
             method: args.method.clone().unwrap_or_default(),
         },
         verification_loops: args.verification_loops,
-        search: args
-            .search
-            .iter()
-            .flat_map(|s| s.split(','))
-            .map(|s| s.trim().to_string())
-            .filter(|s| !s.is_empty())
-            .collect(),
+        search: providers(args.search.as_deref()),
         budget: Budget {
             max_calls: args.max_calls,
             max_tokens: args.max_tokens,
