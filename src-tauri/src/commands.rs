@@ -502,17 +502,17 @@ pub async fn export_report<R: Runtime>(
     format: String,
 ) -> Res<Option<String>> {
     let format: ExportFormat = format.parse()?;
-    let (ext, filter): (&str, (&'static str, &'static [&'static str])) = match format {
-        ExportFormat::Md => ("md", ("Markdown", &["md"])),
-        ExportFormat::Pdf => ("pdf", ("PDF", &["pdf"])),
-        ExportFormat::Bib => ("bib", ("BibTeX", &["bib"])),
-        ExportFormat::Ris => ("ris", ("RIS", &["ris"])),
-    };
+    let (ext, kind) = format.file();
     // Fail before the dialog when there is nothing to export.
     let report = state.studio.report_for_export(&session_id)?;
     let name = file_stem(&report.question);
-    let Some(mut path) =
-        dialogs::save_path(app, "Export report", format!("{name}.{ext}"), filter).await?
+    let Some(mut path) = dialogs::save_path(
+        app,
+        "Export report",
+        format!("{name}.{ext}"),
+        (kind, &[ext]),
+    )
+    .await?
     else {
         return Ok(None);
     };

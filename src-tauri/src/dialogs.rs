@@ -226,7 +226,7 @@ pub async fn save_path<R: Runtime>(
     app: AppHandle<R>,
     title: &str,
     file_name: String,
-    filter: (&'static str, &'static [&'static str]),
+    filter: (&str, &[&str]),
 ) -> Result<Option<PathBuf>, ApiError> {
     let dialog = app
         .dialog()

@@ -22,6 +22,21 @@ pub enum ExportFormat {
     Bib,
     /// RIS of the sources.
     Ris,
+    /// CSL-JSON of the sources (Zotero, Mendeley, Pandoc's citeproc).
+    CslJson,
+}
+
+impl ExportFormat {
+    /// The file name's extension, and what a save dialog calls the kind of file.
+    pub fn file(self) -> (&'static str, &'static str) {
+        match self {
+            Self::Md => ("md", "Markdown"),
+            Self::Pdf => ("pdf", "PDF"),
+            Self::Bib => ("bib", "BibTeX"),
+            Self::Ris => ("ris", "RIS"),
+            Self::CslJson => ("json", "CSL-JSON"),
+        }
+    }
 }
 
 impl std::str::FromStr for ExportFormat {
@@ -32,9 +47,10 @@ impl std::str::FromStr for ExportFormat {
             "pdf" => Ok(Self::Pdf),
             "bib" | "bibtex" => Ok(Self::Bib),
             "ris" => Ok(Self::Ris),
+            "csl-json" | "csl" | "json" => Ok(Self::CslJson),
             other => Err(ApiError::new(
                 ErrorCode::InvalidInput,
-                format!("unknown export format `{other}`; use md, pdf, bib or ris"),
+                format!("unknown export format `{other}`; use md, pdf, bib, ris or csl-json"),
             )),
         }
     }
@@ -190,6 +206,7 @@ impl Studio {
             ExportFormat::Md => research_export::markdown(&report).into_bytes(),
             ExportFormat::Bib => research_export::bibtex(&report).into_bytes(),
             ExportFormat::Ris => research_export::ris(&report).into_bytes(),
+            ExportFormat::CslJson => research_export::csl_json(&report).into_bytes(),
             ExportFormat::Pdf => {
                 let fonts = FontSet::locate(fonts_dir().as_deref())
                     .map_err(|e| ApiError::new(ErrorCode::Storage, e.to_string()))?;

@@ -58,6 +58,7 @@ fn a_pipeline_report_exports_to_every_format() {
         ("pdf", &thread),
         ("bib", &session),
         ("ris", &thread),
+        ("csl-json", &session),
     ] {
         let file = dir.path().join(format!("report.{format}"));
         let out = research(
@@ -98,6 +99,12 @@ fn a_pipeline_report_exports_to_every_format() {
                 assert!(text.contains("Sources"));
             }
             "bib" => assert!(String::from_utf8(bytes).unwrap().contains("@misc{source1,")),
+            "csl-json" => {
+                let items: Vec<Value> = serde_json::from_slice(&bytes).unwrap();
+                assert!(!items.is_empty());
+                assert_eq!(items[0]["id"], "source1");
+                assert_eq!(items[0]["type"], "document", "a library file");
+            }
             _ => assert!(String::from_utf8(bytes).unwrap().contains("TY  - GEN")),
         }
     }

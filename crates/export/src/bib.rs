@@ -104,6 +104,60 @@ pub fn bibtex(report: &Report) -> String {
     out
 }
 
+/// The sources as CSL-JSON, the items Zotero, Mendeley and Pandoc's citeproc import: ids
+/// `source1`, `source2`, … as BibTeX's keys, typed by kind (web page, journal article,
+/// preprint with its arXiv number, local document), with the date each was read.
+pub fn csl_json(report: &Report) -> String {
+    let items: Vec<serde_json::Value> = report
+        .sources
+        .iter()
+        .map(|s| {
+            let read = date(s.accessed_at_ms);
+            let parts: Vec<i64> = read.split('-').filter_map(|p| p.parse().ok()).collect();
+            let mut item = serde_json::json!({
+                "id": format!("source{}", s.id),
+                "title": s.title.trim(),
+                "accessed": {"date-parts": [parts]},
+            });
+            let fields = item.as_object_mut().expect("an object");
+            let set =
+                |fields: &mut serde_json::Map<String, serde_json::Value>, k: &str, v: &str| {
+                    fields.insert(k.into(), v.into());
+                };
+            match kind(s) {
+                Kind::Web => {
+                    set(fields, "type", "webpage");
+                    set(fields, "URL", &s.url);
+                }
+                Kind::Article => {
+                    set(fields, "type", "article-journal");
+                    set(fields, "URL", &s.url);
+                }
+                Kind::Preprint => {
+                    set(fields, "type", "article");
+                    set(fields, "URL", &s.url);
+                    set(fields, "archive", "arXiv");
+                    let number = s
+                        .url
+                        .rsplit('/')
+                        .next()
+                        .unwrap_or_default()
+                        .trim_end_matches(".pdf");
+                    set(fields, "number", number);
+                }
+                Kind::File => {
+                    set(fields, "type", "document");
+                    set(fields, "note", &format!("Local file: {}", path_of(&s.url)));
+                }
+            }
+            item
+        })
+        .collect();
+    let mut out = serde_json::to_string_pretty(&items).expect("JSON values serialize");
+    out.push('\n');
+    out
+}
+
 /// The sources as RIS records.
 pub fn ris(report: &Report) -> String {
     let mut out = String::new();
@@ -174,6 +228,28 @@ mod tests {
             created_at_ms: 1_795_000_000_000,
             models: vec![],
         }
+    }
+
+    /// Issue 55, item 4 (its export half): the sources as CSL-JSON items, typed, with the day
+    /// each was read, ids matching BibTeX's keys.
+    #[test]
+    fn csl_json_items_are_typed_and_dated() {
+        let items: Vec<serde_json::Value> = serde_json::from_str(&csl_json(&report())).unwrap();
+        let types: Vec<&str> = items.iter().map(|i| i["type"].as_str().unwrap()).collect();
+        assert_eq!(types, ["webpage", "article", "article-journal", "document"]);
+        assert_eq!(items[0]["id"], "source1");
+        assert_eq!(items[0]["title"], "Bees & {dances} 100%");
+        assert_eq!(items[0]["URL"], "https://example.org/bees?a=1&b=2");
+        assert_eq!(
+            items[0]["accessed"],
+            serde_json::json!({"date-parts": [[2026, 11, 18]]})
+        );
+        assert_eq!(
+            (items[1]["archive"].as_str(), items[1]["number"].as_str()),
+            (Some("arXiv"), Some("2401.01234"))
+        );
+        assert_eq!(items[3]["note"], "Local file: /home/me/notes/bees_2024.md");
+        assert!(items[3].get("URL").is_none());
     }
 
     #[test]

@@ -11,7 +11,7 @@ mod markdown;
 mod pdf;
 mod typst_markup;
 
-pub use bib::{bibtex, ris};
+pub use bib::{bibtex, csl_json, ris};
 pub use html::html;
 pub use markdown::markdown;
 pub use pdf::{FontSet, Paper, PdfOptions, PdfRenderer};

@@ -1,4 +1,5 @@
-//! `research export`: a finished report as Markdown or PDF, or its sources as BibTeX or RIS.
+//! `research export`: a finished report as Markdown or PDF, or its sources as BibTeX, RIS or
+//! CSL-JSON.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -14,6 +15,8 @@ pub enum FormatArg {
     Pdf,
     Bib,
     Ris,
+    /// CSL-JSON of the sources (Zotero, Mendeley, Pandoc)
+    CslJson,
 }
 
 impl From<FormatArg> for ExportFormat {
@@ -23,6 +26,7 @@ impl From<FormatArg> for ExportFormat {
             FormatArg::Pdf => ExportFormat::Pdf,
             FormatArg::Bib => ExportFormat::Bib,
             FormatArg::Ris => ExportFormat::Ris,
+            FormatArg::CslJson => ExportFormat::CslJson,
         }
     }
 }
