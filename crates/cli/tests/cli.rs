@@ -239,7 +239,7 @@ fn an_unknown_choice_is_refused_with_the_valid_ones() {
     );
     refused(
         &["export", "x", "--format", "docx", "--out", "x.docx"],
-        &["[possible values: md, pdf, bib, ris]"],
+        &["[possible values: md, pdf, bib, ris, csl-json]"],
     );
 }
 

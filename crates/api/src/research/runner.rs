@@ -338,10 +338,27 @@ fn process_alive(process: &str) -> Option<bool> {
     if !cfg!(target_os = "linux") {
         return (pid == std::process::id()).then_some(true);
     }
+    // A process that has exited but not yet been reaped by its parent (a zombie, a killed
+    // server the app has not waited for) runs nothing: it is not alive.
+    if exited(pid) {
+        return Some(false);
+    }
     Some(match started_at(pid) {
         None => false,
         Some(now) => start.is_empty() || now == start,
     })
+}
+
+/// Whether process `pid` has exited and only waits to be reaped (`/proc/PID/stat` state `Z`
+/// or `X`).
+fn exited(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|stat| {
+            let rest = &stat[stat.rfind(')')? + 1..];
+            rest.split_whitespace().next().map(|s| s == "Z" || s == "X")
+        })
+        .unwrap_or(false)
 }
 
 #[cfg(test)]
@@ -437,5 +454,22 @@ mod tests {
             store.runner("t").unwrap().as_deref(),
             Some("elsewhere/1:1/99")
         );
+    }
+
+    #[test]
+    fn a_process_that_exited_but_was_not_reaped_is_not_alive() {
+        if !cfg!(target_os = "linux") {
+            return;
+        }
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let pid = child.id();
+        // Not waited for yet: a zombie once it has exited.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while !exited(pid) && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let start = started_at(pid).expect("still in /proc until reaped");
+        assert_eq!(process_alive(&format!("{pid}:{start}")), Some(false));
+        child.wait().unwrap();
     }
 }
