@@ -2,6 +2,7 @@
 // what is wrong, that nothing was written, and the way back — the newest backup, restored after
 // a native confirmation that says what it replaces.
 import { html, render } from "lit-html";
+import { fixWords } from "../api";
 import { inside } from "../dom";
 import type { Ctx } from "./ctx";
 
@@ -11,12 +12,16 @@ export function mountDamaged(root: HTMLElement, { store, actions }: Ctx) {
     if (!problem) return;
     const message = problem.message.charAt(0).toUpperCase() + problem.message.slice(1);
     $("damaged-message").textContent = /[.!?]$/.test(message) ? message : `${message}.`;
-    const backup = problem.fix?.place === "restore_backup" ? problem.fix.backup : null;
+    const fix = problem.fix;
+    const backup = fix?.place === "restore_backup" ? fix.backup : null;
     render(backup
       ? html`<p>The newest backup is <code class="path">${backup}</code>. Restoring it puts it in place of the
           file, which is kept beside it under a new name.</p>
         <button id="damaged-restore" class="primary" @click=${() => void actions.restoreNewestBackup()}>Restore the newest backup…</button>`
-      : html`<p>No backup was found beside the database. Restore one you kept with <code>research restore FILE</code>,
-          or move the file away to start afresh, then open the app again.</p>`, $("damaged-actions"));
+      : fix?.place === "restore_backup"
+        ? html`<p>No backup was found beside the database. Restore one you kept with <code>research restore FILE</code>,
+            or move the file away to start afresh, then open the app again.</p>`
+        // Not the file itself (a folder that cannot be written, say): what the api says to do.
+        : html`<p>${fixWords(fix) || "Put that right, then open the app again."}</p>`, $("damaged-actions"));
   });
 }
