@@ -719,79 +719,36 @@ async fn a_fork_takes_the_plans_the_plan_review_point_takes() {
     assert!(fork.contains("no searches"), "{fork}");
 }
 
-/// The corpus, recording the kinds of source each search may go to.
-struct KindsSeen {
-    corpus: Arc<Corpus>,
-    seen: std::sync::Mutex<Vec<Vec<research_search::HitKind>>>,
-}
-
-#[async_trait::async_trait]
-impl research_search::SearchProvider for KindsSeen {
-    fn name(&self) -> &'static str {
-        "kinds"
-    }
-    async fn search(
-        &self,
-        query: &research_search::SearchQuery,
-    ) -> Result<Vec<research_search::Hit>, research_search::SearchError> {
-        self.seen.lock().unwrap().push(query.among.clone());
-        self.corpus.search(query).await
-    }
-}
-
-#[tokio::test]
-async fn the_depth_chooses_the_kinds_of_source_searched() {
-    use research_search::HitKind::{Academic, News, Web};
-    for (depth, kinds) in [
-        (Depth::Quick, vec![Web]),
-        (Depth::Standard, vec![Web, Academic]),
-        (Depth::Comprehensive, vec![Web, Academic, News]),
-    ] {
-        let mut config = config(Mode::Single, Structure::Detailed);
-        config.depth = depth;
-        let model = Arc::new(ScriptedLlm::new(script(DETAILED)));
-        let meter = Arc::new(Meter::new(config.budget, PriceTable::builtin()));
-        let docs = Arc::new(MemoryDocuments::default());
-        let seen = Arc::new(KindsSeen {
-            corpus: corpus(),
-            seen: Default::default(),
-        });
-        let mut env = env(&config, model, meter, docs);
-        env.search = seen.clone();
-        let outcome = graph(&config, Some(Arc::new(MemoryCheckpointer::new())))
-            .unwrap()
-            .invoke(
-                initial_state("How does Rust manage memory?", &config, 1_700_000_000_000),
-                RunOptions::new("t1", env),
-            )
-            .await
-            .unwrap();
-        assert!(matches!(outcome, RunOutcome::Finished(_)), "{outcome:?}");
-        let seen = seen.seen.lock().unwrap();
-        assert!(!seen.is_empty());
-        assert!(seen.iter().all(|k| *k == kinds), "{depth:?}: {seen:?}");
-    }
-}
-
-/// A search provider that keeps every query asked, and finds the corpus's pages only for a
-/// query asked of every kind of source (as if its web search found nothing for the plan's
-/// searches).
-struct FindsOnlyWhenWidened {
+/// The corpus behind a search provider that keeps every query asked. With `only_widened`, it
+/// finds pages only for a query asked of every kind of source (as if a web search found
+/// nothing for the plan's searches), and reaches more providers for such a query.
+struct Recorded {
     corpus: Arc<Corpus>,
     asked: std::sync::Mutex<Vec<research_search::SearchQuery>>,
+    only_widened: bool,
+}
+
+impl Recorded {
+    fn new(only_widened: bool) -> Arc<Self> {
+        Arc::new(Self {
+            corpus: corpus(),
+            asked: Default::default(),
+            only_widened,
+        })
+    }
 }
 
 #[async_trait::async_trait]
-impl research_search::SearchProvider for FindsOnlyWhenWidened {
+impl research_search::SearchProvider for Recorded {
     fn name(&self) -> &'static str {
-        "widened"
+        "recorded"
     }
     async fn search(
         &self,
         query: &research_search::SearchQuery,
     ) -> Result<Vec<research_search::Hit>, research_search::SearchError> {
         self.asked.lock().unwrap().push(query.clone());
-        if query.kind.is_none() && query.among.len() == 3 {
+        if !self.only_widened || (query.kind.is_none() && query.among.len() == 3) {
             self.corpus.search(query).await
         } else {
             Ok(Vec::new())
@@ -809,6 +766,43 @@ impl research_search::SearchProvider for FindsOnlyWhenWidened {
     }
 }
 
+#[tokio::test]
+async fn the_depth_chooses_the_kinds_of_source_searched() {
+    use research_search::HitKind::{Academic, News, Web};
+    for (depth, kinds) in [
+        (Depth::Quick, vec![Web]),
+        (Depth::Standard, vec![Web, Academic]),
+        (Depth::Comprehensive, vec![Web, Academic, News]),
+    ] {
+        let mut config = config(Mode::Single, Structure::Detailed);
+        config.depth = depth;
+        let model = Arc::new(ScriptedLlm::new(script(DETAILED)));
+        let meter = Arc::new(Meter::new(config.budget, PriceTable::builtin()));
+        let docs = Arc::new(MemoryDocuments::default());
+        let seen = Recorded::new(false);
+        let mut env = env(&config, model, meter, docs);
+        env.search = seen.clone();
+        let outcome = graph(&config, Some(Arc::new(MemoryCheckpointer::new())))
+            .unwrap()
+            .invoke(
+                initial_state("How does Rust manage memory?", &config, 1_700_000_000_000),
+                RunOptions::new("t1", env),
+            )
+            .await
+            .unwrap();
+        assert!(matches!(outcome, RunOutcome::Finished(_)), "{outcome:?}");
+        let seen: Vec<Vec<research_search::HitKind>> = seen
+            .asked
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|q| q.among.clone())
+            .collect();
+        assert!(!seen.is_empty());
+        assert!(seen.iter().all(|k| *k == kinds), "{depth:?}: {seen:?}");
+    }
+}
+
 /// Seed 000, rows 000-07 and 000-12: a search carries its kind (one that asks for papers goes
 /// to paper providers), and a search that finds nothing on its kind of source is tried on every
 /// other kind before the round gives up; the method section says which.
@@ -822,10 +816,7 @@ async fn searches_carry_their_kind_and_one_that_found_nothing_is_tried_on_every_
     );
     let model = Arc::new(ScriptedLlm::new(answers));
     let meter = Arc::new(Meter::new(Budget::default(), PriceTable::builtin()));
-    let search = Arc::new(FindsOnlyWhenWidened {
-        corpus: corpus(),
-        asked: Default::default(),
-    });
+    let search = Recorded::new(true);
     let mut env = env(&cfg, model, meter, Arc::new(MemoryDocuments::default()));
     env.search = search.clone();
     let out = graph(&cfg, None)

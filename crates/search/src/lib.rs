@@ -41,6 +41,18 @@ pub enum HitKind {
     Local,
 }
 
+impl HitKind {
+    /// The kind in a reader's words ("paper sources"): one word for every place that says it.
+    pub fn word(self) -> &'static str {
+        match self {
+            HitKind::Web => "web",
+            HitKind::Academic => "paper",
+            HitKind::News => "news",
+            HitKind::Local => "library",
+        }
+    }
+}
+
 /// One search result.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Hit {

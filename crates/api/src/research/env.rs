@@ -424,12 +424,6 @@ impl Studio {
             if reached.contains(&name.as_str()) || !search.has(name) {
                 continue;
             }
-            let kind = |k: &research_search::HitKind| match k {
-                research_search::HitKind::Web => "web",
-                research_search::HitKind::Academic => "paper",
-                research_search::HitKind::News => "news",
-                research_search::HitKind::Local => "library",
-            };
             let depth = serde_json::to_value(saved.config.depth)
                 .ok()
                 .and_then(|v| v.as_str().map(String::from))
@@ -437,7 +431,11 @@ impl Studio {
             notes.push(format!(
                 "{name} was chosen but not searched: a {depth} depth search goes to {} \
                  sources only (a deeper depth searches it)",
-                kinds.iter().map(kind).collect::<Vec<_>>().join(" and ")
+                kinds
+                    .iter()
+                    .map(|k| k.word())
+                    .collect::<Vec<_>>()
+                    .join(" and ")
             ));
         }
         let fetcher = self.fetcher(saved, sessions, library, mcp, false)?;

@@ -146,24 +146,11 @@ fn typed(tree: &crate::steps::tree::ResearchTree, query: SearchQuery) -> SearchQ
 
 /// The kinds of source `query` went to, in words.
 fn kinds_of(query: &SearchQuery) -> String {
-    let word = |k: &HitKind| match k {
-        HitKind::Web => "web",
-        HitKind::Academic => "paper",
-        HitKind::News => "news",
-        HitKind::Local => "library",
+    let kinds: Vec<&str> = match query.kind {
+        Some(k) => vec![k.word()],
+        None => query.among.iter().map(|k| k.word()).collect(),
     };
-    match query.kind {
-        Some(k) => format!("{} sources", word(&k)),
-        None => format!(
-            "{} sources",
-            query
-                .among
-                .iter()
-                .map(word)
-                .collect::<Vec<_>>()
-                .join(" and ")
-        ),
-    }
+    format!("{} sources", kinds.join(" and "))
 }
 
 /// Runs `queries`, reads the best new hits (a carried source from its stored text) and

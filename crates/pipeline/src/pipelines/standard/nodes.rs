@@ -435,17 +435,10 @@ pub(crate) fn research_again(
             )),
         };
     }
-    // What is left of the budget is the report's: a soft budget reached stops research here too.
-    if crate::config::soft_budget(config, spent).is_some() {
-        return not("the budget is spent; what is left of it is the report's");
+    if let Some(why) = why_no_more_research(state, config, spent) {
+        return not(&why);
     }
     let limits = config.limits();
-    if source_room(state, limits.max_sources) == 0 {
-        return not(&format!(
-            "the limit of {} sources is reached",
-            limits.max_sources + state.granted_sources
-        ));
-    }
     let searches = searches_about(
         state,
         claims
@@ -462,6 +455,27 @@ pub(crate) fn research_again(
         searches.join("; ")
     );
     Ok((searches, decision(what)))
+}
+
+/// Why the research may not go back to search once more, if it may not: what is left of the
+/// budget is the report's (a soft budget reached stops research here too), and with the
+/// sources' limit reached its searches could read nothing. One rule for every automatic way
+/// back (the verification loop, the analyst's gaps).
+fn why_no_more_research(
+    state: &ResearchState,
+    config: &crate::RunConfig,
+    spent: &research_llm::UsageTotals,
+) -> Option<String> {
+    if crate::config::soft_budget(config, spent).is_some() {
+        return Some("the budget is spent; what is left of it is the report's".into());
+    }
+    let limits = config.limits();
+    (source_room(state, limits.max_sources) == 0).then(|| {
+        format!(
+            "the limit of {} sources is reached",
+            limits.max_sources + state.granted_sources
+        )
+    })
 }
 
 /// Seed 000's gap searches: the gaps the analyst names send the review pipeline back to search
@@ -496,14 +510,8 @@ pub(crate) fn search_gaps(
             limits.gap_rounds
         ));
     }
-    if crate::config::soft_budget(config, spent).is_some() {
-        return not("the budget is spent; what is left of it is the report's");
-    }
-    if source_room(state, limits.max_sources) == 0 {
-        return not(&format!(
-            "the limit of {} sources is reached",
-            limits.max_sources + state.granted_sources
-        ));
+    if let Some(why) = why_no_more_research(state, config, spent) {
+        return not(&why);
     }
     let searches = searches_about(state, gaps.iter().map(String::as_str), 3);
     if searches.is_empty() {
