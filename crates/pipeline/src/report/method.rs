@@ -20,7 +20,7 @@ pub(crate) fn method_section(state: &Facts<'_>, now_ms: i64, llm_calls: u64) -> 
                 "- 検証された主張: {supported}/{total}（引用照合で裏付けられ、モデルに尋ねた場合はモデルも認めたもの）"
             ),
             format!(
-                "- 網羅度: {:.0}%（各調査課題を裏付ける検証済みの証拠の数が上限）",
+                "- 網羅度: {:.0}%（読んだ一節が述べる、完全な答えの見込みの割合。同じ点は一度だけ数える）",
                 state.coverage * 100.0
             ),
             format!("- モデル呼び出し: {llm_calls}"),
@@ -37,8 +37,8 @@ pub(crate) fn method_section(state: &Facts<'_>, now_ms: i64, llm_calls: u64) -> 
                  checker verifies them, and the model agrees where it is asked)"
             ),
             format!(
-                "- Coverage of the research questions: {:.0}% (no more than the checked \
-                 evidence on each question bears out)",
+                "- Coverage of the research questions: {:.0}% (the expected share of a \
+                 complete answer that the checked passages state, each point counted once)",
                 state.coverage * 100.0
             ),
             format!("- Model calls: {llm_calls}"),

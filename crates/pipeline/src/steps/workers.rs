@@ -301,7 +301,7 @@ pub async fn research(
         confidence: summary
             .confidence
             .clamp(0.0, 1.0)
-            .min(super::gaps::evidence_coverage(&a.question, &facts).score()),
+            .min(super::gaps::answered(&a.question, &facts).share),
         gaps: clean_list(summary.gaps, 4),
         searches_done: harvest.searches_done.clone(),
     };

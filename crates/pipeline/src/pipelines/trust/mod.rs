@@ -419,19 +419,23 @@ async fn rank(state: Arc<ResearchState>, ctx: Ctx) -> NodeResult {
                     let mut w = w.clone();
                     w.confidence = w
                         .confidence
-                        .min(gaps::evidence_coverage(&w.assignment.question, &evidence).score());
+                        .min(gaps::answered(&w.assignment.question, &evidence).share);
                     w
                 })
                 .collect();
             update.coverage = Some(workers::coverage(&capped).min(state.coverage));
         } else {
+            let answered: Vec<gaps::Answered> = questions
+                .iter()
+                .map(|q| gaps::answered(&asking.asked(q), &evidence))
+                .collect();
             let by_question: Vec<Coverage> = state
                 .coverage_by_question
                 .iter()
-                .zip(questions)
-                .map(|(c, q)| (*c).min(gaps::evidence_coverage(&asking.asked(q), &evidence)))
+                .zip(&answered)
+                .map(|(c, a)| (*c).min(a.level))
                 .collect();
-            update.coverage = Some(gaps::overall(&by_question));
+            update.coverage = Some(gaps::stated(&by_question, &answered));
             update.coverage_by_question = Some(by_question);
         }
         let supported = claims.iter().filter(|c| c.supported).count();

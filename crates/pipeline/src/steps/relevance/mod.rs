@@ -175,7 +175,7 @@ pub fn refuse_aspect(aspect: &str, question: &str) -> Option<String> {
 }
 
 /// Whether `text` opens by asking: an interrogative or a word that tells the researcher what
-/// to find, in English; a Japanese question word anywhere.
+/// to find, in English; in Japanese a question word anywhere, or a sentence ending on か.
 fn asks(text: &str) -> bool {
     let first = text
         .unicode_words()
@@ -185,11 +185,15 @@ fn asks(text: &str) -> bool {
     if ASKING_WORDS.split_whitespace().any(|w| w == first) {
         return true;
     }
-    [
-        "何", "どう", "なぜ", "どの", "どれ", "いつ", "どこ", "誰", "違い", "とは", "か",
-    ]
-    .iter()
-    .any(|w| text.contains(w))
+    // "か" asks only where a sentence ends on it ("…ありますか"), not inside "から" or "ほか".
+    let end = text.trim_end_matches(['。', '.', '」', '』', ' ', '　']);
+    end.ends_with('か')
+        || end.ends_with("かな")
+        || [
+            "何", "どう", "なぜ", "どの", "どれ", "いつ", "どこ", "誰", "違い", "とは",
+        ]
+        .iter()
+        .any(|w| text.contains(w))
 }
 
 /// Why research question `q` is refused, or `None` when it may be researched: it echoes the
@@ -522,6 +526,18 @@ mod tests {
             None
         );
         assert!(refuse_question("これはとても良いツールです。", ja, ja).is_some());
+        // A tiny model's string with "か" inside a word ("から") is not asking (SmolLM2 made this
+        // a research question of a run on layer masks; the report used it as a heading).
+        let masks =
+            "レイヤーマスクを追加するとき、マスクの初期化方法にはどんな選択肢がありますか？";
+        let made = "レコーチュームバスの隣許は、レサシジューラリアにおいそれる方法を追加しまして、\
+                    マグリングゲールを向下に行うことが多く的角度上に使用さらであるから；\
+                    10.3.2-467985_v1.x.zfaiyuko_miyamae_jirimura_sakurazawa_nagato";
+        assert!(refuse_question(made, masks, masks).is_some());
+        assert_eq!(
+            refuse_question("マスクの初期化方法はどれを選べばよいのか", masks, masks),
+            None
+        );
         // A question that names a subject of its own, sharing only a word with the question, is
         // refused; one sharing two of the question's other terms is about it without naming it,
         // and one that names nothing narrows the question's subject.
