@@ -59,7 +59,7 @@ def runs(dirs, questions):
                 continue
             q, folder, half = questions[qid]
             s = ab.score(r, q, folder)
-            yield {"file": str(f), "id": qid, "half": half, "question": q["question"],
+            yield {"file": str(f), "id": qid, "half": half, "question": q["question"], "gold": q, "folder": folder,
                    "recall": s["fact_recall"], "stated": s["coverage_stated"],
                    "evidence": [{"fact": e.get("fact") or "", "quote": e.get("quote") or ""}
                                 for e in (ab.rb.cited_evidence(r) if CITED else r["evidence"])]}
@@ -77,6 +77,7 @@ def signals(rows):
     for line in out.stdout.splitlines():
         s = json.loads(line)
         rows[s["id"]]["share"] = s["share"]
+        rows[s["id"]]["answering"] = s["answering"]
         rows[s["id"]]["backing"] = s["backing"]
         rows[s["id"]]["close"] = s["close"]
 

@@ -288,6 +288,26 @@ async fn research_with_review_dialogs_citations_export_and_restart() {
     app.click(finished).await;
     app.wait("#report a.cite", 20).await;
     app.shot("09-after-restart").await;
+
+    // The session as one file (issue 56), imported into another profile where it reads the same.
+    let moved = dir.path().join("out/bees.research-session");
+    app.click("#export-session").await;
+    app.save_as("Export session", &moved).await;
+    app.expect_file(&moved, 60).await;
+    app.quit().await;
+    let other = Profile::new(&dir.path().join("other"));
+    let app = App::start(&display, &other, &shots).await;
+    app.click("#import-session").await;
+    app.choose("Import session", &moved).await;
+    app.click(finished).await;
+    let imported = app
+        .wait_text("#report", 30, |t| {
+            t.contains("Sources") && t.contains("honeybees")
+        })
+        .await;
+    assert!(imported.contains("Sources"), "{imported}");
+    app.wait("#report a.cite", 20).await;
+    app.shot("10-imported-elsewhere").await;
     app.quit().await;
 
     // The key typed in Settings is nowhere in what the app wrote.
@@ -436,8 +456,7 @@ async fn library_follow_up_rename_and_delete() {
     app.wait_text("#library-folders", 20, |t| t.contains("documents"))
         .await;
     app.click("#library-add").await;
-    app.choose_folder("Add a folder to the library", &notes)
-        .await;
+    app.choose("Add a folder to the library", &notes).await;
     let status = app
         .wait_text("#library-status", 60, |t| t.starts_with("Done"))
         .await;

@@ -487,6 +487,62 @@ pub async fn delete_session<R: Runtime>(
     Ok(true)
 }
 
+/// Exports a session as one file where the user chooses (`research sessions export`); the path,
+/// or `None` when the save dialog was cancelled.
+#[tauri::command]
+pub async fn export_session<R: Runtime>(
+    app: AppHandle<R>,
+    state: State<'_, AppState>,
+    id: String,
+) -> Res<Option<String>> {
+    let title = {
+        let id = id.clone();
+        state
+            .studio
+            .blocking(move |s| s.session(&id))
+            .await?
+            .session
+            .title
+    };
+    let ext = research_api::archive::EXTENSION;
+    let Some(mut path) = dialogs::save_path(
+        app,
+        "Export session",
+        format!("{}.{ext}", research_api::file_stem(&title, "session")),
+        ("Research Studio session", &[ext]),
+    )
+    .await?
+    else {
+        return Ok(None);
+    };
+    if path.extension().is_none() {
+        path.set_extension(ext);
+    }
+    state.studio.export_session(&id, &path).await?;
+    Ok(Some(path.display().to_string()))
+}
+
+/// Imports a session file the user picks (`research sessions import`); `None` when the dialog
+/// was cancelled.
+#[tauri::command]
+pub async fn import_session<R: Runtime>(
+    app: AppHandle<R>,
+    state: State<'_, AppState>,
+) -> Res<Option<research_api::archive::Imported>> {
+    const EXT: &[&str] = &[research_api::archive::EXTENSION];
+    let Some(path) = dialogs::pick(
+        app,
+        "Import session",
+        false,
+        Some(("Research Studio session", EXT)),
+    )
+    .await?
+    else {
+        return Ok(None);
+    };
+    Ok(Some(state.studio.import_session(&path).await?))
+}
+
 #[tauri::command]
 pub async fn source_text(state: State<'_, AppState>, sha256: String) -> Res<String> {
     state.studio.blocking(move |s| s.source_text(&sha256)).await
@@ -505,7 +561,7 @@ pub async fn export_report<R: Runtime>(
     let (ext, kind) = format.file();
     // Fail before the dialog when there is nothing to export.
     let report = state.studio.report_for_export(&session_id)?;
-    let name = file_stem(&report.question);
+    let name = research_api::file_stem(&report.question, "report");
     let Some(mut path) = dialogs::save_path(
         app,
         "Export report",
@@ -523,27 +579,6 @@ pub async fn export_report<R: Runtime>(
     studio.export(&session_id, format, Paper::default(), &path)?;
     tracing::info!(path = %path.display(), "report exported");
     Ok(Some(path.display().to_string()))
-}
-
-/// A file name from a question: letters, digits and dashes, at most 60 characters.
-fn file_stem(question: &str) -> String {
-    let mut out = String::new();
-    for c in question.chars() {
-        if c.is_alphanumeric() {
-            out.extend(c.to_lowercase());
-        } else if !out.ends_with('-') && !out.is_empty() {
-            out.push('-');
-        }
-        if out.chars().count() >= 60 {
-            break;
-        }
-    }
-    let out = out.trim_matches('-').to_string();
-    if out.is_empty() {
-        "report".into()
-    } else {
-        out
-    }
 }
 
 /// Opens a link of a report or a source in the system browser (or file manager for library
@@ -576,7 +611,7 @@ pub fn open_external<R: Runtime>(app: AppHandle<R>, url: String) -> Res<()> {
 
 #[cfg(test)]
 mod tests {
-    use super::{file_stem, CancellationToken, RunRegistry};
+    use super::{CancellationToken, RunRegistry};
 
     #[test]
     fn a_run_that_panics_gives_its_place_back() {
@@ -600,15 +635,5 @@ mod tests {
         assert!(runs.cancel("t1"));
         drop(again);
         assert!(!runs.cancel("t1"));
-    }
-
-    #[test]
-    fn file_names_come_from_the_question() {
-        assert_eq!(
-            file_stem("How do honeybees communicate?"),
-            "how-do-honeybees-communicate"
-        );
-        assert_eq!(file_stem("???"), "report");
-        assert_eq!(file_stem("ミツバチの言語"), "ミツバチの言語");
     }
 }

@@ -119,6 +119,8 @@ pub fn invoke_handler<R: Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + 
         commands::session,
         commands::rename_session,
         commands::delete_session,
+        commands::export_session,
+        commands::import_session,
         commands::source_text,
         commands::check_draft,
         commands::export_report,

@@ -575,9 +575,9 @@ impl App {
         self.type_path(&wid, path, &[]).await;
     }
 
-    /// Answers a GTK folder chooser titled `title` with `path`: its location field opens with
-    /// Ctrl+L (typing a leading `/` would open it too, but eats the first characters).
-    pub async fn choose_folder(&self, title: &str, path: &Path) {
+    /// Answers a GTK folder or file chooser titled `title` with `path`: its location field opens
+    /// with Ctrl+L (typing a leading `/` would open it too, but eats the first characters).
+    pub async fn choose(&self, title: &str, path: &Path) {
         let wid = self.dialog(title, 30).await;
         tokio::time::sleep(Duration::from_millis(500)).await;
         self.type_path(&wid, path, &["ctrl+l"]).await;

@@ -1,7 +1,7 @@
 // Typed wrappers over the app's commands. Every type comes from the Rust side (types.ts).
 import { Channel, invoke } from "@tauri-apps/api/core";
 import type { ScheduleView,
-  Answer, ApiError, AppInfo, BackupStatus, Fix, CheckpointInfo, DraftFinding, ConnectionTest, DialogAnswer, DownloadedModel, DownloadProgress, ErrorCode, Event, GraphOutline, IndexReport,
+  Answer, ApiError, AppInfo, BackupStatus, Fix, Imported, CheckpointInfo, DraftFinding, ConnectionTest, DialogAnswer, DownloadedModel, DownloadProgress, ErrorCode, Event, GraphOutline, IndexReport,
   ForkedRun, ForkPoint, ForkRequest, KeyStatus, LibraryFolder, Mode, PendingQuestion, PipelineInfo, Preferences, ProviderStatus, ResearchOutcome, ResearchRequest,
   CheckRequest, ChosenDocument, DocumentCheck, EmbedProgress, LibraryMeaning, CompareOutcome, CompareRequest, FormChoices, Recheck, RecommendedModel, RoleInfo, SentenceModelOffer, RunCalls, RunConfig, RunEstimate, SessionDetail, SessionRecord, Settings, StartedRun, Turn, TurnKind, UsageTotals,
 } from "./types";
@@ -89,6 +89,8 @@ export const api = {
   session: (id: string) => invoke<SessionDetail>("session", { id }),
   renameSession: (id: string, title: string) => invoke<null>("rename_session", { id, title }),
   deleteSession: (id: string) => invoke<boolean>("delete_session", { id }),
+  exportSession: (id: string) => invoke<string | null>("export_session", { id }),
+  importSession: () => invoke<Imported | null>("import_session"),
   sourceText: (sha256: string) => invoke<string>("source_text", { sha256 }),
   checkDraft: (threadId: string, draft: string) => invoke<DraftFinding[]>("check_draft", { threadId, draft }),
   exportReport: (sessionId: string, format: "md" | "pdf") => invoke<string | null>("export_report", { sessionId, format }),

@@ -1555,6 +1555,29 @@ taken_at_ms: number,
  */
 bytes: number, };
 
+export type Imported = { 
+/**
+ * The session, by the id it had where it was exported.
+ */
+session_id: string, 
+/**
+ * Its title.
+ */
+title: string, 
+/**
+ * Its runs.
+ */
+runs: number, 
+/**
+ * Its report versions.
+ */
+reports: number, 
+/**
+ * Whether it was here already, so nothing was imported (an archive imported twice is
+ * one session, not two).
+ */
+already_here: boolean, };
+
 export type SourceRow = { 
 /**
  * Citation number in its run.

@@ -88,6 +88,7 @@ pub fn typescript() -> String {
         crate::backups::Rotation::decl(&cfg),
         crate::backups::BackupStatus::decl(&cfg),
         crate::backups::BackupFile::decl(&cfg),
+        crate::archive::Imported::decl(&cfg),
         research_store::SourceRow::decl(&cfg),
         research_store::EvidenceRow::decl(&cfg),
         research_store::ClaimRow::decl(&cfg),

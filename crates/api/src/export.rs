@@ -240,3 +240,40 @@ fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), ApiError> {
     }
     Ok(())
 }
+
+/// A file name from a question or a title: letters, digits and dashes, at most 60 characters;
+/// `fallback` when none is left.
+pub fn file_stem(text: &str, fallback: &str) -> String {
+    let mut out = String::new();
+    for c in text.chars() {
+        if c.is_alphanumeric() {
+            out.extend(c.to_lowercase());
+        } else if !out.ends_with('-') && !out.is_empty() {
+            out.push('-');
+        }
+        if out.chars().count() >= 60 {
+            break;
+        }
+    }
+    let out = out.trim_matches('-').to_string();
+    if out.is_empty() {
+        fallback.into()
+    } else {
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::file_stem;
+
+    #[test]
+    fn file_names_come_from_the_question() {
+        assert_eq!(
+            file_stem("How do honeybees communicate?", "report"),
+            "how-do-honeybees-communicate"
+        );
+        assert_eq!(file_stem("???", "report"), "report");
+        assert_eq!(file_stem("ミツバチの言語", "report"), "ミツバチの言語");
+    }
+}

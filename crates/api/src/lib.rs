@@ -8,6 +8,7 @@
 pub use research_pipeline::report::days_from_civil;
 
 mod app;
+pub mod archive;
 mod ask;
 pub mod backups;
 pub mod bindings;
@@ -45,7 +46,7 @@ pub use check::{
 pub use choices::{form_choices, Choice, FormChoices, ProbeModel, SettingKey};
 pub use database::DATABASE_ENV;
 pub use error::{ApiError, ErrorCode, Fix};
-pub use export::{fonts_dir, ExportFormat};
+pub use export::{file_stem, fonts_dir, ExportFormat};
 pub use keys::{
     connect_settings, delete_key, key_names, list_keys, resolve as resolve_key, set_key, KeySource,
     KeyStatus, KeyStore, KeyedProvider, MemoryKeys, OsKeychain, KEYED_PROVIDERS,

@@ -154,7 +154,7 @@ async fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
         Command::Restore(args) => backups::restore(args),
         Command::Check(args) => check::check(*args).await,
         Command::Resume(args) => graph::resume(args).await,
-        Command::Sessions(args) => sessions::sessions(args),
+        Command::Sessions(args) => sessions::sessions(args).await,
         Command::Settings(args) => settings::settings(args),
         Command::Providers(args) => settings::providers(args).await,
         Command::Export(args) => export::export(args),

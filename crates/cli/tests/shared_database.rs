@@ -385,3 +385,44 @@ fn a_wrong_or_unreachable_address_is_said_before_anything_runs() {
     let said = String::from_utf8_lossy(&bad.stderr);
     assert!(!bad.status.success() && !said.contains("secret"), "{said}");
 }
+
+#[test]
+fn a_session_moves_from_a_persons_own_file_to_the_team_server_and_back() {
+    // Issue 56: a session file is written and read through the store seams, so it moves between
+    // this machine's file and a team's server alike, and reads the same on each.
+    let team = Team::new();
+    let own = team.dir.path().join("own/db.sqlite");
+    library(&own);
+    let done = first_run(&own, &team.script(false));
+    let session = done["session_id"].as_str().unwrap().to_string();
+    let thread = done["thread_id"].as_str().unwrap().to_string();
+    let file = team.dir.path().join("s.research-session");
+    let path = file.to_str().unwrap();
+    ok(&research(
+        &["sessions", "export", &session, "--out", path, "--json"],
+        &own,
+    ));
+
+    let imported = ok(&team.research("laptop", &["sessions", "import", path, "--json"]));
+    assert_eq!(imported["already_here"], false);
+    let on_server = |args: &[&str]| ok(&team.research("desktop", args));
+    let show = ["sessions", "show", &session, "--json"];
+    let history = ["history", &thread, "--json"];
+    assert_eq!(on_server(&show), ok(&research(&show, &own)));
+    assert_eq!(on_server(&history), ok(&research(&history, &own)));
+
+    // And back to a file of its own elsewhere.
+    let back = team.dir.path().join("back.research-session");
+    let back_path = back.to_str().unwrap();
+    on_server(&["sessions", "export", &session, "--out", back_path, "--json"]);
+    let elsewhere = team.dir.path().join("elsewhere/db.sqlite");
+    ok(&research(
+        &["sessions", "import", back_path, "--json"],
+        &elsewhere,
+    ));
+    assert_eq!(ok(&research(&show, &elsewhere)), ok(&research(&show, &own)));
+    assert_eq!(
+        ok(&research(&history, &elsewhere)),
+        ok(&research(&history, &own))
+    );
+}

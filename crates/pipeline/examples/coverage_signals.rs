@@ -3,11 +3,11 @@
 //!
 //! Reads JSON lines `{"id": …, "question": …, "evidence": [{"fact": …, "quote": …}, …]}` on
 //! stdin; writes one JSON line per input: `{"id", "share", "backing": [{"index", "p"}], "close":
-//! [[i, j, cosine], …]}` — the share of a complete answer the evidence states
+//! [[i, j, cosine], …], "answering": [p, …]}` — the share of a complete answer the evidence states
 //! (`gaps::answered`, what a report states as its coverage), the evidence items that back the question (as `gaps::evidence_coverage`
 //! takes them: at the answering threshold, on the question, the fact borne out by its quote) with
-//! their answering probability, and the sentence model's closeness of each pair of them (empty
-//! without the model).
+//! their answering probability, the sentence model's closeness of each pair of them (empty
+//! without the model), and every item's answering probability.
 
 use std::io::{BufRead, Write};
 
@@ -67,9 +67,11 @@ fn main() -> anyhow::Result<()> {
             })
             .unwrap_or_default();
         let answered = gaps::answered(question, &evidence);
+        let quotes: Vec<&str> = evidence.iter().map(|e| e.quote.as_str()).collect();
         let row = serde_json::json!({
             "id": ask["id"],
             "share": answered.share,
+            "answering": research_pipeline::steps::relevance::answers::answering(question, &quotes),
             "backing": backing.iter().map(|(i, p)| serde_json::json!({"index": i, "p": p})).collect::<Vec<_>>(),
             "close": close,
         });

@@ -356,6 +356,34 @@ export function sessionActions({ store, toast, fail, show }: Base, savePreferenc
     await refreshSessions();
   }
 
+  async function exportSession() {
+    const s = store.get().session;
+    if (!s) return;
+    try {
+      const path = await api.exportSession(s.sessionId);
+      if (path) toast(`Saved ${path}: import it on another computer to carry on there.`, "info");
+    } catch (e) {
+      fail(e);
+    }
+  }
+
+  async function importSession() {
+    try {
+      const imported = await api.importSession();
+      if (!imported) return;
+      toast(
+        imported.already_here
+          ? `“${imported.title}” is here already; nothing was imported.`
+          : `Imported “${imported.title}”: ${imported.runs} run(s), ${imported.reports} report version(s).`,
+        "info",
+      );
+      await refreshSessions();
+      await openSession(imported.session_id);
+    } catch (e) {
+      fail(e);
+    }
+  }
+
   async function deleteSession() {
     const s = store.get().session;
     if (!s) return;
@@ -409,6 +437,8 @@ export function sessionActions({ store, toast, fail, show }: Base, savePreferenc
       if (store.get().session) updateSession(store, { renaming: true });
     },
     finishRename,
+    exportSession,
+    importSession,
     deleteSession,
 
     setFormPipeline: (pipeline: string) => store.update((s) => ({ form: { ...s.form, pipeline } })),

@@ -14,6 +14,7 @@ export function mountSession(root: HTMLElement, { store, actions }: Ctx) {
   $("rename-session").addEventListener("click", () => actions.startRename());
   $("export-md").addEventListener("click", () => void actions.exportReport("md"));
   $("export-pdf").addEventListener("click", () => void actions.exportReport("pdf"));
+  $("export-session").addEventListener("click", () => void actions.exportSession());
   $("delete-session").addEventListener("click", () => void actions.deleteSession());
 
   store.watch((s) => [s.session?.title ?? "", s.session?.renaming ?? false] as const, ([text, renaming]) => {

@@ -21,6 +21,7 @@ export function mountSidebar(root: HTMLElement, { store, actions }: Ctx) {
   $("open-library").addEventListener("click", () => void actions.openLibrary());
   $("open-settings").addEventListener("click", () => void actions.openSettings());
   $("open-check").addEventListener("click", () => void actions.openCheck());
+  $("import-session").addEventListener("click", () => void actions.importSession());
 
   store.watch(
     (s) => [s.sessions, s.session?.sessionId ?? null, isRunning(s, s.session?.threadId)] as const,

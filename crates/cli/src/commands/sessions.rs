@@ -1,4 +1,4 @@
-//! `research sessions`: list, show, rename or delete research sessions.
+//! `research sessions`: list, show, rename, delete, export or import research sessions.
 
 use std::process::ExitCode;
 
@@ -43,10 +43,27 @@ enum SessionsAction {
         /// The session id
         id: String,
     },
+    /// Write a session with everything it produced (runs, reports and versions, the texts its
+    /// sources had, checks, conversation) to one file that `research sessions import` reads
+    /// on another machine or data folder
+    Export {
+        /// The session id (or a run's)
+        id: String,
+        /// The file to write (default: the session's title, `.research-session`, in the current
+        /// folder)
+        #[arg(long, value_name = "FILE")]
+        out: Option<std::path::PathBuf>,
+    },
+    /// Import a session file written by `research sessions export`, keeping its ids (a session
+    /// already here is left as it is)
+    Import {
+        /// The session file
+        file: std::path::PathBuf,
+    },
 }
 
 /// `research sessions`.
-pub fn sessions(args: SessionsArgs) -> anyhow::Result<ExitCode> {
+pub async fn sessions(args: SessionsArgs) -> anyhow::Result<ExitCode> {
     let studio = args.db.open()?;
     let json = args.json;
     match args.action.unwrap_or(SessionsAction::List { text: None }) {
@@ -121,6 +138,43 @@ pub fn sessions(args: SessionsArgs) -> anyhow::Result<ExitCode> {
             let id = studio.session_named(&id)?;
             studio.delete_session(&id)?;
             eprintln!("deleted session {id}");
+        }
+        SessionsAction::Export { id, out } => {
+            let file = match out {
+                Some(file) => file,
+                None => {
+                    let title = studio.session(&studio.session_named(&id)?)?.session.title;
+                    research_api::archive::default_file(std::path::Path::new("."), &title)
+                }
+            };
+            let (id, bytes) = studio.export_session(&id, &file).await?;
+            if json {
+                println!(
+                    "{}",
+                    serde_json::json!({"session_id": id, "file": file, "bytes": bytes})
+                );
+            } else {
+                eprintln!(
+                    "exported session {id} to {} ({bytes} bytes)",
+                    file.display()
+                );
+            }
+        }
+        SessionsAction::Import { file } => {
+            let imported = studio.import_session(&file).await?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&imported)?);
+            } else if imported.already_here {
+                eprintln!(
+                    "session {} (\"{}\") is here already; nothing was imported",
+                    imported.session_id, imported.title
+                );
+            } else {
+                eprintln!(
+                    "imported session {} (\"{}\"): {} run(s), {} report version(s)",
+                    imported.session_id, imported.title, imported.runs, imported.reports
+                );
+            }
         }
     }
     Ok(ExitCode::SUCCESS)
