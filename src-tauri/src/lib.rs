@@ -62,6 +62,7 @@ fn menu<R: Runtime>(app: &tauri::AppHandle<R>) -> tauri::Result<Menu<R>> {
             &item("new-research", "New research", "CmdOrCtrl+N")?,
             &item("export-md", "Export as Markdown…", "CmdOrCtrl+E")?,
             &item("export-pdf", "Export as PDF…", "CmdOrCtrl+Shift+E")?,
+            &item("export-docx", "Export as Word document…", "CmdOrCtrl+Alt+E")?,
             &PredefinedMenuItem::separator(app)?,
             &item("library", "Library", "CmdOrCtrl+L")?,
             &item("settings", "Settings", "CmdOrCtrl+,")?,

@@ -3,7 +3,7 @@ import type { LiveState } from "./live";
 import type { ScheduleView,
   CompareOutcome, AppInfo, DraftFinding, ForkPoint, KeyStatus, LibraryFolder, OutlineStep, PendingQuestion, PipelineInfo, Preferences, ProviderStatus,
   FormChoices, Recheck, RecommendedModel, RoleInfo, RunConfig, SessionDetail, SessionRecord, Settings, TextAnswer,
-  RunCalls, CheckSource, DocumentCheck, LibraryMeaning, SentenceModelOffer, ApiError, BackupStatus,
+  RunCalls, CheckSource, DocumentCheck, LibraryMeaning, SentenceModelOffer, ApiError, BackupStatus, ExportFormat,
 } from "./types";
 
 export interface Store<S extends object> {
@@ -251,7 +251,7 @@ export interface AppState {
   check: CheckScreen;
   tab: Tab;
   runs: Readonly<Record<string, RunView>>;
-  exporting: "md" | "pdf" | null;
+  exporting: ExportFormat | null;
   library: { folders: LibraryFolder[] | null; progress: Progress; busy: "add" | "reindex" | "embed" | "model" | null; meaning: LibraryMeaning | null; offer: SentenceModelOffer | null };
   keys: KeyStatus[] | null;
   /** The backups beside the database, as Settings shows them. */

@@ -1578,6 +1578,8 @@ reports: number,
  */
 already_here: boolean, };
 
+export type ExportFormat = "md" | "pdf" | "bib" | "ris" | "csl_json" | "docx";
+
 export type SourceRow = { 
 /**
  * Citation number in its run.

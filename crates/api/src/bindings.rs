@@ -89,6 +89,7 @@ pub fn typescript() -> String {
         crate::backups::BackupStatus::decl(&cfg),
         crate::backups::BackupFile::decl(&cfg),
         crate::archive::Imported::decl(&cfg),
+        crate::ExportFormat::decl(&cfg),
         research_store::SourceRow::decl(&cfg),
         research_store::EvidenceRow::decl(&cfg),
         research_store::ClaimRow::decl(&cfg),

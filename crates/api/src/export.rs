@@ -24,6 +24,8 @@ pub enum ExportFormat {
     Ris,
     /// CSL-JSON of the sources (Zotero, Mendeley, Pandoc's citeproc).
     CslJson,
+    /// A Word document (`.docx`) in Word's built-in styles.
+    Docx,
 }
 
 impl ExportFormat {
@@ -35,6 +37,7 @@ impl ExportFormat {
             Self::Bib => ("bib", "BibTeX"),
             Self::Ris => ("ris", "RIS"),
             Self::CslJson => ("json", "CSL-JSON"),
+            Self::Docx => ("docx", "Word document"),
         }
     }
 }
@@ -47,10 +50,11 @@ impl std::str::FromStr for ExportFormat {
             "pdf" => Ok(Self::Pdf),
             "bib" | "bibtex" => Ok(Self::Bib),
             "ris" => Ok(Self::Ris),
-            "csl-json" | "csl" | "json" => Ok(Self::CslJson),
+            "csl-json" | "csl_json" | "csl" | "json" => Ok(Self::CslJson),
+            "docx" | "word" => Ok(Self::Docx),
             other => Err(ApiError::new(
                 ErrorCode::InvalidInput,
-                format!("unknown export format `{other}`; use md, pdf, bib, ris or csl-json"),
+                format!("unknown export format `{other}`; use md, pdf, docx, bib, ris or csl-json"),
             )),
         }
     }
@@ -207,6 +211,8 @@ impl Studio {
             ExportFormat::Bib => research_export::bibtex(&report).into_bytes(),
             ExportFormat::Ris => research_export::ris(&report).into_bytes(),
             ExportFormat::CslJson => research_export::csl_json(&report).into_bytes(),
+            ExportFormat::Docx => research_export::docx(&report)
+                .map_err(|e| ApiError::new(ErrorCode::Storage, e.to_string()))?,
             ExportFormat::Pdf => {
                 let fonts = FontSet::locate(fonts_dir().as_deref())
                     .map_err(|e| ApiError::new(ErrorCode::Storage, e.to_string()))?;

@@ -238,8 +238,8 @@ fn an_unknown_choice_is_refused_with_the_valid_ones() {
         &["[possible values: clarify, plan, report, none]"],
     );
     refused(
-        &["export", "x", "--format", "docx", "--out", "x.docx"],
-        &["[possible values: md, pdf, bib, ris, csl-json]"],
+        &["export", "x", "--format", "odt", "--out", "x.odt"],
+        &["[possible values: md, pdf, docx, bib, ris, csl-json]"],
     );
 }
 

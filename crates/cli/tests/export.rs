@@ -59,6 +59,7 @@ fn a_pipeline_report_exports_to_every_format() {
         ("bib", &session),
         ("ris", &thread),
         ("csl-json", &session),
+        ("docx", &thread),
     ] {
         let file = dir.path().join(format!("report.{format}"));
         let out = research(
@@ -99,6 +100,42 @@ fn a_pipeline_report_exports_to_every_format() {
                 assert!(text.contains("Sources"));
             }
             "bib" => assert!(String::from_utf8(bytes).unwrap().contains("@misc{source1,")),
+            "docx" => {
+                // Read back independently (Python's zip and XML parsers): every part is
+                // well-formed XML, the parts Word needs are there, and the text is the report's.
+                let script = "import sys, zipfile, xml.etree.ElementTree as ET\n\
+                    z = zipfile.ZipFile(sys.argv[1])\n\
+                    names = set(z.namelist())\n\
+                    need = {'[Content_Types].xml', '_rels/.rels', 'word/document.xml', 'word/styles.xml'}\n\
+                    assert need <= names, names\n\
+                    for n in names:\n    ET.fromstring(z.read(n))\n\
+                    w = '{http://schemas.openxmlformats.org/wordprocessingml/2006/main}'\n\
+                    doc = ET.fromstring(z.read('word/document.xml'))\n\
+                    styles = [p.get(w + 'val') for p in doc.iter(w + 'pStyle')]\n\
+                    print('STYLES', ' '.join(sorted(set(styles))))\n\
+                    print(''.join(t.text or '' for t in doc.iter(w + 't')))\n";
+                let out = Command::new("python3")
+                    .arg("-c")
+                    .arg(script)
+                    .arg(&file)
+                    .output()
+                    .unwrap();
+                let text = String::from_utf8_lossy(&out.stdout);
+                assert!(
+                    out.status.success(),
+                    "{text}{}",
+                    String::from_utf8_lossy(&out.stderr)
+                );
+                assert!(
+                    text.contains("Heading2") && text.contains("Title"),
+                    "{text}"
+                );
+                assert!(
+                    text.contains("waggle") && text.contains("Sources"),
+                    "{text}"
+                );
+                assert!(text.contains("[1]"), "citations stay: {text}");
+            }
             "csl-json" => {
                 let items: Vec<Value> = serde_json::from_slice(&bytes).unwrap();
                 assert!(!items.is_empty());

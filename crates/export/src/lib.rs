@@ -1,17 +1,20 @@
 //! Exporting a finished report: Markdown with linked citations, PDF laid out by typst with the
-//! fonts it needs bundled, and the sources as BibTeX and RIS for reference managers.
+//! fonts it needs bundled, a Word document in Word's own styles, and the sources as BibTeX, RIS
+//! and CSL-JSON for reference managers.
 //!
 //! The exporter works on a [`Report`] (the stored Markdown and the sources it cites), so the CLI,
 //! the desktop app and the tests export the same way, and nothing here touches the database.
 #![deny(missing_docs)]
 
 mod bib;
+mod docx;
 mod html;
 mod markdown;
 mod pdf;
 mod typst_markup;
 
 pub use bib::{bibtex, csl_json, ris};
+pub use docx::docx;
 pub use html::html;
 pub use markdown::markdown;
 pub use pdf::{FontSet, Paper, PdfOptions, PdfRenderer};
@@ -58,6 +61,9 @@ pub enum ExportError {
     /// Typst could not lay the report out.
     #[error("the PDF could not be laid out: {0}")]
     Layout(String),
+    /// The Word document's parts could not be written.
+    #[error("the Word document could not be written: {0}")]
+    Docx(String),
 }
 
 pub(crate) use research_pipeline::report::date;

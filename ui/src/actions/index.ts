@@ -40,6 +40,7 @@ export function createActions(store: AppStore, toast: Toast) {
         case "new-research": show("new", "question"); break;
         case "export-md": if (s?.detail?.reports.length) await exportReport("md"); break;
         case "export-pdf": if (s?.detail?.reports.length) await exportReport("pdf"); break;
+        case "export-docx": if (s?.detail?.reports.length) await exportReport("docx"); break;
         case "settings": await openSettings(); break;
         case "library": show("library"); await refreshLibrary(); break;
       }

@@ -4,7 +4,7 @@ import { api, humanError } from "../api";
 import { configOf, estimateText, modeOf, resumeNote, runningSince, sessionMeta } from "../format";
 import { Runs, type RunController } from "../run";
 import { noCalls, noDraftCheck, noRecheck, noSchedule, noTimeline, updateSession, type SessionScreen, type Tab, type Timeline } from "../store";
-import type { Answer, Event, ForkPoint, ForkRequest, Mode, ModelRouting, Preferences, ResearchOutcome, ResearchRequest, RunConfig, TextAnswer, TurnKind } from "../types";
+import type { Answer, Event, ExportFormat, ForkPoint, ForkRequest, Mode, ModelRouting, Preferences, ResearchOutcome, ResearchRequest, RunConfig, TextAnswer, TurnKind } from "../types";
 import type { Base } from "./base";
 
 function screen(sessionId: string, threadId: string | null, title = ""): SessionScreen {
@@ -320,7 +320,7 @@ export function sessionActions({ store, toast, fail, show }: Base, savePreferenc
     }
   }
 
-  async function exportReport(format: "md" | "pdf") {
+  async function exportReport(format: ExportFormat) {
     const s = store.get().session;
     if (!s?.detail?.reports.length) {
       // The menu and its shortcut reach here even where the buttons are disabled.

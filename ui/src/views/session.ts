@@ -14,6 +14,7 @@ export function mountSession(root: HTMLElement, { store, actions }: Ctx) {
   $("rename-session").addEventListener("click", () => actions.startRename());
   $("export-md").addEventListener("click", () => void actions.exportReport("md"));
   $("export-pdf").addEventListener("click", () => void actions.exportReport("pdf"));
+  $("export-docx").addEventListener("click", () => void actions.exportReport("docx"));
   $("export-session").addEventListener("click", () => void actions.exportSession());
   $("delete-session").addEventListener("click", () => void actions.deleteSession());
 
@@ -34,7 +35,7 @@ export function mountSession(root: HTMLElement, { store, actions }: Ctx) {
   }, shallow);
   store.watch((s) => s.session?.meta ?? "", (meta) => ($("session-meta").textContent = meta));
   store.watch((s) => [Boolean(s.session?.detail?.reports.length), s.exporting] as const, ([hasReport, exporting]) => {
-    for (const format of ["md", "pdf"] as const) {
+    for (const format of ["md", "pdf", "docx"] as const) {
       const button = $<HTMLButtonElement>(`export-${format}`);
       button.disabled = !hasReport || exporting === format;
       button.setAttribute("aria-busy", String(exporting === format));

@@ -1,5 +1,5 @@
-//! `research export`: a finished report as Markdown or PDF, or its sources as BibTeX, RIS or
-//! CSL-JSON.
+//! `research export`: a finished report as Markdown, PDF or a Word document, or its sources as
+//! BibTeX, RIS or CSL-JSON.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -13,6 +13,8 @@ use super::DbArg;
 pub enum FormatArg {
     Md,
     Pdf,
+    /// A Word document in Word's own styles
+    Docx,
     Bib,
     Ris,
     /// CSL-JSON of the sources (Zotero, Mendeley, Pandoc)
@@ -24,6 +26,7 @@ impl From<FormatArg> for ExportFormat {
         match format {
             FormatArg::Md => ExportFormat::Md,
             FormatArg::Pdf => ExportFormat::Pdf,
+            FormatArg::Docx => ExportFormat::Docx,
             FormatArg::Bib => ExportFormat::Bib,
             FormatArg::Ris => ExportFormat::Ris,
             FormatArg::CslJson => ExportFormat::CslJson,
