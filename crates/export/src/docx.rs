@@ -148,13 +148,11 @@ impl Body {
             }
             NodeValue::Paragraph => self.paragraph(node, body, ""),
             NodeValue::List(list) => {
-                let mut n = list.start;
-                for item in node.children() {
+                for (n, item) in (list.start..).zip(node.children()) {
                     let (style, prefix) = match list.list_type {
                         ListType::Bullet => ("ListBullet", "• ".to_string()),
                         ListType::Ordered => ("ListNumber", format!("{n}. ")),
                     };
-                    n += 1;
                     let mut first = true;
                     for child in item.children() {
                         let is_para = matches!(child.data.borrow().value, NodeValue::Paragraph);
