@@ -305,7 +305,7 @@ fn mistakes_come_back_as_code_and_sentence() {
     let err = app
         .call(
             "export_report",
-            json!({"sessionId": started["session_id"], "format": "docx"}),
+            json!({"sessionId": started["session_id"], "format": "odt"}),
         )
         .unwrap_err();
     assert_eq!(err["code"], "invalid_input", "{err}");

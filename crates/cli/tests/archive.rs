@@ -4,7 +4,7 @@
 
 mod common;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use common::*;
@@ -21,15 +21,21 @@ fn sessions(db: &Path) -> Vec<Value> {
         .clone()
 }
 
+/// Two data folders, the first with the library and a finished scripted run: (here, there,
+/// session, thread).
+fn two_folders(dir: &Path) -> (PathBuf, PathBuf, String, String) {
+    let here = dir.join("here/db.sqlite");
+    let there = dir.join("there/db.sqlite");
+    library(&here);
+    let done = first_run(&here, &script_arg());
+    let id = |k: &str| done[k].as_str().unwrap().to_string();
+    (here, there, id("session_id"), id("thread_id"))
+}
+
 #[test]
 fn a_session_moves_between_two_data_folders_and_reads_the_same() {
     let dir = tempfile::tempdir().unwrap();
-    let here = dir.path().join("here/db.sqlite");
-    let there = dir.path().join("there/db.sqlite");
-    library(&here);
-    let done = first_run(&here, &script_arg());
-    let session = done["session_id"].as_str().unwrap().to_string();
-    let thread = done["thread_id"].as_str().unwrap().to_string();
+    let (here, there, session, thread) = two_folders(dir.path());
     // Its sources read again, so a recheck's mark travels too.
     ok(&research(&["recheck", &session, "--json"], &here));
 
@@ -121,11 +127,7 @@ fn a_session_moves_between_two_data_folders_and_reads_the_same() {
 #[test]
 fn a_file_that_is_not_a_session_or_is_from_a_newer_build_is_refused_and_changes_nothing() {
     let dir = tempfile::tempdir().unwrap();
-    let here = dir.path().join("here/db.sqlite");
-    let there = dir.path().join("there/db.sqlite");
-    library(&here);
-    let done = first_run(&here, &script_arg());
-    let session = done["session_id"].as_str().unwrap().to_string();
+    let (here, there, session, _) = two_folders(dir.path());
     let file = dir.path().join("s.research-session");
     ok(&research(
         &[

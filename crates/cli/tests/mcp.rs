@@ -403,6 +403,23 @@ async fn a_run_whose_server_was_killed_goes_on_when_the_next_server_is_asked_abo
         .status()
         .unwrap();
     assert!(killed.success());
+    // `kill` returns once the signal is sent; the process dies a moment later (longer on a busy
+    // machine). The next server is asked once it has died — dead or a zombie not yet reaped.
+    let gone = Instant::now() + Duration::from_secs(20);
+    while Instant::now() < gone {
+        let state = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        let state = state
+            .rsplit(')')
+            .next()
+            .unwrap_or_default()
+            .trim()
+            .chars()
+            .next();
+        if matches!(state, None | Some('Z') | Some('X')) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
     drop(client);
 
     // The next server knows the run ended mid-way and continues it from its last checkpoint

@@ -8,7 +8,7 @@
 use std::io::Write;
 
 use comrak::nodes::{AstNode, ListType, NodeValue};
-use comrak::{parse_document, Arena, Options};
+use comrak::{parse_document, Arena};
 
 use crate::{date, ExportError, Report};
 
@@ -296,12 +296,7 @@ fn styles() -> String {
 /// The report as a `.docx` file's bytes.
 pub fn docx(report: &Report) -> Result<Vec<u8>, ExportError> {
     let arena = Arena::new();
-    let mut options = Options::default();
-    options.extension.table = true;
-    options.extension.autolink = true;
-    options.extension.strikethrough = true;
-    options.extension.footnotes = true;
-    let root = parse_document(&arena, &report.markdown, &options);
+    let root = parse_document(&arena, &report.markdown, &crate::typst_markup::dialect());
     let mut body = Body {
         out: String::with_capacity(report.markdown.len() * 3),
         links: Vec::new(),

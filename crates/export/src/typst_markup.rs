@@ -67,15 +67,21 @@ struct Writer<'a> {
     in_sources: bool,
 }
 
-/// Converts `markdown` to Typst markup; `sources` are the citation numbers that exist.
-pub(crate) fn convert(markdown: &str, sources: &BTreeSet<u32>) -> String {
-    let arena = Arena::new();
+/// The Markdown a report is stored in, as every form that lays it out reads it: GFM tables,
+/// autolinks, strikethrough and footnotes.
+pub(crate) fn dialect() -> Options<'static> {
     let mut options = Options::default();
     options.extension.table = true;
     options.extension.autolink = true;
     options.extension.strikethrough = true;
     options.extension.footnotes = true;
-    let root = parse_document(&arena, markdown, &options);
+    options
+}
+
+/// Converts `markdown` to Typst markup; `sources` are the citation numbers that exist.
+pub(crate) fn convert(markdown: &str, sources: &BTreeSet<u32>) -> String {
+    let arena = Arena::new();
+    let root = parse_document(&arena, markdown, &dialect());
     let mut w = Writer {
         out: String::with_capacity(markdown.len() * 2),
         sources,
