@@ -60,7 +60,7 @@ struct Run {
     events: Vec<(i64, String, serde_json::Value)>,
     calls: Vec<serde_json::Value>,
     checkpoints: Vec<Checkpoint>,
-    writes: Vec<Write_>,
+    writes: Vec<StepWrite>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -71,7 +71,7 @@ struct Checkpoint {
 }
 
 #[derive(Serialize, Deserialize)]
-struct Write_ {
+struct StepWrite {
     checkpoint: u64,
     task: i64,
     kind: i16,
@@ -203,7 +203,7 @@ impl Studio {
                     ),
                     &w.value,
                 )?;
-                run.writes.push(Write_ {
+                run.writes.push(StepWrite {
                     checkpoint: w.checkpoint,
                     task: w.task,
                     kind,

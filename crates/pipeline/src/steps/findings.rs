@@ -277,12 +277,12 @@ fn abstract_passages<'e>(
 /// the measure its coverage uses — the sources' words are the report, so it draws no conclusion
 /// of its own from them.
 fn conclusion(questions: &[String], evidence: &[Evidence], ja: bool) -> String {
-    let answered: Vec<super::gaps::Answered> = questions
+    // Levels only: the share of a complete answer is the method section's one figure (read over
+    // the run's evidence, each question with the person's), not stated twice.
+    let coverage: Vec<Coverage> = questions
         .iter()
-        .map(|q| super::gaps::answered(q, evidence))
+        .map(|q| super::gaps::evidence_coverage(q, evidence))
         .collect();
-    let coverage: Vec<Coverage> = answered.iter().map(|a| a.level).collect();
-    let share = super::gaps::stated(&coverage, &answered);
     let count = |c: Coverage| coverage.iter().filter(|x| **x == c).count();
     let open: Vec<String> = questions
         .iter()
@@ -297,16 +297,12 @@ fn conclusion(questions: &[String], evidence: &[Evidence], ja: bool) -> String {
     );
     let mut said = if ja {
         format!(
-            "調査課題{total}件のうち、引用した箇所が十分に答えるもの{well}件、一部答えるもの{partly}件\
-             （完全な答えの見込み{:.0}%）。",
-            share * 100.0
+            "調査課題{total}件のうち、引用した箇所が十分に答えるもの{well}件、一部答えるもの{partly}件。"
         )
     } else {
         format!(
-            "Of the {total} research question{}, the passages quoted answer {well} well and {partly} in part \
-             (an expected {:.0}% of a complete answer).",
-            if total == 1 { "" } else { "s" },
-            share * 100.0
+            "Of the {total} research question{}, the passages quoted answer {well} well and {partly} in part.",
+            if total == 1 { "" } else { "s" }
         )
     };
     if !open.is_empty() {

@@ -123,7 +123,7 @@ pub fn answered(question: &str, evidence: &[Evidence]) -> Answered {
             share: 0.0,
         };
     }
-    let share = (points(&backing, evidence).iter().sum::<f64>() / COMPLETE_ANSWER_POINTS).min(1.0);
+    let share = (distinct_points(&backing, evidence) / COMPLETE_ANSWER_POINTS).min(1.0);
     Answered {
         level: if share >= WELL_COVERED_SHARE {
             Coverage::WellCovered
@@ -153,11 +153,12 @@ pub fn stated(by_question: &[Coverage], answered: &[Answered]) -> f64 {
         / by_question.len() as f64
 }
 
-/// The backing items grouped into distinct points, most probable first, each weighing its most
-/// probable item: two passages make the same point when the sentence model puts them within
+/// The backing items' weight as distinct points: most probable first, an item makes a point of
+/// its own unless it restates one already counted, and each point weighs its first item's
+/// probability. Two passages make the same point when the sentence model puts them within
 /// [`SAME_POINT`] of each other or, read by words, when one says most of the other's words in
 /// their order ([`SAID_AGAIN`]).
-fn points(backing: &[(usize, f64)], evidence: &[Evidence]) -> Vec<f64> {
+fn distinct_points(backing: &[(usize, f64)], evidence: &[Evidence]) -> f64 {
     let mut ranked: Vec<(usize, f64)> = backing.to_vec();
     ranked.sort_by(|a, b| b.1.total_cmp(&a.1));
     let quotes: Vec<&str> = ranked
@@ -173,14 +174,14 @@ fn points(backing: &[(usize, f64)], evidence: &[Evidence]) -> Vec<f64> {
         }
     };
     let mut leaders: Vec<usize> = Vec::new();
-    let mut weights = Vec::new();
+    let mut weight = 0.0;
     for (k, (_, p)) in ranked.iter().enumerate() {
         if !leaders.iter().any(|&l| same(l, k)) {
             leaders.push(k);
-            weights.push(*p);
+            weight += p;
         }
     }
-    weights
+    weight
 }
 
 /// The items of `evidence` that back `question` (by index), with how likely each answers it:
