@@ -134,6 +134,7 @@ pub fn invoke_handler<R: Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + 
         settings::set_key,
         settings::confirm_delete_key,
         settings::backup_status,
+        settings::model_measurements,
         settings::back_up_now,
         settings::delete_key,
         settings::provider_status,

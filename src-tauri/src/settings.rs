@@ -147,6 +147,15 @@ pub async fn choose_model_file<R: Runtime>(app: AppHandle<R>) -> Res<Option<Stri
     Ok(picked.map(|p| format!("local:{}", p.display())))
 }
 
+/// What each model did in the person's runs, with the built-in measurements, and what that
+/// decides it is asked for.
+#[tauri::command]
+pub async fn model_measurements(
+    state: State<'_, AppState>,
+) -> Res<Vec<research_api::ModelMeasurement>> {
+    state.studio.blocking(|s| s.model_measurements()).await
+}
+
 /// The backups beside the database: where, the newest, how many, the rotation kept.
 #[tauri::command]
 pub async fn backup_status(state: State<'_, AppState>) -> Res<research_api::backups::BackupStatus> {

@@ -3,7 +3,7 @@ import type { LiveState } from "./live";
 import type { ScheduleView,
   CompareOutcome, AppInfo, DraftFinding, ForkPoint, KeyStatus, LibraryFolder, OutlineStep, PendingQuestion, PipelineInfo, Preferences, ProviderStatus,
   FormChoices, Recheck, RecommendedModel, RoleInfo, RunConfig, SessionDetail, SessionRecord, Settings, TextAnswer,
-  RunCalls, CheckSource, DocumentCheck, LibraryMeaning, SentenceModelOffer, ApiError, BackupStatus, ExportFormat,
+  RunCalls, CheckSource, DocumentCheck, LibraryMeaning, SentenceModelOffer, ApiError, BackupStatus, ExportFormat, ModelMeasurement,
 } from "./types";
 
 export interface Store<S extends object> {
@@ -256,6 +256,8 @@ export interface AppState {
   keys: KeyStatus[] | null;
   /** The backups beside the database, as Settings shows them. */
   backups: BackupStatus | null;
+  /** What each model did in your runs and what that decides, as Settings shows it. */
+  measurements: ModelMeasurement[] | null;
   providers: Providers | null;
   providerTests: Readonly<Record<string, { text: string; ok: boolean | null }>>;
   models: RecommendedModel[] | null;
@@ -293,6 +295,7 @@ export function initialState(): AppState {
     library: { folders: null, progress: { status: "", error: false, percent: null, shown: 0, busy: false }, busy: null, meaning: null, offer: null },
     keys: null,
     backups: null,
+    measurements: null,
     providers: null,
     providerTests: {},
     models: null,

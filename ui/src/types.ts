@@ -1578,6 +1578,73 @@ reports: number,
  */
 already_here: boolean, };
 
+export type ModelMeasurement = { 
+/**
+ * The model (a part of its name for a built-in one, else as the person's runs name it).
+ */
+model: string, 
+/**
+ * What the rules read: the built-in measurement, if any, with the person's runs added.
+ */
+measured: Measured, 
+/**
+ * Whether a built-in measurement is part of it.
+ */
+builtin: boolean, 
+/**
+ * The person's runs it took part in.
+ */
+your_runs: number, 
+/**
+ * Tokens it generated a second in the person's runs (calls' time, prompt reading included).
+ */
+tokens_per_second: number | null, 
+/**
+ * What the rules decide for it, in words (empty: asked for everything).
+ */
+decisions: Array<string>, };
+
+export type Measured = { 
+/**
+ * The model: a part of its name that identifies it in a model string (matched as
+ * [`research_check::opinion::names`] does), as [`key`] gives it for a person's model.
+ */
+model: string, 
+/**
+ * Runs the measurement is over.
+ */
+runs: number, 
+/**
+ * What it did in them.
+ */
+work: ModelWork, };
+
+export type ModelWork = { 
+/**
+ * Facts it was asked to restate in its own words and that were kept.
+ */
+facts: number, 
+/**
+ * Of those, how many were its quote's own words.
+ */
+own_words: number, 
+/**
+ * First drafts of a report it wrote.
+ */
+drafts: number, 
+/**
+ * Of those, how many the checks refused (the report gave the passages instead).
+ */
+refused: number, 
+/**
+ * Claims it was asked to give a verdict on (its second opinion).
+ */
+verdicts_asked: number, 
+/**
+ * Of those, how many it gave a verdict on.
+ */
+verdicts_given: number, };
+
 export type ExportFormat = "md" | "pdf" | "bib" | "ris" | "csl_json" | "docx";
 
 export type SourceRow = { 
@@ -2038,7 +2105,15 @@ words: Array<string>, } | { "type": "quotes_unquoted",
 /**
  * How many quoted spans.
  */
-count: number, } | { "type": "citations_repaired", 
+count: number, } | { "type": "model_work", 
+/**
+ * The model string.
+ */
+model: string, 
+/**
+ * What it did.
+ */
+work: ModelWork, } | { "type": "citations_repaired", 
 /**
  * Markers pointed at the right source.
  */

@@ -21,6 +21,7 @@ mod error;
 mod export;
 pub(crate) mod in_flight;
 mod keys;
+mod measurements;
 mod models;
 mod progress;
 mod providers;
@@ -51,6 +52,7 @@ pub use keys::{
     connect_settings, delete_key, key_names, list_keys, resolve as resolve_key, set_key, KeySource,
     KeyStatus, KeyStore, KeyedProvider, MemoryKeys, OsKeychain, KEYED_PROVIDERS,
 };
+pub use measurements::ModelMeasurement;
 pub use models::{
     download_model, human_bytes, recommended_models, DownloadProgress, DownloadRequest,
     DownloadedModel, FileKind, RecommendedModel,

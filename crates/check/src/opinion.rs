@@ -2,13 +2,14 @@
 //! (`scripts/attribution-bench.py --llm`, BENCHMARKS.md): a model may lower the checker's
 //! `verified` only where its "no" was measured to be right more often than wrong. Models not
 //! measured here are asked (a larger model is what the second opinion is for); a model measured
-//! to be wrong is not, and the audit says why.
+//! to be wrong is not, and the audit says why. Which models were measured is data
+//! (`opinions.json`), not code.
 
 /// One model's measurement.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Measured {
     /// A part of the model's name that identifies it in a model string (matched case-blind).
-    pub model: &'static str,
+    pub model: String,
     /// Held-out claims it was asked about.
     pub asked: usize,
     /// Of those, how many it gave a verdict on (a small model often answers with no usable
@@ -43,29 +44,33 @@ impl Measured {
     }
 }
 
-/// The models measured so far (2026-11-26, held-out AttributionBench rows: SmolLM2 on 150,
-/// Gemma on 120; BENCHMARKS.md).
-pub const MEASURED: &[Measured] = &[
-    Measured {
-        model: "SmolLM2-135M",
-        asked: 150,
-        answered: 105,
-        lowered: 20,
-        lowered_right: 0,
-    },
-    Measured {
-        model: "gemma-3-270m",
-        asked: 120,
-        answered: 10,
-        lowered: 0,
-        lowered_right: 0,
-    },
-];
+/// The models measured so far (`opinions.json`: held-out AttributionBench rows, BENCHMARKS.md).
+pub fn all() -> &'static [Measured] {
+    static ALL: std::sync::OnceLock<Vec<Measured>> = std::sync::OnceLock::new();
+    ALL.get_or_init(|| {
+        let shipped: serde_json::Value =
+            serde_json::from_str(include_str!("opinions.json")).expect("opinions.json reads");
+        let count = |m: &serde_json::Value, k: &str| m[k].as_u64().unwrap_or(0) as usize;
+        shipped["models"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|m| Measured {
+                model: m["model"].as_str().unwrap_or_default().to_string(),
+                asked: count(m, "asked"),
+                answered: count(m, "answered"),
+                lowered: count(m, "lowered"),
+                lowered_right: count(m, "lowered_right"),
+            })
+            .filter(|m| !m.model.is_empty())
+            .collect()
+    })
+}
 
 /// The measurement of the model `spec` names (a model string such as
 /// `local:/models/SmolLM2-135M-Instruct.Q4_1.gguf`), if it was measured.
 pub fn measured(spec: &str) -> Option<&'static Measured> {
-    MEASURED.iter().find(|m| names(spec, m.model))
+    all().iter().find(|m| names(spec, &m.model))
 }
 
 /// Whether the model string `spec` names the model `model` (a part of its name, matched
@@ -80,6 +85,7 @@ mod tests {
 
     #[test]
     fn a_model_is_found_by_its_name_in_any_model_string() {
+        assert_eq!(all().len(), 2, "opinions.json reads");
         let m = measured("local:/home/me/models/SmolLM2-135M-Instruct.Q4_1.gguf").unwrap();
         assert!(
             !m.lowers_right(),

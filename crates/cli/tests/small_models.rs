@@ -615,3 +615,59 @@ fn smollm2_says_plainly_when_nothing_read_answers() {
     );
     assert!(grounding.contains("grounding ok"), "{grounding}");
 }
+
+/// A model of the person's own — here SmolLM2 under another file name, so no built-in
+/// measurement applies — is asked for everything, and what it did is recorded and shown:
+/// facts it restated, the draft it wrote, the verdicts it gave, its speed. One run is not
+/// enough to decide anything (the api's tests hold the rules to the person's data).
+#[test]
+fn a_persons_own_model_is_measured_by_what_it_did_in_their_runs() {
+    let (Some(model), Some(manual)) = (model("RS_TEST_MODEL"), manual()) else {
+        return;
+    };
+    let models = tempfile::tempdir().unwrap();
+    let mine = models.path().join("my-tiny-chat.gguf");
+    if std::fs::hard_link(&model, &mine).is_err() {
+        std::fs::copy(&model, &mine).unwrap();
+    }
+    let (result, dir) = run(&mine, &manual, "What does Cachegrind measure?", "single");
+    assert_honest(&result, dir.path(), &manual);
+    let out = research(
+        &["models", "measured", "--json"],
+        &dir.path().join("db.sqlite"),
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let measured: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let all = measured.as_array().unwrap();
+    // The built-in models keep their measurements; the person's model stands on its own.
+    assert!(all.iter().any(|m| m["builtin"] == true), "{measured:#}");
+    let theirs = all
+        .iter()
+        .find(|m| m["model"] == "my-tiny-chat.gguf")
+        .unwrap_or_else(|| panic!("the run's model is measured: {measured:#}"));
+    assert_eq!(theirs["builtin"], false);
+    assert_eq!(theirs["your_runs"], 1);
+    let work = &theirs["measured"]["work"];
+    assert!(work["facts"].as_u64().unwrap() > 0, "{theirs:#}");
+    assert_eq!(work["drafts"], 1, "asked for a draft: {theirs:#}");
+    assert!(
+        theirs["tokens_per_second"].as_f64().unwrap() > 0.0,
+        "{theirs:#}"
+    );
+    assert_eq!(
+        theirs["decisions"],
+        serde_json::json!([]),
+        "one run decides nothing"
+    );
+    let text = research(&["models", "measured"], &dir.path().join("db.sqlite"));
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains("my-tiny-chat.gguf (1 of your runs)")
+            && text.contains("asked for everything"),
+        "{text}"
+    );
+}

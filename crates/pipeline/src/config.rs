@@ -525,6 +525,13 @@ pub struct RunConfig {
     /// for a person to inspect (seed 003); off by default, since they are large and may quote
     /// what the person typed.
     pub record_calls: bool,
+    /// What the models were measured to do, which decides what each is asked for
+    /// ([`crate::measured`]): the built-in measurements, with the person's runs added by the
+    /// api when it starts or estimates a run. Not saved with the run: it is the machine's
+    /// knowledge of its models, read afresh each time.
+    #[serde(skip)]
+    #[ts(skip)]
+    pub measured: crate::measured::Measurements,
 }
 
 impl Default for RunConfig {
@@ -554,6 +561,7 @@ impl Default for RunConfig {
             low_trust_domains: None,
             background: Background::default(),
             record_calls: false,
+            measured: Default::default(),
         }
     }
 }

@@ -136,6 +136,14 @@ pub enum Progress {
         /// How many quoted spans.
         count: usize,
     },
+    /// A model did work that measures it (facts restated, a draft written, verdicts given):
+    /// summed per model over the person's runs ([`crate::measured`]).
+    ModelWork {
+        /// The model string.
+        model: String,
+        /// What it did.
+        work: crate::records::ModelWork,
+    },
     /// Citation markers were fixed after writing.
     CitationsRepaired {
         /// Markers pointed at the right source.

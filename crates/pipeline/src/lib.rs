@@ -58,8 +58,8 @@ pub use pipelines::standard::{
     follow_up_state, graph, initial_state, ResearchState, ResearchUpdate,
 };
 pub use records::{
-    Answer, Asked, Assignment, Claim, Coverage, Decision, EscalatedBy, Evidence, Found, Outcome,
-    Plan, Question, RankedHit, Source, Synthesis, Understanding, Warning, WarningKind,
+    Answer, Asked, Assignment, Claim, Coverage, Decision, EscalatedBy, Evidence, Found, ModelWork,
+    Outcome, Plan, Question, RankedHit, Source, Synthesis, Understanding, Warning, WarningKind,
     WorkerResult, MAX_EDITED_DRAFT_CHARS,
 };
 pub use roles::{Role, RoleInfo};

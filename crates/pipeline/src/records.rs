@@ -105,6 +105,49 @@ impl Evidence {
     }
 }
 
+/// What a model did in a run that tells what asking it is worth: counted by the steps that ask
+/// it (extraction, writing, second opinions), summed per model over the person's runs
+/// ([`crate::measured`]). Counts only: nothing it read or wrote.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(default)]
+pub struct ModelWork {
+    /// Facts it was asked to restate in its own words and that were kept.
+    #[ts(type = "number")]
+    pub facts: u64,
+    /// Of those, how many were its quote's own words.
+    #[ts(type = "number")]
+    pub own_words: u64,
+    /// First drafts of a report it wrote.
+    #[ts(type = "number")]
+    pub drafts: u64,
+    /// Of those, how many the checks refused (the report gave the passages instead).
+    #[ts(type = "number")]
+    pub refused: u64,
+    /// Claims it was asked to give a verdict on (its second opinion).
+    #[ts(type = "number")]
+    pub verdicts_asked: u64,
+    /// Of those, how many it gave a verdict on.
+    #[ts(type = "number")]
+    pub verdicts_given: u64,
+}
+
+impl ModelWork {
+    /// Adds `other`'s counts to these.
+    pub fn add(&mut self, other: &ModelWork) {
+        self.facts += other.facts;
+        self.own_words += other.own_words;
+        self.drafts += other.drafts;
+        self.refused += other.refused;
+        self.verdicts_asked += other.verdicts_asked;
+        self.verdicts_given += other.verdicts_given;
+    }
+
+    /// Whether nothing was counted.
+    pub fn is_empty(&self) -> bool {
+        *self == ModelWork::default()
+    }
+}
+
 /// A checked claim (seed 004's verify step).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct Claim {

@@ -206,6 +206,23 @@ CREATE TABLE library_vectors (
     vector  BYTEA  NOT NULL
 );
 ",
+    // What each model did in the person's runs (its measurements), counts only.
+    "
+CREATE TABLE model_runs (
+    thread_id         TEXT   NOT NULL,
+    model             TEXT   NOT NULL,
+    at_ms             BIGINT NOT NULL,
+    facts             BIGINT NOT NULL,
+    own_words         BIGINT NOT NULL,
+    drafts            BIGINT NOT NULL,
+    refused           BIGINT NOT NULL,
+    verdicts_asked    BIGINT NOT NULL,
+    verdicts_given    BIGINT NOT NULL,
+    completion_tokens BIGINT NOT NULL,
+    call_ms           BIGINT NOT NULL,
+    PRIMARY KEY (thread_id, model)
+);
+",
 ];
 
 /// Every table the first migration made, with the version table: what moves when an earlier

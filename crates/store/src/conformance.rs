@@ -8,8 +8,8 @@
 use std::sync::Arc;
 
 use crate::{
-    ClaimRow, ConversationSummary, EvidenceRow, Schedule, SessionRecord, SessionStatus,
-    SessionStore, SourceRow, ThreadRecord, ThreadStore, TurnRow,
+    ClaimRow, ConversationSummary, EvidenceRow, ModelCounts, ModelRunRow, Schedule, SessionRecord,
+    SessionStatus, SessionStore, SourceRow, ThreadRecord, ThreadStore, TurnRow,
 };
 
 /// A fresh database the checks open stores on; each `open` is another connection to it, as
@@ -533,6 +533,55 @@ pub fn threads_are_registered(db: &dyn Database) {
     assert_eq!(ids, vec!["t2", "t1"]);
 }
 
+/// What the models did is summed per model over runs; a run recorded again counts once; a
+/// deleted session's counts stay.
+pub fn models_are_measured_over_runs(db: &dyn Database) {
+    let s = db.sessions();
+    assert!(s.model_totals().unwrap().is_empty());
+    let row = |model: &str, facts: u64, drafts: u64, refused: u64| ModelRunRow {
+        model: model.into(),
+        counts: ModelCounts {
+            facts,
+            own_words: facts,
+            drafts,
+            refused,
+            verdicts_asked: 3,
+            verdicts_given: 1,
+            completion_tokens: 100,
+            call_ms: 2_000,
+        },
+    };
+    s.create(&session("s", "S", 1)).unwrap();
+    s.add_run("s", "t1", "q", 1).unwrap();
+    s.record_models("t1", 10, &[row("m.gguf", 4, 1, 1), row("other", 0, 1, 0)])
+        .unwrap();
+    // Resumed and saved again: replaced, not added.
+    s.record_models("t1", 20, &[row("m.gguf", 5, 1, 1)])
+        .unwrap();
+    s.record_models("t2", 30, &[row("m.gguf", 7, 1, 0)])
+        .unwrap();
+    assert!(s.delete("s").unwrap());
+    let totals = s.model_totals().unwrap();
+    assert_eq!(totals.len(), 1, "{totals:?}");
+    let m = &totals[0];
+    assert_eq!((m.model.as_str(), m.runs, m.last_at_ms), ("m.gguf", 2, 30));
+    assert_eq!(
+        m.counts,
+        ModelCounts {
+            facts: 12,
+            own_words: 12,
+            drafts: 2,
+            refused: 1,
+            verdicts_asked: 6,
+            verdicts_given: 2,
+            completion_tokens: 200,
+            call_ms: 4_000,
+        }
+    );
+    // Seen by another connection, as another process would.
+    assert_eq!(db.sessions().model_totals().unwrap(), totals);
+}
+
 /// Writes one `#[test]` per conformance check, each on a fresh database from `$make`.
 #[macro_export]
 macro_rules! store_conformance {
@@ -543,7 +592,7 @@ macro_rules! store_conformance {
             one_of_many_claims_wins, concurrent_writers_lose_nothing, caches_expire,
             conversation_turns_and_summary, a_due_schedule_is_taken_once,
             leases_expire_and_paused_schedules_wait, due_schedules_go_to_one_process,
-            threads_are_registered);
+            threads_are_registered, models_are_measured_over_runs);
     };
     (@tests $make:expr; $($check:ident),*) => {
         $(

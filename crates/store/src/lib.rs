@@ -14,6 +14,7 @@ mod cache;
 mod checkpointer;
 pub mod conformance;
 mod conversation;
+mod models;
 pub mod safety;
 mod schedules;
 mod schema;
@@ -27,7 +28,10 @@ pub use checkpointer::SqliteCheckpointer;
 pub use schedules::{next_after, Schedule};
 
 pub use conversation::{ConversationSummary, TurnRow};
-pub use seam::{CacheStore, ConversationStore, ScheduleStore, SessionStore, ThreadStore};
+pub use models::{ModelCounts, ModelRunRow, ModelTotals};
+pub use seam::{
+    CacheStore, ConversationStore, ModelStore, ScheduleStore, SessionStore, ThreadStore,
+};
 pub use sessions::{
     document_sha256, ClaimRow, EvidenceRow, ReportRow, SessionRecord, SessionStatus, SourceRow,
     SqliteSessions,
@@ -168,6 +172,8 @@ fn migrations() -> rusqlite_migration::Migrations<'static> {
         M::up(schedules::SCHEDULES_MIGRATION),
         // Which process runs a thread now, so a run whose process died is told apart.
         M::up("ALTER TABLE runs ADD COLUMN runner TEXT;"),
+        // What each model did in the person's runs (its measurements).
+        M::up(models::MODEL_RUNS_MIGRATION),
     ])
 }
 

@@ -8,13 +8,15 @@
 //! a server does its waiting on its own threads.
 
 use crate::{
-    next_after, ClaimRow, ConversationSummary, EvidenceRow, ReportRow, Schedule, SessionRecord,
-    SessionStatus, SourceRow, StoreError, ThreadRecord, TurnRow,
+    next_after, ClaimRow, ConversationSummary, EvidenceRow, ModelRunRow, ModelTotals, ReportRow,
+    Schedule, SessionRecord, SessionStatus, SourceRow, StoreError, ThreadRecord, TurnRow,
 };
 
 /// Sessions and everything they produced, with the caches, conversations and schedules that
 /// belong to them (one store: a session's delete reaches all of them).
-pub trait SessionStore: CacheStore + ConversationStore + ScheduleStore + Send + Sync {
+pub trait SessionStore:
+    CacheStore + ConversationStore + ScheduleStore + ModelStore + Send + Sync
+{
     /// Creates a session.
     fn create(&self, s: &SessionRecord) -> Result<(), StoreError>;
     /// Sessions, newest first; with `text`, only those whose title or question contains it
@@ -171,6 +173,22 @@ pub trait CacheStore: Send + Sync {
         text: &str,
         now_ms: i64,
     ) -> Result<(), StoreError>;
+}
+
+/// What each model did in the person's runs, counted per run, so that what a model is asked for
+/// can follow from what it did (`research_pipeline::measured`). Kept apart from the sessions: a
+/// deleted session's counts stay, as what was learnt about a model does.
+pub trait ModelStore: Send + Sync {
+    /// Replaces what the models did in run `thread`, recorded at `at_ms`: a run saved again
+    /// (resumed, revised) counts once.
+    fn record_models(
+        &self,
+        thread: &str,
+        at_ms: i64,
+        rows: &[ModelRunRow],
+    ) -> Result<(), StoreError>;
+    /// Each model's totals over every run recorded, by model.
+    fn model_totals(&self) -> Result<Vec<ModelTotals>, StoreError>;
 }
 
 /// A session's conversation: its turns and the summary of its earlier ones.

@@ -82,6 +82,15 @@ export function settingsActions({ store, toast, fail, show }: Base) {
     void fillModelChoice();
     void refreshProviders();
     void refreshBackups();
+    void refreshMeasurements();
+  }
+
+  async function refreshMeasurements() {
+    try {
+      store.set({ measurements: await api.modelMeasurements() });
+    } catch (e) {
+      fail(e);
+    }
   }
 
   async function refreshBackups() {

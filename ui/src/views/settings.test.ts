@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { backupWords } from "./settings";
+import { backupWords, measuredOrigin, measuredWork } from "./settings";
+import type { ModelMeasurement } from "../types";
 
 describe("backups in Settings", () => {
   const folder = "/home/me/.local/share/research-studio/backups";
@@ -14,5 +15,22 @@ describe("backups in Settings", () => {
   it("says when none was taken yet, and when none will be", () => {
     expect(backupWords({ folder, count: 0, rotation: { daily: 7, weekly: 4 }, newest: null })).toContain("the app takes one today");
     expect(backupWords({ folder, count: 0, rotation: { daily: 0, weekly: 0 }, newest: null })).toContain("takes none (backups kept: off)");
+  });
+});
+
+describe("what the models did, in Settings", () => {
+  const m = (change: Partial<ModelMeasurement>): ModelMeasurement => ({
+    model: "qwen2.5-0.5b-instruct-q4_k_m.gguf", builtin: false, your_runs: 6, tokens_per_second: 12.5, decisions: [],
+    measured: { model: "qwen2.5-0.5b-instruct-q4_k_m.gguf", runs: 6, work: { facts: 40, own_words: 39, drafts: 6, refused: 6, verdicts_asked: 0, verdicts_given: 0 } },
+    ...change,
+  });
+  it("says where a measurement comes from", () => {
+    expect(measuredOrigin(m({}))).toBe("6 of your runs");
+    expect(measuredOrigin(m({ builtin: true, your_runs: 0 }))).toBe("measured here");
+    expect(measuredOrigin(m({ builtin: true, your_runs: 1 }))).toBe("measured here, and 1 of your runs");
+  });
+  it("says what it did, and nothing it was not asked for", () => {
+    expect(measuredWork(m({}))).toBe("39 of 40 facts were its quotes' words; the checks refused 6 of 6 drafts");
+    expect(measuredWork(m({ measured: { model: "x", runs: 0, work: { facts: 0, own_words: 0, drafts: 0, refused: 0, verdicts_asked: 0, verdicts_given: 0 } } }))).toBe("nothing measured yet");
   });
 });

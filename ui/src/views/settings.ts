@@ -4,7 +4,7 @@ import { fixWords } from "../api";
 import { formatBytes } from "../download";
 import { inside, setBar, setBusy } from "../dom";
 import { shallow } from "../store";
-import type { BackupStatus, SettingKey, Settings } from "../types";
+import type { BackupStatus, ModelMeasurement, SettingKey, Settings } from "../types";
 import type { Ctx } from "./ctx";
 
 const OTHER_MODEL = "other";
@@ -21,6 +21,33 @@ export function backupWords(b: BackupStatus): string {
   const when = new Date(b.newest.taken_at_ms).toLocaleString();
   return `Last backup: ${when} (${formatBytes(b.newest.bytes)}) — ${count}.`;
 }
+
+/** Where a model's measurement comes from, in words. */
+export function measuredOrigin(m: ModelMeasurement): string {
+  const yours = `${m.your_runs} of your runs`;
+  if (!m.builtin) return yours;
+  return m.your_runs ? `measured here, and ${yours}` : "measured here";
+}
+
+/** What a model did, in words: facts, drafts, verdicts (what it was asked for). */
+export function measuredWork(m: ModelMeasurement): string {
+  const w = m.measured.work;
+  const parts: string[] = [];
+  if (w.facts) parts.push(`${w.own_words} of ${w.facts} facts were its quotes' words`);
+  if (w.drafts) parts.push(`the checks refused ${w.refused} of ${w.drafts} drafts`);
+  if (w.verdicts_asked) parts.push(`a verdict on ${w.verdicts_given} of ${w.verdicts_asked} claims`);
+  return parts.length ? parts.join("; ") : "nothing measured yet";
+}
+
+/** The measured models' rows. */
+export const measuredRows = (ms: ModelMeasurement[]) => ms.length
+  ? ms.map((m) => html`<tr>
+      <td><strong>${m.model}</strong><br /><span class="muted">${measuredOrigin(m)}</span></td>
+      <td>${measuredWork(m)}</td>
+      <td>${m.tokens_per_second === null ? "—" : `${m.tokens_per_second.toFixed(1)} tokens/s`}</td>
+      <td>${m.decisions.length ? html`<ul class="decisions">${m.decisions.map((d) => html`<li>${d}</li>`)}</ul>` : "everything"}</td>
+    </tr>`)
+  : html`<tr><td colspan="4" class="muted">No model has been measured yet.</td></tr>`;
 
 export function settingText(s: Settings, setting: SettingKey): string {
   const v = (s as Record<string, unknown>)[setting.key];
@@ -60,6 +87,11 @@ export function mountSettings(root: HTMLElement, { store, actions }: Ctx) {
   store.watch((s) => s.backups, (b) => {
     if (!b) return;
     $("backup-status").textContent = backupWords(b);
+  });
+
+  // ---------- what the models did ----------
+  store.watch((s) => s.measurements, (ms) => {
+    if (ms) render(measuredRows(ms), $("measured-body"));
   });
 
   // ---------- the default model ----------

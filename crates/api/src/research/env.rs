@@ -439,8 +439,12 @@ impl Studio {
             ));
         }
         let fetcher = self.fetcher(saved, sessions, library, mcp, false)?;
+        // What the models did in the person's runs decides what each is asked for; read
+        // afresh, since a resumed run's saved configuration does not carry it.
+        let mut config = saved.config.clone();
+        config.measured = self.measurements();
         Ok(research_pipeline::Env {
-            config: saved.config.clone(),
+            config,
             models,
             search: Arc::new(search),
             fetcher,

@@ -342,6 +342,7 @@ impl Studio {
                 request.allowed_hosts.push(host);
             }
         }
+        request.config.measured = self.measurements();
         Ok(request)
     }
 

@@ -159,6 +159,10 @@ impl Studio {
             &evidence,
             &claims,
         )?;
+        // The run is saved either way: its models' measurements are worth less than it.
+        if let Err(e) = self.record_model_work(sessions, thread.as_str()) {
+            tracing::warn!("what the models did in this run was not recorded: {e}");
+        }
         if !result.report.is_empty() {
             let known: BTreeSet<String> = sessions
                 .reports(&saved.session_id)?

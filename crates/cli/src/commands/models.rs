@@ -31,12 +31,53 @@ enum ModelsAction {
         #[arg(long)]
         set_default: bool,
     },
+    /// What each model did in your runs (with the built-in models' measurements) and what that
+    /// decides it is asked for
+    Measured {
+        /// Print JSON
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 /// `research models …`.
 pub async fn models(args: ModelsArgs) -> anyhow::Result<ExitCode> {
     let catalog = research_api::recommended_models();
     match args.action {
+        ModelsAction::Measured { json } => {
+            let measured = args.db.open()?.model_measurements()?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&measured)?);
+                return Ok(ExitCode::SUCCESS);
+            }
+            for m in measured {
+                let w = &m.measured.work;
+                let origin = match (m.builtin, m.your_runs) {
+                    (true, 0) => "built-in measurement".to_string(),
+                    (true, n) => format!("built-in measurement and {n} of your runs"),
+                    (false, n) => format!("{n} of your runs"),
+                };
+                println!("{} ({origin})", m.model);
+                println!(
+                    "\tfacts restated {} (its quotes' words {}), drafts {} (refused {}), verdicts given {} of {}{}",
+                    w.facts,
+                    w.own_words,
+                    w.drafts,
+                    w.refused,
+                    w.verdicts_given,
+                    w.verdicts_asked,
+                    m.tokens_per_second
+                        .map(|t| format!(", {t:.1} tokens/s"))
+                        .unwrap_or_default()
+                );
+                if m.decisions.is_empty() {
+                    println!("\tasked for everything");
+                }
+                for d in &m.decisions {
+                    println!("\t{d}");
+                }
+            }
+        }
         ModelsAction::List => {
             for m in catalog {
                 println!(

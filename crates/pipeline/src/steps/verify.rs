@@ -69,14 +69,13 @@ pub struct Verification {
     pub warnings: Vec<Warning>,
 }
 
-/// The measurement of `role`'s model, when it was measured to be wrong more often than right
-/// when it says a passage does not bear a claim out ([`research_check::opinion`]): such a
-/// model's verdicts are not asked for — in the verification step, in the audit, nor on how far
-/// the evidence covers a research question (the same judgement, of passages against a question).
-pub(crate) fn unhelpful_opinion(
-    ctx: &Ctx,
-    role: Role,
-) -> Option<&'static research_check::opinion::Measured> {
+/// Why `role`'s model is not asked for verdicts, naming it, if it is not: it was measured to be
+/// wrong more often than right when it says a passage does not bear a claim out
+/// ([`research_check::opinion`]), or the person's runs showed it gives no verdict on most
+/// claims ([`crate::measured::Measured::verdicts_unusable`]). Such a model's verdicts are not
+/// asked for — in the verification step, in the audit, nor on how far the evidence covers a
+/// research question (the same judgement, of passages against a question).
+pub(crate) fn unhelpful_opinion(ctx: &Ctx, role: Role) -> Option<String> {
     unhelpful_opinion_in(&ctx.config.config, role)
 }
 
@@ -84,9 +83,16 @@ pub(crate) fn unhelpful_opinion(
 pub(crate) fn unhelpful_opinion_in(
     config: &crate::config::RunConfig,
     role: Role,
-) -> Option<&'static research_check::opinion::Measured> {
+) -> Option<String> {
     let spec = role.model(&config.models);
-    research_check::opinion::measured(spec).filter(|m| !m.lowers_right())
+    if let Some(m) = research_check::opinion::measured(spec).filter(|m| !m.lowers_right()) {
+        return Some(format!("{}: {}", m.model, m.why_not()));
+    }
+    config
+        .measured
+        .of(spec)
+        .filter(|m| m.verdicts_unusable())
+        .map(|m| format!("{}: {}", m.model, m.why_no_verdicts()))
 }
 
 /// Claims the model is shown in one call (the answer's schema allows no more).
@@ -164,6 +170,15 @@ pub(crate) async fn model_verdicts(
         verdicts.extend(by_claim(out.filter(|_| problems.is_empty()), batch.len()));
         warnings.append(&mut problems);
     }
+    // Whether it gives verdicts at all decides whether it is asked again ([`unhelpful_opinion`]).
+    ctx.emit(crate::env::Progress::ModelWork {
+        model: Role::Verify.model(&ctx.config.config.models).to_string(),
+        work: crate::records::ModelWork {
+            verdicts_asked: verdicts.len() as u64,
+            verdicts_given: verdicts.iter().filter(|v| v.is_some()).count() as u64,
+            ..Default::default()
+        },
+    });
     Ok((verdicts, warnings))
 }
 

@@ -15,6 +15,7 @@ use crate::PgError;
 
 mod caches;
 mod conversation;
+mod models;
 mod schedules;
 mod threads;
 

@@ -256,6 +256,8 @@ pub(super) fn config(args: &RunArgs, models: ModelRouting) -> RunConfig {
                 .filter(|w| !w.is_empty() && w != "none")
                 .collect()
         }),
+        // The api adds what the models did in the person's runs when the run starts.
+        measured: Default::default(),
     }
 }
 

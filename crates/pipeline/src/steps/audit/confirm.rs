@@ -133,17 +133,15 @@ pub async fn confirm(
     claims: &[Claim],
 ) -> Result<Vec<Warning>, NodeError> {
     // A model measured to be wrong when it says "no" does not get to lower anything.
-    if let Some(m) = crate::steps::verify::unhelpful_opinion(ctx, crate::roles::Role::Verify) {
+    if let Some(why) = crate::steps::verify::unhelpful_opinion(ctx, crate::roles::Role::Verify) {
         for entry in entries.iter_mut().filter(|e| {
             e.status == AuditStatus::Verified
                 && e.check != FACT_IS_QUOTE
                 && e.check != super::OWN_WORDS
         }) {
-            entry.check.push_str(&format!(
-                "; no second opinion from {}: {}",
-                m.model,
-                m.why_not()
-            ));
+            entry
+                .check
+                .push_str(&format!("; no second opinion from {why}"));
         }
         return Ok(Vec::new());
     }

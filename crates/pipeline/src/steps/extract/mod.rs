@@ -21,7 +21,7 @@ use crate::ask::{ask_schema, prompt_room, window, Ctx};
 use crate::config::DepthLimits;
 use crate::guard;
 use crate::prompts::{self, fill};
-use crate::records::{Evidence, Warning};
+use crate::records::{Evidence, ModelWork, Warning};
 use crate::roles::Role;
 use crate::text::{self, quote_in};
 use research_graph::NodeError;
@@ -245,11 +245,23 @@ pub async fn extract(
     // The research questions count as topic too: they carry it across languages (a Japanese
     // question over English pages) and are themselves guarded.
     let topic = format!("{topic} {}", questions.join(" "));
+    let mut work = ModelWork::default();
     let evidence = listings
         .iter()
         .zip(per_page)
-        .map(|(page, chosen)| take(page, chosen, &topic, l))
+        .map(|(page, chosen)| {
+            let (evidence, restated) = take(page, chosen, &topic, l);
+            work.add(&restated);
+            evidence
+        })
         .collect();
+    // What its restating was worth, when it was asked to restate ([`crate::measured`]).
+    if restates && !work.is_empty() {
+        ctx.emit(crate::env::Progress::ModelWork {
+            model: Role::Extract.model(&ctx.config.config.models).to_string(),
+            work,
+        });
+    }
     Ok((evidence, warnings))
 }
 
@@ -303,8 +315,15 @@ fn antecedent(page: &Listing, at: usize, last: usize) -> usize {
 }
 
 /// The evidence a page gives for the model's choices: guarded, verbatim, topped up with the
-/// page's best passages when the model took too little.
-fn take(page: &Listing, chosen: Vec<Chosen>, topic: &str, l: &DepthLimits) -> Vec<Evidence> {
+/// page's best passages when the model took too little; with the facts kept in the model's
+/// words and how many of those were its quote's words (its restating, measured).
+fn take(
+    page: &Listing,
+    chosen: Vec<Chosen>,
+    topic: &str,
+    l: &DepthLimits,
+) -> (Vec<Evidence>, ModelWork) {
+    let mut restated = ModelWork::default();
     let shown = &page.shown;
     let normalized = &page.normalized;
     let texts: Vec<&str> = shown.iter().map(String::as_str).collect();
@@ -349,6 +368,7 @@ fn take(page: &Listing, chosen: Vec<Chosen>, topic: &str, l: &DepthLimits) -> Ve
             quote = shown[at].clone();
         }
         let mut fact = c.fact.trim().to_string();
+        let mut model_fact = true;
         // On topic means sharing a word with what the user asked or a research question (not
         // only with the search, which a weak model's plan may have sent anywhere).
         // (A row is read with its header; joined sentences are never rows.)
@@ -368,6 +388,7 @@ fn take(page: &Listing, chosen: Vec<Chosen>, topic: &str, l: &DepthLimits) -> Ve
             };
             quote = texts[best].to_string();
             fact = quote.clone();
+            model_fact = false;
         }
         // Verbatim by construction; checked anyway, since this is the product's promise. A
         // quote another one already says is not taken twice; one that says another (a
@@ -382,6 +403,10 @@ fn take(page: &Listing, chosen: Vec<Chosen>, topic: &str, l: &DepthLimits) -> Ve
             || !guard::fact_matches_quote(&fact, &quote)
         {
             fact = quote.clone();
+        }
+        if model_fact {
+            restated.facts += 1;
+            restated.own_words += u64::from(text::normalize(&fact) == text::normalize(&quote));
         }
         evidence.push(Evidence::unnumbered(fact, quote));
     }
@@ -420,7 +445,7 @@ fn take(page: &Listing, chosen: Vec<Chosen>, topic: &str, l: &DepthLimits) -> Ve
         .map(|(b, _)| Evidence::unnumbered(b.clone(), b.clone()))
         .collect();
     evidence.extend(beyond);
-    evidence
+    (evidence, restated)
 }
 
 #[cfg(test)]
@@ -460,7 +485,7 @@ mod tests {
             last: 2,
         }];
         let limits = crate::config::Depth::Quick.limits();
-        let evidence = take(&page, chosen, "contributor license work", &limits);
+        let evidence = take(&page, chosen, "contributor license work", &limits).0;
         assert_eq!(evidence.len(), 1, "{evidence:?}");
         assert!(
             evidence[0].quote.ends_with("within the Work."),
@@ -486,14 +511,14 @@ mod tests {
         };
         let topic = "apt package update search";
         let page = page_of(&format!("{UPDATE}\n\n{SEARCH}"), &[UPDATE, SEARCH]);
-        let evidence = take(&page, both(), topic, &limits);
+        let evidence = take(&page, both(), topic, &limits).0;
         assert_eq!(evidence[0].quote, UPDATE, "{evidence:?}");
         // So is a list item after a paragraph; one paragraph's two sentences are one quote.
         let page = page_of(&format!("{UPDATE}\n- {SEARCH}"), &[UPDATE, SEARCH]);
-        assert_eq!(take(&page, both(), topic, &limits)[0].quote, UPDATE);
+        assert_eq!(take(&page, both(), topic, &limits).0[0].quote, UPDATE);
         let page = page_of(&format!("{UPDATE} {SEARCH}"), &[UPDATE, SEARCH]);
         assert_eq!(
-            take(&page, both(), topic, &limits)[0].quote,
+            take(&page, both(), topic, &limits).0[0].quote,
             format!("{UPDATE} {SEARCH}")
         );
         // A plain text file's wrapped line is not a block's end.
@@ -538,14 +563,14 @@ mod tests {
             }]
         };
         let page = page_of(&format!("{NAMES} {IT}"), &[NAMES, IT]);
-        let evidence = take(&page, chosen(), "heap memory measure", &limits);
+        let evidence = take(&page, chosen(), "heap memory measure", &limits).0;
         assert_eq!(evidence[0].quote, format!("{NAMES} {IT}"));
         // Not when something the page says stands between them.
         let page = page_of(
             &format!("{NAMES} Run it with --tool=massif. {IT}"),
             &[NAMES, IT],
         );
-        let evidence = take(&page, chosen(), "heap memory measure", &limits);
+        let evidence = take(&page, chosen(), "heap memory measure", &limits).0;
         assert_eq!(evidence[0].quote, IT);
         // Both sentences chosen apart: one passage, said once.
         let page = page_of(&format!("{NAMES} {IT}"), &[NAMES, IT]);
@@ -561,7 +586,7 @@ mod tests {
                 last: 2,
             },
         ];
-        let evidence = take(&page, both, "heap memory measure profiler", &limits);
+        let evidence = take(&page, both, "heap memory measure profiler", &limits).0;
         let quotes: Vec<&str> = evidence.iter().map(|e| e.quote.as_str()).collect();
         assert_eq!(quotes, [format!("{NAMES} {IT}")]);
     }

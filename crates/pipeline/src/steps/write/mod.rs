@@ -409,7 +409,7 @@ fn analysis_section(input: &WriteInput<'_>, now_ms: i64) -> (String, Vec<AuditEn
 /// The measurement that keeps a run's writer from being asked for a first draft: the checks
 /// were measured to refuse its drafts ([`crate::measured::Measured::drafts_refused`]). The one
 /// owner of the rule: the writing step and the pipelines' call estimates read it.
-pub fn unfit_writer(config: &crate::RunConfig) -> Option<&'static crate::measured::Measured> {
+pub fn unfit_writer(config: &crate::RunConfig) -> Option<&crate::measured::Measured> {
     crate::measured::of_role(config, Role::Write).filter(|m| m.drafts_refused())
 }
 
@@ -553,6 +553,18 @@ pub async fn write(
         rejected = Some("it cited none of the evidence".into());
     }
     let extractive = rejected.is_some();
+    if revision.is_none() && unfit.is_none() {
+        // A first draft the model was asked for, and whether the checks took it: what decides
+        // whether it is asked again ([`unfit_writer`]).
+        ctx.emit(crate::env::Progress::ModelWork {
+            model: Role::Write.model(&ctx.config.config.models).to_string(),
+            work: crate::records::ModelWork {
+                drafts: 1,
+                refused: u64::from(extractive),
+                ..Default::default()
+            },
+        });
+    }
     // When the passages replace the prose, the writer's claims are still what it is scored on.
     let writers = extractive.then(|| trust::unverified(&audited.entries));
     if extractive {
