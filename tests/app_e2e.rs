@@ -87,6 +87,30 @@ async fn research_with_review_dialogs_citations_export_and_restart() {
     // The same answers under another name, set for the writing step only.
     let writer = script(dir.path(), "writer.json", |_| {});
     let profile = Profile::with_library(&dir.path().join("profile"), &model);
+    // Six earlier runs of a model of the person's own whose every draft the checks refused.
+    {
+        use research_store::ModelStore;
+        let store = research_store::SqliteSessions::open(&profile.db()).unwrap();
+        for i in 0..6 {
+            let counts = research_store::ModelCounts {
+                facts: 9,
+                own_words: 3,
+                drafts: 1,
+                refused: 1,
+                verdicts_asked: 8,
+                verdicts_given: 7,
+                completion_tokens: 900,
+                call_ms: 30_000,
+            };
+            let row = research_store::ModelRunRow {
+                model: "qwen2.5-0.5b-instruct-q4_k_m.gguf".into(),
+                counts,
+            };
+            store
+                .record_models(&format!("earlier-{i}"), i, &[row])
+                .unwrap();
+        }
+    }
     let display = Display::start();
     let app = App::start(&display, &profile, &shots).await;
     app.shot("01-start").await;
@@ -139,6 +163,22 @@ async fn research_with_review_dialogs_citations_export_and_restart() {
         .await;
     assert!(backups.starts_with("Last backup:"), "{backups}");
     app.shot("02a-backups").await;
+    // What the models did (issue 52): the built-in two with their measurements, and the
+    // person's own model with what its runs decided.
+    app.js("document.getElementById('measured-title').scrollIntoView({block: 'start'})")
+        .await;
+    let measured = app
+        .wait_text("#measured-body", 30, |t| t.contains("qwen2.5-0.5b"))
+        .await;
+    assert!(
+        measured.contains("not asked to write reports: the checks refused 6 of its 6 drafts")
+            && measured.contains("6 of your runs")
+            && measured.contains("30.0 tokens/s")
+            && measured.contains("SmolLM2-135M")
+            && measured.contains("measured here"),
+        "{measured}"
+    );
+    app.shot("02b-models-measured").await;
 
     // New research with both review points: each is a native dialog.
     app.click("#new-research").await;

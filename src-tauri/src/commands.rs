@@ -69,6 +69,11 @@ impl RunRegistry {
         self.0.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// How many runs are going.
+    pub fn going(&self) -> usize {
+        self.map().len()
+    }
+
     /// Takes `thread`'s place with `cancel`, unless a run of it is going.
     pub fn start(&self, thread: &str, cancel: CancellationToken) -> Result<RunSlot, ApiError> {
         let mut runs = self.map();

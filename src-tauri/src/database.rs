@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use research_api::{ApiError, ErrorCode, Fix, KeyStore, MemoryKeys, OsKeychain, Studio};
-use tauri::{AppHandle, Manager, Runtime};
+use tauri::{AppHandle, Manager, Runtime, State};
 
 use crate::commands::AppState;
 
@@ -134,4 +134,65 @@ pub async fn restore_newest_backup<R: Runtime>(app: AppHandle<R>) -> Result<bool
 
 fn restore(db: &Path, backup: &Path, now: i64) -> Result<Option<PathBuf>, ApiError> {
     research_api::backups::restore(db, backup, now)
+}
+
+/// Restores a backup while the database is open (Settings → Backups): the person picks one in
+/// the backups folder and confirms what it replaces; the app then restarts, and the backup is
+/// put in place before anything reads the database (`Studio::restore_at_next_start`). False when
+/// they chose nothing or kept the database as it is.
+#[tauri::command]
+pub async fn restore_backup<R: Runtime>(
+    app: AppHandle<R>,
+    state: State<'_, AppState>,
+) -> Result<bool, ApiError> {
+    let going = state.runs.going();
+    if going > 0 {
+        return Err(ApiError::new(
+            ErrorCode::Conflict,
+            format!(
+                "{going} run{} going in this window; a restore restarts the app, so stop {} first",
+                if going == 1 { " is" } else { "s are" },
+                if going == 1 { "it" } else { "them" }
+            ),
+        ));
+    }
+    let folder = state
+        .studio
+        .blocking(|s| Ok(s.backup_status()?.folder))
+        .await?;
+    let Some(backup) = crate::dialogs::pick_in(
+        app.clone(),
+        "Choose a backup to restore",
+        false,
+        Some(("Research Studio backup", &["sqlite3"])),
+        Some(PathBuf::from(folder)),
+    )
+    .await?
+    else {
+        return Ok(false);
+    };
+    let text = format!(
+        "The backup {} will take the place of the database, and the app starts again to put it \
+         there. The database as it is now is kept beside it, renamed with today's date; nothing \
+         is deleted. Sessions made after the backup was taken are not in it.",
+        backup.display()
+    );
+    if !crate::dialogs::confirm(app.clone(), "Restore a backup", text, "Restore and restart")
+        .await?
+    {
+        return Ok(false);
+    }
+    state
+        .studio
+        .blocking(move |s| s.restore_at_next_start(&backup).map(|_| ()))
+        .await?;
+    tracing::warn!("restarting to restore a backup");
+    app.restart()
+}
+
+/// What the restore asked for at the last start did, when one was pending as the app opened
+/// the database (the window says it when it starts).
+#[tauri::command]
+pub fn restored(state: State<'_, AppState>) -> Option<research_api::backups::Restored> {
+    state.studio.restored().cloned()
 }

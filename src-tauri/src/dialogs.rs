@@ -254,10 +254,22 @@ pub async fn pick<R: Runtime>(
     folder: bool,
     filter: Option<(&'static str, &'static [&'static str])>,
 ) -> Result<Option<PathBuf>, ApiError> {
-    let mut dialog = app.dialog().file().set_title(title);
     // Start at home rather than GTK's "Recent", where a folder cannot be chosen at all.
-    if let Ok(home) = app.path().home_dir() {
-        dialog = dialog.set_directory(home);
+    let home = app.path().home_dir().ok();
+    pick_in(app, title, folder, filter, home).await
+}
+
+/// [`pick`], starting in `start` (a backups folder) when it is given.
+pub async fn pick_in<R: Runtime>(
+    app: AppHandle<R>,
+    title: &str,
+    folder: bool,
+    filter: Option<(&'static str, &'static [&'static str])>,
+    start: Option<PathBuf>,
+) -> Result<Option<PathBuf>, ApiError> {
+    let mut dialog = app.dialog().file().set_title(title);
+    if let Some(start) = start {
+        dialog = dialog.set_directory(start);
     }
     if let Some((name, ext)) = filter {
         dialog = dialog.add_filter(name, ext);

@@ -94,6 +94,8 @@ pub fn invoke_handler<R: Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + 
         commands::app_info,
         database::database_problem,
         database::restore_newest_backup,
+        database::restore_backup,
+        database::restored,
         commands::graph_outline,
         commands::run_outline,
         commands::pipelines,

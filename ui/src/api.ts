@@ -1,7 +1,7 @@
 // Typed wrappers over the app's commands. Every type comes from the Rust side (types.ts).
 import { Channel, invoke } from "@tauri-apps/api/core";
 import type { ScheduleView,
-  Answer, ApiError, AppInfo, BackupStatus, ModelMeasurement, ExportFormat, Fix, Imported, CheckpointInfo, DraftFinding, ConnectionTest, DialogAnswer, DownloadedModel, DownloadProgress, ErrorCode, Event, GraphOutline, IndexReport,
+  Answer, ApiError, AppInfo, BackupStatus, ModelMeasurement, Restored, ExportFormat, Fix, Imported, CheckpointInfo, DraftFinding, ConnectionTest, DialogAnswer, DownloadedModel, DownloadProgress, ErrorCode, Event, GraphOutline, IndexReport,
   ForkedRun, ForkPoint, ForkRequest, KeyStatus, LibraryFolder, Mode, PendingQuestion, PipelineInfo, Preferences, ProviderStatus, ResearchOutcome, ResearchRequest,
   CheckRequest, ChosenDocument, DocumentCheck, EmbedProgress, LibraryMeaning, CompareOutcome, CompareRequest, FormChoices, Recheck, RecommendedModel, RoleInfo, SentenceModelOffer, RunCalls, RunConfig, RunEstimate, SessionDetail, SessionRecord, Settings, StartedRun, Turn, TurnKind, UsageTotals,
 } from "./types";
@@ -54,6 +54,8 @@ export const api = {
   backupStatus: () => invoke<BackupStatus>("backup_status"),
   modelMeasurements: () => invoke<ModelMeasurement[]>("model_measurements"),
   backUpNow: () => invoke<BackupStatus>("back_up_now"),
+  restoreBackup: () => invoke<boolean>("restore_backup"),
+  restored: () => invoke<Restored | null>("restored"),
   preferences: () => invoke<Preferences>("preferences"),
   savePreferences: (preferences: Preferences) => invoke<null>("save_preferences", { preferences }),
   graphOutline: (pipeline: string, mode: Mode) => invoke<GraphOutline>("graph_outline", { pipeline, mode }),

@@ -1,5 +1,5 @@
 // Pure words and readings the views and actions share (tested without a DOM).
-import type { Answer, IndexReport, Mode, PendingQuestion, RunConfig, RunEstimate, SessionDetail, SessionStatus, TextAnswer } from "./types";
+import type { Answer, IndexReport, Mode, PendingQuestion, Restored, RunConfig, RunEstimate, SessionDetail, SessionStatus, TextAnswer } from "./types";
 
 /** The sidebar's words for each session status (the statuses are the api's `SessionStatus`). */
 export const STATUS_WORDS: Record<SessionStatus, string> = {
@@ -111,4 +111,11 @@ export function answerForm(q: PendingQuestion["question"], kind: TextAnswer) {
     label: revise ? "Feedback" : "Reason", value: "", rows: 5, options: [],
     editInstead: revise && q.type === "report_review" && !!q.draft, editor: false,
   };
+}
+
+/** What the window says when the restore asked for was applied as the app started, or was not. */
+export function restoredWords(r: Restored): string {
+  if (r.problem) return `The backup was not restored: ${r.problem}. The database is as it was.`;
+  const kept = r.kept ? ` The database as it was is kept at ${r.kept}.` : "";
+  return `Restored the backup ${r.from}.${kept}`;
 }

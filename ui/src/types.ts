@@ -1539,7 +1539,11 @@ count: number,
 /**
  * How many of its own the app keeps.
  */
-rotation: Rotation, };
+rotation: Rotation, 
+/**
+ * A restore asked for that is applied when the app next starts.
+ */
+pending: PendingRestore | null, };
 
 export type BackupFile = { 
 /**
@@ -1554,6 +1558,30 @@ taken_at_ms: number,
  * Its size.
  */
 bytes: number, };
+
+export type PendingRestore = { 
+/**
+ * The backup.
+ */
+from: string, 
+/**
+ * When it was asked for, ms since the epoch.
+ */
+asked_at_ms: number, };
+
+export type Restored = { 
+/**
+ * The backup.
+ */
+from: string, 
+/**
+ * Where the file it replaced is kept, when it was put in place.
+ */
+kept: string | null, 
+/**
+ * Why it was not put in place, when it was not.
+ */
+problem: string | null, };
 
 export type Imported = { 
 /**

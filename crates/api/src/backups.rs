@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::{ApiError, ErrorCode, Studio};
 
@@ -157,6 +157,8 @@ pub struct BackupStatus {
     pub count: usize,
     /// How many of its own the app keeps.
     pub rotation: Rotation,
+    /// A restore asked for that is applied when the app next starts.
+    pub pending: Option<PendingRestore>,
 }
 
 /// One backup file.
@@ -268,7 +270,122 @@ impl Studio {
             newest,
             count: found.len(),
             rotation: Rotation::of(&self.settings()?),
+            pending: pending_restore(self.db_path()),
         })
+    }
+}
+
+/// A restore asked for while the database is open: the backup replaces it when it is next
+/// opened (the app restarts for it), before anything reads it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+pub struct PendingRestore {
+    /// The backup.
+    pub from: String,
+    /// When it was asked for, ms since the epoch.
+    pub asked_at_ms: i64,
+}
+
+/// What a restore applied at start did: the backup in place and the file it replaced kept, or
+/// why not (the database was then opened as it was).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+pub struct Restored {
+    /// The backup.
+    pub from: String,
+    /// Where the file it replaced is kept, when it was put in place.
+    pub kept: Option<String>,
+    /// Why it was not put in place, when it was not.
+    pub problem: Option<String>,
+}
+
+/// Where a pending restore of `db` is written down.
+fn pending_file(db: &Path) -> PathBuf {
+    PathBuf::from(format!("{}.restore-pending", db.display()))
+}
+
+/// The restore pending for the database `db`, if one is.
+pub fn pending_restore(db: &Path) -> Option<PendingRestore> {
+    let text = std::fs::read_to_string(pending_file(db)).ok()?;
+    serde_json::from_str(&text).ok()
+}
+
+/// Applies the restore pending for `db`, if one is, while nothing has the file open: the
+/// backup in place (checked in full again) and the file it replaces kept beside it. Tried
+/// once: a backup that cannot be put in place leaves the database as it was, and says why.
+pub(crate) fn apply_pending_restore(db: &Path, now_ms: i64) -> Option<Restored> {
+    let marker = pending_file(db);
+    if !marker.exists() {
+        return None;
+    }
+    let pending = pending_restore(db);
+    let _ = std::fs::remove_file(&marker);
+    let Some(pending) = pending else {
+        return Some(Restored {
+            from: String::new(),
+            kept: None,
+            problem: Some(format!(
+                "the restore asked for could not be read from {}",
+                marker.display()
+            )),
+        });
+    };
+    let done = restore(db, Path::new(&pending.from), now_ms);
+    if let Err(e) = &done {
+        tracing::error!("the restore asked for was not done: {}", e.message);
+    }
+    Some(Restored {
+        kept: done
+            .as_ref()
+            .ok()
+            .and_then(|kept| kept.as_ref())
+            .map(|p| p.display().to_string()),
+        problem: done.err().map(|e| e.message),
+        from: pending.from,
+    })
+}
+
+impl Studio {
+    /// Asks for the backup `from` to replace this database when it is next opened (the app
+    /// restarts for it): checked now, so a damaged backup or a newer build's is refused at once
+    /// and nothing is asked. This machine's file only.
+    pub fn restore_at_next_start(&self, from: &Path) -> Result<PendingRestore, ApiError> {
+        if !self.storage().starts_with("SQLite") {
+            return Err(ApiError::new(
+                ErrorCode::InvalidInput,
+                format!(
+                    "this is a shared database ({}): restore it on its server",
+                    self.storage()
+                ),
+            ));
+        }
+        if !from.is_file() {
+            return Err(ApiError::new(
+                ErrorCode::NotFound,
+                format!("there is no backup at {}", from.display()),
+            ));
+        }
+        research_store::safety::restorable(from).map_err(storage_error)?;
+        let from = from.canonicalize().unwrap_or_else(|_| from.to_path_buf());
+        let pending = PendingRestore {
+            from: from.display().to_string(),
+            asked_at_ms: self.now_ms(),
+        };
+        let text = serde_json::to_string(&pending).unwrap_or_default();
+        std::fs::write(pending_file(self.db_path()), text).map_err(|e| {
+            ApiError::new(
+                ErrorCode::Storage,
+                format!("the restore could not be written down: {e}"),
+            )
+        })?;
+        Ok(pending)
+    }
+
+    /// Takes back a restore asked for and not yet applied; false when none was pending.
+    pub fn cancel_pending_restore(&self) -> Result<bool, ApiError> {
+        match std::fs::remove_file(pending_file(self.db_path())) {
+            Ok(()) => Ok(true),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+            Err(e) => Err(ApiError::new(ErrorCode::Storage, e.to_string())),
+        }
     }
 }
 

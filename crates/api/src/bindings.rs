@@ -88,6 +88,8 @@ pub fn typescript() -> String {
         crate::backups::Rotation::decl(&cfg),
         crate::backups::BackupStatus::decl(&cfg),
         crate::backups::BackupFile::decl(&cfg),
+        crate::backups::PendingRestore::decl(&cfg),
+        crate::backups::Restored::decl(&cfg),
         crate::archive::Imported::decl(&cfg),
         crate::ModelMeasurement::decl(&cfg),
         research_pipeline::measured::Measured::decl(&cfg),

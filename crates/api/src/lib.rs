@@ -280,6 +280,8 @@ pub struct Studio {
     /// ask the network once ([`in_flight`]).
     pages: Arc<in_flight::PagesInFlight>,
     searches: Arc<in_flight::SearchesInFlight>,
+    /// The restore asked for at the last start, applied when this one opened the database.
+    restored: Option<backups::Restored>,
 }
 
 const DEMO: &str = "demo";
@@ -343,8 +345,29 @@ impl Studio {
             Some(p) => p.to_path_buf(),
             None => default_db_path()?,
         };
+        let restored = Self::restore_pending(&path);
         let stores = database::open(&path)?;
-        Ok(Self::on(path, stores))
+        Ok(Self::on(path, stores).with_restored(restored))
+    }
+
+    /// Applies the restore the person asked for before the database is opened, when it is this
+    /// machine's file and one is pending.
+    fn restore_pending(path: &Path) -> Option<backups::Restored> {
+        if database::shared_address(path).ok().flatten().is_some() {
+            return None;
+        }
+        backups::apply_pending_restore(path, SystemClock.now_ms())
+    }
+
+    fn with_restored(mut self, restored: Option<backups::Restored>) -> Self {
+        self.restored = restored;
+        self
+    }
+
+    /// What the restore asked for at the last start did, when one was pending as this
+    /// database was opened.
+    pub fn restored(&self) -> Option<&backups::Restored> {
+        self.restored.as_ref()
     }
 
     /// Like [`Studio::open`], but when the shared database cannot be opened (a wrong address,
@@ -355,8 +378,9 @@ impl Studio {
             Some(p) => p.to_path_buf(),
             None => default_db_path()?,
         };
+        let restored = Self::restore_pending(&path);
         match database::open(&path) {
-            Ok(stores) => Ok((Self::on(path, stores), None)),
+            Ok(stores) => Ok((Self::on(path, stores).with_restored(restored), None)),
             Err(problem) if database::shared_address(&path).ok().flatten().is_some() => {
                 let local = database::open_local(&path)?;
                 Ok((Self::on(path, local), Some(problem)))
@@ -378,6 +402,7 @@ impl Studio {
             embedder: Arc::default(),
             pages: Arc::default(),
             searches: Arc::default(),
+            restored: None,
         }
     }
 

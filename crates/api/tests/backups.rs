@@ -102,3 +102,82 @@ fn the_rotation_is_configurable_and_settings_sees_the_newest_backup() {
     assert!(err.message.contains("DAILY,WEEKLY"), "{}", err.message);
     assert!(settings.set("backups", "0,3").is_err());
 }
+
+/// A restore asked for while the database is open (Settings → Backups) is applied when it is
+/// next opened: the backup in place, the file it replaced kept, said once; a damaged backup is
+/// refused when asked, and one gone by the next start leaves the database as it was.
+#[test]
+fn a_restore_asked_for_while_open_is_applied_at_the_next_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("studio.sqlite3");
+    let studio = Studio::open(Some(&db)).unwrap();
+    let add = |id: &str, at: i64| {
+        use research_store::SessionStore;
+        research_store::SqliteSessions::open(&db)
+            .unwrap()
+            .create(&research_store::conformance::session(id, id, at))
+            .unwrap();
+    };
+    add("before", 1);
+    let (backup, _) = studio.backup(None).unwrap();
+    add("after", 2);
+
+    // Damaged or missing backups are refused at once; nothing is pending.
+    let junk = dir.path().join("junk.sqlite3");
+    std::fs::write(&junk, b"not a database at all").unwrap();
+    assert!(studio.restore_at_next_start(&junk).is_err());
+    assert!(studio
+        .restore_at_next_start(&dir.path().join("gone.sqlite3"))
+        .is_err());
+    assert!(studio.backup_status().unwrap().pending.is_none());
+
+    let pending = studio.restore_at_next_start(&backup).unwrap();
+    assert_eq!(studio.backup_status().unwrap().pending, Some(pending));
+    // Still the database as it is until the next start.
+    assert_eq!(studio.list_sessions(None).unwrap().len(), 2);
+    drop(studio);
+
+    let reopened = Studio::open(Some(&db)).unwrap();
+    let restored = reopened
+        .restored()
+        .expect("the restore was applied")
+        .clone();
+    assert_eq!(restored.problem, None);
+    let kept = restored.kept.expect("the file replaced is kept");
+    assert!(std::path::Path::new(&kept).is_file(), "{kept}");
+    let titles: Vec<String> = reopened
+        .list_sessions(None)
+        .unwrap()
+        .into_iter()
+        .map(|s| s.title)
+        .collect();
+    assert_eq!(
+        titles,
+        ["before"],
+        "the backup's sessions, not the later one"
+    );
+    assert!(reopened.backup_status().unwrap().pending.is_none());
+    drop(reopened);
+    // Said once: the next start has nothing to apply.
+    assert!(Studio::open(Some(&db)).unwrap().restored().is_none());
+
+    // Asked for, then the backup went away: the database opens as it was, and says why.
+    let studio = Studio::open(Some(&db)).unwrap();
+    let (second, _) = studio.backup(Some(&dir.path().join("elsewhere"))).unwrap();
+    studio.restore_at_next_start(&second).unwrap();
+    drop(studio);
+    std::fs::remove_file(&second).unwrap();
+    let opened = Studio::open(Some(&db)).unwrap();
+    let restored = opened.restored().unwrap();
+    assert!(restored.kept.is_none());
+    assert!(
+        restored.problem.as_deref().unwrap().contains("no backup"),
+        "{restored:?}"
+    );
+    assert_eq!(opened.list_sessions(None).unwrap().len(), 1);
+
+    // Taken back before a restart: nothing happens.
+    opened.restore_at_next_start(&backup).unwrap();
+    assert!(opened.cancel_pending_restore().unwrap());
+    assert!(!opened.cancel_pending_restore().unwrap());
+}

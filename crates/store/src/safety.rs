@@ -115,11 +115,9 @@ pub fn backup(db: &Path, target: &Path) -> Result<u64, StoreError> {
     Ok(std::fs::metadata(target).map(|m| m.len()).unwrap_or(0))
 }
 
-/// Puts the backup `from` in the place of the database at `db`, after checking it in full and
-/// that this build can read its schema; the file it replaces (its log written into it first)
-/// is kept beside it as `<db>.replaced-<tag>`, whose path is returned (`None` when there was
-/// no database yet). Only while no program has `db` open.
-pub fn restore(from: &Path, db: &Path, tag: &str) -> Result<Option<PathBuf>, StoreError> {
+/// Whether the backup `from` can be put in a database's place: whole by SQLite's full check,
+/// and of a schema this build can read.
+pub fn restorable(from: &Path) -> Result<(), StoreError> {
     let found = check(from, true)?;
     if !found.is_empty() {
         return Err(StoreError::Damaged {
@@ -136,6 +134,15 @@ pub fn restore(from: &Path, db: &Path, tag: &str) -> Result<Option<PathBuf>, Sto
             known,
         });
     }
+    Ok(())
+}
+
+/// Puts the backup `from` in the place of the database at `db`, after checking it in full and
+/// that this build can read its schema; the file it replaces (its log written into it first)
+/// is kept beside it as `<db>.replaced-<tag>`, whose path is returned (`None` when there was
+/// no database yet). Only while no program has `db` open.
+pub fn restore(from: &Path, db: &Path, tag: &str) -> Result<Option<PathBuf>, StoreError> {
+    restorable(from)?;
     let staged = db.with_extension("restoring");
     std::fs::copy(from, &staged).map_err(|e| StoreError::Open {
         path: staged.clone(),

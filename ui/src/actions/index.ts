@@ -1,6 +1,7 @@
 // What the views ask for: each action calls the api and writes what it learns to the store.
 import { api } from "../api";
 import type { Toast } from "../dom";
+import { restoredWords } from "../format";
 import type { AppStore } from "../store";
 import { createBase } from "./base";
 import { checkActions } from "./check";
@@ -76,6 +77,9 @@ export function createActions(store: AppStore, toast: Toast) {
       } catch (e) {
         fail(e);
       }
+      // A restore asked for in Settings was applied (or not) as the app started again.
+      const restored = await api.restored().catch(() => null);
+      if (restored) toast(restoredWords(restored), restored.problem ? "error" : "info");
       const prefs = await api.preferences().catch(() => store.get().prefs);
       store.set({ prefs, prefsLoaded: true });
       const info = store.get().info;

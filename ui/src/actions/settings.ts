@@ -129,6 +129,14 @@ export function settingsActions({ store, toast, fail, show }: Base) {
     setFormModel,
     openSettings,
     fillSettings,
+    /** Restores a backup the person picks: the app confirms natively and restarts to put it in place. */
+    async restoreBackup() {
+      try {
+        await api.restoreBackup();
+      } catch (e) {
+        fail(e);
+      }
+    },
     /** Backs up now, then shows the backups as they are. */
     async backUpNow() {
       try {

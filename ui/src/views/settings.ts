@@ -19,8 +19,10 @@ export function backupWords(b: BackupStatus): string {
       : `No backup yet, and the app takes none (backups kept: off). Backups go to ${b.folder}.`;
   }
   const when = new Date(b.newest.taken_at_ms).toLocaleString();
-  return `Last backup: ${when} (${formatBytes(b.newest.bytes)}) — ${count}.`;
+  const pending = b.pending ? ` A restore of ${b.pending.from} is waiting for the app to start again.` : "";
+  return `Last backup: ${when} (${formatBytes(b.newest.bytes)}) — ${count}.${pending}`;
 }
+
 
 /** Where a model's measurement comes from, in words. */
 export function measuredOrigin(m: ModelMeasurement): string {
@@ -84,6 +86,7 @@ export function mountSettings(root: HTMLElement, { store, actions }: Ctx) {
 
   // ---------- backups ----------
   $("back-up-now").addEventListener("click", () => void actions.backUpNow());
+  $("restore-backup").addEventListener("click", () => void actions.restoreBackup());
   store.watch((s) => s.backups, (b) => {
     if (!b) return;
     $("backup-status").textContent = backupWords(b);
