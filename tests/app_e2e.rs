@@ -175,7 +175,7 @@ async fn research_with_review_dialogs_citations_export_and_restart() {
             && measured.contains("6 of your runs")
             && measured.contains("30.0 tokens/s")
             && measured.contains("SmolLM2-135M")
-            && measured.contains("measured here"),
+            && measured.contains("built-in measurement"),
         "{measured}"
     );
     app.shot("02b-models-measured").await;
@@ -1534,9 +1534,26 @@ async fn a_damaged_database_is_shown_and_its_newest_backup_restored() {
             .unwrap();
         studio.backup(None).unwrap();
     }
-    // Cut short, as a disk or a copy gone wrong leaves it.
-    let bytes = std::fs::read(&db).unwrap();
-    std::fs::write(&db, &bytes[..bytes.len() / 2]).unwrap();
+    // A page of the library's passages overwritten, as a failing disk leaves it: SQLite finds
+    // the file damaged, and the sessions in it still read.
+    {
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
+            .unwrap();
+        let (page, size): (i64, i64) = conn
+            .query_row(
+                "SELECT rootpage, (SELECT page_size FROM pragma_page_size()) FROM sqlite_master
+                 WHERE name = 'library_passages_content'",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .unwrap();
+        drop(conn);
+        let mut bytes = std::fs::read(&db).unwrap();
+        let at = ((page - 1) * size) as usize;
+        bytes[at..at + size as usize].fill(0xa5);
+        std::fs::write(&db, &bytes).unwrap();
+    }
     for side in ["-wal", "-shm"] {
         let _ = std::fs::remove_file(format!("{}{side}", db.display()));
     }
@@ -1551,6 +1568,20 @@ async fn a_damaged_database_is_shown_and_its_newest_backup_restored() {
     assert!(said.contains("research-"), "the backup is named: {said}");
     app.shot("01-damaged").await;
     assert_eq!(std::fs::read(&db).unwrap(), damaged, "not a byte written");
+
+    // Its sessions saved first, to a folder picked in the native chooser.
+    let saved = dir.path().join("saved");
+    std::fs::create_dir_all(&saved).unwrap();
+    app.click("#damaged-salvage").await;
+    app.choose("Choose a folder to save the sessions in", &saved)
+        .await;
+    let said = app
+        .wait_text("#damaged-salvaged", 60, |t| !t.is_empty())
+        .await;
+    assert!(said.starts_with("Saved 1 session to"), "{said}");
+    assert_eq!(files_under(&saved).len(), 1, "one session file");
+    app.shot("01a-salvaged").await;
+    assert_eq!(std::fs::read(&db).unwrap(), damaged, "only read");
 
     app.click("#damaged-restore").await;
     let confirm = app.dialog("Restore the backup", 30).await;

@@ -196,3 +196,33 @@ pub async fn restore_backup<R: Runtime>(
 pub fn restored(state: State<'_, AppState>) -> Option<research_api::backups::Restored> {
     state.studio.restored().cloned()
 }
+
+/// Saves every session the database the app could not open still holds, one session file
+/// each, in a folder the person picks — before a backup takes its place. The file is only read.
+/// `None` when no folder was chosen.
+#[tauri::command]
+pub async fn salvage_sessions<R: Runtime>(
+    app: AppHandle<R>,
+) -> Result<Option<research_api::archive::Salvage>, ApiError> {
+    let Some(unopened) = app.try_state::<Unopened>() else {
+        return Err(ApiError::new(
+            ErrorCode::Conflict,
+            "the database is open; export a session from its page",
+        ));
+    };
+    let db = unopened.db.clone();
+    let Some(folder) = crate::dialogs::pick(
+        app.clone(),
+        "Choose a folder to save the sessions in",
+        true,
+        None,
+    )
+    .await?
+    else {
+        return Ok(None);
+    };
+    let studio = tauri::async_runtime::spawn_blocking(move || Studio::open_read_only(&db))
+        .await
+        .map_err(|e| ApiError::new(ErrorCode::Storage, format!("the salvage stopped: {e}")))??;
+    Ok(Some(studio.salvage_sessions(&folder).await?))
+}

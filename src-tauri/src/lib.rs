@@ -96,6 +96,7 @@ pub fn invoke_handler<R: Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + 
         database::restore_newest_backup,
         database::restore_backup,
         database::restored,
+        database::salvage_sessions,
         commands::graph_outline,
         commands::run_outline,
         commands::pipelines,

@@ -1,7 +1,7 @@
 // Typed wrappers over the app's commands. Every type comes from the Rust side (types.ts).
 import { Channel, invoke } from "@tauri-apps/api/core";
 import type { ScheduleView,
-  Answer, ApiError, AppInfo, BackupStatus, ModelMeasurement, Restored, ExportFormat, Fix, Imported, CheckpointInfo, DraftFinding, ConnectionTest, DialogAnswer, DownloadedModel, DownloadProgress, ErrorCode, Event, GraphOutline, IndexReport,
+  Answer, ApiError, AppInfo, BackupStatus, ModelMeasurement, Restored, Salvage, ExportFormat, Fix, Imported, CheckpointInfo, DraftFinding, ConnectionTest, DialogAnswer, DownloadedModel, DownloadProgress, ErrorCode, Event, GraphOutline, IndexReport,
   ForkedRun, ForkPoint, ForkRequest, KeyStatus, LibraryFolder, Mode, PendingQuestion, PipelineInfo, Preferences, ProviderStatus, ResearchOutcome, ResearchRequest,
   CheckRequest, ChosenDocument, DocumentCheck, EmbedProgress, LibraryMeaning, CompareOutcome, CompareRequest, FormChoices, Recheck, RecommendedModel, RoleInfo, SentenceModelOffer, RunCalls, RunConfig, RunEstimate, SessionDetail, SessionRecord, Settings, StartedRun, Turn, TurnKind, UsageTotals,
 } from "./types";
@@ -51,6 +51,7 @@ export const api = {
   appInfo: () => invoke<AppInfo>("app_info"),
   databaseProblem: () => invoke<ApiError | null>("database_problem"),
   restoreNewestBackup: () => invoke<boolean>("restore_newest_backup"),
+  salvageSessions: () => invoke<Salvage | null>("salvage_sessions"),
   backupStatus: () => invoke<BackupStatus>("backup_status"),
   modelMeasurements: () => invoke<ModelMeasurement[]>("model_measurements"),
   backUpNow: () => invoke<BackupStatus>("back_up_now"),

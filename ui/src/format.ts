@@ -1,5 +1,5 @@
 // Pure words and readings the views and actions share (tested without a DOM).
-import type { Answer, IndexReport, Mode, PendingQuestion, Restored, RunConfig, RunEstimate, SessionDetail, SessionStatus, TextAnswer } from "./types";
+import type { Answer, IndexReport, Mode, PendingQuestion, Restored, RunConfig, Salvage, RunEstimate, SessionDetail, SessionStatus, TextAnswer } from "./types";
 
 /** The sidebar's words for each session status (the statuses are the api's `SessionStatus`). */
 export const STATUS_WORDS: Record<SessionStatus, string> = {
@@ -118,4 +118,14 @@ export function restoredWords(r: Restored): string {
   if (r.problem) return `The backup was not restored: ${r.problem}. The database is as it was.`;
   const kept = r.kept ? ` The database as it was is kept at ${r.kept}.` : "";
   return `Restored the backup ${r.from}.${kept}`;
+}
+
+/** What saving a damaged database's sessions came to: how many, where, and which could not be read. */
+export function salvageWords(s: Salvage): string {
+  const folder = s.saved[0]?.file.replace(/\/[^/]*$/, "");
+  const saved = s.saved.length
+    ? `Saved ${s.saved.length} session${s.saved.length === 1 ? "" : "s"} to ${folder}; Import session brings ${s.saved.length === 1 ? "it" : "them"} back.`
+    : "No session could be read whole.";
+  const lost = s.lost.length ? ` Not saved: ${s.lost.map((l) => `“${l.title}” (${l.problem})`).join("; ")}.` : "";
+  return saved + lost;
 }

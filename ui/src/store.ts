@@ -3,7 +3,7 @@ import type { LiveState } from "./live";
 import type { ScheduleView,
   CompareOutcome, AppInfo, DraftFinding, ForkPoint, KeyStatus, LibraryFolder, OutlineStep, PendingQuestion, PipelineInfo, Preferences, ProviderStatus,
   FormChoices, Recheck, RecommendedModel, RoleInfo, RunConfig, SessionDetail, SessionRecord, Settings, TextAnswer,
-  RunCalls, CheckSource, DocumentCheck, LibraryMeaning, SentenceModelOffer, ApiError, BackupStatus, ExportFormat, ModelMeasurement,
+  RunCalls, CheckSource, DocumentCheck, LibraryMeaning, SentenceModelOffer, ApiError, BackupStatus, ExportFormat, ModelMeasurement, Salvage,
 } from "./types";
 
 export interface Store<S extends object> {
@@ -256,6 +256,8 @@ export interface AppState {
   keys: KeyStatus[] | null;
   /** The backups beside the database, as Settings shows them. */
   backups: BackupStatus | null;
+  /** What the damaged database's sessions saved to files came to, once saved. */
+  salvage: Salvage | null;
   /** What each model did in your runs and what that decides, as Settings shows it. */
   measurements: ModelMeasurement[] | null;
   providers: Providers | null;
@@ -296,6 +298,7 @@ export function initialState(): AppState {
     keys: null,
     backups: null,
     measurements: null,
+    salvage: null,
     providers: null,
     providerTests: {},
     models: null,

@@ -1606,6 +1606,44 @@ reports: number,
  */
 already_here: boolean, };
 
+export type Salvage = { 
+/**
+ * The sessions saved, each to its file.
+ */
+saved: Array<Salvaged>, 
+/**
+ * The sessions that could not be read whole, with why.
+ */
+lost: Array<Unsalvaged>, };
+
+export type Salvaged = { 
+/**
+ * Its id.
+ */
+id: string, 
+/**
+ * Its title.
+ */
+title: string, 
+/**
+ * The session file it was saved to.
+ */
+file: string, };
+
+export type Unsalvaged = { 
+/**
+ * Its id.
+ */
+id: string, 
+/**
+ * Its title.
+ */
+title: string, 
+/**
+ * What could not be read.
+ */
+problem: string, };
+
 export type ModelMeasurement = { 
 /**
  * The model (a part of its name for a built-in one, else as the person's runs name it).

@@ -108,6 +108,37 @@ fn storage(what: &str, e: impl std::fmt::Display) -> ApiError {
     ApiError::new(ErrorCode::Storage, format!("{what}: {e}"))
 }
 
+/// What a salvage saved and what it could not.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, ts_rs::TS)]
+pub struct Salvage {
+    /// The sessions saved, each to its file.
+    pub saved: Vec<Salvaged>,
+    /// The sessions that could not be read whole, with why.
+    pub lost: Vec<Unsalvaged>,
+}
+
+/// A session a salvage saved.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+pub struct Salvaged {
+    /// Its id.
+    pub id: String,
+    /// Its title.
+    pub title: String,
+    /// The session file it was saved to.
+    pub file: String,
+}
+
+/// A session a salvage could not save.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+pub struct Unsalvaged {
+    /// Its id.
+    pub id: String,
+    /// Its title.
+    pub title: String,
+    /// What could not be read.
+    pub problem: String,
+}
+
 fn member(run: usize, name: &str) -> String {
     format!("runs/{run}/{name}")
 }
@@ -130,6 +161,55 @@ impl Studio {
                 ),
             ));
         }
+        let bytes = self.archive_to(session, file).await?;
+        Ok((id, bytes))
+    }
+
+    /// Saves every session of this database that can still be read to `folder`, one session
+    /// file each ([`EXTENSION`]), as it stands (a run that was going when the file was damaged
+    /// is saved up to its last step): what a damaged file still holds, before a backup takes its
+    /// place. A session that cannot be read whole is named with why, and the others are saved.
+    pub async fn salvage_sessions(&self, folder: &Path) -> Result<Salvage, ApiError> {
+        std::fs::create_dir_all(folder)
+            .map_err(|e| storage(&format!("cannot write to {}", folder.display()), e))?;
+        let listed = self.sessions().list(None).map_err(|e| {
+            ApiError::new(
+                ErrorCode::Storage,
+                format!("not even the list of sessions can be read: {e}"),
+            )
+        })?;
+        let mut salvage = Salvage::default();
+        for session in listed {
+            // Titles repeat; ids do not.
+            let short: String = session
+                .id
+                .chars()
+                .filter(|c| c.is_alphanumeric())
+                .take(8)
+                .collect();
+            let file = folder.join(format!(
+                "{}-{short}.{EXTENSION}",
+                crate::file_stem(&session.title, "session")
+            ));
+            let (id, title) = (session.id.clone(), session.title.clone());
+            match self.archive_to(session, &file).await {
+                Ok(_) => salvage.saved.push(Salvaged {
+                    id,
+                    title,
+                    file: file.display().to_string(),
+                }),
+                Err(e) => salvage.lost.push(Unsalvaged {
+                    id,
+                    title,
+                    problem: e.message,
+                }),
+            }
+        }
+        Ok(salvage)
+    }
+
+    /// Writes `session` to `file` whole or not at all; the file's size.
+    async fn archive_to(&self, session: SessionRecord, file: &Path) -> Result<u64, ApiError> {
         let part = file.with_extension("part");
         let out = std::fs::File::create(&part)
             .map_err(|e| storage(&format!("cannot write {}", part.display()), e))?;
@@ -142,8 +222,7 @@ impl Studio {
             let _ = std::fs::remove_file(&part);
             return Err(e);
         }
-        let bytes = std::fs::metadata(file).map(|m| m.len()).unwrap_or(0);
-        Ok((id, bytes))
+        Ok(std::fs::metadata(file).map(|m| m.len()).unwrap_or(0))
     }
 
     async fn write_archive(

@@ -92,6 +92,19 @@ pub(crate) fn open_local(db: &Path) -> Result<Stores, ApiError> {
     })
 }
 
+/// This machine's file opened to read what can still be read (a damaged one's sessions):
+/// read-only stores, an empty library, nothing written to it.
+pub(crate) fn open_read_only(db: &Path) -> Result<Stores, ApiError> {
+    Ok(Stores {
+        checkpointer: Arc::new(SqliteCheckpointer::read_only(db)?),
+        threads: Arc::new(SqliteThreads::read_only(db)?),
+        sessions: Arc::new(SqliteSessions::read_only(db)?),
+        // The library is not part of what is saved; an index of nothing stands in.
+        library: Arc::new(SqliteIndex::open(Path::new(":memory:"))?),
+        shown: format!("SQLite, {} (read only)", db.display()),
+    })
+}
+
 fn not_a_server(e: &research_postgres::PgError) -> ApiError {
     ApiError::new(
         ErrorCode::InvalidInput,

@@ -350,6 +350,20 @@ impl Studio {
         Ok(Self::on(path, stores).with_restored(restored))
     }
 
+    /// Opens the database file at `path` to read what can still be read, writing nothing to it:
+    /// a damaged file's sessions, saved as session files ([`Studio::salvage_sessions`]) before
+    /// it is replaced by a backup.
+    pub fn open_read_only(path: &Path) -> Result<Self, ApiError> {
+        if !path.is_file() {
+            return Err(ApiError::new(
+                ErrorCode::NotFound,
+                format!("there is no database at {}", path.display()),
+            ));
+        }
+        let stores = database::open_read_only(path)?;
+        Ok(Self::on(path.to_path_buf(), stores))
+    }
+
     /// Applies the restore the person asked for before the database is opened, when it is this
     /// machine's file and one is pending.
     fn restore_pending(path: &Path) -> Option<backups::Restored> {

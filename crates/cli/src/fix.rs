@@ -23,8 +23,10 @@ pub fn hint(fix: &Fix) -> String {
             shell_word(question)
         ),
         Fix::RestoreBackup { backup } => match backup {
-            Some(b) => format!("restore the newest backup with `research restore {b}`"),
-            None => "there is no backup beside it; restore one with `research restore FILE`".into(),
+            Some(b) => format!(
+                "save the sessions it still holds with `research sessions salvage --out DIR`, then restore the newest backup with `research restore {b}`"
+            ),
+            None => "save the sessions it still holds with `research sessions salvage --out DIR`; there is no backup beside it (restore one with `research restore FILE`)".into(),
         },
         Fix::AllowHost { host } => format!("add --allow-host {host} to reach it"),
         Fix::DataFolder => "pass --db PATH".into(),

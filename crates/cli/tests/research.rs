@@ -1104,6 +1104,115 @@ fn a_backup_brings_back_a_database_that_was_damaged() {
     assert!(!shown["reports"].as_array().unwrap().is_empty());
 }
 
+/// Overwrites the first page of `table` in the database file `db` (its log written into the
+/// file first): SQLite then finds the file damaged, and whatever reads that table fails, while
+/// the rest reads as before.
+fn damage_table(db: &Path, table: &str) {
+    let (page, size): (i64, i64) = {
+        let conn = rusqlite::Connection::open(db).unwrap();
+        conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
+            .unwrap();
+        let page = conn
+            .query_row(
+                "SELECT rootpage FROM sqlite_master WHERE name = ?1",
+                [table],
+                |r| r.get(0),
+            )
+            .unwrap();
+        let size = conn
+            .query_row("PRAGMA page_size", [], |r| r.get(0))
+            .unwrap();
+        (page, size)
+    };
+    let mut bytes = std::fs::read(db).unwrap();
+    let at = ((page - 1) * size) as usize;
+    for b in &mut bytes[at..at + size as usize] {
+        *b = 0xa5;
+    }
+    std::fs::write(db, &bytes).unwrap();
+    for side in ["-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{side}", db.display()));
+    }
+}
+
+/// Issue 56: a damaged database's sessions are saved before a backup takes its place —
+/// read only (the file is not changed), each to a session file that another data folder
+/// imports whole; a session that cannot be read whole is named with why, and the command says
+/// it did not save everything.
+#[test]
+fn a_damaged_databases_sessions_are_saved_and_imported_elsewhere() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db.sqlite");
+    library(&db);
+    let done = first_run(&db, &script_arg());
+    let session = done["session_id"].as_str().unwrap().to_string();
+    let damaged_copy = dir.path().join("copy.sqlite");
+    // The library's passages are damaged: nothing a session needs.
+    damage_table(&db, "library_passages_content");
+    std::fs::copy(&db, &damaged_copy).unwrap();
+    let refused = research(&["sessions", "list"], &db);
+    assert!(!refused.status.success());
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        stderr.contains("is damaged") && stderr.contains("research sessions salvage"),
+        "{stderr}"
+    );
+    let bytes = std::fs::read(&db).unwrap();
+
+    let out = dir.path().join("saved");
+    let salvage = ok(&research(
+        &[
+            "sessions",
+            "salvage",
+            "--out",
+            out.to_str().unwrap(),
+            "--json",
+        ],
+        &db,
+    ));
+    assert_eq!(std::fs::read(&db).unwrap(), bytes, "the file is only read");
+    assert_eq!(salvage["lost"], json!([]), "{salvage:#}");
+    let saved = salvage["saved"].as_array().unwrap();
+    assert_eq!(saved.len(), 1, "{salvage:#}");
+    assert_eq!(saved[0]["id"], session.as_str());
+    let file = saved[0]["file"].as_str().unwrap();
+
+    // Another data folder takes it whole: the report and its sources.
+    let elsewhere = dir.path().join("elsewhere.sqlite");
+    let imported = ok(&research(
+        &["sessions", "import", file, "--json"],
+        &elsewhere,
+    ));
+    assert_eq!(imported["session_id"], session.as_str());
+    let shown = ok(&research(
+        &["sessions", "show", &session, "--json"],
+        &elsewhere,
+    ));
+    assert!(
+        !shown["reports"].as_array().unwrap().is_empty(),
+        "{shown:#}"
+    );
+    assert!(
+        !shown["sources"].as_array().unwrap().is_empty(),
+        "{shown:#}"
+    );
+
+    // The reports damaged too: that session cannot be read whole, and it is said.
+    damage_table(&damaged_copy, "reports");
+    let out = dir.path().join("saved-again");
+    let partly = research(
+        &["sessions", "salvage", "--out", out.to_str().unwrap()],
+        &damaged_copy,
+    );
+    assert!(!partly.status.success(), "not everything was saved");
+    let stderr = String::from_utf8_lossy(&partly.stderr);
+    assert!(
+        stderr.contains(&format!("not saved: session {session}"))
+            && stderr.contains("saved 0 session(s)"),
+        "{stderr}"
+    );
+}
+
 /// Seed 004, row 004-23: a case set run live keeps each case's result and scores it (the
 /// structural checks and what the case expects, written by reading the corpus); the same
 /// results score the same again from the snapshots without a run; a folder with results is

@@ -99,6 +99,17 @@ impl SqliteCheckpointer {
         })
     }
 
+    /// Opens the checkpoints at `path` to read what can still be read
+    /// ([`crate::open_read_only`]): every write fails as closed.
+    pub fn read_only(path: &Path) -> Result<Self, StoreError> {
+        Ok(Self {
+            jobs: Mutex::new(None),
+            wal: None,
+            writer: Mutex::new(None),
+            reader: Arc::new(Mutex::new(crate::open_read_only(path)?)),
+        })
+    }
+
     async fn submit(&self, work: Work, flush: bool) -> Result<(), CheckpointError> {
         let (done, rx) = oneshot::channel();
         // Every commit is the writer thread's: made on the caller's thread, a commit would hold

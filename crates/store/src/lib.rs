@@ -188,6 +188,24 @@ pub enum Durability {
     Normal,
 }
 
+/// Opens the database at `path` to read what can still be read — a damaged file's sessions,
+/// saved elsewhere before it is replaced: read-only, no check, no migration, nothing written.
+pub fn open_read_only(path: &Path) -> Result<rusqlite::Connection, StoreError> {
+    use rusqlite::OpenFlags;
+    let fail = |message: String| StoreError::Open {
+        path: path.to_path_buf(),
+        message,
+    };
+    let conn = rusqlite::Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .map_err(|e| fail(e.to_string()))?;
+    conn.busy_timeout(std::time::Duration::from_secs(10))
+        .map_err(|e| fail(e.to_string()))?;
+    Ok(conn)
+}
+
 /// Opens (creating it and its folder when missing) the database at `path` and brings its
 /// schema up to date, with full durability.
 pub fn open_connection(path: &Path) -> Result<rusqlite::Connection, StoreError> {

@@ -209,6 +209,16 @@ impl SqliteSessions {
         })
     }
 
+    /// Opens the database at `path` to read what can still be read ([`crate::open_read_only`]):
+    /// every write fails.
+    pub fn read_only(path: &Path) -> Result<Self, StoreError> {
+        Ok(Self {
+            conn: Mutex::new(crate::open_read_only(path)?),
+            // No reserve is kept for a file nothing writes to.
+            reserve: std::path::PathBuf::new(),
+        })
+    }
+
     pub(crate) fn conn(&self) -> std::sync::MutexGuard<'_, Connection> {
         self.conn
             .lock()

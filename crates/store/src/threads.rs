@@ -35,6 +35,13 @@ impl SqliteThreads {
         })
     }
 
+    /// Opens the registry at `path` to read what can still be read ([`crate::open_read_only`]).
+    pub fn read_only(path: &Path) -> Result<Self, StoreError> {
+        Ok(Self {
+            conn: Mutex::new(crate::open_read_only(path)?),
+        })
+    }
+
     fn conn(&self) -> std::sync::MutexGuard<'_, Connection> {
         // A panic while holding the lock leaves the connection itself intact.
         self.conn

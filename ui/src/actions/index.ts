@@ -57,6 +57,16 @@ export function createActions(store: AppStore, toast: Toast) {
       }
     },
 
+    /** Saves the sessions the damaged database still holds to a folder the person picks. */
+    async salvageSessions() {
+      try {
+        const salvage = await api.salvageSessions();
+        if (salvage) store.set({ salvage });
+      } catch (e) {
+        fail(e);
+      }
+    },
+
     /** Loads what the window shows first, then asks again any question left waiting. */
     async start() {
       // A database that could not be opened: the window shows that, and nothing reads it.

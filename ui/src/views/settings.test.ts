@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { restoredWords } from "../format";
+import { restoredWords, salvageWords } from "../format";
 import { backupWords, measuredOrigin, measuredWork } from "./settings";
 import type { ModelMeasurement } from "../types";
 
@@ -28,8 +28,8 @@ describe("what the models did, in Settings", () => {
   });
   it("says where a measurement comes from", () => {
     expect(measuredOrigin(m({}))).toBe("6 of your runs");
-    expect(measuredOrigin(m({ builtin: true, your_runs: 0 }))).toBe("measured here");
-    expect(measuredOrigin(m({ builtin: true, your_runs: 1 }))).toBe("measured here, and 1 of your runs");
+    expect(measuredOrigin(m({ builtin: true, your_runs: 0 }))).toBe("built-in measurement");
+    expect(measuredOrigin(m({ builtin: true, your_runs: 1 }))).toBe("built-in measurement and 1 of your runs");
   });
   it("says what it did, and nothing it was not asked for", () => {
     expect(measuredWork(m({}))).toBe("39 of 40 facts were its quotes' words; the checks refused 6 of 6 drafts");
@@ -43,5 +43,15 @@ describe("a restore asked for in Settings", () => {
       .toBe("Restored the backup /b/research-20261128.sqlite3. The database as it was is kept at /d/research.sqlite3.replaced-20261129.");
     expect(restoredWords({ from: "/b/x.sqlite3", kept: null, problem: "there is no backup at /b/x.sqlite3" }))
       .toBe("The backup was not restored: there is no backup at /b/x.sqlite3. The database is as it was.");
+  });
+});
+
+describe("a damaged database's sessions, saved", () => {
+  it("says how many were saved where, and which were not", () => {
+    expect(salvageWords({
+      saved: [{ id: "a", title: "Bees", file: "/home/me/saved/bees-0192.research-session" }],
+      lost: [{ id: "b", title: "Wasps", problem: "database disk image is malformed" }],
+    })).toBe("Saved 1 session to /home/me/saved; Import session brings it back. Not saved: “Wasps” (database disk image is malformed).");
+    expect(salvageWords({ saved: [], lost: [] })).toBe("No session could be read whole.");
   });
 });

@@ -28,7 +28,7 @@ export function backupWords(b: BackupStatus): string {
 export function measuredOrigin(m: ModelMeasurement): string {
   const yours = `${m.your_runs} of your runs`;
   if (!m.builtin) return yours;
-  return m.your_runs ? `measured here, and ${yours}` : "measured here";
+  return m.your_runs ? `built-in measurement and ${yours}` : "built-in measurement";
 }
 
 /** What a model did, in words: facts, drafts, verdicts (what it was asked for). */

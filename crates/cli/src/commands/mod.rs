@@ -34,13 +34,17 @@ impl DbArg {
         Studio::open(self.db.as_deref())
     }
 
+    /// The database file named by `--db`, or the app's, without opening it.
+    pub fn path(&self) -> Result<PathBuf, ApiError> {
+        match &self.db {
+            Some(db) => Ok(db.clone()),
+            None => research_api::default_db_path(),
+        }
+    }
+
     /// The settings file beside the database, without opening it.
     pub fn settings_path(&self) -> Result<PathBuf, ApiError> {
-        let db = match &self.db {
-            Some(db) => db.clone(),
-            None => research_api::default_db_path()?,
-        };
-        Ok(research_api::Settings::path_for(&db))
+        Ok(research_api::Settings::path_for(&self.path()?))
     }
 }
 

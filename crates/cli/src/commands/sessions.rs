@@ -60,12 +60,48 @@ enum SessionsAction {
         /// The session file
         file: std::path::PathBuf,
     },
+    /// Save every session a damaged database still holds, one session file each, before a
+    /// backup takes its place (`research restore`): the file is only read, never written
+    Salvage {
+        /// The folder to save the session files in
+        #[arg(long, value_name = "DIR")]
+        out: std::path::PathBuf,
+    },
 }
 
 /// `research sessions`.
 pub async fn sessions(args: SessionsArgs) -> anyhow::Result<ExitCode> {
-    let studio = args.db.open()?;
     let json = args.json;
+    if let Some(SessionsAction::Salvage { out }) = &args.action {
+        // Read-only: a damaged file is never opened the usual way (which refuses it).
+        let studio = research_api::Studio::open_read_only(&args.db.path()?)?;
+        let salvage = studio.salvage_sessions(out).await?;
+        if json {
+            println!("{}", serde_json::to_string_pretty(&salvage)?);
+        } else {
+            for s in &salvage.saved {
+                println!("{}", s.file);
+            }
+            for s in &salvage.lost {
+                eprintln!(
+                    "not saved: session {} (\"{}\"): {}",
+                    s.id, s.title, s.problem
+                );
+            }
+            eprintln!(
+                "saved {} session(s) to {}; {} could not be read whole",
+                salvage.saved.len(),
+                out.display(),
+                salvage.lost.len()
+            );
+        }
+        return Ok(if salvage.lost.is_empty() {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::from(1)
+        });
+    }
+    let studio = args.db.open()?;
     match args.action.unwrap_or(SessionsAction::List { text: None }) {
         SessionsAction::List { text } => {
             let list = studio.list_sessions(text.as_deref())?;
@@ -160,6 +196,7 @@ pub async fn sessions(args: SessionsArgs) -> anyhow::Result<ExitCode> {
                 );
             }
         }
+        SessionsAction::Salvage { .. } => unreachable!("handled before the database is opened"),
         SessionsAction::Import { file } => {
             let imported = studio.import_session(&file).await?;
             if json {
