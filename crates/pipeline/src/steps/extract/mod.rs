@@ -525,6 +525,31 @@ mod tests {
         assert!(listing::block_starts("one line\nwrapped here.\n\nNext.").len() == 1);
     }
 
+    #[test]
+    fn what_the_model_restated_is_counted_and_what_it_copied_too() {
+        // Its own words for one sentence, the sentence itself for the other: two facts it
+        // gave, one of them only its quote's words (its measurement, [`crate::measured`]).
+        const UPDATE: &str = "The package lists are refreshed during the apt update operation.";
+        const SEARCH: &str = "The apt-cache command can do keyword-based package searches.";
+        let limits = crate::config::Depth::Quick.limits();
+        let page = page_of(&format!("{UPDATE}\n\n{SEARCH}"), &[UPDATE, SEARCH]);
+        let chosen = vec![
+            Chosen {
+                fact: "apt update refreshes the package lists.".into(),
+                first: 1,
+                last: 1,
+            },
+            Chosen {
+                fact: SEARCH.into(),
+                first: 2,
+                last: 2,
+            },
+        ];
+        let (evidence, work) = take(&page, chosen, "apt package update search", &limits);
+        assert_eq!(evidence.len(), 2, "{evidence:?}");
+        assert_eq!((work.facts, work.own_words), (2, 1));
+    }
+
     fn page_of(doc: &str, shown: &[&str]) -> Listing {
         let shown: Vec<String> = shown.iter().map(|s| s.to_string()).collect();
         let starts = listing::block_starts(doc);
