@@ -389,6 +389,18 @@ impl Studio {
     }
 }
 
+/// Checks the whole database file at `db` with SQLite's full integrity check, read-only (the
+/// check at every start is the quick one): the problems found, none when it is sound.
+pub fn check_whole(db: &Path) -> Result<Vec<String>, ApiError> {
+    if !db.is_file() {
+        return Err(ApiError::new(
+            ErrorCode::NotFound,
+            format!("there is no database at {}", db.display()),
+        ));
+    }
+    research_store::safety::check(db, true).map_err(storage_error)
+}
+
 /// The backups in `folder` (those `research backup` takes and the copies taken before an
 /// upgrade), newest first.
 pub fn backups(folder: &Path) -> Vec<PathBuf> {

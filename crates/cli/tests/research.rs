@@ -1147,8 +1147,23 @@ fn a_damaged_databases_sessions_are_saved_and_imported_elsewhere() {
     let done = first_run(&db, &script_arg());
     let session = done["session_id"].as_str().unwrap().to_string();
     let damaged_copy = dir.path().join("copy.sqlite");
+    let checked = research(&["backup", "--check"], &db);
+    assert!(
+        checked.status.success(),
+        "{}",
+        String::from_utf8_lossy(&checked.stderr)
+    );
+    assert!(String::from_utf8_lossy(&checked.stderr).contains(": sound"));
     // The library's passages are damaged: nothing a session needs.
     damage_table(&db, "library_passages_content");
+    let checked = research(&["backup", "--check"], &db);
+    let stderr = String::from_utf8_lossy(&checked.stderr);
+    assert!(
+        !checked.status.success()
+            && stderr.contains("found it damaged")
+            && stderr.contains("not backed up"),
+        "{stderr}"
+    );
     std::fs::copy(&db, &damaged_copy).unwrap();
     let refused = research(&["sessions", "list"], &db);
     assert!(!refused.status.success());

@@ -14,6 +14,10 @@ pub struct BackupArgs {
     /// The folder to write the backup in (default: `backups/` beside the database)
     #[arg(long, value_name = "DIR")]
     to: Option<PathBuf>,
+    /// Check the whole database first (SQLite's integrity check, read only; every start runs
+    /// the quick one): a damaged file is not backed up, and what is wrong is said
+    #[arg(long)]
+    check: bool,
     #[command(flatten)]
     db: DbArg,
 }
@@ -31,6 +35,18 @@ pub struct RestoreArgs {
 
 /// `research backup`.
 pub fn backup(args: BackupArgs) -> anyhow::Result<ExitCode> {
+    if args.check {
+        let db = args.db.path()?;
+        let problems = research_api::backups::check_whole(&db)?;
+        if !problems.is_empty() {
+            anyhow::bail!(
+                "the whole check of {} found it damaged ({}); it was not backed up. Save the sessions it still holds with `research sessions salvage --out DIR`, then restore a backup with `research restore FILE`",
+                db.display(),
+                problems.join("; ")
+            );
+        }
+        eprintln!("checked the whole of {}: sound", db.display());
+    }
     let studio = args.db.open()?;
     let (path, bytes) = studio.backup(args.to.as_deref())?;
     println!("{}", path.display());
