@@ -138,6 +138,7 @@ pub fn invoke_handler<R: Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + 
         settings::confirm_delete_key,
         settings::backup_status,
         settings::model_measurements,
+        settings::check_database,
         settings::back_up_now,
         settings::delete_key,
         settings::provider_status,

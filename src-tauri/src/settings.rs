@@ -162,6 +162,16 @@ pub async fn backup_status(state: State<'_, AppState>) -> Res<research_api::back
     state.studio.blocking(|s| s.backup_status()).await
 }
 
+/// Checks the whole database with SQLite's integrity check, read-only (as `research backup
+/// --check` does): the problems found, none when it is sound.
+#[tauri::command]
+pub async fn check_database(state: State<'_, AppState>) -> Res<Vec<String>> {
+    state
+        .studio
+        .blocking(|s| research_api::backups::check_whole(s.db_path()))
+        .await
+}
+
 /// Backs up now (as `research backup` does), then the backups as they are.
 #[tauri::command]
 pub async fn back_up_now(state: State<'_, AppState>) -> Res<research_api::backups::BackupStatus> {

@@ -56,6 +56,7 @@ export const api = {
   modelMeasurements: () => invoke<ModelMeasurement[]>("model_measurements"),
   backUpNow: () => invoke<BackupStatus>("back_up_now"),
   restoreBackup: () => invoke<boolean>("restore_backup"),
+  checkDatabase: () => invoke<string[]>("check_database"),
   restored: () => invoke<Restored | null>("restored"),
   preferences: () => invoke<Preferences>("preferences"),
   savePreferences: (preferences: Preferences) => invoke<null>("save_preferences", { preferences }),

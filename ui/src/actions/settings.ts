@@ -129,6 +129,16 @@ export function settingsActions({ store, toast, fail, show }: Base) {
     setFormModel,
     openSettings,
     fillSettings,
+    /** Checks the whole database (SQLite's integrity check) and says what it found. */
+    async checkDatabase() {
+      try {
+        const problems = await api.checkDatabase();
+        if (problems.length) toast(`SQLite's full check found the database damaged (${problems.join("; ")}). Export the sessions you need, then Restore a backup… here.`);
+        else toast("Checked the whole database: sound.", "info");
+      } catch (e) {
+        fail(e);
+      }
+    },
     /** Restores a backup the person picks: the app confirms natively and restarts to put it in place. */
     async restoreBackup() {
       try {

@@ -87,6 +87,7 @@ export function mountSettings(root: HTMLElement, { store, actions }: Ctx) {
   // ---------- backups ----------
   $("back-up-now").addEventListener("click", () => void actions.backUpNow());
   $("restore-backup").addEventListener("click", () => void actions.restoreBackup());
+  $("check-database").addEventListener("click", () => void actions.checkDatabase());
   store.watch((s) => s.backups, (b) => {
     if (!b) return;
     $("backup-status").textContent = backupWords(b);
