@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::{ApiError, ErrorCode, Studio};
+use crate::{database, ApiError, ErrorCode, Studio};
+use research_graph::{Clock, SystemClock};
 
 /// The folder backups go to when none is named: `backups/` beside the database.
 pub fn backup_folder(db: &Path) -> PathBuf {
@@ -430,6 +431,43 @@ pub fn restore(db: &Path, from: &Path, now_ms: i64) -> Result<Option<PathBuf>, A
         ));
     }
     research_store::safety::restore(from, db, &stamp(now_ms)).map_err(storage_error)
+}
+
+/// Opening around a restore, and a damaged file opened to read only.
+impl Studio {
+    /// Opens the database file at `path` to read what can still be read, writing nothing to it:
+    /// a damaged file's sessions, saved as session files ([`Studio::salvage_sessions`]) before
+    /// it is replaced by a backup.
+    pub fn open_read_only(path: &Path) -> Result<Self, ApiError> {
+        if !path.is_file() {
+            return Err(ApiError::new(
+                ErrorCode::NotFound,
+                format!("there is no database at {}", path.display()),
+            ));
+        }
+        let stores = database::open_read_only(path)?;
+        Ok(Self::on(path.to_path_buf(), stores))
+    }
+
+    /// Applies the restore the person asked for before the database is opened, when it is this
+    /// machine's file and one is pending.
+    pub(crate) fn restore_pending(path: &Path) -> Option<Restored> {
+        if database::shared_address(path).ok().flatten().is_some() {
+            return None;
+        }
+        apply_pending_restore(path, SystemClock.now_ms())
+    }
+
+    pub(crate) fn with_restored(mut self, restored: Option<Restored>) -> Self {
+        self.restored = restored;
+        self
+    }
+
+    /// What the restore asked for at the last start did, when one was pending as this
+    /// database was opened.
+    pub fn restored(&self) -> Option<&Restored> {
+        self.restored.as_ref()
+    }
 }
 
 #[cfg(test)]

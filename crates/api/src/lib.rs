@@ -350,40 +350,6 @@ impl Studio {
         Ok(Self::on(path, stores).with_restored(restored))
     }
 
-    /// Opens the database file at `path` to read what can still be read, writing nothing to it:
-    /// a damaged file's sessions, saved as session files ([`Studio::salvage_sessions`]) before
-    /// it is replaced by a backup.
-    pub fn open_read_only(path: &Path) -> Result<Self, ApiError> {
-        if !path.is_file() {
-            return Err(ApiError::new(
-                ErrorCode::NotFound,
-                format!("there is no database at {}", path.display()),
-            ));
-        }
-        let stores = database::open_read_only(path)?;
-        Ok(Self::on(path.to_path_buf(), stores))
-    }
-
-    /// Applies the restore the person asked for before the database is opened, when it is this
-    /// machine's file and one is pending.
-    fn restore_pending(path: &Path) -> Option<backups::Restored> {
-        if database::shared_address(path).ok().flatten().is_some() {
-            return None;
-        }
-        backups::apply_pending_restore(path, SystemClock.now_ms())
-    }
-
-    fn with_restored(mut self, restored: Option<backups::Restored>) -> Self {
-        self.restored = restored;
-        self
-    }
-
-    /// What the restore asked for at the last start did, when one was pending as this
-    /// database was opened.
-    pub fn restored(&self) -> Option<&backups::Restored> {
-        self.restored.as_ref()
-    }
-
     /// Like [`Studio::open`], but when the shared database cannot be opened (a wrong address,
     /// a server that is down), this machine's file is opened instead and the problem returned
     /// beside it: the app must still start, so its Settings can put the address right.
