@@ -47,7 +47,6 @@ impl Studio {
     pub fn model_measurements(&self) -> Result<Vec<ModelMeasurement>, ApiError> {
         let totals = self.sessions().model_totals()?;
         let all = Measurements::builtin().with_runs(totals.iter().map(measured));
-        let builtin = Measurements::builtin();
         Ok(all
             .all()
             .iter()
@@ -62,7 +61,7 @@ impl Studio {
                 let ms: u64 = theirs.iter().map(|t| t.counts.call_ms).sum();
                 ModelMeasurement {
                     model: m.model.clone(),
-                    builtin: builtin.all().iter().any(|b| b.model == m.model),
+                    builtin: all.is_builtin(&m.model),
                     your_runs: theirs.iter().map(|t| t.runs).sum(),
                     tokens_per_second: (ms > 0 && tokens > 0)
                         .then(|| tokens as f64 * 1000.0 / ms as f64),

@@ -179,6 +179,12 @@ impl Measurements {
     pub fn all(&self) -> &[Measured] {
         &self.models
     }
+
+    /// Whether the measurement of `model` (as [`Measurements::all`] names it) starts from a
+    /// built-in one.
+    pub fn is_builtin(&self, model: &str) -> bool {
+        self.models[..self.builtin].iter().any(|m| m.model == model)
+    }
 }
 
 /// What a person's runs record a model under: a local model's file name (the same file moved
