@@ -268,6 +268,8 @@ pub struct Studio {
     sessions: Arc<dyn research_store::SessionStore>,
     /// This machine's library index (in the same database as the rest).
     library: Arc<dyn research_library::LibraryIndex>,
+    /// Its vectors as searches read them, shared by every library this process makes on it.
+    vectors: Arc<research_library::VectorSearch>,
     /// Where its records are, as a person is told (SQLite's file or a shared server).
     storage: String,
     clock: Arc<dyn Clock>,
@@ -285,6 +287,23 @@ pub struct Studio {
 }
 
 const DEMO: &str = "demo";
+
+/// Where the library's approximate vector indexes of the database at `db` are kept: a folder
+/// beside it (a cache, rebuilt whenever it is missing; not backed up).
+pub(crate) fn vector_folder_root(db: &Path) -> PathBuf {
+    let mut name = db.as_os_str().to_owned();
+    name.push(".vectors");
+    PathBuf::from(name)
+}
+
+/// The folder for one place the records are (this file, or a team's server), so an index made
+/// from one database never serves another.
+fn vector_folder(db: &Path, storage: &str) -> PathBuf {
+    use sha2::Digest;
+    let digest = sha2::Sha256::digest(storage.as_bytes());
+    let short: String = digest[..6].iter().map(|b| format!("{b:02x}")).collect();
+    vector_folder_root(db).join(short)
+}
 
 /// The library's size, in passages, from which it is indexed by the sentence model distilled
 /// to a vector per token rather than by the model: at the model's 8 passages a second on two
@@ -370,11 +389,13 @@ impl Studio {
     }
 
     fn on(path: PathBuf, stores: database::Stores) -> Self {
+        let vectors = research_library::VectorSearch::kept_in(vector_folder(&path, &stores.shown));
         Self {
             checkpointer: stores.checkpointer,
             threads: stores.threads,
             sessions: stores.sessions,
             library: stores.library,
+            vectors: Arc::new(vectors),
             storage: stores.shown,
             clock: Arc::new(SystemClock),
             path,
@@ -409,6 +430,7 @@ impl Studio {
     /// the meaning index.
     pub fn library(&self) -> Result<Library, ApiError> {
         Ok(Library::on(self.library.clone())
+            .with_vector_search(self.vectors.clone())
             .with_extractor(research_fetch::Extractor::for_this_program()))
     }
 

@@ -507,6 +507,169 @@ pub fn vectors_alone_do_not_return_what_is_far_from_the_question(db: &dyn Databa
     assert!(lib.search("zzyzx qwv", 5).unwrap().is_empty());
 }
 
+/// A passage id is never another passage's: a file indexed again, or dropped and another
+/// indexed after it, gets ids above every id given before (an index of vectors kept elsewhere
+/// learns what changed from the ids alone).
+pub fn passage_ids_are_never_used_again(db: &dyn Database) {
+    let docs = corpus();
+    let index = db.index();
+    let lib = library(db);
+    lib.add(docs.path(), &|_| {}).unwrap();
+    let ids = |index: &dyn LibraryIndex| -> Vec<i64> {
+        index
+            .pending_vectors("no-model", None)
+            .unwrap()
+            .into_iter()
+            .map(|(id, _)| id)
+            .collect()
+    };
+    let first = ids(index.as_ref());
+    assert_eq!(first.len(), 3, "{first:?}");
+    // The last file indexed, indexed again (its passages deleted, new ones written).
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let mut latest = *first.iter().max().unwrap();
+    for round in 0..3 {
+        write(
+            docs.path(),
+            "wasps.md",
+            format!("# Wasps\n\nWasps hunt insects, round {round}."),
+        );
+        lib.reindex(&|_| {}).unwrap();
+        let now = ids(index.as_ref());
+        let new: Vec<i64> = now
+            .iter()
+            .copied()
+            .filter(|id| !first.contains(id))
+            .collect();
+        assert_eq!(new.len(), 1, "{now:?}");
+        assert!(
+            new[0] > latest,
+            "id {} given again (latest {latest})",
+            new[0]
+        );
+        latest = new[0];
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    // Dropped, then another file added: still above.
+    std::fs::remove_file(docs.path().join("wasps.md")).unwrap();
+    lib.reindex(&|_| {}).unwrap();
+    write(docs.path(), "moths.md", "# Moths\n\nMoths fly at night.");
+    lib.reindex(&|_| {}).unwrap();
+    let now = ids(index.as_ref());
+    assert!(
+        now.iter().all(|id| first.contains(id) || *id > latest),
+        "{now:?}"
+    );
+}
+
+/// A model's vectors are listed by id without reading them, and read for the ids asked (none
+/// of another model, none of a passage that has no vector).
+pub fn vectors_are_listed_and_read_by_id(db: &dyn Database) {
+    let docs = corpus();
+    let index = db.index();
+    let lib = library(db).with_embedder(Arc::new(TrigramEmbedder::new(64)));
+    lib.add(docs.path(), &|_| {}).unwrap();
+    let model = TrigramEmbedder::new(64).model_id().to_string();
+    let ids = index.vector_ids(&model).unwrap();
+    assert_eq!(ids.len(), 3);
+    assert!(ids.windows(2).all(|w| w[0] < w[1]), "ascending: {ids:?}");
+    assert!(index.vector_ids("another-model").unwrap().is_empty());
+    let asked = [ids[2], 999_999_999, ids[0]];
+    let read = index.vectors_of(&model, &asked).unwrap();
+    assert_eq!(
+        read.iter().map(|(id, _)| *id).collect::<Vec<_>>(),
+        vec![ids[0], ids[2]]
+    );
+    assert!(read.iter().all(|(_, bytes)| bytes.len() == 64 * 4));
+    assert!(index.vectors_of("another-model", &ids).unwrap().is_empty());
+    assert!(index.vectors_of(&model, &[]).unwrap().is_empty());
+}
+
+/// A library searched by the approximate index (here from five vectors) finds what the scan
+/// finds, follows files that change, is saved in its folder at the end of a pass and loaded
+/// from it by the next process, and a saved index that cannot be trusted is rebuilt.
+pub fn the_approximate_index_is_kept_in_step_and_saved(db: &dyn Database) {
+    let docs = corpus();
+    for (name, text) in [
+        (
+            "queues.md",
+            "# Queues\n\nA queue serves requests in arrival order.",
+        ),
+        (
+            "caches.md",
+            "# Caches\n\nA cache keeps recent answers close at hand.",
+        ),
+        (
+            "locks.md",
+            "# Locks\n\nA lock lets one writer change a table at a time.",
+        ),
+    ] {
+        write(docs.path(), name, text);
+    }
+    let folder = tempfile::tempdir().unwrap();
+    let search = || {
+        Arc::new(crate::VectorSearch::kept_in(folder.path().join("vectors")).approximate_from(5))
+    };
+    let first = search();
+    let lib = library(db)
+        .with_embedder(Arc::new(TrigramEmbedder::default()))
+        .with_vector_search(first.clone());
+    lib.add(docs.path(), &|_| {}).unwrap();
+    assert_eq!(first.held(), Some((6, true)), "approximate, every vector");
+    let saved: Vec<_> = std::fs::read_dir(folder.path().join("vectors"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+        .collect();
+    assert!(saved.iter().any(|n| n.ends_with(".usearch")), "{saved:?}");
+    let hits = lib.search("indeksing", 5).unwrap();
+    assert!(hits[0].url.ends_with("indexing.md"), "{hits:?}");
+    let scanned = library(db).with_embedder(Arc::new(TrigramEmbedder::default()));
+    assert_eq!(
+        lib.search("a writer changes the table", 3).unwrap(),
+        scanned.search("a writer changes the table", 3).unwrap(),
+        "the approximate index ranks as the scan does"
+    );
+
+    // A file changed and one removed: found as they are now, never as they were.
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    write(
+        docs.path(),
+        "bees.md",
+        "# Bees\n\nHoney bees waggle to point at flowers.",
+    );
+    std::fs::remove_file(docs.path().join("ants.md")).unwrap();
+    lib.reindex(&|_| {}).unwrap();
+    let hits = lib.search("waggles", 5).unwrap();
+    assert!(hits[0].url.ends_with("bees.md"), "{hits:?}");
+    assert!(lib
+        .search("pheromones trails", 5)
+        .unwrap()
+        .iter()
+        .all(|h| !h.url.ends_with("ants.md")));
+    assert_eq!(first.held(), Some((5, true)));
+    drop(lib);
+
+    // The next process loads the saved index: the same answers.
+    let second = search();
+    let next = library(db)
+        .with_embedder(Arc::new(TrigramEmbedder::default()))
+        .with_vector_search(second.clone());
+    let hits = next.search("waggles", 5).unwrap();
+    assert!(hits[0].url.ends_with("bees.md"), "{hits:?}");
+    assert_eq!(second.held(), Some((5, true)));
+
+    // Its files damaged: rebuilt from the index, the same answers.
+    for entry in std::fs::read_dir(folder.path().join("vectors")).unwrap() {
+        std::fs::write(entry.unwrap().path(), b"damaged").unwrap();
+    }
+    let third = search();
+    let again = library(db)
+        .with_embedder(Arc::new(TrigramEmbedder::default()))
+        .with_vector_search(third.clone());
+    assert_eq!(again.search("waggles", 5).unwrap(), hits);
+    assert_eq!(third.held(), Some((5, true)));
+}
+
 /// Writes one `#[test]` per check of the library index conformance suite; `$make` is an
 /// expression giving a fresh, empty [`Database`].
 #[macro_export]
@@ -521,7 +684,9 @@ macro_rules! library_conformance {
             only_new_and_changed_passages_are_embedded,
             another_model_re_embeds_and_a_broken_one_falls_back_to_keywords,
             a_stopped_pass_keeps_what_it_embedded_and_the_next_goes_on,
-            vectors_alone_do_not_return_what_is_far_from_the_question);
+            vectors_alone_do_not_return_what_is_far_from_the_question,
+            passage_ids_are_never_used_again, vectors_are_listed_and_read_by_id,
+            the_approximate_index_is_kept_in_step_and_saved);
     };
     (@tests $make:expr; $($check:ident),*) => {
         $(

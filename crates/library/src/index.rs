@@ -74,8 +74,9 @@ pub struct Counts {
 /// blocking thread and a search is one call.
 ///
 /// Ids of files and passages are the index's own; a passage's id is the key of its vector, and a
-/// passage deleted takes its vector with it in the same write (an id used again never inherits a
-/// stale vector). Vectors are stored as the library gives them: little-endian `f32`s of unit
+/// passage deleted takes its vector with it in the same write. A passage id is never given to
+/// another passage, even after its passage is deleted: an index of vectors kept elsewhere (the
+/// approximate index on this machine) stays in step by learning which ids came and went. Vectors are stored as the library gives them: little-endian `f32`s of unit
 /// length.
 pub trait LibraryIndex: Send + Sync {
     /// Adds a folder (nothing when it is there already).
@@ -132,8 +133,11 @@ pub trait LibraryIndex: Send + Sync {
     ) -> Result<Vec<(i64, String)>, StoreError>;
     /// Stores vectors of `model` (replacing another model's); a passage deleted since is skipped.
     fn store_vectors(&self, model: &str, vectors: &[(i64, Vec<u8>)]) -> Result<(), StoreError>;
-    /// Every stored vector of `model`: (passage id, bytes).
-    fn vectors(&self, model: &str) -> Result<Vec<(i64, Vec<u8>)>, StoreError>;
+    /// The passages with a vector from `model`, ascending.
+    fn vector_ids(&self, model: &str) -> Result<Vec<i64>, StoreError>;
+    /// The vectors from `model` of these passages (those that have one): (passage id, bytes),
+    /// by id.
+    fn vectors_of(&self, model: &str, ids: &[i64]) -> Result<Vec<(i64, Vec<u8>)>, StoreError>;
     /// How many passages and vectors are stored (`model`'s among them).
     fn counts(&self, model: Option<&str>) -> Result<Counts, StoreError>;
 }

@@ -20,7 +20,7 @@
 #![deny(missing_docs)]
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::UNIX_EPOCH;
 
 use async_trait::async_trait;
@@ -43,10 +43,11 @@ use files::{
 pub use fusion::{fuse_by_rank, RRF_K};
 pub use index::{Counts, FoundPassage, KnownFile, LibraryIndex, ReadFile};
 pub use research_embed::Embedder;
+pub use research_nearest::{Neighbour, APPROXIMATE_FROM};
 pub use sqlite::SqliteIndex;
 use text::{excerpt, unsegment_cjk};
 pub use text::{is_cjk, passages, query_words, segment_cjk};
-use vectors::VectorIndex;
+pub use vectors::VectorSearch;
 
 /// Files larger than this are skipped (a library is documents, not disk images).
 pub const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
@@ -72,6 +73,9 @@ pub enum LibraryError {
     /// The embedding model failed.
     #[error(transparent)]
     Embed(#[from] research_embed::EmbedError),
+    /// The vectors could not be searched.
+    #[error(transparent)]
+    Nearest(#[from] research_nearest::NearestError),
 }
 
 /// Counts of one indexing pass.
@@ -146,8 +150,8 @@ pub struct Library {
     index: Arc<dyn LibraryIndex>,
     extractor: Extractor,
     embedder: Option<Arc<dyn Embedder>>,
-    /// The stored vectors, read once and dropped whenever passages or vectors change.
-    vectors: Mutex<Option<Arc<VectorIndex>>>,
+    /// The stored vectors as searches read them (shared by the libraries made on one database).
+    vectors: Arc<VectorSearch>,
 }
 
 impl std::fmt::Debug for Library {
@@ -175,8 +179,16 @@ impl Library {
             index,
             extractor: Extractor::InProcess,
             embedder: None,
-            vectors: Mutex::new(None),
+            vectors: Arc::new(VectorSearch::in_memory()),
         }
+    }
+
+    /// Searches by meaning through `vectors`, the copy of this database's vectors the process
+    /// keeps (the app makes one per database and gives it to every library it makes, so the
+    /// vectors are read once; a large library's approximate index is saved in its folder).
+    pub fn with_vector_search(mut self, vectors: Arc<VectorSearch>) -> Self {
+        self.vectors = vectors;
+        self
     }
 
     /// Ranks by meaning too (hybrid ranking): passages are embedded as they are indexed, those
@@ -512,32 +524,45 @@ impl Library {
         text: &str,
         depth: usize,
     ) -> Result<Option<(Vec<i64>, String)>, LibraryError> {
+        let Some(found) = self.nearest(text, depth)? else {
+            return Ok(None);
+        };
+        let model = self.ranking_model().unwrap_or_default();
+        let nearest = found
+            .into_iter()
+            .filter(|n| n.similarity >= MIN_SIMILARITY)
+            .map(|n| n.id)
+            .collect();
+        Ok(Some((nearest, model)))
+    }
+
+    fn ranking_model(&self) -> Option<String> {
+        self.embedder.as_ref().map(|e| e.model_id().to_string())
+    }
+
+    /// The `depth` passages nearest `text` in meaning alone, with their similarities, best
+    /// first; `None` without an embedding model. What hybrid ranking fuses with the keywords'.
+    pub fn nearest(
+        &self,
+        text: &str,
+        depth: usize,
+    ) -> Result<Option<Vec<Neighbour>>, LibraryError> {
         let Some(embedder) = &self.embedder else {
             return Ok(None);
         };
-        let model = embedder.model_id().to_string();
         let question = embedder.embed(&[text])?.pop().ok_or_else(|| {
             research_embed::EmbedError::Compute("no vector for the question".into())
         })?;
-        let index = self.vector_index(&model)?;
-        Ok(Some((
-            index.nearest(&question, depth, MIN_SIMILARITY),
-            model,
-        )))
-    }
-
-    fn vector_index(&self, model: &str) -> Result<Arc<VectorIndex>, LibraryError> {
-        let mut cached = self.vectors.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(index) = cached.as_ref().filter(|i| i.model == model) {
-            return Ok(index.clone());
-        }
-        let index = Arc::new(VectorIndex::from_rows(model, self.index.vectors(model)?));
-        *cached = Some(index.clone());
-        Ok(index)
+        Ok(Some(self.vectors.nearest(
+            self.index.as_ref(),
+            embedder.model_id(),
+            &question,
+            depth,
+        )?))
     }
 
     fn forget_vectors(&self) {
-        *self.vectors.lock().unwrap_or_else(|p| p.into_inner()) = None;
+        self.vectors.passages_changed();
     }
 
     /// Embeds every passage that has no vector from the current model (none without a model);
@@ -588,14 +613,20 @@ impl Library {
                 .map(|((id, _), v)| (*id, vectors::to_bytes(v)))
                 .collect();
             self.index.store_vectors(model, &rows)?;
+            let added: Vec<(i64, Vec<f32>)> =
+                batch.iter().map(|(id, _)| *id).zip(embedded).collect();
+            self.vectors.added(model, &added);
             done += batch.len();
             progress(done, pending.len());
             if stop() {
                 break;
             }
         }
-        if done > 0 {
-            self.forget_vectors();
+        // A whole pass ends with the copy searches read in step (a large library's approximate
+        // index built and saved), so the first search after indexing does not wait for it.
+        if file.is_none() {
+            self.vectors
+                .prepare(self.index.as_ref(), model, embedder.dimensions())?;
         }
         Ok(done)
     }

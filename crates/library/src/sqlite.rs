@@ -45,7 +45,17 @@ fn create_vectors_table(conn: &Connection) -> rusqlite::Result<()> {
              passage INTEGER PRIMARY KEY, -- library_passages' rowid
              model   TEXT    NOT NULL,
              vector  BLOB    NOT NULL     -- little-endian f32s, unit length
-         );",
+         );
+         CREATE INDEX IF NOT EXISTS library_vectors_by_model ON library_vectors (model);
+         -- The next passage id. FTS5 gives a new row the largest rowid plus one, which is a
+         -- deleted passage's when the last file indexed is indexed again; ids are taken from here
+         -- instead, so no id is ever another passage's (LibraryIndex's promise).
+         CREATE TABLE IF NOT EXISTS library_passage_ids (
+             one  INTEGER PRIMARY KEY CHECK (one = 1),
+             next INTEGER NOT NULL
+         );
+         INSERT OR IGNORE INTO library_passage_ids (one, next)
+             SELECT 1, coalesce(max(rowid), 0) + 1 FROM library_passages;",
     )
 }
 
@@ -189,12 +199,17 @@ impl LibraryIndex for SqliteIndex {
             ],
         )?;
         let id = tx.last_insert_rowid();
+        let first: i64 = tx.query_row(
+            "UPDATE library_passage_ids SET next = next + ?1 RETURNING next - ?1",
+            [file.passages.len() as i64],
+            |r| r.get(0),
+        )?;
         {
             let mut insert = tx.prepare_cached(
-                "INSERT INTO library_passages (text, file_id, ord) VALUES (?1, ?2, ?3)",
+                "INSERT INTO library_passages (rowid, text, file_id, ord) VALUES (?1, ?2, ?3, ?4)",
             )?;
             for (ord, passage) in file.passages.iter().enumerate() {
-                insert.execute(params![passage, id, ord as i64])?;
+                insert.execute(params![first + ord as i64, passage, id, ord as i64])?;
             }
         }
         tx.commit()?;
@@ -315,12 +330,35 @@ impl LibraryIndex for SqliteIndex {
         Ok(())
     }
 
-    fn vectors(&self, model: &str) -> Result<Vec<(i64, Vec<u8>)>, StoreError> {
+    fn vector_ids(&self, model: &str) -> Result<Vec<i64>, StoreError> {
         let conn = self.conn();
-        let mut stmt =
-            conn.prepare_cached("SELECT passage, vector FROM library_vectors WHERE model = ?1")?;
-        let rows = stmt.query_map([model], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        // Read from the index on model alone (it holds the rowid): no vector is read.
+        let mut stmt = conn.prepare_cached(
+            "SELECT passage FROM library_vectors INDEXED BY library_vectors_by_model
+             WHERE model = ?1 ORDER BY passage",
+        )?;
+        let rows = stmt.query_map([model], |r| r.get(0))?;
         Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    fn vectors_of(&self, model: &str, ids: &[i64]) -> Result<Vec<(i64, Vec<u8>)>, StoreError> {
+        let conn = self.conn();
+        let mut stmt = conn.prepare_cached(
+            "SELECT vector FROM library_vectors WHERE passage = ?1 AND model = ?2",
+        )?;
+        let mut sorted = ids.to_vec();
+        sorted.sort_unstable();
+        sorted.dedup();
+        let mut found = Vec::with_capacity(sorted.len());
+        for id in sorted {
+            if let Some(bytes) = stmt
+                .query_row(params![id, model], |r| r.get(0))
+                .optional()?
+            {
+                found.push((id, bytes));
+            }
+        }
+        Ok(found)
     }
 
     fn counts(&self, model: Option<&str>) -> Result<Counts, StoreError> {

@@ -1,70 +1,371 @@
-//! The in-memory index of passage vectors searched by meaning, read from the library's index
-//! (one vector per passage with the model that made it: vectors of another model are pending
-//! again).
+//! The library's vectors as a search reads them, kept in step with the index that stores them.
+//!
+//! The index (SQLite here, PostgreSQL for a team) keeps every vector and is the truth; what a
+//! search scans is a copy in memory — every vector for a library under
+//! [`research_nearest::APPROXIMATE_FROM`] passages, or an approximate graph index above it,
+//! saved in a file on this machine so a million passages are not read again at every start.
+//! The copy learns what changed by comparing the ids it holds with the index's (passage ids
+//! are never used again), reading only the vectors it lacks.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use research_nearest::{Approximate, Exact, Nearest, Neighbour, APPROXIMATE_FROM, CANDIDATES};
+
+use crate::{LibraryError, LibraryIndex};
 
 /// Passages embedded in one call and committed together.
 pub(crate) const EMBED_BATCH: usize = 32;
+/// Vectors read from the index at once while the copy catches up.
+const READ_BATCH: usize = 1024;
 
 /// A vector as every index stores it: little-endian `f32`s.
 pub(crate) fn to_bytes(vector: &[f32]) -> Vec<u8> {
     vector.iter().flat_map(|x| x.to_le_bytes()).collect()
 }
 
-/// Every stored vector of one model, in one matrix, searched by brute force: for the libraries
-/// a person keeps (thousands to tens of thousands of passages) a scan is a few milliseconds and
-/// needs no index to keep in step.
-#[derive(Debug)]
-pub(crate) struct VectorIndex {
-    pub(crate) model: String,
-    passages: Vec<i64>,
-    dimensions: usize,
-    data: Vec<f32>,
+fn from_bytes(bytes: &[u8]) -> Vec<f32> {
+    bytes
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
 }
 
-impl VectorIndex {
-    pub(crate) fn from_rows(model: &str, rows: Vec<(i64, Vec<u8>)>) -> Self {
-        let mut index = VectorIndex {
-            model: model.to_string(),
-            passages: Vec::new(),
-            dimensions: 0,
-            data: Vec::new(),
-        };
-        for (id, bytes) in rows {
-            let dims = bytes.len() / 4;
-            if index.dimensions == 0 {
-                index.dimensions = dims;
-            }
-            if dims != index.dimensions || dims == 0 {
-                tracing::warn!(
-                    passage = id,
-                    "a stored vector of the wrong length is ignored"
-                );
-                continue;
-            }
-            index.passages.push(id);
-            index.data.extend(
-                bytes
-                    .chunks_exact(4)
-                    .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])),
-            );
+/// The library's vectors as searches read them: one per database in a process, shared by every
+/// [`crate::Library`] made on it ([`crate::Library::with_vector_search`]), so the copy is read
+/// once, not at every search.
+pub struct VectorSearch {
+    /// Where the approximate index is saved; `None`: it is built in memory at each start.
+    folder: Option<PathBuf>,
+    approximate_from: usize,
+    copy: Mutex<Option<Copy>>,
+}
+
+struct Copy {
+    model: String,
+    held: Held,
+    /// Whether passages may have gone since the ids were compared.
+    in_step: bool,
+    /// Vectors added or removed since it was saved.
+    unsaved: bool,
+}
+
+/// Which index holds the copy.
+enum Held {
+    Exact(Arc<Exact>),
+    Approximate(Arc<Approximate>),
+}
+
+impl Held {
+    fn nearest(&self) -> Arc<dyn Nearest> {
+        match self {
+            Held::Exact(e) => e.clone(),
+            Held::Approximate(a) => a.clone(),
         }
-        index
     }
 
-    /// Up to `depth` passages most similar to `question`, best first, none below `floor`.
-    pub(crate) fn nearest(&self, question: &[f32], depth: usize, floor: f32) -> Vec<i64> {
-        if self.dimensions == 0 || question.len() != self.dimensions {
-            return Vec::new();
+    fn is_approximate(&self) -> bool {
+        matches!(self, Held::Approximate(_))
+    }
+}
+
+impl std::fmt::Debug for VectorSearch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("VectorSearch")
+            .field("folder", &self.folder)
+            .field("approximate_from", &self.approximate_from)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for VectorSearch {
+    fn default() -> Self {
+        Self::in_memory()
+    }
+}
+
+impl VectorSearch {
+    /// A copy kept in memory only (built again in each process).
+    pub fn in_memory() -> Self {
+        Self {
+            folder: None,
+            approximate_from: APPROXIMATE_FROM,
+            copy: Mutex::new(None),
         }
-        let mut scored: Vec<(f32, i64)> = self
-            .data
-            .chunks_exact(self.dimensions)
-            .zip(&self.passages)
-            .map(|(v, id)| (research_embed::similarity(v, question), *id))
-            .filter(|(s, _)| *s >= floor)
+    }
+
+    /// A copy whose approximate index is saved in `folder` (this machine's, for this database
+    /// alone: a cache, rebuilt from the index whenever it is missing or cannot be trusted).
+    pub fn kept_in(folder: PathBuf) -> Self {
+        Self {
+            folder: Some(folder),
+            ..Self::in_memory()
+        }
+    }
+
+    /// Searches by the approximate index from `count` vectors (tests and benchmarks; the
+    /// library's own threshold is [`APPROXIMATE_FROM`]).
+    pub fn approximate_from(mut self, count: usize) -> Self {
+        self.approximate_from = count;
+        self
+    }
+
+    /// The file the approximate index of `model` is saved in.
+    fn file_for(&self, model: &str) -> Option<PathBuf> {
+        let name: String = model
+            .chars()
+            .map(
+                |c| match c.is_ascii_alphanumeric() || c == '-' || c == '.' {
+                    true => c,
+                    false => '_',
+                },
+            )
             .collect();
-        scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-        scored.truncate(depth);
-        scored.into_iter().map(|(_, id)| id).collect()
+        self.folder
+            .as_ref()
+            .map(|f| f.join(format!("{name}.usearch")))
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Option<Copy>> {
+        self.copy.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Up to `depth` passages nearest `question` with their similarities, best first, from the
+    /// vectors of `model` in `index` (the copy read or caught up first).
+    pub(crate) fn nearest(
+        &self,
+        index: &dyn LibraryIndex,
+        model: &str,
+        question: &[f32],
+        depth: usize,
+    ) -> Result<Vec<Neighbour>, LibraryError> {
+        let (nearest, approximate) = self.ready(index, model, question.len())?;
+        if !approximate {
+            return Ok(nearest.nearest(question, depth)?);
+        }
+        // The graph compares 8-bit vectors: re-score its candidates with the stored ones.
+        let candidates = nearest.nearest(question, depth * CANDIDATES)?;
+        let ids: Vec<i64> = candidates.iter().map(|n| n.id).collect();
+        let mut found: Vec<Neighbour> = index
+            .vectors_of(model, &ids)?
+            .into_iter()
+            .map(|(id, bytes)| Neighbour {
+                id,
+                similarity: research_embed::similarity(&from_bytes(&bytes), question),
+            })
+            .collect();
+        found.sort_by(|a, b| b.similarity.total_cmp(&a.similarity).then(a.id.cmp(&b.id)));
+        found.truncate(depth);
+        Ok(found)
+    }
+
+    /// The copy of `model`'s vectors, read or caught up with the index first.
+    fn ready(
+        &self,
+        index: &dyn LibraryIndex,
+        model: &str,
+        dimensions: usize,
+    ) -> Result<(Arc<dyn Nearest>, bool), LibraryError> {
+        let mut copy = self.lock();
+        // Read afresh for another model, or when a scanned copy has grown past the size at
+        // which the approximate index takes over.
+        let fresh = !matches!(copy.as_ref(),
+            Some(c) if c.model == model
+                && c.held.nearest().dimensions() == dimensions
+                && (c.held.is_approximate() || c.held.nearest().len() < self.approximate_from));
+        if fresh {
+            let ids = index.vector_ids(model)?;
+            let held = match ids.len() >= self.approximate_from {
+                false => Held::Exact(Arc::new(Exact::new(dimensions))),
+                true => Held::Approximate(Arc::new(
+                    match self
+                        .file_for(model)
+                        .and_then(|f| Approximate::load(&f, dimensions))
+                    {
+                        Some(loaded) => loaded,
+                        None => Approximate::new(dimensions)?,
+                    },
+                )),
+            };
+            let mut made = Copy {
+                model: model.to_string(),
+                held,
+                in_step: false,
+                unsaved: false,
+            };
+            self.catch_up(&mut made, index, Some(ids))?;
+            *copy = Some(made);
+        } else if let Some(made) = copy.as_mut().filter(|c| !c.in_step) {
+            self.catch_up(made, index, None)?;
+        }
+        let copy = copy.as_ref().expect("made above");
+        Ok((copy.held.nearest(), copy.held.is_approximate()))
+    }
+
+    /// Compares the ids the copy holds with the index's and reads only the vectors it lacks; an
+    /// approximate index that changed is saved.
+    fn catch_up(
+        &self,
+        copy: &mut Copy,
+        index: &dyn LibraryIndex,
+        ids: Option<Vec<i64>>,
+    ) -> Result<(), LibraryError> {
+        let stored = match ids {
+            Some(ids) => ids,
+            None => index.vector_ids(&copy.model)?,
+        };
+        let nearest = copy.held.nearest();
+        let (gone, new) = difference(&nearest.ids(), &stored);
+        nearest.remove(&gone)?;
+        let dimensions = nearest.dimensions();
+        for batch in new.chunks(READ_BATCH) {
+            let rows: Vec<(i64, Vec<f32>)> = index
+                .vectors_of(&copy.model, batch)?
+                .into_iter()
+                .map(|(id, bytes)| (id, from_bytes(&bytes)))
+                .filter(|(id, v)| {
+                    let fits = v.len() == dimensions;
+                    if !fits {
+                        tracing::warn!(
+                            passage = id,
+                            "a stored vector of the wrong length is ignored"
+                        );
+                    }
+                    fits
+                })
+                .collect();
+            nearest.add(&rows)?;
+        }
+        copy.in_step = true;
+        copy.unsaved |= !gone.is_empty() || !new.is_empty();
+        if copy.held.is_approximate() && copy.unsaved {
+            self.save(copy);
+        }
+        Ok(())
+    }
+
+    fn save(&self, copy: &mut Copy) {
+        let (Some(file), Held::Approximate(approximate)) = (self.file_for(&copy.model), &copy.held)
+        else {
+            return;
+        };
+        match approximate.save(&file) {
+            Ok(()) => copy.unsaved = false,
+            Err(e) => tracing::warn!(
+                error = %e, file = %file.display(),
+                "the approximate vector index was not saved (it is rebuilt at the next start)"
+            ),
+        }
+    }
+
+    /// Brings the copy of `model`'s vectors in step with `index` and saves it (the end of an
+    /// indexing pass).
+    pub(crate) fn prepare(
+        &self,
+        index: &dyn LibraryIndex,
+        model: &str,
+        dimensions: usize,
+    ) -> Result<(), LibraryError> {
+        self.ready(index, model, dimensions)?;
+        self.keep();
+        Ok(())
+    }
+
+    /// Vectors this process just stored: added to the copy when it is read (else it reads
+    /// them when it is).
+    pub(crate) fn added(&self, model: &str, vectors: &[(i64, Vec<f32>)]) {
+        let mut copy = self.lock();
+        let Some(made) = copy.as_mut().filter(|c| c.model == model) else {
+            return;
+        };
+        match made.held.nearest().add(vectors) {
+            Ok(()) => made.unsaved = true,
+            Err(e) => {
+                tracing::warn!(error = %e, "the vectors are read again at the next search");
+                *copy = None;
+            }
+        }
+    }
+
+    /// Passages may have gone (a file changed or was dropped, a folder removed): the next
+    /// search compares ids first.
+    pub(crate) fn passages_changed(&self) {
+        if let Some(copy) = self.lock().as_mut() {
+            copy.in_step = false;
+        }
+    }
+
+    /// Saves the approximate index when it changed (after an indexing pass: a process killed
+    /// later loses nothing it has to read again).
+    pub(crate) fn keep(&self) {
+        let mut copy = self.lock();
+        if let Some(made) = copy
+            .as_mut()
+            .filter(|c| c.held.is_approximate() && c.unsaved)
+        {
+            self.save(made);
+        }
+    }
+
+    /// Forgets the copy and deletes its files (the database was replaced by a backup: its ids
+    /// are not the copy's).
+    pub fn forget(&self) -> std::io::Result<()> {
+        *self.lock() = None;
+        match &self.folder {
+            Some(folder) if folder.exists() => std::fs::remove_dir_all(folder),
+            _ => Ok(()),
+        }
+    }
+
+    /// How many vectors the copy holds and whether it is the approximate index (`None` before a
+    /// search has read it).
+    pub fn held(&self) -> Option<(usize, bool)> {
+        self.lock()
+            .as_ref()
+            .map(|c| (c.held.nearest().len(), c.held.is_approximate()))
+    }
+}
+
+/// What is in `held` and not in `stored`, and what is in `stored` and not in `held` (both
+/// ascending).
+fn difference(held: &[i64], stored: &[i64]) -> (Vec<i64>, Vec<i64>) {
+    let (mut gone, mut new) = (Vec::new(), Vec::new());
+    let (mut i, mut j) = (0, 0);
+    while i < held.len() || j < stored.len() {
+        match (held.get(i), stored.get(j)) {
+            (Some(h), Some(s)) if h == s => {
+                i += 1;
+                j += 1;
+            }
+            (Some(h), Some(s)) if h < s => {
+                gone.push(*h);
+                i += 1;
+            }
+            (Some(h), None) => {
+                gone.push(*h);
+                i += 1;
+            }
+            (_, Some(s)) => {
+                new.push(*s);
+                j += 1;
+            }
+            (None, None) => break,
+        }
+    }
+    (gone, new)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::difference;
+
+    #[test]
+    fn the_difference_of_two_id_lists() {
+        assert_eq!(
+            difference(&[1, 2, 4, 7], &[2, 3, 4, 8, 9]),
+            (vec![1, 7], vec![3, 8, 9])
+        );
+        assert_eq!(difference(&[], &[1]), (vec![], vec![1]));
+        assert_eq!(difference(&[1], &[]), (vec![1], vec![]));
     }
 }

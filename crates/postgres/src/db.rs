@@ -223,6 +223,11 @@ CREATE TABLE model_runs (
     PRIMARY KEY (thread_id, model)
 );
 ",
+    // A model's vectors listed without reading them (the approximate index on each machine
+    // learns from this list which passages came and went).
+    "
+CREATE INDEX library_vectors_model ON library_vectors (model, passage);
+",
 ];
 
 /// Every table the first migration made, with the version table: what moves when an earlier

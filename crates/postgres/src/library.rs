@@ -501,15 +501,33 @@ impl LibraryIndex for PgLibrary {
         })
     }
 
-    fn vectors(&self, model: &str) -> Result<Vec<(i64, Vec<u8>)>, StoreError> {
+    fn vector_ids(&self, model: &str) -> Result<Vec<i64>, StoreError> {
         let machine = &self.machine;
+        self.bridge.run(|c| async move {
+            let rows = c
+                .query(
+                    "SELECT v.passage FROM library_vectors v
+                     JOIN library_passages p ON p.id = v.passage
+                     WHERE p.machine = $1 AND v.model = $2
+                     ORDER BY v.passage",
+                    &[machine, &model],
+                )
+                .await?;
+            Ok(rows.iter().map(|r| r.get(0)).collect())
+        })
+    }
+
+    fn vectors_of(&self, model: &str, ids: &[i64]) -> Result<Vec<(i64, Vec<u8>)>, StoreError> {
+        let machine = &self.machine;
+        let ids = ids.to_vec();
         self.bridge.run(|c| async move {
             let rows = c
                 .query(
                     "SELECT v.passage, v.vector FROM library_vectors v
                      JOIN library_passages p ON p.id = v.passage
-                     WHERE p.machine = $1 AND v.model = $2",
-                    &[machine, &model],
+                     WHERE p.machine = $1 AND v.model = $2 AND v.passage = ANY($3::int8[])
+                     ORDER BY v.passage",
+                    &[machine, &model, &ids],
                 )
                 .await?;
             Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())

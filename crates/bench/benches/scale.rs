@@ -1,0 +1,231 @@
+//! The library as it grows: folders of real documentation added one after another, and after
+//! each, what every cost has become — indexing by keywords and by meaning (passages a second),
+//! search latency (keywords, meaning alone, hybrid), memory, the database's and the vector
+//! index's size, hit@5 on the gold questions whose folder is in, and how many of the exact
+//! scan's ten nearest the approximate index finds (recall@10).
+//!
+//! `SCALE_BENCH_DIRS` lists the folders in the order they are added (`:`-separated);
+//! `SCALE_BENCH_QUESTIONS` the question sets (`:`-separated files of `benches/retrieval/` or
+//! `benches/answers/`, each naming its folder); `SCALE_BENCH_MAX` stops adding folders once
+//! the library holds that many passages. Indexing by meaning uses the sentence model distilled
+//! to a vector per token (what a library this size is indexed with). Prints one JSON line per
+//! step.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+use research_library::{Library, VectorSearch};
+
+fn memory_mib() -> (f64, f64) {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let field = |name: &str| {
+        status
+            .lines()
+            .find(|l| l.starts_with(name))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|kb| kb.parse::<f64>().ok())
+            .map(|kb| (kb / 1024.0 * 10.0).round() / 10.0)
+            .unwrap_or(0.0)
+    };
+    (field("VmRSS:"), field("VmHWM:"))
+}
+
+fn percentile(times: &mut [f64], p: usize) -> f64 {
+    times.sort_by(|a, b| a.total_cmp(b));
+    let i = (times.len() * p / 100).min(times.len().saturating_sub(1));
+    (times.get(i).copied().unwrap_or(0.0) * 100.0).round() / 100.0
+}
+
+fn size_mib(path: &Path) -> f64 {
+    let bytes: u64 = match path.is_dir() {
+        true => walkdir::WalkDir::new(path)
+            .into_iter()
+            .flatten()
+            .filter_map(|e| e.metadata().ok())
+            .filter(|m| m.is_file())
+            .map(|m| m.len())
+            .sum(),
+        false => std::fs::metadata(path).map(|m| m.len()).unwrap_or(0),
+    };
+    (bytes as f64 / 1048576.0 * 10.0).round() / 10.0
+}
+
+struct Question {
+    text: String,
+    folder: PathBuf,
+    answers: Vec<String>,
+}
+
+fn questions(files: &str) -> Vec<Question> {
+    let mut all = Vec::new();
+    for file in files.split(':').filter(|f| !f.is_empty()) {
+        let text = std::fs::read_to_string(file).expect("a question set");
+        let set: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+        let folder = PathBuf::from(set["folder"].as_str().expect("its folder"));
+        let folder = folder.canonicalize().unwrap_or(folder);
+        for q in set["questions"].as_array().into_iter().flatten() {
+            let pages = q.get("answers").or_else(|| q.get("pages"));
+            all.push(Question {
+                text: q["question"].as_str().unwrap_or_default().to_string(),
+                folder: folder.clone(),
+                answers: pages
+                    .and_then(|p| p.as_array())
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|a| a.as_str().map(String::from))
+                    .collect(),
+            });
+        }
+    }
+    all
+}
+
+fn hit_at_5(lib: &Library, q: &Question) -> bool {
+    let hits = lib.search(&q.text, 5).expect("a search");
+    q.answers.iter().any(|a| {
+        let url = url::Url::from_file_path(q.folder.join(a))
+            .unwrap()
+            .to_string();
+        hits.iter().any(|h| h.url == url)
+    })
+}
+
+fn timed<T>(f: impl FnOnce() -> T) -> (T, f64) {
+    let t = Instant::now();
+    let out = f();
+    (out, t.elapsed().as_secs_f64() * 1e3)
+}
+
+fn main() {
+    if std::env::args().any(|a| a == "--list") {
+        return;
+    }
+    let dirs: Vec<PathBuf> = std::env::var("SCALE_BENCH_DIRS")
+        .unwrap_or_else(|_| "/usr/share/doc/sqlite3".into())
+        .split(':')
+        .filter(|d| !d.is_empty())
+        .map(|d| PathBuf::from(d).canonicalize().expect("a corpus folder"))
+        .collect();
+    let max: usize = std::env::var("SCALE_BENCH_MAX")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(usize::MAX);
+    let qs = questions(&std::env::var("SCALE_BENCH_QUESTIONS").unwrap_or_else(|_| {
+        concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../benches/retrieval/sqlite.json"
+        )
+        .into()
+    }));
+    let Some(model) = research_embed::locate_model() else {
+        eprintln!("SKIPPED: no embedding model (bash scripts/fetch-embedder.sh)");
+        return;
+    };
+    let embedder: Arc<dyn research_embed::Embedder> = Arc::new(
+        research_embed::BertEmbedder::load(&model)
+            .unwrap()
+            .distil()
+            .unwrap(),
+    );
+    let work = match std::env::var("SCALE_BENCH_WORK") {
+        Ok(dir) => PathBuf::from(dir),
+        Err(_) => tempfile::tempdir().unwrap().keep(),
+    };
+    std::fs::create_dir_all(&work).unwrap();
+    let db = work.join("library.sqlite3");
+    let cache = work.join("vectors");
+    let vectors = Arc::new(VectorSearch::kept_in(cache.clone()));
+    let keywords = Library::open(&db).unwrap();
+    let hybrid = || {
+        Library::open(&db)
+            .unwrap()
+            .with_embedder(embedder.clone())
+            .with_vector_search(vectors.clone())
+    };
+    let (mut keyword_s, mut meaning_s) = (0.0, 0.0);
+    let mut added: Vec<PathBuf> = Vec::new();
+    for dir in &dirs {
+        if keywords.passage_count().unwrap() >= max {
+            break;
+        }
+        let before = keywords.passage_count().unwrap();
+        let (_, ms) = timed(|| keywords.add(dir, &|_| {}).unwrap());
+        keyword_s += ms / 1e3;
+        let after = keywords.passage_count().unwrap();
+        let lib = hybrid();
+        let (embedded, ms) = timed(|| lib.embed_pending().unwrap());
+        meaning_s += ms / 1e3;
+        added.push(dir.clone());
+        let (rss_indexing, peak_indexing) = memory_mib();
+
+        // Latency: each question three times by keywords, by meaning alone, and hybrid.
+        let asked: Vec<&Question> = qs.iter().collect();
+        let (mut kw, mut near, mut hyb) = (Vec::new(), Vec::new(), Vec::new());
+        for _ in 0..3 {
+            for q in &asked {
+                kw.push(timed(|| keywords.search(&q.text, 10).unwrap()).1);
+                near.push(timed(|| lib.nearest(&q.text, 50).unwrap()).1);
+                hyb.push(timed(|| lib.search(&q.text, 10).unwrap()).1);
+            }
+        }
+        let (rss_searching, _) = memory_mib();
+        let held = vectors.held();
+
+        // Quality on the questions whose folder is in.
+        let gold: Vec<&Question> = qs
+            .iter()
+            .filter(|q| added.iter().any(|d| q.folder.starts_with(d)))
+            .collect();
+        let keyword_hits = gold.iter().filter(|q| hit_at_5(&keywords, q)).count();
+        let hybrid_hits = gold.iter().filter(|q| hit_at_5(&lib, q)).count();
+
+        // The approximate index against a scan of every vector (read after the memory above).
+        let scan = Library::open(&db)
+            .unwrap()
+            .with_embedder(embedder.clone())
+            .with_vector_search(Arc::new(
+                VectorSearch::in_memory().approximate_from(usize::MAX),
+            ));
+        let (mut kept, mut asked_n) = (0, 0);
+        for q in &qs {
+            let exact: Vec<i64> = scan
+                .nearest(&q.text, 10)
+                .unwrap()
+                .unwrap()
+                .iter()
+                .map(|n| n.id)
+                .collect();
+            let found = lib.nearest(&q.text, 10).unwrap().unwrap();
+            kept += exact
+                .iter()
+                .filter(|id| found.iter().any(|n| n.id == **id))
+                .count();
+            asked_n += exact.len();
+        }
+        drop(scan);
+        let total = after;
+        let round = |x: f64, d: f64| (x * d).round() / d;
+        println!(
+            "{}",
+            serde_json::json!({
+                "scenario": "scale", "added": dir.display().to_string(),
+                "passages": total, "new_passages": after - before, "embedded": embedded,
+                "keywords_passages_per_s": round(total as f64 / keyword_s, 10.0),
+                "meaning_passages_per_s": round(total as f64 / meaning_s, 10.0),
+                "keywords_s": round(keyword_s, 10.0), "meaning_s": round(meaning_s, 10.0),
+                "index": held.map(|(n, a)| format!("{} vectors, {}", n, if a { "approximate" } else { "scan" })),
+                "keywords_ms_p50": percentile(&mut kw, 50), "keywords_ms_p95": percentile(&mut kw, 95),
+                "meaning_ms_p50": percentile(&mut near, 50), "meaning_ms_p95": percentile(&mut near, 95),
+                "hybrid_ms_p50": percentile(&mut hyb, 50), "hybrid_ms_p95": percentile(&mut hyb, 95),
+                "rss_mib_indexing": rss_indexing, "peak_rss_mib_indexing": peak_indexing,
+                "rss_mib_searching": rss_searching,
+                "db_mib": size_mib(&db) + size_mib(&work.join("library.sqlite3-wal")),
+                "vector_index_mib": size_mib(&cache),
+                "gold_questions": gold.len(),
+                "keywords_hit_at_5": keyword_hits, "hybrid_hit_at_5": hybrid_hits,
+                "recall_at_10_vs_scan": round(kept as f64 / asked_n.max(1) as f64, 1000.0),
+            })
+        );
+    }
+}
