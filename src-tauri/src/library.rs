@@ -76,11 +76,8 @@ pub async fn library_embed(
         .studio
         .blocking(move |s| {
             let done = s.embed_library(
-                &|done, total| {
-                    let _ = on_progress.send(research_api::EmbedProgress {
-                        done: done as u64,
-                        total: total as u64,
-                    });
+                &|progress| {
+                    let _ = on_progress.send(progress);
                 },
                 &|| stop.load(Ordering::SeqCst),
             )?;

@@ -1836,7 +1836,15 @@ done: number,
 /**
  * Passages to embed in this pass.
  */
-total: number, };
+total: number, 
+/**
+ * Passages a second so far in this pass.
+ */
+per_second: number, 
+/**
+ * The time left at that rate, in words ("about 12 min").
+ */
+left: string, };
 
 export type IndexReport = { 
 /**

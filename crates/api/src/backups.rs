@@ -433,7 +433,7 @@ pub fn restore(db: &Path, from: &Path, now_ms: i64) -> Result<Option<PathBuf>, A
     let kept = research_store::safety::restore(from, db, &stamp(now_ms)).map_err(storage_error)?;
     // The library's approximate vector index was this database's: its passage ids are not the
     // backup's.
-    let vectors = crate::vector_folder_root(db);
+    let vectors = crate::meaning::vector_folder_root(db);
     if vectors.exists() {
         if let Err(e) = std::fs::remove_dir_all(&vectors) {
             tracing::warn!(error = %e, folder = %vectors.display(), "an old vector index was not deleted");

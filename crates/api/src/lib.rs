@@ -21,6 +21,7 @@ mod error;
 mod export;
 pub(crate) mod in_flight;
 mod keys;
+mod meaning;
 mod measurements;
 mod models;
 mod progress;
@@ -52,6 +53,7 @@ pub use keys::{
     connect_settings, delete_key, key_names, list_keys, resolve as resolve_key, set_key, KeySource,
     KeyStatus, KeyStore, KeyedProvider, MemoryKeys, OsKeychain, KEYED_PROVIDERS,
 };
+pub use meaning::{time_left, EmbedProgress};
 pub use measurements::ModelMeasurement;
 pub use models::{
     download_model, human_bytes, recommended_models, DownloadProgress, DownloadRequest,
@@ -249,17 +251,6 @@ pub struct LibraryMeaning {
     pub due: bool,
 }
 
-/// Progress of indexing the library by meaning.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
-pub struct EmbedProgress {
-    /// Passages embedded so far.
-    #[ts(type = "number")]
-    pub done: u64,
-    /// Passages to embed in this pass.
-    #[ts(type = "number")]
-    pub total: u64,
-}
-
 /// An open Research Studio database. Cloning it is cheap: the clones share its connections.
 #[derive(Clone)]
 pub struct Studio {
@@ -287,23 +278,6 @@ pub struct Studio {
 }
 
 const DEMO: &str = "demo";
-
-/// Where the library's approximate vector indexes of the database at `db` are kept: a folder
-/// beside it (a cache, rebuilt whenever it is missing; not backed up).
-pub(crate) fn vector_folder_root(db: &Path) -> PathBuf {
-    let mut name = db.as_os_str().to_owned();
-    name.push(".vectors");
-    PathBuf::from(name)
-}
-
-/// The folder for one place the records are (this file, or a team's server), so an index made
-/// from one database never serves another.
-fn vector_folder(db: &Path, storage: &str) -> PathBuf {
-    use sha2::Digest;
-    let digest = sha2::Sha256::digest(storage.as_bytes());
-    let short: String = digest[..6].iter().map(|b| format!("{b:02x}")).collect();
-    vector_folder_root(db).join(short)
-}
 
 /// The library's size, in passages, from which it is indexed by the sentence model distilled
 /// to a vector per token rather than by the model: at the model's 8 passages a second on two
@@ -389,7 +363,8 @@ impl Studio {
     }
 
     fn on(path: PathBuf, stores: database::Stores) -> Self {
-        let vectors = research_library::VectorSearch::kept_in(vector_folder(&path, &stores.shown));
+        let vectors =
+            research_library::VectorSearch::kept_in(meaning::vector_folder(&path, &stores.shown));
         Self {
             checkpointer: stores.checkpointer,
             threads: stores.threads,
@@ -594,14 +569,22 @@ impl Studio {
     }
 
     /// Embeds every library passage that has no vector from the installed model yet, a batch at
-    /// a time (each kept: an interrupted pass loses nothing), reporting (done, total) after
-    /// each and ending after the batch at which `stop` says so; how many were embedded. An
-    /// error when no model is installed.
+    /// a time (each kept: an interrupted pass loses nothing), reporting how far it is, at what
+    /// rate and the time left after each, and ending after the batch at which `stop` says so;
+    /// how many were embedded. An error when no model is installed.
     pub fn embed_library(
         &self,
-        progress: &dyn Fn(usize, usize),
+        progress: &dyn Fn(EmbedProgress),
         stop: &dyn Fn() -> bool,
     ) -> Result<usize, ApiError> {
+        let started = std::time::Instant::now();
+        let progress = |done, total| {
+            progress(EmbedProgress::after(
+                done,
+                total,
+                started.elapsed().as_secs_f64(),
+            ))
+        };
         let library = self.library()?;
         let embedder = self.library_embedder(&library, true)?.ok_or_else(|| {
             ApiError::new(
@@ -611,7 +594,7 @@ impl Studio {
             )
         })?;
         let library = library.with_embedder(embedder);
-        Ok(library.embed_pending_with(progress, stop)?)
+        Ok(library.embed_pending_with(&progress, stop)?)
     }
 
     /// The settings file shared with the desktop app (next to the database).

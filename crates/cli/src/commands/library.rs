@@ -109,12 +109,10 @@ fn by_meaning(studio: &research_api::Studio, asked: bool) -> anyhow::Result<()> 
     }
     let started = std::time::Instant::now();
     let done = studio.embed_library(
-        &|done, total| {
-            let secs = started.elapsed().as_secs_f64();
-            let left = (total - done) as f64 * secs / done.max(1) as f64;
+        &|p| {
             eprint!(
-                "\rembedded {done} of {total} passages, {} left   ",
-                time_left(left)
+                "\rembedded {} of {} passages, {} a second, {} left   ",
+                p.done, p.total, p.per_second, p.left
             );
         },
         &|| false,
@@ -124,16 +122,6 @@ fn by_meaning(studio: &research_api::Studio, asked: bool) -> anyhow::Result<()> 
         started.elapsed().as_secs_f64()
     );
     Ok(())
-}
-
-/// A time left in words: "under a minute", "about 12 min", "about 1 h 05 min".
-fn time_left(secs: f64) -> String {
-    let minutes = (secs / 60.0).round() as u64;
-    match minutes {
-        0 => "under a minute".to_string(),
-        1..=59 => format!("about {minutes} min"),
-        _ => format!("about {} h {:02} min", minutes / 60, minutes % 60),
-    }
 }
 
 /// `research library …`.
@@ -192,16 +180,4 @@ pub fn library(args: LibraryArgs) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::time_left;
-
-    #[test]
-    fn time_left_reads_as_words() {
-        assert_eq!(time_left(20.0), "under a minute");
-        assert_eq!(time_left(12.0 * 60.0), "about 12 min");
-        assert_eq!(time_left(65.0 * 60.0), "about 1 h 05 min");
-    }
 }
