@@ -670,6 +670,53 @@ pub fn the_approximate_index_is_kept_in_step_and_saved(db: &dyn Database) {
     assert_eq!(third.held(), Some((5, true)));
 }
 
+/// A search never waits for the approximate index to be built: while a thread of its own
+/// builds it the search ranks by keywords, and says so; once built, by meaning too.
+pub fn a_search_never_waits_for_the_index_to_be_built(db: &dyn Database) {
+    let docs = corpus();
+    for (name, text) in [
+        (
+            "queues.md",
+            "# Queues\n\nA queue serves requests in arrival order.",
+        ),
+        (
+            "caches.md",
+            "# Caches\n\nA cache keeps recent answers close at hand.",
+        ),
+        (
+            "locks.md",
+            "# Locks\n\nA lock lets one writer change a table at a time.",
+        ),
+    ] {
+        write(docs.path(), name, text);
+    }
+    library(db)
+        .with_embedder(Arc::new(TrigramEmbedder::default()))
+        .add(docs.path(), &|_| {})
+        .unwrap();
+    let folder = tempfile::tempdir().unwrap();
+    let vectors = Arc::new(
+        crate::VectorSearch::kept_in(folder.path().to_path_buf())
+            .approximate_from(5)
+            .in_background_from(3),
+    );
+    let lib = library(db)
+        .with_embedder(Arc::new(TrigramEmbedder::default()))
+        .with_vector_search(vectors.clone());
+    let first = lib.search_ranked("indexing", 5).unwrap();
+    assert_eq!(first.ranking, Ranking::Bm25, "keywords while it is built");
+    assert!(first.hits[0].url.ends_with("indexing.md"), "{first:?}");
+    let started = std::time::Instant::now();
+    while vectors.building() {
+        assert!(started.elapsed().as_secs() < 30, "built within 30 s");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let then = lib.search_ranked("indeksing", 5).unwrap();
+    assert!(matches!(then.ranking, Ranking::Hybrid { .. }), "{then:?}");
+    assert!(then.hits[0].url.ends_with("indexing.md"), "{then:?}");
+    assert_eq!(vectors.held(), Some((6, true)));
+}
+
 /// Writes one `#[test]` per check of the library index conformance suite; `$make` is an
 /// expression giving a fresh, empty [`Database`].
 #[macro_export]
@@ -686,7 +733,8 @@ macro_rules! library_conformance {
             a_stopped_pass_keeps_what_it_embedded_and_the_next_goes_on,
             vectors_alone_do_not_return_what_is_far_from_the_question,
             passage_ids_are_never_used_again, vectors_are_listed_and_read_by_id,
-            the_approximate_index_is_kept_in_step_and_saved);
+            the_approximate_index_is_kept_in_step_and_saved,
+            a_search_never_waits_for_the_index_to_be_built);
     };
     (@tests $make:expr; $($check:ident),*) => {
         $(

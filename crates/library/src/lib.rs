@@ -76,6 +76,12 @@ pub enum LibraryError {
     /// The vectors could not be searched.
     #[error(transparent)]
     Nearest(#[from] research_nearest::NearestError),
+    /// The approximate vector index is being built or brought in step on its own thread; this
+    /// search ranks by keywords.
+    #[error(
+        "the library's index by meaning is being brought up to date; this search ranks by keywords"
+    )]
+    MeaningNotReady,
 }
 
 /// Counts of one indexing pass.
@@ -554,7 +560,7 @@ impl Library {
             research_embed::EmbedError::Compute("no vector for the question".into())
         })?;
         Ok(Some(self.vectors.nearest(
-            self.index.as_ref(),
+            &self.index,
             embedder.model_id(),
             &question,
             depth,
@@ -626,7 +632,7 @@ impl Library {
         // index built and saved), so the first search after indexing does not wait for it.
         if file.is_none() {
             self.vectors
-                .prepare(self.index.as_ref(), model, embedder.dimensions())?;
+                .prepare(&self.index, model, embedder.dimensions())?;
         }
         Ok(done)
     }

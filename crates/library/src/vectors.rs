@@ -18,6 +18,10 @@ use crate::{LibraryError, LibraryIndex};
 pub(crate) const EMBED_BATCH: usize = 32;
 /// Vectors read from the index at once while the copy catches up.
 const READ_BATCH: usize = 1024;
+/// Vectors a search adds to the approximate index itself before it answers. More (a graph
+/// built from nothing, another process's long pass) are added on a thread of their own while
+/// searches rank by keywords, so no search or run waits minutes for the index.
+const IN_BACKGROUND_FROM: usize = 5_000;
 
 /// A vector as every index stores it: little-endian `f32`s.
 pub(crate) fn to_bytes(vector: &[f32]) -> Vec<u8> {
@@ -38,7 +42,10 @@ pub struct VectorSearch {
     /// Where the approximate index is saved; `None`: it is built in memory at each start.
     folder: Option<PathBuf>,
     approximate_from: usize,
+    in_background_from: usize,
     copy: Mutex<Option<Copy>>,
+    /// Whether a thread is bringing the copy in step (it holds the copy meanwhile).
+    building: std::sync::atomic::AtomicBool,
 }
 
 struct Copy {
@@ -90,7 +97,9 @@ impl VectorSearch {
         Self {
             folder: None,
             approximate_from: APPROXIMATE_FROM,
+            in_background_from: IN_BACKGROUND_FROM,
             copy: Mutex::new(None),
+            building: Default::default(),
         }
     }
 
@@ -108,6 +117,19 @@ impl VectorSearch {
     pub fn approximate_from(mut self, count: usize) -> Self {
         self.approximate_from = count;
         self
+    }
+
+    /// Brings the approximate index in step on a thread of its own when it lacks `count`
+    /// vectors or more (tests; the library's own number is 5,000).
+    pub fn in_background_from(mut self, count: usize) -> Self {
+        self.in_background_from = count;
+        self
+    }
+
+    /// Whether the approximate index is being brought in step (searches rank by keywords
+    /// meanwhile).
+    pub fn building(&self) -> bool {
+        self.building.load(std::sync::atomic::Ordering::SeqCst)
     }
 
     /// The file the approximate index of `model` is saved in.
@@ -133,13 +155,13 @@ impl VectorSearch {
     /// Up to `depth` passages nearest `question` with their similarities, best first, from the
     /// vectors of `model` in `index` (the copy read or caught up first).
     pub(crate) fn nearest(
-        &self,
-        index: &dyn LibraryIndex,
+        self: &Arc<Self>,
+        index: &Arc<dyn LibraryIndex>,
         model: &str,
         question: &[f32],
         depth: usize,
     ) -> Result<Vec<Neighbour>, LibraryError> {
-        let (nearest, approximate) = self.ready(index, model, question.len())?;
+        let (nearest, approximate) = self.ready(index, model, question.len(), false)?;
         if !approximate {
             return Ok(nearest.nearest(question, depth)?);
         }
@@ -159,63 +181,94 @@ impl VectorSearch {
         Ok(found)
     }
 
-    /// The copy of `model`'s vectors, read or caught up with the index first.
+    /// The copy of `model`'s vectors, read or caught up with the index first. A search
+    /// (`wait` false) does not wait for a long catch-up: it starts one on its own thread and is
+    /// told [`LibraryError::MeaningNotReady`]; an indexing pass (`wait`) waits for it.
     fn ready(
-        &self,
-        index: &dyn LibraryIndex,
+        self: &Arc<Self>,
+        index: &Arc<dyn LibraryIndex>,
         model: &str,
         dimensions: usize,
+        wait: bool,
     ) -> Result<(Arc<dyn Nearest>, bool), LibraryError> {
         let mut copy = self.lock();
+        while self.building() {
+            if !wait {
+                return Err(LibraryError::MeaningNotReady);
+            }
+            drop(copy);
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            copy = self.lock();
+        }
         // Read afresh for another model, or when a scanned copy has grown past the size at
         // which the approximate index takes over.
-        let fresh = !matches!(copy.as_ref(),
-            Some(c) if c.model == model
+        let usable = |c: &Copy| {
+            c.model == model
                 && c.held.nearest().dimensions() == dimensions
-                && (c.held.is_approximate() || c.held.nearest().len() < self.approximate_from));
-        if fresh {
-            let ids = index.vector_ids(model)?;
-            let held = match ids.len() >= self.approximate_from {
-                false => Held::Exact(Arc::new(Exact::new(dimensions))),
-                true => Held::Approximate(Arc::new(
-                    match self
-                        .file_for(model)
-                        .and_then(|f| Approximate::load(&f, dimensions))
-                    {
-                        Some(loaded) => loaded,
-                        None => Approximate::new(dimensions)?,
-                    },
-                )),
-            };
-            let mut made = Copy {
+                && (c.held.is_approximate() || c.held.nearest().len() < self.approximate_from)
+        };
+        if let Some(c) = copy.as_ref().filter(|c| usable(c) && c.in_step) {
+            return Ok((c.held.nearest(), c.held.is_approximate()));
+        }
+        let stored = index.vector_ids(model)?;
+        let mut made = match copy.take().filter(|c| usable(c)) {
+            Some(c) => c,
+            None => Copy {
                 model: model.to_string(),
-                held,
+                held: match stored.len() >= self.approximate_from {
+                    false => Held::Exact(Arc::new(Exact::new(dimensions))),
+                    true => Held::Approximate(Arc::new(
+                        match self
+                            .file_for(model)
+                            .and_then(|f| Approximate::load(&f, dimensions))
+                        {
+                            Some(loaded) => loaded,
+                            None => Approximate::new(dimensions)?,
+                        },
+                    )),
+                },
                 in_step: false,
                 unsaved: false,
-            };
-            self.catch_up(&mut made, index, Some(ids))?;
-            *copy = Some(made);
-        } else if let Some(made) = copy.as_mut().filter(|c| !c.in_step) {
-            self.catch_up(made, index, None)?;
+            },
+        };
+        let (gone, new) = difference(&made.held.nearest().ids(), &stored);
+        if !wait && made.held.is_approximate() && new.len() >= self.in_background_from {
+            self.building
+                .store(true, std::sync::atomic::Ordering::SeqCst);
+            drop(copy);
+            let (me, index) = (self.clone(), index.clone());
+            std::thread::spawn(move || {
+                match me.catch_up(&mut made, index.as_ref(), gone, new) {
+                    // Vectors stored while it ran are read at the next search.
+                    Ok(()) => {
+                        made.in_step = false;
+                        *me.lock() = Some(made);
+                    }
+                    Err(e) => {
+                        tracing::warn!(error = %e, "the vector index was not brought in step")
+                    }
+                }
+                me.building
+                    .store(false, std::sync::atomic::Ordering::SeqCst);
+            });
+            return Err(LibraryError::MeaningNotReady);
         }
-        let copy = copy.as_ref().expect("made above");
-        Ok((copy.held.nearest(), copy.held.is_approximate()))
+        self.catch_up(&mut made, index.as_ref(), gone, new)?;
+        let out = (made.held.nearest(), made.held.is_approximate());
+        *copy = Some(made);
+        Ok(out)
     }
 
-    /// Compares the ids the copy holds with the index's and reads only the vectors it lacks; an
+    /// Removes from the copy the ids `gone` and reads the vectors of `new` from the index; an
     /// approximate index that changed is saved.
     fn catch_up(
         &self,
         copy: &mut Copy,
         index: &dyn LibraryIndex,
-        ids: Option<Vec<i64>>,
+        gone: Vec<i64>,
+        new: Vec<i64>,
     ) -> Result<(), LibraryError> {
-        let stored = match ids {
-            Some(ids) => ids,
-            None => index.vector_ids(&copy.model)?,
-        };
         let nearest = copy.held.nearest();
-        let (gone, new) = difference(&nearest.ids(), &stored);
         nearest.remove(&gone)?;
         let dimensions = nearest.dimensions();
         for batch in new.chunks(READ_BATCH) {
@@ -261,12 +314,12 @@ impl VectorSearch {
     /// Brings the copy of `model`'s vectors in step with `index` and saves it (the end of an
     /// indexing pass).
     pub(crate) fn prepare(
-        &self,
-        index: &dyn LibraryIndex,
+        self: &Arc<Self>,
+        index: &Arc<dyn LibraryIndex>,
         model: &str,
         dimensions: usize,
     ) -> Result<(), LibraryError> {
-        self.ready(index, model, dimensions)?;
+        self.ready(index, model, dimensions, true)?;
         self.keep();
         Ok(())
     }
