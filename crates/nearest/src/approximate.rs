@@ -26,6 +26,9 @@ const EXPANSION_ADD: usize = 128;
 const EXPANSION_SEARCH: usize = 128;
 /// Threads that add a batch side by side (the machine's cores, at most).
 const ADD_THREADS: usize = 4;
+/// Searches that can run at once, each with a context of its own (usearch shares one among
+/// searches past this number): a run's parallel searches times several runs.
+const SEARCH_CONTEXTS: usize = 64;
 /// The members file begins with this, then its version.
 const MAGIC: &[u8; 8] = b"RSNEAR\0\x01";
 
@@ -88,7 +91,7 @@ impl Approximate {
     pub fn new(dimensions: usize) -> Result<Self, NearestError> {
         let index = Index::new(&options(dimensions)).map_err(failed)?;
         index
-            .reserve_capacity_and_threads(1024, threads().max(8))
+            .reserve_capacity_and_threads(1024, SEARCH_CONTEXTS)
             .map_err(failed)?;
         Ok(Self {
             dimensions,
@@ -153,7 +156,7 @@ impl Approximate {
             ));
         }
         index
-            .reserve_capacity_and_threads(index.capacity().max(1024), threads().max(8))
+            .reserve_capacity_and_threads(index.capacity().max(1024), SEARCH_CONTEXTS)
             .map_err(|e| e.to_string())?;
         Ok(Self {
             dimensions,
@@ -218,7 +221,7 @@ impl Approximate {
         if need > capacity {
             let grown = need.max(capacity * 2).max(1024);
             self.index
-                .reserve_capacity_and_threads(grown, threads().max(8))
+                .reserve_capacity_and_threads(grown, SEARCH_CONTEXTS)
                 .map_err(failed)?;
         }
         Ok(())

@@ -17,6 +17,38 @@ pub fn run(make: Maker<'_>) {
     removed_vectors_are_never_found(make);
     vectors_of_another_length_are_refused(make);
     many_vectors_are_found_as_a_scan_finds_them(make);
+    many_searches_at_once_find_what_one_finds(make);
+}
+
+/// Thirty-two searches at once (a run's parallel searches, several runs) each find what the
+/// same search finds alone.
+pub fn many_searches_at_once_find_what_one_finds(make: Maker<'_>) {
+    let index: std::sync::Arc<dyn Nearest> = make(DIMENSIONS).into();
+    index
+        .add(&numbered(topical_vectors(600, 12, DIMENSIONS, 9), 1))
+        .expect("add");
+    let questions = topical_vectors(32, 12, DIMENSIONS, 10);
+    let alone: Vec<_> = questions
+        .iter()
+        .map(|q| index.nearest(q, 10).expect("search"))
+        .collect();
+    std::thread::scope(|s| {
+        let handles: Vec<_> = questions
+            .iter()
+            .map(|q| {
+                let index = index.clone();
+                s.spawn(move || {
+                    (0..20)
+                        .map(|_| index.nearest(q, 10).expect("a search at once"))
+                        .last()
+                        .expect("twenty")
+                })
+            })
+            .collect();
+        for (handle, alone) in handles.into_iter().zip(&alone) {
+            assert_eq!(&handle.join().expect("a search thread"), alone);
+        }
+    });
 }
 
 /// Deterministic unit vectors (no random source: the suite is the same on every run).
