@@ -430,16 +430,21 @@ pub fn restore(db: &Path, from: &Path, now_ms: i64) -> Result<Option<PathBuf>, A
             format!("there is no backup at {}", from.display()),
         ));
     }
-    let kept = research_store::safety::restore(from, db, &stamp(now_ms)).map_err(storage_error)?;
-    // The library's approximate vector index was this database's: its passage ids are not the
-    // backup's.
+    // The library's approximate vector index is this database's: its passage ids are not the
+    // backup's. Deleted first, so no crash leaves it beside the backup.
     let vectors = crate::meaning::vector_folder_root(db);
     if vectors.exists() {
-        if let Err(e) = std::fs::remove_dir_all(&vectors) {
-            tracing::warn!(error = %e, folder = %vectors.display(), "an old vector index was not deleted");
-        }
+        std::fs::remove_dir_all(&vectors).map_err(|e| {
+            ApiError::new(
+                ErrorCode::Storage,
+                format!(
+                    "the library's vector index at {} could not be deleted before the restore: {e}",
+                    vectors.display()
+                ),
+            )
+        })?;
     }
-    Ok(kept)
+    research_store::safety::restore(from, db, &stamp(now_ms)).map_err(storage_error)
 }
 
 /// Opening around a restore, and a damaged file opened to read only.

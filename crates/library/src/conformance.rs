@@ -717,6 +717,41 @@ pub fn a_search_never_waits_for_the_index_to_be_built(db: &dyn Database) {
     assert_eq!(vectors.held(), Some((6, true)));
 }
 
+/// A process searching by meaning finds what another process indexed meanwhile (the command
+/// line beside the app), once it next asks the index's tally.
+pub fn what_another_process_indexed_is_found_by_meaning(db: &dyn Database) {
+    let docs = corpus();
+    let app = library(db)
+        .with_embedder(Arc::new(TrigramEmbedder::default()))
+        .with_vector_search(Arc::new(
+            crate::VectorSearch::in_memory().recheck_every(std::time::Duration::ZERO),
+        ));
+    app.add(docs.path(), &|_| {}).unwrap();
+    assert!(app.search("indeksing", 5).unwrap()[0]
+        .url
+        .ends_with("indexing.md"));
+    let more = tempfile::tempdir().unwrap();
+    write(
+        more.path(),
+        "wasps.md",
+        "# Wasps\n\nPaper wasps chew wood into nests.",
+    );
+    let command_line = library(db).with_embedder(Arc::new(TrigramEmbedder::default()));
+    command_line.add(more.path(), &|_| {}).unwrap();
+    let found = app.nearest("paper waspss chewing wod", 1).unwrap().unwrap();
+    let wasps = db
+        .index()
+        .vector_ids(TrigramEmbedder::default().model_id())
+        .unwrap()
+        .into_iter()
+        .max()
+        .unwrap();
+    assert_eq!(
+        found[0].id, wasps,
+        "the other process's passage, by meaning"
+    );
+}
+
 /// Writes one `#[test]` per check of the library index conformance suite; `$make` is an
 /// expression giving a fresh, empty [`Database`].
 #[macro_export]
@@ -734,7 +769,8 @@ macro_rules! library_conformance {
             vectors_alone_do_not_return_what_is_far_from_the_question,
             passage_ids_are_never_used_again, vectors_are_listed_and_read_by_id,
             the_approximate_index_is_kept_in_step_and_saved,
-            a_search_never_waits_for_the_index_to_be_built);
+            a_search_never_waits_for_the_index_to_be_built,
+            what_another_process_indexed_is_found_by_meaning);
     };
     (@tests $make:expr; $($check:ident),*) => {
         $(

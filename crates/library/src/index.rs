@@ -70,6 +70,26 @@ pub struct Counts {
     pub vectors_of_model: usize,
 }
 
+/// How many vectors of a model an index holds and the sum of their passage ids: as ids are never
+/// used again, a tally that moved means vectors came or went.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct VectorTally {
+    /// Vectors.
+    pub count: u64,
+    /// The sum of their passages' ids (wrapping).
+    pub id_sum: i64,
+}
+
+impl VectorTally {
+    /// The tally of these ids.
+    pub fn of(ids: &[i64]) -> Self {
+        Self {
+            count: ids.len() as u64,
+            id_sum: ids.iter().fold(0i64, |sum, id| sum.wrapping_add(*id)),
+        }
+    }
+}
+
 /// Where the library keeps what it read. Synchronous, as the library is: indexing runs on a
 /// blocking thread and a search is one call.
 ///
@@ -133,6 +153,8 @@ pub trait LibraryIndex: Send + Sync {
     ) -> Result<Vec<(i64, String)>, StoreError>;
     /// Stores vectors of `model` (replacing another model's); a passage deleted since is skipped.
     fn store_vectors(&self, model: &str, vectors: &[(i64, Vec<u8>)]) -> Result<(), StoreError>;
+    /// The tally of `model`'s vectors (cheap: asked at searches, now and then).
+    fn vector_tally(&self, model: &str) -> Result<VectorTally, StoreError>;
     /// The passages with a vector from `model`, ascending.
     fn vector_ids(&self, model: &str) -> Result<Vec<i64>, StoreError>;
     /// The vectors from `model` of these passages (those that have one): (passage id, bytes),

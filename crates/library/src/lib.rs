@@ -41,7 +41,7 @@ use files::{
     content_type_of, file_url, list_files, read_regular, special_kind, too_large, Listing,
 };
 pub use fusion::{fuse_by_rank, RRF_K};
-pub use index::{Counts, FoundPassage, KnownFile, LibraryIndex, ReadFile};
+pub use index::{Counts, FoundPassage, KnownFile, LibraryIndex, ReadFile, VectorTally};
 pub use research_embed::Embedder;
 pub use research_nearest::{Neighbour, APPROXIMATE_FROM};
 pub use sqlite::SqliteIndex;

@@ -200,7 +200,11 @@ impl LibraryIndex for SqliteIndex {
         )?;
         let id = tx.last_insert_rowid();
         let first: i64 = tx.query_row(
-            "UPDATE library_passage_ids SET next = next + ?1 RETURNING next - ?1",
+            // Above every passage there is, whatever wrote it (an older build takes FTS5's own
+            // rowids without advancing the sequence).
+            "UPDATE library_passage_ids
+             SET next = max(next, (SELECT coalesce(max(rowid), 0) + 1 FROM library_passages)) + ?1
+             RETURNING next - ?1",
             [file.passages.len() as i64],
             |r| r.get(0),
         )?;
@@ -328,6 +332,20 @@ impl LibraryIndex for SqliteIndex {
         }
         tx.commit()?;
         Ok(())
+    }
+
+    fn vector_tally(&self, model: &str) -> Result<crate::VectorTally, StoreError> {
+        let conn = self.conn();
+        let (count, id_sum): (i64, i64) = conn.query_row(
+            "SELECT count(*), coalesce(sum(passage), 0) FROM library_vectors
+             INDEXED BY library_vectors_by_model WHERE model = ?1",
+            [model],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )?;
+        Ok(crate::VectorTally {
+            count: count as u64,
+            id_sum,
+        })
     }
 
     fn vector_ids(&self, model: &str) -> Result<Vec<i64>, StoreError> {

@@ -8,11 +8,13 @@
 //! are never used again), reading only the vectors it lacks.
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 use research_nearest::{Approximate, Exact, Nearest, Neighbour, APPROXIMATE_FROM, CANDIDATES};
 
-use crate::{LibraryError, LibraryIndex};
+use crate::{LibraryError, LibraryIndex, VectorTally};
 
 /// Passages embedded in one call and committed together.
 pub(crate) const EMBED_BATCH: usize = 32;
@@ -43,9 +45,10 @@ pub struct VectorSearch {
     folder: Option<PathBuf>,
     approximate_from: usize,
     in_background_from: usize,
+    recheck: std::time::Duration,
     copy: Mutex<Option<Copy>>,
     /// Whether a thread is bringing the copy in step (it holds the copy meanwhile).
-    building: std::sync::atomic::AtomicBool,
+    building: AtomicBool,
 }
 
 struct Copy {
@@ -55,6 +58,37 @@ struct Copy {
     in_step: bool,
     /// Vectors added or removed since it was saved.
     unsaved: bool,
+    /// The index's tally of the model's vectors when last compared (or as this process moved
+    /// it since).
+    tally: VectorTally,
+    /// When the tally was last compared.
+    checked: Instant,
+}
+
+/// The copy a search reads, and whether it is the approximate index (whose candidates are
+/// re-scored).
+type Searched = (Arc<dyn Nearest>, bool);
+
+/// How often a copy in step asks the index's tally whether another process indexed meanwhile.
+const RECHECK: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Clears the building flag when the thread that set it ends, whether it ends well or not.
+struct Building<'a>(&'a AtomicBool);
+
+impl Drop for Building<'_> {
+    fn drop(&mut self) {
+        self.0.store(false, Ordering::SeqCst);
+    }
+}
+
+/// Saves the approximate index (logged when it cannot be: it is rebuilt at the next start).
+fn save(graph: &Approximate, file: &std::path::Path) {
+    if let Err(e) = graph.save(file) {
+        tracing::warn!(
+            error = %e, file = %file.display(),
+            "the approximate vector index was not saved (it is rebuilt at the next start)"
+        );
+    }
 }
 
 /// Which index holds the copy.
@@ -98,6 +132,7 @@ impl VectorSearch {
             folder: None,
             approximate_from: APPROXIMATE_FROM,
             in_background_from: IN_BACKGROUND_FROM,
+            recheck: RECHECK,
             copy: Mutex::new(None),
             building: Default::default(),
         }
@@ -126,10 +161,17 @@ impl VectorSearch {
         self
     }
 
+    /// Asks the index whether another process indexed at most this often (tests; the
+    /// library's own interval is ten seconds).
+    pub fn recheck_every(mut self, every: std::time::Duration) -> Self {
+        self.recheck = every;
+        self
+    }
+
     /// Whether the approximate index is being brought in step (searches rank by keywords
     /// meanwhile).
     pub fn building(&self) -> bool {
-        self.building.load(std::sync::atomic::Ordering::SeqCst)
+        self.building.load(Ordering::SeqCst)
     }
 
     /// The file the approximate index of `model` is saved in.
@@ -181,24 +223,44 @@ impl VectorSearch {
         Ok(found)
     }
 
-    /// The copy of `model`'s vectors, read or caught up with the index first. A search
-    /// (`wait` false) does not wait for a long catch-up: it starts one on its own thread and is
-    /// told [`LibraryError::MeaningNotReady`]; an indexing pass (`wait`) waits for it.
+    /// The copy of `model`'s vectors, read or caught up with the index first. A catch-up of
+    /// many vectors runs on its own thread: a search (`wait` false) does not wait for it and is
+    /// told [`LibraryError::MeaningNotReady`]; an indexing pass (`wait`) waits for it without
+    /// holding the copy, so searches go on meanwhile.
     fn ready(
         self: &Arc<Self>,
         index: &Arc<dyn LibraryIndex>,
         model: &str,
         dimensions: usize,
         wait: bool,
-    ) -> Result<(Arc<dyn Nearest>, bool), LibraryError> {
-        let mut copy = self.lock();
-        while self.building() {
+    ) -> Result<Searched, LibraryError> {
+        loop {
+            while self.building() {
+                if !wait {
+                    return Err(LibraryError::MeaningNotReady);
+                }
+                std::thread::sleep(std::time::Duration::from_millis(100));
+            }
+            if let Some(ready) = self.ready_now(index, model, dimensions)? {
+                return Ok(ready);
+            }
             if !wait {
                 return Err(LibraryError::MeaningNotReady);
             }
-            drop(copy);
-            std::thread::sleep(std::time::Duration::from_millis(100));
-            copy = self.lock();
+        }
+    }
+
+    /// The copy, caught up here when little is missing; `None` when a thread of its own was
+    /// started to catch up (or one is running).
+    fn ready_now(
+        self: &Arc<Self>,
+        index: &Arc<dyn LibraryIndex>,
+        model: &str,
+        dimensions: usize,
+    ) -> Result<Option<Searched>, LibraryError> {
+        let mut copy = self.lock();
+        if self.building() {
+            return Ok(None);
         }
         // Read afresh for another model, or when a scanned copy has grown past the size at
         // which the approximate index takes over.
@@ -207,8 +269,18 @@ impl VectorSearch {
                 && c.held.nearest().dimensions() == dimensions
                 && (c.held.is_approximate() || c.held.nearest().len() < self.approximate_from)
         };
-        if let Some(c) = copy.as_ref().filter(|c| usable(c) && c.in_step) {
-            return Ok((c.held.nearest(), c.held.is_approximate()));
+        if let Some(c) = copy.as_mut().filter(|c| usable(c) && c.in_step) {
+            // Another process (the command line beside the app) may have indexed since: its
+            // tally, looked at now and then, says so.
+            if c.checked.elapsed() < self.recheck {
+                return Ok(Some((c.held.nearest(), c.held.is_approximate())));
+            }
+            let tally = index.vector_tally(model)?;
+            c.checked = Instant::now();
+            if tally == c.tally {
+                return Ok(Some((c.held.nearest(), c.held.is_approximate())));
+            }
+            c.in_step = false;
         }
         let stored = index.vector_ids(model)?;
         let mut made = match copy.take().filter(|c| usable(c)) {
@@ -229,18 +301,27 @@ impl VectorSearch {
                 },
                 in_step: false,
                 unsaved: false,
+                tally: VectorTally::default(),
+                checked: Instant::now(),
             },
         };
         let (gone, new) = difference(&made.held.nearest().ids(), &stored);
-        if !wait && made.held.is_approximate() && new.len() >= self.in_background_from {
-            self.building
-                .store(true, std::sync::atomic::Ordering::SeqCst);
+        made.tally = VectorTally::of(&stored);
+        if made.held.is_approximate() && new.len() >= self.in_background_from {
+            self.building.store(true, Ordering::SeqCst);
             drop(copy);
             let (me, index) = (self.clone(), index.clone());
             std::thread::spawn(move || {
+                let _building = Building(&me.building);
                 match me.catch_up(&mut made, index.as_ref(), gone, new) {
-                    // Vectors stored while it ran are read at the next search.
                     Ok(()) => {
+                        if let (Some(file), Held::Approximate(graph)) =
+                            (me.file_for(&made.model), &made.held)
+                        {
+                            save(graph, &file);
+                            made.unsaved = false;
+                        }
+                        // Vectors stored while it ran are read at the next search.
                         made.in_step = false;
                         *me.lock() = Some(made);
                     }
@@ -248,19 +329,16 @@ impl VectorSearch {
                         tracing::warn!(error = %e, "the vector index was not brought in step")
                     }
                 }
-                me.building
-                    .store(false, std::sync::atomic::Ordering::SeqCst);
             });
-            return Err(LibraryError::MeaningNotReady);
+            return Ok(None);
         }
         self.catch_up(&mut made, index.as_ref(), gone, new)?;
         let out = (made.held.nearest(), made.held.is_approximate());
         *copy = Some(made);
-        Ok(out)
+        Ok(Some(out))
     }
 
-    /// Removes from the copy the ids `gone` and reads the vectors of `new` from the index; an
-    /// approximate index that changed is saved.
+    /// Removes from the copy the ids `gone` and reads the vectors of `new` from the index.
     fn catch_up(
         &self,
         copy: &mut Copy,
@@ -290,25 +368,9 @@ impl VectorSearch {
             nearest.add(&rows)?;
         }
         copy.in_step = true;
+        copy.checked = Instant::now();
         copy.unsaved |= !gone.is_empty() || !new.is_empty();
-        if copy.held.is_approximate() && copy.unsaved {
-            self.save(copy);
-        }
         Ok(())
-    }
-
-    fn save(&self, copy: &mut Copy) {
-        let (Some(file), Held::Approximate(approximate)) = (self.file_for(&copy.model), &copy.held)
-        else {
-            return;
-        };
-        match approximate.save(&file) {
-            Ok(()) => copy.unsaved = false,
-            Err(e) => tracing::warn!(
-                error = %e, file = %file.display(),
-                "the approximate vector index was not saved (it is rebuilt at the next start)"
-            ),
-        }
     }
 
     /// Brings the copy of `model`'s vectors in step with `index` and saves it (the end of an
@@ -332,7 +394,14 @@ impl VectorSearch {
             return;
         };
         match made.held.nearest().add(vectors) {
-            Ok(()) => made.unsaved = true,
+            Ok(()) => {
+                made.unsaved = true;
+                // The index's tally moved by these, not by another process.
+                for (id, _) in vectors {
+                    made.tally.count += 1;
+                    made.tally.id_sum = made.tally.id_sum.wrapping_add(*id);
+                }
+            }
             Err(e) => {
                 tracing::warn!(error = %e, "the vectors are read again at the next search");
                 *copy = None;
@@ -351,22 +420,22 @@ impl VectorSearch {
     /// Saves the approximate index when it changed (after an indexing pass: a process killed
     /// later loses nothing it has to read again).
     pub(crate) fn keep(&self) {
-        let mut copy = self.lock();
-        if let Some(made) = copy
-            .as_mut()
-            .filter(|c| c.held.is_approximate() && c.unsaved)
-        {
-            self.save(made);
-        }
-    }
-
-    /// Forgets the copy and deletes its files (the database was replaced by a backup: its ids
-    /// are not the copy's).
-    pub fn forget(&self) -> std::io::Result<()> {
-        *self.lock() = None;
-        match &self.folder {
-            Some(folder) if folder.exists() => std::fs::remove_dir_all(folder),
-            _ => Ok(()),
+        // Written without holding the copy: searches go on (the graph is only read).
+        let graph = {
+            let mut copy = self.lock();
+            match copy.as_mut() {
+                Some(made) if made.unsaved => match (&made.held, self.file_for(&made.model)) {
+                    (Held::Approximate(graph), Some(file)) => {
+                        made.unsaved = false;
+                        Some((graph.clone(), file))
+                    }
+                    _ => None,
+                },
+                _ => None,
+            }
+        };
+        if let Some((graph, file)) = graph {
+            save(&graph, &file);
         }
     }
 

@@ -26,8 +26,9 @@ const EXPANSION_ADD: usize = 128;
 const EXPANSION_SEARCH: usize = 128;
 /// Threads that add a batch side by side (the machine's cores, at most).
 const ADD_THREADS: usize = 4;
-/// Searches that can run at once, each with a context of its own (usearch shares one among
-/// searches past this number): a run's parallel searches times several runs.
+/// Searches that can run at once, each with a context of its own (past this number usearch
+/// refuses a search, which then ranks by keywords): a run's parallel searches times several
+/// runs.
 const SEARCH_CONTEXTS: usize = 64;
 /// The members file begins with this, then its version.
 const MAGIC: &[u8; 8] = b"RSNEAR\0\x01";
@@ -155,6 +156,11 @@ impl Approximate {
                 members.len()
             ));
         }
+        // As many and every one held: the same ids (a graph of equal size saved by another
+        // process, or before a crash, holds others).
+        if let Some(id) = members.iter().find(|id| !index.contains(**id as u64)) {
+            return Err(format!("member {id} is not in the graph"));
+        }
         index
             .reserve_capacity_and_threads(index.capacity().max(1024), SEARCH_CONTEXTS)
             .map_err(|e| e.to_string())?;
@@ -178,7 +184,14 @@ impl Approximate {
         }
         // Held for reading: no add or removal between the graph and its members.
         let members = self.members.read().unwrap_or_else(|p| p.into_inner());
-        let graph_tmp = with_suffix(path, ".tmp");
+        // Names of this save alone: two processes saving at once never swap halves.
+        static SAVES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let unique = format!(
+            ".{}-{}.tmp",
+            std::process::id(),
+            SAVES.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+        );
+        let graph_tmp = with_suffix(path, &unique);
         let text = graph_tmp
             .to_str()
             .ok_or_else(|| failed("a path that is not UTF-8"))?;
@@ -187,7 +200,7 @@ impl Approximate {
             .map_err(file_error(&graph_tmp))?
             .len();
         let ids_path = members_path(path);
-        let ids_tmp = with_suffix(&ids_path, ".tmp");
+        let ids_tmp = with_suffix(&ids_path, &unique);
         let mut out = Vec::with_capacity(28 + members.len() * 8);
         out.extend_from_slice(MAGIC);
         out.extend_from_slice(&(self.dimensions as u32).to_le_bytes());

@@ -95,6 +95,24 @@ fn a_file_that_cannot_be_trusted_is_refused() {
         Approximate::load(&path, 48).is_none(),
         "another graph's members"
     );
+    // Members of a graph of the same size holding other ids (saved by another process).
+    let same_size = Approximate::new(48).expect("an index");
+    same_size
+        .add(
+            &unit_vectors(300, 48, 13)
+                .into_iter()
+                .enumerate()
+                .map(|(i, v)| (i as i64 * 3 + 2, v))
+                .collect::<Vec<_>>(),
+        )
+        .unwrap();
+    let twin = dir.path().join("twin.usearch");
+    same_size.save(&twin).unwrap();
+    std::fs::copy(&twin, &path).unwrap();
+    assert!(
+        Approximate::load(&path, 48).is_none(),
+        "a graph of the same size with other ids"
+    );
     std::fs::write(&path, b"not an index at all").unwrap();
     assert!(Approximate::load(&path, 48).is_none(), "garbage");
 }

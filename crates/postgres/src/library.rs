@@ -501,6 +501,24 @@ impl LibraryIndex for PgLibrary {
         })
     }
 
+    fn vector_tally(&self, model: &str) -> Result<research_library::VectorTally, StoreError> {
+        let machine = &self.machine;
+        self.bridge.run(|c| async move {
+            let row = c
+                .query_one(
+                    "SELECT count(*), coalesce(sum(v.passage), 0)::int8 FROM library_vectors v
+                     JOIN library_passages p ON p.id = v.passage
+                     WHERE p.machine = $1 AND v.model = $2",
+                    &[machine, &model],
+                )
+                .await?;
+            Ok(research_library::VectorTally {
+                count: row.get::<_, i64>(0) as u64,
+                id_sum: row.get(1),
+            })
+        })
+    }
+
     fn vector_ids(&self, model: &str) -> Result<Vec<i64>, StoreError> {
         let machine = &self.machine;
         self.bridge.run(|c| async move {
