@@ -12,28 +12,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
+use research_bench::measure::{memory_mib, percentile};
 use research_library::{Library, Ranking};
-
-/// Resident and peak resident memory of this process, in MiB.
-fn memory_mib() -> (f64, f64) {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    let field = |name: &str| {
-        status
-            .lines()
-            .find(|l| l.starts_with(name))
-            .and_then(|l| l.split_whitespace().nth(1))
-            .and_then(|kb| kb.parse::<f64>().ok())
-            .map(|kb| (kb / 1024.0 * 10.0).round() / 10.0)
-            .unwrap_or(0.0)
-    };
-    (field("VmRSS:"), field("VmHWM:"))
-}
-
-fn percentile(times: &mut [f64], p: usize) -> f64 {
-    times.sort_by(|a, b| a.total_cmp(b));
-    let i = (times.len() * p / 100).min(times.len().saturating_sub(1));
-    (times.get(i).copied().unwrap_or(0.0) * 100.0).round() / 100.0
-}
 
 struct Question {
     id: String,

@@ -160,3 +160,29 @@ A second paragraph on {topic} gives an example that readers can follow. The last
         }
     }
 }
+
+pub mod measure {
+    //! What the benchmarks read of the process: memory, and percentiles of times.
+
+    /// Resident and peak resident memory of this process, in MiB.
+    pub fn memory_mib() -> (f64, f64) {
+        let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+        let field = |name: &str| {
+            status
+                .lines()
+                .find(|l| l.starts_with(name))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|kb| kb.parse::<f64>().ok())
+                .map(|kb| (kb / 1024.0 * 10.0).round() / 10.0)
+                .unwrap_or(0.0)
+        };
+        (field("VmRSS:"), field("VmHWM:"))
+    }
+
+    /// The `p`th percentile of `times` (sorted in place), to two decimals.
+    pub fn percentile(times: &mut [f64], p: usize) -> f64 {
+        times.sort_by(|a, b| a.total_cmp(b));
+        let i = (times.len() * p / 100).min(times.len().saturating_sub(1));
+        (times.get(i).copied().unwrap_or(0.0) * 100.0).round() / 100.0
+    }
+}

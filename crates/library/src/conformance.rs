@@ -341,6 +341,29 @@ fn corpus() -> tempfile::TempDir {
     docs
 }
 
+/// The corpus and three more notes: six passages, past the five from which the checks of the
+/// approximate index use it.
+fn six_notes() -> tempfile::TempDir {
+    let docs = corpus();
+    for (name, text) in [
+        (
+            "queues.md",
+            "# Queues\n\nA queue serves requests in arrival order.",
+        ),
+        (
+            "caches.md",
+            "# Caches\n\nA cache keeps recent answers close at hand.",
+        ),
+        (
+            "locks.md",
+            "# Locks\n\nA lock lets one writer change a table at a time.",
+        ),
+    ] {
+        write(docs.path(), name, text);
+    }
+    docs
+}
+
 /// With an embedding model a search is hybrid and finds what keywords miss (a hit found by
 /// meaning alone shows the start of its passage), and says which ranking it used.
 pub fn hybrid_finds_what_keywords_miss_and_says_which_ranking_it_used(db: &dyn Database) {
@@ -589,23 +612,7 @@ pub fn vectors_are_listed_and_read_by_id(db: &dyn Database) {
 /// finds, follows files that change, is saved in its folder at the end of a pass and loaded
 /// from it by the next process, and a saved index that cannot be trusted is rebuilt.
 pub fn the_approximate_index_is_kept_in_step_and_saved(db: &dyn Database) {
-    let docs = corpus();
-    for (name, text) in [
-        (
-            "queues.md",
-            "# Queues\n\nA queue serves requests in arrival order.",
-        ),
-        (
-            "caches.md",
-            "# Caches\n\nA cache keeps recent answers close at hand.",
-        ),
-        (
-            "locks.md",
-            "# Locks\n\nA lock lets one writer change a table at a time.",
-        ),
-    ] {
-        write(docs.path(), name, text);
-    }
+    let docs = six_notes();
     let folder = tempfile::tempdir().unwrap();
     let search = || {
         Arc::new(crate::VectorSearch::kept_in(folder.path().join("vectors")).approximate_from(5))
@@ -673,23 +680,7 @@ pub fn the_approximate_index_is_kept_in_step_and_saved(db: &dyn Database) {
 /// A search never waits for the approximate index to be built: while a thread of its own
 /// builds it the search ranks by keywords, and says so; once built, by meaning too.
 pub fn a_search_never_waits_for_the_index_to_be_built(db: &dyn Database) {
-    let docs = corpus();
-    for (name, text) in [
-        (
-            "queues.md",
-            "# Queues\n\nA queue serves requests in arrival order.",
-        ),
-        (
-            "caches.md",
-            "# Caches\n\nA cache keeps recent answers close at hand.",
-        ),
-        (
-            "locks.md",
-            "# Locks\n\nA lock lets one writer change a table at a time.",
-        ),
-    ] {
-        write(docs.path(), name, text);
-    }
+    let docs = six_notes();
     library(db)
         .with_embedder(Arc::new(TrigramEmbedder::default()))
         .add(docs.path(), &|_| {})
