@@ -381,6 +381,12 @@ impl VectorSearch {
         model: &str,
         dimensions: usize,
     ) -> Result<(), LibraryError> {
+        // A small library's scan is read at its first search, not by a pass that may end the
+        // process (the command line's `library add`).
+        let loaded = self.lock().as_ref().is_some_and(|c| c.model == model);
+        if !loaded && (index.vector_tally(model)?.count as usize) < self.approximate_from {
+            return Ok(());
+        }
         self.ready(index, model, dimensions, true)?;
         self.keep();
         Ok(())

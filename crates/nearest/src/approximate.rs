@@ -76,9 +76,7 @@ fn options(dimensions: usize) -> IndexOptions {
 
 /// The file beside the index that lists its members.
 fn members_path(path: &Path) -> PathBuf {
-    let mut name = path.as_os_str().to_owned();
-    name.push(".ids");
-    PathBuf::from(name)
+    with_suffix(path, ".ids")
 }
 
 fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
