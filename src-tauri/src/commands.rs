@@ -553,6 +553,12 @@ pub async fn source_text(state: State<'_, AppState>, sha256: String) -> Res<Stri
     state.studio.blocking(move |s| s.source_text(&sha256)).await
 }
 
+/// The citation styles an export can use, the one in use marked.
+#[tauri::command]
+pub fn citation_styles(state: State<'_, AppState>) -> Res<Vec<research_api::CitationStyleChoice>> {
+    state.studio.citation_styles()
+}
+
 /// Exports the session's latest report where the user chooses; the path, or `None` when the
 /// save dialog was cancelled.
 #[tauri::command]
@@ -561,6 +567,7 @@ pub async fn export_report<R: Runtime>(
     state: State<'_, AppState>,
     session_id: String,
     format: String,
+    style: Option<String>,
 ) -> Res<Option<String>> {
     let format: ExportFormat = format.parse()?;
     let (ext, kind) = format.file();
@@ -568,7 +575,7 @@ pub async fn export_report<R: Runtime>(
     let report = state.studio.report_for_export(&session_id)?;
     let name = research_api::file_stem(&report.question, "report");
     let Some(mut path) = dialogs::save_path(
-        app,
+        app.clone(),
         "Export report",
         format!("{name}.{ext}"),
         (kind, &[ext]),
@@ -581,7 +588,15 @@ pub async fn export_report<R: Runtime>(
         path.set_extension(ext);
     }
     let studio = &state.studio;
-    studio.export(&session_id, format, Paper::default(), &path)?;
+    let options = research_api::ExportOptions {
+        paper: Paper::default(),
+        style,
+    };
+    studio.export(&session_id, format, &options, &path)?;
+    // The chosen style was remembered in the settings file the store plugin shares.
+    if let Ok(store) = tauri_plugin_store::StoreExt::store(&app, state.studio.settings_path()) {
+        let _ = store.reload();
+    }
     tracing::info!(path = %path.display(), "report exported");
     Ok(Some(path.display().to_string()))
 }

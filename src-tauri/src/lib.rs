@@ -128,6 +128,7 @@ pub fn invoke_handler<R: Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + 
         commands::source_text,
         commands::check_draft,
         commands::export_report,
+        commands::citation_styles,
         commands::open_external,
         settings::get_settings,
         settings::set_setting,

@@ -1,7 +1,7 @@
 // Typed wrappers over the app's commands. Every type comes from the Rust side (types.ts).
 import { Channel, invoke } from "@tauri-apps/api/core";
 import type { ScheduleView,
-  Answer, ApiError, AppInfo, BackupStatus, ModelMeasurement, Restored, Salvage, ExportFormat, Fix, Imported, CheckpointInfo, DraftFinding, ConnectionTest, DialogAnswer, DownloadedModel, DownloadProgress, ErrorCode, Event, GraphOutline, IndexReport,
+  Answer, ApiError, AppInfo, BackupStatus, CitationStyleChoice, ModelMeasurement, Restored, Salvage, ExportFormat, Fix, Imported, CheckpointInfo, DraftFinding, ConnectionTest, DialogAnswer, DownloadedModel, DownloadProgress, ErrorCode, Event, GraphOutline, IndexReport,
   ForkedRun, ForkPoint, ForkRequest, KeyStatus, LibraryFolder, Mode, PendingQuestion, PipelineInfo, Preferences, ProviderStatus, ResearchOutcome, ResearchRequest,
   CheckRequest, ChosenDocument, DocumentCheck, EmbedProgress, LibraryMeaning, CompareOutcome, CompareRequest, FormChoices, Recheck, RecommendedModel, RoleInfo, SentenceModelOffer, RunCalls, RunConfig, RunEstimate, SessionDetail, SessionRecord, Settings, StartedRun, Turn, TurnKind, UsageTotals,
 } from "./types";
@@ -98,7 +98,8 @@ export const api = {
   importSession: () => invoke<Imported | null>("import_session"),
   sourceText: (sha256: string) => invoke<string>("source_text", { sha256 }),
   checkDraft: (threadId: string, draft: string) => invoke<DraftFinding[]>("check_draft", { threadId, draft }),
-  exportReport: (sessionId: string, format: ExportFormat) => invoke<string | null>("export_report", { sessionId, format }),
+  exportReport: (sessionId: string, format: ExportFormat, style: string | null) => invoke<string | null>("export_report", { sessionId, format, style }),
+  citationStyles: () => invoke<CitationStyleChoice[]>("citation_styles"),
   openExternal: (url: string) => invoke<null>("open_external", { url }),
   getSettings: () => invoke<Settings>("get_settings"),
   setSetting: (key: string, value: string) => invoke<Settings>("set_setting", { key, value }),

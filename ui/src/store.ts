@@ -3,7 +3,7 @@ import type { LiveState } from "./live";
 import type { ScheduleView,
   CompareOutcome, AppInfo, DraftFinding, ForkPoint, KeyStatus, LibraryFolder, OutlineStep, PendingQuestion, PipelineInfo, Preferences, ProviderStatus,
   FormChoices, Recheck, RecommendedModel, RoleInfo, RunConfig, SessionDetail, SessionRecord, Settings, TextAnswer,
-  RunCalls, CheckSource, DocumentCheck, LibraryMeaning, SentenceModelOffer, ApiError, BackupStatus, ExportFormat, ModelMeasurement, Salvage,
+  RunCalls, CheckSource, DocumentCheck, LibraryMeaning, SentenceModelOffer, ApiError, BackupStatus, CitationStyleChoice, ExportFormat, ModelMeasurement, Salvage,
 } from "./types";
 
 export interface Store<S extends object> {
@@ -252,6 +252,8 @@ export interface AppState {
   tab: Tab;
   runs: Readonly<Record<string, RunView>>;
   exporting: ExportFormat | null;
+  /** The citation styles reports can be exported in, the one in use marked (the api's list). */
+  citationStyles: CitationStyleChoice[] | null;
   library: { folders: LibraryFolder[] | null; progress: Progress; busy: "add" | "reindex" | "embed" | "model" | null; meaning: LibraryMeaning | null; offer: SentenceModelOffer | null };
   keys: KeyStatus[] | null;
   /** The backups beside the database, as Settings shows them. */
@@ -294,6 +296,7 @@ export function initialState(): AppState {
     tab: "report",
     runs: {},
     exporting: null,
+    citationStyles: null,
     library: { folders: null, progress: { status: "", error: false, percent: null, shown: 0, busy: false }, busy: null, meaning: null, offer: null },
     keys: null,
     backups: null,

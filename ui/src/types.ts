@@ -407,7 +407,11 @@ database: string | null,
  * How many of its own backups the app keeps (`DAILY,WEEKLY`, or `off` for none taken);
  * the built-in rotation when unset ([`crate::backups::Rotation`]).
  */
-backups?: string, };
+backups?: string, 
+/**
+ * The citation style reports are exported in (the last one chosen; numbered when unset).
+ */
+citation_style?: string, };
 
 export type StartedRun = { 
 /**
@@ -1713,6 +1717,72 @@ verdicts_given: number, };
 
 export type ExportFormat = "md" | "pdf" | "bib" | "ris" | "csl_json" | "docx";
 
+export type CitationStyleChoice = { 
+/**
+ * Its name for `--style` and the `citation_style` setting.
+ */
+id: string, 
+/**
+ * What a person calls it.
+ */
+name: string, 
+/**
+ * Whether in-text citations name author and year rather than a number.
+ */
+author_date: boolean, 
+/**
+ * Whether it is the style exports use now (the last one chosen).
+ */
+chosen: boolean, };
+
+export type Citation = { 
+/**
+ * Its authors, in order.
+ */
+authors?: Array<Name>, 
+/**
+ * When it was published: `YYYY`, `YYYY-MM` or `YYYY-MM-DD` (see [`issued`]).
+ */
+issued?: string, 
+/**
+ * The journal, proceedings, book or web site it appeared in.
+ */
+container?: string, 
+/**
+ * Its publisher.
+ */
+publisher?: string, 
+/**
+ * Its DOI, bare (`10.1145/…`, no resolver address).
+ */
+doi?: string, 
+/**
+ * The volume of the journal or series.
+ */
+volume?: string, 
+/**
+ * The issue of the journal.
+ */
+issue?: string, 
+/**
+ * Its pages (`12-19`).
+ */
+pages?: string, };
+
+export type Name = { 
+/**
+ * The family name ("Hipp", "van Rossum").
+ */
+family: string, 
+/**
+ * The given names ("D. Richard"); empty when unknown.
+ */
+given: string, } | { 
+/**
+ * The name.
+ */
+literal: string, };
+
 export type SourceRow = { 
 /**
  * Citation number in its run.
@@ -1737,7 +1807,11 @@ sha256: string,
 /**
  * When it was read.
  */
-accessed_at_ms: number, };
+accessed_at_ms: number, 
+/**
+ * Who wrote it and where it appeared, for a citation style (stored as JSON).
+ */
+citation?: Citation, };
 
 export type EvidenceRow = { 
 /**
@@ -2230,7 +2304,12 @@ sha256: string,
 /**
  * When it was read (ms since the epoch).
  */
-accessed_at_ms: number, };
+accessed_at_ms: number, 
+/**
+ * Who wrote it and where it appeared, for a citation style: the search provider's record
+ * first, then what the document says of itself. `None` when neither says anything.
+ */
+citation?: Citation, };
 
 export type Evidence = { 
 /**

@@ -3,7 +3,9 @@
 
 use std::path::{Path, PathBuf};
 
-use research_export::{FontSet, Paper, PdfOptions, PdfRenderer, Report, SourceRef};
+use research_export::{
+    CitationStyle, FontSet, Paper, PdfOptions, PdfRenderer, Report, SourceRef, STYLES,
+};
 use serde::{Deserialize, Serialize};
 
 use research_store::SessionStatus;
@@ -74,6 +76,43 @@ pub fn fonts_dir() -> Option<PathBuf> {
     ]
     .into_iter()
     .find(|d| d.is_dir())
+}
+
+/// How a report is exported, besides its format.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ExportOptions {
+    /// Paper size for PDF.
+    pub paper: Paper,
+    /// The citation style, by name (`apa`, `ieee`, …); `None` for the one last chosen
+    /// (Settings), numbered when none was. A style named here is remembered.
+    pub style: Option<String>,
+}
+
+/// A citation style as the export dialog and `research export --style` offer it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+pub struct CitationStyleChoice {
+    /// Its name for `--style` and the `citation_style` setting.
+    pub id: String,
+    /// What a person calls it.
+    pub name: String,
+    /// Whether in-text citations name author and year rather than a number.
+    pub author_date: bool,
+    /// Whether it is the style exports use now (the last one chosen).
+    pub chosen: bool,
+}
+
+/// The citation style a name gives, or why there is none.
+pub(crate) fn citation_style(name: &str) -> Result<CitationStyle, ApiError> {
+    CitationStyle::named(name).ok_or_else(|| {
+        let known: Vec<&str> = STYLES.iter().map(|s| s.id).collect();
+        ApiError::new(
+            ErrorCode::InvalidInput,
+            format!(
+                "unknown citation style `{name}`; use one of {} (mla, chicago and harvard also work)",
+                known.join(", ")
+            ),
+        )
+    })
 }
 
 fn storage(path: &Path, e: impl std::fmt::Display) -> ApiError {
@@ -186,6 +225,7 @@ impl Studio {
                 title: s.title,
                 kind: s.kind,
                 accessed_at_ms: s.accessed_at_ms,
+                citation: s.citation,
             })
             .collect();
         Ok(Report {
@@ -197,15 +237,54 @@ impl Studio {
         })
     }
 
-    /// Exports the latest report of a session or run to `out`.
+    /// The citation styles reports can be exported in, the one in use marked.
+    pub fn citation_styles(&self) -> Result<Vec<CitationStyleChoice>, ApiError> {
+        let chosen = self.chosen_style(None)?;
+        Ok(STYLES
+            .iter()
+            .map(|s| CitationStyleChoice {
+                id: s.id.into(),
+                name: s.name.into(),
+                author_date: s.author_date,
+                chosen: s.id == chosen.id,
+            })
+            .collect())
+    }
+
+    /// The style an export uses: the one named, else the one last chosen, else numbered.
+    fn chosen_style(&self, named: Option<&str>) -> Result<CitationStyle, ApiError> {
+        match named {
+            Some(name) => citation_style(name),
+            None => Ok(self
+                .settings()?
+                .citation_style
+                .as_deref()
+                .and_then(CitationStyle::named)
+                .unwrap_or(STYLES[0])),
+        }
+    }
+
+    /// Exports the latest report of a session or run to `out`. The report's citations and its
+    /// sources list are written in the citation style (Markdown, PDF, Word); the sources'
+    /// own formats (BibTeX, RIS, CSL-JSON) are the same in any style.
     pub fn export(
         &self,
         id: &str,
         format: ExportFormat,
-        paper: Paper,
+        options: &ExportOptions,
         out: &Path,
     ) -> Result<(), ApiError> {
-        let report = self.report_for_export(id)?;
+        let style = self.chosen_style(options.style.as_deref())?;
+        let sources = self.report_for_export(id)?;
+        let styled = || {
+            research_export::styled(&sources, style)
+                .map_err(|e| ApiError::new(ErrorCode::InvalidInput, e.to_string()))
+        };
+        let report = match format {
+            ExportFormat::Md | ExportFormat::Pdf | ExportFormat::Docx => styled()?,
+            _ => sources,
+        };
+        let paper = options.paper;
         let bytes = match format {
             ExportFormat::Md => research_export::markdown(&report).into_bytes(),
             ExportFormat::Bib => research_export::bibtex(&report).into_bytes(),
@@ -221,7 +300,17 @@ impl Studio {
                     .map_err(|e| ApiError::new(ErrorCode::Storage, e.to_string()))?
             }
         };
-        write_atomically(out, &bytes)
+        write_atomically(out, &bytes)?;
+        // Remembered once the export worked, as the dialog's choice is.
+        if options.style.is_some() {
+            let path = self.settings_path();
+            let mut settings = self.settings()?;
+            if settings.citation_style.as_deref() != Some(style.id) {
+                settings.citation_style = Some(style.id.to_string());
+                settings.save(&path)?;
+            }
+        }
+        Ok(())
     }
 }
 

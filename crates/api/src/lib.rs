@@ -48,7 +48,7 @@ pub use check::{
 pub use choices::{form_choices, Choice, FormChoices, ProbeModel, SettingKey};
 pub use database::DATABASE_ENV;
 pub use error::{ApiError, ErrorCode, Fix};
-pub use export::{file_stem, fonts_dir, ExportFormat};
+pub use export::{file_stem, fonts_dir, CitationStyleChoice, ExportFormat, ExportOptions};
 pub use keys::{
     connect_settings, delete_key, key_names, list_keys, resolve as resolve_key, set_key, KeySource,
     KeyStatus, KeyStore, KeyedProvider, MemoryKeys, OsKeychain, KEYED_PROVIDERS,

@@ -51,6 +51,10 @@ pub struct Settings {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub backups: Option<String>,
+    /// The citation style reports are exported in (the last one chosen; numbered when unset).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub citation_style: Option<String>,
 }
 
 /// The keys `research settings set` knows, with what they hold.
@@ -88,6 +92,10 @@ pub const SETTING_KEYS: &[(&str, &str)] = &[
     (
         "backups",
         "the app's own backups kept: DAILY,WEEKLY (the newest DAILY, then one for each of WEEKLY weeks before them; 7,4 when unset), or off for none taken",
+    ),
+    (
+        "citation_style",
+        "the citation style of exported reports: numbered, apa, chicago-author-date, ieee, vancouver, modern-language-association (mla) or harvard-cite-them-right",
     ),
 ];
 
@@ -320,6 +328,9 @@ impl Settings {
             "backups" => {
                 self.backups = crate::backups::Rotation::parse(value)?.map(|r| r.to_string())
             }
+            "citation_style" => {
+                self.citation_style = Some(crate::export::citation_style(value)?.id.to_string())
+            }
             other => return Err(unknown_setting(other)),
         }
         Ok(())
@@ -341,6 +352,7 @@ impl Settings {
             "mcp_sources" => self.mcp_sources.clear(),
             "database" => self.database = None,
             "backups" => self.backups = None,
+            "citation_style" => self.citation_style = None,
             other => return Err(unknown_setting(other)),
         }
         Ok(())

@@ -41,6 +41,7 @@ A `code span` and a [link](https://example.org/spec) sit here.\n\n\
                 title: format!("Source {id}"),
                 kind: "web".into(),
                 accessed_at_ms: 0,
+                citation: None,
             })
             .collect(),
         created_at_ms: 0,

@@ -147,6 +147,7 @@ fn source(id: u32, url: &str, text: &str) -> Source {
         published: None,
         sha256: sha256_hex(text),
         accessed_at_ms: 0,
+        citation: None,
     }
 }
 

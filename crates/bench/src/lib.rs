@@ -134,6 +134,7 @@ A second paragraph on {topic} gives an example that readers can follow. The last
                     published: None,
                     kind: HitKind::Web,
                     provider: "web".into(),
+                    citation: Default::default(),
                 })
                 .collect())
         }
@@ -156,6 +157,7 @@ A second paragraph on {topic} gives an example that readers can follow. The last
                 text,
                 kind: DocumentKind::Text,
                 content_type: "text/plain".into(),
+                citation: Default::default(),
             })
         }
     }

@@ -104,11 +104,19 @@ pub fn bibtex(report: &Report) -> String {
     out
 }
 
-/// The sources as CSL-JSON, the items Zotero, Mendeley and Pandoc's citeproc import: ids
-/// `source1`, `source2`, … as BibTeX's keys, typed by kind (web page, journal article,
-/// preprint with its arXiv number, local document), with the date each was read.
+/// The sources as CSL-JSON, the items Zotero, Mendeley and Pandoc's citeproc import: see
+/// [`csl_items`].
 pub fn csl_json(report: &Report) -> String {
-    let items: Vec<serde_json::Value> = report
+    let mut out = serde_json::to_string_pretty(&csl_items(report)).expect("JSON values serialize");
+    out.push('\n');
+    out
+}
+
+/// The sources as CSL-JSON items: ids `source1`, `source2`, … as BibTeX's keys, typed by kind
+/// (web page, journal article, preprint with its arXiv number, local document), with the date
+/// each was read and what is known of who wrote it and where it appeared.
+pub fn csl_items(report: &Report) -> Vec<serde_json::Value> {
+    report
         .sources
         .iter()
         .map(|s| {
@@ -150,12 +158,16 @@ pub fn csl_json(report: &Report) -> String {
                     set(fields, "note", &format!("Local file: {}", path_of(&s.url)));
                 }
             }
+            if let Some(c) = &s.citation {
+                fields.extend(c.csl_fields());
+                // A paper with a journal is a journal article whoever found it.
+                if c.container.is_some() && matches!(kind(s), Kind::Article) {
+                    set(fields, "type", "article-journal");
+                }
+            }
             item
         })
-        .collect();
-    let mut out = serde_json::to_string_pretty(&items).expect("JSON values serialize");
-    out.push('\n');
-    out
+        .collect()
 }
 
 /// The sources as RIS records.
@@ -202,6 +214,7 @@ mod tests {
                     title: "Bees & {dances} 100%".into(),
                     kind: "web".into(),
                     accessed_at_ms: 1_795_000_000_000,
+                    citation: None,
                 },
                 SourceRef {
                     id: 2,
@@ -209,6 +222,7 @@ mod tests {
                     title: "A preprint".into(),
                     kind: "academic".into(),
                     accessed_at_ms: 1_795_000_000_000,
+                    citation: None,
                 },
                 SourceRef {
                     id: 3,
@@ -216,6 +230,7 @@ mod tests {
                     title: "An article".into(),
                     kind: "academic".into(),
                     accessed_at_ms: 1_795_000_000_000,
+                    citation: None,
                 },
                 SourceRef {
                     id: 4,
@@ -223,6 +238,7 @@ mod tests {
                     title: "My notes".into(),
                     kind: "local".into(),
                     accessed_at_ms: 1_795_000_000_000,
+                    citation: None,
                 },
             ],
             created_at_ms: 1_795_000_000_000,

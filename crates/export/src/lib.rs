@@ -11,13 +11,16 @@ mod docx;
 mod html;
 mod markdown;
 mod pdf;
+mod style;
 mod typst_markup;
 
-pub use bib::{bibtex, csl_json, ris};
+pub use bib::{bibtex, csl_items, csl_json, ris};
 pub use docx::docx;
 pub use html::html;
 pub use markdown::markdown;
 pub use pdf::{FontSet, Paper, PdfOptions, PdfRenderer};
+pub use research_cite::Citation;
+pub use style::{styled, CitationStyle, STYLES};
 
 use serde::{Deserialize, Serialize};
 
@@ -34,6 +37,9 @@ pub struct SourceRef {
     pub kind: String,
     /// When it was read (ms since the epoch).
     pub accessed_at_ms: i64,
+    /// Who wrote it and where it appeared, when known (a citation style needs it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub citation: Option<Citation>,
 }
 
 /// A report to export.
@@ -64,6 +70,9 @@ pub enum ExportError {
     /// The Word document's parts could not be written.
     #[error("the Word document could not be written: {0}")]
     Docx(String),
+    /// The citation style could not be applied.
+    #[error("the citations could not be written in that style: {0}")]
+    Style(String),
 }
 
 pub(crate) use research_pipeline::report::date;

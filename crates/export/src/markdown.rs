@@ -40,12 +40,17 @@ pub fn markdown(report: &Report) -> String {
 }
 
 /// `[n]` markers of known sources, as `(start, end, n)` byte ranges; a `[n](…)` Markdown link
-/// is left alone.
+/// and a marker inside a code span (`` `a[1]` ``) are left alone.
 pub(crate) fn markers(line: &str, known: impl Fn(u32) -> bool) -> Vec<(usize, usize, u32)> {
     let bytes = line.as_bytes();
+    let code = code_spans(line);
     let mut out = Vec::new();
     let mut i = 0;
     while i < bytes.len() {
+        if let Some(&(_, end)) = code.iter().find(|(s, e)| (*s..*e).contains(&i)) {
+            i = end;
+            continue;
+        }
         if bytes[i] == b'[' {
             let digits = bytes[i + 1..]
                 .iter()
@@ -70,6 +75,44 @@ pub(crate) fn markers(line: &str, known: impl Fn(u32) -> bool) -> Vec<(usize, us
     out
 }
 
+/// The byte ranges of a line's code spans: a run of backticks up to the next run of as many.
+fn code_spans(line: &str) -> Vec<(usize, usize)> {
+    let bytes = line.as_bytes();
+    let run = |at: usize| bytes[at..].iter().take_while(|&&b| b == b'`').count();
+    let mut spans = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] != b'`' {
+            i += 1;
+            continue;
+        }
+        let n = run(i);
+        let mut j = i + n;
+        let mut closed = None;
+        while j < bytes.len() {
+            if bytes[j] == b'`' {
+                let m = run(j);
+                if m == n {
+                    closed = Some(j + m);
+                    break;
+                }
+                j += m;
+            } else {
+                j += 1;
+            }
+        }
+        match closed {
+            Some(end) => {
+                spans.push((i, end));
+                i = end;
+            }
+            // An unmatched run is literal backticks.
+            None => i += n,
+        }
+    }
+    spans
+}
+
 fn link_citations(line: &str, ids: &std::collections::BTreeSet<u32>) -> String {
     let mut out = String::with_capacity(line.len());
     let mut last = 0;
@@ -91,17 +134,17 @@ mod tests {
     fn markdown_golden() {
         let report = Report {
             question: "Q".into(),
-            markdown: "# Q\n\n## Summary\nBees dance [1][2]. Unknown [9]. A [link](http://x) stays.\n\n```\ncode [1]\n```\n\n## Sources\n\n[1] One — <https://a> (accessed 2026-11-18)\n\n[2] Two — </tmp/b.md> (accessed 2026-11-18)\n\n## Method and verification\n\n- Iterations: 1\n".into(),
+            markdown: "# Q\n\n## Summary\nBees dance [1][2]. Unknown [9]. A [link](http://x) stays. `a[1]` and ``b`[2]`` are code.\n\n```\ncode [1]\n```\n\n## Sources\n\n[1] One — <https://a> (accessed 2026-11-18)\n\n[2] Two — </tmp/b.md> (accessed 2026-11-18)\n\n## Method and verification\n\n- Iterations: 1\n".into(),
             sources: vec![
-                SourceRef { id: 1, url: "https://a".into(), title: "One".into(), kind: "web".into(), accessed_at_ms: 0 },
-                SourceRef { id: 2, url: "file:///tmp/b.md".into(), title: "Two".into(), kind: "local".into(), accessed_at_ms: 0 },
+                SourceRef { id: 1, url: "https://a".into(), title: "One".into(), kind: "web".into(), accessed_at_ms: 0, citation: None },
+                SourceRef { id: 2, url: "file:///tmp/b.md".into(), title: "Two".into(), kind: "local".into(), accessed_at_ms: 0, citation: None },
             ],
             created_at_ms: 0,
             models: vec![],
         };
         assert_eq!(
             markdown(&report),
-            "# Q\n\n## Summary\nBees dance [\\[1\\]](#source-1)[\\[2\\]](#source-2). Unknown [9]. A [link](http://x) stays.\n\n```\ncode [1]\n```\n\n## Sources\n\n<a id=\"source-1\"></a>\\[1\\] One — <https://a> (accessed 2026-11-18)\n\n<a id=\"source-2\"></a>\\[2\\] Two — </tmp/b.md> (accessed 2026-11-18)\n\n## Method and verification\n\n- Iterations: 1\n"
+            "# Q\n\n## Summary\nBees dance [\\[1\\]](#source-1)[\\[2\\]](#source-2). Unknown [9]. A [link](http://x) stays. `a[1]` and ``b`[2]`` are code.\n\n```\ncode [1]\n```\n\n## Sources\n\n<a id=\"source-1\"></a>\\[1\\] One — <https://a> (accessed 2026-11-18)\n\n<a id=\"source-2\"></a>\\[2\\] Two — </tmp/b.md> (accessed 2026-11-18)\n\n## Method and verification\n\n- Iterations: 1\n"
         );
     }
 }

@@ -28,6 +28,7 @@ A `code span` and a [link to the spec](https://example.org/spec) sit in the same
                 title: "The waggle dance".into(),
                 kind: "web".into(),
                 accessed_at_ms: 1_795_000_000_000,
+                citation: None,
             },
             SourceRef {
                 id: 2,
@@ -35,6 +36,7 @@ A `code span` and a [link to the spec](https://example.org/spec) sit in the same
                 title: "Colony organisation".into(),
                 kind: "local".into(),
                 accessed_at_ms: 1_795_000_000_000,
+                citation: None,
             },
             SourceRef {
                 id: 3,
@@ -42,6 +44,7 @@ A `code span` and a [link to the spec](https://example.org/spec) sit in the same
                 title: "ミツバチの生態".into(),
                 kind: "web".into(),
                 accessed_at_ms: 1_795_000_000_000,
+                citation: None,
             },
         ],
         created_at_ms: 1_795_000_000_000,

@@ -115,6 +115,7 @@ pub(crate) fn extract_here(
             kind,
             title: None,
             text: extract::decode(content_type, &body).trim().to_string(),
+            citation: Default::default(),
         }),
     }
 }
@@ -189,6 +190,10 @@ pub(crate) fn encode_answer(answer: &Result<Extracted, ExtractError>) -> Vec<u8>
                 Some(t) => put_str(&mut out, t),
                 None => out.extend_from_slice(&u32::MAX.to_le_bytes()),
             }
+            put_str(
+                &mut out,
+                &serde_json::to_string(&e.citation).expect("a citation serializes"),
+            );
             out.extend_from_slice(e.text.as_bytes());
         }
         Err(e) => {
@@ -222,8 +227,15 @@ pub(crate) fn decode_answer(bytes: &[u8]) -> Option<Result<Extracted, ExtractErr
                 u32::MAX => None,
                 n => Some(c.string(n)?),
             };
+            let n = c.u32()?;
+            let citation = serde_json::from_str(&c.string(n)?).ok()?;
             let text = String::from_utf8(c.0.to_vec()).ok()?;
-            Some(Ok(Extracted { kind, title, text }))
+            Some(Ok(Extracted {
+                kind,
+                title,
+                text,
+                citation,
+            }))
         }
         1 => {
             let class = c.take(1)?[0];
@@ -258,11 +270,16 @@ mod tests {
                 kind: DocumentKind::Pdf,
                 title: Some("Tïtle".into()),
                 text: "text\nlines".into(),
+                citation: research_cite::Citation {
+                    doi: Some("10.1/x".into()),
+                    ..Default::default()
+                },
             }),
             Ok(Extracted {
                 kind: DocumentKind::Html,
                 title: None,
                 text: String::new(),
+                citation: Default::default(),
             }),
             Err(ExtractError::Unsupported("image/png".into())),
             Err(ExtractError::Unreadable("bad xref".into())),

@@ -31,6 +31,9 @@ pub struct Extracted {
     pub title: Option<String>,
     /// Its readable text.
     pub text: String,
+    /// Who wrote it and where it appeared, as far as the document says (a page's `<meta>`
+    /// tags, a DOI on a paper's first page).
+    pub citation: research_cite::Citation,
 }
 
 /// Decides what the body is from its content type and its first bytes.
@@ -176,6 +179,7 @@ pub fn html(html: &str, url: &str) -> Result<Extracted, String> {
         ..Default::default()
     };
     let document = dom_query::Document::from(html);
+    let citation = citation_of(&document);
     keep_words_in_prose(&document);
     let mut readability = dom_smoothie::Readability::with_document(document, Some(url), Some(cfg))
         .map_err(|e| e.to_string())?;
@@ -186,7 +190,27 @@ pub fn html(html: &str, url: &str) -> Result<Extracted, String> {
         kind: DocumentKind::Html,
         title,
         text,
+        citation,
     })
+}
+
+/// What the page's `<meta>` tags say about who wrote it and where it appeared.
+fn citation_of(document: &dom_query::Document) -> research_cite::Citation {
+    let mut pairs: Vec<(String, String)> = Vec::new();
+    for node in document.select("meta[content]").nodes() {
+        let name = node
+            .attr("name")
+            .or_else(|| node.attr("property"))
+            .or_else(|| node.attr("itemprop"));
+        if let (Some(name), Some(content)) = (name, node.attr("content")) {
+            pairs.push((name.to_string(), content.to_string()));
+        }
+        // A page has a few dozen; a page of ten thousand is not describing itself.
+        if pairs.len() >= 500 {
+            break;
+        }
+    }
+    research_cite::Citation::from_meta(pairs.iter().map(|(n, c)| (n.as_str(), c.as_str())))
 }
 
 /// Elements that mark up words inside a sentence rather than hold blocks of a page.
@@ -344,6 +368,16 @@ pub fn pdf(bytes: Vec<u8>) -> Result<Extracted, String> {
         Ok(r) => r?,
         Err(_) => return Err("the PDF parser crashed on this file".into()),
     };
+    // A paper prints its DOI on its first page; the first one there is its own (those of the
+    // works it cites come later, in its references).
+    let first_page = text.split('\x0c').next().unwrap_or_default();
+    let citation = research_cite::Citation {
+        doi: first_page
+            .lines()
+            .find(|l| l.to_lowercase().contains("doi"))
+            .and_then(research_cite::doi),
+        ..Default::default()
+    };
     // The first line with words, without the heading marks the Markdown writer gave it.
     let title = text
         .lines()
@@ -354,6 +388,7 @@ pub fn pdf(bytes: Vec<u8>) -> Result<Extracted, String> {
         kind: DocumentKind::Pdf,
         title,
         text: tidy(&text),
+        citation,
     })
 }
 
@@ -387,6 +422,29 @@ mod tests {
         html(page, "https://manual.example/ja/sheets.html")
             .expect("the page is extracted")
             .text
+    }
+
+    /// Issue 55: a page's own `<meta>` tags say who wrote it and where it appeared.
+    #[test]
+    fn a_pages_meta_tags_give_its_citation() {
+        let page = r#"<!DOCTYPE html><html><head><meta charset="utf-8"><title>WAL</title>
+<meta name="citation_author" content="Hipp, D. Richard">
+<meta name="citation_publication_date" content="2022/08/01">
+<meta name="citation_doi" content="10.14778/3554821.3554842">
+<meta property="og:site_name" content="SQLite">
+</head><body><article><h1>WAL</h1><p>The write-ahead log is a way to implement atomic commit and rollback in a database, and this paragraph is long enough to be kept as the article's text by readability.</p></article></body></html>"#;
+        let e = html(page, "https://sqlite.org/wal.html").unwrap();
+        assert_eq!(
+            e.citation.authors,
+            vec![research_cite::Name::parse("Hipp, D. Richard").unwrap()]
+        );
+        assert_eq!(e.citation.issued.as_deref(), Some("2022-08-01"));
+        assert_eq!(e.citation.doi.as_deref(), Some("10.14778/3554821.3554842"));
+        assert_eq!(e.citation.container.as_deref(), Some("SQLite"));
+        assert!(html(&manual_page("Plain words."), "https://a.example/")
+            .unwrap()
+            .citation
+            .is_empty());
     }
 
     #[test]

@@ -115,6 +115,9 @@ pub struct Document {
     pub bytes: usize,
     /// SHA-256 of `text`, hex.
     pub text_sha256: String,
+    /// Who wrote it and where it appeared, as the document says of itself.
+    #[serde(default, skip_serializing_if = "research_cite::Citation::is_empty")]
+    pub citation: research_cite::Citation,
 }
 
 /// Why a fetch failed.
@@ -464,6 +467,7 @@ impl Fetcher for HttpFetcher {
                 content_type,
                 bytes,
                 text_sha256,
+                citation: extracted.citation,
             });
         }
         Err(FetchError::TooManyRedirects {

@@ -389,7 +389,9 @@ impl Library {
                 .map_err(|e| e.to_string())?;
             return Ok(false);
         }
-        let Extracted { kind, title, text } = match self.extract_file(path, bytes) {
+        let Extracted {
+            kind, title, text, ..
+        } = match self.extract_file(path, bytes) {
             Ok(extracted) if !extracted.text.trim().is_empty() => extracted,
             Ok(_) => return self.record_failure(root, &key, mtime, size, "no text in it"),
             Err(why) => return self.record_failure(root, &key, mtime, size, &why.to_string()),
@@ -500,6 +502,7 @@ impl Library {
                 published: None,
                 kind: HitKind::Local,
                 provider: "local".into(),
+                citation: Default::default(),
             });
         }
         Ok(Ranked { hits, ranking })
@@ -716,7 +719,12 @@ fn document(
     };
     let bytes = read_regular(path).map_err(|e| refused(&e))?;
     let size = bytes.len();
-    let Extracted { kind, title, text } = extractor
+    let Extracted {
+        kind,
+        title,
+        text,
+        citation,
+    } = extractor
         .extract(content_type, bytes, url)
         .map_err(|e| refused(&e.to_string()))?;
     let text_sha256 = Sha256::digest(text.as_bytes())
@@ -732,6 +740,7 @@ fn document(
         content_type: String::new(),
         bytes: size,
         text_sha256,
+        citation,
     })
 }
 

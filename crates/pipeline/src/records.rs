@@ -26,6 +26,11 @@ pub struct Source {
     pub sha256: String,
     /// When it was read (ms since the epoch).
     pub accessed_at_ms: i64,
+    /// Who wrote it and where it appeared, for a citation style: the search provider's record
+    /// first, then what the document says of itself. `None` when neither says anything.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub citation: Option<research_cite::Citation>,
 }
 
 impl Source {

@@ -228,6 +228,9 @@ CREATE TABLE model_runs (
     "
 CREATE INDEX library_vectors_model ON library_vectors (model, passage);
 ",
+    // Who wrote each source and where it appeared (a citation style's authors and year), as
+    // JSON: a record that grows a field needs no migration.
+    "ALTER TABLE sources ADD COLUMN citation TEXT;",
 ];
 
 /// Every table the first migration made, with the version table: what moves when an earlier

@@ -19,6 +19,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
+use research_cite::Citation;
 use serde::{Deserialize, Serialize};
 
 pub use mcp::{McpDocument, McpDocuments, McpSearch, McpServerAddress, McpSource, DEFAULT_TOOL};
@@ -68,6 +69,10 @@ pub struct Hit {
     pub kind: HitKind,
     /// Which provider found it.
     pub provider: String,
+    /// Who wrote it and where it appeared, as the provider's record gives it (a paper
+    /// provider's authors, venue and DOI; a reference manager's record for a library file).
+    #[serde(default, skip_serializing_if = "Citation::is_empty")]
+    pub citation: Citation,
 }
 
 /// One query.

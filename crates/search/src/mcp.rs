@@ -364,13 +364,29 @@ impl McpSearch {
                 url
             }
         };
+        let published = field(&["published", "date", "updated", "created"]);
+        // A server that knows who wrote what (a reference manager's, a paper index's) says so
+        // as CSL-JSON does, or in a plain `authors` string.
+        let mut citation = research_cite::Citation::from_csl(item);
+        if citation.authors.is_empty() {
+            citation.authors = field(&["authors", "author", "creator"])
+                .map(|a| research_cite::Name::parse_list(&a))
+                .unwrap_or_default();
+        }
+        if citation.issued.is_none() {
+            citation.issued = published.as_deref().and_then(research_cite::issued);
+        }
+        if citation.doi.is_none() {
+            citation.doi = field(&["doi"]).and_then(|d| research_cite::doi(&d));
+        }
         Some(Hit {
             title,
             url,
             snippet: text.chars().take(300).collect(),
-            published: field(&["published", "date", "updated", "created"]),
+            published,
             kind: HitKind::Web,
             provider: self.name.to_string(),
+            citation,
         })
     }
 }

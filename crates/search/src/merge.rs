@@ -170,6 +170,7 @@ mod tests {
             published: None,
             kind: HitKind::Web,
             provider: provider.into(),
+            citation: Default::default(),
         }
     }
 

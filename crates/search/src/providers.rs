@@ -5,6 +5,8 @@ use std::time::Duration;
 use async_trait::async_trait;
 use serde_json::{json, Value};
 
+use research_cite::{Citation, Name};
+
 use crate::http::{strip_html, Http};
 use crate::{Hit, HitKind, SearchError, SearchProvider, SearchQuery};
 
@@ -35,6 +37,7 @@ fn hit(
         published,
         kind,
         provider: provider.into(),
+        citation: Citation::default(),
     })
 }
 
@@ -423,7 +426,7 @@ impl SearchProvider for SemanticScholar {
                     ("limit", limit.as_str()),
                     (
                         "fields",
-                        "title,url,abstract,year,publicationDate,externalIds,openAccessPdf",
+                        "title,url,abstract,year,publicationDate,externalIds,openAccessPdf,authors,venue,journal",
                     ),
                 ]);
                 if let Some(year) = &year {
@@ -444,6 +447,22 @@ impl SearchProvider for SemanticScholar {
                 });
                 let published = opt(&p["publicationDate"])
                     .or_else(|| p["year"].as_u64().map(|y| y.to_string()));
+                let citation = Citation {
+                    authors: p["authors"]
+                        .as_array()
+                        .map(|a| {
+                            a.iter()
+                                .filter_map(|a| Name::parse(&s(&a["name"])))
+                                .collect()
+                        })
+                        .unwrap_or_default(),
+                    issued: published.as_deref().and_then(research_cite::issued),
+                    container: opt(&p["journal"]["name"]).or_else(|| opt(&p["venue"])),
+                    doi: opt(&p["externalIds"]["DOI"]).and_then(|d| research_cite::doi(&d)),
+                    volume: opt(&p["journal"]["volume"]),
+                    pages: opt(&p["journal"]["pages"]).map(|p| p.replace(' ', "")),
+                    ..Citation::default()
+                };
                 hit(
                     s(&p["title"]),
                     url,
@@ -452,6 +471,7 @@ impl SearchProvider for SemanticScholar {
                     HitKind::Academic,
                     "semantic-scholar",
                 )
+                .map(|h| Hit { citation, ..h })
             })
             .take(q.limit)
             .collect())
@@ -517,6 +537,20 @@ impl SearchProvider for ArXiv {
             .filter_map(|e| {
                 let url = text_of(e, "id").replace("http://arxiv.org", "https://arxiv.org");
                 let published = Some(text_of(e, "published")).filter(|p| !p.is_empty());
+                // Each `<author><name>`; the DOI and journal reference when the authors gave them.
+                let citation = Citation {
+                    authors: e
+                        .children()
+                        .filter(|c| c.tag_name().name() == "author")
+                        .filter_map(|a| Name::parse(&text_of(a, "name")))
+                        .collect(),
+                    issued: published.as_deref().and_then(research_cite::issued),
+                    container: Some(text_of(e, "journal_ref"))
+                        .filter(|j| !j.is_empty())
+                        .or_else(|| Some("arXiv".to_string())),
+                    doi: research_cite::doi(&text_of(e, "doi")),
+                    ..Citation::default()
+                };
                 hit(
                     text_of(e, "title"),
                     url,
@@ -525,6 +559,7 @@ impl SearchProvider for ArXiv {
                     HitKind::Academic,
                     "arxiv",
                 )
+                .map(|h| Hit { citation, ..h })
             })
             .take(q.limit)
             .collect())

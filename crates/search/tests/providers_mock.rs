@@ -111,6 +111,40 @@ async fn semantic_scholar_dates_a_paper_by_its_year_when_it_has_no_date() {
     assert_eq!(hits[0].published.as_deref(), Some("1967"));
 }
 
+/// Issue 55: a paper is cited with its authors, venue and DOI as the provider's record gives
+/// them, not by its title alone.
+#[tokio::test]
+async fn semantic_scholar_records_who_wrote_a_paper_and_where() {
+    let server = MockServer::start().await;
+    Mock::given(method("GET"))
+        .and(path("/graph/v1/paper/search"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"total": 1, "offset": 0, "data": [
+            {"paperId": "abc123", "title": "The dance language of honeybees", "url": "https://www.semanticscholar.org/paper/abc123",
+             "abstract": "We decode…", "year": 1967, "publicationDate": "1967-05-02",
+             "authors": [{"authorId": "1", "name": "Karl von Frisch"}, {"authorId": "2", "name": "Martin Lindauer"}],
+             "venue": "Belknap", "journal": {"name": "The Dance Language and Orientation of Bees", "pages": " 1-566"},
+             "externalIds": {"DOI": "10.4159/harvard.9780674418776", "CorpusId": 1}}
+        ]})))
+        .mount(&server)
+        .await;
+    let hits = run("semantic-scholar", &server, 5).await.unwrap();
+    let c = &hits[0].citation;
+    assert_eq!(
+        c.authors,
+        vec![
+            research_cite::Name::parse("von Frisch, Karl").unwrap(),
+            research_cite::Name::parse("Lindauer, Martin").unwrap()
+        ]
+    );
+    assert_eq!(c.issued.as_deref(), Some("1967-05-02"));
+    assert_eq!(
+        c.container.as_deref(),
+        Some("The Dance Language and Orientation of Bees")
+    );
+    assert_eq!(c.doi.as_deref(), Some("10.4159/harvard.9780674418776"));
+    assert_eq!(c.pages.as_deref(), Some("1-566"));
+}
+
 #[tokio::test]
 async fn arxiv_links_are_https() {
     let server = MockServer::start().await;
@@ -132,6 +166,13 @@ async fn arxiv_links_are_https() {
         .await;
     let hits = run("arxiv", &server, 5).await.unwrap();
     assert_eq!(hits[0].url, "https://arxiv.org/abs/2101.00001v1");
+    // Issue 55: its authors and date, for a citation style.
+    assert_eq!(
+        hits[0].citation.authors,
+        vec![research_cite::Name::parse("Apis, A.").unwrap()]
+    );
+    assert_eq!(hits[0].citation.issued.as_deref(), Some("2021-01-01"));
+    assert_eq!(hits[0].citation.container.as_deref(), Some("arXiv"));
 }
 
 #[test]

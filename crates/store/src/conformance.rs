@@ -43,6 +43,13 @@ fn source(id: u32, sha256: &str, at: i64) -> SourceRow {
         kind: "web".into(),
         sha256: sha256.into(),
         accessed_at_ms: at,
+        // Every other source with what a citation style needs, so both kinds are read back.
+        citation: (id % 2 == 1).then(|| research_cite::Citation {
+            authors: vec![research_cite::Name::parse("Hipp, D. Richard").unwrap()],
+            issued: Some("2024-03".into()),
+            doi: Some("10.1/x".into()),
+            ..Default::default()
+        }),
     }
 }
 
@@ -117,6 +124,7 @@ pub fn sessions_list_search_rename_and_delete(db: &dyn Database) {
         .collect();
     assert_eq!(ids, vec![1, 2]);
     assert_eq!(s.sources("t-a").unwrap()[0], source(1, &sha, 4));
+    assert_eq!(s.sources("t-a").unwrap()[1], source(2, &sha, 4));
     assert_eq!(s.evidence("t-a").unwrap().len(), 1);
     let claims = s.claims("t-a").unwrap();
     assert_eq!(

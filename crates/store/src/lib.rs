@@ -174,6 +174,8 @@ fn migrations() -> rusqlite_migration::Migrations<'static> {
         M::up("ALTER TABLE runs ADD COLUMN runner TEXT;"),
         // What each model did in the person's runs (its measurements).
         M::up(models::MODEL_RUNS_MIGRATION),
+        // Who wrote each source and where it appeared, as JSON (see `SourceRow::citation`).
+        M::up("ALTER TABLE sources ADD COLUMN citation TEXT;"),
     ])
 }
 

@@ -121,6 +121,25 @@ pub struct SourceRow {
     pub sha256: String,
     /// When it was read.
     pub accessed_at_ms: i64,
+    /// Who wrote it and where it appeared, for a citation style (stored as JSON).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub citation: Option<research_cite::Citation>,
+}
+
+impl SourceRow {
+    /// The citation as stored: JSON, or nothing.
+    pub fn citation_json(&self) -> Option<String> {
+        self.citation
+            .as_ref()
+            .map(|c| serde_json::to_string(c).expect("a citation serializes"))
+    }
+
+    /// A stored citation read back; one this build cannot read is left out rather than
+    /// failing the run's sources.
+    pub fn citation_from(json: Option<String>) -> Option<research_cite::Citation> {
+        json.and_then(|j| serde_json::from_str(&j).ok())
+    }
 }
 
 /// An evidence row.
@@ -465,9 +484,9 @@ impl SessionStore for SqliteSessions {
         }
         for s in sources {
             tx.execute(
-                "INSERT INTO sources (thread_id, session_id, source_id, url, title, kind, sha256, accessed_at_ms)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-                params![thread, session, s.source_id, s.url, s.title, s.kind, s.sha256, s.accessed_at_ms],
+                "INSERT INTO sources (thread_id, session_id, source_id, url, title, kind, sha256, accessed_at_ms, citation)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                params![thread, session, s.source_id, s.url, s.title, s.kind, s.sha256, s.accessed_at_ms, s.citation_json()],
             )?;
         }
         for e in evidence {
@@ -492,7 +511,7 @@ impl SessionStore for SqliteSessions {
     fn sources(&self, thread: &str) -> Result<Vec<SourceRow>, StoreError> {
         let conn = self.conn();
         let mut stmt = conn.prepare(
-            "SELECT source_id, url, title, kind, sha256, accessed_at_ms FROM sources WHERE thread_id = ?1 ORDER BY source_id",
+            "SELECT source_id, url, title, kind, sha256, accessed_at_ms, citation FROM sources WHERE thread_id = ?1 ORDER BY source_id",
         )?;
         let rows = stmt.query_map([thread], |r| {
             Ok(SourceRow {
@@ -502,6 +521,7 @@ impl SessionStore for SqliteSessions {
                 kind: r.get(3)?,
                 sha256: r.get(4)?,
                 accessed_at_ms: r.get(5)?,
+                citation: SourceRow::citation_from(r.get(6)?),
             })
         })?;
         Ok(rows.collect::<Result<_, _>>()?)

@@ -78,6 +78,7 @@ export function createActions(store: AppStore, toast: Toast) {
       }
       void sessions.loadRoles();
       void sessions.loadPipelines();
+      void sessions.loadCitationStyles();
       try {
         store.set({ info: await api.appInfo(), defaults: await api.defaultConfig(), choices: await api.formChoices() });
         // The shared database set in Settings could not be opened: this computer's file is in use.

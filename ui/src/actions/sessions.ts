@@ -329,12 +329,31 @@ export function sessionActions({ store, toast, fail, show }: Base, savePreferenc
     }
     store.set({ exporting: format });
     try {
-      const path = await api.exportReport(s.sessionId, format);
+      const style = store.get().citationStyles?.find((c) => c.chosen)?.id ?? null;
+      const path = await api.exportReport(s.sessionId, format, style);
       if (path) toast(`Saved ${path}`, "info");
     } catch (e) {
       fail(e);
     } finally {
       store.set({ exporting: null });
+    }
+  }
+
+  async function loadCitationStyles() {
+    try {
+      store.set({ citationStyles: await api.citationStyles() });
+    } catch (e) {
+      fail(e);
+    }
+  }
+
+  /** The style the next exports use; remembered in the settings at once. */
+  async function chooseCitationStyle(id: string) {
+    try {
+      await api.setSetting("citation_style", id);
+      await loadCitationStyles();
+    } catch (e) {
+      fail(e);
     }
   }
 
@@ -414,6 +433,8 @@ export function sessionActions({ store, toast, fail, show }: Base, savePreferenc
       if (s) setTimeline({ form: stage, error: "" }, s.sessionId);
     },
     exportReport,
+    loadCitationStyles,
+    chooseCitationStyle,
     recheckSources,
     closeRecheck: () => {
       if (store.get().session) updateSession(store, { recheck: noRecheck });

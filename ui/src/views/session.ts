@@ -16,6 +16,14 @@ export function mountSession(root: HTMLElement, { store, actions }: Ctx) {
   $("export-pdf").addEventListener("click", () => void actions.exportReport("pdf"));
   $("export-docx").addEventListener("click", () => void actions.exportReport("docx"));
   $("export-session").addEventListener("click", () => void actions.exportSession());
+  const styleSelect = $<HTMLSelectElement>("export-style");
+  styleSelect.addEventListener("change", () => void actions.chooseCitationStyle(styleSelect.value));
+  store.watch((s) => s.citationStyles, (styles) => {
+    render(html`${(styles ?? []).map((c) => html`<option value=${c.id} ?selected=${c.chosen}>${c.name}</option>`)}`, styleSelect);
+    const chosen = styles?.find((c) => c.chosen);
+    if (chosen) styleSelect.value = chosen.id;
+    styleSelect.hidden = !styles?.length;
+  });
   $("delete-session").addEventListener("click", () => void actions.deleteSession());
 
   store.watch((s) => [s.session?.title ?? "", s.session?.renaming ?? false] as const, ([text, renaming]) => {

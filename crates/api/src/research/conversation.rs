@@ -494,6 +494,7 @@ fn carried(
                         published: None,
                         sha256: s.sha256,
                         accessed_at_ms: s.accessed_at_ms,
+                        citation: None,
                     },
                 ),
             );

@@ -155,6 +155,10 @@ struct PageMeta {
     kind: research_fetch::DocumentKind,
     content_type: String,
     bytes: usize,
+    /// What the page said of its authors and date, so a page read from the cache is cited as
+    /// one read from the web.
+    #[serde(default)]
+    citation: research_cite::Citation,
 }
 
 #[async_trait]
@@ -201,6 +205,7 @@ impl Fetcher for RoutedFetcher {
                     kind: meta.kind,
                     content_type: meta.content_type,
                     bytes: meta.bytes,
+                    citation: meta.citation,
                 });
             }
         }
@@ -214,6 +219,7 @@ impl Fetcher for RoutedFetcher {
                 text: found.text,
                 kind: research_fetch::DocumentKind::Text,
                 content_type: "text/markdown".into(),
+                citation: Default::default(),
             },
             None if mcp_only => return Err(FetchError::NoText {
                 url: url.into(),
@@ -243,6 +249,7 @@ impl Fetcher for RoutedFetcher {
             kind: doc.kind,
             content_type: doc.content_type.clone(),
             bytes: doc.bytes,
+            citation: doc.citation.clone(),
         };
         if let Ok(meta) = serde_json::to_value(meta) {
             if let Err(e) = in_place(|| self.sessions.cache_page(url, &meta, &doc.text, now)) {

@@ -131,6 +131,7 @@ impl Studio {
                 kind: s.kind.clone(),
                 sha256: s.sha256.clone(),
                 accessed_at_ms: s.accessed_at_ms,
+                citation: s.citation.clone(),
             })
             .collect();
         let evidence: Vec<EvidenceRow> = result

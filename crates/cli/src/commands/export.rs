@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use research_api::{ExportFormat, Paper};
+use research_api::{ExportFormat, ExportOptions, Paper};
 
 use super::DbArg;
 
@@ -63,6 +63,11 @@ pub struct ExportArgs {
     /// Paper size for PDF
     #[arg(long, value_enum, default_value_t = PaperArg::A4)]
     paper: PaperArg,
+    /// The citation style of the report's citations and sources list (Markdown, PDF, Word):
+    /// numbered, apa, chicago-author-date, ieee, vancouver, mla or harvard. Remembered for the
+    /// next export; the last one chosen when left out
+    #[arg(long, value_name = "STYLE")]
+    style: Option<String>,
     #[command(flatten)]
     db: DbArg,
 }
@@ -70,7 +75,11 @@ pub struct ExportArgs {
 /// `research export`.
 pub fn export(args: ExportArgs) -> anyhow::Result<ExitCode> {
     let studio = args.db.open()?;
-    studio.export(&args.id, args.format.into(), args.paper.into(), &args.out)?;
+    let options = ExportOptions {
+        paper: args.paper.into(),
+        style: args.style,
+    };
+    studio.export(&args.id, args.format.into(), &options, &args.out)?;
     eprintln!("exported to {}", args.out.display());
     Ok(ExitCode::SUCCESS)
 }

@@ -425,6 +425,7 @@ mod tests {
             published: published.map(str::to_string),
             sha256: String::new(),
             accessed_at_ms: 0,
+            citation: None,
         };
         let now = 1_795_000_000_000;
         // Alike in credibility, dated: the more recent settles it.

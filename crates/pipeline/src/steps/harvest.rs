@@ -478,6 +478,9 @@ async fn fetch_page(ctx: &Ctx, query: String, hit: Hit) -> Result<Fetched, Warni
         published: hit.published.clone(),
         sha256,
         accessed_at_ms: ctx.clock.now_ms(),
+        // The provider's record (a paper index's authors and venue) before what the page says
+        // of itself: the first is curated, the second is whatever the site wrote.
+        citation: Some(hit.citation.clone().or(doc.citation.clone())).filter(|c| !c.is_empty()),
     };
     Ok(Fetched {
         query,
@@ -533,6 +536,7 @@ mod tests {
             published: None,
             sha256: String::new(),
             accessed_at_ms: 0,
+            citation: None,
         }
     }
 

@@ -97,6 +97,7 @@ impl SearchProvider for Corpus {
                 published: None,
                 kind: HitKind::Web,
                 provider: "corpus".into(),
+                citation: Default::default(),
             })
             .collect())
     }
@@ -118,6 +119,7 @@ impl Fetcher for Corpus {
             content_type: "text/html".into(),
             bytes: text.len(),
             text_sha256: sha256_hex(&text),
+            citation: Default::default(),
         })
     }
 }

@@ -319,9 +319,9 @@ impl SessionStore for PgSessions {
             }
             for s in sources {
                 tx.execute(
-                    "INSERT INTO sources (thread_id, session_id, source_id, url, title, kind, sha256, accessed_at_ms)
-                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
-                    &[&thread, &session, &i64::from(s.source_id), &s.url, &s.title, &s.kind, &s.sha256, &s.accessed_at_ms],
+                    "INSERT INTO sources (thread_id, session_id, source_id, url, title, kind, sha256, accessed_at_ms, citation)
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+                    &[&thread, &session, &i64::from(s.source_id), &s.url, &s.title, &s.kind, &s.sha256, &s.accessed_at_ms, &s.citation_json()],
                 )
                 .await?;
             }
@@ -349,7 +349,7 @@ impl SessionStore for PgSessions {
     fn sources(&self, thread: &str) -> Result<Vec<SourceRow>, StoreError> {
         self.run(|c| async move {
             Ok(c.query(
-                "SELECT source_id, url, title, kind, sha256, accessed_at_ms FROM sources
+                "SELECT source_id, url, title, kind, sha256, accessed_at_ms, citation FROM sources
                      WHERE thread_id = $1 ORDER BY source_id",
                 &[&thread],
             )
@@ -362,6 +362,7 @@ impl SessionStore for PgSessions {
                 kind: r.get(3),
                 sha256: r.get(4),
                 accessed_at_ms: r.get(5),
+                citation: SourceRow::citation_from(r.get(6)),
             })
             .collect())
         })

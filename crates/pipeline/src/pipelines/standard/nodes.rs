@@ -723,6 +723,7 @@ mod tests {
                     published: None,
                     sha256: String::new(),
                     accessed_at_ms: 0,
+                    citation: None,
                 })
                 .collect(),
             ..Default::default()

@@ -584,6 +584,7 @@ mod tests {
             published: None,
             kind: research_search::HitKind::Web,
             provider: "test".into(),
+            citation: Default::default(),
         }
     }
 

@@ -513,6 +513,7 @@ mod tests {
             published: None,
             sha256: String::new(),
             accessed_at_ms: 0,
+            citation: None,
         }];
         let quote = "DRD and Helgrind are tools that compete at finding data races.";
         let evidence = vec![Evidence::unnumbered(quote.into(), quote.into())];

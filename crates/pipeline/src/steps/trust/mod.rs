@@ -550,6 +550,7 @@ pub(crate) fn a_source(id: u32, url: &str) -> Source {
         published: None,
         sha256: format!("sha{id}"),
         accessed_at_ms: 0,
+        citation: None,
     }
 }
 

@@ -81,6 +81,7 @@ mod tests {
             published: None,
             sha256: String::new(),
             accessed_at_ms: 0,
+            citation: None,
         };
         let item = |fact: &str, quote: &str| Evidence {
             source_id: 1,
