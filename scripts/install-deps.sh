@@ -22,6 +22,9 @@ APT_PACKAGES=(
   sqlite3-doc gimp-help-ja
   # PDF export: the fonts it bundles (Latin and CJK), and pdftoppm/pdftotext for its tests
   fonts-noto-cjk poppler-utils
+  # Exports read back by other programs' readers: Pandoc reads the Word document, LibreOffice
+  # lays it out as a PDF
+  pandoc libreoffice-writer-nogui
   # The UI build
   nodejs npm
   # PostgreSQL for teams: the server the PostgreSQL store's tests start in a temporary folder,

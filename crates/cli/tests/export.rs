@@ -233,3 +233,176 @@ fn export_mistakes_are_one_sentence_and_leave_no_file() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("could not write"));
     assert!(!nowhere.exists());
 }
+
+/// Issue 55, items 1, 2 and 5: a report exported in APA is cited by author and year in Word,
+/// as Pandoc reads the document back and LibreOffice lays it out; the style is remembered for
+/// the next export, and `--style numbered` gives the numbers back.
+#[test]
+fn a_report_exports_in_a_citation_style_read_back_by_pandoc_and_libreoffice() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db.sqlite");
+    let corpus = fixtures().join("corpus");
+    assert!(research(&["library", "add", corpus.to_str().unwrap()], &db)
+        .status
+        .success());
+    let spec = format!("scripted:{}", fixtures().join("script.json").display());
+    let out = research(
+        &[
+            "run",
+            "How do honeybees communicate?",
+            "--llm",
+            &spec,
+            "--search",
+            "local",
+            "--no-input",
+            "--json",
+        ],
+        &db,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let result: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let session = result["session_id"].as_str().unwrap().to_string();
+    // The page's own meta tags travelled with its source.
+    let colony = result["sources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["url"].as_str().unwrap().ends_with("colony.html"))
+        .cloned();
+    if let Some(colony) = &colony {
+        assert_eq!(colony["citation"]["issued"], "2010-05-01", "{colony}");
+    }
+    let export = |format: &str, style: Option<&str>| {
+        let file = dir
+            .path()
+            .join(format!("report-{}.{format}", style.unwrap_or("same")));
+        let mut args = vec![
+            "export",
+            &session,
+            "--format",
+            format,
+            "--out",
+            file.to_str().unwrap(),
+        ];
+        if let Some(style) = style {
+            args.extend(["--style", style]);
+        }
+        let out = research(&args, &db);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        file
+    };
+
+    let md = std::fs::read_to_string(export("md", Some("apa"))).unwrap();
+    let body = md.split("## Sources").next().unwrap();
+    assert!(!body.contains("[1]") && !body.contains("(#source-"), "{md}");
+    assert!(
+        body.contains("n.d.)") || body.contains("2010)"),
+        "APA in-text citations: {md}"
+    );
+    if colony.is_some() && body.contains("Seeley") {
+        assert!(md.contains("Seeley, T. D. (2010, May 1)."), "{md}");
+    }
+    let list = md.split("## Sources").nth(1).unwrap();
+    assert!(list.contains("*The waggle dance*. (n.d.)."), "APA's list: {md}");
+
+    // Remembered: the next export without --style is APA again, in Word.
+    let docx = export("docx", None);
+    let plain = Command::new("pandoc")
+        .args(["-f", "docx", "-t", "plain", "--wrap=none"])
+        .arg(&docx)
+        .output()
+        .expect("pandoc is installed by scripts/install-deps.sh");
+    assert!(
+        plain.status.success(),
+        "{}",
+        String::from_utf8_lossy(&plain.stderr)
+    );
+    let text = String::from_utf8_lossy(&plain.stdout);
+    assert!(text.contains("n.d.)") || text.contains("2010)"), "{text}");
+    assert!(
+        !text.split("Sources").next().unwrap().contains("[1]"),
+        "{text}"
+    );
+    assert!(text.contains("The waggle dance. (n.d.)."), "{text}");
+    let headings = Command::new("pandoc")
+        .args(["-f", "docx", "-t", "markdown", "--wrap=none"])
+        .arg(&docx)
+        .output()
+        .unwrap();
+    let markdown = String::from_utf8_lossy(&headings.stdout);
+    assert!(
+        markdown.contains("## Sources") || markdown.contains("Sources\n---"),
+        "{markdown}"
+    );
+
+    // LibreOffice lays the Word document out: a PDF with its words.
+    let pdf_dir = dir.path().join("pdf");
+    let converted = Command::new("soffice")
+        .args([
+            "--headless",
+            "--norestore",
+            "--convert-to",
+            "pdf",
+            "--outdir",
+        ])
+        .arg(&pdf_dir)
+        .arg(&docx)
+        .env("HOME", dir.path())
+        .output()
+        .expect("LibreOffice is installed by scripts/install-deps.sh");
+    assert!(
+        converted.status.success(),
+        "{}",
+        String::from_utf8_lossy(&converted.stderr)
+    );
+    let pdf = pdf_dir.join(docx.with_extension("pdf").file_name().unwrap());
+    let laid_out = Command::new("pdftotext")
+        .arg(&pdf)
+        .arg("-")
+        .output()
+        .unwrap();
+    let laid_out = String::from_utf8_lossy(&laid_out.stdout);
+    let laid_out = laid_out.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        laid_out.contains("The waggle dance. (n.d.).") && laid_out.contains("(Seeley, 2010"),
+        "{laid_out}"
+    );
+    if let Some(keep) = std::env::var_os("RS_EXPORT_ARTIFACTS") {
+        let _ = std::fs::create_dir_all(&keep);
+        let _ = std::fs::copy(&pdf, Path::new(&keep).join("report-apa-libreoffice.pdf"));
+        let _ = std::fs::copy(&docx, Path::new(&keep).join("report-apa.docx"));
+    }
+
+    // Numbered again when asked, and an unknown style is refused with the list.
+    let md = std::fs::read_to_string(export("md", Some("numbered"))).unwrap();
+    assert!(md.contains("](#source-1)"), "{md}");
+    let file = dir.path().join("never.md");
+    let out = research(
+        &[
+            "export",
+            &session,
+            "--format",
+            "md",
+            "--out",
+            file.to_str().unwrap(),
+            "--style",
+            "harvardish",
+        ],
+        &db,
+    );
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("unknown citation style `harvardish`") && err.contains("apa"),
+        "{err}"
+    );
+    assert!(!file.exists());
+}
