@@ -95,7 +95,7 @@ pub const SETTING_KEYS: &[(&str, &str)] = &[
     ),
     (
         "citation_style",
-        "the citation style of exported reports: numbered, apa, chicago-author-date, ieee, vancouver, modern-language-association (mla) or harvard-cite-them-right",
+        "the citation style of exported reports: numbered, apa, chicago-author-date, ieee, vancouver, modern-language-association (mla), harvard-cite-them-right or sist02",
     ),
 ];
 

@@ -311,7 +311,10 @@ fn a_report_exports_in_a_citation_style_read_back_by_pandoc_and_libreoffice() {
         assert!(md.contains("Seeley, T. D. (2010, May 1)."), "{md}");
     }
     let list = md.split("## Sources").nth(1).unwrap();
-    assert!(list.contains("*The waggle dance*. (n.d.)."), "APA's list: {md}");
+    assert!(
+        list.contains("*The waggle dance*. (n.d.)."),
+        "APA's list: {md}"
+    );
 
     // Remembered: the next export without --style is APA again, in Word.
     let docx = export("docx", None);

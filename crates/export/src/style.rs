@@ -70,6 +70,11 @@ pub const STYLES: &[CitationStyle] = &[
         name: "Harvard (Cite Them Right)",
         author_date: true,
     },
+    CitationStyle {
+        id: "sist02",
+        name: "SIST 02 (科学技術情報流通技術基準, 日本語)",
+        author_date: false,
+    },
 ];
 
 impl CitationStyle {
@@ -498,6 +503,41 @@ mod tests {
         let first = md.find("\\[1\\] D. R. Hipp and D. Kennedy").expect(md);
         let second = md.find("\\[2\\] ").expect(md);
         assert!(first < second, "{md}");
+    }
+
+    /// A Japanese report is styled with the style's Japanese terms, and a Japanese name keeps
+    /// its family name first.
+    #[test]
+    fn a_japanese_report_in_apa() {
+        let report = Report {
+            question: "ミツバチはどう伝えるか".into(),
+            markdown: "# ミツバチはどう伝えるか\n\n## 要約\n\n8の字ダンスで伝える[1]。\n\n## 出典\n\n[1] ミツバチの生態 — <https://example.jp/bees> (閲覧日 2026-11-18)\n".into(),
+            sources: vec![SourceRef {
+                id: 1,
+                url: "https://example.jp/bees".into(),
+                title: "ミツバチの生態".into(),
+                kind: "web".into(),
+                accessed_at_ms: 1_795_000_000_000,
+                citation: Some(Citation {
+                    authors: vec![Name::parse("山田 太郎").unwrap()],
+                    issued: Some("2021".into()),
+                    ..Default::default()
+                }),
+            }],
+            created_at_ms: 0,
+            models: vec![],
+        };
+        let md = styled(&report, CitationStyle::named("apa").unwrap())
+            .unwrap()
+            .markdown;
+        assert!(md.contains("8の字ダンスで伝える(山田, 2021年)。"), "{md}");
+        assert!(md.contains("## 出典\n\n山田太郎. (2021年"), "{md}");
+        // Japan's own standard numbers in order of citation and quotes the title.
+        let md = styled(&report, CitationStyle::named("sist02").unwrap())
+            .unwrap()
+            .markdown;
+        assert!(md.contains("8の字ダンスで伝える(1)。"), "{md}");
+        assert!(md.contains("(1) 山田太郎. “ミツバチの生態”."), "{md}");
     }
 
     #[test]

@@ -64,7 +64,7 @@ pub struct ExportArgs {
     #[arg(long, value_enum, default_value_t = PaperArg::A4)]
     paper: PaperArg,
     /// The citation style of the report's citations and sources list (Markdown, PDF, Word):
-    /// numbered, apa, chicago-author-date, ieee, vancouver, mla or harvard. Remembered for the
+    /// numbered, apa, chicago-author-date, ieee, vancouver, mla, harvard or sist02. Remembered for the
     /// next export; the last one chosen when left out
     #[arg(long, value_name = "STYLE")]
     style: Option<String>,
