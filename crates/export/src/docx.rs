@@ -43,6 +43,9 @@ struct Body {
     out: String,
     /// Hyperlink targets, in order: relationship `rIdLinkN` is the N-th (from 1).
     links: Vec<String>,
+    /// Inside the sources list: its entries are Word's Bibliography paragraphs, with the
+    /// hanging indent a reference list is set with.
+    in_sources: bool,
 }
 
 impl Body {
@@ -143,8 +146,21 @@ impl Body {
         let body = if quote { Some("Quote") } else { None };
         match value {
             NodeValue::Heading(h) => {
+                if h.level <= 2 {
+                    let words: String = node
+                        .descendants()
+                        .filter_map(|d| match &d.data.borrow().value {
+                            NodeValue::Text(t) => Some(t.to_string()),
+                            _ => None,
+                        })
+                        .collect();
+                    self.in_sources = matches!(words.trim(), "Sources" | "出典");
+                }
                 let style = format!("Heading{}", h.level.clamp(1, 3));
                 self.paragraph(node, Some(&style), "");
+            }
+            NodeValue::Paragraph if self.in_sources && !quote => {
+                self.paragraph(node, Some("Bibliography"), "")
             }
             NodeValue::Paragraph => self.paragraph(node, body, ""),
             NodeValue::List(list) => {
@@ -255,7 +271,7 @@ fn styles() -> String {
     };
     format!(
         r#"<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
-<w:styles {NS}><w:docDefaults><w:rPrDefault><w:rPr><w:rFonts w:ascii="Calibri" w:hAnsi="Calibri" w:eastAsia="Noto Sans CJK JP" w:cs="Calibri"/><w:sz w:val="22"/><w:lang w:val="en-GB"/></w:rPr></w:rPrDefault><w:pPrDefault><w:pPr><w:spacing w:after="120" w:line="276" w:lineRule="auto"/></w:pPr></w:pPrDefault></w:docDefaults><w:style w:type="paragraph" w:default="1" w:styleId="Normal"><w:name w:val="Normal"/><w:qFormat/></w:style>{title}{h1}{h2}{h3}{bullet}{number}{quote}{code}{note}<w:style w:type="character" w:styleId="Hyperlink"><w:name w:val="Hyperlink"/><w:rPr><w:color w:val="1155CC"/><w:u w:val="single"/></w:rPr></w:style><w:style w:type="table" w:styleId="TableGrid"><w:name w:val="Table Grid"/><w:tblPr><w:tblBorders><w:top w:val="single" w:sz="4" w:color="999999"/><w:left w:val="single" w:sz="4" w:color="999999"/><w:bottom w:val="single" w:sz="4" w:color="999999"/><w:right w:val="single" w:sz="4" w:color="999999"/><w:insideH w:val="single" w:sz="4" w:color="999999"/><w:insideV w:val="single" w:sz="4" w:color="999999"/></w:tblBorders></w:tblPr></w:style></w:styles>"#,
+<w:styles {NS}><w:docDefaults><w:rPrDefault><w:rPr><w:rFonts w:ascii="Calibri" w:hAnsi="Calibri" w:eastAsia="Noto Sans CJK JP" w:cs="Calibri"/><w:sz w:val="22"/><w:lang w:val="en-GB"/></w:rPr></w:rPrDefault><w:pPrDefault><w:pPr><w:spacing w:after="120" w:line="276" w:lineRule="auto"/></w:pPr></w:pPrDefault></w:docDefaults><w:style w:type="paragraph" w:default="1" w:styleId="Normal"><w:name w:val="Normal"/><w:qFormat/></w:style>{title}{h1}{h2}{h3}{bullet}{number}{quote}{code}{note}{bibliography}<w:style w:type="character" w:styleId="Hyperlink"><w:name w:val="Hyperlink"/><w:rPr><w:color w:val="1155CC"/><w:u w:val="single"/></w:rPr></w:style><w:style w:type="table" w:styleId="TableGrid"><w:name w:val="Table Grid"/><w:tblPr><w:tblBorders><w:top w:val="single" w:sz="4" w:color="999999"/><w:left w:val="single" w:sz="4" w:color="999999"/><w:bottom w:val="single" w:sz="4" w:color="999999"/><w:right w:val="single" w:sz="4" w:color="999999"/><w:insideH w:val="single" w:sz="4" w:color="999999"/><w:insideV w:val="single" w:sz="4" w:color="999999"/></w:tblBorders></w:tblPr></w:style></w:styles>"#,
         title = para(
             "Title",
             "Title",
@@ -290,6 +306,12 @@ fn styles() -> String {
             r#"<w:rFonts w:ascii="Consolas" w:hAnsi="Consolas" w:cs="Consolas"/><w:sz w:val="19"/>"#
         ),
         note = para("Subtitle", "Subtitle", "", r#"<w:color w:val="666666"/>"#),
+        bibliography = para(
+            "Bibliography",
+            "Bibliography",
+            r#"<w:ind w:left="567" w:hanging="567"/>"#,
+            ""
+        ),
     )
 }
 
@@ -300,6 +322,7 @@ pub fn docx(report: &Report) -> Result<Vec<u8>, ExportError> {
     let mut body = Body {
         out: String::with_capacity(report.markdown.len() * 3),
         links: Vec::new(),
+        in_sources: false,
     };
     // The report's own first heading is its title; without one the question is.
     let mut children = root.children().peekable();
@@ -403,6 +426,16 @@ mod tests {
         assert!(doc.contains(r#"<w:pStyle w:val="ListBullet"/>"#));
         assert!(doc.contains("2. </w:t>"));
         assert!(doc.contains(r#"<w:pStyle w:val="Quote"/>"#));
+        // The sources list is set as a bibliography (a hanging indent).
+        let styled = docx(&report(
+            "## Summary\n\nA [1].\n\n## Sources\n\nHipp, D. R. (2022). *WAL*.\n",
+        ))
+        .unwrap();
+        let styled_doc = part(&styled, "word/document.xml");
+        let (before, after) = styled_doc.split_once(">Sources<").expect("the heading");
+        assert!(!before.contains(r#"w:val="Bibliography""#), "{styled_doc}");
+        assert!(after.contains(r#"w:val="Bibliography""#), "{styled_doc}");
+        assert!(part(&styled, "word/styles.xml").contains(r#"w:styleId="Bibliography""#));
         assert!(doc.contains("<w:tbl>") && doc.contains("<w:tblHeader/>"));
         assert!(
             doc.contains("[1] &amp; "),
