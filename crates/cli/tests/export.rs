@@ -22,8 +22,9 @@ fn research(args: &[&str], db: &Path) -> Output {
         .unwrap()
 }
 
-#[test]
-fn a_pipeline_report_exports_to_every_format() {
+/// A run of the scripted model over the test library, finished: its folder, database and
+/// `--json` result.
+fn a_finished_run() -> (tempfile::TempDir, PathBuf, Value) {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("db.sqlite");
     let corpus = fixtures().join("corpus");
@@ -50,6 +51,12 @@ fn a_pipeline_report_exports_to_every_format() {
         String::from_utf8_lossy(&out.stderr)
     );
     let result: Value = serde_json::from_slice(&out.stdout).unwrap();
+    (dir, db, result)
+}
+
+#[test]
+fn a_pipeline_report_exports_to_every_format() {
+    let (dir, db, result) = a_finished_run();
     let session = result["session_id"].as_str().unwrap().to_string();
     let thread = result["thread_id"].as_str().unwrap().to_string();
 
@@ -239,32 +246,7 @@ fn export_mistakes_are_one_sentence_and_leave_no_file() {
 /// the next export, and `--style numbered` gives the numbers back.
 #[test]
 fn a_report_exports_in_a_citation_style_read_back_by_pandoc_and_libreoffice() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("db.sqlite");
-    let corpus = fixtures().join("corpus");
-    assert!(research(&["library", "add", corpus.to_str().unwrap()], &db)
-        .status
-        .success());
-    let spec = format!("scripted:{}", fixtures().join("script.json").display());
-    let out = research(
-        &[
-            "run",
-            "How do honeybees communicate?",
-            "--llm",
-            &spec,
-            "--search",
-            "local",
-            "--no-input",
-            "--json",
-        ],
-        &db,
-    );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let result: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let (dir, db, result) = a_finished_run();
     let session = result["session_id"].as_str().unwrap().to_string();
     // The page's own meta tags travelled with its source.
     let colony = result["sources"]
