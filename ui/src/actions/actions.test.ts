@@ -66,6 +66,32 @@ describe("actions", () => {
     expect(choicesWhenFilled).toEqual(testChoices);
   });
 
+  it("exports in the citation style chosen, which is remembered through the settings", async () => {
+    const { store, actions } = setup();
+    let chosen = "numbered";
+    const styles = () => ["numbered", "apa"].map((id) => ({ id, name: id, author_date: id === "apa", chosen: id === chosen }));
+    handlers.set("citation_styles", styles);
+    const saved: unknown[] = [];
+    handlers.set("set_setting", (a) => {
+      saved.push(a);
+      chosen = String(a.value);
+      return { allowed_hosts: [] };
+    });
+    const exported: unknown[] = [];
+    handlers.set("export_report", (a) => {
+      exported.push(a);
+      return "/tmp/r.docx";
+    });
+    await actions.loadCitationStyles();
+    expect(store.get().citationStyles?.find((c) => c.chosen)?.id).toBe("numbered");
+    await actions.chooseCitationStyle("apa");
+    expect(saved).toEqual([{ key: "citation_style", value: "apa" }]);
+    expect(store.get().citationStyles?.find((c) => c.chosen)?.id).toBe("apa");
+    store.set({ session: { sessionId: "s1", detail: { reports: [{}] } } as never });
+    await actions.exportReport("docx");
+    expect(exported).toEqual([{ sessionId: "s1", format: "docx", style: "apa" }]);
+  });
+
   it("a new research shows its shell, runs, and ends on its report", async () => {
     const { store, toasts, actions } = setup();
     const run = later<unknown>();
