@@ -104,12 +104,11 @@ pub struct CitationStyleChoice {
 /// The citation style a name gives, or why there is none.
 pub(crate) fn citation_style(name: &str) -> Result<CitationStyle, ApiError> {
     CitationStyle::named(name).ok_or_else(|| {
-        let known: Vec<&str> = STYLES.iter().map(|s| s.id).collect();
         ApiError::new(
             ErrorCode::InvalidInput,
             format!(
-                "unknown citation style `{name}`; use one of {} (mla, chicago and harvard also work)",
-                known.join(", ")
+                "unknown citation style `{name}`; use one of {}",
+                CitationStyle::names()
             ),
         )
     })
@@ -275,14 +274,13 @@ impl Studio {
         out: &Path,
     ) -> Result<(), ApiError> {
         let style = self.chosen_style(options.style.as_deref())?;
-        let sources = self.report_for_export(id)?;
-        let styled = || {
-            research_export::styled(&sources, style)
-                .map_err(|e| ApiError::new(ErrorCode::InvalidInput, e.to_string()))
-        };
+        let report = self.report_for_export(id)?;
         let report = match format {
-            ExportFormat::Md | ExportFormat::Pdf | ExportFormat::Docx => styled()?,
-            _ => sources,
+            ExportFormat::Md | ExportFormat::Pdf | ExportFormat::Docx => {
+                research_export::styled(&report, style)
+                    .map_err(|e| ApiError::new(ErrorCode::InvalidInput, e.to_string()))?
+            }
+            _ => report,
         };
         let paper = options.paper;
         let bytes = match format {

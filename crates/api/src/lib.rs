@@ -69,7 +69,7 @@ pub use research::{
     MAX_CARRIED_EVIDENCE, MAX_QUESTION_CHARS, MIN_EVERY_MS, SCHEDULE_LEASE_MS, SUMMARY_AFTER_TURNS,
     VERBATIM_TURNS,
 };
-pub use research_export::Paper;
+pub use research_export::{CitationStyle, Paper};
 /// The extraction child every binary answers first thing in `main` (see [`research_fetch::child`]).
 pub use research_fetch::child as extraction_child;
 pub use research_fetch::{Document, DocumentKind};

@@ -95,7 +95,7 @@ pub const SETTING_KEYS: &[(&str, &str)] = &[
     ),
     (
         "citation_style",
-        "the citation style of exported reports: numbered, apa, chicago-author-date, ieee, vancouver, modern-language-association (mla), harvard-cite-them-right or sist02",
+        "the citation style of exported reports, as research export --style takes it (an unknown one is answered with the list)",
     ),
 ];
 

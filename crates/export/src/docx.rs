@@ -154,7 +154,7 @@ impl Body {
                             _ => None,
                         })
                         .collect();
-                    self.in_sources = matches!(words.trim(), "Sources" | "出典");
+                    self.in_sources = crate::is_sources_heading(&words);
                 }
                 let style = format!("Heading{}", h.level.clamp(1, 3));
                 self.paragraph(node, Some(&style), "");

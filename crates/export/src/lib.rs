@@ -20,7 +20,7 @@ pub use html::html;
 pub use markdown::markdown;
 pub use pdf::{FontSet, Paper, PdfOptions, PdfRenderer};
 pub use research_cite::Citation;
-pub use style::{styled, CitationStyle, STYLES};
+pub use style::{styled, CitationStyle, ALIASES, STYLES};
 
 use serde::{Deserialize, Serialize};
 
@@ -75,4 +75,4 @@ pub enum ExportError {
     Style(String),
 }
 
-pub(crate) use research_pipeline::report::date;
+pub(crate) use research_pipeline::report::{date, is_sources_heading};

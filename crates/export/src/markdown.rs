@@ -15,7 +15,7 @@ pub fn markdown(report: &Report) -> String {
         }
         if line.starts_with("## ") {
             let title = line.trim_start_matches('#').trim();
-            in_sources = matches!(title, "Sources" | "出典");
+            in_sources = crate::is_sources_heading(title);
         }
         if in_code {
             out.push_str(line);

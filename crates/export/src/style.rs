@@ -77,20 +77,35 @@ pub const STYLES: &[CitationStyle] = &[
     },
 ];
 
+/// The short names people use for some of [`STYLES`]: (name, id).
+pub const ALIASES: &[(&str, &str)] = &[
+    ("mla", "modern-language-association"),
+    ("chicago", "chicago-author-date"),
+    ("harvard", "harvard-cite-them-right"),
+    ("nlm", "vancouver"),
+    ("none", "numbered"),
+];
+
 impl CitationStyle {
-    /// The style a name gives: an id of [`STYLES`] or a usual short name (`mla`, `chicago`,
-    /// `harvard`, `nlm`); `None` for any other.
+    /// The style a name gives: an id of [`STYLES`] or one of the [`ALIASES`], in any case;
+    /// `None` for any other.
     pub fn named(name: &str) -> Option<CitationStyle> {
         let name = name.trim().to_lowercase();
-        let id = match name.as_str() {
-            "mla" => "modern-language-association",
-            "chicago" => "chicago-author-date",
-            "harvard" => "harvard-cite-them-right",
-            "nlm" => "vancouver",
-            "numeric" | "number" | "default" | "none" => "numbered",
-            other => other,
-        };
+        let id = ALIASES
+            .iter()
+            .find(|(alias, _)| *alias == name)
+            .map_or(name.as_str(), |(_, id)| id);
         STYLES.iter().copied().find(|s| s.id == id)
+    }
+
+    /// Every name a style is known by, for a help text: "apa, ieee, …, mla, chicago, …".
+    pub fn names() -> String {
+        STYLES
+            .iter()
+            .map(|s| s.id)
+            .chain(ALIASES.iter().map(|(alias, _)| *alias))
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 
     /// Whether this is the report's own numbered form (nothing to rewrite).
@@ -132,10 +147,9 @@ pub fn styled(report: &Report, style: CitationStyle) -> Result<Report, ExportErr
 fn in_style(report: &Report, style: CitationStyle) -> Result<Report, ExportError> {
     let csl = style.csl()?;
     let locale_files = locales();
-    let japanese = report
-        .markdown
-        .lines()
-        .any(|l| l.trim_start_matches('#').trim() == "出典");
+    let japanese = report.markdown.lines().any(|l| {
+        l.starts_with("## ") && l[3..].trim() == research_pipeline::report::sources_heading("ja")
+    });
     let locale = japanese.then(|| LocaleCode("ja-JP".into()));
     let items: Vec<Item> = crate::bib::csl_items(report)
         .into_iter()
@@ -248,7 +262,7 @@ impl<'a> Lines<'a> {
                 in_code = !in_code;
             }
             if !in_code && line.starts_with("## ") {
-                in_sources = matches!(line.trim_start_matches('#').trim(), "Sources" | "出典");
+                in_sources = crate::is_sources_heading(line);
             }
             if in_code {
                 lines.push(Line::Text(line, Vec::new()));
@@ -285,10 +299,14 @@ impl<'a> Lines<'a> {
     }
 
     fn clusters(&self) -> impl Iterator<Item = &Vec<u32>> {
-        self.lines.iter().flat_map(|l| match l {
-            Line::Text(_, clusters) => clusters.iter().map(|c| &c.2).collect::<Vec<_>>(),
-            Line::Listed => Vec::new(),
-        })
+        self.lines
+            .iter()
+            .filter_map(|l| match l {
+                Line::Text(_, clusters) => Some(clusters),
+                Line::Listed => None,
+            })
+            .flatten()
+            .map(|c| &c.2)
     }
 
     /// The report again, each cluster replaced by its citation and the sources list by the

@@ -119,7 +119,7 @@ impl Writer<'_> {
             NodeValue::Heading(h) => {
                 let title = text_of(node);
                 if h.level <= 2 {
-                    self.in_sources = matches!(title.trim(), "Sources" | "出典");
+                    self.in_sources = crate::is_sources_heading(&title);
                 }
                 self.indent(depth);
                 self.out.push_str(&"=".repeat(h.level as usize));

@@ -4,6 +4,9 @@
 
 use std::path::{Path, PathBuf};
 
+use research_fetch::{Extracted, Extractor};
+use sha2::{Digest, Sha256};
+
 use crate::{EXTENSIONS, MAX_FILE_BYTES};
 
 pub(crate) fn file_url(path: &Path) -> String {
@@ -153,4 +156,57 @@ pub(crate) fn list_files(root: &Path) -> Listing {
             .push((entry.path().display().to_string(), why));
     }
     listing
+}
+
+/// Reads one file as the library reads its files: a regular file (not a FIFO, device or
+/// folder) of at most [`MAX_FILE_BYTES`], HTML and PDF parsed by `extractor`, anything else
+/// read as text unless it is binary. For checking a document against files that are not in a
+/// library folder (`research check --source 1=notes.md`).
+pub fn read_file(
+    path: &Path,
+    extractor: &Extractor,
+) -> Result<research_fetch::Document, research_fetch::FetchError> {
+    // A name that says neither PDF nor HTML lets the bytes say what they are ("binary data").
+    let content_type = match content_type_of(path) {
+        "text/plain" => "",
+        known => known,
+    };
+    document(path, &file_url(path), content_type, extractor)
+}
+
+pub(crate) fn document(
+    path: &Path,
+    url: &str,
+    content_type: &str,
+    extractor: &Extractor,
+) -> Result<research_fetch::Document, research_fetch::FetchError> {
+    let refused = |reason: &str| research_fetch::FetchError::NoText {
+        url: url.to_string(),
+        reason: reason.to_string(),
+    };
+    let bytes = read_regular(path).map_err(|e| refused(&e))?;
+    let size = bytes.len();
+    let Extracted {
+        kind,
+        title,
+        text,
+        citation,
+    } = extractor
+        .extract(content_type, bytes, url)
+        .map_err(|e| refused(&e.to_string()))?;
+    let text_sha256 = Sha256::digest(text.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    Ok(research_fetch::Document {
+        url: url.to_string(),
+        final_url: url.to_string(),
+        title,
+        text,
+        kind,
+        content_type: String::new(),
+        bytes: size,
+        text_sha256,
+        citation,
+    })
 }

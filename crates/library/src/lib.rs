@@ -37,8 +37,9 @@ mod index;
 mod sqlite;
 mod text;
 mod vectors;
+pub use files::read_file;
 use files::{
-    content_type_of, file_url, list_files, read_regular, special_kind, too_large, Listing,
+    content_type_of, document, file_url, list_files, read_regular, special_kind, too_large, Listing,
 };
 pub use fusion::{fuse_by_rank, RRF_K};
 pub use index::{Counts, FoundPassage, KnownFile, LibraryIndex, ReadFile, VectorTally};
@@ -689,59 +690,6 @@ impl Library {
         }
         document(&path, url, content_type_of(&path), &self.extractor)
     }
-}
-
-/// Reads one file as the library reads its files: a regular file (not a FIFO, device or
-/// folder) of at most [`MAX_FILE_BYTES`], HTML and PDF parsed by `extractor`, anything else
-/// read as text unless it is binary. For checking a document against files that are not in a
-/// library folder (`research check --source 1=notes.md`).
-pub fn read_file(
-    path: &Path,
-    extractor: &Extractor,
-) -> Result<research_fetch::Document, research_fetch::FetchError> {
-    // A name that says neither PDF nor HTML lets the bytes say what they are ("binary data").
-    let content_type = match content_type_of(path) {
-        "text/plain" => "",
-        known => known,
-    };
-    document(path, &file_url(path), content_type, extractor)
-}
-
-fn document(
-    path: &Path,
-    url: &str,
-    content_type: &str,
-    extractor: &Extractor,
-) -> Result<research_fetch::Document, research_fetch::FetchError> {
-    let refused = |reason: &str| research_fetch::FetchError::NoText {
-        url: url.to_string(),
-        reason: reason.to_string(),
-    };
-    let bytes = read_regular(path).map_err(|e| refused(&e))?;
-    let size = bytes.len();
-    let Extracted {
-        kind,
-        title,
-        text,
-        citation,
-    } = extractor
-        .extract(content_type, bytes, url)
-        .map_err(|e| refused(&e.to_string()))?;
-    let text_sha256 = Sha256::digest(text.as_bytes())
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
-    Ok(research_fetch::Document {
-        url: url.to_string(),
-        final_url: url.to_string(),
-        title,
-        text,
-        kind,
-        content_type: String::new(),
-        bytes: size,
-        text_sha256,
-        citation,
-    })
 }
 
 #[async_trait]

@@ -63,13 +63,21 @@ pub struct ExportArgs {
     /// Paper size for PDF
     #[arg(long, value_enum, default_value_t = PaperArg::A4)]
     paper: PaperArg,
-    /// The citation style of the report's citations and sources list (Markdown, PDF, Word):
-    /// numbered, apa, chicago-author-date, ieee, vancouver, mla, harvard or sist02. Remembered for the
-    /// next export; the last one chosen when left out
-    #[arg(long, value_name = "STYLE")]
+    /// The citation style of the report's citations and sources list (Markdown, PDF, Word);
+    /// remembered for the next export, the last one chosen when left out
+    #[arg(long, value_name = "STYLE", long_help = style_help())]
     style: Option<String>,
     #[command(flatten)]
     db: DbArg,
+}
+
+/// `--style`'s long help, with the styles the exporter has.
+fn style_help() -> String {
+    format!(
+        "The citation style of the report's citations and sources list (Markdown, PDF, Word): {}. \
+         Remembered for the next export; the last one chosen when left out",
+        research_api::CitationStyle::names()
+    )
 }
 
 /// `research export`.

@@ -58,6 +58,18 @@ pub(crate) fn headings(language: &str) -> Headings {
     }
 }
 
+/// The sources list's heading in `language` (`en`, `ja`), as reports are written.
+pub fn sources_heading(language: &str) -> &'static str {
+    headings(language).sources
+}
+
+/// Whether a heading's words are the sources list's heading in a language reports are
+/// written in: where an exporter finds the list to link, style or lay out.
+pub fn is_sources_heading(words: &str) -> bool {
+    let words = words.trim_start_matches('#').trim();
+    ["en", "ja"].iter().any(|l| sources_heading(l) == words)
+}
+
 fn marker_regex() -> &'static Regex {
     static RE: std::sync::OnceLock<Regex> = std::sync::OnceLock::new();
     RE.get_or_init(|| {
