@@ -320,6 +320,28 @@ async fn research_with_review_dialogs_citations_export_and_restart() {
         .unwrap();
     assert!(String::from_utf8_lossy(&out.stdout).contains("honeybees"));
     app.shot("08-exported").await;
+
+    // Issue 55: a citation style picked beside the export buttons is the next export's, and
+    // the picker still shows it when asked again.
+    app.js("document.querySelector('.session-head').scrollIntoView()")
+        .await;
+    app.wait("#export-style option[value='apa']", 10).await;
+    app.js("const s = document.getElementById('export-style'); s.value = 'apa'; s.dispatchEvent(new Event('change'))")
+        .await;
+    // Saved, and the api's list says so (the picker re-renders from it).
+    app.wait("#export-style option[value='apa'][selected]", 10)
+        .await;
+    let apa = dir.path().join("out/bees-apa.md");
+    app.click("#export-md").await;
+    app.save_as("Export report", &apa).await;
+    app.expect_file(&apa, 60).await;
+    let text = read(&apa);
+    let body = text.split("## Sources").next().unwrap();
+    assert!(
+        body.contains("n.d.)") && !body.contains("](#source-"),
+        "APA in-text citations: {text}"
+    );
+    app.shot("08a-citation-style").await;
     app.quit().await;
 
     // After a restart the session is still there and opens with its report.
