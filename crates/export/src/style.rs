@@ -153,11 +153,17 @@ fn in_style(report: &Report, style: CitationStyle) -> Result<Report, ExportError
     let locale = japanese.then(|| LocaleCode("ja-JP".into()));
     let items: Vec<Item> = crate::bib::csl_items(report)
         .into_iter()
-        .map(|mut item| {
+        .zip(&report.sources)
+        .map(|(mut item, source)| {
             // Titles are written as the page wrote them: a style's title or sentence casing
             // would make "SQLite" "Sqlite" (CSL applies it only to English items; an item in
             // no stated language is left as it is, as citeproc-js leaves it).
             item["language"] = "und".into();
+            // A local file is found by its address: without one a style lists its title
+            // alone, and the reader cannot tell which file it was.
+            if item.get("URL").is_none() {
+                item["URL"] = source.url.clone().into();
+            }
             item
         })
         .map(serde_json::from_value)
@@ -429,7 +435,7 @@ mod tests {
             };
         Report {
             question: "How does SQLite commit?".into(),
-            markdown: "# How does SQLite commit?\n\n## Summary\n\nA commit is atomic [2][1]. The journal is deleted at the end [2]. Code keeps `[1]` and\n\n```\nlog [2]\n```\n\n## Sources\n\n[1] Atomic Commit In SQLite — <https://sqlite.org/atomiccommit.html> (accessed 2026-11-18)\n\n[2] Write-Ahead Logging — <https://doi.org/10.1/wal> (accessed 2026-11-18)\n\n[3] Not cited — <https://example.org/x> (accessed 2026-11-18)\n\n## Method and verification\n\n- Iterations: 1\n".into(),
+            markdown: "# How does SQLite commit?\n\n## Summary\n\nA commit is atomic [2][1]. The journal is deleted at the end [2]. Code keeps `[1]` and\n\n```\nlog [2]\n```\n\n## Sources\n\n[1] Atomic Commit In SQLite — <https://sqlite.org/atomiccommit.html> (accessed 2026-11-18)\n\n[2] Write-Ahead Logging — <https://doi.org/10.1/wal> (accessed 2026-11-18)\n\n[3] Not cited — <https://example.org/x> (accessed 2026-11-18)\n\n[4] My notes — </home/me/notes.md> (accessed 2026-11-18)\n\n## Method and verification\n\n- Iterations: 1\n".into(),
             sources: vec![
                 source(
                     1,
@@ -461,6 +467,7 @@ mod tests {
                     }),
                 ),
                 source(3, "https://example.org/x", "Not cited", "web", None),
+                source(4, "file:///home/me/notes.md", "My notes", "local", None),
             ],
             created_at_ms: 0,
             models: vec![],
@@ -503,6 +510,10 @@ mod tests {
         assert!(
             md.contains("Not cited"),
             "an uncited listed source stays: {md}"
+        );
+        assert!(
+            md.contains("<file:///home/me/notes.md>"),
+            "a local file says where it is: {md}"
         );
         assert!(
             md.contains("## Method and verification\n\n- Iterations: 1"),
