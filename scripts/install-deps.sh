@@ -25,6 +25,9 @@ APT_PACKAGES=(
   # Exports read back by other programs' readers: Pandoc reads the Word document, LibreOffice
   # lays it out as a PDF
   pandoc libreoffice-writer-nogui
+  # The LaTeX export compiles with Debian's TeX Live: pdfLaTeX and BibTeX with natbib, Latin
+  # Modern fonts, and LuaLaTeX (fontspec, luaotfload)
+  texlive-latex-base texlive-latex-recommended lmodern texlive-luatex
   # The UI build
   nodejs npm
   # PostgreSQL for teams: the server the PostgreSQL store's tests start in a temporary folder,

@@ -342,6 +342,24 @@ async fn research_with_review_dialogs_citations_export_and_restart() {
         "APA in-text citations: {text}"
     );
     app.shot("08a-citation-style").await;
+    // LaTeX from the "Export as…" menu beside them: the .tex cites by author and year (APA,
+    // still chosen) and its .bib is written beside it; the menu shows its prompt again.
+    let tex = dir.path().join("out/bees.tex");
+    app.js("const s = document.getElementById('export-as'); s.value = 'tex'; s.dispatchEvent(new Event('change'))")
+        .await;
+    app.save_as("Export report", &tex).await;
+    app.expect_file(&tex, 60).await;
+    let text = read(&tex);
+    assert!(
+        text.contains("\\citep{source") && text.contains("\\usepackage[round]{natbib}"),
+        "{text}"
+    );
+    app.expect_file(&tex.with_extension("bib"), 10).await;
+    assert_eq!(
+        app.js("return document.getElementById('export-as').value")
+            .await,
+        ""
+    );
     app.quit().await;
 
     // After a restart the session is still there and opens with its report.

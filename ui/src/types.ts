@@ -1715,7 +1715,7 @@ verdicts_asked: number,
  */
 verdicts_given: number, };
 
-export type ExportFormat = "md" | "pdf" | "bib" | "ris" | "csl_json" | "docx";
+export type ExportFormat = "md" | "pdf" | "bib" | "ris" | "csl_json" | "docx" | "tex";
 
 export type CitationStyleChoice = { 
 /**

@@ -1,5 +1,6 @@
-//! Exporting a finished report (`research export`, the app's Export menu): Markdown, PDF,
-//! BibTeX or RIS, written atomically so a failed export never leaves a half-written file.
+//! Exporting a finished report (`research export`, the app's Export menu): Markdown, PDF, Word,
+//! LaTeX, or the sources as BibTeX, RIS or CSL-JSON, written atomically so a failed export never
+//! leaves a half-written file.
 
 use std::path::{Path, PathBuf};
 
@@ -28,6 +29,8 @@ pub enum ExportFormat {
     CslJson,
     /// A Word document (`.docx`) in Word's built-in styles.
     Docx,
+    /// LaTeX (`.tex`) citing its sources with `\\citep`, their `.bib` written beside it.
+    Tex,
 }
 
 impl ExportFormat {
@@ -40,6 +43,7 @@ impl ExportFormat {
             Self::Ris => ("ris", "RIS"),
             Self::CslJson => ("json", "CSL-JSON"),
             Self::Docx => ("docx", "Word document"),
+            Self::Tex => ("tex", "LaTeX"),
         }
     }
 }
@@ -54,9 +58,12 @@ impl std::str::FromStr for ExportFormat {
             "ris" => Ok(Self::Ris),
             "csl-json" | "csl_json" | "csl" | "json" => Ok(Self::CslJson),
             "docx" | "word" => Ok(Self::Docx),
+            "tex" | "latex" => Ok(Self::Tex),
             other => Err(ApiError::new(
                 ErrorCode::InvalidInput,
-                format!("unknown export format `{other}`; use md, pdf, docx, bib, ris or csl-json"),
+                format!(
+                    "unknown export format `{other}`; use md, pdf, docx, tex, bib, ris or csl-json"
+                ),
             )),
         }
     }
@@ -81,7 +88,7 @@ pub fn fonts_dir() -> Option<PathBuf> {
 /// How a report is exported, besides its format.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ExportOptions {
-    /// Paper size for PDF.
+    /// Paper size for PDF and LaTeX.
     pub paper: Paper,
     /// The citation style, by name (`apa`, `ieee`, …); `None` for the one last chosen
     /// (Settings), numbered when none was. A style named here is remembered.
@@ -264,8 +271,9 @@ impl Studio {
     }
 
     /// Exports the latest report of a session or run to `out`. The report's citations and its
-    /// sources list are written in the citation style (Markdown, PDF, Word); the sources'
-    /// own formats (BibTeX, RIS, CSL-JSON) are the same in any style.
+    /// sources list are written in the citation style (Markdown, PDF, Word); LaTeX cites by
+    /// number or by author and year as the style does, its `.bib` beside it; the sources' own
+    /// formats (BibTeX, RIS, CSL-JSON) are the same in any style.
     pub fn export(
         &self,
         id: &str,
@@ -290,6 +298,11 @@ impl Studio {
             ExportFormat::CslJson => research_export::csl_json(&report).into_bytes(),
             ExportFormat::Docx => research_export::docx(&report)
                 .map_err(|e| ApiError::new(ErrorCode::Storage, e.to_string()))?,
+            ExportFormat::Tex => {
+                // Two files, and BibTeX formats the sources: written on their own.
+                self.export_latex(&report, style, paper, out)?;
+                return self.remember_style(options, style);
+            }
             ExportFormat::Pdf => {
                 let fonts = FontSet::locate(fonts_dir().as_deref())
                     .map_err(|e| ApiError::new(ErrorCode::Storage, e.to_string()))?;
@@ -299,7 +312,48 @@ impl Studio {
             }
         };
         write_atomically(out, &bytes)?;
-        // Remembered once the export worked, as the dialog's choice is.
+        self.remember_style(options, style)
+    }
+
+    /// A report as LaTeX at `out` (`.tex`) and its bibliography beside it (the same name,
+    /// `.bib`): BibTeX formats the sources, so the style only chooses numbered or author–date
+    /// citations. When the `.tex` cannot be written the `.bib` is taken away again.
+    fn export_latex(
+        &self,
+        report: &Report,
+        style: CitationStyle,
+        paper: Paper,
+        out: &Path,
+    ) -> Result<(), ApiError> {
+        let bib = out.with_extension("bib");
+        if bib == out {
+            return Err(ApiError::new(
+                ErrorCode::InvalidInput,
+                format!(
+                    "{} would be both the LaTeX document and its bibliography; name it .tex",
+                    out.display()
+                ),
+            ));
+        }
+        let stem = bib
+            .file_stem()
+            .map(|s| s.to_string_lossy().to_string())
+            .unwrap_or_else(|| "report".into());
+        let latex = research_export::latex(report, style, paper, &stem);
+        write_atomically(&bib, latex.bib.as_bytes())?;
+        if let Err(e) = write_atomically(out, latex.tex.as_bytes()) {
+            let _ = std::fs::remove_file(&bib);
+            return Err(e);
+        }
+        Ok(())
+    }
+
+    /// Remembers the style an export named, once the export worked, as the dialog's choice is.
+    fn remember_style(
+        &self,
+        options: &ExportOptions,
+        style: CitationStyle,
+    ) -> Result<(), ApiError> {
         if options.style.is_some() {
             let path = self.settings_path();
             let mut settings = self.settings()?;

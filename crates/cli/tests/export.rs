@@ -391,3 +391,96 @@ fn a_report_exports_in_a_citation_style_read_back_by_pandoc_and_libreoffice() {
     );
     assert!(!file.exists());
 }
+
+/// Issue 55, item 3: a pipeline's report as LaTeX compiles with Debian's TeX Live (pdfLaTeX,
+/// BibTeX through natbib) into a PDF cited by author and year in APA and by number in IEEE;
+/// its `.bib` is written beside it, and a name that would be both files is refused.
+#[test]
+fn a_report_exports_to_latex_that_compiles_with_its_bibliography() {
+    let (dir, db, result) = a_finished_run();
+    let session = result["session_id"].as_str().unwrap().to_string();
+    let compile = |style: &str| {
+        let folder = dir.path().join(style);
+        std::fs::create_dir_all(&folder).unwrap();
+        let tex = folder.join("bees.tex");
+        let out = research(
+            &[
+                "export",
+                &session,
+                "--format",
+                "tex",
+                "--out",
+                tex.to_str().unwrap(),
+                "--style",
+                style,
+            ],
+            &db,
+        );
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(folder.join("bees.bib").is_file());
+        let run = |program: &str, args: &[&str]| {
+            let out = Command::new(program)
+                .args(args)
+                .current_dir(&folder)
+                .output()
+                .expect("TeX Live is installed by scripts/install-deps.sh");
+            let log = String::from_utf8_lossy(&out.stdout).to_string();
+            assert!(out.status.success(), "{program} failed:\n{log}");
+            log
+        };
+        let pdflatex = ["-interaction=nonstopmode", "-halt-on-error", "bees"];
+        run("pdflatex", &pdflatex);
+        let bibtex = run("bibtex", &["bees"]);
+        assert!(!bibtex.contains("Warning--"), "{bibtex}");
+        run("pdflatex", &pdflatex);
+        let log = run("pdflatex", &pdflatex);
+        assert!(!log.contains("undefined"), "{log}");
+        let text = Command::new("pdftotext")
+            .arg(folder.join("bees.pdf"))
+            .arg("-")
+            .output()
+            .unwrap();
+        if let Some(keep) = std::env::var_os("RS_EXPORT_ARTIFACTS") {
+            let _ = std::fs::create_dir_all(&keep);
+            let _ = std::fs::copy(
+                folder.join("bees.pdf"),
+                Path::new(&keep).join(format!("report-{style}-latex.pdf")),
+            );
+        }
+        let text = String::from_utf8_lossy(&text.stdout);
+        text.split_whitespace().collect::<Vec<_>>().join(" ")
+    };
+    let apa = compile("apa");
+    let body = apa.split("Sources").next().unwrap();
+    assert!(
+        body.contains("(Seeley, 2010)") || body.contains("n.d.)"),
+        "{apa}"
+    );
+    assert!(!body.contains("[1]"), "{apa}");
+    assert!(apa.contains("The waggle dance"), "{apa}");
+    let ieee = compile("ieee");
+    assert!(
+        ieee.split("Sources").next().unwrap().contains("[1"),
+        "{ieee}"
+    );
+
+    let clash = dir.path().join("bees.bib");
+    let out = research(
+        &[
+            "export",
+            &session,
+            "--format",
+            "tex",
+            "--out",
+            clash.to_str().unwrap(),
+        ],
+        &db,
+    );
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("name it .tex"));
+    assert!(!clash.exists());
+}

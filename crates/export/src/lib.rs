@@ -1,6 +1,6 @@
 //! Exporting a finished report: Markdown with linked citations, PDF laid out by typst with the
-//! fonts it needs bundled, a Word document in Word's own styles, and the sources as BibTeX, RIS
-//! and CSL-JSON for reference managers.
+//! fonts it needs bundled, a Word document in Word's own styles, LaTeX citing its own `.bib`,
+//! and the sources as BibTeX, RIS and CSL-JSON for reference managers.
 //!
 //! The exporter works on a [`Report`] (the stored Markdown and the sources it cites), so the CLI,
 //! the desktop app and the tests export the same way, and nothing here touches the database.
@@ -9,6 +9,7 @@
 mod bib;
 mod docx;
 mod html;
+mod latex;
 mod markdown;
 mod pdf;
 mod style;
@@ -17,6 +18,7 @@ mod typst_markup;
 pub use bib::{bibtex, csl_items, csl_json, ris};
 pub use docx::docx;
 pub use html::html;
+pub use latex::{latex, Latex};
 pub use markdown::markdown;
 pub use pdf::{FontSet, Paper, PdfOptions, PdfRenderer};
 pub use research_cite::Citation;

@@ -4,6 +4,7 @@ import { displayUrl, inside } from "../dom";
 import { emptyLive, formatUsage } from "../live";
 import { statusLine } from "../run";
 import { runOf, shallow, TABS, type AppState, type RunPhase, type RunView, type SessionScreen } from "../store";
+import type { ExportFormat } from "../types";
 import type { Ctx } from "./ctx";
 
 export function mountSession(root: HTMLElement, { store, actions }: Ctx) {
@@ -15,6 +16,13 @@ export function mountSession(root: HTMLElement, { store, actions }: Ctx) {
   $("export-md").addEventListener("click", () => void actions.exportReport("md"));
   $("export-pdf").addEventListener("click", () => void actions.exportReport("pdf"));
   $("export-docx").addEventListener("click", () => void actions.exportReport("docx"));
+  const exportAs = $<HTMLSelectElement>("export-as");
+  exportAs.addEventListener("change", () => {
+    const format = exportAs.value as ExportFormat;
+    // A menu of actions, not a setting: it shows its prompt again once chosen.
+    exportAs.value = "";
+    if (format) void actions.exportReport(format);
+  });
   $("export-session").addEventListener("click", () => void actions.exportSession());
   const styleSelect = $<HTMLSelectElement>("export-style");
   styleSelect.addEventListener("change", () => void actions.chooseCitationStyle(styleSelect.value));
@@ -48,6 +56,7 @@ export function mountSession(root: HTMLElement, { store, actions }: Ctx) {
       button.disabled = !hasReport || exporting === format;
       button.setAttribute("aria-busy", String(exporting === format));
     }
+    exportAs.disabled = !hasReport || exporting !== null;
   }, shallow);
 
   // ---------- the live view ----------

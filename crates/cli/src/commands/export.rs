@@ -1,5 +1,5 @@
-//! `research export`: a finished report as Markdown, PDF or a Word document, or its sources as
-//! BibTeX, RIS or CSL-JSON.
+//! `research export`: a finished report as Markdown, PDF, a Word document or LaTeX, or its
+//! sources as BibTeX, RIS or CSL-JSON.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -15,6 +15,8 @@ pub enum FormatArg {
     Pdf,
     /// A Word document in Word's own styles
     Docx,
+    /// LaTeX citing its sources, their BibTeX (.bib) written beside it
+    Tex,
     Bib,
     Ris,
     /// CSL-JSON of the sources (Zotero, Mendeley, Pandoc)
@@ -27,6 +29,7 @@ impl From<FormatArg> for ExportFormat {
             FormatArg::Md => ExportFormat::Md,
             FormatArg::Pdf => ExportFormat::Pdf,
             FormatArg::Docx => ExportFormat::Docx,
+            FormatArg::Tex => ExportFormat::Tex,
             FormatArg::Bib => ExportFormat::Bib,
             FormatArg::Ris => ExportFormat::Ris,
             FormatArg::CslJson => ExportFormat::CslJson,
@@ -60,11 +63,12 @@ pub struct ExportArgs {
     /// Where to write it
     #[arg(long, value_name = "FILE")]
     out: PathBuf,
-    /// Paper size for PDF
+    /// Paper size for PDF and LaTeX
     #[arg(long, value_enum, default_value_t = PaperArg::A4)]
     paper: PaperArg,
-    /// The citation style of the report's citations and sources list (Markdown, PDF, Word);
-    /// remembered for the next export, the last one chosen when left out
+    /// The citation style of the report's citations and sources list (Markdown, PDF, Word;
+    /// numbered or author–date for LaTeX); remembered for the next export, the last one chosen
+    /// when left out
     #[arg(long, value_name = "STYLE", long_help = style_help())]
     style: Option<String>,
     #[command(flatten)]
@@ -74,8 +78,8 @@ pub struct ExportArgs {
 /// `--style`'s long help, with the styles the exporter has.
 fn style_help() -> String {
     format!(
-        "The citation style of the report's citations and sources list (Markdown, PDF, Word): {}. \
-         Remembered for the next export; the last one chosen when left out",
+        "The citation style of the report's citations and sources list (Markdown, PDF, Word; \
+         LaTeX cites by number or by author and year as the style does): {}. Remembered for the next export; the last one chosen when left out",
         research_api::CitationStyle::names()
     )
 }
