@@ -1767,7 +1767,12 @@ issue?: string,
 /**
  * Its pages (`12-19`).
  */
-pages?: string, };
+pages?: string, 
+/**
+ * What it is, as a CSL item type (`article-journal`, `book`, `chapter`,
+ * `paper-conference`, `thesis`, `report`…), when a record says so (a reference manager's).
+ */
+kind?: string, };
 
 export type Name = { 
 /**
@@ -1946,6 +1951,37 @@ failed: Array<[string, string]>,
  * Files dropped because they are gone.
  */
 removed: number, };
+
+export type ImportReport = { 
+/**
+ * References in the export.
+ */
+references: number, 
+/**
+ * Attached files found and added to the library with their reference's record.
+ */
+files: number, 
+/**
+ * Of those, the files whose record is new; the others' records were updated (the same
+ * export imported again).
+ */
+new: number, 
+/**
+ * Attached files that could not be added: (reference key, path, why).
+ */
+missing: Array<[string, string, string]>, 
+/**
+ * Keys of the references with no file attached: their text cannot be searched.
+ */
+without_files: Array<string>, 
+/**
+ * The folders the files are in, added to the library and indexed.
+ */
+folders: Array<string>, 
+/**
+ * What indexing those folders did, summed.
+ */
+indexed: IndexReport, };
 
 export type RunConfig = { 
 /**

@@ -109,6 +109,7 @@ pub fn typescript() -> String {
         crate::LibraryMeaning::decl(&cfg),
         crate::EmbedProgress::decl(&cfg),
         research_library::IndexReport::decl(&cfg),
+        research_library::ImportReport::decl(&cfg),
         research_pipeline::RunConfig::decl(&cfg),
         research_pipeline::Background::decl(&cfg),
         research_pipeline::Mode::decl(&cfg),

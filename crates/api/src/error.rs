@@ -198,7 +198,7 @@ impl From<research_library::LibraryError> for ApiError {
     fn from(e: research_library::LibraryError) -> Self {
         use research_library::LibraryError as L;
         let code = match &e {
-            L::NotAFolder(_) => ErrorCode::InvalidInput,
+            L::NotAFolder(_) | L::Import { .. } => ErrorCode::InvalidInput,
             L::NotInLibrary(_) => ErrorCode::NotFound,
             _ => ErrorCode::Storage,
         };

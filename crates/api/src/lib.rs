@@ -79,7 +79,7 @@ pub use research_graph::{
 use research_graph::{
     Checkpointer, Clock, CompiledGraph, Resume, RunOptions, RunOutcome, SystemClock,
 };
-pub use research_library::{IndexReport, Library, LibraryFolder};
+pub use research_library::{ImportReport, IndexReport, Library, LibraryFolder};
 pub use research_llm::ConnectSettings;
 pub use research_llm::{Budget, Flow, LlmClient, ModelRouting, UsageTotals};
 pub use research_pipeline::eval::judge::{judge as judge_report, Verdicts};

@@ -8,13 +8,17 @@
 //! crate owns the record ([`Citation`]) and the rules that read it from those places, so a
 //! search provider, the page reader, the library and the exporter agree on one shape and on
 //! one mapping to CSL-JSON, the shared language of citation processors and reference managers.
+//! It also reads a reference manager's export back ([`references`]): its records, and the files
+//! attached to them, for the library.
 #![deny(missing_docs)]
 
 mod date;
+mod import;
 mod meta;
 mod name;
 
 pub use date::issued;
+pub use import::{attached, bibtex, csl_json, references, ImportError, Reference};
 pub use name::Name;
 
 use serde::{Deserialize, Serialize};
@@ -56,6 +60,11 @@ pub struct Citation {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub pages: Option<String>,
+    /// What it is, as a CSL item type (`article-journal`, `book`, `chapter`,
+    /// `paper-conference`, `thesis`, `report`…), when a record says so (a reference manager's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub kind: Option<String>,
 }
 
 impl Citation {
@@ -83,6 +92,7 @@ impl Citation {
         fill(&mut self.volume, other.volume);
         fill(&mut self.issue, other.issue);
         fill(&mut self.pages, other.pages);
+        fill(&mut self.kind, other.kind);
         self
     }
 
@@ -96,7 +106,8 @@ impl Citation {
     }
 
     /// The record as CSL-JSON fields (`author`, `issued`, `container-title`, `publisher`, `DOI`,
-    /// `volume`, `issue`, `page`), to add to an item that has its `id`, `type` and `title`.
+    /// `volume`, `issue`, `page`, and `type` when the record says what the source is), to add to
+    /// an item that has its `id`, `title` and a `type` from how it was found.
     pub fn csl_fields(&self) -> Map<String, Value> {
         let mut out = Map::new();
         if !self.authors.is_empty() {
@@ -117,6 +128,7 @@ impl Citation {
         text("volume", &self.volume);
         text("issue", &self.issue);
         text("page", &self.pages);
+        text("type", &self.kind);
         out
     }
 
@@ -147,6 +159,7 @@ impl Citation {
             volume: text("volume"),
             issue: text("issue"),
             pages: text("page"),
+            kind: text("type"),
         }
     }
 }
@@ -212,6 +225,7 @@ mod tests {
             volume: Some("12".into()),
             issue: Some("3".into()),
             pages: Some("10-19".into()),
+            kind: Some("article-journal".into()),
         };
         let fields = Value::Object(c.csl_fields());
         assert_eq!(

@@ -114,6 +114,8 @@ pub(crate) fn read<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> C
         volume: get(Field::Volume),
         issue: get(Field::Issue),
         pages,
+        // A page's tags do not say what it is in CSL's terms; the kind of source found does.
+        kind: None,
     }
 }
 

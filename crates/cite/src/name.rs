@@ -142,11 +142,27 @@ impl Name {
         parts.iter().filter_map(|p| Name::parse(p)).collect()
     }
 
-    /// The name as a CSL-JSON name object.
+    /// The name as a CSL-JSON name object; a family name's leading particles ("van", "von
+    /// der") are its `non-dropping-particle`, so a style keeps them where it should ("von
+    /// Frisch, K.") rather than moving them after the given name.
     pub fn csl(&self) -> Value {
         match self {
-            Name::Person { family, given } if given.is_empty() => json!({ "family": family }),
-            Name::Person { family, given } => json!({ "family": family, "given": given }),
+            Name::Person { family, given } => {
+                let words: Vec<&str> = family.split(' ').collect();
+                let particles = words
+                    .iter()
+                    .take(words.len().saturating_sub(1))
+                    .take_while(|w| PARTICLES.contains(w))
+                    .count();
+                let mut out = json!({ "family": words[particles..].join(" ") });
+                if particles > 0 {
+                    out["non-dropping-particle"] = words[..particles].join(" ").into();
+                }
+                if !given.is_empty() {
+                    out["given"] = given.as_str().into();
+                }
+                out
+            }
             Name::Literal { literal } => json!({ "literal": literal }),
         }
     }

@@ -484,3 +484,166 @@ fn a_report_exports_to_latex_that_compiles_with_its_bibliography() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("name it .tex"));
     assert!(!clash.exists());
 }
+
+/// Issue 55, item 4 (its import half): a reference manager's BibTeX export "with files", as
+/// Zotero writes it, goes into the library; a run finds the attached files by their text and
+/// the report cites them by the export's authors and year (APA), not by file name; the export
+/// imported again after an edit in the reference manager updates the records, adding nothing.
+#[test]
+fn a_zotero_export_with_files_is_searched_and_cited_by_its_records() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db.sqlite");
+    let zotero = dir.path().join("Exported Items");
+    let corpus = fixtures().join("corpus");
+    for (n, file) in [(3, "waggle-dance.md"), (4, "pollination.txt")] {
+        let to = zotero.join(format!("files/{n}"));
+        std::fs::create_dir_all(&to).unwrap();
+        std::fs::copy(corpus.join(file), to.join(file)).unwrap();
+    }
+    let bib = zotero.join("Exported Items.bib");
+    let export = |year: u32| {
+        format!(
+            "\n@book{{von_frisch_dance_{year},\n\ttitle = {{The {{Dance}} Language and Orientation of Bees}},\n\tpublisher = {{Harvard University Press}},\n\tauthor = {{von Frisch, Karl}},\n\tyear = {{{year}}},\n\tfile = {{Full Text:files/3/waggle-dance.md:text/markdown}},\n}}\n\n@article{{free_pollination_1970,\n\ttitle = {{The flower constancy of bumblebees}},\n\tvolume = {{39}},\n\tdoi = {{10.2307/2978}},\n\tjournal = {{Journal of Animal Ecology}},\n\tauthor = {{Free, J. B.}},\n\tyear = {{1970}},\n\tpages = {{395--402}},\n\tfile = {{Full Text:files/4/pollination.txt:text/plain}},\n}}\n"
+        )
+    };
+    std::fs::write(&bib, export(1967)).unwrap();
+    let out = research(
+        &[
+            "library",
+            "import",
+            bib.to_str().unwrap(),
+            "--keywords-only",
+            "--json",
+        ],
+        &db,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (
+            report["references"].as_u64(),
+            report["files"].as_u64(),
+            report["new"].as_u64()
+        ),
+        (Some(2), Some(2), Some(2)),
+        "{report}"
+    );
+
+    let spec = format!("scripted:{}", fixtures().join("script.json").display());
+    let out = research(
+        &[
+            "run",
+            "How do honeybees communicate?",
+            "--llm",
+            &spec,
+            "--search",
+            "local",
+            "--no-input",
+            "--json",
+        ],
+        &db,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let result: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let sources = result["sources"].as_array().unwrap();
+    let dance = sources
+        .iter()
+        .find(|s| s["url"].as_str().unwrap().ends_with("waggle-dance.md"))
+        .unwrap_or_else(|| panic!("the run read the attached file: {result}"));
+    assert_eq!(
+        dance["title"], "The Dance Language and Orientation of Bees",
+        "{dance}"
+    );
+    assert_eq!(
+        dance["citation"]["authors"][0]["family"], "von Frisch",
+        "{dance}"
+    );
+    assert_eq!(dance["citation"]["issued"], "1967", "{dance}");
+
+    let session = result["session_id"].as_str().unwrap().to_string();
+    let md = dir.path().join("apa.md");
+    let out = research(
+        &[
+            "export",
+            &session,
+            "--format",
+            "md",
+            "--out",
+            md.to_str().unwrap(),
+            "--style",
+            "apa",
+        ],
+        &db,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&md).unwrap();
+    assert!(text.contains("(von Frisch, 1967)"), "{text}");
+    assert!(
+        text.contains("von Frisch, K. (1967). *The Dance Language and Orientation of Bees*"),
+        "{text}"
+    );
+    // Cited by its record, not by the file: neither its name nor its own heading.
+    assert!(
+        !text.contains("waggle-dance.md") && !text.contains("*The waggle dance*"),
+        "{text}"
+    );
+    assert!(
+        text.contains("Free, J. B. (1970). The flower constancy of bumblebees. *Journal of Animal Ecology*, *39*, 395–402. <https://doi.org/10.2307/2978>"),
+        "{text}"
+    );
+
+    // Edited in the reference manager and exported again: updated, not doubled.
+    std::fs::write(&bib, export(1965)).unwrap();
+    let out = research(
+        &[
+            "library",
+            "import",
+            bib.to_str().unwrap(),
+            "--keywords-only",
+        ],
+        &db,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains(
+            "2 references: 2 attached files in the library with their records (0 new, 2 updated)"
+        ),
+        "{said}"
+    );
+    let out = research(&["library", "list", "--json"], &db);
+    let folders: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(folders.as_array().unwrap().len(), 1, "{folders}");
+    assert_eq!(folders[0]["files"], 2, "{folders}");
+    let out = research(&["library", "search", "waggle dance", "--json"], &db);
+    let hits: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(hits[0]["citation"]["issued"], "1965", "{hits}");
+
+    // Not an export: refused, saying why.
+    let notes = dir.path().join("notes.bib");
+    std::fs::write(&notes, "@article{x, title = {unclosed").unwrap();
+    let out = research(&["library", "import", notes.to_str().unwrap()], &db);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("could not be added as a reference manager's export")
+            && err.contains("BibTeX"),
+        "{err}"
+    );
+}

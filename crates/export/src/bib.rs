@@ -273,8 +273,9 @@ pub fn csl_items(report: &Report) -> Vec<serde_json::Value> {
             }
             if let Some(c) = &s.citation {
                 fields.extend(c.csl_fields());
-                // A paper with a journal is a journal article whoever found it.
-                if c.container.is_some() && matches!(kind(s), Kind::Article) {
+                // The record's own type stands (a reference manager's book or chapter); else a
+                // paper with a journal is a journal article whoever found it.
+                if c.kind.is_none() && c.container.is_some() && matches!(kind(s), Kind::Article) {
                     set(fields, "type", "article-journal");
                 }
             }
@@ -453,6 +454,7 @@ mod tests {
             pages: Some("12\u{2013}19".into()),
             doi: Some("10.1000/a_b".into()),
             publisher: None,
+            kind: None,
         });
         let bib = bibtex(&r);
         assert!(

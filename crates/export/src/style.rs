@@ -160,8 +160,13 @@ fn in_style(report: &Report, style: CitationStyle) -> Result<Report, ExportError
             // no stated language is left as it is, as citeproc-js leaves it).
             item["language"] = "und".into();
             // A local file is found by its address: without one a style lists its title
-            // alone, and the reader cannot tell which file it was.
-            if item.get("URL").is_none() {
+            // alone, and the reader cannot tell which file it was. One a reference manager
+            // describes (a book's publisher, a paper's journal or DOI) is found by that.
+            let described = source
+                .citation
+                .as_ref()
+                .is_some_and(|c| c.container.is_some() || c.publisher.is_some() || c.doi.is_some());
+            if item.get("URL").is_none() && !described {
                 item["URL"] = source.url.clone().into();
             }
             item
@@ -216,7 +221,7 @@ fn in_style(report: &Report, style: CitationStyle) -> Result<Report, ExportError
     let citations: Vec<String> = rendered
         .citations
         .iter()
-        .map(|c| markdown_of(&c.citation))
+        .map(|c| mend(markdown_of(&c.citation)))
         .collect();
     let bibliography: Vec<String> = rendered
         .bibliography
@@ -233,7 +238,7 @@ fn in_style(report: &Report, style: CitationStyle) -> Result<Report, ExportError
                             format!("{} ", s.trim())
                         })
                         .unwrap_or_default();
-                    format!("{first}{}", markdown_of(&item.content).trim())
+                    mend(format!("{first}{}", markdown_of(&item.content).trim()))
                 })
                 .collect()
         })
@@ -243,6 +248,12 @@ fn in_style(report: &Report, style: CitationStyle) -> Result<Report, ExportError
         sources: Vec::new(),
         ..report.clone()
     })
+}
+
+/// A date's group closed after its year alone keeps the delimiter hayagriva 0.10 writes before
+/// the month and day it did not have: APA's "(1970,)" and "(2021年,)" are "(1970)".
+fn mend(text: String) -> String {
+    text.replace(",)", ")")
 }
 
 /// The report's lines, with where its citation markers and its sources list are.
@@ -560,7 +571,9 @@ mod tests {
             .unwrap()
             .markdown;
         assert!(md.contains("8の字ダンスで伝える(山田, 2021年)。"), "{md}");
-        assert!(md.contains("## 出典\n\n山田太郎. (2021年"), "{md}");
+        // A year alone closes its parentheses (hayagriva left "(2021年,)").
+        assert!(md.contains("## 出典\n\n山田太郎. (2021年). "), "{md}");
+        assert!(!md.contains(",)"), "{md}");
         // Japan's own standard numbers in order of citation and quotes the title.
         let md = styled(&report, CitationStyle::named("sist02").unwrap())
             .unwrap()

@@ -34,6 +34,7 @@ fn report() -> Report {
         pages: Some("101-119".into()),
         doi: Some("10.1000/xyz_123".into()),
         publisher: Some("Harvard University Press".into()),
+        kind: Some("article-journal".into()),
     };
     let mut every_latin = String::new();
     for (i, c) in (0xA1u32..=0x17E).filter_map(char::from_u32).enumerate() {

@@ -8,9 +8,28 @@
 //! happens there. A shared server keeps each machine's folders apart, so one machine's re-index
 //! never drops files another machine has and it cannot see.
 
+use research_cite::Citation;
 use research_store::StoreError;
+use serde::{Deserialize, Serialize};
 
 use crate::LibraryFolder;
+
+/// What a reference manager says of a library file: who wrote it, when and where it appeared,
+/// so it is cited as the paper it is rather than by its file name. Kept by the file's path, apart
+/// from what was read of the file, so re-indexing it keeps its record.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileReference {
+    /// Its key in the reference manager's export (BibTeX's citation key, CSL-JSON's `id`).
+    pub key: String,
+    /// Its title there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// Its record.
+    #[serde(default)]
+    pub citation: Citation,
+    /// The export it was read from (a path on this machine).
+    pub export: String,
+}
 
 /// What the index knows of a file, to tell whether it changed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -133,6 +152,17 @@ pub trait LibraryIndex: Send + Sync {
     ) -> Result<(), StoreError>;
     /// The kind of a file indexed without error (`None`: not a readable file of the library).
     fn readable(&self, path: &str) -> Result<Option<String>, StoreError>;
+
+    /// Keeps what a reference manager says of the file at `path` (indexed or not yet), in
+    /// place of what it said before; whether it said something before.
+    fn put_reference(
+        &self,
+        path: &str,
+        reference: &FileReference,
+        at_ms: i64,
+    ) -> Result<bool, StoreError>;
+    /// What a reference manager said of the file at `path`.
+    fn reference(&self, path: &str) -> Result<Option<FileReference>, StoreError>;
 
     /// Passages matching `words` by their stems, best first, at most `depth`: passages with
     /// every word when `all`, else with any. A word is letters and digits only

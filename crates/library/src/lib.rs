@@ -34,6 +34,7 @@ pub mod conformance;
 mod files;
 mod fusion;
 mod index;
+mod references;
 mod sqlite;
 mod text;
 mod vectors;
@@ -42,7 +43,10 @@ use files::{
     content_type_of, document, file_url, list_files, read_regular, special_kind, too_large, Listing,
 };
 pub use fusion::{fuse_by_rank, RRF_K};
-pub use index::{Counts, FoundPassage, KnownFile, LibraryIndex, ReadFile, VectorTally};
+pub use index::{
+    Counts, FileReference, FoundPassage, KnownFile, LibraryIndex, ReadFile, VectorTally,
+};
+pub use references::ImportReport;
 pub use research_embed::Embedder;
 pub use research_nearest::{Neighbour, APPROXIMATE_FROM};
 pub use sqlite::SqliteIndex;
@@ -77,6 +81,14 @@ pub enum LibraryError {
     /// The vectors could not be searched.
     #[error(transparent)]
     Nearest(#[from] research_nearest::NearestError),
+    /// A reference manager's export could not be read.
+    #[error("{path} could not be added as a reference manager's export: {why}")]
+    Import {
+        /// The export.
+        path: PathBuf,
+        /// Why.
+        why: String,
+    },
     /// The approximate vector index is being built or brought in step on its own thread; this
     /// search ranks by keywords.
     #[error(
@@ -167,7 +179,7 @@ impl std::fmt::Debug for Library {
     }
 }
 
-fn now_ms() -> i64 {
+pub(crate) fn now_ms() -> i64 {
     std::time::SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_millis() as i64)
@@ -481,6 +493,12 @@ impl Library {
             if hits.iter().any(|h| h.url == url) {
                 continue;
             }
+            // A reference manager's record names the paper; the file's own title else.
+            let reference = self.index.reference(&path)?;
+            let (title, citation) = match reference {
+                Some(r) => (r.title.or(title), r.citation),
+                None => (title, Default::default()),
+            };
             let title = title.unwrap_or_else(|| {
                 Path::new(&path)
                     .file_name()
@@ -500,10 +518,10 @@ impl Library {
                 title,
                 url,
                 snippet,
-                published: None,
+                published: citation.issued.clone(),
                 kind: HitKind::Local,
                 provider: "local".into(),
-                citation: Default::default(),
+                citation,
             });
         }
         Ok(Ranked { hits, ranking })
@@ -688,7 +706,12 @@ impl Library {
         if indexed.is_none() {
             return Err(refused("it is not a file of the library"));
         }
-        document(&path, url, content_type_of(&path), &self.extractor)
+        let mut doc = document(&path, url, content_type_of(&path), &self.extractor)?;
+        if let Ok(Some(reference)) = self.index.reference(&key) {
+            doc.title = reference.title.or(doc.title);
+            doc.citation = reference.citation.or(std::mem::take(&mut doc.citation));
+        }
+        Ok(doc)
     }
 }
 

@@ -7,7 +7,7 @@ use std::sync::{Mutex, MutexGuard};
 use research_store::StoreError;
 use rusqlite::{params, Connection, OptionalExtension, ToSql, TransactionBehavior};
 
-use crate::index::{Counts, FoundPassage, KnownFile, LibraryIndex, ReadFile};
+use crate::index::{Counts, FileReference, FoundPassage, KnownFile, LibraryIndex, ReadFile};
 use crate::text::segment_cjk;
 use crate::LibraryFolder;
 
@@ -27,6 +27,7 @@ impl SqliteIndex {
     pub fn open(db: &Path) -> Result<Self, StoreError> {
         let conn = research_store::open_connection(db)?;
         create_vectors_table(&conn)?;
+        create_references_table(&conn)?;
         Ok(Self {
             conn: Mutex::new(conn),
         })
@@ -35,6 +36,17 @@ impl SqliteIndex {
     fn conn(&self) -> MutexGuard<'_, Connection> {
         self.conn.lock().unwrap_or_else(|p| p.into_inner())
     }
+}
+
+/// Creates the table of what reference managers say of files when the database has none.
+fn create_references_table(conn: &Connection) -> rusqlite::Result<()> {
+    conn.execute_batch(
+        "CREATE TABLE IF NOT EXISTS library_references (
+             path          TEXT    PRIMARY KEY,
+             reference     TEXT    NOT NULL, -- FileReference as JSON
+             updated_at_ms INTEGER NOT NULL
+         );",
+    )
 }
 
 /// Creates the vectors' table when the database has none (kept here, beside the only code
@@ -256,6 +268,46 @@ impl LibraryIndex for SqliteIndex {
                 |r| r.get(0),
             )
             .optional()?)
+    }
+
+    fn put_reference(
+        &self,
+        path: &str,
+        reference: &FileReference,
+        at_ms: i64,
+    ) -> Result<bool, StoreError> {
+        let json = serde_json::to_string(reference).expect("a reference serializes");
+        let mut conn = self.conn();
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let before: bool = tx
+            .query_row(
+                "SELECT 1 FROM library_references WHERE path = ?1",
+                [path],
+                |_| Ok(()),
+            )
+            .optional()?
+            .is_some();
+        tx.execute(
+            "INSERT INTO library_references (path, reference, updated_at_ms) VALUES (?1, ?2, ?3)
+             ON CONFLICT (path) DO UPDATE SET reference = excluded.reference,
+                                              updated_at_ms = excluded.updated_at_ms",
+            params![path, json, at_ms],
+        )?;
+        tx.commit()?;
+        Ok(before)
+    }
+
+    fn reference(&self, path: &str) -> Result<Option<FileReference>, StoreError> {
+        let json: Option<String> = self
+            .conn()
+            .query_row(
+                "SELECT reference FROM library_references WHERE path = ?1",
+                [path],
+                |r| r.get(0),
+            )
+            .optional()?;
+        // A record that no longer reads (written by a later version) is as none.
+        Ok(json.and_then(|j| serde_json::from_str(&j).ok()))
     }
 
     fn keyword(&self, words: &[String], all: bool, depth: usize) -> Result<Vec<i64>, StoreError> {

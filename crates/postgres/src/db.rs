@@ -231,6 +231,17 @@ CREATE INDEX library_vectors_model ON library_vectors (model, passage);
     // Who wrote each source and where it appeared (a citation style's authors and year), as
     // JSON: a record that grows a field needs no migration.
     "ALTER TABLE sources ADD COLUMN citation TEXT;",
+    // What a reference manager says of a library file (its authors, year, DOI), by path on
+    // its machine, kept apart from what was read of the file.
+    "
+CREATE TABLE library_references (
+    machine       TEXT   NOT NULL,
+    path          TEXT   NOT NULL,
+    reference     TEXT   NOT NULL,
+    updated_at_ms BIGINT NOT NULL,
+    PRIMARY KEY (machine, path)
+);
+",
 ];
 
 /// Every table the first migration made, with the version table: what moves when an earlier

@@ -11,7 +11,8 @@
 use std::sync::Arc;
 
 use research_library::{
-    segment_cjk, Counts, FoundPassage, KnownFile, LibraryFolder, LibraryIndex, ReadFile,
+    segment_cjk, Counts, FileReference, FoundPassage, KnownFile, LibraryFolder, LibraryIndex,
+    ReadFile,
 };
 use research_store::StoreError;
 
@@ -384,6 +385,43 @@ impl LibraryIndex for PgLibrary {
                 )
                 .await?;
             Ok(row.map(|r| r.get(0)))
+        })
+    }
+
+    fn put_reference(
+        &self,
+        path: &str,
+        reference: &FileReference,
+        at_ms: i64,
+    ) -> Result<bool, StoreError> {
+        let machine = &self.machine;
+        let json = serde_json::to_string(reference).expect("a reference serializes");
+        self.bridge.run(|c| async move {
+            // `xmax = 0` is a row inserted, not updated, by this statement.
+            let row = c
+                .query_one(
+                    "INSERT INTO library_references (machine, path, reference, updated_at_ms)
+                     VALUES ($1, $2, $3, $4)
+                     ON CONFLICT (machine, path) DO UPDATE
+                         SET reference = excluded.reference, updated_at_ms = excluded.updated_at_ms
+                     RETURNING (xmax <> 0)",
+                    &[machine, &path, &json, &at_ms],
+                )
+                .await?;
+            Ok(row.get(0))
+        })
+    }
+
+    fn reference(&self, path: &str) -> Result<Option<FileReference>, StoreError> {
+        let machine = &self.machine;
+        self.bridge.run(|c| async move {
+            let row = c
+                .query_opt(
+                    "SELECT reference FROM library_references WHERE machine = $1 AND path = $2",
+                    &[machine, &path],
+                )
+                .await?;
+            Ok(row.and_then(|r| serde_json::from_str(&r.get::<_, String>(0)).ok()))
         })
     }
 

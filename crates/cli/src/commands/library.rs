@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use research_api::{ApiError, IndexReport};
+use research_api::{ApiError, ImportReport, IndexReport};
 
 use super::DbArg;
 
@@ -27,6 +27,20 @@ enum LibraryAction {
         /// embed`
         #[arg(long)]
         keywords_only: bool,
+    },
+    /// Add a reference manager's export: BibTeX or CSL-JSON whose `file` fields name the
+    /// attached PDFs (Zotero: File › Export Collection…, BibTeX, "Export Files" ticked). The
+    /// files are indexed by their text and cited with the export's authors, year and DOI;
+    /// importing an updated export again updates them, never adds them twice
+    Import {
+        /// The export (.bib or .json)
+        export: PathBuf,
+        /// Index by keywords only (see `add`)
+        #[arg(long)]
+        keywords_only: bool,
+        /// Print what was imported as JSON
+        #[arg(long)]
+        json: bool,
     },
     /// Remove a folder and what was indexed from it
     Remove {
@@ -85,6 +99,38 @@ fn summary(r: &IndexReport) {
     }
 }
 
+/// What an import did, in words: what was added or updated, and what could not be.
+fn imported(r: &ImportReport) {
+    eprintln!(
+        "{} references: {} attached files in the library with their records ({} new, {} updated)",
+        r.references,
+        r.files,
+        r.new,
+        r.files - r.new
+    );
+    for (key, path, why) in r.missing.iter().take(20) {
+        eprintln!("not added: {path} ({key}): {why}");
+    }
+    if r.missing.len() > 20 {
+        eprintln!(
+            "… and {} more attached files not added",
+            r.missing.len() - 20
+        );
+    }
+    if !r.without_files.is_empty() {
+        eprintln!(
+            "{} references have no file attached, so their text cannot be searched: {}",
+            r.without_files.len(),
+            r.without_files
+                .iter()
+                .take(10)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+}
+
 /// Indexes the library by meaning when it is due ([`research_api::LibraryMeaning::due`]; always
 /// when `asked`, which says why not), with progress and the time left. Each batch is kept as it
 /// is done, so Ctrl-C (or a closed terminal) loses at most one batch.
@@ -131,6 +177,22 @@ pub fn library(args: LibraryArgs) -> anyhow::Result<ExitCode> {
     match args.action {
         LibraryAction::Add { dir, keywords_only } => {
             summary(&library.add(&dir, &progress).map_err(ApiError::from)?);
+            if !keywords_only {
+                by_meaning(&studio, false)?;
+            }
+        }
+        LibraryAction::Import {
+            export,
+            keywords_only,
+            json,
+        } => {
+            let report = library.import(&export, &progress).map_err(ApiError::from)?;
+            summary(&report.indexed);
+            if json {
+                println!("{}", serde_json::to_string(&report)?);
+            } else {
+                imported(&report);
+            }
             if !keywords_only {
                 by_meaning(&studio, false)?;
             }
