@@ -608,6 +608,41 @@ async fn library_follow_up_rename_and_delete() {
     app.wait_text("#library-folders", 20, |t| !t.contains("notes"))
         .await;
 
+    // Issue 55: a reference manager's export, as Zotero writes it with its files, imported
+    // through the file picker: the attached file's folder is listed, the status says what came in.
+    let zotero = dir.path().join("Exported Items");
+    std::fs::create_dir_all(zotero.join("files/7")).unwrap();
+    std::fs::write(
+        zotero.join("files/7/hornets.md"),
+        "# Hornets\n\nHornets chew bark into a paper pulp and build nests of it in hollow trees.\n",
+    )
+    .unwrap();
+    let bib = zotero.join("Exported Items.bib");
+    std::fs::write(
+        &bib,
+        "@article{smith_hornets_2019,\n\ttitle = {Hornet nests},\n\tauthor = {Smith, Ann},\n\tyear = {2019},\n\tfile = {Full Text:files/7/hornets.md:text/markdown},\n}\n",
+    )
+    .unwrap();
+    app.click("#library-import").await;
+    app.choose(
+        "Import a reference manager's export",
+        &bib.canonicalize().unwrap(),
+    )
+    .await;
+    let status = app
+        .wait_text("#library-status", 60, |t| t.starts_with("Done"))
+        .await;
+    // Indexing by meaning may follow on its own and say so last.
+    assert!(
+        status.contains(
+            "1 reference: 1 attached file in the library with their records (1 new, 0 updated)"
+        ) || status.contains("indexed by meaning"),
+        "{status}"
+    );
+    app.wait_text("#library-folders", 20, |t| t.contains("Exported Items"))
+        .await;
+    app.shot("02a-reference-manager-import").await;
+
     // A research, then a follow-up in the same session.
     app.click("#new-research").await;
     app.fill("#question", QUESTION).await;

@@ -146,6 +146,7 @@ pub fn invoke_handler<R: Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + 
         settings::test_connection,
         library::library_folders,
         library::library_add,
+        library::library_import,
         library::library_remove,
         library::library_reindex,
         settings::choose_model_file,

@@ -1,9 +1,10 @@
-//! The library: its folders, adding and removing one with the native picker, indexing by
-//! keywords and by meaning (stoppable), each a thin wrapper over `research-api`.
+//! The library: its folders, adding and removing one with the native picker, importing a
+//! reference manager's export, indexing by keywords and by meaning (stoppable), each a thin
+//! wrapper over `research-api`.
 
 use std::sync::atomic::Ordering;
 
-use research_api::{ApiError, IndexReport, LibraryFolder};
+use research_api::{ApiError, ImportReport, IndexReport, LibraryFolder};
 use tauri::ipc::Channel;
 use tauri::{AppHandle, Runtime, State};
 
@@ -31,6 +32,36 @@ pub async fn library_add<R: Runtime>(
         .studio
         .blocking(move |s| {
             Ok(s.library()?.add(&folder, &|r| {
+                let _ = on_progress.send(r.clone());
+            })?)
+        })
+        .await?;
+    Ok(Some(report))
+}
+
+/// Asks for a reference manager's export (BibTeX or CSL-JSON with attached files) with the
+/// native picker and adds it to the library, reporting the indexing's progress.
+#[tauri::command]
+pub async fn library_import<R: Runtime>(
+    app: AppHandle<R>,
+    state: State<'_, AppState>,
+    on_progress: Channel<IndexReport>,
+) -> Res<Option<ImportReport>> {
+    const EXPORTS: &[&str] = &["bib", "json"];
+    let Some(export) = dialogs::pick(
+        app,
+        "Import a reference manager's export",
+        false,
+        Some(("BibTeX or CSL-JSON", EXPORTS)),
+    )
+    .await?
+    else {
+        return Ok(None);
+    };
+    let report = state
+        .studio
+        .blocking(move |s| {
+            Ok(s.library()?.import(&export, &|r| {
                 let _ = on_progress.send(r.clone());
             })?)
         })

@@ -1,7 +1,7 @@
 // Typed wrappers over the app's commands. Every type comes from the Rust side (types.ts).
 import { Channel, invoke } from "@tauri-apps/api/core";
 import type { ScheduleView,
-  Answer, ApiError, AppInfo, BackupStatus, CitationStyleChoice, ModelMeasurement, Restored, Salvage, ExportFormat, Fix, Imported, CheckpointInfo, DraftFinding, ConnectionTest, DialogAnswer, DownloadedModel, DownloadProgress, ErrorCode, Event, GraphOutline, IndexReport,
+  Answer, ApiError, AppInfo, BackupStatus, CitationStyleChoice, ModelMeasurement, Restored, Salvage, ExportFormat, Fix, Imported, CheckpointInfo, DraftFinding, ConnectionTest, DialogAnswer, DownloadedModel, DownloadProgress, ErrorCode, Event, GraphOutline, ImportReport, IndexReport,
   ForkedRun, ForkPoint, ForkRequest, KeyStatus, LibraryFolder, Mode, PendingQuestion, PipelineInfo, Preferences, ProviderStatus, ResearchOutcome, ResearchRequest,
   CheckRequest, ChosenDocument, DocumentCheck, EmbedProgress, LibraryMeaning, CompareOutcome, CompareRequest, FormChoices, Recheck, RecommendedModel, RoleInfo, SentenceModelOffer, RunCalls, RunConfig, RunEstimate, SessionDetail, SessionRecord, Settings, StartedRun, Turn, TurnKind, UsageTotals,
 } from "./types";
@@ -111,6 +111,7 @@ export const api = {
   testConnection: (target: string) => invoke<ConnectionTest>("test_connection", { target }),
   libraryFolders: () => invoke<LibraryFolder[]>("library_folders"),
   libraryAdd: (onProgress: Channel<IndexReport>) => invoke<IndexReport | null>("library_add", { onProgress }),
+  libraryImport: (onProgress: Channel<IndexReport>) => invoke<ImportReport | null>("library_import", { onProgress }),
   libraryRemove: (path: string) => invoke<boolean>("library_remove", { path }),
   libraryReindex: (onProgress: Channel<IndexReport>) => invoke<IndexReport>("library_reindex", { onProgress }),
   libraryMeaning: () => invoke<LibraryMeaning>("library_meaning"),

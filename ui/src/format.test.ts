@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { answerForm, answerFromText, configOf, modeOf, questionCount, resumeNote, statusBadge } from "./format";
+import { answerForm, answerFromText, configOf, importText, modeOf, questionCount, resumeNote, statusBadge } from "./format";
 import type { PendingQuestion, SessionDetail } from "./types";
 
 type Q = PendingQuestion["question"];
@@ -7,6 +7,14 @@ const plan: Q = { type: "plan_review", plan: { questions: ["Q1", "Q2"], aspects:
 const review: Q = { type: "report_review", report: "# R", draft: "Draft [1]" };
 
 describe("words", () => {
+  it("says what an import added, updated and could not add", () => {
+    const indexed = { total: 2, scanned: 2, indexed: 2, unchanged: 0, failed: [], removed: 0 };
+    expect(importText({ references: 3, files: 2, new: 1, missing: [["gone", "files/9/gone.pdf", "not found"]], without_files: ["bare"], folders: ["/z"], indexed }))
+      .toBe("3 references: 2 attached files in the library with their records (1 new, 1 updated). 1 attached file not added (files/9/gone.pdf of gone: not found). 1 reference without a file, so not searchable by text.");
+    expect(importText({ references: 1, files: 1, new: 1, missing: [], without_files: [], folders: ["/z"], indexed }))
+      .toBe("1 reference: 1 attached file in the library with their records (1 new, 0 updated).");
+  });
+
   it("badges a session running in this window as running now", () => {
     expect(statusBadge("interrupted", false)).toBe("paused");
     expect(statusBadge("interrupted", true)).toBe("running now");

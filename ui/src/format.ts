@@ -1,5 +1,5 @@
 // Pure words and readings the views and actions share (tested without a DOM).
-import type { Answer, IndexReport, Mode, PendingQuestion, Restored, RunConfig, Salvage, RunEstimate, SessionDetail, SessionStatus, TextAnswer } from "./types";
+import type { Answer, ImportReport, IndexReport, Mode, PendingQuestion, Restored, RunConfig, Salvage, RunEstimate, SessionDetail, SessionStatus, TextAnswer } from "./types";
 
 /** The sidebar's words for each session status (the statuses are the api's `SessionStatus`). */
 export const STATUS_WORDS: Record<SessionStatus, string> = {
@@ -56,6 +56,18 @@ export function progressText(r: IndexReport): string {
   const failed = r.failed.length ? `, ${r.failed.length} could not be read` : "";
   const of = r.total ? ` of ${r.total}` : "";
   return `${r.scanned}${of} files looked at: ${r.indexed} indexed, ${r.unchanged} unchanged${failed}.`;
+}
+
+/** What importing a reference manager's export did, in words: what is in the library now and what could not be added. */
+export function importText(r: ImportReport): string {
+  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
+  const parts = [`${plural(r.references, "reference")}: ${plural(r.files, "attached file")} in the library with their records (${r.new} new, ${r.files - r.new} updated).`];
+  if (r.missing.length) {
+    const [key, path, why] = r.missing[0];
+    parts.push(`${plural(r.missing.length, "attached file")} not added (${path} of ${key}: ${why}${r.missing.length > 1 ? "; …" : ""}).`);
+  }
+  if (r.without_files.length) parts.push(`${plural(r.without_files.length, "reference")} without a file, so not searchable by text.`);
+  return parts.join(" ");
 }
 
 /**

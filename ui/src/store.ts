@@ -254,7 +254,7 @@ export interface AppState {
   exporting: ExportFormat | null;
   /** The citation styles reports can be exported in, the one in use marked (the api's list). */
   citationStyles: CitationStyleChoice[] | null;
-  library: { folders: LibraryFolder[] | null; progress: Progress; busy: "add" | "reindex" | "embed" | "model" | null; meaning: LibraryMeaning | null; offer: SentenceModelOffer | null };
+  library: { folders: LibraryFolder[] | null; progress: Progress; busy: "add" | "import" | "reindex" | "embed" | "model" | null; meaning: LibraryMeaning | null; offer: SentenceModelOffer | null };
   keys: KeyStatus[] | null;
   /** The backups beside the database, as Settings shows them. */
   backups: BackupStatus | null;

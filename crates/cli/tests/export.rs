@@ -604,6 +604,95 @@ fn a_zotero_export_with_files_is_searched_and_cited_by_its_records() {
         "{text}"
     );
 
+    // Issue 55, item 5: the sources as CSL-JSON, read by Pandoc (its CSL-JSON reader and
+    // citeproc, an independent CSL processor): every record's fields survive its round trip,
+    // and its citeproc cites the sources by the records' authors and years.
+    let csl = dir.path().join("sources.json");
+    let out = research(
+        &[
+            "export",
+            &session,
+            "--format",
+            "csl-json",
+            "--out",
+            csl.to_str().unwrap(),
+        ],
+        &db,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let ours: Value = serde_json::from_str(&std::fs::read_to_string(&csl).unwrap()).unwrap();
+    let back = Command::new("pandoc")
+        .args(["-f", "csljson", "-t", "csljson"])
+        .arg(&csl)
+        .output()
+        .expect("pandoc is installed by scripts/install-deps.sh");
+    assert!(
+        back.status.success(),
+        "{}",
+        String::from_utf8_lossy(&back.stderr)
+    );
+    let back: Value = serde_json::from_slice(&back.stdout).unwrap();
+    let by_id = |items: &Value, id: &str| {
+        items
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|i| i["id"] == id)
+            .cloned()
+            .unwrap_or_else(|| panic!("{id} in {items}"))
+    };
+    for item in ours.as_array().unwrap() {
+        let id = item["id"].as_str().unwrap();
+        let read = by_id(&back, id);
+        for field in [
+            "type",
+            "title",
+            "author",
+            "issued",
+            "container-title",
+            "publisher",
+            "DOI",
+            "volume",
+            "page",
+            "URL",
+        ] {
+            assert_eq!(
+                item.get(field),
+                read.get(field),
+                "{field} of {id}: {item} vs {read}"
+            );
+        }
+    }
+    let keys: Vec<String> = ours
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| format!("@{}", i["id"].as_str().unwrap()))
+        .collect();
+    let mut cite = Command::new("pandoc")
+        .args(["--citeproc", "-t", "plain", "--wrap=none", "--bibliography"])
+        .arg(&csl)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(
+        cite.stdin.as_mut().unwrap(),
+        format!("Bees dance [{}].\n", keys.join("; ")).as_bytes(),
+    )
+    .unwrap();
+    let cited = cite.wait_with_output().unwrap();
+    let cited = String::from_utf8_lossy(&cited.stdout);
+    assert!(
+        cited.contains("von Frisch 1967") && cited.contains("Free 1970"),
+        "{cited}"
+    );
+    assert!(cited.contains("Journal of Animal Ecology 39"), "{cited}");
+
     // Edited in the reference manager and exported again: updated, not doubled.
     std::fs::write(&bib, export(1965)).unwrap();
     let out = research(

@@ -1,9 +1,9 @@
 // The library's folders and their indexing.
 import { Channel } from "@tauri-apps/api/core";
 import { api, humanError } from "../api";
-import { progressText } from "../format";
+import { importText, progressText } from "../format";
 import type { AppState, Progress } from "../store";
-import type { DownloadProgress, EmbedProgress, IndexReport } from "../types";
+import type { DownloadProgress, EmbedProgress, ImportReport, IndexReport } from "../types";
 import { downloadPercent, downloadText } from "../download";
 import type { Base } from "./base";
 
@@ -118,17 +118,24 @@ export function libraryActions({ store, fail, show }: Base) {
         fail(e);
       }
     },
-    async indexLibrary(which: "add" | "reindex") {
+    async indexLibrary(which: "add" | "reindex" | "import") {
       const wasEmbedding = embedding !== null;
       await stopEmbedding();
-      await withProgress<IndexReport, IndexReport | null>(
-        which,
-        // Adding opens the folder picker first: nothing is indexed until a folder is chosen.
-        which === "add" ? "" : "Indexing…",
-        (r) => ({ status: `Indexing… ${progressText(r)}`, percent: r.total ? (100 * r.scanned) / r.total : null, shown: r.total ? undefined : 3 }),
-        (channel) => (which === "add" ? api.libraryAdd(channel) : api.libraryReindex(channel)),
-        (report) => ({ percent: report ? 100 : 0, status: report ? `Done. ${progressText(report)}` : "" }),
-      );
+      const step = (r: IndexReport): Partial<Progress> => ({ status: `Indexing… ${progressText(r)}`, percent: r.total ? (100 * r.scanned) / r.total : null, shown: r.total ? undefined : 3 });
+      if (which === "import") {
+        // The file picker first: nothing is read until an export is chosen.
+        await withProgress<IndexReport, ImportReport | null>("import", "", step, (channel) => api.libraryImport(channel),
+          (report) => ({ percent: report ? 100 : 0, status: report ? `Done. ${importText(report)}` : "" }));
+      } else {
+        await withProgress<IndexReport, IndexReport | null>(
+          which,
+          // Adding opens the folder picker first: nothing is indexed until a folder is chosen.
+          which === "add" ? "" : "Indexing…",
+          step,
+          (channel) => (which === "add" ? api.libraryAdd(channel) : api.libraryReindex(channel)),
+          (report) => ({ percent: report ? 100 : 0, status: report ? `Done. ${progressText(report)}` : "" }),
+        );
+      }
       // By meaning too, in the background, where the model is installed (or on again, when
       // adding stopped it).
       if (store.get().library.meaning?.due || wasEmbedding) await indexByMeaningIfDue();

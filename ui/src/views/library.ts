@@ -10,6 +10,7 @@ export function mountLibrary(root: HTMLElement, { store, actions }: Ctx) {
   const $ = inside(root);
   const add = $<HTMLButtonElement>("library-add");
   const reindex = $<HTMLButtonElement>("library-reindex");
+  const importer = $<HTMLButtonElement>("library-import");
   const embed = $<HTMLButtonElement>("library-embed");
   const stop = $<HTMLButtonElement>("library-embed-stop");
   const model = $<HTMLButtonElement>("library-model");
@@ -20,6 +21,7 @@ export function mountLibrary(root: HTMLElement, { store, actions }: Ctx) {
   stop.addEventListener("click", () => void actions.stopEmbedding());
   add.addEventListener("click", () => void actions.indexLibrary("add"));
   reindex.addEventListener("click", () => void actions.indexLibrary("reindex"));
+  importer.addEventListener("click", () => void actions.indexLibrary("import"));
 
   store.watch((s) => s.library.folders, (folders) => {
     if (!folders) return;
@@ -34,6 +36,7 @@ export function mountLibrary(root: HTMLElement, { store, actions }: Ctx) {
   store.watch((s) => s.library.busy, (busy) => {
     setBusy(add, busy === "add");
     setBusy(reindex, busy === "reindex");
+    setBusy(importer, busy === "import");
   });
   // One place decides the button: busy while it runs, off when there is nothing it can do.
   store.watch((s) => [s.library.busy, s.library.offer] as const, ([busy, offer]) => {
