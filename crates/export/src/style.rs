@@ -161,11 +161,11 @@ fn in_style(report: &Report, style: CitationStyle) -> Result<Report, ExportError
             item["language"] = "und".into();
             // A local file is found by its address: without one a style lists its title
             // alone, and the reader cannot tell which file it was. One a reference manager
-            // describes (a book's publisher, a paper's journal or DOI) is found by that.
+            // describes (it says what the work is) or with a DOI is found by that.
             let described = source
                 .citation
                 .as_ref()
-                .is_some_and(|c| c.container.is_some() || c.publisher.is_some() || c.doi.is_some());
+                .is_some_and(|c| c.kind.is_some() || c.doi.is_some());
             if item.get("URL").is_none() && !described {
                 item["URL"] = source.url.clone().into();
             }
