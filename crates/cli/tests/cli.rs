@@ -239,7 +239,7 @@ fn an_unknown_choice_is_refused_with_the_valid_ones() {
     );
     refused(
         &["export", "x", "--format", "odt", "--out", "x.odt"],
-        &["[possible values: md, pdf, docx, bib, ris, csl-json]"],
+        &["[possible values: md, pdf, docx, tex, bib, ris, csl-json]"],
     );
 }
 
