@@ -32,6 +32,9 @@ pub(crate) struct Stores {
     pub library: Arc<dyn LibraryIndex>,
     /// Where they are, as a person is told.
     pub shown: String,
+    /// The upgraded copy a damaged file of an earlier schema is read through, kept while
+    /// the stores are open.
+    pub copy: Option<Arc<tempfile::TempDir>>,
 }
 
 /// The shared server's address, when one is chosen: `DATABASE_URL`, else the `database`
@@ -78,6 +81,7 @@ pub(crate) fn open(db: &Path) -> Result<Stores, ApiError> {
         library: Arc::new(sessions.library(&crate::research::this_machine())),
         sessions: Arc::new(sessions),
         shown: format!("PostgreSQL, {}", address.shown),
+        copy: None,
     })
 }
 
@@ -89,19 +93,50 @@ pub(crate) fn open_local(db: &Path) -> Result<Stores, ApiError> {
         sessions: Arc::new(SqliteSessions::open(db)?),
         library: Arc::new(SqliteIndex::open(db)?),
         shown: format!("SQLite, {}", db.display()),
+        copy: None,
     })
 }
 
 /// This machine's file opened to read what can still be read (a damaged one's sessions):
-/// read-only stores, an empty library, nothing written to it.
+/// read-only stores, an empty library, nothing written to it. A file an earlier build wrote
+/// is read through a copy brought up to today's schema (its tables lack columns today's
+/// queries name); when the copy cannot be upgraded, the file is read as it is.
 pub(crate) fn open_read_only(db: &Path) -> Result<Stores, ApiError> {
+    let earlier =
+        research_store::version_of(db).is_some_and(|v| v < research_store::schema_version());
+    let copy = earlier
+        .then(|| {
+            let folder = tempfile::tempdir().ok()?;
+            match research_store::upgraded_copy(db, folder.path()) {
+                Ok(path) => Some((path, Arc::new(folder))),
+                Err(e) => {
+                    tracing::warn!(error = %e, "the damaged file is read as it is");
+                    None
+                }
+            }
+        })
+        .flatten();
+    let (read, shown) = match &copy {
+        Some((path, _)) => (
+            path.clone(),
+            format!(
+                "SQLite, {} (read only, through a copy upgraded from an earlier build's schema)",
+                db.display()
+            ),
+        ),
+        None => (
+            db.to_path_buf(),
+            format!("SQLite, {} (read only)", db.display()),
+        ),
+    };
     Ok(Stores {
-        checkpointer: Arc::new(SqliteCheckpointer::read_only(db)?),
-        threads: Arc::new(SqliteThreads::read_only(db)?),
-        sessions: Arc::new(SqliteSessions::read_only(db)?),
+        checkpointer: Arc::new(SqliteCheckpointer::read_only(&read)?),
+        threads: Arc::new(SqliteThreads::read_only(&read)?),
+        sessions: Arc::new(SqliteSessions::read_only(&read)?),
         // The library is not part of what is saved; an index of nothing stands in.
         library: Arc::new(SqliteIndex::open(Path::new(":memory:"))?),
-        shown: format!("SQLite, {} (read only)", db.display()),
+        shown,
+        copy: copy.map(|(_, folder)| folder),
     })
 }
 

@@ -275,6 +275,9 @@ pub struct Studio {
     searches: Arc<in_flight::SearchesInFlight>,
     /// The restore asked for at the last start, applied when this one opened the database.
     restored: Option<backups::Restored>,
+    /// The upgraded copy a damaged file of an earlier schema is read through (read-only
+    /// Studios), removed when the Studio goes.
+    _salvage_copy: Option<Arc<tempfile::TempDir>>,
 }
 
 const DEMO: &str = "demo";
@@ -372,6 +375,7 @@ impl Studio {
             library: stores.library,
             vectors: Arc::new(vectors),
             storage: stores.shown,
+            _salvage_copy: stores.copy,
             clock: Arc::new(SystemClock),
             path,
             registry: Registry::builtin(),

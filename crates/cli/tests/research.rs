@@ -1228,6 +1228,70 @@ fn a_damaged_databases_sessions_are_saved_and_imported_elsewhere() {
     );
 }
 
+/// Issue 56: a damaged file an earlier build wrote (its schema one migration behind: no
+/// `sources.citation`) has its sessions saved too — read through a copy brought up to today's
+/// schema, the file itself untouched.
+#[test]
+fn a_damaged_file_of_an_earlier_schema_has_its_sessions_saved() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db.sqlite");
+    library(&db);
+    let done = first_run(&db, &script_arg());
+    let session = done["session_id"].as_str().unwrap().to_string();
+    {
+        // As the build before the citation column left it.
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        let version: i64 = conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .unwrap();
+        conn.execute_batch(&format!(
+            "ALTER TABLE sources DROP COLUMN citation; PRAGMA user_version = {};",
+            version - 1
+        ))
+        .unwrap();
+    }
+    damage_table(&db, "library_passages_content");
+    let bytes = std::fs::read(&db).unwrap();
+    let out = dir.path().join("saved");
+    let salvage = ok(&research(
+        &[
+            "sessions",
+            "salvage",
+            "--out",
+            out.to_str().unwrap(),
+            "--json",
+        ],
+        &db,
+    ));
+    assert_eq!(std::fs::read(&db).unwrap(), bytes, "the file is only read");
+    assert_eq!(salvage["lost"], json!([]), "{salvage:#}");
+    let saved = salvage["saved"].as_array().unwrap();
+    assert_eq!(saved.len(), 1, "{salvage:#}");
+    let elsewhere = dir.path().join("elsewhere.sqlite");
+    let imported = ok(&research(
+        &[
+            "sessions",
+            "import",
+            saved[0]["file"].as_str().unwrap(),
+            "--json",
+        ],
+        &elsewhere,
+    ));
+    assert_eq!(imported["session_id"], session.as_str());
+    let shown = ok(&research(
+        &["sessions", "show", &session, "--json"],
+        &elsewhere,
+    ));
+    assert!(
+        !shown["reports"].as_array().unwrap().is_empty(),
+        "{shown:#}"
+    );
+    assert!(
+        !shown["sources"].as_array().unwrap().is_empty(),
+        "{shown:#}"
+    );
+}
+
 /// Seed 004, row 004-23: a case set run live keeps each case's result and scores it (the
 /// structural checks and what the case expects, written by reading the corpus); the same
 /// results score the same again from the snapshots without a run; a folder with results is

@@ -208,6 +208,41 @@ pub fn open_read_only(path: &Path) -> Result<rusqlite::Connection, StoreError> {
     Ok(conn)
 }
 
+/// The schema version the file at `path` says it has (`PRAGMA user_version`), read without
+/// writing; `None` when even that cannot be read.
+pub fn version_of(path: &Path) -> Option<usize> {
+    let conn = open_read_only(path).ok()?;
+    let found: i64 = conn
+        .pragma_query_value(None, "user_version", |r| r.get(0))
+        .ok()?;
+    Some(found.max(0) as usize)
+}
+
+/// A copy of the database at `path` (with its `-wal`) made in `folder` and brought up to
+/// today's schema there, without the soundness check: what a damaged file an earlier build
+/// wrote is read through, its tables lacking columns today's queries name. The file itself is
+/// never written. The copy's path.
+pub fn upgraded_copy(path: &Path, folder: &Path) -> Result<std::path::PathBuf, StoreError> {
+    let fail = |message: String| StoreError::Open {
+        path: path.to_path_buf(),
+        message,
+    };
+    let copy = folder.join("salvage.sqlite");
+    std::fs::copy(path, &copy).map_err(|e| fail(format!("cannot copy it: {e}")))?;
+    let wal = std::path::PathBuf::from(format!("{}-wal", path.display()));
+    if wal.is_file() {
+        std::fs::copy(&wal, format!("{}-wal", copy.display()))
+            .map_err(|e| fail(format!("cannot copy its -wal: {e}")))?;
+    }
+    let mut conn = rusqlite::Connection::open(&copy).map_err(|e| fail(e.to_string()))?;
+    migrations().to_latest(&mut conn).map_err(|e| {
+        fail(format!(
+            "its copy could not be brought to today's schema: {e}"
+        ))
+    })?;
+    Ok(copy)
+}
+
 /// Opens (creating it and its folder when missing) the database at `path` and brings its
 /// schema up to date, with full durability.
 pub fn open_connection(path: &Path) -> Result<rusqlite::Connection, StoreError> {
