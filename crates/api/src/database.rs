@@ -32,7 +32,7 @@ pub(crate) struct Stores {
     pub library: Arc<dyn LibraryIndex>,
     /// Where they are, as a person is told.
     pub shown: String,
-    /// The upgraded copy a damaged file of an earlier schema is read through, kept while
+    /// The copy a damaged file is read through (an earlier schema, another's log), kept while
     /// the stores are open.
     pub copy: Option<Arc<tempfile::TempDir>>,
 }
@@ -100,11 +100,14 @@ pub(crate) fn open_local(db: &Path) -> Result<Stores, ApiError> {
 /// This machine's file opened to read what can still be read (a damaged one's sessions):
 /// read-only stores, an empty library, nothing written to it. A file an earlier build wrote
 /// is read through a copy brought up to today's schema (its tables lack columns today's
-/// queries name); when the copy cannot be upgraded, the file is read as it is.
+/// queries name), as is one with another database's log beside it (left out of the copy);
+/// when the copy cannot be made, the file is read as it is.
 pub(crate) fn open_read_only(db: &Path) -> Result<Stores, ApiError> {
+    // Another database's log would be read as this file's: the copy leaves it out.
+    let foreign_log = research_store::safety::foreign_log(db).is_some();
     let earlier =
         research_store::version_of(db).is_some_and(|v| v < research_store::schema_version());
-    let copy = earlier
+    let copy = (earlier || foreign_log)
         .then(|| {
             let folder = tempfile::tempdir().ok()?;
             match research_store::upgraded_copy(db, folder.path()) {
@@ -119,10 +122,7 @@ pub(crate) fn open_read_only(db: &Path) -> Result<Stores, ApiError> {
     let (read, shown) = match &copy {
         Some((path, _)) => (
             path.clone(),
-            format!(
-                "SQLite, {} (read only, through a copy upgraded from an earlier build's schema)",
-                db.display()
-            ),
+            format!("SQLite, {} (read only, through a copy of it)", db.display()),
         ),
         None => (
             db.to_path_buf(),

@@ -1292,6 +1292,48 @@ fn a_damaged_file_of_an_earlier_schema_has_its_sessions_saved() {
     );
 }
 
+/// Issue 56: another database's write-ahead log beside this one's file (a file copied over one
+/// not shut down cleanly) is refused before it is read as this file's, the file and the log
+/// untouched, and the file's own sessions are saved without it.
+#[test]
+fn another_databases_log_beside_the_file_is_refused_and_its_sessions_saved() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db.sqlite");
+    library(&db);
+    let done = first_run(&db, &script_arg());
+    let session = done["session_id"].as_str().unwrap().to_string();
+    let other = dir.path().join("other.sqlite");
+    ok(&research(&["sessions", "list", "--json"], &other));
+    let log = {
+        let conn = rusqlite::Connection::open(&other).unwrap();
+        conn.pragma_update(None, "wal_autocheckpoint", 0).unwrap();
+        conn.execute_batch("CREATE TABLE scratch (x); INSERT INTO scratch VALUES (1);")
+            .unwrap();
+        std::fs::read(format!("{}-wal", other.display())).unwrap()
+    };
+    let wal = format!("{}-wal", db.display());
+    std::fs::write(&wal, &log).unwrap();
+    let bytes = std::fs::read(&db).unwrap();
+
+    let refused = research(&["sessions", "list"], &db);
+    assert!(!refused.status.success());
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(stderr.contains("is another database's"), "{stderr}");
+    assert_eq!(std::fs::read(&db).unwrap(), bytes, "the file is not written");
+    assert_eq!(std::fs::read(&wal).unwrap(), log, "nor the log");
+
+    let out = dir.path().join("saved");
+    let salvage = ok(&research(
+        &["sessions", "salvage", "--out", out.to_str().unwrap(), "--json"],
+        &db,
+    ));
+    assert_eq!(salvage["lost"], json!([]), "{salvage:#}");
+    let saved = salvage["saved"].as_array().unwrap();
+    assert_eq!(saved.len(), 1, "{salvage:#}");
+    assert_eq!(saved[0]["id"], session.as_str());
+    assert_eq!(std::fs::read(&db).unwrap(), bytes, "the file is only read");
+}
+
 /// Seed 004, row 004-23: a case set run live keeps each case's result and scores it (the
 /// structural checks and what the case expects, written by reading the corpus); the same
 /// results score the same again from the snapshots without a run; a folder with results is

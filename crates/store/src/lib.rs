@@ -218,10 +218,11 @@ pub fn version_of(path: &Path) -> Option<usize> {
     Some(found.max(0) as usize)
 }
 
-/// A copy of the database at `path` (with its `-wal`) made in `folder` and brought up to
-/// today's schema there, without the soundness check: what a damaged file an earlier build
-/// wrote is read through, its tables lacking columns today's queries name. The file itself is
-/// never written. The copy's path.
+/// A copy of the database at `path` (with its `-wal`, unless that is another database's) made
+/// in `folder` and brought up to today's schema there, without the soundness check: what a
+/// damaged file is read through when it was written by an earlier build (its tables lack
+/// columns today's queries name) or has another's log beside it. The file itself is never
+/// written. The copy's path.
 pub fn upgraded_copy(path: &Path, folder: &Path) -> Result<std::path::PathBuf, StoreError> {
     let fail = |message: String| StoreError::Open {
         path: path.to_path_buf(),
@@ -230,7 +231,7 @@ pub fn upgraded_copy(path: &Path, folder: &Path) -> Result<std::path::PathBuf, S
     let copy = folder.join("salvage.sqlite");
     std::fs::copy(path, &copy).map_err(|e| fail(format!("cannot copy it: {e}")))?;
     let wal = std::path::PathBuf::from(format!("{}-wal", path.display()));
-    if wal.is_file() {
+    if wal.is_file() && safety::foreign_log(path).is_none() {
         std::fs::copy(&wal, format!("{}-wal", copy.display()))
             .map_err(|e| fail(format!("cannot copy its -wal: {e}")))?;
     }
@@ -296,6 +297,7 @@ pub fn open_connection_with(
         rusqlite_migration::Error::RusqliteError { err, .. } => fail(err.to_string()),
         other => StoreError::Migration(other.to_string()),
     })?;
+    safety::mark_identity(&mut conn).map_err(|e| fail(e.to_string()))?;
     Ok(conn)
 }
 

@@ -17,6 +17,10 @@ const PROBLEMS_SHOWN: usize = 5;
 /// database at `path`, read-only: empty when it is sound. A file that is not a database at all
 /// is one problem.
 pub fn check(path: &Path, full: bool) -> Result<Vec<String>, StoreError> {
+    // Before SQLite reads it: a log from another database would be read as this one's.
+    if let Some(foreign) = foreign_log(path) {
+        return Ok(vec![foreign]);
+    }
     let conn = Connection::open_with_flags(
         path,
         OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
@@ -57,7 +61,10 @@ pub(crate) fn sound_before_use(conn: &Connection, path: &Path) -> Result<(), Sto
     {
         return Ok(());
     }
-    let found = problems(conn, false);
+    let found = match foreign_log(path) {
+        Some(foreign) => vec![foreign],
+        None => problems(conn, false),
+    };
     if !found.is_empty() {
         return Err(StoreError::Damaged {
             path: path.to_path_buf(),
@@ -69,6 +76,104 @@ pub(crate) fn sound_before_use(conn: &Connection, path: &Path) -> Result<(), Sto
         .unwrap_or_else(|p| p.into_inner())
         .insert(key);
     Ok(())
+}
+
+/// Why the write-ahead log beside the database at `path` (`<path>-wal`) is another
+/// database's, when it plainly is: SQLite would read its pages as this file's (a `-wal` left
+/// from an unclean shutdown, then a database copied over the file, mixes the two), and nothing
+/// in SQLite's format ties a log to its file. A log of another page size is another's; so is
+/// one whose last committed copy of the first page names another file identity
+/// ([`mark_identity`]). Only the frames of the log's current generation (their salts match its
+/// header) count. A log that does not hold the first page cannot be told apart this way
+/// (nothing in SQLite's format can tell it), and is read.
+pub fn foreign_log(path: &Path) -> Option<String> {
+    use std::io::Read;
+    let wal = PathBuf::from(format!("{}-wal", path.display()));
+    let mut header = [0u8; 100];
+    std::fs::File::open(path)
+        .ok()?
+        .read_exact(&mut header)
+        .ok()?;
+    let log = std::fs::read(&wal).ok()?;
+    if log.len() < 32 {
+        return None;
+    }
+    let be = |b: &[u8]| u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+    if !matches!(be(&log[0..4]), 0x377f_0682 | 0x377f_0683) {
+        return None;
+    }
+    let file_page = match u16::from_be_bytes([header[16], header[17]]) {
+        1 => 65_536,
+        n => n as usize,
+    };
+    let log_page = be(&log[8..12]) as usize;
+    let another = |why: String| {
+        Some(format!(
+            "its write-ahead log {} is another database's ({why}); moving that file aside lets this one open",
+            wal.display()
+        ))
+    };
+    if log_page != file_page {
+        return another(format!("pages of {log_page} bytes, not {file_page}"));
+    }
+    let identity = be(&header[68..72]);
+    if identity == 0 {
+        return None;
+    }
+    // The first page as the log's last committed transaction left it (an identity is set once
+    // and never changed, so only the latest copy speaks for the log).
+    let salts = &log[16..24];
+    let (mut pending, mut committed) = (None, None);
+    let mut at = 32;
+    while at + 24 + log_page <= log.len() {
+        let frame = &log[at..at + 24];
+        if &frame[8..16] != salts {
+            break;
+        }
+        if be(&frame[0..4]) == 1 {
+            pending = Some(be(&log[at + 24 + 68..at + 24 + 72]));
+        }
+        if be(&frame[4..8]) != 0 {
+            committed = pending.or(committed);
+        }
+        at += 24 + log_page;
+    }
+    match committed {
+        Some(theirs) if theirs != identity => another(format!(
+            "its copy of the first page is file {theirs:08x}'s, not {identity:08x}'s"
+        )),
+        _ => None,
+    }
+}
+
+/// Gives the database a file identity when it has none: a random number in its header's
+/// application id, which a write-ahead log's copy of the first page carries, so a log from
+/// another file is told apart ([`foreign_log`]). Never changed once set.
+pub(crate) fn mark_identity(conn: &mut Connection) -> rusqlite::Result<()> {
+    use sha2::Digest;
+    let id: i64 = conn.pragma_query_value(None, "application_id", |r| r.get(0))?;
+    if id != 0 {
+        return Ok(());
+    }
+    // One writer at a time: two connections opening a new file give it one identity.
+    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+    let id: i64 = tx.pragma_query_value(None, "application_id", |r| r.get(0))?;
+    if id != 0 {
+        return Ok(());
+    }
+    let seed = format!(
+        "{:?} {} {:?}",
+        std::time::SystemTime::now(),
+        std::process::id(),
+        std::thread::current().id()
+    );
+    let digest = sha2::Sha256::digest(seed.as_bytes());
+    let mut id = i32::from_be_bytes([digest[0], digest[1], digest[2], digest[3]]);
+    if id == 0 {
+        id = 1;
+    }
+    tx.pragma_update(None, "application_id", id)?;
+    tx.commit()
 }
 
 /// The schema version a database file is at (SQLite's `user_version`, which the migrations

@@ -128,3 +128,94 @@ fn a_backup_taken_while_another_connection_writes_is_whole_and_restores() {
     ));
     assert_eq!(hash(&db), before);
 }
+
+/// A write-ahead log with `extra` committed on `db` and kept: the log as an unclean shutdown
+/// leaves it (copied aside while the connection is open, put back after it closed).
+fn log_left_by(db: &std::path::Path, extra: &str) -> Vec<u8> {
+    let conn = rusqlite::Connection::open(db).unwrap();
+    conn.pragma_update(None, "wal_autocheckpoint", 0).unwrap();
+    conn.execute_batch(extra).unwrap();
+    let log = std::fs::read(format!("{}-wal", db.display())).unwrap();
+    drop(conn);
+    log
+}
+
+/// Issue 56: a `-wal` from another database beside the file (a database copied over one that
+/// was not shut down cleanly) is refused before SQLite reads its pages as this file's — told by
+/// its page size, or by the file identity its copy of the first page carries; the log an
+/// unclean shutdown of this file leaves is read as before.
+#[test]
+fn a_write_ahead_log_of_another_database_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    // The store gives every file it opens an identity (checked once per file per process, so
+    // the files here are made as it makes them, and opened by it only once their log is there).
+    let fresh = dir.path().join("fresh.sqlite3");
+    drop(open_connection(&fresh).unwrap());
+    let id = |db: &std::path::Path| -> i64 {
+        rusqlite::Connection::open(db)
+            .unwrap()
+            .query_row("PRAGMA application_id", [], |r| r.get(0))
+            .unwrap()
+    };
+    assert_ne!(id(&fresh), 0, "a file the store made has its identity");
+    let made = |name: &str, identity: i32| {
+        let db = dir.path().join(name);
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        conn.pragma_update(None, "journal_mode", "WAL").unwrap();
+        conn.pragma_update(None, "application_id", identity)
+            .unwrap();
+        conn.execute_batch("CREATE TABLE notes (x)").unwrap();
+        db
+    };
+    let ours = made("ours.sqlite3", 0x1111);
+    let theirs = made("theirs.sqlite3", 0x2222);
+
+    // Their log (a new table: its first page is in it) beside our file.
+    let log = log_left_by(
+        &theirs,
+        "CREATE TABLE theirs_only (x); INSERT INTO theirs_only VALUES (1);",
+    );
+    let wal = format!("{}-wal", ours.display());
+    std::fs::write(&wal, &log).unwrap();
+    let before = hash(&ours);
+    let found = safety::check(&ours, false).unwrap();
+    assert!(
+        found.len() == 1 && found[0].contains("is another database's"),
+        "{found:?}"
+    );
+    let err = open_connection(&ours).expect_err("refused");
+    assert!(matches!(err, StoreError::Damaged { .. }), "{err}");
+    assert_eq!(hash(&ours), before, "not a byte changed");
+    assert_eq!(
+        std::fs::read(&wal).unwrap(),
+        log,
+        "the log is left as it was"
+    );
+
+    // A log of another page size: the same.
+    let other_pages = dir.path().join("big-pages.sqlite3");
+    {
+        let conn = rusqlite::Connection::open(&other_pages).unwrap();
+        conn.pragma_update(None, "page_size", 8192).unwrap();
+        conn.pragma_update(None, "journal_mode", "WAL").unwrap();
+        conn.execute_batch("CREATE TABLE t (x)").unwrap();
+    }
+    let log = log_left_by(&other_pages, "INSERT INTO t VALUES (1);");
+    std::fs::write(format!("{}-wal", fresh.display()), &log).unwrap();
+    let found = safety::check(&fresh, false).unwrap();
+    assert!(
+        found[0].contains("pages of 8192 bytes, not 4096"),
+        "{found:?}"
+    );
+
+    // Our own log, left by a shutdown that never came: read, its rows there.
+    let mine = made("mine.sqlite3", 0x3333);
+    let log = log_left_by(&mine, "CREATE TABLE mine (x); INSERT INTO mine VALUES (7);");
+    std::fs::write(format!("{}-wal", mine.display()), &log).unwrap();
+    assert_eq!(safety::check(&mine, false).unwrap(), Vec::<String>::new());
+    let conn = open_connection(&mine).unwrap();
+    let seven: i64 = conn
+        .query_row("SELECT x FROM mine", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(seven, 7);
+}
