@@ -57,7 +57,8 @@ enum Command {
     Settings(settings::SettingsArgs),
     /// List every model and search provider and whether it is ready to use
     Providers(settings::ProvidersArgs),
-    /// Export a finished report: Markdown, PDF, or its sources as BibTeX or RIS
+    /// Export a finished report: Markdown, PDF, Word or LaTeX in a citation style, or its sources
+    /// as BibTeX, RIS or CSL-JSON
     Export(export::ExportArgs),
     /// Run the structural checks on a `research run --json` result
     Eval(research::EvalArgs),

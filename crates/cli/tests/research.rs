@@ -1319,12 +1319,22 @@ fn another_databases_log_beside_the_file_is_refused_and_its_sessions_saved() {
     assert!(!refused.status.success());
     let stderr = String::from_utf8_lossy(&refused.stderr);
     assert!(stderr.contains("is another database's"), "{stderr}");
-    assert_eq!(std::fs::read(&db).unwrap(), bytes, "the file is not written");
+    assert_eq!(
+        std::fs::read(&db).unwrap(),
+        bytes,
+        "the file is not written"
+    );
     assert_eq!(std::fs::read(&wal).unwrap(), log, "nor the log");
 
     let out = dir.path().join("saved");
     let salvage = ok(&research(
-        &["sessions", "salvage", "--out", out.to_str().unwrap(), "--json"],
+        &[
+            "sessions",
+            "salvage",
+            "--out",
+            out.to_str().unwrap(),
+            "--json",
+        ],
         &db,
     ));
     assert_eq!(salvage["lost"], json!([]), "{salvage:#}");
