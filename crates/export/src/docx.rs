@@ -318,7 +318,7 @@ fn styles() -> String {
 /// The report as a `.docx` file's bytes.
 pub fn docx(report: &Report) -> Result<Vec<u8>, ExportError> {
     let arena = Arena::new();
-    let root = parse_document(&arena, &report.markdown, &crate::typst_markup::dialect());
+    let root = parse_document(&arena, &report.markdown, &crate::ast::dialect());
     let mut body = Body {
         out: String::with_capacity(report.markdown.len() * 3),
         links: Vec::new(),

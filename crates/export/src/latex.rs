@@ -15,6 +15,7 @@ use std::collections::BTreeSet;
 use comrak::nodes::{AstNode, ListType, NodeValue};
 use comrak::{parse_document, Arena};
 
+use crate::ast::{dialect, inline_runs, text_of, Inline};
 use crate::bib::{entries, Dialect};
 use crate::{date, CitationStyle, Paper, Report};
 
@@ -33,7 +34,7 @@ pub struct Latex {
 pub fn latex(report: &Report, style: CitationStyle, paper: Paper, bib: &str) -> Latex {
     let ids: BTreeSet<u32> = report.sources.iter().map(|s| s.id).collect();
     let arena = Arena::new();
-    let root = parse_document(&arena, &report.markdown, &crate::typst_markup::dialect());
+    let root = parse_document(&arena, &report.markdown, &dialect());
     let mut w = Writer {
         out: String::with_capacity(report.markdown.len() * 2),
         sources: &ids,
@@ -244,19 +245,6 @@ struct Writer<'a> {
     list_depth: usize,
 }
 
-fn text_of<'a>(node: &'a AstNode<'a>) -> String {
-    let mut out = String::new();
-    for d in node.descendants() {
-        match &d.data.borrow().value {
-            NodeValue::Text(t) => out.push_str(t),
-            NodeValue::Code(c) => out.push_str(&c.literal),
-            NodeValue::SoftBreak | NodeValue::LineBreak => out.push(' '),
-            _ => {}
-        }
-    }
-    out
-}
-
 impl Writer<'_> {
     fn block<'a>(&mut self, node: &'a AstNode<'a>, bibliography: &str) {
         let value = node.data.borrow().value.clone();
@@ -400,18 +388,12 @@ impl Writer<'_> {
     }
 
     fn inlines<'a>(&mut self, node: &'a AstNode<'a>) {
-        // comrak splits "[1]" into several text nodes: join runs of text before looking.
-        let mut pending = String::new();
-        for child in node.children() {
-            let value = child.data.borrow().value.clone();
-            if let NodeValue::Text(t) = &value {
-                pending.push_str(t);
-                continue;
+        for piece in inline_runs(node) {
+            match piece {
+                Inline::Text(text) => self.text(&text),
+                Inline::Node(child, value) => self.inline(child, value),
             }
-            self.text(&std::mem::take(&mut pending));
-            self.inline(child, value);
         }
-        self.text(&pending);
     }
 
     /// Text with its `[n]` markers as `\citep`: adjacent markers (`[1][2]`, `[1], [2]`) are

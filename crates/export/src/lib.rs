@@ -6,6 +6,7 @@
 //! the desktop app and the tests export the same way, and nothing here touches the database.
 #![deny(missing_docs)]
 
+mod ast;
 mod bib;
 mod docx;
 mod html;

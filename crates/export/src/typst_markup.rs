@@ -5,7 +5,9 @@
 use std::collections::BTreeSet;
 
 use comrak::nodes::{AstNode, ListType, NodeValue, TableAlignment};
-use comrak::{parse_document, Arena, Options};
+use comrak::{parse_document, Arena};
+
+use crate::ast::{dialect, inline_runs, text_of, Inline};
 
 /// Escapes text for Typst markup.
 pub(crate) fn escape(text: &str) -> String {
@@ -67,17 +69,6 @@ struct Writer<'a> {
     in_sources: bool,
 }
 
-/// The Markdown a report is stored in, as every form that lays it out reads it: GFM tables,
-/// autolinks, strikethrough and footnotes.
-pub(crate) fn dialect() -> Options<'static> {
-    let mut options = Options::default();
-    options.extension.table = true;
-    options.extension.autolink = true;
-    options.extension.strikethrough = true;
-    options.extension.footnotes = true;
-    options
-}
-
 /// Converts `markdown` to Typst markup; `sources` are the citation numbers that exist.
 pub(crate) fn convert(markdown: &str, sources: &BTreeSet<u32>) -> String {
     let arena = Arena::new();
@@ -91,19 +82,6 @@ pub(crate) fn convert(markdown: &str, sources: &BTreeSet<u32>) -> String {
         w.block(child, 0);
     }
     w.out
-}
-
-fn text_of<'a>(node: &'a AstNode<'a>) -> String {
-    let mut out = String::new();
-    for d in node.descendants() {
-        match &d.data.borrow().value {
-            NodeValue::Text(t) => out.push_str(t),
-            NodeValue::Code(c) => out.push_str(&c.literal),
-            NodeValue::SoftBreak | NodeValue::LineBreak => out.push(' '),
-            _ => {}
-        }
-    }
-    out
 }
 
 impl Writer<'_> {
@@ -267,18 +245,12 @@ impl Writer<'_> {
     }
 
     fn inlines<'a>(&mut self, node: &'a AstNode<'a>) {
-        // comrak splits "[1]" into several text nodes: join runs of text before looking.
-        let mut pending = String::new();
-        for child in node.children() {
-            let value = child.data.borrow().value.clone();
-            if let NodeValue::Text(t) = &value {
-                pending.push_str(t);
-                continue;
+        for piece in inline_runs(node) {
+            match piece {
+                Inline::Text(text) => self.text(&text),
+                Inline::Node(child, value) => self.inline(child, value),
             }
-            self.text(&std::mem::take(&mut pending));
-            self.inline(child, value);
         }
-        self.text(&pending);
     }
 
     fn text(&mut self, text: &str) {
