@@ -370,3 +370,60 @@ fn a_shared_database_that_cannot_be_reached_says_how_to_leave_it() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// Issue 56: a command that ends normally takes away its marker that it had the database open
+/// (a killed one cannot, and the next to open the file checks it in full); one killed leaves it.
+#[test]
+fn a_command_that_ends_leaves_no_open_marker_and_a_killed_one_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db.sqlite");
+    let db_arg = db.to_str().unwrap();
+    let out = research(&["sessions", "list", "--db", db_arg]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // The first command made the file; the second opened an existing one.
+    let out = research(&["sessions", "list", "--db", db_arg]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let markers = || -> Vec<String> {
+        std::fs::read_dir(dir.path())
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().to_string())
+            .filter(|n| n.contains(".open-"))
+            .collect()
+    };
+    assert!(markers().is_empty(), "{:?}", markers());
+    // A process killed while it has the file open leaves its marker.
+    let mut mcp = Command::new(BIN)
+        .args(["mcp", "--db", db_arg])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while markers().is_empty() && started.elapsed() < Duration::from_secs(30) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    mcp.kill().unwrap();
+    let _ = mcp.wait();
+    assert_eq!(markers().len(), 1, "{:?}", markers());
+    let out = research(&["sessions", "list", "--db", db_arg]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        markers().is_empty(),
+        "the dead one's marker went: {:?}",
+        markers()
+    );
+}

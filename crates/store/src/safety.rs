@@ -61,9 +61,15 @@ pub(crate) fn sound_before_use(conn: &Connection, path: &Path) -> Result<(), Sto
     {
         return Ok(());
     }
+    // After a process that had the file open ended without closing it (killed, a power cut),
+    // the full check: SQLite's quick one does not compare indexes with their tables.
+    let unclean = opened_after_unclean_end(path);
+    if unclean {
+        tracing::info!(path = %path.display(), "the last process ended without closing the database: checking it in full");
+    }
     let found = match foreign_log(path) {
         Some(foreign) => vec![foreign],
-        None => problems(conn, false),
+        None => problems(conn, unclean),
     };
     if !found.is_empty() {
         return Err(StoreError::Damaged {
@@ -174,6 +180,81 @@ pub(crate) fn mark_identity(conn: &mut Connection) -> rusqlite::Result<()> {
     }
     tx.pragma_update(None, "application_id", id)?;
     tx.commit()
+}
+
+/// The markers this process left beside the files it opened, taken away when it exits.
+static MARKERS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// Whether the last process to have the database at `path` open ended without closing it: a
+/// marker `<file>.open-<pid>` of a process no longer running is beside it (a process that
+/// exits takes its marker away; one killed cannot). Such markers are taken away, and this
+/// process's is put in their place.
+pub(crate) fn opened_after_unclean_end(path: &Path) -> bool {
+    if !path.is_file() {
+        return false;
+    }
+    let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
+        return false;
+    };
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    let prefix = format!("{}.open-", name.to_string_lossy());
+    let me = std::process::id();
+    let mut unclean = false;
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let file = entry.file_name().to_string_lossy().to_string();
+        let Some(pid) = file
+            .strip_prefix(&prefix)
+            .and_then(|p| p.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if pid != me && !running(pid) {
+            unclean = true;
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+    let mine = dir.join(format!("{prefix}{me}"));
+    if std::fs::write(&mine, b"").is_ok() {
+        MARKERS.lock().unwrap_or_else(|p| p.into_inner()).push(mine);
+        take_markers_away_at_exit();
+    }
+    unclean
+}
+
+/// Whether process `pid` is running (a process of another user counts).
+fn running(pid: u32) -> bool {
+    #[cfg(unix)]
+    {
+        // Signal 0 asks only whether it could be sent: no such process is ESRCH.
+        let sent = unsafe { libc::kill(pid as libc::pid_t, 0) };
+        sent == 0 || std::io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = pid;
+        true
+    }
+}
+
+fn take_markers_away_at_exit() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    extern "C" fn take_away() {
+        if let Ok(markers) = MARKERS.lock() {
+            for marker in markers.iter() {
+                let _ = std::fs::remove_file(marker);
+            }
+        }
+    }
+    ONCE.call_once(|| {
+        #[cfg(unix)]
+        unsafe {
+            libc::atexit(take_away);
+        }
+    });
 }
 
 /// The schema version a database file is at (SQLite's `user_version`, which the migrations

@@ -219,3 +219,61 @@ fn a_write_ahead_log_of_another_database_is_refused() {
         .unwrap();
     assert_eq!(seven, 7);
 }
+
+/// A database whose index no longer matches its table: SQLite's quick check passes it, its
+/// full check does not.
+fn index_out_of_step(path: &std::path::Path) {
+    let conn = rusqlite::Connection::open(path).unwrap();
+    conn.pragma_update(None, "journal_mode", "WAL").unwrap();
+    conn.execute_batch(
+        "CREATE TABLE t (x, y); CREATE INDEX i ON t (x);
+         INSERT INTO t VALUES (1, 'a'), (2, 'b'), (3, 'c');
+         PRAGMA writable_schema = ON;
+         UPDATE sqlite_master SET sql = 'CREATE INDEX i ON t (y)' WHERE name = 'i';",
+    )
+    .unwrap();
+}
+
+/// Issue 56: after a process that had the file open ended without closing it (its marker is
+/// there, the process gone), the file is checked in full before use — a damage SQLite's quick
+/// check misses is found — and the stale marker is taken away; while that process still runs,
+/// or after a clean end (no marker), the quick check is the one.
+#[test]
+fn a_file_left_open_by_a_process_that_died_is_checked_in_full() {
+    let dir = tempfile::tempdir().unwrap();
+    let marker = |db: &std::path::Path, pid: u32| {
+        let m = std::path::PathBuf::from(format!("{}.open-{pid}", db.display()));
+        std::fs::write(&m, b"").unwrap();
+        m
+    };
+    let mut gone = std::process::Command::new("true").spawn().unwrap();
+    let dead = gone.id();
+    gone.wait().unwrap();
+
+    let died = dir.path().join("died.sqlite3");
+    index_out_of_step(&died);
+    let stale = marker(&died, dead);
+    let err = open_connection(&died).expect_err("checked in full");
+    assert!(err.to_string().contains("missing from index"), "{err}");
+    assert!(!stale.exists(), "the dead process's marker is taken away");
+
+    let clean = dir.path().join("clean.sqlite3");
+    index_out_of_step(&clean);
+    drop(open_connection(&clean).expect("the quick check passes it"));
+
+    let mut alive = std::process::Command::new("sleep")
+        .arg("30")
+        .spawn()
+        .unwrap();
+    let running = dir.path().join("running.sqlite3");
+    index_out_of_step(&running);
+    let theirs = marker(&running, alive.id());
+    drop(open_connection(&running).expect("another process has it open: the quick check"));
+    assert!(theirs.exists(), "a running process's marker stays");
+    alive.kill().unwrap();
+    let _ = alive.wait();
+    // This process's own marker is beside the files it opened until it exits.
+    assert!(
+        std::path::Path::new(&format!("{}.open-{}", clean.display(), std::process::id())).exists()
+    );
+}
