@@ -58,3 +58,29 @@ pub(crate) fn inline_runs<'a>(node: &'a AstNode<'a>) -> Vec<Inline<'a>> {
     }
     out
 }
+
+/// Where a report's link leads, as a reader of an exported file can follow it.
+pub(crate) enum Target<'u> {
+    /// A web address or mail link: a real link.
+    Web(&'u str),
+    /// A file on the machine that wrote the report (`file://` or an absolute path): shown as its
+    /// path, not a link a reader's machine cannot follow.
+    File(&'u str),
+    /// Anything else (an anchor inside the document): its text alone.
+    Other,
+}
+
+/// Where the link to `url` leads.
+pub(crate) fn target(url: &str) -> Target<'_> {
+    let url = url.trim();
+    if url.starts_with("http://") || url.starts_with("https://") || url.starts_with("mailto:") {
+        Target::Web(url)
+    } else if let Some(path) = url
+        .strip_prefix("file://")
+        .or_else(|| url.starts_with('/').then_some(url))
+    {
+        Target::File(path)
+    } else {
+        Target::Other
+    }
+}

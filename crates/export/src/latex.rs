@@ -15,7 +15,7 @@ use std::collections::BTreeSet;
 use comrak::nodes::{AstNode, ListType, NodeValue};
 use comrak::{parse_document, Arena};
 
-use crate::ast::{dialect, inline_runs, text_of, Inline};
+use crate::ast::{dialect, inline_runs, target, text_of, Inline, Target};
 use crate::bib::{entries, Dialect};
 use crate::{date, CitationStyle, Paper, Report};
 
@@ -35,22 +35,22 @@ pub fn latex(report: &Report, style: CitationStyle, paper: Paper, bib: &str) -> 
     let ids: BTreeSet<u32> = report.sources.iter().map(|s| s.id).collect();
     let arena = Arena::new();
     let root = parse_document(&arena, &report.markdown, &dialect());
-    let mut w = Writer {
-        out: String::with_capacity(report.markdown.len() * 2),
-        sources: &ids,
-        in_sources: false,
-        bibliography: None,
-        list_depth: 0,
-    };
     let bst = if style.author_date {
         "plainnat"
     } else {
         "unsrtnat"
     };
-    let bibliography = format!(
-        "\\nocite{{*}}\n\\bibliographystyle{{{bst}}}\n\\bibliography{{{}}}\n\n",
-        escape_name(bib)
-    );
+    let mut w = Writer {
+        out: String::with_capacity(report.markdown.len() * 2),
+        sources: &ids,
+        in_sources: false,
+        bibliography: format!(
+            "\\nocite{{*}}\n\\bibliographystyle{{{bst}}}\n\\bibliography{{{}}}\n\n",
+            escape_name(bib)
+        ),
+        placed: false,
+        list_depth: 0,
+    };
     // The report's own first heading is its title, as in every other form.
     let mut children = root.children().peekable();
     if children
@@ -60,10 +60,10 @@ pub fn latex(report: &Report, style: CitationStyle, paper: Paper, bib: &str) -> 
         children.next();
     }
     for child in children {
-        w.block(child, &bibliography);
+        w.block(child);
     }
-    if w.bibliography.is_none() && !ids.is_empty() {
-        w.out.push_str(&bibliography);
+    if !w.placed && !ids.is_empty() {
+        w.out.push_str(&w.bibliography);
     }
     let body = w.out;
     let cjk = report.markdown.chars().any(is_cjk) || report.question.chars().any(is_cjk);
@@ -240,13 +240,15 @@ struct Writer<'a> {
     out: String,
     sources: &'a BTreeSet<u32>,
     in_sources: bool,
-    /// Where the bibliography went (it replaces the report's own sources list).
-    bibliography: Option<usize>,
+    /// The bibliography's commands, set where the report's own sources list was.
+    bibliography: String,
+    /// Whether they are set already.
+    placed: bool,
     list_depth: usize,
 }
 
 impl Writer<'_> {
-    fn block<'a>(&mut self, node: &'a AstNode<'a>, bibliography: &str) {
+    fn block<'a>(&mut self, node: &'a AstNode<'a>) {
         let value = node.data.borrow().value.clone();
         if self.in_sources && !matches!(value, NodeValue::Heading(_)) {
             // The report's list of sources is the bibliography BibTeX writes from the .bib.
@@ -258,14 +260,14 @@ impl Writer<'_> {
                 if h.level <= 2 {
                     self.in_sources = crate::is_sources_heading(&title);
                 }
-                if self.in_sources && self.bibliography.is_none() && !self.sources.is_empty() {
+                if self.in_sources && !self.placed && !self.sources.is_empty() {
                     // The bibliography is set under the report's own heading for it.
                     self.out.push_str(&format!(
                         "\\renewcommand{{\\refname}}{{{}}}\n",
                         escape(title.trim())
                     ));
-                    self.bibliography = Some(self.out.len());
-                    self.out.push_str(bibliography);
+                    self.placed = true;
+                    self.out.push_str(&self.bibliography);
                     return;
                 }
                 let command = match h.level {
@@ -303,7 +305,7 @@ impl Writer<'_> {
                     self.out
                         .push_str(if deep { "\\par\\quad--- " } else { "\\item " });
                     for child in item.children() {
-                        self.block(child, bibliography);
+                        self.block(child);
                     }
                 }
                 self.list_depth -= 1;
@@ -314,7 +316,7 @@ impl Writer<'_> {
             NodeValue::BlockQuote => {
                 self.out.push_str("\\begin{quote}\n");
                 for child in node.children() {
-                    self.block(child, bibliography);
+                    self.block(child);
                 }
                 self.out.push_str("\\end{quote}\n\n");
             }
@@ -331,12 +333,12 @@ impl Writer<'_> {
                     escape(&def.name)
                 ));
                 for child in node.children() {
-                    self.block(child, bibliography);
+                    self.block(child);
                 }
             }
             _ => {
                 for child in node.children() {
-                    self.block(child, bibliography);
+                    self.block(child);
                 }
             }
         }
@@ -449,31 +451,21 @@ impl Writer<'_> {
                     .push_str(&format!("\\texttt{{{}}}", escape(&code.literal)));
             }
             NodeValue::Link(link) => {
-                let target = link.url.trim();
                 let label = text_of(node);
-                if target.starts_with("http://")
-                    || target.starts_with("https://")
-                    || target.starts_with("mailto:")
-                {
-                    if label.trim().is_empty() || label.trim() == target {
-                        self.out.push_str(&format!("\\url{{{}}}", url(target)));
-                    } else {
-                        self.out.push_str(&format!("\\href{{{}}}{{", url(target)));
+                let bare = label.trim().is_empty() || label.trim() == link.url.trim();
+                match target(&link.url) {
+                    Target::Web(to) if bare => {
+                        self.out.push_str(&format!("\\url{{{}}}", url(to)));
+                    }
+                    Target::Web(to) => {
+                        self.out.push_str(&format!("\\href{{{}}}{{", url(to)));
                         self.inlines(node);
                         self.out.push('}');
                     }
-                } else if let Some(path) = target
-                    .strip_prefix("file://")
-                    .or_else(|| target.starts_with('/').then_some(target))
-                {
-                    // A local file: shown as its path, not a link a reader's machine cannot follow.
-                    if label.trim().is_empty() || label.trim() == target {
+                    Target::File(path) if bare => {
                         self.out.push_str(&format!("\\texttt{{{}}}", escape(path)));
-                    } else {
-                        self.inlines(node);
                     }
-                } else {
-                    self.inlines(node);
+                    Target::File(_) | Target::Other => self.inlines(node),
                 }
             }
             NodeValue::Image(image) => {

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use comrak::nodes::{AstNode, ListType, NodeValue, TableAlignment};
 use comrak::{parse_document, Arena};
 
-use crate::ast::{dialect, inline_runs, text_of, Inline};
+use crate::ast::{dialect, inline_runs, target, text_of, Inline, Target};
 
 /// Escapes text for Typst markup.
 pub(crate) fn escape(text: &str) -> String {
@@ -292,30 +292,22 @@ impl Writer<'_> {
                 self.out
                     .push_str(&format!("#raw({})", string(&code.literal)));
             }
-            NodeValue::Link(link) => {
-                let url = link.url.trim();
-                if url.starts_with("http://")
-                    || url.starts_with("https://")
-                    || url.starts_with("mailto:")
-                {
+            NodeValue::Link(link) => match target(&link.url) {
+                Target::Web(url) => {
                     self.out.push_str(&format!("#link({})[", string(url)));
                     self.inlines(node);
                     self.out.push(']');
-                } else if let Some(path) = url
-                    .strip_prefix("file://")
-                    .or_else(|| url.starts_with('/').then_some(url))
-                {
-                    // A local file: shown as its path, not a link a reader's machine cannot follow.
+                }
+                Target::File(path) => {
                     let label = text_of(node);
-                    if label.trim().is_empty() || label.trim() == url {
+                    if label.trim().is_empty() || label.trim() == link.url.trim() {
                         self.out.push_str(&escape(path));
                     } else {
                         self.inlines(node);
                     }
-                } else {
-                    self.inlines(node);
                 }
-            }
+                Target::Other => self.inlines(node),
+            },
             NodeValue::Image(image) => {
                 // Images are not fetched: their description and address stand in.
                 self.out
