@@ -93,26 +93,28 @@ pub(crate) fn sound_before_use(conn: &Connection, path: &Path) -> Result<(), Sto
 /// header) count. A log that does not hold the first page cannot be told apart this way
 /// (nothing in SQLite's format can tell it), and is read.
 pub fn foreign_log(path: &Path) -> Option<String> {
-    use std::io::Read;
+    use std::io::{Read, Seek, SeekFrom};
     let wal = PathBuf::from(format!("{}-wal", path.display()));
     let mut header = [0u8; 100];
     std::fs::File::open(path)
         .ok()?
         .read_exact(&mut header)
         .ok()?;
-    let log = std::fs::read(&wal).ok()?;
-    if log.len() < 32 {
-        return None;
-    }
+    // A log may be large after an unclean end: only its headers and the first page's identity
+    // are read, never the pages themselves.
+    let mut log = std::fs::File::open(&wal).ok()?;
+    let length = log.metadata().ok()?.len();
+    let mut log_header = [0u8; 32];
+    log.read_exact(&mut log_header).ok()?;
     let be = |b: &[u8]| u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
-    if !matches!(be(&log[0..4]), 0x377f_0682 | 0x377f_0683) {
+    if !matches!(be(&log_header[0..4]), 0x377f_0682 | 0x377f_0683) {
         return None;
     }
     let file_page = match u16::from_be_bytes([header[16], header[17]]) {
         1 => 65_536,
-        n => n as usize,
+        n => n as u64,
     };
-    let log_page = be(&log[8..12]) as usize;
+    let log_page = u64::from(be(&log_header[8..12]));
     let another = |why: String| {
         Some(format!(
             "its write-ahead log {} is another database's ({why}); moving that file aside lets this one open",
@@ -128,16 +130,21 @@ pub fn foreign_log(path: &Path) -> Option<String> {
     }
     // The first page as the log's last committed transaction left it (an identity is set once
     // and never changed, so only the latest copy speaks for the log).
-    let salts = &log[16..24];
+    let salts = &log_header[16..24];
     let (mut pending, mut committed) = (None, None);
-    let mut at = 32;
-    while at + 24 + log_page <= log.len() {
-        let frame = &log[at..at + 24];
+    let mut at = 32u64;
+    let mut frame = [0u8; 24];
+    let mut id = [0u8; 4];
+    while at + 24 + log_page <= length {
+        log.seek(SeekFrom::Start(at)).ok()?;
+        log.read_exact(&mut frame).ok()?;
         if &frame[8..16] != salts {
             break;
         }
         if be(&frame[0..4]) == 1 {
-            pending = Some(be(&log[at + 24 + 68..at + 24 + 72]));
+            log.seek(SeekFrom::Start(at + 24 + 68)).ok()?;
+            log.read_exact(&mut id).ok()?;
+            pending = Some(be(&id));
         }
         if be(&frame[4..8]) != 0 {
             committed = pending.or(committed);
