@@ -115,6 +115,18 @@ pub struct IndexReport {
     pub removed: usize,
 }
 
+impl IndexReport {
+    /// Adds what another pass over other files did (its `total` is the caller's to count: a
+    /// pass over several folders knows it before the first is read).
+    pub fn add(&mut self, other: &IndexReport) {
+        self.scanned += other.scanned;
+        self.indexed += other.indexed;
+        self.unchanged += other.unchanged;
+        self.removed += other.removed;
+        self.failed.extend(other.failed.iter().cloned());
+    }
+}
+
 /// A folder in the library.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct LibraryFolder {
@@ -294,18 +306,10 @@ impl Library {
             let before = total.clone();
             let r = self.index_folder(Path::new(&root), listing, &|r: &IndexReport| {
                 let mut sum = before.clone();
-                sum.scanned += r.scanned;
-                sum.indexed += r.indexed;
-                sum.unchanged += r.unchanged;
-                sum.removed += r.removed;
-                sum.failed.extend(r.failed.iter().cloned());
+                sum.add(r);
                 progress(&sum);
             })?;
-            total.scanned += r.scanned;
-            total.indexed += r.indexed;
-            total.unchanged += r.unchanged;
-            total.removed += r.removed;
-            total.failed.extend(r.failed);
+            total.add(&r);
         }
         Ok(total)
     }

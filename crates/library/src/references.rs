@@ -108,11 +108,7 @@ impl Library {
         for folder in &folders {
             let indexed = self.add(folder, progress)?;
             report.indexed.total += indexed.total;
-            report.indexed.scanned += indexed.scanned;
-            report.indexed.indexed += indexed.indexed;
-            report.indexed.unchanged += indexed.unchanged;
-            report.indexed.removed += indexed.removed;
-            report.indexed.failed.extend(indexed.failed);
+            report.indexed.add(&indexed);
             report.folders.push(folder.to_string_lossy().to_string());
         }
         Ok(report)
