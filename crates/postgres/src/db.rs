@@ -514,6 +514,29 @@ async fn migrate(client: &mut tokio_postgres::Client) -> Result<(), Failure> {
     Ok(())
 }
 
+/// How many migrations today's build applies.
+#[cfg(feature = "testing")]
+pub(crate) fn migration_count() -> usize {
+    MIGRATIONS.len()
+}
+
+/// The SQL of a database as a build with the first `applied` migrations left it.
+#[cfg(feature = "testing")]
+pub(crate) fn earlier_schema(applied: usize) -> String {
+    let mut sql = format!(
+        "CREATE SCHEMA {SCHEMA}; SET search_path TO {SCHEMA};
+         CREATE TABLE research_schema (version INTEGER NOT NULL);"
+    );
+    for (i, step) in MIGRATIONS.iter().take(applied).enumerate() {
+        sql.push_str(step);
+        sql.push_str(&format!(
+            ";\nINSERT INTO research_schema (version) VALUES ({});\n",
+            i + 1
+        ));
+    }
+    sql
+}
+
 /// How many migrations the database has seen (none when it has no schema yet).
 async fn applied(client: &impl tokio_postgres::GenericClient) -> Result<usize, Failure> {
     let exists: bool = client

@@ -316,3 +316,14 @@ fn run(cmd: &mut Command) -> Result<(), String> {
         ))
     }
 }
+
+/// SQL that sets up a database as a build with only the first `applied` migrations left it (its
+/// schema, its version table, its tables), for tests of the upgrade from each earlier schema.
+pub fn earlier_schema(applied: usize) -> String {
+    crate::db::earlier_schema(applied)
+}
+
+/// How many migrations today's build applies.
+pub fn migrations() -> usize {
+    crate::db::migration_count()
+}

@@ -343,6 +343,61 @@ mod tests {
         );
     }
 
+    /// An upgrade that fails part-way (here the eighth migration, over a file that already has
+    /// a table of that name) leaves the file at the schema it had, every row as it was and no
+    /// later migration half-applied; the copy taken before it holds the file as it was.
+    #[test]
+    fn a_failed_upgrade_leaves_the_file_as_it_was() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("old.sqlite3");
+        {
+            let mut conn = rusqlite::Connection::open(&db).unwrap();
+            super::migrations().to_version(&mut conn, 7).unwrap();
+            fill_every_table(&conn);
+            conn.execute_batch(
+                "CREATE TABLE schedules (stray TEXT); INSERT INTO schedules VALUES ('kept');",
+            )
+            .unwrap();
+        }
+        let err = super::open_connection(&db).expect_err("the eighth migration cannot apply");
+        assert!(err.to_string().contains("schedules"), "{err}");
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        let version: i64 = conn
+            .pragma_query_value(None, "user_version", |r| r.get(0))
+            .unwrap();
+        assert_eq!(version, 7, "the file keeps its schema");
+        let stray: String = conn
+            .query_row("SELECT stray FROM schedules", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(stray, "kept");
+        let runner: i64 = conn
+            .query_row(
+                "SELECT COUNT(*) FROM pragma_table_info('runs') WHERE name = 'runner'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(runner, 0, "no later migration half-applied");
+        let sessions: i64 = conn
+            .query_row("SELECT COUNT(*) FROM sessions", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(sessions, 1);
+        let copies: Vec<_> = std::fs::read_dir(dir.path().join("backups"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        assert_eq!(copies.len(), 1, "{copies:?}");
+        let copy = rusqlite::Connection::open(&copies[0]).unwrap();
+        let (version, stray): (i64, String) = copy
+            .query_row(
+                "SELECT (SELECT user_version FROM pragma_user_version), stray FROM schedules",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .unwrap();
+        assert_eq!((version, stray.as_str()), (7, "kept"), "the copy before it");
+    }
+
     /// A database at every earlier schema, each of its tables holding a row, is brought up to
     /// date by opening it as the app does: nothing is lost (every row is still there), the copy
     /// before the upgrade is taken, and the sessions read. The rows are made from the tables
