@@ -40,6 +40,17 @@ fn spawn(args: &[&str], db: &Path) -> (Child, String) {
 
 /// Kills `child` once `thread` has saved `checkpoints` checkpoints (it is then reading pages).
 fn kill_after(mut child: Child, thread: &str, checkpoints: usize, db: &Path) {
+    wait_for(thread, checkpoints, db);
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "the run had finished before it was killed"
+    );
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+}
+
+/// Waits until `thread` has saved `checkpoints` checkpoints, and a little more.
+fn wait_for(thread: &str, checkpoints: usize, db: &Path) {
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
         let out = research(&["history", thread, "--json"], db);
@@ -54,12 +65,6 @@ fn kill_after(mut child: Child, thread: &str, checkpoints: usize, db: &Path) {
         std::thread::sleep(Duration::from_millis(50));
     }
     std::thread::sleep(Duration::from_millis(300));
-    assert!(
-        child.try_wait().unwrap().is_none(),
-        "the run had finished before it was killed"
-    );
-    child.kill().unwrap(); // SIGKILL
-    child.wait().unwrap();
 }
 
 #[test]
@@ -151,4 +156,81 @@ fn a_fork_killed_mid_run_resumes_without_redoing_what_came_before_its_fork_point
         &db,
     ));
     assert_eq!(shown["forks"][&thread]["stage"], "plan");
+}
+
+/// Issue 56: a backup taken while a run writes is whole. Restored over the database the run
+/// went on to finish in (that one kept beside it), it holds the run as the backup caught it,
+/// mid-read, and `research resume` takes it from there to a report.
+#[test]
+fn a_backup_taken_during_a_run_restores_and_the_run_it_caught_resumes() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db.sqlite");
+    library(&db);
+    let slow = script(dir.path(), "slow.json", true);
+    let (child, thread) = spawn(
+        &[
+            "run",
+            QUESTION,
+            "--llm",
+            &slow,
+            "--search",
+            "local",
+            "--no-input",
+            "--json",
+        ],
+        &db,
+    );
+    // Read, planned, reading pages.
+    wait_for(&thread, 3, &db);
+    let out = research(&["backup"], &db);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let backup = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    let mut child = child;
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "the run was still going when the backup was taken"
+    );
+    assert!(child.wait().unwrap().success(), "the run went on to finish");
+    let session = ok(&research(&["sessions", "list", "--json"], &db))[0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let finished = ok(&research(&["sessions", "show", &session, "--json"], &db));
+    assert_eq!(finished["reports"].as_array().unwrap().len(), 1);
+
+    let restored = research(&["restore", &backup, "--yes"], &db);
+    assert!(
+        restored.status.success(),
+        "{}",
+        String::from_utf8_lossy(&restored.stderr)
+    );
+    // The backup's database: the run as it was caught, no report yet.
+    let caught = ok(&research(&["sessions", "show", &session, "--json"], &db));
+    assert_eq!(caught["reports"].as_array().unwrap().len(), 0, "{caught:#}");
+    let kept: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+        .filter(|n| n.contains(".replaced-"))
+        .collect();
+    assert_eq!(
+        kept.len(),
+        1,
+        "the finished database kept beside it: {kept:?}"
+    );
+
+    let fast = script(dir.path(), "fast.json", false);
+    let done = ok(&research(
+        &["resume", &thread, "--llm", &fast, "--json"],
+        &db,
+    ));
+    assert_eq!(done["status"], "finished", "{done:#}");
+    // What the backup held was not done again.
+    let calls = &done["metadata"]["usage_by_node"];
+    assert_eq!(calls["understand"]["calls"], 1, "{calls:#}");
+    assert_eq!(calls["plan"]["calls"], 1, "{calls:#}");
+    check_grounding(&done, dir.path(), None);
 }

@@ -62,6 +62,35 @@ fn a_damaged_file_is_refused_and_never_written_to() {
         Some(StoreError::Damaged { .. })
     ));
     assert_eq!(hash(&cut), before);
+    // A torn page: a power cut in the middle of writing one page back, its first half new
+    // and its second half as it was before the rows on it were rewritten.
+    let torn = dir.path().join("torn.sqlite3");
+    filled(&torn, 400);
+    let old = std::fs::read(&torn).unwrap();
+    {
+        let conn = rusqlite::Connection::open(&torn).unwrap();
+        conn.execute_batch(
+            "UPDATE notes SET body = printf('rewritten %d %s', id, substr(body, 1, 40 + id % 90));",
+        )
+        .unwrap();
+        conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
+            .unwrap();
+    }
+    let mut bytes = std::fs::read(&torn).unwrap();
+    let at = 5 * page;
+    assert_ne!(
+        bytes[at..at + page],
+        old[at..at + page],
+        "the page was rewritten"
+    );
+    bytes[at + page / 2..at + page].copy_from_slice(&old[at + page / 2..at + page]);
+    std::fs::write(&torn, &bytes).unwrap();
+    let before = hash(&torn);
+    assert!(matches!(
+        open_connection(&torn).err(),
+        Some(StoreError::Damaged { .. })
+    ));
+    assert_eq!(hash(&torn), before, "not a byte changed");
 }
 
 #[test]
