@@ -183,6 +183,12 @@ pub trait LibraryIndex: Send + Sync {
     ) -> Result<Vec<(i64, String)>, StoreError>;
     /// Stores vectors of `model` (replacing another model's); a passage deleted since is skipped.
     fn store_vectors(&self, model: &str, vectors: &[(i64, Vec<u8>)]) -> Result<(), StoreError>;
+    /// What tells these records apart from another copy of them under the same address. A
+    /// database restored from a dump, or whose tables were made again, gives the ids this
+    /// index gave before to other passages, so a vector index saved from the records as they
+    /// were must not serve them: it is saved under this name. Empty where the records cannot
+    /// go back under the same address unseen (a file: its restore removes the saved indexes).
+    fn incarnation(&self) -> Result<String, StoreError>;
     /// The tally of `model`'s vectors (cheap: asked at searches, now and then).
     fn vector_tally(&self, model: &str) -> Result<VectorTally, StoreError>;
     /// The passages with a vector from `model`, ascending.

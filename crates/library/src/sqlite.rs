@@ -386,6 +386,12 @@ impl LibraryIndex for SqliteIndex {
         Ok(())
     }
 
+    fn incarnation(&self) -> Result<String, StoreError> {
+        // A file goes back only by `research restore` (or the app's), which removes the saved
+        // indexes beside it.
+        Ok(String::new())
+    }
+
     fn vector_tally(&self, model: &str) -> Result<crate::VectorTally, StoreError> {
         let conn = self.conn();
         let (count, id_sum): (i64, i64) = conn.query_row(

@@ -53,6 +53,9 @@ pub struct VectorSearch {
 
 struct Copy {
     model: String,
+    /// The records' incarnation when the copy was made ([`LibraryIndex::incarnation`]): the
+    /// saved file is named by it.
+    incarnation: String,
     held: Held,
     /// Whether passages may have gone since the ids were compared.
     in_step: bool,
@@ -174,8 +177,9 @@ impl VectorSearch {
         self.building.load(Ordering::SeqCst)
     }
 
-    /// The file the approximate index of `model` is saved in.
-    fn file_for(&self, model: &str) -> Option<PathBuf> {
+    /// The file the approximate index of `model` is saved in, for records of this
+    /// `incarnation` (an index saved before a restore is never loaded after it).
+    fn file_for(&self, model: &str, incarnation: &str) -> Option<PathBuf> {
         let name: String = model
             .chars()
             .map(
@@ -185,6 +189,10 @@ impl VectorSearch {
                 },
             )
             .collect();
+        let name = match incarnation {
+            "" => name,
+            _ => format!("{name}.{incarnation}"),
+        };
         self.folder
             .as_ref()
             .map(|f| f.join(format!("{name}.usearch")))
@@ -285,25 +293,29 @@ impl VectorSearch {
         let stored = index.vector_ids(model)?;
         let mut made = match copy.take().filter(|c| usable(c)) {
             Some(c) => c,
-            None => Copy {
-                model: model.to_string(),
-                held: match stored.len() >= self.approximate_from {
-                    false => Held::Exact(Arc::new(Exact::new(dimensions))),
-                    true => Held::Approximate(Arc::new(
-                        match self
-                            .file_for(model)
-                            .and_then(|f| Approximate::load(&f, dimensions))
-                        {
-                            Some(loaded) => loaded,
-                            None => Approximate::new(dimensions)?,
-                        },
-                    )),
-                },
-                in_step: false,
-                unsaved: false,
-                tally: VectorTally::default(),
-                checked: Instant::now(),
-            },
+            None => {
+                let incarnation = index.incarnation()?;
+                Copy {
+                    model: model.to_string(),
+                    held: match stored.len() >= self.approximate_from {
+                        false => Held::Exact(Arc::new(Exact::new(dimensions))),
+                        true => Held::Approximate(Arc::new(
+                            match self
+                                .file_for(model, &incarnation)
+                                .and_then(|f| Approximate::load(&f, dimensions))
+                            {
+                                Some(loaded) => loaded,
+                                None => Approximate::new(dimensions)?,
+                            },
+                        )),
+                    },
+                    in_step: false,
+                    unsaved: false,
+                    tally: VectorTally::default(),
+                    checked: Instant::now(),
+                    incarnation,
+                }
+            }
         };
         let (gone, new) = difference(&made.held.nearest().ids(), &stored);
         made.tally = VectorTally::of(&stored);
@@ -316,7 +328,7 @@ impl VectorSearch {
                 match me.catch_up(&mut made, index.as_ref(), gone, new) {
                     Ok(()) => {
                         if let (Some(file), Held::Approximate(graph)) =
-                            (me.file_for(&made.model), &made.held)
+                            (me.file_for(&made.model, &made.incarnation), &made.held)
                         {
                             save(graph, &file);
                             made.unsaved = false;
@@ -430,13 +442,15 @@ impl VectorSearch {
         let graph = {
             let mut copy = self.lock();
             match copy.as_mut() {
-                Some(made) if made.unsaved => match (&made.held, self.file_for(&made.model)) {
-                    (Held::Approximate(graph), Some(file)) => {
-                        made.unsaved = false;
-                        Some((graph.clone(), file))
+                Some(made) if made.unsaved => {
+                    match (&made.held, self.file_for(&made.model, &made.incarnation)) {
+                        (Held::Approximate(graph), Some(file)) => {
+                            made.unsaved = false;
+                            Some((graph.clone(), file))
+                        }
+                        _ => None,
                     }
-                    _ => None,
-                },
+                }
                 _ => None,
             }
         };

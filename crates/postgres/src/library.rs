@@ -539,6 +539,21 @@ impl LibraryIndex for PgLibrary {
         })
     }
 
+    fn incarnation(&self) -> Result<String, StoreError> {
+        // A restored dump is a database made again (`createdb`, then `pg_restore`) or tables
+        // made again in it (`pg_restore --clean`): either gives the passages' table another oid.
+        self.bridge.run(|c| async move {
+            let row = c
+                .query_one(
+                    "SELECT (SELECT oid FROM pg_database WHERE datname = current_database())::int8,
+                            'library_passages'::regclass::oid::int8",
+                    &[],
+                )
+                .await?;
+            Ok(format!("{}-{}", row.get::<_, i64>(0), row.get::<_, i64>(1)))
+        })
+    }
+
     fn vector_tally(&self, model: &str) -> Result<research_library::VectorTally, StoreError> {
         let machine = &self.machine;
         self.bridge.run(|c| async move {

@@ -211,6 +211,71 @@ impl TempPostgres {
         Ok(self.url(name))
     }
 
+    /// Database `name` as `pg_dump` writes it (its custom format), as a team's backup would be.
+    pub fn dump(&self, name: &str) -> Result<Vec<u8>, String> {
+        let port = self.port.to_string();
+        let socket = self.socket_dir().to_str().unwrap_or_default().to_string();
+        let out = self
+            .command(
+                "pg_dump",
+                &["-h", &socket, "-p", &port, "-U", "postgres", "-Fc", name],
+            )
+            .output()
+            .map_err(|e| format!("pg_dump could not start: {e}"))?;
+        if !out.status.success() {
+            return Err(format!(
+                "pg_dump failed: {}",
+                String::from_utf8_lossy(&out.stderr)
+            ));
+        }
+        Ok(out.stdout)
+    }
+
+    /// Restores `dump` ([`TempPostgres::dump`]) over database `name`, its tables made again
+    /// (`pg_restore --clean`), as a team's administrator brings a backup back.
+    pub fn restore(&self, name: &str, dump: &[u8]) -> Result<(), String> {
+        use std::io::Write;
+        let port = self.port.to_string();
+        let socket = self.socket_dir().to_str().unwrap_or_default().to_string();
+        let mut child = self
+            .command(
+                "pg_restore",
+                &[
+                    "-h",
+                    &socket,
+                    "-p",
+                    &port,
+                    "-U",
+                    "postgres",
+                    "--clean",
+                    "--if-exists",
+                    "-d",
+                    name,
+                ],
+            )
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("pg_restore could not start: {e}"))?;
+        child
+            .stdin
+            .take()
+            .expect("piped")
+            .write_all(dump)
+            .map_err(|e| format!("pg_restore: {e}"))?;
+        let out = child
+            .wait_with_output()
+            .map_err(|e| format!("pg_restore: {e}"))?;
+        if !out.status.success() {
+            return Err(format!(
+                "pg_restore failed: {}",
+                String::from_utf8_lossy(&out.stderr)
+            ));
+        }
+        Ok(())
+    }
+
     /// The connection string of database `name`.
     pub fn url(&self, name: &str) -> String {
         format!(

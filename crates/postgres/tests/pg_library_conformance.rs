@@ -116,3 +116,90 @@ fn each_language_is_stemmed_as_itself() {
     assert_eq!(found("danced flower"), ["en.md"]);
     assert_eq!(found("Richtungen"), ["de.md"]);
 }
+
+/// Issue 54: a team's database restored from a dump (`pg_restore --clean`) gives the ids its
+/// passages had at the dump to the passages indexed after it — ids the vector index saved on
+/// this machine before the restore holds for other passages. That index is not loaded for the
+/// restored records: a search by meaning finds what they say now.
+#[test]
+fn a_vector_index_saved_before_a_restore_never_serves_the_restored_records() {
+    use research_embed::TrigramEmbedder;
+    let server = TempPostgres::start().expect("a PostgreSQL server for the test");
+    let url = server.database("research").unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let search = || {
+        Arc::new(
+            research_library::VectorSearch::kept_in(cache.path().join("vectors"))
+                .approximate_from(3),
+        )
+    };
+    let library = |vectors| {
+        Library::on(Arc::new(
+            PgLibrary::connect_lazy(&url, "this-machine").unwrap(),
+        ))
+        .with_embedder(Arc::new(TrigramEmbedder::default()))
+        .with_vector_search(vectors)
+    };
+    let first = tempfile::tempdir().unwrap();
+    for (name, text) in [
+        ("ants.md", "Ants follow pheromone trails to food."),
+        ("moss.md", "Moss grows on the north side of stones."),
+        ("tides.md", "Tides follow the moon around the earth."),
+    ] {
+        write(first.path(), name, text);
+    }
+    library(search()).add(first.path(), &|_| {}).unwrap();
+    let dump = server.dump("research").unwrap();
+
+    // After the dump: more passages, and the index on this machine saved with them.
+    let later = tempfile::tempdir().unwrap();
+    notes(later.path(), "later", 60);
+    library(search()).add(later.path(), &|_| {}).unwrap();
+
+    // The dump restored, then other files indexed: they take the ids the later ones had.
+    server.restore("research", &dump).unwrap();
+    let other = tempfile::tempdir().unwrap();
+    notes(other.path(), "other", 59);
+    write(
+        other.path(),
+        "comets.md",
+        "Comets grow tails of dust near the sun.",
+    );
+    // Indexed by a process that never read this machine's saved index (a small library's pass
+    // does not: it is read at the first search).
+    Library::on(Arc::new(
+        PgLibrary::connect_lazy(&url, "this-machine").unwrap(),
+    ))
+    .with_embedder(Arc::new(TrigramEmbedder::default()))
+    .add(other.path(), &|_| {})
+    .unwrap();
+    // By meaning, through the index of vectors this machine keeps: as a scan of the restored
+    // records finds it.
+    let question = "cometts taills of dustt";
+    let scan = Library::on(Arc::new(
+        PgLibrary::connect_lazy(&url, "this-machine").unwrap(),
+    ))
+    .with_embedder(Arc::new(TrigramEmbedder::default()));
+    let truth = scan.nearest(question, 1).unwrap().unwrap();
+    let found = library(search()).nearest(question, 1).unwrap().unwrap();
+    assert_eq!(found[0].id, truth[0].id, "{found:?} against {truth:?}");
+    let hits = library(search()).search(question, 1).unwrap();
+    assert!(hits[0].url.ends_with("comets.md"), "{hits:?}");
+}
+
+/// `count` notes in `dir`, each on a topic of its own (words no other note has).
+fn notes(dir: &std::path::Path, stem: &str, count: usize) {
+    const WORDS: &[&str] = &[
+        "granite", "harbour", "lantern", "meadow", "orchard", "pebble", "quarry", "saddle",
+        "thimble", "velvet", "walnut", "yonder", "anvil", "bramble", "cobalt", "dapple",
+    ];
+    for i in 0..count {
+        let a = WORDS[i % WORDS.len()];
+        let b = WORDS[(i / WORDS.len() + 3 * i + 1) % WORDS.len()];
+        write(
+            dir,
+            &format!("{stem}-{i}.md"),
+            &format!("The {a} {stem} number {i} lies beside a {b} of the {stem} kind."),
+        );
+    }
+}
