@@ -18,6 +18,8 @@ work=${RS_OLD_WORK:-/tmp/rs-old}
 bins=${RS_OLD_BINS:-$HOME/.cache/research-studio/old-bins}
 export CARGO_TARGET_DIR=${RS_OLD_TARGET:-$HOME/.cache/research-studio/old-target}
 export CARGO_PROFILE_DEV_DEBUG=0 CARGO_INCREMENTAL=0
+# The sentence model (scripts/fetch-embedder.sh), so releases that index by meaning store vectors.
+export RESEARCH_STUDIO_EMBEDDER=${RESEARCH_STUDIO_EMBEDDER:-$HOME/.cache/research-studio/models/all-MiniLM-L6-v2}
 mkdir -p "$out" "$work" "$bins"
 
 # schema → the last commit whose build wrote it (the parent of the commit that added the next
