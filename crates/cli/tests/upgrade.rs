@@ -58,29 +58,35 @@ fn unzip(gz: &Path, to: &Path) {
     std::fs::write(to, out.stdout).unwrap();
 }
 
-/// Every ordinary table's row count (FTS shadow tables included: a passage lost from the index
-/// is a row lost).
+/// Every table's row count: ordinary tables, and full-text tables counted through themselves
+/// (their shadow tables hold the index's own segments, which a rebuild merges).
 fn row_counts(db: &Path) -> BTreeMap<String, i64> {
     let conn =
         rusqlite::Connection::open_with_flags(db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
             .unwrap();
-    let tables: Vec<String> = conn
+    let tables: Vec<(String, bool)> = conn
         .prepare(
-            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' \
-             AND sql NOT LIKE 'CREATE VIRTUAL%'",
+            "SELECT name, sql LIKE 'CREATE VIRTUAL%' FROM sqlite_master \
+             WHERE type = 'table' AND name NOT LIKE 'sqlite_%'",
         )
         .unwrap()
-        .query_map([], |r| r.get(0))
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
         .unwrap()
         .collect::<Result<_, _>>()
         .unwrap();
+    let virtual_tables: Vec<&String> = tables.iter().filter(|(_, v)| *v).map(|(t, _)| t).collect();
     tables
-        .into_iter()
-        .map(|t| {
+        .iter()
+        .filter(|(t, _)| {
+            !virtual_tables
+                .iter()
+                .any(|v| t.starts_with(&format!("{v}_")))
+        })
+        .map(|(t, _)| {
             let n = conn
                 .query_row(&format!("SELECT COUNT(*) FROM \"{t}\""), [], |r| r.get(0))
                 .unwrap();
-            (t, n)
+            (t.clone(), n)
         })
         .collect()
 }
@@ -165,6 +171,11 @@ fn a_database_from_every_earlier_release_opens_with_every_session() {
         assert!(user_version(&db) > schema, "{context}: upgraded");
         let after = row_counts(&db);
         for (table, n) in &rows {
+            // Schema 4 indexes CJK text anew: the passages an earlier release extracted are
+            // cleared for the next re-index to read the files again (its files are kept).
+            if schema < 4 && table.starts_with("library_passages") {
+                continue;
+            }
             assert_eq!(
                 after.get(table),
                 Some(n),
@@ -217,7 +228,7 @@ fn a_database_from_every_earlier_release_opens_with_every_session() {
                 );
                 let text = std::fs::read_to_string(&out).unwrap();
                 assert!(
-                    text.contains("#source-1"),
+                    text.contains("](#source-"),
                     "{context}: {id}'s report cites:\n{text}"
                 );
             }
@@ -231,6 +242,13 @@ fn a_database_from_every_earlier_release_opens_with_every_session() {
                 "{context}: {:?}",
                 sessions[session]
             );
+        }
+
+        // Schema 3's passages are read again from the files: here the folder is elsewhere, as
+        // after a move, and added again.
+        if schema < 4 {
+            let added = research(&["library", "add", copied.to_str().unwrap()], &db);
+            assert!(added.status.success(), "{context}");
         }
 
         // The run left waiting at its plan review goes on, in today's build, to a report.
@@ -268,23 +286,25 @@ fn a_database_from_every_earlier_release_opens_with_every_session() {
         grounded(&next);
         ok(&research(&["recheck", session, "--json"], &db));
 
-        // The library still answers from the passages the earlier release indexed.
-        let hits = ok(&research(
-            &["library", "search", "waggle dance", "--json"],
-            &db,
-        ));
-        assert!(
-            hits.as_array().is_some_and(|h| !h.is_empty())
-                || hits["hits"].as_array().is_some_and(|h| !h.is_empty()),
-            "{context}: {hits:#}"
-        );
-
         // A schedule the earlier release set is still listed.
         if step(&manifest, "schedule").is_some() {
             let listed = ok(&research(&["watch", "--list", "--json"], &db));
             assert!(
                 listed.to_string().contains(session),
                 "{context}: {listed:#}"
+            );
+        }
+
+        // The library still answers from the passages the earlier release indexed (those of
+        // schema 3 are read again from the files at the next re-index, above).
+        if schema >= 4 {
+            let hits = ok(&research(
+                &["library", "search", "waggle dance", "--json"],
+                &db,
+            ));
+            assert!(
+                hits.as_array().is_some_and(|h| !h.is_empty()),
+                "{context}: {hits:#}"
             );
         }
     }
