@@ -300,7 +300,7 @@ pub async fn harvest(
         .map(|p| Listing::new(&p.text(), &reading, &l))
         .collect();
     extract::answer_across(&mut listings, &reading);
-    let groups = extract::pack(&listings, extract::room(ctx, &reading, &l));
+    let groups = extract::pack(&listings, extract::room(ctx, &reading, &l).as_ref());
     let extracted: Vec<(Vec<usize>, Result<extract::Extracted, NodeError>)> = stream::iter(groups)
         .map(|group| {
             let (listings, pages) = (&listings, &pages);

@@ -11,7 +11,7 @@ use crate::guard;
 use crate::text::{self, normalize};
 use research_llm::estimate_tokens;
 
-use super::{PAGES_PER_CALL, SENTENCES_PER_PAGE};
+use super::{Room, SENTENCES_PER_PAGE};
 
 /// The sentences the pages of one reading take besides the model's picks, at most: those that
 /// answer best across all of them together ([`answer_across`]). A small model's picks are one
@@ -235,9 +235,9 @@ fn numbered_lines(shown: &[String], before: usize) -> String {
 }
 
 /// Groups pages for extraction calls, in order: each alone without `room`, else up to
-/// [`PAGES_PER_CALL`] whose listings fit in `room` tokens together. A page with nothing to show
-/// is in no group.
-pub fn pack(listings: &[Listing], room: Option<usize>) -> Vec<Vec<usize>> {
+/// [`super::PAGES_PER_CALL`] whose listings and answers fit the `room` of one call together. A page
+/// with nothing to show is in no group.
+pub fn pack(listings: &[Listing], room: Option<&Room>) -> Vec<Vec<usize>> {
     let mut groups: Vec<Vec<usize>> = Vec::new();
     let mut used = 0;
     for (i, listing) in listings.iter().enumerate() {
@@ -246,7 +246,7 @@ pub fn pack(listings: &[Listing], room: Option<usize>) -> Vec<Vec<usize>> {
         }
         let cost = listing.tokens;
         let joins = match (room, groups.last()) {
-            (Some(room), Some(last)) => last.len() < PAGES_PER_CALL && used + cost <= room,
+            (Some(room), Some(last)) => room.holds(last.len() + 1, used + cost),
             _ => false,
         };
         if joins {
