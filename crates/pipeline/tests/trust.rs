@@ -1214,17 +1214,25 @@ fn checker(script: &str, result: &eval::RunResult, dir: &std::path::Path, args: 
 
 #[tokio::test]
 async fn a_trust_report_passes_both_independent_checkers() {
-    both_checkers_pass(None).await;
+    both_checkers_pass(None, None).await;
 }
 
 #[tokio::test]
 async fn a_trust_report_read_four_pages_a_call_passes_both_independent_checkers() {
-    both_checkers_pass(Some(128_000)).await;
+    both_checkers_pass(Some(128_000), None).await;
+}
+
+/// Issue 52: a small model's window reads a page a call, unless the person set a call budget:
+/// then short pages share it.
+#[tokio::test]
+async fn a_small_window_shares_calls_only_under_a_call_budget() {
+    both_checkers_pass(Some(4_096), None).await;
+    both_checkers_pass(Some(4_096), Some(60)).await;
 }
 
 /// A trust run over the bee pages written without thousands separators, by a model with this
-/// context window, checked by both independent checkers.
-async fn both_checkers_pass(window: Option<usize>) {
+/// context window (and this call budget), checked by both independent checkers.
+async fn both_checkers_pass(window: Option<usize>, max_calls: Option<u64>) {
     // The grounding checker compares a sentence's "50,000" as "50000" with the source's words,
     // where the comma splits it ("50 000"): the pages here write their numbers without one.
     let plain = |t: &str| {
@@ -1273,21 +1281,26 @@ the waggle dance, a figure-eight run [5].\n";
     if let Some(tokens) = window {
         model = model.with_context_tokens(tokens);
     }
+    let mut config = config();
+    config.budget.max_calls = max_calls;
     let done = run_model(
         "What do honeybee workers, queens and colonies do in spring and summer?",
         web,
-        config(),
+        config,
         model,
         no_questions,
     )
     .await;
-    let pages_a_call = if window.is_some() { 4 } else { 1 };
-    assert_eq!(
-        done.calls("extract").len(),
-        done.state.sources.len().div_ceil(pages_a_call),
-        "{:?}",
-        done.state.sources
-    );
+    let (calls, pages) = (done.calls("extract").len(), done.state.sources.len());
+    match (window, max_calls) {
+        (Some(w), _) if w >= 16_000 => assert_eq!(calls, pages.div_ceil(4)),
+        // Three short pages' numbers at most in 4,096 tokens.
+        (Some(_), Some(_)) => assert!(
+            calls < pages && calls >= pages.div_ceil(3),
+            "{calls} calls for {pages} pages"
+        ),
+        _ => assert_eq!(calls, pages, "a page a call"),
+    }
     let result = done.result();
     let mut args: Vec<&str> = vec![""];
     args.extend(maps.iter().map(String::as_str));
