@@ -321,6 +321,11 @@ pub async fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             }
             return Ok(ExitCode::SUCCESS);
         };
+        // Models named on the command line take this turn over from the session's own (a
+        // model the session used may be gone: a file deleted, a key revoked).
+        if let Some(routing) = args.models.routing()? {
+            studio.set_research_models(&thread, routing)?;
+        }
         eprintln!("{}", run_line(&thread, &session));
         let outcome = drive(&studio, &thread, None, &flags).await?;
         return finish_turn(&outcome, Some(&turn), args.json, args.out.as_ref());
