@@ -28,6 +28,8 @@ declare -A release=(
   [3]=4df8aef [4]=5a560c4 [5]=9725ec5 [6]=9ef02c5
   [7]=6bcda1a [8]=4cd465f [9]=f22e06d [10]=d43e1a0
 )
+# Worktrees of an earlier call whose folders are gone (a reboot cleared /tmp) are forgotten.
+git worktree prune
 schemas=("$@")
 [ ${#schemas[@]} -gt 0 ] || schemas=(3 4 5 6 7 8 9 10)
 
@@ -70,7 +72,8 @@ if isinstance(value, dict):
         if key in value:
             entry["result_" + key] = value[key]
 if status == "failed":
-    entry["error"] = open(stderr, errors="replace").read().strip().splitlines()[-1:]
+    lines = open(stderr, errors="replace").read().strip().splitlines()
+    entry["error"] = [l for l in lines if l.startswith("error:")][:1] or lines[-1:]
 with open(log, "a") as f:
     f.write(json.dumps(entry) + "\n")
 PY
@@ -128,6 +131,7 @@ print("port", server.server_port, flush=True)
 server.serve_forever()
 PY
   server=$!
+  trap 'kill $server 2>/dev/null || true' EXIT
   for _ in $(seq 50); do grep -q "^port" "$scratch/server.log" 2>/dev/null && break; sleep 0.1; done
   port=$(sed -n 's/^port \([0-9]*\).*/\1/p' "$scratch/server.log" | head -1)
   step web run "Where do honeybee foragers find food?" --llm "$llm" --search searxng \

@@ -283,12 +283,18 @@ impl VectorSearch {
             if c.checked.elapsed() < self.recheck {
                 return Ok(Some((c.held.nearest(), c.held.is_approximate())));
             }
+            // The records restored meanwhile: the ids the copy holds may be other passages',
+            // whatever the tally says (the same ids may have come back).
+            let restored = index.incarnation()? != c.incarnation;
             let tally = index.vector_tally(model)?;
             c.checked = Instant::now();
-            if tally == c.tally {
+            if tally == c.tally && !restored {
                 return Ok(Some((c.held.nearest(), c.held.is_approximate())));
             }
             c.in_step = false;
+            if restored {
+                *copy = None;
+            }
         }
         let stored = index.vector_ids(model)?;
         let mut made = match copy.take().filter(|c| usable(c)) {

@@ -258,14 +258,17 @@ impl TempPostgres {
             .stderr(std::process::Stdio::piped())
             .spawn()
             .map_err(|e| format!("pg_restore could not start: {e}"))?;
-        child
-            .stdin
-            .take()
-            .expect("piped")
-            .write_all(dump)
-            .map_err(|e| format!("pg_restore: {e}"))?;
+        // Written from a thread of its own: pg_restore may fill its output pipes before it
+        // has read the whole dump.
+        let mut stdin = child.stdin.take().expect("piped");
+        let dump = dump.to_vec();
+        let writer = std::thread::spawn(move || stdin.write_all(&dump));
         let out = child
             .wait_with_output()
+            .map_err(|e| format!("pg_restore: {e}"))?;
+        writer
+            .join()
+            .map_err(|_| "pg_restore: the dump's writer panicked".to_string())?
             .map_err(|e| format!("pg_restore: {e}"))?;
         if !out.status.success() {
             return Err(format!(

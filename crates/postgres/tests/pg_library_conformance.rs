@@ -155,6 +155,16 @@ fn a_vector_index_saved_before_a_restore_never_serves_the_restored_records() {
     let later = tempfile::tempdir().unwrap();
     notes(later.path(), "later", 60);
     library(search()).add(later.path(), &|_| {}).unwrap();
+    // An app that stays open across the restore, its copy read before it.
+    let open = Arc::new(
+        research_library::VectorSearch::kept_in(cache.path().join("vectors"))
+            .approximate_from(3)
+            .recheck_every(std::time::Duration::ZERO),
+    );
+    assert!(library(open.clone())
+        .nearest("granitee laterr", 1)
+        .unwrap()
+        .is_some());
 
     // The dump restored, then other files indexed: they take the ids the later ones had.
     server.restore("research", &dump).unwrap();
@@ -183,6 +193,11 @@ fn a_vector_index_saved_before_a_restore_never_serves_the_restored_records() {
     let truth = scan.nearest(question, 1).unwrap().unwrap();
     let found = library(search()).nearest(question, 1).unwrap().unwrap();
     assert_eq!(found[0].id, truth[0].id, "{found:?} against {truth:?}");
+    let still_open = library(open).nearest(question, 1).unwrap().unwrap();
+    assert_eq!(
+        still_open[0].id, truth[0].id,
+        "the app open across the restore: {still_open:?} against {truth:?}"
+    );
     let hits = library(search()).search(question, 1).unwrap();
     assert!(hits[0].url.ends_with("comets.md"), "{hits:?}");
 }

@@ -343,16 +343,17 @@ mod tests {
         );
     }
 
-    /// An upgrade that fails part-way (here the eighth migration, over a file that already has
-    /// a table of that name) leaves the file at the schema it had, every row as it was and no
-    /// later migration half-applied; the copy taken before it holds the file as it was.
+    /// An upgrade that fails part-way (from schema 6: the seventh migration, which moves the
+    /// library's passages to the stemmed index, applies; the eighth fails over a file that
+    /// already has a table of that name) leaves the file at the schema it had, every row as it
+    /// was and the seventh undone too; the copy taken before it holds the file as it was.
     #[test]
     fn a_failed_upgrade_leaves_the_file_as_it_was() {
         let dir = tempfile::tempdir().unwrap();
         let db = dir.path().join("old.sqlite3");
         {
             let mut conn = rusqlite::Connection::open(&db).unwrap();
-            super::migrations().to_version(&mut conn, 7).unwrap();
+            super::migrations().to_version(&mut conn, 6).unwrap();
             fill_every_table(&conn);
             conn.execute_batch(
                 "CREATE TABLE schedules (stray TEXT); INSERT INTO schedules VALUES ('kept');",
@@ -365,7 +366,18 @@ mod tests {
         let version: i64 = conn
             .pragma_query_value(None, "user_version", |r| r.get(0))
             .unwrap();
-        assert_eq!(version, 7, "the file keeps its schema");
+        assert_eq!(version, 6, "the file keeps its schema");
+        let passages: String = conn
+            .query_row(
+                "SELECT sql FROM sqlite_master WHERE name = 'library_passages'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert!(
+            !passages.contains("porter"),
+            "the seventh migration is undone: {passages}"
+        );
         let stray: String = conn
             .query_row("SELECT stray FROM schedules", [], |r| r.get(0))
             .unwrap();
@@ -395,7 +407,7 @@ mod tests {
                 |r| Ok((r.get(0)?, r.get(1)?)),
             )
             .unwrap();
-        assert_eq!((version, stray.as_str()), (7, "kept"), "the copy before it");
+        assert_eq!((version, stray.as_str()), (6, "kept"), "the copy before it");
     }
 
     /// A database at every earlier schema, each of its tables holding a row, is brought up to

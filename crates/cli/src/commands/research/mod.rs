@@ -288,6 +288,8 @@ pub async fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         (None, None) => None,
     };
     if let Some((session, kind)) = in_session {
+        // Checked before the turn is recorded: a mistaken flag leaves no turn behind.
+        let routing = args.models.routing()?;
         let session = studio.session_named(session)?;
         let turn = studio
             .ask_in_session(&session, &question, kind, &OsKeychain)
@@ -323,7 +325,7 @@ pub async fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         };
         // Models named on the command line take this turn over from the session's own (a
         // model the session used may be gone: a file deleted, a key revoked).
-        if let Some(routing) = args.models.routing()? {
+        if let Some(routing) = routing {
             studio.set_research_models(&thread, routing)?;
         }
         eprintln!("{}", run_line(&thread, &session));

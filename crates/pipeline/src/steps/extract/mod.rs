@@ -36,7 +36,7 @@ pub const PAGES_PER_CALL: usize = 4;
 pub const PACK_MIN_WINDOW: usize = 16_000;
 
 /// Under a call budget, pages share a call from this window: a small model's 4,096 tokens
-/// hold three short pages' sentence numbers. Measured with SmolLM2-135M on the SQLite answer
+/// hold three or four short pages' sentence numbers. Measured with SmolLM2-135M on the SQLite answer
 /// set (BENCHMARKS, "Pages sharing a small model's window"): quick runs' calls 8 → 4, answer
 /// facts found 17 → 15 of 44 — a cost paid only when the person set the budget that needs it.
 pub const PACK_MIN_WINDOW_BUDGETED: usize = 4_096;
@@ -172,7 +172,16 @@ impl Room {
     }
 }
 
-/// Answer tokens asked for per page: a fact in the model's words and its sentence numbers, or
+/// Answer tokens one call of `pages` pages asks for: a page alone as it always did; pages
+/// sharing a call what [`Room::holds`] reserved for them.
+fn call_answer_tokens(pages: usize, restates: bool) -> u32 {
+    match pages {
+        1 => ANSWER_TOKENS_PER_PAGE,
+        n => answer_tokens(restates) * n as u32,
+    }
+}
+
+/// Answer tokens reserved per page: a fact in the model's words and its sentence numbers, or
 /// the numbers alone.
 fn answer_tokens(restates: bool) -> u32 {
     if restates {
@@ -264,7 +273,7 @@ pub async fn extract(
         Role::Extract,
         system_prompt(listings.len(), l, restates),
         user,
-        answer_tokens(restates) * listings.len() as u32,
+        call_answer_tokens(listings.len(), restates),
         extract_schema(total, max_facts, on_topic, restates),
     )
     .await?;
