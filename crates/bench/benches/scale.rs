@@ -7,7 +7,8 @@
 //! `SCALE_BENCH_DIRS` lists the folders in the order they are added (`:`-separated);
 //! `SCALE_BENCH_QUESTIONS` the question sets (`:`-separated files of `benches/retrieval/` or
 //! `benches/answers/`, each naming its folder); `SCALE_BENCH_MAX` stops adding folders once
-//! the library holds that many passages. Indexing by meaning uses the sentence model distilled
+//! the library holds that many passages; `SCALE_BENCH_POSTGRES` (any value) puts the library on a
+//! PostgreSQL server the bench starts. Indexing by meaning uses the sentence model distilled
 //! to a vector per token (what a library this size is indexed with). Prints one JSON line per
 //! step.
 
@@ -117,10 +118,24 @@ fn main() {
     let db = work.join("library.sqlite3");
     let cache = work.join("vectors");
     let vectors = Arc::new(VectorSearch::kept_in(cache.clone()));
-    let keywords = Library::open(&db).unwrap();
+    // `SCALE_BENCH_POSTGRES`: the team library, on a server the bench starts (its data folder
+    // under the system's temporary folder), this machine's vector index a cache beside it.
+    let server = std::env::var_os("SCALE_BENCH_POSTGRES")
+        .map(|_| research_postgres::testing::TempPostgres::start().expect("a PostgreSQL server"));
+    let url = server.as_ref().map(|s| s.database("library").unwrap());
+    let open = || match &url {
+        Some(url) => Library::on(Arc::new(
+            research_postgres::PgLibrary::connect_lazy(url, "bench").unwrap(),
+        )),
+        None => Library::open(&db).unwrap(),
+    };
+    let db_mib = || match &server {
+        Some(s) => (s.data_bytes() as f64 / 1048576.0 * 10.0).round() / 10.0,
+        None => size_mib(&db) + size_mib(&work.join("library.sqlite3-wal")),
+    };
+    let keywords = open();
     let hybrid = || {
-        Library::open(&db)
-            .unwrap()
+        open()
             .with_embedder(embedder.clone())
             .with_vector_search(vectors.clone())
     };
@@ -151,6 +166,20 @@ fn main() {
             }
         }
         let (rss_searching, _) = memory_mib();
+        // What the Library view asks when it opens: its folders with their file counts, and
+        // how far the passages are indexed by meaning (`Studio::library_meaning`).
+        let mut view = Vec::new();
+        let mut files = 0;
+        for _ in 0..5 {
+            let (n, ms) = timed(|| {
+                let folders = keywords.folders().unwrap();
+                keywords.passage_count().unwrap();
+                keywords.vectors_of(embedder.model_id()).unwrap();
+                folders.iter().map(|f| f.files).sum::<usize>()
+            });
+            files = n;
+            view.push(ms);
+        }
         let held = vectors.held();
 
         // Quality on the questions whose folder is in.
@@ -162,8 +191,7 @@ fn main() {
         let hybrid_hits = gold.iter().filter(|q| hit_at_5(&lib, q)).count();
 
         // The approximate index against a scan of every vector (read after the memory above).
-        let scan = Library::open(&db)
-            .unwrap()
+        let scan = open()
             .with_embedder(embedder.clone())
             .with_vector_search(Arc::new(
                 VectorSearch::in_memory().approximate_from(usize::MAX),
@@ -192,6 +220,7 @@ fn main() {
             serde_json::json!({
                 "scenario": "scale", "added": dir.display().to_string(),
                 "passages": total, "new_passages": after - before, "embedded": embedded,
+                "files": files, "library_view_ms_p50": percentile(&mut view, 50),
                 "keywords_passages_per_s": round(total as f64 / keyword_s, 10.0),
                 "meaning_passages_per_s": round(total as f64 / meaning_s, 10.0),
                 "keywords_s": round(keyword_s, 10.0), "meaning_s": round(meaning_s, 10.0),
@@ -201,7 +230,8 @@ fn main() {
                 "hybrid_ms_p50": percentile(&mut hyb, 50), "hybrid_ms_p95": percentile(&mut hyb, 95),
                 "rss_mib_indexing": rss_indexing, "peak_rss_mib_indexing": peak_indexing,
                 "rss_mib_searching": rss_searching,
-                "db_mib": size_mib(&db) + size_mib(&work.join("library.sqlite3-wal")),
+                "store": if server.is_some() { "postgresql" } else { "sqlite" },
+                "db_mib": db_mib(),
                 "vector_index_mib": size_mib(&cache),
                 "gold_questions": gold.len(),
                 "keywords_hit_at_5": keyword_hits, "hybrid_hit_at_5": hybrid_hits,

@@ -543,7 +543,7 @@ pub fn passage_ids_are_never_used_again(db: &dyn Database) {
     lib.add(docs.path(), &|_| {}).unwrap();
     let ids = |index: &dyn LibraryIndex| -> Vec<i64> {
         index
-            .pending_vectors("no-model", None)
+            .pending_vectors("no-model", None, 0, usize::MAX)
             .unwrap()
             .into_iter()
             .map(|(id, _)| id)
@@ -551,6 +551,18 @@ pub fn passage_ids_are_never_used_again(db: &dyn Database) {
     };
     let first = ids(index.as_ref());
     assert_eq!(first.len(), 3, "{first:?}");
+    // Read a page at a time (as an indexing pass over a large library does): the same passages.
+    let (mut paged, mut after) = (Vec::new(), 0);
+    loop {
+        let page = index.pending_vectors("no-model", None, after, 2).unwrap();
+        let Some((last, _)) = page.last() else {
+            break;
+        };
+        assert!(page.len() <= 2, "{page:?}");
+        after = *last;
+        paged.extend(page.iter().map(|(id, _)| *id));
+    }
+    assert_eq!(paged, first);
     // The last file indexed, indexed again (its passages deleted, new ones written).
     std::thread::sleep(std::time::Duration::from_millis(20));
     let mut latest = *first.iter().max().unwrap();

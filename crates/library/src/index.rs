@@ -175,11 +175,15 @@ pub trait LibraryIndex: Send + Sync {
     /// A passage by id with its file.
     fn passage(&self, id: i64) -> Result<Option<FoundPassage>, StoreError>;
 
-    /// Passages (id, indexed text) with no vector from `model`, of one file or all, by id.
+    /// Up to `limit` passages (id, indexed text) with no vector from `model`, of one file or
+    /// all, whose ids are above `after`, by id: a pass over a million passages reads them a
+    /// page at a time, not all at once.
     fn pending_vectors(
         &self,
         model: &str,
         file: Option<i64>,
+        after: i64,
+        limit: usize,
     ) -> Result<Vec<(i64, String)>, StoreError>;
     /// Stores vectors of `model` (replacing another model's); a passage deleted since is skipped.
     fn store_vectors(&self, model: &str, vectors: &[(i64, Vec<u8>)]) -> Result<(), StoreError>;

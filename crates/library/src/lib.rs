@@ -633,25 +633,44 @@ impl Library {
             return Ok(0);
         };
         let model = embedder.model_id();
-        let pending = self.index.pending_vectors(model, file)?;
+        // How many are pending, for the progress line (a file's are counted as they are read).
+        let mut total = match file {
+            None => {
+                let counts = self.index.counts(Some(model))?;
+                counts.passages.saturating_sub(counts.vectors_of_model)
+            }
+            Some(_) => 0,
+        };
         let mut done = 0;
-        for batch in pending.chunks(vectors::EMBED_BATCH) {
-            let texts: Vec<String> = batch.iter().map(|(_, t)| unsegment_cjk(t)).collect();
-            let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-            let embedded = embedder.embed(&refs)?;
-            let rows: Vec<(i64, Vec<u8>)> = batch
-                .iter()
-                .zip(&embedded)
-                .map(|((id, _), v)| (*id, vectors::to_bytes(v)))
-                .collect();
-            self.index.store_vectors(model, &rows)?;
-            let added: Vec<(i64, Vec<f32>)> =
-                batch.iter().map(|(id, _)| *id).zip(embedded).collect();
-            self.vectors.added(model, &added);
-            done += batch.len();
-            progress(done, pending.len());
-            if stop() {
+        let mut after = 0;
+        'pages: loop {
+            let page = self
+                .index
+                .pending_vectors(model, file, after, vectors::PENDING_PAGE)?;
+            let Some((last, _)) = page.last() else {
                 break;
+            };
+            after = *last;
+            // Passages another process added meanwhile are embedded too.
+            total = total.max(done + page.len());
+            for batch in page.chunks(vectors::EMBED_BATCH) {
+                let texts: Vec<String> = batch.iter().map(|(_, t)| unsegment_cjk(t)).collect();
+                let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+                let embedded = embedder.embed(&refs)?;
+                let rows: Vec<(i64, Vec<u8>)> = batch
+                    .iter()
+                    .zip(&embedded)
+                    .map(|((id, _), v)| (*id, vectors::to_bytes(v)))
+                    .collect();
+                self.index.store_vectors(model, &rows)?;
+                let added: Vec<(i64, Vec<f32>)> =
+                    batch.iter().map(|(id, _)| *id).zip(embedded).collect();
+                self.vectors.added(model, &added);
+                done += batch.len();
+                progress(done, total);
+                if stop() {
+                    break 'pages;
+                }
             }
         }
         // A whole pass ends with the copy searches read in step (a large library's approximate

@@ -358,15 +358,20 @@ impl LibraryIndex for SqliteIndex {
         &self,
         model: &str,
         file: Option<i64>,
+        after: i64,
+        limit: usize,
     ) -> Result<Vec<(i64, String)>, StoreError> {
         let conn = self.conn();
         let mut stmt = conn.prepare_cached(
             "SELECT p.rowid, p.text FROM library_passages p
-             WHERE (?2 IS NULL OR p.file_id = ?2)
+             WHERE (?2 IS NULL OR p.file_id = ?2) AND p.rowid > ?3
                AND NOT EXISTS (SELECT 1 FROM library_vectors v WHERE v.passage = p.rowid AND v.model = ?1)
-             ORDER BY p.rowid",
+             ORDER BY p.rowid LIMIT ?4",
         )?;
-        let rows = stmt.query_map(params![model, file], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let rows = stmt.query_map(params![model, file, after, limit], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
 

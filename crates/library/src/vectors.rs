@@ -18,6 +18,9 @@ use crate::{LibraryError, LibraryIndex, VectorTally};
 
 /// Passages embedded in one call and committed together.
 pub(crate) const EMBED_BATCH: usize = 32;
+/// Passages without a vector read from the index at once by an indexing pass (their texts are
+/// held while they are embedded).
+pub(crate) const PENDING_PAGE: usize = 4_096;
 /// Vectors read from the index at once while the copy catches up.
 const READ_BATCH: usize = 1024;
 /// Vectors a search adds to the approximate index itself before it answers. More (a graph
@@ -180,15 +183,7 @@ impl VectorSearch {
     /// The file the approximate index of `model` is saved in, for records of this
     /// `incarnation` (an index saved before a restore is never loaded after it).
     fn file_for(&self, model: &str, incarnation: &str) -> Option<PathBuf> {
-        let name: String = model
-            .chars()
-            .map(
-                |c| match c.is_ascii_alphanumeric() || c == '-' || c == '.' {
-                    true => c,
-                    false => '_',
-                },
-            )
-            .collect();
+        let name = file_stem(model);
         let name = match incarnation {
             "" => name,
             _ => format!("{name}.{incarnation}"),
@@ -196,6 +191,46 @@ impl VectorSearch {
         self.folder
             .as_ref()
             .map(|f| f.join(format!("{name}.usearch")))
+    }
+
+    /// Saves `graph` as the index of `model` for records of `incarnation`, then removes the
+    /// files saved for `model`'s earlier incarnations: after a restore they can never be loaded
+    /// again, and each is as large as the library's vectors.
+    fn save_for(&self, graph: &Approximate, model: &str, incarnation: &str) {
+        let Some(file) = self.file_for(model, incarnation) else {
+            return;
+        };
+        save(graph, &file);
+        let Some(folder) = &self.folder else {
+            return;
+        };
+        let Ok(entries) = std::fs::read_dir(folder) else {
+            return;
+        };
+        let stem = file_stem(model);
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let name = entry.file_name();
+            let Some(earlier) = name
+                .to_str()
+                .and_then(|n| n.strip_prefix(stem.as_str()))
+                .and_then(|n| n.strip_suffix(".usearch"))
+            else {
+                continue;
+            };
+            // `model.usearch` or `model.<incarnation>.usearch`; a longer model's name that
+            // begins with this one's is not an incarnation (incarnations are digits and dashes).
+            let of_this_model = earlier.is_empty()
+                || earlier.strip_prefix('.').is_some_and(|i| {
+                    !i.is_empty() && i.chars().all(|c| c.is_ascii_digit() || c == '-')
+                });
+            if of_this_model && path != file {
+                if let Err(e) = std::fs::remove_file(&path) {
+                    tracing::warn!(error = %e, file = %path.display(), folder = %folder.display(),
+                        "a vector index saved for records since restored was not removed");
+                }
+            }
+        }
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Option<Copy>> {
@@ -333,10 +368,8 @@ impl VectorSearch {
                 let _building = Building(&me.building);
                 match me.catch_up(&mut made, index.as_ref(), gone, new) {
                     Ok(()) => {
-                        if let (Some(file), Held::Approximate(graph)) =
-                            (me.file_for(&made.model, &made.incarnation), &made.held)
-                        {
-                            save(graph, &file);
+                        if let Held::Approximate(graph) = &made.held {
+                            me.save_for(graph, &made.model, &made.incarnation);
                             made.unsaved = false;
                         }
                         // Vectors stored while it ran are read at the next search.
@@ -448,20 +481,18 @@ impl VectorSearch {
         let graph = {
             let mut copy = self.lock();
             match copy.as_mut() {
-                Some(made) if made.unsaved => {
-                    match (&made.held, self.file_for(&made.model, &made.incarnation)) {
-                        (Held::Approximate(graph), Some(file)) => {
-                            made.unsaved = false;
-                            Some((graph.clone(), file))
-                        }
-                        _ => None,
+                Some(made) if made.unsaved && self.folder.is_some() => match &made.held {
+                    Held::Approximate(graph) => {
+                        made.unsaved = false;
+                        Some((graph.clone(), made.model.clone(), made.incarnation.clone()))
                     }
-                }
+                    _ => None,
+                },
                 _ => None,
             }
         };
-        if let Some((graph, file)) = graph {
-            save(&graph, &file);
+        if let Some((graph, model, incarnation)) = graph {
+            self.save_for(&graph, &model, &incarnation);
         }
     }
 
@@ -472,6 +503,19 @@ impl VectorSearch {
             .as_ref()
             .map(|c| (c.held.nearest().len(), c.held.is_approximate()))
     }
+}
+
+/// `model` as a file name: what a file system takes of it.
+fn file_stem(model: &str) -> String {
+    model
+        .chars()
+        .map(
+            |c| match c.is_ascii_alphanumeric() || c == '-' || c == '.' {
+                true => c,
+                false => '_',
+            },
+        )
+        .collect()
 }
 
 /// What is in `held` and not in `stored`, and what is in `stored` and not in `held` (both

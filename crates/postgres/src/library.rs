@@ -497,17 +497,20 @@ impl LibraryIndex for PgLibrary {
         &self,
         model: &str,
         file: Option<i64>,
+        after: i64,
+        limit: usize,
     ) -> Result<Vec<(i64, String)>, StoreError> {
         let machine = &self.machine;
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         self.bridge.run(|c| async move {
             let rows = c
                 .query(
                     "SELECT p.id, p.text FROM library_passages p
-                     WHERE p.machine = $1 AND ($3::int8 IS NULL OR p.file_id = $3)
+                     WHERE p.machine = $1 AND ($3::int8 IS NULL OR p.file_id = $3) AND p.id > $4
                        AND NOT EXISTS (SELECT 1 FROM library_vectors v
                                        WHERE v.passage = p.id AND v.model = $2)
-                     ORDER BY p.id",
-                    &[machine, &model, &file],
+                     ORDER BY p.id LIMIT $5",
+                    &[machine, &model, &file, &after, &limit],
                 )
                 .await?;
             Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())

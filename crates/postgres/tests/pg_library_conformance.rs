@@ -200,6 +200,33 @@ fn a_vector_index_saved_before_a_restore_never_serves_the_restored_records() {
     );
     let hits = library(search()).search(question, 1).unwrap();
     assert!(hits[0].url.ends_with("comets.md"), "{hits:?}");
+
+    // The next indexing pass saves the index of the restored records; the one saved before the
+    // restore, never to be loaded again, goes (each is as large as the library's vectors).
+    let saved = || -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(cache.path().join("vectors"))
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".usearch"))
+            .collect();
+        names.sort();
+        names
+    };
+    let before = saved();
+    assert_eq!(before.len(), 1, "{before:?}");
+    let last = tempfile::tempdir().unwrap();
+    write(
+        last.path(),
+        "dunes.md",
+        "Dunes move with the wind across the desert.",
+    );
+    library(search()).add(last.path(), &|_| {}).unwrap();
+    let after = saved();
+    assert_eq!(after.len(), 1, "{after:?}");
+    assert_ne!(after, before, "saved for the restored records");
+    let hits = library(search()).search("dunnes wind desertt", 1).unwrap();
+    assert!(hits[0].url.ends_with("dunes.md"), "{hits:?}");
 }
 
 /// `count` notes in `dir`, each on a topic of its own (words no other note has).

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Installs the library scale benchmark's corpus — documentation no one here wrote, packaged by
+# Debian, about 3.6 GB of HTML and a million passages — and prints its folders on the last line,
+# `:`-separated, in the order the benchmark adds them (the three with gold questions first):
+#
+#   SCALE_BENCH_DIRS=$(bash scripts/fetch-scale-corpus.sh | tail -n 1) cargo bench -p research-bench --bench scale
+#
+# Packages: sqlite3-doc, postgresql-doc-15, python3.11-doc, python-pandas-doc, libboost1.74-doc,
+# erlang-doc, linux-doc-6.1, ghc-doc, racket-doc, lilypond-doc-html, cppreference-doc-en-html,
+# openjdk-17-doc, sagemath-doc, rust-doc. (openjdk-17-doc brings a JDK with it.) Safe to run again:
+# it installs only what is missing. BENCHMARKS.md, "The library at scale", says what was measured.
+set -euo pipefail
+
+corpus=(
+  "sqlite3-doc /usr/share/doc/sqlite3"
+  "postgresql-doc-15 /usr/share/doc/postgresql-doc-15/html"
+  "python3.11-doc /usr/share/doc/python3.11/html"
+  "python-pandas-doc /usr/share/doc/python-pandas-doc"
+  "libboost1.74-doc /usr/share/doc/libboost1.74-doc"
+  "erlang-doc /usr/share/doc/erlang-doc"
+  "linux-doc-6.1 /usr/share/doc/linux-doc-6.1"
+  "ghc-doc /usr/share/doc/ghc-doc"
+  "racket-doc /usr/share/doc/racket"
+  "lilypond-doc-html /usr/share/doc/lilypond"
+  "cppreference-doc-en-html /usr/share/cppreference/doc"
+  "openjdk-17-doc /usr/share/doc/openjdk-17-jre-headless"
+  "sagemath-doc /usr/share/doc/sagemath"
+  "rust-doc /usr/share/doc/rust-doc"
+)
+
+sudo_cmd=()
+if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
+
+missing=()
+for entry in "${corpus[@]}"; do
+  pkg=${entry%% *}
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+  echo "fetch-scale-corpus: installing ${missing[*]} (a few GB; minutes)" >&2
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+folders=()
+for entry in "${corpus[@]}"; do
+  dir=${entry#* }
+  if [ -z "$(find "$dir" -name '*.html' -type f -print -quit 2>/dev/null)" ]; then
+    echo "fetch-scale-corpus: $dir has no HTML pages after installing ${entry%% *}" >&2
+    exit 1
+  fi
+  folders+=("$dir")
+done
+(IFS=:; echo "${folders[*]}")
