@@ -231,7 +231,7 @@ pub async fn ask_in_session(
 ) -> Res<research_api::Turn> {
     state
         .studio
-        .ask_in_session(&session_id, &question, kind, state.keys.as_ref())
+        .ask_in_session(&session_id, &question, kind, None, state.keys.as_ref())
         .await
 }
 

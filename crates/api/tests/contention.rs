@@ -56,6 +56,7 @@ async fn a_call_waiting_for_another_writer_does_not_hold_the_runtime() {
                     &session,
                     "And how far do they fly?",
                     Some(TurnKind::FollowUp),
+                    None,
                     &MemoryKeys::default(),
                 )
                 .await

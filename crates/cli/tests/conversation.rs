@@ -250,6 +250,24 @@ fn the_model_decides_when_the_words_cannot_and_bad_questions_are_refused() {
         turn["turn"]["classification"]["why"],
         "it asks about the dances again"
     );
+    // The session's model gone (its script deleted), the model named for this turn reads the
+    // question, and its run is made with it.
+    std::fs::remove_file(dir.path().join("script.json")).unwrap();
+    let elsewhere = dir.path().join("elsewhere");
+    std::fs::create_dir(&elsewhere).unwrap();
+    let named = script(
+        &elsewhere,
+        &[
+            json!({"purpose": "classify_turn", "json": {"kind": "follow_up", "why": "it doubts what the dances say"}}),
+        ],
+    );
+    let turn = ok(&ask(&db, session, "Truly?", &["--llm", &named]));
+    assert_eq!(turn["turn"]["classification"]["by"], "model", "{turn}");
+    assert_eq!(
+        turn["turn"]["classification"]["why"],
+        "it doubts what the dances say"
+    );
+    assert_eq!(turn["status"], "finished");
 
     // Empty, blank and enormous questions are refused with why, and nothing is recorded.
     for question in ["", "   ", &"why ".repeat(2_000)] {
@@ -264,7 +282,7 @@ fn the_model_decides_when_the_words_cannot_and_bad_questions_are_refused() {
     let missing = ask(&db, "no-such-session", "and bees?", &[]);
     assert_eq!(missing.status.code(), Some(3));
     let shown = ok(&research(&["sessions", "show", session, "--json"], &db));
-    assert_eq!(shown["turns"].as_array().unwrap().len(), 2);
+    assert_eq!(shown["turns"].as_array().unwrap().len(), 3);
     // --as needs a session.
     let out = research(&["run", "x?", "--as", "cancel"], &db);
     assert_eq!(out.status.code(), Some(2));

@@ -12,7 +12,7 @@ use research_pipeline::{sha256_hex, Carried, Evidence, Role, Source};
 use research_store::{ConversationSummary, SessionStore, TurnRow};
 use serde::{Deserialize, Serialize};
 
-use super::{checked_question, SavedRun};
+use super::{checked_models, checked_question, SavedRun};
 use crate::blocking::in_place;
 use crate::keys::KeyStore;
 use crate::{ApiError, ErrorCode, Studio, ThreadId};
@@ -113,19 +113,30 @@ impl Studio {
     }
 
     /// Asks `question` in an open session: classifies it (by `kind` when the person chose,
-    /// else by its words, else by the session's fast model), then ends the turn politely
-    /// (cancel) or starts its run (follow-up, topic change) — run it with
-    /// [`Studio::run_research`].
+    /// else by its words, else by the fast model), then ends the turn politely (cancel) or
+    /// starts its run (follow-up, topic change) — run it with [`Studio::run_research`].
+    /// `models`, when the person named them for this turn, take it over from the session's own
+    /// (a model the session used may be gone: a file deleted, a key revoked): the fast one
+    /// classifies and summarises, and the turn's run is made with them. They are checked
+    /// before anything is recorded.
     pub async fn ask_in_session(
         &self,
         session_id: &str,
         question: &str,
         kind: Option<TurnKind>,
+        models: Option<research_llm::ModelRouting>,
         keys_store: &dyn KeyStore,
     ) -> Result<Turn, ApiError> {
         let question = checked_question(question)?;
+        if let Some(models) = &models {
+            checked_models(models)?;
+        }
         let sessions = self.sessions();
         let state = self.session_state(&*sessions, session_id)?;
+        let routing = match &models {
+            Some(models) => models.clone(),
+            None => self.research_run(&state.last)?.1.config.models,
+        };
         let classification = match kind {
             Some(TurnKind::First) => {
                 return Err(ApiError::new(
@@ -138,7 +149,7 @@ impl Studio {
                 Some(c) => c,
                 None => {
                     let earlier: Vec<String> = state.runs.iter().map(|(_, q)| q.clone()).collect();
-                    match self.fast_model(&state.last, keys_store) {
+                    match self.fast_model(&routing, keys_store) {
                         Ok(model) => {
                             match conversation::by_model(
                                 model.as_ref(),
@@ -159,14 +170,19 @@ impl Studio {
         };
         if self.needs_summary(&*sessions, session_id, &state)? {
             if let Err(e) = self
-                .summarise(&*sessions, session_id, &state, keys_store)
+                .summarise(&*sessions, session_id, &state, &routing, keys_store)
                 .await
             {
                 // The turn goes on with the last turns verbatim; the next one tries again.
                 tracing::warn!("could not summarise the conversation: {}", e.message);
             }
         }
-        in_place(|| self.open_turn(&*sessions, session_id, question, classification, state))
+        let turn =
+            in_place(|| self.open_turn(&*sessions, session_id, question, classification, state))?;
+        if let (Some(thread), Some(models)) = (&turn.thread_id, models) {
+            in_place(|| self.set_research_models(thread, models))?;
+        }
+        Ok(turn)
     }
 
     /// Asks a follow-up question in an existing session (the person said it is one): a new
@@ -372,6 +388,7 @@ impl Studio {
         sessions: &dyn SessionStore,
         session_id: &str,
         state: &SessionState,
+        routing: &research_llm::ModelRouting,
         keys_store: &dyn KeyStore,
     ) -> Result<(), ApiError> {
         let upto = state.runs.len() - VERBATIM_TURNS;
@@ -390,7 +407,7 @@ impl Studio {
                 .unwrap_or_default();
             text.push_str(&format!("Question: {asked}\nAnswer: {answer}\n\n"));
         }
-        let model = self.fast_model(&state.last, keys_store)?;
+        let model = self.fast_model(routing, keys_store)?;
         let prompt = format!(
             "Summarise this research conversation in at most 120 words: what was asked, what \
              was found, and what the person is focused on. Plain prose, no lists.\n\n{text}"
@@ -413,18 +430,17 @@ impl Studio {
         Ok(())
     }
 
-    /// The model that reads questions in the run `thread`'s configuration (the fast one).
+    /// The model that reads questions under `routing` (the fast one).
     fn fast_model(
         &self,
-        thread: &ThreadId,
+        routing: &research_llm::ModelRouting,
         keys_store: &dyn KeyStore,
     ) -> Result<std::sync::Arc<dyn research_llm::LlmClient>, ApiError> {
-        let (_, saved) = self.research_run(thread)?;
         let mut settings = crate::keys::connect_settings(keys_store);
         if let Some(url) = self.settings()?.ollama_url {
             settings.ollama_url = url;
         }
-        let spec = Role::Understand.model(&saved.config.models);
+        let spec = Role::Understand.model(routing);
         Ok(research_llm::connect(spec, &settings)?)
     }
 }

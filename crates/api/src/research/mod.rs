@@ -766,7 +766,7 @@ fn pending_question(
 /// Refuses models a run could not use: a spec that does not parse, or one naming a model or
 /// script file that is not there (checked before a session exists, and before a resume changes
 /// a run's models).
-fn checked_models(models: &research_llm::ModelRouting) -> Result<(), ApiError> {
+pub(crate) fn checked_models(models: &research_llm::ModelRouting) -> Result<(), ApiError> {
     for model in models.models() {
         let spec = model
             .parse::<research_llm::ModelSpec>()

@@ -288,11 +288,12 @@ pub async fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         (None, None) => None,
     };
     if let Some((session, kind)) = in_session {
-        // Checked before the turn is recorded: a mistaken flag leaves no turn behind.
+        // Models named on the command line take this turn over from the session's own (the
+        // api checks them before the turn is recorded: a mistaken flag leaves no turn behind).
         let routing = args.models.routing()?;
         let session = studio.session_named(session)?;
         let turn = studio
-            .ask_in_session(&session, &question, kind, &OsKeychain)
+            .ask_in_session(&session, &question, kind, routing, &OsKeychain)
             .await?;
         eprintln!(
             "{} ({} {}: {})",
@@ -323,11 +324,6 @@ pub async fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             }
             return Ok(ExitCode::SUCCESS);
         };
-        // Models named on the command line take this turn over from the session's own (a
-        // model the session used may be gone: a file deleted, a key revoked).
-        if let Some(routing) = routing {
-            studio.set_research_models(&thread, routing)?;
-        }
         eprintln!("{}", run_line(&thread, &session));
         let outcome = drive(&studio, &thread, None, &flags).await?;
         return finish_turn(&outcome, Some(&turn), args.json, args.out.as_ref());
