@@ -67,8 +67,71 @@ fn create_vectors_table(conn: &Connection) -> rusqlite::Result<()> {
              next INTEGER NOT NULL
          );
          INSERT OR IGNORE INTO library_passage_ids (one, next)
-             SELECT 1, coalesce(max(rowid), 0) + 1 FROM library_passages;",
+             SELECT 1, coalesce((SELECT rowid FROM library_passages ORDER BY rowid DESC LIMIT 1), 0) + 1;",
+    )?;
+    create_file_passages_table(conn)
+}
+
+/// Creates the table of each file's passage ids when the database has none, filled from the
+/// passages (one pass, the first time). A file's passages take consecutive ids
+/// (`library_passage_ids`), so a file's passages are found by a range of rowids — FTS5 finds
+/// those at once, while a condition on `file_id` reads every passage there is.
+fn create_file_passages_table(conn: &Connection) -> rusqlite::Result<()> {
+    let exists: bool = conn.query_row(
+        "SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = 'library_file_passages'",
+        [],
+        |r| r.get(0),
+    )?;
+    if exists {
+        return Ok(());
+    }
+    conn.execute_batch(
+        "BEGIN IMMEDIATE;
+         CREATE TABLE IF NOT EXISTS library_file_passages (
+             file_id INTEGER PRIMARY KEY, -- library_files' id
+             first   INTEGER NOT NULL,    -- its first passage's rowid
+             count   INTEGER NOT NULL     -- its passages, rowids first .. first + count - 1
+         );
+         INSERT OR IGNORE INTO library_file_passages (file_id, first, count)
+             SELECT file_id, min(rowid), count(*) FROM library_passages GROUP BY file_id
+             HAVING max(rowid) - min(rowid) + 1 = count(*);
+         COMMIT;",
     )
+}
+
+/// The rowids of `file`'s passages, when they are known to be one range.
+fn passage_range(conn: &Connection, file: i64) -> rusqlite::Result<Option<(i64, i64)>> {
+    conn.query_row(
+        "SELECT first, first + count - 1 FROM library_file_passages WHERE file_id = ?1",
+        [file],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )
+    .optional()
+}
+
+/// Deletes `file`'s passages and their vectors: by its range of rowids, or, when the range is
+/// not known or does not hold them all (written by a build before the ranges), by a scan.
+fn delete_file_passages(conn: &Connection, file: i64) -> rusqlite::Result<()> {
+    let range = passage_range(conn, file)?;
+    conn.execute(
+        "DELETE FROM library_file_passages WHERE file_id = ?1",
+        [file],
+    )?;
+    if let Some((first, last)) = range {
+        conn.execute(
+            "DELETE FROM library_vectors WHERE passage IN (SELECT rowid FROM library_passages
+                 WHERE rowid BETWEEN ?1 AND ?2 AND file_id = ?3)",
+            params![first, last, file],
+        )?;
+        let deleted = conn.execute(
+            "DELETE FROM library_passages WHERE rowid BETWEEN ?1 AND ?2 AND file_id = ?3",
+            params![first, last, file],
+        )?;
+        if deleted as i64 == last - first + 1 {
+            return Ok(());
+        }
+    }
+    delete_passages(conn, "file_id = ?1", file)
 }
 
 /// Deletes the passages `condition` selects (a clause on `library_passages` with `?1`), and
@@ -85,6 +148,52 @@ fn delete_passages(conn: &Connection, condition: &str, param: impl ToSql) -> rus
         [&param],
     )?;
     Ok(())
+}
+
+/// The id of the file at `path`, if it was indexed. Asked before its passages are deleted: a
+/// condition on the passages' `file_id` is a scan of every passage (FTS5 indexes words, not
+/// columns), which a file indexed for the first time — nearly every file of a new folder —
+/// need not pay.
+fn known_file(conn: &Connection, path: &str) -> rusqlite::Result<Option<i64>> {
+    conn.query_row(
+        "SELECT id FROM library_files WHERE path = ?1",
+        [path],
+        |r| r.get(0),
+    )
+    .optional()
+}
+
+/// Passages a word may be in and still be searched for among the question's words when any of
+/// them will do. BM25 ranks by a word in that many passages hardly at all, and a search for it
+/// scores every passage it is in: a million passages hold "the", "how" or the library's own
+/// subject hundreds of thousands of times, most of a second a search. Libraries smaller than
+/// this rank as if every word were asked.
+const COMMON_WORD_PASSAGES: i64 = 10_000;
+
+/// `words` without those in more than `common` passages (none when every word is that common:
+/// the passages with all of them were found first, and any of such words says little).
+/// Counting stops at the threshold, so asking costs at most that many postings a word.
+fn uncommon_words(
+    conn: &Connection,
+    words: &[String],
+    common: i64,
+) -> rusqlite::Result<Vec<String>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT count(*) FROM (SELECT 1 FROM library_passages WHERE library_passages MATCH ?1 LIMIT ?2)",
+    )?;
+    let mut counted: Vec<(i64, &String)> = Vec::with_capacity(words.len());
+    for word in words {
+        let Some(query) = fts_query(std::slice::from_ref(word), true) else {
+            continue;
+        };
+        let passages: i64 = stmt.query_row(params![query, common + 1], |r| r.get(0))?;
+        counted.push((passages, word));
+    }
+    Ok(counted
+        .iter()
+        .filter(|(passages, _)| *passages <= common)
+        .map(|(_, w)| (*w).clone())
+        .collect())
 }
 
 /// What a person typed as an FTS5 query: every word quoted (so `AND`, `-`, `:` and quotes are
@@ -113,6 +222,10 @@ impl LibraryIndex for SqliteIndex {
             &tx,
             "file_id IN (SELECT id FROM library_files WHERE root = ?1)",
             root,
+        )?;
+        tx.execute(
+            "DELETE FROM library_file_passages WHERE file_id IN (SELECT id FROM library_files WHERE root = ?1)",
+            [root],
         )?;
         tx.execute("DELETE FROM library_files WHERE root = ?1", [root])?;
         let gone = tx.execute("DELETE FROM library_roots WHERE path = ?1", [root])?;
@@ -172,7 +285,7 @@ impl LibraryIndex for SqliteIndex {
         let mut conn = self.conn();
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
         for id in ids {
-            delete_passages(&tx, "file_id = ?1", id)?;
+            delete_file_passages(&tx, *id)?;
             tx.execute("DELETE FROM library_files WHERE id = ?1", [id])?;
         }
         tx.commit()?;
@@ -190,12 +303,10 @@ impl LibraryIndex for SqliteIndex {
     fn put_file(&self, file: &ReadFile<'_>) -> Result<i64, StoreError> {
         let mut conn = self.conn();
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-        delete_passages(
-            &tx,
-            "file_id IN (SELECT id FROM library_files WHERE path = ?1)",
-            file.path,
-        )?;
-        tx.execute("DELETE FROM library_files WHERE path = ?1", [file.path])?;
+        if let Some(known) = known_file(&tx, file.path)? {
+            delete_file_passages(&tx, known)?;
+            tx.execute("DELETE FROM library_files WHERE id = ?1", [known])?;
+        }
         tx.execute(
             "INSERT INTO library_files (root, path, mtime_ns, size, sha256, kind, title, error, indexed_at_ms)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, NULL, ?8)",
@@ -215,7 +326,7 @@ impl LibraryIndex for SqliteIndex {
             // Above every passage there is, whatever wrote it (an older build takes FTS5's own
             // rowids without advancing the sequence).
             "UPDATE library_passage_ids
-             SET next = max(next, (SELECT coalesce(max(rowid), 0) + 1 FROM library_passages)) + ?1
+             SET next = max(next, coalesce((SELECT rowid FROM library_passages ORDER BY rowid DESC LIMIT 1), 0) + 1) + ?1
              RETURNING next - ?1",
             [file.passages.len() as i64],
             |r| r.get(0),
@@ -228,6 +339,10 @@ impl LibraryIndex for SqliteIndex {
                 insert.execute(params![first + ord as i64, passage, id, ord as i64])?;
             }
         }
+        tx.execute(
+            "INSERT OR REPLACE INTO library_file_passages (file_id, first, count) VALUES (?1, ?2, ?3)",
+            params![id, first, file.passages.len() as i64],
+        )?;
         tx.commit()?;
         Ok(id)
     }
@@ -243,11 +358,9 @@ impl LibraryIndex for SqliteIndex {
     ) -> Result<(), StoreError> {
         let mut conn = self.conn();
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-        delete_passages(
-            &tx,
-            "file_id IN (SELECT id FROM library_files WHERE path = ?1)",
-            path,
-        )?;
+        if let Some(known) = known_file(&tx, path)? {
+            delete_file_passages(&tx, known)?;
+        }
         tx.execute(
             "INSERT INTO library_files (root, path, mtime_ns, size, sha256, kind, title, error, indexed_at_ms)
              VALUES (?1, ?2, ?3, ?4, '', 'unreadable', NULL, ?5, ?6)
@@ -311,10 +424,16 @@ impl LibraryIndex for SqliteIndex {
     }
 
     fn keyword(&self, words: &[String], all: bool, depth: usize) -> Result<Vec<i64>, StoreError> {
-        let Some(query) = fts_query(words, all) else {
+        let conn = self.conn();
+        // Passages with every word are few; passages with any are most of a large library
+        // unless its commonest words are left out (see `COMMON_WORD_PASSAGES`).
+        let words = match all {
+            true => words.to_vec(),
+            false => uncommon_words(&conn, words, COMMON_WORD_PASSAGES)?,
+        };
+        let Some(query) = fts_query(&words, all) else {
             return Ok(Vec::new());
         };
-        let conn = self.conn();
         let mut stmt = conn.prepare_cached(
             "SELECT rowid FROM library_passages WHERE library_passages MATCH ?1
              ORDER BY bm25(library_passages) LIMIT ?2",
@@ -362,14 +481,20 @@ impl LibraryIndex for SqliteIndex {
         limit: usize,
     ) -> Result<Vec<(i64, String)>, StoreError> {
         let conn = self.conn();
+        // One file's passages by their range of rowids where it is known (not a scan of all).
+        let (low, high) = match file {
+            Some(file) => passage_range(&conn, file)?.unwrap_or((0, i64::MAX)),
+            None => (0, i64::MAX),
+        };
+        let after = after.max(low - 1);
         let mut stmt = conn.prepare_cached(
             "SELECT p.rowid, p.text FROM library_passages p
-             WHERE (?2 IS NULL OR p.file_id = ?2) AND p.rowid > ?3
+             WHERE (?2 IS NULL OR p.file_id = ?2) AND p.rowid > ?3 AND p.rowid <= ?5
                AND NOT EXISTS (SELECT 1 FROM library_vectors v WHERE v.passage = p.rowid AND v.model = ?1)
              ORDER BY p.rowid LIMIT ?4",
         )?;
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-        let rows = stmt.query_map(params![model, file, after, limit], |r| {
+        let rows = stmt.query_map(params![model, file, after, limit, high], |r| {
             Ok((r.get(0)?, r.get(1)?))
         })?;
         Ok(rows.collect::<Result<_, _>>()?)
@@ -449,7 +574,9 @@ impl LibraryIndex for SqliteIndex {
                 .map(|n| n as usize)
         };
         Ok(Counts {
-            passages: count("SELECT count(*) FROM library_passages", &[])?,
+            // FTS5's table of each passage's length has a small row per passage: counting the
+            // passages themselves reads all their text (seconds at a million).
+            passages: count("SELECT count(*) FROM library_passages_docsize", &[])?,
             vectors: count("SELECT count(*) FROM library_vectors", &[])?,
             vectors_of_model: match model {
                 Some(m) => count(
@@ -474,5 +601,128 @@ mod tests {
             "\"bees\" \"AND\" \"wasps\" \"x\""
         );
         assert!(fts_query(&crate::query_words("!!!"), true).is_none());
+    }
+
+    fn put(index: &SqliteIndex, path: &str, passages: &[&str]) -> i64 {
+        let passages: Vec<String> = passages.iter().map(|p| p.to_string()).collect();
+        index
+            .put_file(&ReadFile {
+                root: "/lib",
+                path,
+                mtime_ns: 1,
+                size: 1,
+                sha256: "x",
+                kind: "text",
+                title: None,
+                passages: &passages,
+                at_ms: 1,
+            })
+            .unwrap()
+    }
+
+    #[test]
+    fn the_commonest_words_are_left_out_of_a_search_for_any() {
+        let dir = tempfile::tempdir().unwrap();
+        let index = SqliteIndex::open(&dir.path().join("db.sqlite3")).unwrap();
+        index.add_root("/lib", 1).unwrap();
+        put(
+            &index,
+            "/lib/a.md",
+            &["the bees dance", "the hive hums", "the queen rests"],
+        );
+        let words = |w: &[&str]| -> Vec<String> { w.iter().map(|w| w.to_string()).collect() };
+        let conn = index.conn();
+        // "the" is in three passages, "dances" (by its stem) in one, "wasps" in none.
+        assert_eq!(
+            uncommon_words(&conn, &words(&["the", "dances", "wasps"]), 2).unwrap(),
+            words(&["dances", "wasps"])
+        );
+        assert_eq!(
+            uncommon_words(&conn, &words(&["the", "dances"]), 3).unwrap(),
+            words(&["the", "dances"])
+        );
+        // Every word that common: none.
+        assert!(uncommon_words(&conn, &words(&["the", "hive"]), 0)
+            .unwrap()
+            .is_empty());
+        assert!(uncommon_words(&conn, &[], 2).unwrap().is_empty());
+    }
+
+    fn passages_of(index: &SqliteIndex) -> Vec<(i64, i64)> {
+        let conn = index.conn();
+        let mut stmt = conn
+            .prepare("SELECT rowid, file_id FROM library_passages ORDER BY rowid")
+            .unwrap();
+        let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).unwrap();
+        rows.collect::<Result<_, _>>().unwrap()
+    }
+
+    /// A file's passages are found by their range of rowids; a database from before the
+    /// ranges gets them at its first opening, and a range that does not hold the file's
+    /// passages (a build before the ranges wrote them since) never leaves one behind.
+    #[test]
+    fn a_files_passages_are_found_by_their_range_and_never_left_behind() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("db.sqlite3");
+        let index = SqliteIndex::open(&db).unwrap();
+        index.add_root("/lib", 1).unwrap();
+        let ants = put(
+            &index,
+            "/lib/ants.md",
+            &["ants one", "ants two", "ants three"],
+        );
+        let moss = put(&index, "/lib/moss.md", &["moss one", "moss two"]);
+        let range = |index: &SqliteIndex, file| passage_range(&index.conn(), file).unwrap();
+        assert_eq!(range(&index, ants), Some((1, 3)));
+        assert_eq!(range(&index, moss), Some((4, 5)));
+        let pending = |index: &SqliteIndex, file| -> Vec<i64> {
+            index
+                .pending_vectors("m", Some(file), 0, usize::MAX)
+                .unwrap()
+                .into_iter()
+                .map(|(id, _)| id)
+                .collect()
+        };
+        assert_eq!(pending(&index, moss), vec![4, 5]);
+        assert_eq!(pending(&index, ants), vec![1, 2, 3]);
+
+        // A database written before the ranges: they are made from its passages.
+        index
+            .conn()
+            .execute_batch("DROP TABLE library_file_passages")
+            .unwrap();
+        drop(index);
+        let index = SqliteIndex::open(&db).unwrap();
+        assert_eq!(range(&index, ants), Some((1, 3)));
+        assert_eq!(range(&index, moss), Some((4, 5)));
+
+        // A range that no longer holds the file's passages: the file indexed again leaves
+        // none of its old passages behind.
+        index
+            .conn()
+            .execute(
+                "UPDATE library_file_passages SET first = 4 WHERE file_id = ?1",
+                [ants],
+            )
+            .unwrap();
+        let ants = put(&index, "/lib/ants.md", &["ants again"]);
+        let moss_id = known_file(&index.conn(), "/lib/moss.md").unwrap().unwrap();
+        assert_eq!(
+            passages_of(&index),
+            vec![(4, moss_id), (5, moss_id), (6, ants)]
+        );
+        assert_eq!(pending(&index, ants), vec![6]);
+        // Dropped, and the folder removed: nothing left.
+        index.drop_files(&[ants]).unwrap();
+        assert_eq!(passages_of(&index), vec![(4, moss_id), (5, moss_id)]);
+        index.remove_root("/lib").unwrap();
+        assert!(passages_of(&index).is_empty());
+        let left: i64 = index
+            .conn()
+            .query_row("SELECT count(*) FROM library_file_passages", [], |r| {
+                r.get(0)
+            })
+            .unwrap();
+        assert_eq!(left, 0);
     }
 }
