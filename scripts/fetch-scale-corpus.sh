@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Installs the library scale benchmark's corpus — documentation no one here wrote, packaged by
-# Debian, about 3.6 GB of HTML and a million passages — and prints its folders on the last line,
+# Debian: about 7 GB of HTML and PDF, a million passages — and prints its folders on the last line,
 # `:`-separated, in the order the benchmark adds them (the three with gold questions first):
 #
 #   SCALE_BENCH_DIRS=$(bash scripts/fetch-scale-corpus.sh | tail -n 1) cargo bench -p research-bench --bench scale
 #
 # Packages: sqlite3-doc, postgresql-doc-15, python3.11-doc, python-pandas-doc, libboost1.74-doc,
 # erlang-doc, linux-doc-6.1, ghc-doc, racket-doc, lilypond-doc-html, cppreference-doc-en-html,
-# openjdk-17-doc, sagemath-doc, rust-doc. (openjdk-17-doc brings a JDK with it.) Safe to run again:
+# openjdk-17-doc, sagemath-doc, rust-doc, sumo-doc, scala-doc, castle-game-engine-doc,
+# petsc3.18-doc, libdeal.ii-doc, texlive-latex-extra-doc (PDFs). (openjdk-17-doc brings a JDK with
+# it.) Safe to run again:
 # it installs only what is missing. BENCHMARKS.md, "The library at scale", says what was measured.
 set -euo pipefail
 
@@ -26,6 +28,12 @@ corpus=(
   "openjdk-17-doc /usr/share/doc/openjdk-17-jre-headless"
   "sagemath-doc /usr/share/doc/sagemath"
   "rust-doc /usr/share/doc/rust-doc"
+  "sumo-doc /usr/share/doc/sumo"
+  "scala-doc /usr/share/doc/scala-2.11"
+  "castle-game-engine-doc /usr/share/doc/castle-game-engine-doc"
+  "petsc3.18-doc /usr/share/doc/petsc3.18-doc"
+  "libdeal.ii-doc /usr/share/doc/libdeal.ii-doc"
+  "texlive-latex-extra-doc /usr/share/doc/texlive-doc"
 )
 
 sudo_cmd=()
