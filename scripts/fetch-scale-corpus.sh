@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the library scale benchmark's corpus — documentation no one here wrote, packaged by
-# Debian: about 7 GB of HTML and PDF, a million passages — and prints its folders on the last line,
+# Debian: about 9 GB of HTML and PDF, a million passages — and prints its folders on the last line,
 # `:`-separated, in the order the benchmark adds them (the three with gold questions first):
 #
 #   SCALE_BENCH_DIRS=$(bash scripts/fetch-scale-corpus.sh | tail -n 1) cargo bench -p research-bench --bench scale
@@ -8,8 +8,8 @@
 # Packages: sqlite3-doc, postgresql-doc-15, python3.11-doc, python-pandas-doc, libboost1.74-doc,
 # erlang-doc, linux-doc-6.1, ghc-doc, racket-doc, lilypond-doc-html, cppreference-doc-en-html,
 # openjdk-17-doc, sagemath-doc, rust-doc, sumo-doc, scala-doc, castle-game-engine-doc,
-# petsc3.18-doc, libdeal.ii-doc, texlive-latex-extra-doc (PDFs). (openjdk-17-doc brings a JDK with
-# it.) Safe to run again:
+# petsc3.18-doc, libdeal.ii-doc, texlive-latex-extra-doc (PDFs), trilinos-doc, libreoffice-dev-doc.
+# (openjdk-17-doc brings a JDK with it.) Safe to run again:
 # it installs only what is missing. BENCHMARKS.md, "The library at scale", says what was measured.
 set -euo pipefail
 
@@ -34,6 +34,8 @@ corpus=(
   "petsc3.18-doc /usr/share/doc/petsc3.18-doc"
   "libdeal.ii-doc /usr/share/doc/libdeal.ii-doc"
   "texlive-latex-extra-doc /usr/share/doc/texlive-doc"
+  "trilinos-doc /usr/share/doc/trilinos"
+  "libreoffice-dev-doc /usr/share/doc/libreoffice"
 )
 
 sudo_cmd=()
