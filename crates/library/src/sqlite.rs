@@ -427,11 +427,15 @@ impl LibraryIndex for SqliteIndex {
         let conn = self.conn();
         // Passages with every word are few; passages with any are most of a large library
         // unless its commonest words are left out (see `COMMON_WORD_PASSAGES`).
+        let uncommon;
         let words = match all {
-            true => words.to_vec(),
-            false => uncommon_words(&conn, words, COMMON_WORD_PASSAGES)?,
+            true => words,
+            false => {
+                uncommon = uncommon_words(&conn, words, COMMON_WORD_PASSAGES)?;
+                &uncommon[..]
+            }
         };
-        let Some(query) = fts_query(&words, all) else {
+        let Some(query) = fts_query(words, all) else {
             return Ok(Vec::new());
         };
         let mut stmt = conn.prepare_cached(

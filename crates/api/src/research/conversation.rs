@@ -133,10 +133,6 @@ impl Studio {
         }
         let sessions = self.sessions();
         let state = self.session_state(&*sessions, session_id)?;
-        let routing = match &models {
-            Some(models) => models.clone(),
-            None => self.research_run(&state.last)?.1.config.models,
-        };
         let classification = match kind {
             Some(TurnKind::First) => {
                 return Err(ApiError::new(
@@ -149,7 +145,7 @@ impl Studio {
                 Some(c) => c,
                 None => {
                     let earlier: Vec<String> = state.runs.iter().map(|(_, q)| q.clone()).collect();
-                    match self.fast_model(&routing, keys_store) {
+                    match self.fast_model(models.as_ref(), &state.last, keys_store) {
                         Ok(model) => {
                             match conversation::by_model(
                                 model.as_ref(),
@@ -170,19 +166,23 @@ impl Studio {
         };
         if self.needs_summary(&*sessions, session_id, &state)? {
             if let Err(e) = self
-                .summarise(&*sessions, session_id, &state, &routing, keys_store)
+                .summarise(&*sessions, session_id, &state, models.as_ref(), keys_store)
                 .await
             {
                 // The turn goes on with the last turns verbatim; the next one tries again.
                 tracing::warn!("could not summarise the conversation: {}", e.message);
             }
         }
-        let turn =
-            in_place(|| self.open_turn(&*sessions, session_id, question, classification, state))?;
-        if let (Some(thread), Some(models)) = (&turn.thread_id, models) {
-            in_place(|| self.set_research_models(thread, models))?;
-        }
-        Ok(turn)
+        in_place(|| {
+            self.open_turn(
+                &*sessions,
+                session_id,
+                question,
+                classification,
+                state,
+                models,
+            )
+        })
     }
 
     /// Asks a follow-up question in an existing session (the person said it is one): a new
@@ -198,6 +198,7 @@ impl Studio {
             question,
             Classification::person(TurnKind::FollowUp),
             state,
+            None,
         )?;
         turn.thread_id
             .ok_or_else(|| ApiError::new(ErrorCode::RunFailed, "the follow-up started no run"))
@@ -247,6 +248,7 @@ impl Studio {
         question: &str,
         classification: Classification,
         state: SessionState,
+        models: Option<research_llm::ModelRouting>,
     ) -> Result<Turn, ApiError> {
         let now = self.clock.now_ms();
         let mut turn = Turn {
@@ -278,7 +280,7 @@ impl Studio {
         }
         let (pipeline, previous) = self.research_run(&state.last)?;
         let pipeline = pipeline.info().name;
-        let saved = if classification.kind == TurnKind::TopicChange {
+        let mut saved = if classification.kind == TurnKind::TopicChange {
             // The history stays in the session; the run starts afresh on the new subject.
             turn.focus = conversation::focus_of(question);
             SavedRun {
@@ -304,6 +306,10 @@ impl Studio {
                 ..previous
             }
         };
+        // Models named for this turn: the run is made with them.
+        if let Some(models) = models {
+            saved.config.models = models;
+        }
         let thread = self.register_run(sessions, &pipeline, &saved)?;
         turn.thread_id = Some(thread);
         record(&turn)?;
@@ -388,7 +394,7 @@ impl Studio {
         sessions: &dyn SessionStore,
         session_id: &str,
         state: &SessionState,
-        routing: &research_llm::ModelRouting,
+        models: Option<&research_llm::ModelRouting>,
         keys_store: &dyn KeyStore,
     ) -> Result<(), ApiError> {
         let upto = state.runs.len() - VERBATIM_TURNS;
@@ -407,7 +413,7 @@ impl Studio {
                 .unwrap_or_default();
             text.push_str(&format!("Question: {asked}\nAnswer: {answer}\n\n"));
         }
-        let model = self.fast_model(routing, keys_store)?;
+        let model = self.fast_model(models, &state.last, keys_store)?;
         let prompt = format!(
             "Summarise this research conversation in at most 120 words: what was asked, what \
              was found, and what the person is focused on. Plain prose, no lists.\n\n{text}"
@@ -430,17 +436,23 @@ impl Studio {
         Ok(())
     }
 
-    /// The model that reads questions under `routing` (the fast one).
+    /// The model that reads questions (the fast one): of the `models` named for this turn, else
+    /// of the run `thread`'s configuration (read only when a model is needed).
     fn fast_model(
         &self,
-        routing: &research_llm::ModelRouting,
+        models: Option<&research_llm::ModelRouting>,
+        thread: &ThreadId,
         keys_store: &dyn KeyStore,
     ) -> Result<std::sync::Arc<dyn research_llm::LlmClient>, ApiError> {
+        let routing = match models {
+            Some(models) => models.clone(),
+            None => self.research_run(thread)?.1.config.models,
+        };
         let mut settings = crate::keys::connect_settings(keys_store);
         if let Some(url) = self.settings()?.ollama_url {
             settings.ollama_url = url;
         }
-        let spec = Role::Understand.model(routing);
+        let spec = Role::Understand.model(&routing);
         Ok(research_llm::connect(spec, &settings)?)
     }
 }
