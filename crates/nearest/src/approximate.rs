@@ -30,8 +30,9 @@ const ADD_THREADS: usize = 4;
 /// refuses a search, which then ranks by keywords): a run's parallel searches times several
 /// runs.
 const SEARCH_CONTEXTS: usize = 64;
-/// The members file begins with this, then its version.
-const MAGIC: &[u8; 8] = b"RSNEAR\0\x01";
+/// The members file begins with this, then its version (2: vectors quantized by [`eight_bit`];
+/// a graph of version 1 holds usearch's own casts and is rebuilt).
+const MAGIC: &[u8; 8] = b"RSNEAR\0\x02";
 
 /// An HNSW index over 8-bit vectors, in memory, saved and loaded whole.
 pub struct Approximate {
@@ -60,6 +61,24 @@ fn threads() -> usize {
         .map(|n| n.get())
         .unwrap_or(1)
         .clamp(1, ADD_THREADS)
+}
+
+/// A vector as the graph keeps it: scaled so that its largest component is ±127, then rounded.
+/// usearch's own cast scales a unit vector by 127, and a sentence model's 384 components are
+/// mostly within ±0.05 of zero: a handful of levels each, and recall@10 against a scan of 0.87
+/// on 100,000 of the library's vectors. Scaled by its own largest component each vector uses
+/// the whole range (0.95 on the same vectors); the cosine the graph measures does not change
+/// with a vector's scale.
+fn eight_bit(vector: &[f32]) -> Vec<i8> {
+    let largest = vector.iter().fold(0f32, |m, x| m.max(x.abs()));
+    if largest == 0.0 || !largest.is_finite() {
+        return vec![0; vector.len()];
+    }
+    let scale = 127.0 / largest;
+    vector
+        .iter()
+        .map(|x| (x * scale).round().clamp(-127.0, 127.0) as i8)
+        .collect()
 }
 
 fn options(dimensions: usize) -> IndexOptions {
@@ -270,7 +289,7 @@ impl Nearest for Approximate {
                     let batch = &batch;
                     s.spawn(move || {
                         for (id, v) in batch.iter().skip(t).step_by(threads) {
-                            index.add(*id as u64, v).map_err(failed)?;
+                            index.add(*id as u64, &eight_bit(v)).map_err(failed)?;
                         }
                         Ok(())
                     })
@@ -309,7 +328,10 @@ impl Nearest for Approximate {
         if members.is_empty() || depth == 0 {
             return Ok(Vec::new());
         }
-        let found = self.index.search(query, depth).map_err(failed)?;
+        let found = self
+            .index
+            .search(&eight_bit(query), depth)
+            .map_err(failed)?;
         let mut found: Vec<Neighbour> = found
             .keys
             .iter()
