@@ -758,6 +758,34 @@ pub fn what_another_process_indexed_is_found_by_meaning(db: &dyn Database) {
     );
 }
 
+/// How many passages a word is in is counted as the search matches it (by its stem), and
+/// never past the number asked: what a search reads to leave out its commonest words.
+pub fn a_words_passages_are_counted_no_further_than_asked(db: &dyn Database) {
+    let docs = tempfile::tempdir().unwrap();
+    write(
+        docs.path(),
+        "bees.md",
+        "# Bees\n\nForager bees dance to share where nectar is.",
+    );
+    write(
+        docs.path(),
+        "hive.md",
+        "# Hive\n\nA hive of bees hums at night.",
+    );
+    write(
+        docs.path(),
+        "queen.md",
+        "# Queen\n\nThe queen bee rests; wasps hunt.",
+    );
+    library(db).add(docs.path(), &|_| {}).unwrap();
+    let index = db.index();
+    assert_eq!(index.passages_with("bees", 10).unwrap(), 3);
+    assert_eq!(index.passages_with("bees", 2).unwrap(), 2);
+    assert_eq!(index.passages_with("dancing", 10).unwrap(), 1);
+    assert_eq!(index.passages_with("termites", 10).unwrap(), 0);
+    assert_eq!(index.passages_with("bees", 0).unwrap(), 0);
+}
+
 /// Writes one `#[test]` per check of the library index conformance suite; `$make` is an
 /// expression giving a fresh, empty [`Database`].
 #[macro_export]
@@ -777,6 +805,7 @@ macro_rules! library_conformance {
             the_approximate_index_is_kept_in_step_and_saved,
             a_search_never_waits_for_the_index_to_be_built,
             what_another_process_indexed_is_found_by_meaning,
+            a_words_passages_are_counted_no_further_than_asked,
             a_reference_managers_export_is_searched_cited_and_imported_again);
     };
     (@tests $make:expr; $($check:ident),*) => {

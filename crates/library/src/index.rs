@@ -169,6 +169,9 @@ pub trait LibraryIndex: Send + Sync {
     /// ([`crate::query_words`]); a CJK word is matched as the phrase of its characters anywhere
     /// in a sentence.
     fn keyword(&self, words: &[String], all: bool, depth: usize) -> Result<Vec<i64>, StoreError>;
+    /// How many passages `word` matches (as [`LibraryIndex::keyword`] matches it), counted no
+    /// further than `at_most`: a word's cost to a search, read from as few postings as that.
+    fn passages_with(&self, word: &str, at_most: usize) -> Result<usize, StoreError>;
     /// A passage's text around `words` (about 40 words of it, as indexed), for a hit found by
     /// them; `None` when the passage is gone or says none of them. Asked only of the hits shown.
     fn snippet(&self, id: i64, words: &[String]) -> Result<Option<String>, StoreError>;

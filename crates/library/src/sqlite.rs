@@ -163,39 +163,6 @@ fn known_file(conn: &Connection, path: &str) -> rusqlite::Result<Option<i64>> {
     .optional()
 }
 
-/// Passages a word may be in and still be searched for among the question's words when any of
-/// them will do. BM25 ranks by a word in that many passages hardly at all, and a search for it
-/// scores every passage it is in: a million passages hold "the", "how" or the library's own
-/// subject hundreds of thousands of times, most of a second a search. Libraries smaller than
-/// this rank as if every word were asked.
-const COMMON_WORD_PASSAGES: i64 = 10_000;
-
-/// `words` without those in more than `common` passages (none when every word is that common:
-/// the passages with all of them were found first, and any of such words says little).
-/// Counting stops at the threshold, so asking costs at most that many postings a word.
-fn uncommon_words(
-    conn: &Connection,
-    words: &[String],
-    common: i64,
-) -> rusqlite::Result<Vec<String>> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT count(*) FROM (SELECT 1 FROM library_passages WHERE library_passages MATCH ?1 LIMIT ?2)",
-    )?;
-    let mut counted: Vec<(i64, &String)> = Vec::with_capacity(words.len());
-    for word in words {
-        let Some(query) = fts_query(std::slice::from_ref(word), true) else {
-            continue;
-        };
-        let passages: i64 = stmt.query_row(params![query, common + 1], |r| r.get(0))?;
-        counted.push((passages, word));
-    }
-    Ok(counted
-        .iter()
-        .filter(|(passages, _)| *passages <= common)
-        .map(|(_, w)| (*w).clone())
-        .collect())
-}
-
 /// What a person typed as an FTS5 query: every word quoted (so `AND`, `-`, `:` and quotes are
 /// just text), CJK words as phrases of their characters; `all` requires every word, else any.
 pub(crate) fn fts_query(words: &[String], all: bool) -> Option<String> {
@@ -425,16 +392,6 @@ impl LibraryIndex for SqliteIndex {
 
     fn keyword(&self, words: &[String], all: bool, depth: usize) -> Result<Vec<i64>, StoreError> {
         let conn = self.conn();
-        // Passages with every word are few; passages with any are most of a large library
-        // unless its commonest words are left out (see `COMMON_WORD_PASSAGES`).
-        let uncommon;
-        let words = match all {
-            true => words,
-            false => {
-                uncommon = uncommon_words(&conn, words, COMMON_WORD_PASSAGES)?;
-                &uncommon[..]
-            }
-        };
         let Some(query) = fts_query(words, all) else {
             return Ok(Vec::new());
         };
@@ -444,6 +401,18 @@ impl LibraryIndex for SqliteIndex {
         )?;
         let rows = stmt.query_map(params![query, depth as i64], |r| r.get(0))?;
         Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    fn passages_with(&self, word: &str, at_most: usize) -> Result<usize, StoreError> {
+        let Some(query) = fts_query(&[word.to_string()], true) else {
+            return Ok(0);
+        };
+        let conn = self.conn();
+        let mut stmt = conn.prepare_cached(
+            "SELECT count(*) FROM (SELECT 1 FROM library_passages WHERE library_passages MATCH ?1 LIMIT ?2)",
+        )?;
+        let n: i64 = stmt.query_row(params![query, at_most as i64], |r| r.get(0))?;
+        Ok(n as usize)
     }
 
     fn snippet(&self, id: i64, words: &[String]) -> Result<Option<String>, StoreError> {
@@ -622,34 +591,6 @@ mod tests {
                 at_ms: 1,
             })
             .unwrap()
-    }
-
-    #[test]
-    fn the_commonest_words_are_left_out_of_a_search_for_any() {
-        let dir = tempfile::tempdir().unwrap();
-        let index = SqliteIndex::open(&dir.path().join("db.sqlite3")).unwrap();
-        index.add_root("/lib", 1).unwrap();
-        put(
-            &index,
-            "/lib/a.md",
-            &["the bees dance", "the hive hums", "the queen rests"],
-        );
-        let words = |w: &[&str]| -> Vec<String> { w.iter().map(|w| w.to_string()).collect() };
-        let conn = index.conn();
-        // "the" is in three passages, "dances" (by its stem) in one, "wasps" in none.
-        assert_eq!(
-            uncommon_words(&conn, &words(&["the", "dances", "wasps"]), 2).unwrap(),
-            words(&["dances", "wasps"])
-        );
-        assert_eq!(
-            uncommon_words(&conn, &words(&["the", "dances"]), 3).unwrap(),
-            words(&["the", "dances"])
-        );
-        // Every word that common: none.
-        assert!(uncommon_words(&conn, &words(&["the", "hive"]), 0)
-            .unwrap()
-            .is_empty());
-        assert!(uncommon_words(&conn, &[], 2).unwrap().is_empty());
     }
 
     fn passages_of(index: &SqliteIndex) -> Vec<(i64, i64)> {

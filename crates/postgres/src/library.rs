@@ -457,6 +457,32 @@ impl LibraryIndex for PgLibrary {
         })
     }
 
+    fn passages_with(&self, word: &str, at_most: usize) -> Result<usize, StoreError> {
+        let Some(query) = ts_query(&[word.to_string()], true) else {
+            return Ok(0);
+        };
+        let machine = &self.machine;
+        let at_most = at_most as i64;
+        // One branch per configuration, as `keyword` does (so the GIN index finds the
+        // matches), each stopping at the limit.
+        let branches: Vec<String> = configs()
+            .map(|config| {
+                format!(
+                    "(SELECT count(*) FROM (SELECT 1 FROM library_passages p, to_tsquery('{config}', $1) AS q
+                      WHERE p.config = '{config}' AND p.machine = $2 AND p.words @@ q LIMIT $3) AS m)"
+                )
+            })
+            .collect();
+        let sql = format!("SELECT LEAST({}, $3)", branches.join(" + "));
+        self.bridge.run(|c| async move {
+            let statement = c.prepare_cached(&sql).await?;
+            let row = c
+                .query_one(&statement, &[&query, machine, &at_most])
+                .await?;
+            Ok(row.get::<_, i64>(0) as usize)
+        })
+    }
+
     fn snippet(&self, id: i64, words: &[String]) -> Result<Option<String>, StoreError> {
         let Some(query) = ts_query(words, false) else {
             return Ok(None);
