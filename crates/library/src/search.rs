@@ -1,0 +1,246 @@
+//! Searching the library: passages by keywords (every word of the question first, then any of
+//! its uncommon words), by meaning, and the two fused by rank into the best passage per file —
+//! the library as the search provider `local`.
+
+use std::path::Path;
+
+use async_trait::async_trait;
+use research_search::{Hit, HitKind, SearchError, SearchProvider, SearchQuery};
+
+use crate::text::{excerpt, unsegment_cjk};
+use crate::{
+    file_url, fuse_by_rank, query_words, FoundPassage, Library, LibraryError, LibraryIndex,
+    Neighbour, Ranked, Ranking, MIN_SIMILARITY,
+};
+
+/// Passages a word may be in and still be searched for among the question's words when any of
+/// them will do. BM25 ranks by a word in that many passages hardly at all, and a search for it
+/// scores every passage it is in: a million passages hold "the", "how" or the library's own
+/// subject hundreds of thousands of times, most of a second a search (at 128,000 passages the
+/// keyword p50 went from 136 to 31 ms, BENCHMARKS). Libraries smaller than this rank as if
+/// every word were asked.
+pub const COMMON_WORD_PASSAGES: usize = 10_000;
+
+/// `words` without those in more than `common` passages (none when every word is that common:
+/// the passages with all of them were found first, and any of such words says little).
+/// Counting stops past the threshold, so asking costs at most that many postings a word.
+fn uncommon_words(
+    index: &dyn LibraryIndex,
+    words: &[String],
+    common: usize,
+) -> Result<Vec<String>, research_store::StoreError> {
+    let mut out = Vec::with_capacity(words.len());
+    for word in words {
+        if index.passages_with(word, common + 1)? <= common {
+            out.push(word.clone());
+        }
+    }
+    Ok(out)
+}
+
+impl Library {
+    /// The best passage per file for `text`, best first (see [`Library::search_ranked`]).
+    pub fn search(&self, text: &str, limit: usize) -> Result<Vec<Hit>, LibraryError> {
+        Ok(self.search_ranked(text, limit)?.hits)
+    }
+
+    /// The best passage per file for `text`, best first, and how they were ranked: by BM25, and
+    /// when an embedding model is set, fused by rank with the passages nearest the question in
+    /// meaning. A model that fails on this question is logged and the search falls back to
+    /// BM25, which the answer says.
+    pub fn search_ranked(&self, text: &str, limit: usize) -> Result<Ranked, LibraryError> {
+        // Several passages of one file may rank high; look deep enough to fill `limit` files.
+        let depth = (limit * 8).max(50);
+        let words = query_words(text);
+        let keyword = self.keyword_passages(&words, depth)?;
+        let (nearest, ranking) = match self.nearest_passages(text, depth) {
+            Ok(Some((nearest, model))) => (nearest, Ranking::Hybrid { model }),
+            Ok(None) => (Vec::new(), Ranking::Bm25),
+            Err(e) => {
+                tracing::warn!(error = %e, "the library ranks by keywords alone for this search");
+                (Vec::new(), Ranking::Bm25)
+            }
+        };
+        let fused = fuse_by_rank(&[&keyword, &nearest]);
+        let mut hits: Vec<Hit> = Vec::new();
+        for passage in fused {
+            if hits.len() >= limit {
+                break;
+            }
+            let Some(FoundPassage { path, title, text }) = self.index.passage(passage)? else {
+                continue;
+            };
+            let url = file_url(Path::new(&path));
+            if hits.iter().any(|h| h.url == url) {
+                continue;
+            }
+            // A reference manager's record names the paper; the file's own title else.
+            let reference = self.index.reference(&path)?;
+            let (title, citation) = match reference {
+                Some(r) => (r.title.or(title), r.citation),
+                None => (title, Default::default()),
+            };
+            let title = title.unwrap_or_else(|| {
+                Path::new(&path)
+                    .file_name()
+                    .map(|n| n.to_string_lossy().to_string())
+                    .unwrap_or_default()
+            });
+            // Around the words when it was found by them, else (by meaning) its start.
+            let around = match keyword.contains(&passage) {
+                true => self.index.snippet(passage, &words)?,
+                false => None,
+            };
+            let snippet = match around {
+                Some(snippet) => unsegment_cjk(&snippet),
+                None => excerpt(&unsegment_cjk(&text)),
+            };
+            hits.push(Hit {
+                title,
+                url,
+                snippet,
+                published: citation.issued.clone(),
+                kind: HitKind::Local,
+                provider: "local".into(),
+                citation,
+            });
+        }
+        Ok(Ranked { hits, ranking })
+    }
+
+    /// Passages matching `words` by their stems, best first: those with every word first, then
+    /// those with any (a page that says three of the question's four words is still worth
+    /// reading when one page says all four).
+    fn keyword_passages(&self, words: &[String], depth: usize) -> Result<Vec<i64>, LibraryError> {
+        let mut found: Vec<i64> = Vec::new();
+        if words.is_empty() {
+            return Ok(found);
+        }
+        for id in self.index.keyword(words, true, depth)? {
+            if found.len() < depth && !found.contains(&id) {
+                found.push(id);
+            }
+        }
+        // Enough passages say every word, or there is one word: a search for any adds nothing.
+        if found.len() >= depth || words.len() < 2 {
+            return Ok(found);
+        }
+        let uncommon = uncommon_words(self.index.as_ref(), words, COMMON_WORD_PASSAGES)?;
+        if uncommon.is_empty() {
+            return Ok(found);
+        }
+        for id in self.index.keyword(&uncommon, false, depth)? {
+            if found.len() < depth && !found.contains(&id) {
+                found.push(id);
+            }
+        }
+        Ok(found)
+    }
+
+    /// Passages nearest `text` in meaning, best first, down to [`MIN_SIMILARITY`], and the
+    /// model's name; `None` without an embedding model.
+    fn nearest_passages(
+        &self,
+        text: &str,
+        depth: usize,
+    ) -> Result<Option<(Vec<i64>, String)>, LibraryError> {
+        let Some(found) = self.nearest(text, depth)? else {
+            return Ok(None);
+        };
+        let model = self.ranking_model().unwrap_or_default();
+        let nearest = found
+            .into_iter()
+            .filter(|n| n.similarity >= MIN_SIMILARITY)
+            .map(|n| n.id)
+            .collect();
+        Ok(Some((nearest, model)))
+    }
+
+    fn ranking_model(&self) -> Option<String> {
+        self.embedder.as_ref().map(|e| e.model_id().to_string())
+    }
+
+    /// The `depth` passages nearest `text` in meaning alone, with their similarities, best
+    /// first; `None` without an embedding model. What hybrid ranking fuses with the keywords'.
+    pub fn nearest(
+        &self,
+        text: &str,
+        depth: usize,
+    ) -> Result<Option<Vec<Neighbour>>, LibraryError> {
+        let Some(embedder) = &self.embedder else {
+            return Ok(None);
+        };
+        let question = embedder.embed(&[text])?.pop().ok_or_else(|| {
+            research_embed::EmbedError::Compute("no vector for the question".into())
+        })?;
+        Ok(Some(self.vectors.nearest(
+            &self.index,
+            embedder.model_id(),
+            &question,
+            depth,
+        )?))
+    }
+}
+
+#[async_trait]
+impl SearchProvider for Library {
+    fn name(&self) -> &'static str {
+        "local"
+    }
+
+    fn kind(&self) -> HitKind {
+        HitKind::Local
+    }
+
+    async fn search(&self, query: &SearchQuery) -> Result<Vec<Hit>, SearchError> {
+        Library::search(self, &query.text, query.limit).map_err(|e| SearchError::BadResponse {
+            provider: "local",
+            detail: e.to_string(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The rule a search for any word follows: a word in more passages than the limit is left
+    /// out, the rest kept in the order asked; every word that common leaves none.
+    #[test]
+    fn the_commonest_words_are_left_out_of_a_search_for_any() {
+        let dir = tempfile::tempdir().unwrap();
+        let docs = dir.path().join("docs");
+        std::fs::create_dir_all(&docs).unwrap();
+        for (name, text) in [
+            ("a.md", "the bees dance"),
+            ("b.md", "the hive hums"),
+            ("c.md", "the queen rests"),
+        ] {
+            std::fs::write(docs.join(name), text).unwrap();
+        }
+        let lib = Library::open(&dir.path().join("db.sqlite3")).unwrap();
+        lib.add(&docs, &|_| {}).unwrap();
+        let index = lib.index.as_ref();
+        let words = |w: &[&str]| -> Vec<String> { w.iter().map(|w| w.to_string()).collect() };
+        // "the" is in three passages, "dances" (by its stem) in one, "wasps" in none.
+        assert_eq!(
+            uncommon_words(index, &words(&["the", "dances", "wasps"]), 2).unwrap(),
+            words(&["dances", "wasps"])
+        );
+        assert_eq!(
+            uncommon_words(index, &words(&["the", "dances"]), 3).unwrap(),
+            words(&["the", "dances"])
+        );
+        assert!(uncommon_words(index, &words(&["the", "hive"]), 0)
+            .unwrap()
+            .is_empty());
+        assert!(uncommon_words(index, &[], 2).unwrap().is_empty());
+        // A search for any word still finds a passage by its one uncommon word.
+        assert_eq!(
+            lib.keyword_passages(&words(&["dances", "wasps"]), 5)
+                .unwrap()
+                .len(),
+            1
+        );
+    }
+}
