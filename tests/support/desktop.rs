@@ -334,7 +334,17 @@ impl App {
     /// Fails the test with a screenshot and the app's log.
     pub async fn fail(&self, what: &str) -> ! {
         self.shot("failure").await;
-        panic!("{what}\n{}", tail(&self.log));
+        // What the app told the person, if anything (an error shown in words).
+        let toast = match self.client.find(Locator::Css("#toast:not([hidden])")).await {
+            Ok(e) => e.text().await.unwrap_or_default(),
+            Err(_) => String::new(),
+        };
+        let toast = if toast.is_empty() {
+            String::new()
+        } else {
+            format!("\nthe app said: {toast}")
+        };
+        panic!("{what}{toast}\n{}", tail(&self.log));
     }
 
     /// Waits until `css` matches a displayed element.

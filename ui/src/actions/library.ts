@@ -44,12 +44,14 @@ export function libraryActions({ store, fail, show }: Base) {
     }
   }
 
+  // Each part is shown as soon as it is read, and one that fails (said in a toast) does not hide
+  // the others: the folders never wait on the count of vectors.
   async function refreshLibrary() {
-    try {
-      setLibrary({ folders: await api.libraryFolders(), meaning: await api.libraryMeaning(), offer: await api.sentenceModelOffer() });
-    } catch (e) {
-      fail(e);
-    }
+    await Promise.all([
+      api.libraryFolders().then((folders) => setLibrary({ folders }), fail),
+      api.libraryMeaning().then((meaning) => setLibrary({ meaning }), fail),
+      api.sentenceModelOffer().then((offer) => setLibrary({ offer }), fail),
+    ]);
   }
 
   // The indexing by meaning going on, if any: adding or re-indexing stops it first (one long
