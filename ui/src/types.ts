@@ -3083,7 +3083,7 @@ role: Role | null,
  */
 doing: string, };
 
-export type WarningKind = "other" | "search_failed" | "unreadable" | "blocked" | "not_stored" | "not_extracted" | "model_failed" | "context_overflow" | "parse_failed" | "timed_out" | "refused" | "switched";
+export type WarningKind = "other" | "search_failed" | "unreadable" | "blocked" | "not_stored" | "not_extracted" | "model_failed" | "context_overflow" | "parse_failed" | "timed_out" | "refused" | "switched" | "repeated";
 
 export type CallRecord = { 
 /**

@@ -50,6 +50,8 @@ pub fn unread_pages(warnings: &[Warning]) -> Vec<UnreadPage> {
     let mut seen = BTreeSet::new();
     warnings
         .iter()
+        // A copy of a page read was read once, not left unread.
+        .filter(|w| w.kind != crate::records::WarningKind::Repeated)
         .filter_map(|w| {
             let url = w.url.clone()?;
             let reason = if w.detail.is_empty() {

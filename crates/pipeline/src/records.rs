@@ -387,6 +387,9 @@ pub enum WarningKind {
     Refused,
     /// A search that found nothing on its kind of source was tried on every other kind.
     Switched,
+    /// A page said what a page read before it says (its copy, a manual's source text beside
+    /// its rendered page): read once, and the next page read in its place.
+    Repeated,
 }
 
 /// A warning kept with the run (a failed search, an unreadable page).

@@ -861,3 +861,55 @@ async fn searches_carry_their_kind_and_one_that_found_nothing_is_tried_on_every_
         state.report
     );
 }
+
+/// A page that says what a page read before it says (a manual's source text beside its rendered
+/// page) is read once: one of the two is a source, the other a warning naming both, and the
+/// room goes to the next page.
+#[tokio::test]
+async fn a_page_and_its_copy_are_read_once() {
+    const PAGE: &str = "# Memory in Rust\n\nRust manages memory through ownership: every value has \
+exactly one owner, a variable, and when that variable goes out of scope the value is dropped and its \
+memory returned. Borrowing lends a value without moving it; shared references allow reading from many \
+places while a mutable reference allows changing from one. The compiler's borrow checker proves these \
+rules before the program runs, so there is no collector pausing threads, no dangling pointer, no double \
+free and no data race in safe code. Smart pointers such as Box, Rc and Arc give heap allocation, shared \
+ownership with counting, and thread-safe counting when a single owner is not enough.";
+    let source = format!(
+        ".. _memory:\n\n{}\n\n.. seealso:: :ref:`ownership`",
+        PAGE.replace("Box", "``Box``")
+    );
+    let pages = corpus_with(&[
+        ("https://example.org/memory.html", "Memory in Rust", PAGE),
+        (
+            "https://example.org/_sources/memory.rst.txt",
+            "Memory in Rust",
+            &source,
+        ),
+    ]);
+    let run = run_script_on(
+        pages,
+        config(Mode::Single, Structure::Detailed),
+        script(DETAILED),
+    )
+    .await;
+    let urls: Vec<&str> = run.state.sources.iter().map(|s| s.url.as_str()).collect();
+    let copies = urls.iter().filter(|u| u.contains("memory")).count();
+    assert_eq!(copies, 1, "{urls:?}");
+    let repeated: Vec<&Warning> = run
+        .state
+        .warnings
+        .iter()
+        .filter(|w| w.kind == WarningKind::Repeated)
+        .collect();
+    assert_eq!(repeated.len(), 1, "{:?}", run.state.warnings);
+    assert!(repeated[0].message.contains("read once"));
+    // The method says so; the copy is not called unread.
+    let report = &run.state.report;
+    assert!(
+        report.contains("Pages that said what a page already read says (a copy), read once: 1"),
+        "{report}"
+    );
+    assert!(!report.contains("memory.rst.txt"), "{report}");
+    // The other pages were read as before.
+    assert!(urls.iter().any(|u| u.ends_with("/ownership")), "{urls:?}");
+}

@@ -128,6 +128,20 @@ fn on_question_lines(state: &Facts<'_>) -> String {
             w.message
         ));
     }
+    let copies = state
+        .warnings
+        .iter()
+        .filter(|w| w.kind == crate::records::WarningKind::Repeated)
+        .count();
+    if copies > 0 {
+        out.push_str(&if ja {
+            format!("- 既に読んだページと同じ内容のため読まなかったページ: {copies}\n")
+        } else {
+            format!(
+                "- Pages that said what a page already read says (a copy), read once: {copies}\n"
+            )
+        });
+    }
     let refused: Vec<&crate::records::Warning> = state
         .warnings
         .iter()

@@ -13,7 +13,7 @@ use super::relevance;
 use crate::ask::{warn, Ctx};
 use crate::guard;
 use crate::records::{Evidence, Found, RankedHit, Source, Warning, WarningKind};
-use crate::text::{query_similarity, DUPLICATE_QUERY};
+use crate::text::{page_words, query_similarity, same_page, DUPLICATE_QUERY};
 use crate::Progress;
 
 /// How many page fetches and extraction calls run at once within one step.
@@ -127,6 +127,9 @@ pub struct Known<'a> {
     pub urls: &'a BTreeSet<String>,
     /// Sources carried over from earlier turns, not yet read for this question, by URL.
     pub stored: &'a BTreeMap<String, Source>,
+    /// The pages read before (URL, the SHA-256 of the stored text): a page saying what one of
+    /// them says is not read again ([`same_page`]).
+    pub pages: &'a [(String, String)],
 }
 
 /// Every kind of source a search can go to (the library is always among them).
@@ -242,29 +245,6 @@ pub async fn harvest(
     let merged = relevance::merge_hits(&key, &guard::Anchors::of(reading.asked), &answered);
     // As many pages as the searches would have read each (the plan's pages per search), at most.
     let most = l.pages_per_search * answered.iter().filter(|h| !h.is_empty()).count();
-    let mut picked: Vec<(String, Hit)> = Vec::new();
-    // Carried sources cost no fetch and are no new source: they do not use up the room.
-    let mut new_picked = 0;
-    let mut picked_urls = known_urls.clone();
-    let mut chosen: BTreeSet<String> = BTreeSet::new();
-    for (s, hit, _) in &merged {
-        if picked.len() >= most {
-            break;
-        }
-        let stored = known.stored.contains_key(&hit.url);
-        if !stored && new_picked >= max_new_sources {
-            // No room for new sources; a carried one may still be read from the store.
-            continue;
-        }
-        if picked_urls.insert(hit.url.clone()) {
-            let query = queries[*s].clone();
-            picked.push((query, hit.clone()));
-            chosen.insert(hit.url.clone());
-            new_picked += usize::from(!stored);
-            yields[*s].picked += 1;
-        }
-    }
-    let ranked = relevance::ranked_record(0, &merged, queries, &chosen);
     if failures > 0 && failures == queries.len() {
         // Every search failed: that is a provider problem to fix and resume, not "nothing found".
         return Err(NodeError::permanent(format!(
@@ -275,26 +255,87 @@ pub async fn harvest(
                 .unwrap_or("no detail")
         )));
     }
-    let fetched: Vec<Result<Fetched, Warning>> = stream::iter(picked)
-        .map(|(query, hit)| {
-            let stored = known.stored.get(&hit.url);
-            async move {
-                match stored {
-                    Some(source) => stored_page(ctx, query, source),
-                    None => fetch_page(ctx, query, hit).await,
-                }
-            }
+    // Carried sources cost no fetch and are no new source: they do not use up the room.
+    let mut new_picked = 0;
+    let mut picked_urls = known_urls.clone();
+    let mut chosen: BTreeSet<String> = BTreeSet::new();
+    let mut pages: Vec<Fetched> = Vec::new();
+    // The words of each page read (before, and kept here), so a page saying the same as one is
+    // read once. A stored text that cannot be read is not compared.
+    let mut read: Vec<(String, BTreeSet<String>)> = known
+        .pages
+        .iter()
+        .filter_map(|(url, sha)| {
+            let text = ctx.config.documents.get(sha).ok().flatten()?;
+            Some((url.clone(), page_words(&text)))
         })
-        .buffered(PARALLEL_PAGES)
-        .collect()
-        .await;
-    let mut pages = Vec::new();
-    for page in fetched {
-        match page {
-            Ok(page) => pages.push(page),
-            Err(w) => warnings.push(w),
+        .collect();
+    let mut next = 0;
+    loop {
+        let mut picked: Vec<(String, Hit)> = Vec::new();
+        while next < merged.len() && pages.len() + picked.len() < most {
+            let (s, hit, _) = &merged[next];
+            next += 1;
+            let stored = known.stored.contains_key(&hit.url);
+            if !stored && new_picked >= max_new_sources {
+                // No room for new sources; a carried one may still be read from the store.
+                continue;
+            }
+            if picked_urls.insert(hit.url.clone()) {
+                picked.push((queries[*s].clone(), hit.clone()));
+                chosen.insert(hit.url.clone());
+                new_picked += usize::from(!stored);
+                yields[*s].picked += 1;
+            }
+        }
+        if picked.is_empty() {
+            break;
+        }
+        let fetched: Vec<Result<Fetched, Warning>> = stream::iter(picked)
+            .map(|(query, hit)| {
+                let stored = known.stored.get(&hit.url);
+                async move {
+                    match stored {
+                        Some(source) => stored_page(ctx, query, source),
+                        None => fetch_page(ctx, query, hit).await,
+                    }
+                }
+            })
+            .buffered(PARALLEL_PAGES)
+            .collect()
+            .await;
+        for page in fetched {
+            let page = match page {
+                Ok(page) => page,
+                Err(w) => {
+                    warnings.push(w);
+                    continue;
+                }
+            };
+            let words = page_words(&page.text);
+            if let Some((first, _)) = read.iter().find(|(_, k)| same_page(k, &words)) {
+                // Read once: the room goes to the next page.
+                let url = page.source.url.clone();
+                let message = format!("{url} says what {first} says; read once");
+                warnings.push(unread(
+                    ctx,
+                    &url,
+                    WarningKind::Repeated,
+                    message,
+                    String::new(),
+                ));
+                chosen.remove(&url);
+                new_picked -= usize::from(!known.stored.contains_key(&url));
+                if let Some(y) = yields.iter_mut().find(|y| y.query == page.query) {
+                    y.picked -= 1;
+                }
+                continue;
+            }
+            read.push((page.source.url.clone(), words));
+            pages.push(page);
         }
     }
+    let ranked = relevance::ranked_record(0, &merged, queries, &chosen);
     let mut listings: Vec<Listing> = pages
         .iter()
         .map(|p| Listing::new(&p.text(), &reading, &l))

@@ -188,6 +188,9 @@ pub struct WorkerInput {
     pub assignment: Assignment,
     /// URLs already read (not read again).
     pub known_urls: BTreeSet<String>,
+    /// The pages read before (URL, SHA-256 of the stored text): their copies are not read.
+    #[serde(default)]
+    pub read_pages: Vec<(String, String)>,
     /// Sources carried over from earlier turns, read from their stored text (a follow-up's).
     #[serde(default)]
     pub stored: std::collections::BTreeMap<String, crate::Source>,
@@ -233,6 +236,7 @@ pub async fn research(
         super::harvest::Known {
             urls: &input.known_urls,
             stored: &input.stored,
+            pages: &input.read_pages,
         },
         input.max_sources,
         Reading {

@@ -8,7 +8,8 @@ use std::sync::Arc;
 use research_graph::NodeError;
 
 use super::nodes::{
-    brief, cross, known_and_stored, out_of_rounds, read_from_store, rounded, source_room,
+    brief, cross, known_and_stored, out_of_rounds, read_from_store, read_pages, rounded,
+    source_room,
 };
 use super::state::{ResearchState, ResearchUpdate};
 use crate::ask::Ctx;
@@ -41,6 +42,7 @@ pub(crate) async fn orchestrate(state: Arc<ResearchState>, ctx: Ctx) -> NodeResu
 /// The fan-out: one worker per assignment.
 pub(crate) fn fan_out(state: &ResearchState, max_sources: usize) -> Vec<research_graph::Send> {
     let (known, stored) = known_and_stored(state);
+    let pages = read_pages(state);
     let room = source_room(state, max_sources);
     let shares = shares(room, state.assignments.len());
     let brief = brief(state);
@@ -55,6 +57,7 @@ pub(crate) fn fan_out(state: &ResearchState, max_sources: usize) -> Vec<research
                 WorkerInput {
                     assignment: a.clone(),
                     known_urls: known.clone(),
+                    read_pages: pages.clone(),
                     stored: stored.clone(),
                     max_sources: share,
                     context: context.clone(),

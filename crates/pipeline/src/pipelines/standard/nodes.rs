@@ -122,6 +122,7 @@ pub(crate) async fn search_and_extract(state: Arc<ResearchState>, ctx: Ctx) -> N
         Known {
             urls: &known,
             stored: &stored,
+            pages: &read_pages(&state),
         },
         room,
         Reading {
@@ -226,13 +227,29 @@ pub(crate) fn known_and_stored(
         .filter(|s| !state.carried_read.contains(&s.url))
         .map(|s| (s.url.clone(), s.clone()))
         .collect();
+    // A page found to say what another says was read once, and is not fetched again.
+    let copies = state
+        .warnings
+        .iter()
+        .filter(|w| w.kind == WarningKind::Repeated)
+        .filter_map(|w| w.url.clone());
     let known = state
         .sources
         .iter()
         .map(|s| s.url.clone())
         .filter(|u| !stored.contains_key(u))
+        .chain(copies)
         .collect();
     (known, stored)
+}
+
+/// The pages the run has read (URL, SHA-256 of the stored text), for [`Known::pages`].
+pub(crate) fn read_pages(state: &ResearchState) -> Vec<(String, String)> {
+    state
+        .sources
+        .iter()
+        .map(|s| (s.url.clone(), s.sha256.clone()))
+        .collect()
 }
 
 /// A harvest's ranked hits, numbered with their round.
@@ -291,12 +308,20 @@ pub(crate) async fn cross(
     };
     let mut read = known.clone();
     read.extend(found.found.iter().map(|f| f.source.url.clone()));
+    let mut pages = read_pages(state);
+    pages.extend(
+        found
+            .found
+            .iter()
+            .map(|f| (f.source.url.clone(), f.source.sha256.clone())),
+    );
     let more = harvest(
         ctx,
         &crossed.searches,
         Known {
             urls: &read,
             stored,
+            pages: &pages,
         },
         room.saturating_sub(found.found.len()),
         Reading {
