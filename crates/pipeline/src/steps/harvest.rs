@@ -262,9 +262,11 @@ pub async fn harvest(
     let mut pages: Vec<Fetched> = Vec::new();
     // The words of each page read (before, and kept here), so a page saying the same as one is
     // read once. A stored text that cannot be read is not compared.
+    // A carried source not yet read for this question is no earlier page: it is read now.
     let mut read: Vec<(String, BTreeSet<String>)> = known
         .pages
         .iter()
+        .filter(|(url, _)| !known.stored.contains_key(url))
         .filter_map(|(url, sha)| {
             let text = ctx.config.documents.get(sha).ok().flatten()?;
             Some((url.clone(), page_words(&text)))
@@ -313,7 +315,10 @@ pub async fn harvest(
                 }
             };
             let words = page_words(&page.text);
-            if let Some((first, _)) = read.iter().find(|(_, k)| same_page(k, &words)) {
+            let copy_of = read
+                .iter()
+                .find(|(url, k)| *url != page.source.url && same_page(k, &words));
+            if let Some((first, _)) = copy_of {
                 // Read once: the room goes to the next page.
                 let url = page.source.url.clone();
                 let message = format!("{url} says what {first} says; read once");
