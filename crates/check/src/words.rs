@@ -230,6 +230,28 @@ pub fn without_citations(text: &str) -> String {
 
 /// The content words of `text` with their kinds and byte spans (into the citation-free text).
 pub fn tokens(text: &str) -> Vec<Token> {
+    tokens_keeping(text, false)
+}
+
+/// [`tokens`] of a question, where a stop word written in capitals is a name and kept
+/// ("the difference between EXPLAIN and EXPLAIN ANALYZE", "what the WHO advises") — unless the
+/// whole question is written in capitals: it shouts, and its capitals name nothing.
+pub fn question_tokens(text: &str) -> Vec<Token> {
+    let letters = text.chars().filter(|c| c.is_alphabetic() && c.is_ascii());
+    let (upper, all) = letters.fold((0, 0), |(u, a), c| {
+        (u + usize::from(c.is_uppercase()), a + 1)
+    });
+    tokens_keeping(text, upper * 2 < all)
+}
+
+/// Whether `word` is written in capitals: two letters or more, every one a capital.
+pub fn in_capitals(word: &str) -> bool {
+    word.chars().filter(|c| c.is_alphabetic()).count() >= 2
+        && word.chars().all(|c| !c.is_alphabetic() || c.is_uppercase())
+}
+
+/// The content words of `text`, a stop word written in capitals kept when `capitals`.
+fn tokens_keeping(text: &str, capitals: bool) -> Vec<Token> {
     let clean = without_citations(text);
     let mut out = Vec::new();
     let mut han: Option<Token> = None;
@@ -284,7 +306,9 @@ pub fn tokens(text: &str) -> Vec<Token> {
                 start,
                 end,
             });
-        } else if !(stop_word(&lower) || (lower.chars().count() == 1 && first.is_alphabetic())) {
+        } else if !((stop_word(&lower) && !(capitals && in_capitals(word)))
+            || (lower.chars().count() == 1 && first.is_alphabetic()))
+        {
             out.push(Token {
                 text: lower,
                 kind: Kind::Word,
@@ -394,23 +418,44 @@ pub fn term_set(text: &str) -> HashSet<String> {
 /// for telling whether a sentence says what a claim says ([`terms`] is for that), right for
 /// whether a passage is on a question, and the same stems the library's index matches by.
 pub fn topic_terms(text: &str) -> Vec<String> {
+    terms_by(text, topic_stem)
+}
+
+/// A word as [`topic_terms`] cuts it: Porter's stem (a number word as a number).
+fn topic_stem(w: &str) -> String {
     thread_local! {
         static PORTER: rust_stemmers::Stemmer =
             rust_stemmers::Stemmer::create(rust_stemmers::Algorithm::English);
     }
-    terms_by(text, |w| {
-        if NUMBER_WORDS.iter().any(|(n, _)| *n == w) {
-            stem(w)
-        } else {
-            PORTER.with(|p| p.stem(w).into_owned())
-        }
-    })
+    if NUMBER_WORDS.iter().any(|(n, _)| *n == w) {
+        stem(w)
+    } else {
+        PORTER.with(|p| p.stem(w).into_owned())
+    }
+}
+
+/// The [`topic_terms`] of a name a question writes ([`question_tokens`] found it): a stop word
+/// written in capitals is one ("EXPLAIN").
+pub fn name_terms(name: &str) -> HashSet<String> {
+    terms_of(tokens_keeping(name, true), topic_stem)
+        .into_iter()
+        .collect()
+}
+
+/// The [`topic_terms`] of a text a question's names are looked for in, in order: a stop word
+/// written in capitals kept, as in [`question_tokens`] ("EXPLAIN shows the plan").
+pub fn terms_naming(text: &str) -> Vec<String> {
+    terms_of(question_tokens(text), topic_stem)
 }
 
 /// The terms of `text`, its words cut by `stem_word` (numbers, katakana and kanji as in [`terms`]).
 fn terms_by(text: &str, stem_word: impl Fn(&str) -> String) -> Vec<String> {
+    terms_of(tokens(text), stem_word)
+}
+
+fn terms_of(tokens: Vec<Token>, stem_word: impl Fn(&str) -> String) -> Vec<String> {
     let mut out = Vec::new();
-    for t in tokens(text) {
+    for t in tokens {
         match t.kind {
             Kind::Word => out.push(stem_word(&t.text)),
             Kind::Number => out.extend(split_number(&t.text).into_iter().map(|(n, _)| n)),

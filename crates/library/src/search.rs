@@ -51,16 +51,23 @@ fn uncommon_words(
     Ok(out)
 }
 
-/// A passage's words of three letters or more, lower-cased.
+/// Passages with fewer distinct words are never called repeats: short notes written from one
+/// template ("Tundra lichen note number 3") differ in what few words they have.
+const REPEATS_FROM_WORDS: usize = 20;
+
+/// A passage's words of three letters or more and its numbers, lower-cased.
 fn word_set(text: &str) -> HashSet<String> {
     text.split(|c: char| !c.is_alphanumeric())
-        .filter(|w| w.chars().count() >= 3)
+        .filter(|w| w.chars().count() >= 3 || w.chars().any(|c| c.is_ascii_digit()))
         .map(str::to_lowercase)
         .collect()
 }
 
-/// Shared words over the words of either (Jaccard).
+/// Shared words over the words of either (Jaccard); 0 for a passage of few words.
 fn overlap(a: &HashSet<String>, b: &HashSet<String>) -> f64 {
+    if a.len() < REPEATS_FROM_WORDS || b.len() < REPEATS_FROM_WORDS {
+        return 0.0;
+    }
     let shared = a.intersection(b).count();
     let either = a.len() + b.len() - shared;
     if either == 0 {

@@ -218,11 +218,12 @@ pub fn usable_aspect(aspect: &str) -> bool {
 /// kanji and katakana runs) are joined without a space, numbers stay only next to words.
 pub(super) fn phrases(question: &str) -> Vec<String> {
     let clean = without_citations(question);
-    let toks = tokens(question);
+    // A word written in capitals is a name, not filler ("EXPLAIN ANALYZE").
+    let toks = question_tokens(question);
     let mut out: Vec<String> = Vec::new();
     let mut prev_end: Option<usize> = None;
     for t in toks {
-        if QUESTION_FILLER.contains(&t.text.as_str()) {
+        if QUESTION_FILLER.contains(&t.text.as_str()) && !in_capitals(&clean[t.start..t.end]) {
             prev_end = None;
             continue;
         }
@@ -352,8 +353,9 @@ impl Anchors {
             if !named {
                 continue;
             }
-            // A name of numbers alone ("C++20" keeps "20") names nothing to look for.
-            let terms = topic_term_set(word);
+            // A name of numbers alone ("C++20" keeps "20") names nothing to look for; a stop
+            // word written in capitals is a name ("EXPLAIN").
+            let terms = name_terms(word);
             let wordless = terms.iter().all(|t| t.chars().all(|c| !c.is_alphabetic()));
             if !wordless && !names.contains(&terms) {
                 names.push(terms);
@@ -384,7 +386,7 @@ impl Anchors {
     /// Whether `text` names one of the question's names (every term of it), or the question
     /// names none.
     pub fn named_in(&self, text: &str) -> bool {
-        self.names.is_empty() || self.named_in_terms(&topic_term_set(text))
+        self.names.is_empty() || self.named_in_terms(&terms_naming(text).into_iter().collect())
     }
 
     fn named_in_terms(&self, terms: &HashSet<String>) -> bool {
@@ -403,7 +405,7 @@ impl Anchors {
     /// ("Cachegrind simulates …"), where a text that names it later speaks of something else
     /// by it ("Callgrind's cache simulation is based on that of Cachegrind").
     pub fn leads(&self, text: &str) -> bool {
-        let terms = topic_terms(text);
+        let terms = terms_naming(text);
         self.names.iter().any(|name| {
             let opening: HashSet<String> = terms.iter().take(name.len()).cloned().collect();
             opening == *name
@@ -416,7 +418,7 @@ impl Anchors {
         if self.names.is_empty() {
             return true;
         }
-        let terms = topic_term_set(text);
+        let terms: HashSet<String> = terms_naming(text).into_iter().collect();
         self.named_in_terms(&terms)
             || self.others.intersection(&terms).count() >= ABOUT_WITHOUT_NAMES
     }

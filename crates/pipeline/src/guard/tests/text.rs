@@ -375,6 +375,25 @@ fn the_fallback_plan_is_the_question_and_distinct_keyword_queries() {
     assert!(fallback_plan(q, 0).1.is_empty());
 }
 
+/// A stop word written in capitals is what the question is about (PostgreSQL's EXPLAIN was
+/// searched as "analyze" alone, and the run read the ANALYZE command's page); a question in
+/// capitals throughout names nothing by them.
+#[test]
+fn a_word_in_capitals_is_a_name_even_when_it_is_a_stop_word() {
+    let q = "What is the difference between EXPLAIN and EXPLAIN ANALYZE?";
+    let (_, searches) = fallback_plan(q, 4);
+    assert_eq!(searches[0], "explain analyze", "{searches:?}");
+    let anchors = Anchors::of(q);
+    assert_eq!(anchors.listed(), "EXPLAIN, ANALYZE");
+    assert!(anchors.named_in("EXPLAIN shows the execution plan of a statement."));
+    assert!(anchors.leads("EXPLAIN shows the execution plan of a statement."));
+    assert!(!anchors.named_in("We explain the plan of a statement."));
+    let (_, shouted) = fallback_plan("WHAT IS THE DIFFERENCE BETWEEN WAL AND A JOURNAL?", 4);
+    assert!(shouted.iter().all(|s| !s.contains("what")), "{shouted:?}");
+    // The checker's words are unchanged: "explain" is filler there.
+    assert!(tokens("EXPLAIN this").is_empty());
+}
+
 #[test]
 fn a_question_names_its_subject_by_capitals_digits_and_joined_words() {
     let names = |q: &str, text: &str| Anchors::of(q).named_in(text);
