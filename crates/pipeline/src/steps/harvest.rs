@@ -272,10 +272,10 @@ pub async fn harvest(
             Some((url.clone(), page_words(&text)))
         })
         .collect();
-    let mut next = 0;
+    let (mut next, mut unreadable) = (0, 0);
     loop {
         let mut picked: Vec<(String, Hit)> = Vec::new();
-        while next < merged.len() && pages.len() + picked.len() < most {
+        while next < merged.len() && pages.len() + unreadable + picked.len() < most {
             let (s, hit, _) = &merged[next];
             next += 1;
             let stored = known.stored.contains_key(&hit.url);
@@ -310,6 +310,9 @@ pub async fn harvest(
             let page = match page {
                 Ok(page) => page,
                 Err(w) => {
+                    // A page that could not be read used its room, as before copies were
+                    // looked for: only a copy's room goes to the next page.
+                    unreadable += 1;
                     warnings.push(w);
                     continue;
                 }
