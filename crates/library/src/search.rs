@@ -174,15 +174,18 @@ impl Library {
         if found.len() >= depth || words.len() < 2 {
             return Ok(found);
         }
-        // Then those with all words but one, each left out in turn (fused by rank): a page that
-        // says "EXPLAIN ANALYZE" and "actual time" but not the question's "output" ranks above
-        // one that says "ANALYZE" alone, which a search for any word cannot tell apart.
-        let mut distinct: Vec<String> = Vec::with_capacity(words.len());
-        for w in words {
+        // Words in most passages are left out of both searches below (the any-word search
+        // would score every passage they are in; BENCHMARKS).
+        let uncommon = uncommon_words(self.index.as_ref(), words, COMMON_WORD_PASSAGES)?;
+        let mut distinct: Vec<String> = Vec::with_capacity(uncommon.len());
+        for w in &uncommon {
             if !distinct.iter().any(|d| d.eq_ignore_ascii_case(w)) {
                 distinct.push(w.clone());
             }
         }
+        // Then those with all words but one, each left out in turn (fused by rank): a page that
+        // says "EXPLAIN ANALYZE" and "actual time" but not the question's "output" ranks above
+        // one that says "ANALYZE" alone, which a search for any word cannot tell apart.
         if (3..=ALL_BUT_ONE_UP_TO).contains(&distinct.len()) {
             let mut lists = Vec::with_capacity(distinct.len());
             for left_out in 0..distinct.len() {
@@ -204,7 +207,6 @@ impl Library {
                 }
             }
         }
-        let uncommon = uncommon_words(self.index.as_ref(), words, COMMON_WORD_PASSAGES)?;
         if uncommon.is_empty() {
             return Ok(found);
         }
