@@ -378,6 +378,11 @@ impl Anchors {
         self.shown.join(", ")
     }
 
+    /// How many names the question writes.
+    pub fn count(&self) -> usize {
+        self.names.len()
+    }
+
     /// Whether the question names nothing (then nothing is narrowed by its names).
     pub fn is_empty(&self) -> bool {
         self.names.is_empty()
@@ -387,6 +392,13 @@ impl Anchors {
     /// names none.
     pub fn named_in(&self, text: &str) -> bool {
         self.names.is_empty() || self.named_in_terms(&terms_naming(text).into_iter().collect())
+    }
+
+    /// How many of the question's names `text` names: a page naming both things a question
+    /// compares ("EXPLAIN" and "ANALYZE") says more of it than one naming one.
+    pub fn names_in(&self, text: &str) -> usize {
+        let terms: HashSet<String> = terms_naming(text).into_iter().collect();
+        self.names.iter().filter(|n| n.is_subset(&terms)).count()
     }
 
     fn named_in_terms(&self, terms: &HashSet<String>) -> bool {

@@ -312,7 +312,18 @@ pub fn merge_hits(
     let texts: Vec<String> = rows.iter().map(|(_, _, h)| hit_text(h)).collect();
     let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
     let scores: HashMap<usize, f64> = guard::rank_sentences(key, &refs).into_iter().collect();
-    let named: Vec<bool> = texts.iter().map(|t| anchors.about(t)).collect();
+    // About the question first; then, when it names two things or more (a comparison), by how
+    // many of them a hit names; then its words.
+    let several = anchors.count() >= 2;
+    let named: Vec<(bool, usize)> = texts
+        .iter()
+        .map(|t| {
+            (
+                anchors.about(t),
+                if several { anchors.names_in(t) } else { 0 },
+            )
+        })
+        .collect();
     let mut order: Vec<usize> = (0..rows.len()).collect();
     order.sort_by(|&a, &b| {
         let (sa, sb) = (scores[&a], scores[&b]);
@@ -661,6 +672,31 @@ mod tests {
         let urls: Vec<&str> = merged.iter().map(|r| r.1.url.as_str()).collect();
         assert_eq!(urls[2], "file:///doc/ms-manual.html", "{merged:?}");
         assert!(merged[2].2 > merged[0].2, "whatever its score: {merged:?}");
+    }
+
+    /// A question comparing two things it names reads the pages naming both first: PostgreSQL's
+    /// EXPLAIN against EXPLAIN ANALYZE read the ANALYZE command's page and a progress report,
+    /// whose words matched more, and never "Using EXPLAIN".
+    #[test]
+    fn hits_naming_more_of_the_questions_names_are_read_first() {
+        let q = "What is the difference between EXPLAIN and EXPLAIN ANALYZE?";
+        let searches = [vec![
+            hit(
+                "file:///doc/progress-reporting.html",
+                "Progress Reporting",
+                "Whenever ANALYZE is running, the view will contain a row for each backend running ANALYZE; analyze phases are listed",
+            ),
+            hit(
+                "file:///doc/using-explain.html",
+                "Using EXPLAIN",
+                "With the ANALYZE option, EXPLAIN actually executes the query and shows the true row counts",
+            ),
+        ]];
+        let merged = merge_hits(q, &guard::Anchors::of(q), &searches);
+        assert_eq!(
+            merged[0].1.url, "file:///doc/using-explain.html",
+            "{merged:?}"
+        );
     }
 
     pub(super) fn ev(id: u32, source_id: u32, quote: &str) -> Evidence {
