@@ -394,11 +394,17 @@ impl Anchors {
         self.names.is_empty() || self.named_in_terms(&terms_naming(text).into_iter().collect())
     }
 
-    /// How many of the question's names `text` names: a page naming both things a question
-    /// compares ("EXPLAIN" and "ANALYZE") says more of it than one naming one.
-    pub fn names_in(&self, text: &str) -> usize {
+    /// Whether `text` is [`Anchors::about`] the question, and how many of its names it names: a
+    /// page naming both things a question compares ("EXPLAIN" and "ANALYZE") says more of it
+    /// than one naming one. The text is read once for both.
+    pub fn about_naming(&self, text: &str) -> (bool, usize) {
+        if self.names.is_empty() {
+            return (true, 0);
+        }
         let terms: HashSet<String> = terms_naming(text).into_iter().collect();
-        self.names.iter().filter(|n| n.is_subset(&terms)).count()
+        let named = self.names.iter().filter(|n| n.is_subset(&terms)).count();
+        let about = named > 0 || self.others.intersection(&terms).count() >= ABOUT_WITHOUT_NAMES;
+        (about, named)
     }
 
     fn named_in_terms(&self, terms: &HashSet<String>) -> bool {
@@ -427,12 +433,7 @@ impl Anchors {
     /// Whether `text` is about the question as far as its names tell: it names one, shares
     /// [`ABOUT_WITHOUT_NAMES`] of the question's other terms, or the question names nothing.
     pub fn about(&self, text: &str) -> bool {
-        if self.names.is_empty() {
-            return true;
-        }
-        let terms: HashSet<String> = terms_naming(text).into_iter().collect();
-        self.named_in_terms(&terms)
-            || self.others.intersection(&terms).count() >= ABOUT_WITHOUT_NAMES
+        self.about_naming(text).0
     }
 }
 

@@ -318,10 +318,8 @@ pub fn merge_hits(
     let named: Vec<(bool, usize)> = texts
         .iter()
         .map(|t| {
-            (
-                anchors.about(t),
-                if several { anchors.names_in(t) } else { 0 },
-            )
+            let (about, names) = anchors.about_naming(t);
+            (about, if several { names } else { 0 })
         })
         .collect();
     let mut order: Vec<usize> = (0..rows.len()).collect();
