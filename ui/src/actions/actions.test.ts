@@ -66,6 +66,22 @@ describe("actions", () => {
     expect(choicesWhenFilled).toEqual(testChoices);
   });
 
+  it("keeps the view the person opened while the app was still starting", async () => {
+    const { store, actions } = setup();
+    handlers.set("app_info", () => ({ first_run: true, keychain: { available: true } }));
+    handlers.set("default_config", () => ({ max_revisions: 3 }));
+    handlers.set("form_choices", () => testChoices);
+    handlers.set("get_settings", () => ({ allowed_hosts: [] }));
+    const prefs = later<unknown>();
+    handlers.set("preferences", () => prefs.promise);
+    const started = actions.start();
+    await flush();
+    actions.show("library");
+    prefs.resolve({ onboarding_done: false });
+    await started;
+    expect(store.get().view).toBe("library");
+  });
+
   it("exports in the citation style chosen, which is remembered through the settings", async () => {
     const { store, actions } = setup();
     let chosen = "numbered";

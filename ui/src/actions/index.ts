@@ -94,7 +94,9 @@ export function createActions(store: AppStore, toast: Toast) {
       const prefs = await api.preferences().catch(() => store.get().prefs);
       store.set({ prefs, prefsLoaded: true });
       const info = store.get().info;
-      show(info?.first_run && !prefs.onboarding_done ? "onboarding" : "new");
+      // The first view, unless the person already went elsewhere while the app was loading (the
+      // Library clicked at once stayed on the form: the start-up showed it over the click).
+      if (store.get().view === "new") show(info?.first_run && !prefs.onboarding_done ? "onboarding" : "new");
       // What the form's pickers offer: each provider's readiness and the models it has.
       void settings.refreshProviders();
       await refreshSessions();
