@@ -244,19 +244,34 @@ pub(super) fn coverage(claim: &str, quote: &str) -> (f64, usize, usize) {
     (shared as f64 / c.len() as f64, shared, c.len())
 }
 
-/// Whether `fact` says what `quote` says: it is not degenerate, shares at least
-/// [`FACT_OVERLAP`] of its content words (and at least [`FACT_MIN_SHARED`]) with the quote or
-/// is a span of it, and every number in it is in the quote.
+/// Whether `fact` says what `quote` says: it is not degenerate, every number in it is in the
+/// quote, and it is a span of the quote, or it shares at least [`FACT_OVERLAP`] of its content
+/// words (and at least [`FACT_MIN_SHARED`]) with the quote and the citation checker, reading
+/// the quote alone, would keep it in a report (verified, or partly with a score of at least
+/// [`research_check::LIKELY`]). Shared stems alone let a made-up fact stand beside a quote that
+/// uses its words in other senses ("a single-threaded database … faster" beside a passage on a
+/// server's "single … process" and concurrency).
 pub fn fact_matches_quote(fact: &str, quote: &str) -> bool {
     if degenerate(fact).is_some() || !missing_numbers(fact, quote).is_empty() {
         return false;
     }
     let (share, shared, total) = coverage(fact, quote);
-    let span = total >= FACT_MIN_SHARED && {
-        let f = normalize(&without_citations(fact));
-        f.split(' ').count() >= 3 && normalize(quote).contains(&f)
-    };
-    span || (shared >= FACT_MIN_SHARED && share >= FACT_OVERLAP)
+    let f = normalize(&without_citations(fact));
+    if total >= FACT_MIN_SHARED && f.split(' ').count() >= 3 && normalize(quote).contains(&f) {
+        return true;
+    }
+    shared >= FACT_MIN_SHARED && share >= FACT_OVERLAP && {
+        let cited = [research_check::Passage {
+            source: 1,
+            text: quote,
+        }];
+        let verdict = research_check::check(fact, &cited, &research_check::SourceTexts::new());
+        match verdict.status {
+            research_check::Status::Verified => true,
+            research_check::Status::Partly => verdict.score >= research_check::LIKELY,
+            research_check::Status::Unsupported | research_check::Status::Contradicted => false,
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

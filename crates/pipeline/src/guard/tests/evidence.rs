@@ -115,6 +115,15 @@ fn facts_that_do_not_say_the_quote_do_not_match() {
         quote
     ));
     assert!(!fact_matches_quote("Rust", quote), "one word is not a fact");
+    // Made up by the scripted model beside SQLite's "Appropriate Uses" page: five of its eight
+    // stems are the passage's, in other senses.
+    assert!(!fact_matches_quote(
+        "It uses a single-threaded database, which allows for faster data processing.",
+        "However, client/server database engines (such as PostgreSQL, MySQL, or Oracle) usually \
+         support a higher level of concurrency and allow multiple processes to be writing to the \
+         same database at the same time. This is possible in a client/server database because \
+         there is always a single well-controlled server process available to coordinate access."
+    ));
     assert!(!fact_matches_quote(
         "The latest version of the software fixes many bugs.",
         "Release notes - Rust 1.75.0"

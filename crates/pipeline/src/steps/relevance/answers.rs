@@ -264,13 +264,25 @@ const ABOUT_THE_DOCUMENT_OPENS: &[&str] = &[
     "本節では",
 ];
 
-/// Phrases of a changelog line or a version note anywhere in a sentence.
+/// Phrases of a changelog line, a version note or a pointer elsewhere in the document anywhere
+/// in a sentence ("… are discussed in later sections", "…, as discussed below": both judged
+/// "no" in the pooled judgements of `benches/answers/`, and no gold sentence has one).
 const ABOUT_THE_DOCUMENT: &[&str] = &[
     "new in version",
     "changed in version",
     "deprecated since version",
     "added in version",
     "release notes",
+    "discussed below",
+    "described below",
+    "explained below",
+    "see below",
+    "discussed later",
+    "described later",
+    "explained later",
+    "in later sections",
+    "in a later section",
+    "in the following section",
 ];
 
 /// Whether `passage` is about the document rather than its subject (a blurb, a pointer
@@ -534,6 +546,14 @@ mod tests {
         ));
         assert!(!about_the_document(
             "As mentioned above, this is specifically allowed by the standard."
+        ));
+        // Pointers elsewhere, anywhere in the sentence (SQLite's atomic-commit page, PostgreSQL's
+        // EXPLAIN page).
+        assert!(about_the_document(
+            "The details of file formats used to guard against damage from power failures are discussed in later sections."
+        ));
+        assert!(about_the_document(
+            "We can investigate that using EXPLAIN ANALYZE, as discussed below."
         ));
     }
 
