@@ -237,11 +237,17 @@ pub fn tokens(text: &str) -> Vec<Token> {
 /// ("the difference between EXPLAIN and EXPLAIN ANALYZE", "what the WHO advises") — unless the
 /// whole question is written in capitals: it shouts, and its capitals name nothing.
 pub fn question_tokens(text: &str) -> Vec<Token> {
+    tokens_keeping(text, !shouts(text))
+}
+
+/// Whether `text` is written in capitals (half its Latin letters or more are): its capitals
+/// then name nothing, and a word of its phrasing written so is still phrasing.
+pub fn shouts(text: &str) -> bool {
     let letters = text.chars().filter(|c| c.is_alphabetic() && c.is_ascii());
     let (upper, all) = letters.fold((0, 0), |(u, a), c| {
         (u + usize::from(c.is_uppercase()), a + 1)
     });
-    tokens_keeping(text, upper * 2 < all)
+    upper * 2 >= all
 }
 
 /// Whether `word` is written in capitals: two letters or more, every one a capital.

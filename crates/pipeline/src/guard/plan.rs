@@ -218,12 +218,16 @@ pub fn usable_aspect(aspect: &str) -> bool {
 /// kanji and katakana runs) are joined without a space, numbers stay only next to words.
 pub(super) fn phrases(question: &str) -> Vec<String> {
     let clean = without_citations(question);
-    // A word written in capitals is a name, not filler ("EXPLAIN ANALYZE").
+    // A word written in capitals is a name, not filler ("EXPLAIN ANALYZE") — unless the whole
+    // question is ("HOW DO I MAKE SURE …").
     let toks = question_tokens(question);
+    let shouted = shouts(question);
     let mut out: Vec<String> = Vec::new();
     let mut prev_end: Option<usize> = None;
     for t in toks {
-        if QUESTION_FILLER.contains(&t.text.as_str()) && !in_capitals(&clean[t.start..t.end]) {
+        if QUESTION_FILLER.contains(&t.text.as_str())
+            && (shouted || !in_capitals(&clean[t.start..t.end]))
+        {
             prev_end = None;
             continue;
         }

@@ -390,6 +390,14 @@ fn a_word_in_capitals_is_a_name_even_when_it_is_a_stop_word() {
     assert!(!anchors.named_in("We explain the plan of a statement."));
     let (_, shouted) = fallback_plan("WHAT IS THE DIFFERENCE BETWEEN WAL AND A JOURNAL?", 4);
     assert!(shouted.iter().all(|s| !s.contains("what")), "{shouted:?}");
+    // Its phrasing is phrasing in capitals too ("make sure" read pages on building SQLite).
+    let (_, shouted) = fallback_plan("HOW DOES SQLITE MAKE SURE A COMMIT IS ATOMIC?", 4);
+    assert!(
+        shouted
+            .iter()
+            .all(|s| !s.contains("make") && !s.contains("sure")),
+        "{shouted:?}"
+    );
     // The checker's words are unchanged: "explain" is filler there.
     assert!(tokens("EXPLAIN this").is_empty());
 }
