@@ -335,6 +335,41 @@ pub fn points_back(word: &str, also: &[&str]) -> bool {
     POINTS_BACK.contains(&word) || also.contains(&word)
 }
 
+/// Words besides [`POINTS_BACK`] that open a sentence leaning on the one before ("Such a file…",
+/// "Both are…", "However, …", "Thus …"; この, その, また): without that one it points at
+/// nothing, or turns on what it does not say.
+const LEANS_ON: &[&str] = &[
+    "such",
+    "both",
+    "thus",
+    "therefore",
+    "hence",
+    "however",
+    "also",
+    "この",
+    "その",
+    "これ",
+    "それ",
+    "また",
+];
+
+/// Whether `sentence` opens leaning on the sentence before it ([`POINTS_BACK`], and the
+/// connectives of [`LEANS_ON`]): the audit keeps the sentence such a one leans on, extraction
+/// quotes it with the sentence before, and an extractive abstract never quotes it alone.
+pub fn leans_on_previous(sentence: &str) -> bool {
+    let text = sentence.trim_start_matches(|c: char| !c.is_alphanumeric());
+    let first = text
+        .split_word_bounds()
+        .find(|w| w.chars().any(char::is_alphanumeric))
+        .unwrap_or("")
+        .replace('\u{2019}', "'")
+        .to_lowercase();
+    points_back(&first, LEANS_ON)
+        || LEANS_ON
+            .iter()
+            .any(|w| !w.is_ascii() && text.starts_with(w))
+}
+
 /// Whether `text` mentions the topic at all: one content word in common, compared by their
 /// [`topic_terms`] (stems, Japanese bigrams). The bar for a quote to be on topic; [`shares_content`] is the bar for
 /// evidence to answer a question.

@@ -255,10 +255,13 @@ fn abstract_passages<'e>(
             if title == other || words >= *ABSTRACT_WORDS.start() {
                 continue;
             }
-            // Passages too long for what is left are skipped, and stay in their group.
-            let fits = items
-                .iter()
-                .position(|e| words + guard::word_count(&e.quote) <= *ABSTRACT_WORDS.end());
+            // Passages too long for what is left are skipped, and stay in their group; so is one
+            // that opens leaning on a sentence before it ("This provides better compatibility…"),
+            // which the abstract would set after another source's passage.
+            let fits = items.iter().position(|e| {
+                words + guard::word_count(&e.quote) <= *ABSTRACT_WORDS.end()
+                    && !guard::leans_on_previous(&e.quote)
+            });
             if let Some(at) = fits {
                 let e = items.remove(at);
                 words += guard::word_count(&e.quote);
@@ -460,6 +463,12 @@ opened, and this is repeated for sentence {n} with enough words to count toward 
             3,
             "With write-ahead logging readers do not block writers and a writer does not block readers.",
         ));
+        // Opens leaning on a sentence it is not quoted with: never in the abstract, where it
+        // would follow another source's passage.
+        evidence.push(found(
+            4,
+            "This lets write-ahead logging readers go on reading while a writer commits.",
+        ));
         let body = extractive_body(
             "en",
             &questions[0],
@@ -485,6 +494,10 @@ opened, and this is repeated for sentence {n} with enough words to count toward 
         );
         assert!(
             at("## What the sources say") < at("## Conclusion"),
+            "{body}"
+        );
+        assert!(
+            at("This lets write-ahead logging readers") > at("## What the sources say"),
             "{body}"
         );
         let conclusion = &body[at("## Conclusion")..];

@@ -419,3 +419,25 @@ fn other_numbers_about_the_same_subject_disagree_and_another_subject_does_not() 
     )
     .is_some());
 }
+
+#[test]
+fn a_sentence_opening_on_the_one_before_leans_on_it() {
+    for s in [
+        "This provides better compatibility with other SQL implementations.",
+        "It measures how much heap memory your program uses.",
+        "It\u{2019}s deleted at the end.",
+        "However, the journal is kept.",
+        "- Such a file is called a hot journal.",
+        "その場合は手順を繰り返します。",
+    ] {
+        assert!(leans_on_previous(s), "{s}");
+    }
+    for s in [
+        "SQLite does not need to be installed.",
+        "Thistle is a plant.",
+        "There is no setup procedure.",
+        "ミツバチは花を探す。",
+    ] {
+        assert!(!leans_on_previous(s), "{s}");
+    }
+}

@@ -134,48 +134,6 @@ struct Line {
     pieces: Option<Vec<Piece>>,
 }
 
-/// Words that open a sentence leaning on the one before: removing that one would leave this
-/// one pointing at nothing.
-const BACK_REFERENCES: &[&str] = &[
-    "this",
-    "these",
-    "that",
-    "those",
-    "it",
-    "its",
-    "they",
-    "their",
-    "such",
-    "both",
-    "he",
-    "she",
-    "thus",
-    "therefore",
-    "hence",
-    "however",
-    "also",
-    "この",
-    "その",
-    "これ",
-    "それ",
-    "また",
-];
-
-fn leans_on_previous(sentence: &str) -> bool {
-    let first = sentence
-        .split_word_bounds()
-        .find(|w| w.chars().any(char::is_alphanumeric))
-        .unwrap_or("")
-        .to_lowercase();
-    BACK_REFERENCES.iter().any(|w| {
-        if w.is_ascii() {
-            first == *w
-        } else {
-            sentence.trim_start().starts_with(w)
-        }
-    })
-}
-
 /// The sentence with a visible mark and the reason it is kept unverified.
 fn flag(text: &str, entry: &AuditEntry) -> String {
     let body = text.trim_end();
@@ -466,8 +424,8 @@ fn keep_what_the_text_needs(lines: &mut [Line]) {
             continue;
         };
         let next_leans = match &lines[nl].pieces.as_ref().expect("a text line")[np] {
-            Piece::Claim { text, kept, .. } => *kept && leans_on_previous(text),
-            Piece::Text(text) => leans_on_previous(text),
+            Piece::Claim { text, kept, .. } => *kept && guard::leans_on_previous(text),
+            Piece::Text(text) => guard::leans_on_previous(text),
             Piece::Repeat => false,
         };
         if !next_leans {

@@ -248,25 +248,18 @@ struct Chosen {
     last: usize,
 }
 
-/// Words besides [`guard::POINTS_BACK`] a sentence opens with when it speaks of something the
-/// sentence before named.
-const OPENS_ON_BEFORE: &[&str] = &["such", "both", "there"];
-
 /// Where a quote of shown sentences `at..last` starts: one sentence earlier when it opens by
 /// referring back ("It measures how much heap memory your program uses.") and the sentence
 /// before it in the page is shown, so the quote says what "it" is ("Massif is a heap
 /// profiler. It measures …") — read alone, in a report on another tool, it would say
 /// something else. Only when the two are adjacent in the stored text.
 fn antecedent(page: &Listing, at: usize, last: usize) -> usize {
-    let opens = page.shown[at]
-        .split_whitespace()
-        .next()
-        .map(|w| {
-            w.trim_matches(|c: char| !c.is_alphanumeric())
-                .replace('\u{2019}', "'")
-                .to_lowercase()
-        })
-        .is_some_and(|w| guard::points_back(&w, OPENS_ON_BEFORE));
+    // "There …" too: it may name a place the sentence before named.
+    let opens = guard::leans_on_previous(&page.shown[at])
+        || page.shown[at]
+            .split_whitespace()
+            .next()
+            .is_some_and(|w| w.eq_ignore_ascii_case("there"));
     if !opens || at == 0 || last - at > 3 {
         return at;
     }
