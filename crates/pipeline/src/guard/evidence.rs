@@ -336,8 +336,8 @@ pub fn points_back(word: &str, also: &[&str]) -> bool {
 }
 
 /// Words besides [`POINTS_BACK`] that open a sentence leaning on the one before ("Such a file…",
-/// "Both are…", "However, …", "Thus …"; この, その, また): without that one it points at
-/// nothing, or turns on what it does not say.
+/// "Both are…", "However, …", "But with SQLite, …", "Nevertheless, …"; この, その, しかし):
+/// without that one it points at nothing, or turns on what it does not say.
 const LEANS_ON: &[&str] = &[
     "such",
     "both",
@@ -346,11 +346,23 @@ const LEANS_ON: &[&str] = &[
     "hence",
     "however",
     "also",
+    "but",
+    "yet",
+    "nevertheless",
+    "nonetheless",
+    "moreover",
+    "furthermore",
+    "instead",
+    "otherwise",
+    "consequently",
+    "accordingly",
     "この",
     "その",
     "これ",
     "それ",
     "また",
+    "しかし",
+    "ただし",
 ];
 
 /// Whether `sentence` opens leaning on the sentence before it ([`POINTS_BACK`], and the

@@ -427,6 +427,8 @@ fn a_sentence_opening_on_the_one_before_leans_on_it() {
         "It measures how much heap memory your program uses.",
         "It\u{2019}s deleted at the end.",
         "However, the journal is kept.",
+        "But with SQLite, 200 or more SQL statements per webpage is not a problem.",
+        "Nevertheless, client/server database systems can usually handle far more write concurrency.",
         "- Such a file is called a hot journal.",
         "その場合は手順を繰り返します。",
     ] {
@@ -435,6 +437,7 @@ fn a_sentence_opening_on_the_one_before_leans_on_it() {
     for s in [
         "SQLite does not need to be installed.",
         "Thistle is a plant.",
+        "Butter is made from cream.",
         "There is no setup procedure.",
         "ミツバチは花を探す。",
     ] {
