@@ -278,16 +278,19 @@ pub fn fact_matches_quote(fact: &str, quote: &str) -> bool {
 // Relevance
 // ---------------------------------------------------------------------------------------------
 
-/// Every sentence's BM25 score against `query`'s content words (their [`topic_terms`]) ([`BM25_K1`], [`BM25_B`]), the
+/// Every sentence's BM25 score against `query`'s content words (their [`topic_terms`], a stop
+/// word written in capitals kept as the name it is: [`terms_naming`]) ([`BM25_K1`], [`BM25_B`]), the
 /// given sentences being the corpus, best first and ties by index; sentences that share
 /// nothing with the query score 0 and come last.
 pub fn rank_sentences(query: &str, sentences: &[&str]) -> Vec<(usize, f64)> {
-    let query: HashSet<String> = topic_term_set(query);
+    // "EXPLAIN" in "the difference between EXPLAIN and EXPLAIN ANALYZE" is the command, and
+    // "EXPLAIN shows the plan" names it; "we explain" does not.
+    let query: HashSet<String> = terms_naming(query).into_iter().collect();
     let docs: Vec<HashMap<String, usize>> = sentences
         .iter()
         .map(|s| {
             let mut tf: HashMap<String, usize> = HashMap::new();
-            for t in topic_terms(s) {
+            for t in terms_naming(s) {
                 *tf.entry(t).or_default() += 1;
             }
             tf
