@@ -368,9 +368,26 @@ const LEANS_ON: &[&str] = &[
     "ただし",
 ];
 
-/// Whether `sentence` opens leaning on the sentence before it ([`POINTS_BACK`], and the
-/// connectives of [`LEANS_ON`]): the audit keeps the sentence such a one leans on, extraction
-/// quotes it with the sentence before, and an extractive abstract never quotes it alone.
+/// Phrases that point back from inside a sentence ("SQLite does not work this way", "… is often
+/// faster in this scenario"): what they point at is in the sentence before.
+const POINTS_BACK_WITHIN: &[&str] = &[
+    "this way",
+    "that way",
+    "in this case",
+    "in that case",
+    "in these cases",
+    "in such cases",
+    "in such a case",
+    "in this scenario",
+    "in that scenario",
+    "in this situation",
+    "the above",
+];
+
+/// Whether `sentence` leans on the sentence before it: it opens so ([`POINTS_BACK`], the
+/// connectives of [`LEANS_ON`]) or points back from within ([`POINTS_BACK_WITHIN`]). The audit
+/// keeps the sentence such a one leans on, extraction quotes it with the sentence before, and
+/// an extractive abstract never quotes it alone.
 pub fn leans_on_previous(sentence: &str) -> bool {
     let text = sentence.trim_start_matches(|c: char| !c.is_alphanumeric());
     let first = text
@@ -379,10 +396,14 @@ pub fn leans_on_previous(sentence: &str) -> bool {
         .unwrap_or("")
         .replace('\u{2019}', "'")
         .to_lowercase();
+    let lower = format!(" {} ", normalize(text));
     points_back(&first, LEANS_ON)
         || LEANS_ON
             .iter()
             .any(|w| !w.is_ascii() && text.starts_with(w))
+        || POINTS_BACK_WITHIN
+            .iter()
+            .any(|p| lower.contains(&format!(" {p} ")))
 }
 
 /// Whether `text` mentions the topic at all: one content word in common, compared by their

@@ -431,6 +431,9 @@ fn a_sentence_opening_on_the_one_before_leans_on_it() {
         "Nevertheless, client/server database systems can usually handle far more write concurrency.",
         "- Such a file is called a hot journal.",
         "その場合は手順を繰り返します。",
+        // Pointing back from within (SQLite's "Appropriate Uses" and "Serverless" pages).
+        "SQLite does not work this way.",
+        "Developers report that SQLite is often faster than a client/server SQL database engine in this scenario.",
     ] {
         assert!(leans_on_previous(s), "{s}");
     }
@@ -438,6 +441,7 @@ fn a_sentence_opening_on_the_one_before_leans_on_it() {
         "SQLite does not need to be installed.",
         "Thistle is a plant.",
         "Butter is made from cream.",
+        "SQLite reads and writes directly from the database files on disk.",
         "There is no setup procedure.",
         "ミツバチは花を探す。",
     ] {
