@@ -396,14 +396,17 @@ pub fn leans_on_previous(sentence: &str) -> bool {
         .unwrap_or("")
         .replace('\u{2019}', "'")
         .to_lowercase();
-    let lower = format!(" {} ", normalize(text));
     points_back(&first, LEANS_ON)
         || LEANS_ON
             .iter()
             .any(|w| !w.is_ascii() && text.starts_with(w))
-        || POINTS_BACK_WITHIN
-            .iter()
-            .any(|p| lower.contains(&format!(" {p} ")))
+        || {
+            // Read whole only when the opening did not decide.
+            let words = format!(" {} ", normalize(text));
+            POINTS_BACK_WITHIN
+                .iter()
+                .any(|p| words.contains(&format!(" {p} ")))
+        }
 }
 
 /// Whether `text` mentions the topic at all: one content word in common, compared by their
