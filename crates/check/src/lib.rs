@@ -136,6 +136,19 @@ pub struct Verdict {
     pub signals: Signals,
 }
 
+impl Verdict {
+    /// Whether a report keeps the sentence as written on the checker's word alone: verified, or
+    /// partly with a score of at least [`LIKELY`] (the audit adds its own rules on numbers and
+    /// words; this is the checker's part, which every caller that asks "would it stand" shares).
+    pub fn kept(&self) -> bool {
+        match self.status {
+            Status::Verified => true,
+            Status::Partly => self.score >= LIKELY,
+            Status::Unsupported | Status::Contradicted => false,
+        }
+    }
+}
+
 /// Under this share of its content words in what it cites (a third), a sentence is unsupported
 /// whatever its score: it says something its sources do not, not a part of what they say.
 pub const PARTLY_MIN_OVERLAP: f64 = 0.34;

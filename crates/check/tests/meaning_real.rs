@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use research_check::meaning::Meaning;
-use research_check::{check_reading, Passage, SourceTexts, Status, Weights, LIKELY};
+use research_check::{check_reading, Passage, SourceTexts, Status, Weights};
 
 fn model() -> Option<Meaning> {
     let Some(dir) = research_embed::locate_model() else {
@@ -46,9 +46,7 @@ fn a_true_sentence_in_other_words_is_kept_with_meaning() {
     );
     assert!(read.signals.meaning > 0.5, "{read:?}");
     assert!(read.signals.token_recall > 0.5, "{read:?}");
-    let kept = |v: &research_check::Verdict| {
-        v.status == Status::Verified || (v.status == Status::Partly && v.score >= LIKELY)
-    };
+    let kept = |v: &research_check::Verdict| v.kept();
     assert!(kept(&read), "with meaning: {read:?}");
     assert!(
         read.score > words.score,
@@ -121,8 +119,7 @@ fn read_with_entailment_near_misses_are_cut_and_true_sentences_mostly_kept() {
             Weights::committed_meaning(),
             Some(&meaning),
         );
-        let kept =
-            v.status == Status::Verified || (v.status == Status::Partly && v.score >= LIKELY);
+        let kept = v.kept();
         if row["label"] == "true" {
             truths += 1;
             truths_kept += usize::from(kept);

@@ -247,8 +247,7 @@ pub(super) fn coverage(claim: &str, quote: &str) -> (f64, usize, usize) {
 /// Whether `fact` says what `quote` says: it is not degenerate, every number in it is in the
 /// quote, and it is a span of the quote, or it shares at least [`FACT_OVERLAP`] of its content
 /// words (and at least [`FACT_MIN_SHARED`]) with the quote and the citation checker, reading
-/// the quote alone, would keep it in a report (verified, or partly with a score of at least
-/// [`research_check::LIKELY`]). Shared stems alone let a made-up fact stand beside a quote that
+/// the quote alone, would keep it in a report ([`research_check::Verdict::kept`]). Shared stems alone let a made-up fact stand beside a quote that
 /// uses its words in other senses ("a single-threaded database … faster" beside a passage on a
 /// server's "single … process" and concurrency).
 pub fn fact_matches_quote(fact: &str, quote: &str) -> bool {
@@ -265,12 +264,7 @@ pub fn fact_matches_quote(fact: &str, quote: &str) -> bool {
             source: 1,
             text: quote,
         }];
-        let verdict = research_check::check(fact, &cited, &research_check::SourceTexts::new());
-        match verdict.status {
-            research_check::Status::Verified => true,
-            research_check::Status::Partly => verdict.score >= research_check::LIKELY,
-            research_check::Status::Unsupported | research_check::Status::Contradicted => false,
-        }
+        research_check::check(fact, &cited, &research_check::SourceTexts::new()).kept()
     }
 }
 

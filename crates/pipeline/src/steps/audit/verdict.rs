@@ -172,7 +172,7 @@ pub(super) fn keep(
             )),
             // Partly said, but more likely than not a reader would not find it in its sources:
             // not a sentence to leave in a report unmarked.
-            None if verdict.score < research_check::LIKELY => Kept::Fails(format!(
+            None if !verdict.kept() => Kept::Fails(format!(
                 "unsupported: more likely than not, a reader would not find it in its sources ({})",
                 verdict
                     .reason
