@@ -22,8 +22,10 @@ use crate::{best_first, check_dimensions, Nearest, NearestError, Neighbour};
 const CONNECTIVITY: usize = 16;
 /// Candidates weighed while a vector is added (build quality).
 const EXPANSION_ADD: usize = 128;
-/// Candidates weighed by a search (at least the depth asked for).
-const EXPANSION_SEARCH: usize = 128;
+/// Candidates weighed by a search (at least the depth asked for). On 1.13 million passages of
+/// documentation, recall@10 against a scan was 0.932 at 128, 0.962 at 256 and 0.979 at 384, for
+/// 2.6, 3.8 and 5.2 ms a search (BENCHMARKS): a few milliseconds beside a keyword search's 30.
+const EXPANSION_SEARCH: usize = 384;
 /// Threads that add a batch side by side (the machine's cores, at most).
 const ADD_THREADS: usize = 4;
 /// Searches that can run at once, each with a context of its own (past this number usearch
