@@ -1,5 +1,5 @@
 //! The files of a library folder: which are listed (hidden folders skipped, links not
-//! followed), which may be read (regular files under [`MAX_FILE_BYTES`]; a FIFO or a looping
+//! followed, a Sphinx build's copies of its pages' sources left out), which may be read (regular files under [`MAX_FILE_BYTES`]; a FIFO or a looping
 //! link is named, never opened), and what each is called and typed as.
 
 use std::path::{Path, PathBuf};
@@ -155,7 +155,47 @@ pub(crate) fn list_files(root: &Path) -> Listing {
             .failed
             .push((entry.path().display().to_string(), why));
     }
+    listing.files = without_rendered_sources(listing.files);
     listing
+}
+
+/// The folder in which Sphinx keeps a copy of every page's source beside the HTML it rendered
+/// (`_sources/faq/design.rst.txt` for `faq/design.html`), for its "Show source" links.
+const SPHINX_SOURCES: &str = "_sources";
+
+/// `files` without the copies of a page's source a Sphinx build keeps when the page it was
+/// rendered into is listed too. Such a copy is the same page a second time, in markup
+/// (`` :func:`sorted` ``, `` `Timsort <…>`_ ``): two of a search's few results were one page, and
+/// a report quoted the markup. Python's, the Linux kernel's and pandas' packaged manuals each
+/// carry hundreds. A source whose page is not there is the only copy and is kept.
+fn without_rendered_sources(files: Vec<PathBuf>) -> Vec<PathBuf> {
+    let listed: std::collections::HashSet<&Path> = files.iter().map(PathBuf::as_path).collect();
+    let rendered = |path: &Path| -> Option<PathBuf> {
+        let mut base = path.parent()?;
+        let mut within = Vec::new();
+        while base.file_name()? != SPHINX_SOURCES {
+            within.push(base.file_name()?);
+            base = base.parent()?;
+        }
+        let html_root = base.parent()?;
+        // `design.rst.txt` (Sphinx 1.5 on) or `design.txt` (before): the page is `design.html`.
+        let name = path.file_name()?.to_str()?;
+        let name = name.strip_suffix(".txt").unwrap_or(name);
+        let stem = match name.rsplit_once('.') {
+            Some((stem, "rst" | "md" | "ipynb" | "txt")) => stem,
+            _ => name,
+        };
+        let mut page = html_root.to_path_buf();
+        page.extend(within.iter().rev());
+        page.push(format!("{stem}.html"));
+        Some(page)
+    };
+    let copies: std::collections::HashSet<PathBuf> = files
+        .iter()
+        .filter(|f| rendered(f).is_some_and(|page| listed.contains(page.as_path())))
+        .cloned()
+        .collect();
+    files.into_iter().filter(|f| !copies.contains(f)).collect()
 }
 
 /// Reads one file as the library reads its files: a regular file (not a FIFO, device or

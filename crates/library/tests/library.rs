@@ -73,3 +73,60 @@ fn real_documentation_files_index() {
         assert!(!hits.is_empty());
     }
 }
+
+#[test]
+fn a_sphinx_copy_of_a_page_source_is_not_the_page_again() {
+    let docs = tempfile::tempdir().unwrap();
+    let html = docs.path().join("html");
+    let write = |rel: &str, text: &str| {
+        let path = html.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    let page = "<html><body><p>Default parameter values are evaluated once, when the function is defined.</p></body></html>";
+    let source =
+        "Default parameter values are evaluated once, when the :keyword:`def` statement runs.";
+    write("faq/programming.html", page);
+    write("_sources/faq/programming.rst.txt", source);
+    // Sphinx before 1.5 named the copy without the source's own suffix.
+    write("old.html", page);
+    write("_sources/old.txt", source);
+    // A source whose page was not built is the only copy.
+    write(
+        "_sources/unbuilt.rst.txt",
+        "Parameter values of an unbuilt page.",
+    );
+    let db = tempfile::tempdir().unwrap();
+    let lib = Library::open(&db.path().join("db.sqlite3")).unwrap();
+    let report = lib.add(docs.path(), &|_| {}).unwrap();
+    assert_eq!(report.total, 3, "{report:?}");
+    let found: Vec<String> = lib
+        .search("default parameter values evaluated", 10)
+        .unwrap()
+        .into_iter()
+        .map(|h| h.url)
+        .collect();
+    assert!(
+        found.iter().all(|u| !u.contains("programming.rst.txt")),
+        "{found:?}"
+    );
+    assert!(
+        found.iter().any(|u| u.ends_with("faq/programming.html")),
+        "{found:?}"
+    );
+
+    // The page built later: its source, indexed while it was the only copy, goes.
+    write(
+        "unbuilt.html",
+        "<html><body><p>Parameter values of a page built later.</p></body></html>",
+    );
+    lib.reindex(&|_| {}).unwrap();
+    let found: Vec<String> = lib
+        .search("parameter values", 10)
+        .unwrap()
+        .into_iter()
+        .map(|h| h.url)
+        .collect();
+    assert!(found.iter().all(|u| !u.contains("_sources")), "{found:?}");
+    assert_eq!(lib.folders().unwrap()[0].files, 3);
+}
