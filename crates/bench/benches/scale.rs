@@ -8,7 +8,7 @@
 //! `SCALE_BENCH_QUESTIONS` the question sets (`:`-separated files of `benches/retrieval/` or
 //! `benches/answers/`, each naming its folder); `SCALE_BENCH_MAX` stops adding folders once
 //! the library holds that many passages; `SCALE_BENCH_POSTGRES` (any value) puts the library on a
-//! PostgreSQL server the bench starts. Indexing by meaning uses the sentence model distilled
+//! PostgreSQL server the bench starts, `SCALE_BENCH_POSTGRES_URL` on one already running. Indexing by meaning uses the sentence model distilled
 //! to a vector per token (what a library this size is indexed with). Prints one JSON line per
 //! step.
 
@@ -73,6 +73,25 @@ fn hit_at_5(lib: &Library, q: &Question) -> bool {
     })
 }
 
+/// The size of the database at `url` on its server.
+fn database_bytes(url: &str) -> i64 {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls)
+            .await
+            .unwrap();
+        tokio::spawn(connection);
+        client
+            .query_one("SELECT pg_database_size(current_database())", &[])
+            .await
+            .unwrap()
+            .get(0)
+    })
+}
+
 fn timed<T>(f: impl FnOnce() -> T) -> (T, f64) {
     let t = Instant::now();
     let out = f();
@@ -120,19 +139,33 @@ fn main() {
     let vectors = Arc::new(VectorSearch::kept_in(cache.clone()));
     // `SCALE_BENCH_POSTGRES`: the team library, on a server the bench starts (its data folder
     // under the system's temporary folder), this machine's vector index a cache beside it.
-    let server = std::env::var_os("SCALE_BENCH_POSTGRES")
-        .map(|_| research_postgres::testing::TempPostgres::start().expect("a PostgreSQL server"));
-    let url = server.as_ref().map(|s| s.database("library").unwrap());
+    // `SCALE_BENCH_POSTGRES_URL`: a server already running instead, whose library outlives the
+    // bench (a resumed run measures it again; a million passages take an hour to add).
+    let given = std::env::var("SCALE_BENCH_POSTGRES_URL").ok();
+    let server = match given {
+        Some(_) => None,
+        None => std::env::var_os("SCALE_BENCH_POSTGRES").map(|_| {
+            research_postgres::testing::TempPostgres::start().expect("a PostgreSQL server")
+        }),
+    };
+    let url = given.or_else(|| server.as_ref().map(|s| s.database("library").unwrap()));
     let open = || match &url {
         Some(url) => Library::on(Arc::new(
             research_postgres::PgLibrary::connect_lazy(url, "bench").unwrap(),
         )),
         None => Library::open(&db).unwrap(),
     };
-    let db_mib = || match &server {
-        Some(s) => (s.data_bytes() as f64 / 1048576.0 * 10.0).round() / 10.0,
-        None => size_mib(&db) + size_mib(&work.join("library.sqlite3-wal")),
+    let db_mib = || match (&server, &url) {
+        (Some(s), _) => (s.data_bytes() as f64 / 1048576.0 * 10.0).round() / 10.0,
+        (None, Some(url)) => (database_bytes(url) as f64 / 1048576.0 * 10.0).round() / 10.0,
+        (None, None) => size_mib(&db) + size_mib(&work.join("library.sqlite3-wal")),
     };
+    // `SCALE_BENCH_MEASURE_FROM`: folders that leave the library under this many passages are
+    // added without being measured.
+    let measure_from: usize = std::env::var("SCALE_BENCH_MEASURE_FROM")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
     let keywords = open();
     let hybrid = || {
         open()
@@ -174,6 +207,9 @@ fn main() {
         let (embedded, ms) = timed(|| lib.embed_pending().unwrap());
         meaning_s += ms / 1e3;
         added.push(dir.clone());
+        if after < measure_from {
+            continue;
+        }
         let (rss_indexing, peak_indexing) = memory_mib();
 
         // Latency: each question three times by keywords, by meaning alone, and hybrid.
@@ -257,7 +293,7 @@ fn main() {
                 "hybrid_ms_p50": percentile(&mut hyb, 50), "hybrid_ms_p95": percentile(&mut hyb, 95),
                 "rss_mib_indexing": rss_indexing, "peak_rss_mib_indexing": peak_indexing,
                 "rss_mib_searching": rss_searching,
-                "store": if server.is_some() { "postgresql" } else { "sqlite" },
+                "store": if url.is_some() { "postgresql" } else { "sqlite" },
                 "db_mib": db_mib(),
                 "vector_index_mib": size_mib(&cache),
                 "gold_questions": gold.len(),

@@ -171,6 +171,8 @@ pub trait LibraryIndex: Send + Sync {
     fn keyword(&self, words: &[String], all: bool, depth: usize) -> Result<Vec<i64>, StoreError>;
     /// How many passages `word` matches (as [`LibraryIndex::keyword`] matches it), counted no
     /// further than `at_most`: a word's cost to a search, read from as few postings as that.
+    /// An index whose statistics already show the word in at least `at_most` passages may
+    /// answer `at_most` from them (a team's server keeps them across every machine's passages).
     fn passages_with(&self, word: &str, at_most: usize) -> Result<usize, StoreError>;
     /// A passage's text around `words` (about 40 words of it, as indexed), for a hit found by
     /// them; `None` when the passage is gone or says none of them. Asked only of the hits shown.

@@ -245,3 +245,61 @@ fn notes(dir: &std::path::Path, stem: &str, count: usize) {
         );
     }
 }
+
+/// A word the server's statistics call common is counted from them, without visiting its
+/// passages; what they do not list, or a word read as a phrase, is counted as before.
+#[test]
+fn a_common_word_is_counted_from_the_servers_statistics() {
+    let db = fresh();
+    let lib = Library::on(Arc::new(
+        PgLibrary::connect_lazy(&db.url, "this-machine").unwrap(),
+    ));
+    let docs = tempfile::tempdir().unwrap();
+    for i in 0..300 {
+        let rare = if i % 100 == 0 { " Termites swarm." } else { "" };
+        write(
+            docs.path(),
+            &format!("note{i}.md"),
+            &format!("# Note {i}\n\nForager bees dance at hive {i}; e-mail the keeper.{rare}"),
+        );
+    }
+    lib.add(docs.path(), &|_| {}).unwrap();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let (client, connection) = tokio_postgres::connect(&db.url, tokio_postgres::NoTls)
+            .await
+            .unwrap();
+        tokio::spawn(connection);
+        client
+            .batch_execute("ANALYZE research.library_passages")
+            .await
+            .unwrap();
+        let listed: i64 = client
+            .query_one(
+                "SELECT count(*) FROM pg_stats WHERE tablename = 'library_passages'
+                 AND attname = 'words' AND most_common_elems IS NOT NULL",
+                &[],
+            )
+            .await
+            .unwrap()
+            .get(0);
+        assert_eq!(listed, 1, "ANALYZE kept the column's commonest stems");
+    });
+    let index: Arc<dyn LibraryIndex> =
+        Arc::new(PgLibrary::connect_lazy(&db.url, "this-machine").unwrap());
+    assert_eq!(index.passages_with("bees", 50).unwrap(), 50);
+    assert_eq!(index.passages_with("bee", 1000).unwrap(), 300);
+    assert_eq!(index.passages_with("termites", 50).unwrap(), 3);
+    assert_eq!(index.passages_with("e-mail", 50).unwrap(), 50);
+    assert_eq!(index.passages_with("wasps", 50).unwrap(), 0);
+    // The statistics are the server's, not a machine's: a word common on the server is taken
+    // as common on a machine that has none of its passages (a search leaves it out of its
+    // any-word query, as it would there). What they do not list is counted per machine.
+    let other: Arc<dyn LibraryIndex> =
+        Arc::new(PgLibrary::connect_lazy(&db.url, "other-machine").unwrap());
+    assert_eq!(other.passages_with("bees", 50).unwrap(), 50);
+    assert_eq!(other.passages_with("termites", 50).unwrap(), 0);
+}
