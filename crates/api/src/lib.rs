@@ -288,6 +288,28 @@ const DEMO: &str = "demo";
 /// second a minute.
 pub const DISTILLED_FROM: usize = 20_000;
 
+/// The distilled model's table when `library` (of `passages`) is indexed and read by it: a
+/// library of [`DISTILLED_FROM`] passages or more, and one its vectors show was indexed by it
+/// and has since shrunk under that (a folder removed, a build's copies of its pages left out):
+/// read by the model itself, it would rank by keywords alone until the model had embedded it
+/// all again (a 13,000-passage library after the Python manual's copies went: half an hour).
+/// `None` without an installed model or for a library the model itself reads.
+fn read_by_distilled(library: &Library, passages: usize) -> Result<Option<PathBuf>, ApiError> {
+    let Some(table) =
+        research_embed::locate_model().and_then(|d| research_embed::distilled_table(&d))
+    else {
+        return Ok(None);
+    };
+    if passages >= DISTILLED_FROM {
+        return Ok(Some(table));
+    }
+    let indexed_by_it = match research_embed::distilled_id(&table) {
+        Some(id) => library.vectors_of(&id)? > 0,
+        None => false,
+    };
+    Ok(indexed_by_it.then_some(table))
+}
+
 /// The installed sentence model (`scripts/fetch-embedder.sh`, or the folder
 /// `RESEARCH_STUDIO_EMBEDDER` names), loaded once per process and shared by the library's
 /// ranking and the citation checker; `None` when it is not installed or does not load (logged).
@@ -439,17 +461,12 @@ impl Studio {
         let Some(full) = self.embedder() else {
             return Ok(None);
         };
-        if library.passage_count()? < DISTILLED_FROM {
+        let Some(table) = read_by_distilled(library, library.passage_count()?)? else {
             return Ok(Some(full));
-        }
+        };
         // Only the installed model is distilled: an embedder put in its place is used as it is.
         let Some(model) = sentence_model()
             .filter(|m| research_embed::Embedder::model_id(m.as_ref()) == full.model_id())
-        else {
-            return Ok(Some(full));
-        };
-        let Some(table) =
-            research_embed::locate_model().and_then(|d| research_embed::distilled_table(&d))
         else {
             return Ok(Some(full));
         };
@@ -552,13 +569,9 @@ impl Studio {
         let library = self.library()?;
         let installed = research_embed::locate_model().is_some();
         let passages = library.passage_count()? as u64;
-        // A large library is indexed by the distilled model once its table is made
+        // A library read by the distilled model once its table is made
         // ([`Studio::library_embedder`]): only its vectors count then.
-        let distilled = (passages >= DISTILLED_FROM as u64)
-            .then(|| {
-                research_embed::locate_model().and_then(|d| research_embed::distilled_table(&d))
-            })
-            .flatten()
+        let distilled = read_by_distilled(&library, passages as usize)?
             .and_then(|t| research_embed::distilled_id(&t));
         let vectors = match distilled {
             Some(id) => library.vectors_of(&id)? as u64,

@@ -95,7 +95,10 @@ fn summary(r: &IndexReport) {
         eprintln!("… and {} more unreadable files", r.failed.len() - 20);
     }
     if r.removed > 0 {
-        eprintln!("{} files were gone and are no longer indexed", r.removed);
+        eprintln!(
+            "{} files are no longer indexed: removed, or a copy of a page the library holds",
+            r.removed
+        );
     }
 }
 
