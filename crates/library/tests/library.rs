@@ -100,12 +100,14 @@ fn a_sphinx_copy_of_a_page_source_is_not_the_page_again() {
     let lib = Library::open(&db.path().join("db.sqlite3")).unwrap();
     let report = lib.add(docs.path(), &|_| {}).unwrap();
     assert_eq!(report.total, 3, "{report:?}");
-    let found: Vec<String> = lib
-        .search("default parameter values evaluated", 10)
-        .unwrap()
-        .into_iter()
-        .map(|h| h.url)
-        .collect();
+    let urls = |query: &str| -> Vec<String> {
+        lib.search(query, 10)
+            .unwrap()
+            .into_iter()
+            .map(|h| h.url)
+            .collect()
+    };
+    let found = urls("default parameter values evaluated");
     assert!(
         found.iter().all(|u| !u.contains("programming.rst.txt")),
         "{found:?}"
@@ -121,12 +123,7 @@ fn a_sphinx_copy_of_a_page_source_is_not_the_page_again() {
         "<html><body><p>Parameter values of a page built later.</p></body></html>",
     );
     lib.reindex(&|_| {}).unwrap();
-    let found: Vec<String> = lib
-        .search("parameter values", 10)
-        .unwrap()
-        .into_iter()
-        .map(|h| h.url)
-        .collect();
+    let found = urls("parameter values");
     assert!(found.iter().all(|u| !u.contains("_sources")), "{found:?}");
     assert_eq!(lib.folders().unwrap()[0].files, 3);
 }
