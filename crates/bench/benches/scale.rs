@@ -8,7 +8,9 @@
 //! `SCALE_BENCH_QUESTIONS` the question sets (`:`-separated files of `benches/retrieval/` or
 //! `benches/answers/`, each naming its folder); `SCALE_BENCH_MAX` stops adding folders once
 //! the library holds that many passages; `SCALE_BENCH_POSTGRES` (any value) puts the library on a
-//! PostgreSQL server the bench starts, `SCALE_BENCH_POSTGRES_URL` on one already running. Indexing by meaning uses the sentence model distilled
+//! PostgreSQL server the bench starts, `SCALE_BENCH_POSTGRES_URL` on one already running;
+//! `SCALE_BENCH_MEASURE_FROM` measures only from that many passages. Indexing by meaning uses
+//! the sentence model distilled
 //! to a vector per token (what a library this size is indexed with). Prints one JSON line per
 //! step.
 
@@ -30,7 +32,7 @@ fn size_mib(path: &Path) -> f64 {
             .sum(),
         false => std::fs::metadata(path).map(|m| m.len()).unwrap_or(0),
     };
-    (bytes as f64 / 1048576.0 * 10.0).round() / 10.0
+    mib(bytes as f64)
 }
 
 struct Question {
@@ -71,6 +73,11 @@ fn hit_at_5(lib: &Library, q: &Question) -> bool {
             .to_string();
         hits.iter().any(|h| h.url == url)
     })
+}
+
+/// Bytes as MiB, to a tenth.
+fn mib(bytes: f64) -> f64 {
+    (bytes / 1048576.0 * 10.0).round() / 10.0
 }
 
 /// The size of the database at `url` on its server.
@@ -156,8 +163,8 @@ fn main() {
         None => Library::open(&db).unwrap(),
     };
     let db_mib = || match (&server, &url) {
-        (Some(s), _) => (s.data_bytes() as f64 / 1048576.0 * 10.0).round() / 10.0,
-        (None, Some(url)) => (database_bytes(url) as f64 / 1048576.0 * 10.0).round() / 10.0,
+        (Some(s), _) => mib(s.data_bytes() as f64),
+        (None, Some(url)) => mib(database_bytes(url) as f64),
         (None, None) => size_mib(&db) + size_mib(&work.join("library.sqlite3-wal")),
     };
     // `SCALE_BENCH_MEASURE_FROM`: folders that leave the library under this many passages are

@@ -1,5 +1,6 @@
 //! The files of a library folder: which are listed (hidden folders skipped, links not
-//! followed, a Sphinx build's copies of its pages' sources left out), which may be read (regular files under [`MAX_FILE_BYTES`]; a FIFO or a looping
+//! followed, a Sphinx build's copies of its pages' sources left out), which may be read
+//! (regular files under [`MAX_FILE_BYTES`]; a FIFO or a looping
 //! link is named, never opened), and what each is called and typed as.
 
 use std::path::{Path, PathBuf};
@@ -190,12 +191,16 @@ fn without_rendered_sources(files: Vec<PathBuf>) -> Vec<PathBuf> {
         page.push(format!("{stem}.html"));
         Some(page)
     };
-    let copies: std::collections::HashSet<PathBuf> = files
+    let copy: Vec<bool> = files
         .iter()
-        .filter(|f| rendered(f).is_some_and(|page| listed.contains(page.as_path())))
-        .cloned()
+        .map(|f| rendered(f).is_some_and(|page| listed.contains(page.as_path())))
         .collect();
-    files.into_iter().filter(|f| !copies.contains(f)).collect()
+    drop(listed);
+    files
+        .into_iter()
+        .zip(copy)
+        .filter_map(|(f, copy)| (!copy).then_some(f))
+        .collect()
 }
 
 /// Reads one file as the library reads its files: a regular file (not a FIFO, device or
