@@ -9,7 +9,9 @@
 //! `benches/answers/`, each naming its folder); `SCALE_BENCH_MAX` stops adding folders once
 //! the library holds that many passages; `SCALE_BENCH_POSTGRES` (any value) puts the library on a
 //! PostgreSQL server the bench starts, `SCALE_BENCH_POSTGRES_URL` on one already running;
-//! `SCALE_BENCH_MEASURE_FROM` measures only from that many passages. Indexing by meaning uses
+//! `SCALE_BENCH_MEASURE_FROM` measures only from that many passages; `SCALE_BENCH_KEYWORDS_ONLY`
+//! (any value) leaves meaning out: no vectors made, keyword search and the Library view measured
+//! alone (a library loaded by other means, measured before its vectors are). Indexing by meaning uses
 //! the sentence model distilled
 //! to a vector per token (what a library this size is indexed with). Prints one JSON line per
 //! step.
@@ -173,6 +175,7 @@ fn main() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(0);
+    let only_keywords = std::env::var_os("SCALE_BENCH_KEYWORDS_ONLY").is_some();
     let keywords = open();
     let hybrid = || {
         open()
@@ -211,7 +214,10 @@ fn main() {
         keyword_s += ms / 1e3;
         let after = keywords.passage_count().unwrap();
         let lib = hybrid();
-        let (embedded, ms) = timed(|| lib.embed_pending().unwrap());
+        let (embedded, ms) = match only_keywords {
+            true => (0, 0.0),
+            false => timed(|| lib.embed_pending().unwrap()),
+        };
         meaning_s += ms / 1e3;
         added.push(dir.clone());
         if after < measure_from {
@@ -225,6 +231,9 @@ fn main() {
         for _ in 0..3 {
             for q in &asked {
                 kw.push(timed(|| keywords.search(&q.text, 10).unwrap()).1);
+                if only_keywords {
+                    continue;
+                }
                 near.push(timed(|| lib.nearest(&q.text, 50).unwrap()).1);
                 hyb.push(timed(|| lib.search(&q.text, 10).unwrap()).1);
             }
@@ -252,7 +261,10 @@ fn main() {
             .filter(|q| added.iter().any(|d| q.folder.starts_with(d)))
             .collect();
         let keyword_hits = gold.iter().filter(|q| hit_at_5(&keywords, q)).count();
-        let hybrid_hits = gold.iter().filter(|q| hit_at_5(&lib, q)).count();
+        let hybrid_hits = match only_keywords {
+            true => 0,
+            false => gold.iter().filter(|q| hit_at_5(&lib, q)).count(),
+        };
 
         // The approximate index against a scan of every vector (read after the memory above).
         let scan = open()
@@ -264,7 +276,7 @@ fn main() {
         // returns; asking for more and keeping ten shows what more candidates would find.
         let mut kept = [0usize; 3];
         let mut asked_n = 0;
-        for q in &qs {
+        for q in qs.iter().filter(|_| !only_keywords) {
             let exact: Vec<i64> = scan
                 .nearest(&q.text, 10)
                 .unwrap()

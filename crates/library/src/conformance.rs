@@ -444,11 +444,111 @@ pub fn a_words_passages_are_counted_no_further_than_asked(db: &dyn Database) {
     );
     library(db).add(docs.path(), &|_| {}).unwrap();
     let index = db.index();
-    assert_eq!(index.passages_with("bees", 10).unwrap(), 3);
-    assert_eq!(index.passages_with("bees", 2).unwrap(), 2);
-    assert_eq!(index.passages_with("dancing", 10).unwrap(), 1);
-    assert_eq!(index.passages_with("termites", 10).unwrap(), 0);
-    assert_eq!(index.passages_with("bees", 0).unwrap(), 0);
+    let words = |ws: &[&str]| ws.iter().map(|w| w.to_string()).collect::<Vec<_>>();
+    assert_eq!(
+        index
+            .passages_with(&words(&["bees", "dancing", "termites", "!?", "bee"]), 10)
+            .unwrap(),
+        [3, 1, 0, 0, 3],
+        "each word counted, in the order asked; one with nothing to search for is in none"
+    );
+    assert_eq!(index.passages_with(&words(&["bees"]), 2).unwrap(), [2]);
+    assert_eq!(index.passages_with(&words(&["bees"]), 0).unwrap(), [0]);
+    assert!(index.passages_with(&[], 10).unwrap().is_empty());
+}
+
+/// In a search for any word (words rarest first), a passage saying the rare word once ranks
+/// above passages repeating a common one: what BM25's weighing of a rare word does, and what an
+/// index ranking the rarest word's passages first does too.
+pub fn a_rare_word_ranks_above_a_common_one_in_a_search_for_any(db: &dyn Database) {
+    let docs = tempfile::tempdir().unwrap();
+    for i in 0..8 {
+        write(
+            docs.path(),
+            &format!("nectar{i}.md"),
+            &format!("# Note {i}\n\nNectar, nectar and more nectar in field {i}."),
+        );
+    }
+    write(
+        docs.path(),
+        "propolis.md",
+        "# Resin\n\nBees seal cracks in the hive with propolis gathered from buds.",
+    );
+    library(db).add(docs.path(), &|_| {}).unwrap();
+    let index = db.index();
+    let words = vec!["propolis".to_string(), "nectar".to_string()];
+    let counts = index.passages_with(&words, 100).unwrap();
+    assert_eq!(counts, [1, 8]);
+    let found = index.keyword(&words, false, 5).unwrap();
+    assert_eq!(
+        found.len(),
+        5,
+        "every passage with either word, up to the depth"
+    );
+    let first = index.passages(&found[..1]).unwrap();
+    assert!(
+        first[0].1.path.ends_with("propolis.md"),
+        "the rare word's passage first: {}",
+        first[0].1.path
+    );
+}
+
+/// A search's candidates are read in one call with their files and references, and their
+/// snippets in another; a passage gone, or one saying none of the words, is left out.
+pub fn passages_and_snippets_are_read_together(db: &dyn Database) {
+    let docs = tempfile::tempdir().unwrap();
+    write(
+        docs.path(),
+        "bees.md",
+        "# Bees\n\nForager bees dance to share where nectar is.",
+    );
+    write(docs.path(), "hive.md", "# Hive\n\nA hive hums at night.");
+    let lib = library(db);
+    lib.add(docs.path(), &|_| {}).unwrap();
+    let index = db.index();
+    let bees = docs.path().join("bees.md").canonicalize().unwrap();
+    let words = vec!["bees".to_string()];
+    let id_of = |w: &str| index.keyword(&[w.to_string()], true, 1).unwrap()[0];
+    let (bee, hive) = (id_of("forager"), id_of("hive"));
+    index
+        .put_reference(
+            &bees.to_string_lossy(),
+            &crate::FileReference {
+                key: "doe2020".into(),
+                title: Some("On Bees".into()),
+                ..Default::default()
+            },
+            1,
+        )
+        .unwrap();
+    let mut read = index.passages(&[hive, bee, 999_999]).unwrap();
+    read.sort_by_key(|(id, _)| *id);
+    let mut expected = vec![bee, hive];
+    expected.sort();
+    assert_eq!(
+        read.iter().map(|(id, _)| *id).collect::<Vec<_>>(),
+        expected,
+        "a passage that is not there is left out"
+    );
+    let (_, found) = read.iter().find(|(id, _)| *id == bee).unwrap();
+    assert_eq!(found.path, bees.to_string_lossy());
+    assert!(found.text.contains("Forager bees dance"));
+    assert_eq!(
+        found.reference.as_ref().and_then(|r| r.title.as_deref()),
+        Some("On Bees"),
+        "the reference manager's record comes with its file"
+    );
+    let (_, other) = read.iter().find(|(id, _)| *id == hive).unwrap();
+    assert_eq!(other.reference, None);
+    let snippets = index.snippets(&[bee, hive], &words).unwrap();
+    assert_eq!(
+        snippets.len(),
+        1,
+        "the hive passage says no bees: {snippets:?}"
+    );
+    assert_eq!(snippets[0].0, bee);
+    assert!(snippets[0].1.contains("bees"), "{snippets:?}");
+    assert!(index.passages(&[]).unwrap().is_empty());
 }
 
 /// Writes one `#[test]` per check of the library index conformance suite; `$make` is an
@@ -458,6 +558,8 @@ macro_rules! library_conformance {
     ($make:expr) => {
         $crate::library_conformance!(@tests $make;
             mixed_files_are_indexed_ranked_reindexed_and_removed,
+            passages_and_snippets_are_read_together,
+            a_rare_word_ranks_above_a_common_one_in_a_search_for_any,
             a_file_that_breaks_loses_its_passages_and_comes_back_mended,
             cjk_words_are_found_inside_sentences, two_connections_index_at_once,
             one_folder_indexed_twice_at_once_keeps_one_copy,

@@ -76,6 +76,8 @@ pub struct FoundPassage {
     pub title: Option<String>,
     /// The passage as indexed (CJK characters spaced apart).
     pub text: String,
+    /// What a reference manager said of the file, when it said anything.
+    pub reference: Option<FileReference>,
 }
 
 /// How many passages and vectors an index holds.
@@ -167,18 +169,26 @@ pub trait LibraryIndex: Send + Sync {
     /// Passages matching `words` by their stems, best first, at most `depth`: passages with
     /// every word when `all`, else with any. A word is letters and digits only
     /// ([`crate::query_words`]); a CJK word is matched as the phrase of its characters anywhere
-    /// in a sentence.
+    /// in a sentence. When not `all`, `words` come rarest first (as
+    /// [`LibraryIndex::passages_with`] counts them), and an index may rank the passages with the
+    /// rarest word first, as BM25's weighing of a rare word does, reading no further down the
+    /// list than `depth` passages need.
     fn keyword(&self, words: &[String], all: bool, depth: usize) -> Result<Vec<i64>, StoreError>;
-    /// How many passages `word` matches (as [`LibraryIndex::keyword`] matches it), counted no
-    /// further than `at_most`: a word's cost to a search, read from as few postings as that.
-    /// An index whose statistics already show the word in at least `at_most` passages may
-    /// answer `at_most` from them (a team's server keeps them across every machine's passages).
-    fn passages_with(&self, word: &str, at_most: usize) -> Result<usize, StoreError>;
-    /// A passage's text around `words` (about 40 words of it, as indexed), for a hit found by
-    /// them; `None` when the passage is gone or says none of them. Asked only of the hits shown.
-    fn snippet(&self, id: i64, words: &[String]) -> Result<Option<String>, StoreError>;
-    /// A passage by id with its file.
-    fn passage(&self, id: i64) -> Result<Option<FoundPassage>, StoreError>;
+    /// How many passages each of `words` matches (as [`LibraryIndex::keyword`] matches it), in
+    /// the order asked, each counted no further than `at_most`: a word's cost to a search, read
+    /// from as few postings as that. An index whose statistics already show a word in at least
+    /// `at_most` passages may answer `at_most` from them (a team's server keeps them across
+    /// every machine's passages). One call for all of a question's words: on a server each call
+    /// is a round trip.
+    fn passages_with(&self, words: &[String], at_most: usize) -> Result<Vec<usize>, StoreError>;
+    /// Each passage's text around `words` (about 40 words of it, as indexed), for the hits found
+    /// by them, as (id, snippet); a passage gone or saying none of them is left out. Asked only
+    /// of the hits shown, all at once.
+    fn snippets(&self, ids: &[i64], words: &[String]) -> Result<Vec<(i64, String)>, StoreError>;
+    /// The passages of `ids` with their files (and what a reference manager said of each), as
+    /// (id, passage) in any order; a passage gone is left out. A search reads its candidates
+    /// with one call, not one each.
+    fn passages(&self, ids: &[i64]) -> Result<Vec<(i64, FoundPassage)>, StoreError>;
 
     /// Up to `limit` passages (id, indexed text) with no vector from `model`, of one file or
     /// all, whose ids are above `after`, by id: a pass over a million passages reads them a

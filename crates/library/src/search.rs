@@ -36,19 +36,22 @@ const REPEATS: f64 = 0.5;
 
 /// `words` without those in more than `common` passages (none when every word is that common:
 /// the passages with all of them were found first, and any of such words says little).
-/// Counting stops past the threshold, so asking costs at most that many postings a word.
+/// Counting stops past the threshold, so asking costs at most that many postings a word. Rarest
+/// first.
 fn uncommon_words(
     index: &dyn LibraryIndex,
     words: &[String],
     common: usize,
 ) -> Result<Vec<String>, research_store::StoreError> {
-    let mut out = Vec::with_capacity(words.len());
-    for word in words {
-        if index.passages_with(word, common + 1)? <= common {
-            out.push(word.clone());
-        }
-    }
-    Ok(out)
+    let counts = index.passages_with(words, common + 1)?;
+    let mut kept: Vec<(usize, &String)> = counts
+        .into_iter()
+        .zip(words)
+        .filter(|(n, _)| *n <= common)
+        .collect();
+    // Rarest first, as a search for any of them wants them (`LibraryIndex::keyword`).
+    kept.sort_by_key(|(n, _)| *n);
+    Ok(kept.into_iter().map(|(_, w)| w.clone()).collect())
 }
 
 /// Passages with fewer distinct words are never called repeats: short notes written from one
@@ -101,59 +104,89 @@ impl Library {
             }
         };
         let fused = fuse_by_rank(&[&keyword, &nearest]);
-        let mut hits: Vec<Hit> = Vec::new();
+        // The passages taken, best first.
+        let mut taken: Vec<(i64, FoundPassage)> = Vec::new();
         // The word sets of the passages read of the files taken, so a page repeating one of
         // them is passed over.
-        let mut taken: Vec<HashSet<String>> = Vec::new();
-        for passage in fused {
-            if hits.len() >= limit {
+        let mut said_by_taken: Vec<HashSet<String>> = Vec::new();
+        // Read a few more than the hits wanted at a time, one call each (a round trip on a
+        // server): most candidates are taken, and a file's second passage or a repeat is rare.
+        let mut candidates = fused.chunks(limit.max(1) * 2);
+        'read: while taken.len() < limit {
+            let Some(chunk) = candidates.next() else {
                 break;
+            };
+            let mut read: std::collections::HashMap<i64, FoundPassage> =
+                self.index.passages(chunk)?.into_iter().collect();
+            for id in chunk {
+                if taken.len() >= limit {
+                    break 'read;
+                }
+                let Some(found) = read.remove(id) else {
+                    continue;
+                };
+                let said = word_set(&found.text);
+                if taken.iter().any(|(_, t)| t.path == found.path) {
+                    // Read anyway: a later file repeating this passage repeats that file.
+                    said_by_taken.push(said);
+                    continue;
+                }
+                if said_by_taken.iter().any(|t| overlap(t, &said) >= REPEATS) {
+                    continue;
+                }
+                said_by_taken.push(said);
+                taken.push((*id, found));
             }
-            let Some(FoundPassage { path, title, text }) = self.index.passage(passage)? else {
-                continue;
-            };
-            let url = file_url(Path::new(&path));
-            let said = word_set(&text);
-            if hits.iter().any(|h| h.url == url) {
-                // Read anyway: a later file repeating this passage repeats that file.
-                taken.push(said);
-                continue;
-            }
-            if taken.iter().any(|t| overlap(t, &said) >= REPEATS) {
-                continue;
-            }
-            taken.push(said);
-            // A reference manager's record names the paper; the file's own title else.
-            let reference = self.index.reference(&path)?;
-            let (title, citation) = match reference {
-                Some(r) => (r.title.or(title), r.citation),
-                None => (title, Default::default()),
-            };
-            let title = title.unwrap_or_else(|| {
-                Path::new(&path)
-                    .file_name()
-                    .map(|n| n.to_string_lossy().to_string())
-                    .unwrap_or_default()
-            });
-            // Around the words when it was found by them, else (by meaning) its start.
-            let around = match keyword.contains(&passage) {
-                true => self.index.snippet(passage, &words)?,
-                false => None,
-            };
-            let snippet = match around {
-                Some(snippet) => unsegment_cjk(&snippet),
-                None => excerpt(&unsegment_cjk(&text)),
-            };
-            hits.push(Hit {
-                title,
-                url,
-                snippet,
-                published: citation.issued.clone(),
-                kind: HitKind::Local,
-                provider: "local".into(),
-                citation,
-            });
         }
+        // Around the words when a hit was found by them, else (by meaning) its start.
+        let by_words: Vec<i64> = taken
+            .iter()
+            .map(|(id, _)| *id)
+            .filter(|id| keyword.contains(id))
+            .collect();
+        let mut snippets: std::collections::HashMap<i64, String> = match by_words.is_empty() {
+            true => Default::default(),
+            false => self
+                .index
+                .snippets(&by_words, &words)?
+                .into_iter()
+                .collect(),
+        };
+        let hits = taken
+            .into_iter()
+            .map(|(id, found)| {
+                let FoundPassage {
+                    path,
+                    title,
+                    text,
+                    reference,
+                } = found;
+                // A reference manager's record names the paper; the file's own title else.
+                let (title, citation) = match reference {
+                    Some(r) => (r.title.or(title), r.citation),
+                    None => (title, Default::default()),
+                };
+                let title = title.unwrap_or_else(|| {
+                    Path::new(&path)
+                        .file_name()
+                        .map(|n| n.to_string_lossy().to_string())
+                        .unwrap_or_default()
+                });
+                let snippet = match snippets.remove(&id) {
+                    Some(snippet) => unsegment_cjk(&snippet),
+                    None => excerpt(&unsegment_cjk(&text)),
+                };
+                Hit {
+                    title,
+                    url: file_url(Path::new(&path)),
+                    snippet,
+                    published: citation.issued.clone(),
+                    kind: HitKind::Local,
+                    provider: "local".into(),
+                    citation,
+                }
+            })
+            .collect();
         Ok(Ranked { hits, ranking })
     }
 
@@ -286,7 +319,7 @@ mod tests {
     use super::*;
 
     /// The rule a search for any word follows: a word in more passages than the limit is left
-    /// out, the rest kept in the order asked; every word that common leaves none.
+    /// out, the rest kept rarest first; every word that common leaves none.
     #[test]
     fn the_commonest_words_are_left_out_of_a_search_for_any() {
         let dir = tempfile::tempdir().unwrap();
@@ -306,11 +339,11 @@ mod tests {
         // "the" is in three passages, "dances" (by its stem) in one, "wasps" in none.
         assert_eq!(
             uncommon_words(index, &words(&["the", "dances", "wasps"]), 2).unwrap(),
-            words(&["dances", "wasps"])
+            words(&["wasps", "dances"])
         );
         assert_eq!(
             uncommon_words(index, &words(&["the", "dances"]), 3).unwrap(),
-            words(&["the", "dances"])
+            words(&["dances", "the"])
         );
         assert!(uncommon_words(index, &words(&["the", "hive"]), 0)
             .unwrap()
@@ -374,7 +407,7 @@ mod tests {
             .map(|w| w.to_string())
             .collect();
         let found = lib.keyword_passages(&words, 50).unwrap();
-        let path_of = |id: i64| lib.index.passage(id).unwrap().unwrap().path;
+        let path_of = |id: i64| lib.index.passages(&[id]).unwrap().remove(0).1.path;
         let first: Vec<String> = found[..3].iter().map(|id| path_of(*id)).collect();
         assert!(
             first

@@ -403,47 +403,71 @@ impl LibraryIndex for SqliteIndex {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
-    fn passages_with(&self, word: &str, at_most: usize) -> Result<usize, StoreError> {
-        let Some(query) = fts_query(&[word.to_string()], true) else {
-            return Ok(0);
-        };
+    fn passages_with(&self, words: &[String], at_most: usize) -> Result<Vec<usize>, StoreError> {
         let conn = self.conn();
         let mut stmt = conn.prepare_cached(
             "SELECT count(*) FROM (SELECT 1 FROM library_passages WHERE library_passages MATCH ?1 LIMIT ?2)",
         )?;
-        let n: i64 = stmt.query_row(params![query, at_most as i64], |r| r.get(0))?;
-        Ok(n as usize)
+        let mut counts = Vec::with_capacity(words.len());
+        for word in words {
+            let n: i64 = match fts_query(std::slice::from_ref(word), true) {
+                Some(query) => stmt.query_row(params![query, at_most as i64], |r| r.get(0))?,
+                None => 0,
+            };
+            counts.push(n as usize);
+        }
+        Ok(counts)
     }
 
-    fn snippet(&self, id: i64, words: &[String]) -> Result<Option<String>, StoreError> {
+    fn snippets(&self, ids: &[i64], words: &[String]) -> Result<Vec<(i64, String)>, StoreError> {
         let Some(query) = fts_query(words, false) else {
-            return Ok(None);
+            return Ok(Vec::new());
         };
         let conn = self.conn();
         let mut stmt = conn.prepare_cached(
             "SELECT snippet(library_passages, 0, '', '', '…', 40) FROM library_passages
              WHERE library_passages MATCH ?1 AND rowid = ?2",
         )?;
-        Ok(stmt
-            .query_row(params![query, id], |r| r.get(0))
-            .optional()?)
+        let mut out = Vec::with_capacity(ids.len());
+        for &id in ids {
+            if let Some(snippet) = stmt
+                .query_row(params![query, id], |r| r.get::<_, String>(0))
+                .optional()?
+            {
+                out.push((id, snippet));
+            }
+        }
+        Ok(out)
     }
 
-    fn passage(&self, id: i64) -> Result<Option<FoundPassage>, StoreError> {
+    fn passages(&self, ids: &[i64]) -> Result<Vec<(i64, FoundPassage)>, StoreError> {
         let conn = self.conn();
         let mut stmt = conn.prepare_cached(
-            "SELECT f.path, f.title, p.text FROM library_passages p
-             JOIN library_files f ON f.id = p.file_id WHERE p.rowid = ?1",
+            "SELECT f.path, f.title, p.text, r.reference FROM library_passages p
+             JOIN library_files f ON f.id = p.file_id
+             LEFT JOIN library_references r ON r.path = f.path
+             WHERE p.rowid = ?1",
         )?;
-        Ok(stmt
-            .query_row([id], |r| {
-                Ok(FoundPassage {
-                    path: r.get(0)?,
-                    title: r.get(1)?,
-                    text: r.get(2)?,
+        let mut out = Vec::with_capacity(ids.len());
+        for &id in ids {
+            let found = stmt
+                .query_row([id], |r| {
+                    Ok(FoundPassage {
+                        path: r.get(0)?,
+                        title: r.get(1)?,
+                        text: r.get(2)?,
+                        // A record that no longer reads (a later version's) is as none.
+                        reference: r
+                            .get::<_, Option<String>>(3)?
+                            .and_then(|j| serde_json::from_str(&j).ok()),
+                    })
                 })
-            })
-            .optional()?)
+                .optional()?;
+            if let Some(found) = found {
+                out.push((id, found));
+            }
+        }
+        Ok(out)
     }
 
     fn pending_vectors(

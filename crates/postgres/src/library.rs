@@ -49,18 +49,24 @@ impl PgLibrary {
     }
 }
 
-/// The text search configurations passages are stemmed with: each language of [`STOP_WORDS`],
-/// and `simple` (words lower-cased, not stemmed) for the rest.
 /// How many passages the server's statistics of `words` estimate a word in (`{stems}`: its stems
-/// under every configuration), from the commonest stems ANALYZE keeps (0 for a word not among
-/// them, and before the table was ever analysed). Across every machine's passages: a word
-/// common on the server is taken as common on each machine.
-const COMMON_BY_STATISTICS: &str = "SELECT coalesce(max(m.f) * max(c.reltuples), 0)
+/// under every configuration), from the commonest stems ANALYZE keeps, with the rows the table
+/// holds: `est` is null for a word not among them, and before the table was ever analysed.
+/// Across every machine's passages: a word common on the server is taken as common on each
+/// machine.
+const STATISTICS: &str = "SELECT max(m.f) * max(c.reltuples) AS est, max(c.reltuples) AS rows
      FROM pg_class c
      JOIN pg_stats s ON s.schemaname = c.relnamespace::regnamespace::text AND s.tablename = c.relname
      CROSS JOIN LATERAL unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) AS m(e, f)
      WHERE c.oid = 'library_passages'::regclass AND s.attname = 'words' AND m.e = ANY({stems})";
 
+/// Rows from which a word the statistics list is taken at their estimate whatever it is, not
+/// counted: at 660,000 passages counting a question's twelve words took 590 ms, and the
+/// estimates were within 3% of the counts (BENCHMARKS). A smaller library is counted exactly.
+const ESTIMATED_FROM: f64 = 100_000.0;
+
+/// The text search configurations passages are stemmed with: each language of [`STOP_WORDS`],
+/// and `simple` (words lower-cased, not stemmed) for the rest.
 fn configs() -> impl Iterator<Item = &'static str> {
     STOP_WORDS
         .iter()
@@ -176,6 +182,36 @@ fn ts_query(words: &[String], all: bool) -> Option<String> {
         })
         .collect();
     (!words.is_empty()).then(|| words.join(if all { " & " } else { " | " }))
+}
+
+/// The statement a keyword search runs: passages matching `$1` (a `tsquery`'s text) on
+/// machine `$2`, ranked by how well they match `$4`, at most `$3`; `excluding` adds `$5`, whose
+/// matches are left out. The query is read by each configuration (stemmed as the passages of
+/// that language were), and each passage is matched by its own: one branch per configuration,
+/// each with the configuration written out, so that its query is made once and the GIN index
+/// finds the matches. Ranked by `ts_rank` with the length normalised, as BM25 is.
+fn ranked(excluding: bool) -> String {
+    let branches: Vec<String> = configs()
+        .map(|config| {
+            let (from, filter) = match excluding {
+                true => (
+                    format!(", to_tsquery('{config}', $5) AS x"),
+                    " AND NOT p.words @@ x",
+                ),
+                false => (String::new(), ""),
+            };
+            format!(
+                "SELECT p.id, ts_rank(p.words, r, 1) AS rank
+                 FROM library_passages p, to_tsquery('{config}', $1) AS q,
+                      to_tsquery('{config}', $4) AS r{from}
+                 WHERE p.config = '{config}' AND p.machine = $2 AND p.words @@ q{filter}"
+            )
+        })
+        .collect();
+    format!(
+        "SELECT id FROM ({}) AS found ORDER BY rank DESC, id LIMIT $3",
+        branches.join(" UNION ALL ")
+    )
 }
 
 /// How a snippet is cut: about as long as SQLite's (40 tokens), no markup.
@@ -440,37 +476,66 @@ impl LibraryIndex for PgLibrary {
             return Ok(Vec::new());
         };
         let machine = &self.machine;
-        let depth = depth as i64;
-        // The query is read by each configuration (stemmed as the passages of that language
-        // were), and each passage is matched by its own: one branch per configuration, each
-        // with the configuration written out, so that its query is made once and the GIN
-        // index finds the matches. Ranked by `ts_rank` with the length normalised, as BM25 is;
-        // unlike BM25 it does not weigh a rare word above a common one.
-        let branches: Vec<String> = configs()
-            .map(|config| {
-                format!(
-                    "SELECT p.id, ts_rank(p.words, q, 1) AS rank
-                     FROM library_passages p, to_tsquery('{config}', $1) AS q
-                     WHERE p.config = '{config}' AND p.machine = $2 AND p.words @@ q"
-                )
+        if all {
+            let sql = ranked(false);
+            let depth = depth as i64;
+            return self.bridge.run(|c| async move {
+                // Prepared once per connection: a search is several statements, each a round trip.
+                let statement = c.prepare_cached(&sql).await?;
+                let rows = c
+                    .query(&statement, &[&query, machine, &depth, &query])
+                    .await?;
+                Ok(rows.iter().map(|r| r.get(0)).collect())
+            });
+        }
+        // Any word: the passages with the rarest word first, then those with the next and none
+        // before it, and so on until `depth` are found, each group ranked by all the words.
+        // `ts_rank` does not weigh a rare word above a common one as BM25 does; taking the
+        // rarest first does, and it ranks only the passages it returns: ranking every passage
+        // with any of eight words (up to 10,000 each, `COMMON_WORD_PASSAGES`) took most of a
+        // second at a million passages.
+        let steps: Vec<(String, Option<String>)> = words
+            .iter()
+            .enumerate()
+            .filter_map(|(i, word)| {
+                let with = ts_query(std::slice::from_ref(word), true)?;
+                Some((with, ts_query(&words[..i], false)))
             })
             .collect();
-        let sql = format!(
-            "SELECT id FROM ({}) AS found ORDER BY rank DESC, id LIMIT $3",
-            branches.join(" UNION ALL ")
-        );
+        let (first, rest) = (ranked(false), ranked(true));
         self.bridge.run(|c| async move {
-            // Prepared once per connection: a search is several statements, each a round trip.
-            let statement = c.prepare_cached(&sql).await?;
-            let rows = c.query(&statement, &[&query, machine, &depth]).await?;
-            Ok(rows.iter().map(|r| r.get(0)).collect())
+            let first = c.prepare_cached(&first).await?;
+            let rest = c.prepare_cached(&rest).await?;
+            let mut found: Vec<i64> = Vec::new();
+            for (with, without) in &steps {
+                let left = depth.saturating_sub(found.len()) as i64;
+                if left == 0 {
+                    break;
+                }
+                let rows = match without {
+                    None => c.query(&first, &[with, machine, &left, &query]).await?,
+                    Some(without) => {
+                        c.query(&rest, &[with, machine, &left, &query, without])
+                            .await?
+                    }
+                };
+                found.extend(rows.iter().map(|r| r.get::<_, i64>(0)));
+            }
+            Ok(found)
         })
     }
 
-    fn passages_with(&self, word: &str, at_most: usize) -> Result<usize, StoreError> {
-        let Some(query) = ts_query(&[word.to_string()], true) else {
-            return Ok(0);
-        };
+    fn passages_with(&self, words: &[String], at_most: usize) -> Result<Vec<usize>, StoreError> {
+        // A word with nothing to search for is in no passage; the rest are counted in one
+        // statement, a row each in the order asked.
+        let queries: Vec<Option<String>> = words
+            .iter()
+            .map(|w| ts_query(std::slice::from_ref(w), true))
+            .collect();
+        let asked: Vec<&str> = queries.iter().flatten().map(String::as_str).collect();
+        if asked.is_empty() {
+            return Ok(vec![0; words.len()]);
+        }
         let machine = &self.machine;
         let at_most = at_most as i64;
         // One branch per configuration, as `keyword` does (so the GIN index finds the
@@ -478,70 +543,96 @@ impl LibraryIndex for PgLibrary {
         let branches: Vec<String> = configs()
             .map(|config| {
                 format!(
-                    "(SELECT count(*) FROM (SELECT 1 FROM library_passages p, to_tsquery('{config}', $1) AS q
+                    "(SELECT count(*) FROM (SELECT 1 FROM library_passages p, to_tsquery('{config}', u.q) AS q
                       WHERE p.config = '{config}' AND p.machine = $2 AND p.words @@ q LIMIT $3) AS m)"
                 )
             })
             .collect();
         let count = format!("LEAST({}, $3)", branches.join(" + "));
         // Counting visits every matching row: 30–290 ms for a common word at 60,000 passages,
-        // several words a search. The server's statistics of the column (its thousand commonest
+        // several words a search. The server's statistics of the column (its 10,000 commonest
         // stems and their shares, kept by ANALYZE) say in a few milliseconds that a word is at
-        // least that common, and the count is made only when they do not (CASE evaluates the
-        // branch it takes). Not for a word read as a phrase ("e-mail", a CJK word): each of
-        // its parts may be common where the phrase is not.
-        let sql = match query.contains("<->") {
-            true => format!("SELECT {count}"),
-            false => {
-                let stems: Vec<String> = configs()
-                    .map(|config| format!("tsvector_to_array(to_tsvector('{config}', $1))"))
-                    .collect();
-                format!("SELECT CASE WHEN ({COMMON_BY_STATISTICS}) >= $3::bigint THEN $3::bigint ELSE {count} END")
-                    .replace("{stems}", &stems.join(" || "))
-            }
-        };
-        self.bridge.run(|c| async move {
+        // least that common — or, in a large library, about how common it is — and the count
+        // is made only when they do not (CASE evaluates the branch it takes). Not for a word
+        // read as a phrase ("e-mail", a CJK word): each of its parts may be common where the
+        // phrase is not.
+        let stems: Vec<String> = configs()
+            .map(|config| format!("tsvector_to_array(to_tsvector('{config}', u.q))"))
+            .collect();
+        let statistics = STATISTICS.replace("{stems}", &stems.join(" || "));
+        let sql = format!(
+            "SELECT CASE WHEN position('<->' in u.q) = 0 AND st.est IS NOT NULL
+                              AND (st.est >= $3::bigint OR st.rows >= {ESTIMATED_FROM})
+                         THEN LEAST(round(st.est)::bigint, $3::bigint) ELSE {count} END
+             FROM unnest($1::text[]) WITH ORDINALITY AS u(q, i)
+             CROSS JOIN LATERAL ({statistics}) AS st
+             ORDER BY u.i"
+        );
+        let counted: Vec<usize> = self.bridge.run(|c| async move {
             let statement = c.prepare_cached(&sql).await?;
-            let row = c
-                .query_one(&statement, &[&query, machine, &at_most])
-                .await?;
-            Ok(row.get::<_, i64>(0) as usize)
-        })
+            let rows = c.query(&statement, &[&asked, machine, &at_most]).await?;
+            Ok(rows
+                .iter()
+                .map(|r| r.get::<_, i64>(0) as usize)
+                .collect::<Vec<usize>>())
+        })?;
+        let mut counted = counted.into_iter();
+        Ok(queries
+            .iter()
+            .map(|q| match q {
+                Some(_) => counted.next().unwrap_or(0),
+                None => 0,
+            })
+            .collect())
     }
 
-    fn snippet(&self, id: i64, words: &[String]) -> Result<Option<String>, StoreError> {
+    fn snippets(&self, ids: &[i64], words: &[String]) -> Result<Vec<(i64, String)>, StoreError> {
         let Some(query) = ts_query(words, false) else {
-            return Ok(None);
+            return Ok(Vec::new());
         };
         let machine = &self.machine;
+        let ids = ids.to_vec();
         self.bridge.run(|c| async move {
             let statement = c
                 .prepare_cached(&format!(
-                    "SELECT ts_headline(p.config::regconfig, p.text, q, '{HEADLINE}')
+                    "SELECT p.id, ts_headline(p.config::regconfig, p.text, q, '{HEADLINE}')
                      FROM library_passages p, to_tsquery(p.config::regconfig, $1) AS q
-                     WHERE p.id = $2 AND p.machine = $3 AND p.words @@ q"
+                     WHERE p.id = ANY($2::int8[]) AND p.machine = $3 AND p.words @@ q"
                 ))
                 .await?;
-            let row = c.query_opt(&statement, &[&query, &id, machine]).await?;
-            Ok(row.map(|r| r.get(0)))
+            let rows = c.query(&statement, &[&query, &ids, machine]).await?;
+            Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
         })
     }
 
-    fn passage(&self, id: i64) -> Result<Option<FoundPassage>, StoreError> {
+    fn passages(&self, ids: &[i64]) -> Result<Vec<(i64, FoundPassage)>, StoreError> {
         let machine = &self.machine;
+        let ids = ids.to_vec();
         self.bridge.run(|c| async move {
             let statement = c
                 .prepare_cached(
-                    "SELECT f.path, f.title, p.text FROM library_passages p
-                     JOIN library_files f ON f.id = p.file_id WHERE p.id = $1 AND p.machine = $2",
+                    "SELECT p.id, f.path, f.title, p.text, r.reference FROM library_passages p
+                     JOIN library_files f ON f.id = p.file_id
+                     LEFT JOIN library_references r ON r.machine = f.machine AND r.path = f.path
+                     WHERE p.id = ANY($1::int8[]) AND p.machine = $2",
                 )
                 .await?;
-            let row = c.query_opt(&statement, &[&id, machine]).await?;
-            Ok(row.map(|r| FoundPassage {
-                path: r.get(0),
-                title: r.get(1),
-                text: r.get(2),
-            }))
+            let rows = c.query(&statement, &[&ids, machine]).await?;
+            Ok(rows
+                .iter()
+                .map(|r| {
+                    let found = FoundPassage {
+                        path: r.get(1),
+                        title: r.get(2),
+                        text: r.get(3),
+                        // A record that no longer reads (a later version's) is as none.
+                        reference: r
+                            .get::<_, Option<String>>(4)
+                            .and_then(|j| serde_json::from_str(&j).ok()),
+                    };
+                    (r.get(0), found)
+                })
+                .collect())
         })
     }
 
