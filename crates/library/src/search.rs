@@ -42,16 +42,17 @@ fn uncommon_words(
     index: &dyn LibraryIndex,
     words: &[String],
     common: usize,
-) -> Result<Vec<String>, research_store::StoreError> {
+) -> Result<Vec<(String, usize)>, research_store::StoreError> {
     let counts = index.passages_with(words, common + 1)?;
-    let mut kept: Vec<(usize, &String)> = counts
-        .into_iter()
-        .zip(words)
-        .filter(|(n, _)| *n <= common)
+    let mut kept: Vec<(String, usize)> = words
+        .iter()
+        .cloned()
+        .zip(counts)
+        .filter(|(_, n)| *n <= common)
         .collect();
     // Rarest first, as a search for any of them wants them (`LibraryIndex::keyword`).
-    kept.sort_by_key(|(n, _)| *n);
-    Ok(kept.into_iter().map(|(_, w)| w.clone()).collect())
+    kept.sort_by_key(|(_, n)| *n);
+    Ok(kept)
 }
 
 /// Passages with fewer distinct words are never called repeats: short notes written from one
@@ -211,7 +212,7 @@ impl Library {
         // would score every passage they are in; BENCHMARKS).
         let uncommon = uncommon_words(self.index.as_ref(), words, COMMON_WORD_PASSAGES)?;
         let mut distinct: Vec<String> = Vec::with_capacity(uncommon.len());
-        for w in &uncommon {
+        for (w, _) in &uncommon {
             if !distinct.iter().any(|d| d.eq_ignore_ascii_case(w)) {
                 distinct.push(w.clone());
             }
@@ -240,10 +241,17 @@ impl Library {
                 }
             }
         }
-        if uncommon.is_empty() {
+        // A word in no passage (a word the index does not keep, as a server's stemmer leaves
+        // out "the") adds nothing to a search for any, and costs a statement on a server.
+        let any: Vec<String> = uncommon
+            .into_iter()
+            .filter(|(_, n)| *n > 0)
+            .map(|(w, _)| w)
+            .collect();
+        if any.is_empty() {
             return Ok(found);
         }
-        for id in self.index.keyword(&uncommon, false, depth)? {
+        for id in self.index.keyword(&any, false, depth)? {
             if found.len() < depth && !found.contains(&id) {
                 found.push(id);
             }
@@ -339,11 +347,11 @@ mod tests {
         // "the" is in three passages, "dances" (by its stem) in one, "wasps" in none.
         assert_eq!(
             uncommon_words(index, &words(&["the", "dances", "wasps"]), 2).unwrap(),
-            words(&["wasps", "dances"])
+            [("wasps".to_string(), 0), ("dances".to_string(), 1)]
         );
         assert_eq!(
             uncommon_words(index, &words(&["the", "dances"]), 3).unwrap(),
-            words(&["dances", "the"])
+            [("dances".to_string(), 1), ("the".to_string(), 3)]
         );
         assert!(uncommon_words(index, &words(&["the", "hive"]), 0)
             .unwrap()
