@@ -466,7 +466,7 @@ pub fn a_rare_word_ranks_above_a_common_one_in_a_search_for_any(db: &dyn Databas
         write(
             docs.path(),
             &format!("nectar{i}.md"),
-            &format!("# Note {i}\n\nNectar, nectar and more nectar in field {i}."),
+            format!("# Note {i}\n\nNectar, nectar and more nectar in field {i}."),
         );
     }
     write(
