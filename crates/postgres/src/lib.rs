@@ -18,6 +18,7 @@ mod library;
 mod sessions;
 #[cfg(feature = "testing")]
 pub mod testing;
+mod text_search;
 
 pub use checkpointer::PgCheckpointer;
 pub use library::PgLibrary;
