@@ -2,9 +2,10 @@
 """Loads documentation folders straight into a team library on PostgreSQL, for measuring its
 search at a size the app takes hours to index (BENCHMARKS, "The team library's keyword search").
 
-Not the app's indexing: tags are stripped crudely, paragraphs packed into passages of up to
-1,500 characters (as the library does), every passage stemmed `english`, Sphinx `_sources/`
-copies left out. Good enough for what it is for: real text with real word frequencies, and the
+Not the app's indexing: tags are stripped crudely (a block element's end starts a paragraph),
+PDFs read by `pdftotext`, paragraphs packed into passages of up to 1,500 characters and a longer
+one cut at sentence ends (as the library does), every passage stemmed `english`, Sphinx
+`_sources/` copies left out. Good enough for what it is for: real text with real word frequencies, and the
 tables and indexes the app's migrations make.
 
     DATABASE_URL="host=… dbname=library" research library list   # makes the schema once
@@ -26,28 +27,64 @@ import tempfile
 
 PASSAGE_CHARS = 1500
 TAG = re.compile(r"<script.*?</script>|<style.*?</style>|<[^>]+>", re.S | re.I)
-KINDS = (".html", ".htm", ".txt", ".rst", ".md", ".tex")
+BLOCK_END = re.compile(r"</(?:p|div|li|h[1-6]|pre|tr|table|dd|dt|section|blockquote)\s*>|<br\s*/?>", re.I)
+SENTENCE = re.compile(r"[^.!?\n]*[.!?\n]+|[^.!?\n]+$")
+KINDS = (".html", ".htm", ".txt", ".rst", ".md", ".tex", ".pdf")
 
 
 def tsv(text):
     return (
-        text.replace("\\", "\\\\")
+        text.replace("\x00", "")
+        .replace("\\", "\\\\")
         .replace("\t", " ")
         .replace("\n", "\\n")
         .replace("\r", " ")
     )
 
 
+def pieces(para):
+    """A paragraph longer than a passage, cut at sentence ends (and at the limit if one is longer)."""
+    if len(para) <= PASSAGE_CHARS:
+        yield para
+        return
+    piece = ""
+    for sentence in SENTENCE.findall(para):
+        if piece and len(piece) + len(sentence) > PASSAGE_CHARS:
+            yield piece.strip()
+            piece = ""
+        while len(sentence) > PASSAGE_CHARS:
+            yield sentence[:PASSAGE_CHARS].strip()
+            sentence = sentence[PASSAGE_CHARS:]
+        piece += sentence
+    if piece.strip():
+        yield piece.strip()
+
+
 def passages(text):
     paras = [re.sub(r"[ \t]+", " ", p).strip() for p in re.split(r"\n\s*\n", text)]
     current = ""
-    for para in (p[:PASSAGE_CHARS] for p in paras if len(p) > 20):
-        if current and len(current) + len(para) + 1 > PASSAGE_CHARS:
+    for para in (piece for p in paras if len(p) > 20 for piece in pieces(p)):
+        if current and len(current) + len(para) + 2 > PASSAGE_CHARS:
             yield current
             current = ""
-        current = f"{current}\n{para}" if current else para
+        current = f"{current}\n\n{para}" if current else para
     if current:
         yield current
+
+
+def read(path):
+    """A file's text: HTML with its tags stripped, a PDF through pdftotext, anything else as is."""
+    if path.endswith(".pdf"):
+        done = subprocess.run(
+            ["pdftotext", "-q", "-enc", "UTF-8", path, "-"],
+            capture_output=True,
+            timeout=120,
+        )
+        return done.stdout.decode("utf-8", "replace")
+    raw = open(path, errors="replace").read()
+    if path.endswith((".html", ".htm")):
+        return html.unescape(TAG.sub(" ", BLOCK_END.sub("\n\n", raw)))
+    return raw
 
 
 def main():
@@ -77,11 +114,10 @@ def main():
                         continue
                     path = os.path.join(here, name)
                     try:
-                        raw = open(path, errors="replace").read()
-                    except OSError:
+                        text = read(path)
+                    except (OSError, subprocess.SubprocessError):
                         continue
-                    text = html.unescape(TAG.sub(" ", raw)) if name.endswith((".html", ".htm")) else raw
-                    found = list(passages(text))
+                    found = list(passages(text))[: args.max - passage_id]
                     if not found:
                         continue
                     file_id += 1

@@ -21,8 +21,8 @@ pub use meaning::{
     a_search_never_waits_for_the_index_to_be_built,
     a_stopped_pass_keeps_what_it_embedded_and_the_next_goes_on,
     another_model_re_embeds_and_a_broken_one_falls_back_to_keywords,
-    only_new_and_changed_passages_are_embedded, passage_ids_are_never_used_again,
-    the_approximate_index_is_kept_in_step_and_saved,
+    counts_and_the_vector_tally_follow_every_change, only_new_and_changed_passages_are_embedded,
+    passage_ids_are_never_used_again, the_approximate_index_is_kept_in_step_and_saved,
     vectors_alone_do_not_return_what_is_far_from_the_question, vectors_are_listed_and_read_by_id,
     what_another_process_indexed_is_found_by_meaning,
 };
@@ -568,6 +568,7 @@ macro_rules! library_conformance {
             another_model_re_embeds_and_a_broken_one_falls_back_to_keywords,
             a_stopped_pass_keeps_what_it_embedded_and_the_next_goes_on,
             vectors_alone_do_not_return_what_is_far_from_the_question,
+            counts_and_the_vector_tally_follow_every_change,
             passage_ids_are_never_used_again, vectors_are_listed_and_read_by_id,
             the_approximate_index_is_kept_in_step_and_saved,
             a_search_never_waits_for_the_index_to_be_built,

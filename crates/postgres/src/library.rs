@@ -71,8 +71,9 @@ const ESTIMATED_FROM: f64 = 100_000.0;
 /// that language were), and each passage is matched by its own: one branch per configuration,
 /// each with the configuration written out, so that its query is made once and the GIN index
 /// finds the matches. Ranked by `ts_rank` with the length normalised, as BM25 is.
-fn ranked(excluding: bool) -> String {
-    let branches: Vec<String> = configs()
+fn ranked(excluding: bool, configs: &[String]) -> String {
+    let branches: Vec<String> = configs
+        .iter()
         .map(|config| {
             let (from, filter) = match excluding {
                 true => (
@@ -93,6 +94,27 @@ fn ranked(excluding: bool) -> String {
         "SELECT id FROM ({}) AS found ORDER BY rank DESC, id LIMIT $3",
         branches.join(" UNION ALL ")
     )
+}
+
+/// The configurations `machine`'s passages are stemmed with (from the tally the server keeps):
+/// a search has a branch for each, and a configuration no passage is in costs a branch per
+/// statement and a count per stop word for nothing.
+async fn configs_in(
+    c: &deadpool_postgres::Object,
+    machine: &str,
+) -> Result<Vec<String>, tokio_postgres::Error> {
+    let statement = c
+        .prepare_cached(
+            "SELECT config FROM library_passage_tally WHERE machine = $1 AND passages > 0
+             ORDER BY config",
+        )
+        .await?;
+    let rows = c.query(&statement, &[&machine]).await?;
+    Ok(rows
+        .iter()
+        .map(|r| r.get::<_, String>(0))
+        .filter(|config| configs().any(|known| known == config))
+        .collect())
 }
 
 /// How a snippet is cut: about as long as SQLite's (40 tokens), no markup.
@@ -358,11 +380,14 @@ impl LibraryIndex for PgLibrary {
         };
         let machine = &self.machine;
         if all {
-            let sql = ranked(false);
             let depth = depth as i64;
             return self.bridge.run(|c| async move {
+                let configs = configs_in(&c, machine).await?;
+                if configs.is_empty() {
+                    return Ok(Vec::new());
+                }
                 // Prepared once per connection: a search is several statements, each a round trip.
-                let statement = c.prepare_cached(&sql).await?;
+                let statement = c.prepare_cached(&ranked(false, &configs)).await?;
                 let rows = c
                     .query(&statement, &[&query, machine, &depth, &query])
                     .await?;
@@ -383,10 +408,13 @@ impl LibraryIndex for PgLibrary {
                 Some((with, ts_query(&words[..i], false)))
             })
             .collect();
-        let (first, rest) = (ranked(false), ranked(true));
         self.bridge.run(|c| async move {
-            let first = c.prepare_cached(&first).await?;
-            let rest = c.prepare_cached(&rest).await?;
+            let configs = configs_in(&c, machine).await?;
+            if configs.is_empty() {
+                return Ok(Vec::new());
+            }
+            let first = c.prepare_cached(&ranked(false, &configs)).await?;
+            let rest = c.prepare_cached(&ranked(true, &configs)).await?;
             let mut found: Vec<i64> = Vec::new();
             for (with, without) in &steps {
                 let left = depth.saturating_sub(found.len()) as i64;
@@ -421,15 +449,18 @@ impl LibraryIndex for PgLibrary {
         let at_most = at_most as i64;
         // One branch per configuration, as `keyword` does (so the GIN index finds the
         // matches), each stopping at the limit.
-        let branches: Vec<String> = configs()
-            .map(|config| {
-                format!(
-                    "(SELECT count(*) FROM (SELECT 1 FROM library_passages p, to_tsquery('{config}', $1) AS q
-                      WHERE p.config = '{config}' AND p.machine = $2 AND p.words @@ q LIMIT $3) AS m)"
-                )
-            })
-            .collect();
-        let count = format!("SELECT LEAST({}, $3)", branches.join(" + "));
+        let count = |configs: &[String]| {
+            let branches: Vec<String> = configs
+                .iter()
+                .map(|config| {
+                    format!(
+                        "(SELECT count(*) FROM (SELECT 1 FROM library_passages p, to_tsquery('{config}', $1) AS q
+                          WHERE p.config = '{config}' AND p.machine = $2 AND p.words @@ q LIMIT $3) AS m)"
+                    )
+                })
+                .collect();
+            format!("SELECT LEAST({}, $3)", branches.join(" + "))
+        };
         // Counting visits every matching row: 30–290 ms for a common word at 60,000 passages,
         // several words a search. The server's statistics of the column (its 10,000 commonest
         // stems and their shares, kept by ANALYZE) say in a few milliseconds that a word is at
@@ -438,11 +469,13 @@ impl LibraryIndex for PgLibrary {
         // word for the rest (counts of several words in one statement took 60 ms a word even
         // when none was made). Not for a word read as a phrase ("e-mail", a CJK word): each of
         // its parts may be common where the phrase is not.
-        let stems: Vec<String> = configs()
-            .map(|config| format!("tsvector_to_array(to_tsvector('{config}', u.q))"))
-            .collect();
-        let stems = stems.join(" || ");
-        let estimate = format!(
+        let estimate = |configs: &[String]| {
+            let stems: Vec<String> = configs
+                .iter()
+                .map(|config| format!("tsvector_to_array(to_tsvector('{config}', u.q))"))
+                .collect();
+            let stems = stems.join(" || ");
+            format!(
             "WITH listed AS MATERIALIZED ({STATISTICS}),
                   asked AS (
                       SELECT u.i, unnest({stems}) AS e
@@ -450,13 +483,19 @@ impl LibraryIndex for PgLibrary {
                   known AS (
                       SELECT a.i, max(l.est) AS est FROM asked a JOIN listed l ON l.e = a.e
                       GROUP BY a.i)
-             SELECT k.est::float8, (SELECT reltuples FROM pg_class WHERE oid = 'library_passages'::regclass)::float8
+             SELECT k.est::float8, (SELECT reltuples FROM pg_class WHERE oid = 'library_passages'::regclass)::float8,
+                    cardinality({stems})
              FROM unnest($1::text[]) WITH ORDINALITY AS u(q, i)
              LEFT JOIN known k ON k.i = u.i ORDER BY u.i"
-        );
+            )
+        };
         let counted: Vec<usize> = self.bridge.run(|c| async move {
-            let estimate = c.prepare_cached(&estimate).await?;
-            let count = c.prepare_cached(&count).await?;
+            let configs = configs_in(&c, machine).await?;
+            if configs.is_empty() {
+                return Ok(vec![0; asked.len()]);
+            }
+            let estimate = c.prepare_cached(&estimate(&configs)).await?;
+            let count = c.prepare_cached(&count(&configs)).await?;
             let rows = c.query(&estimate, &[&asked]).await?;
             let mut counts = Vec::with_capacity(asked.len());
             for (query, row) in asked.iter().zip(&rows) {
@@ -464,8 +503,11 @@ impl LibraryIndex for PgLibrary {
                 let listed = est.filter(|est| {
                     !query.contains("<->") && (*est >= at_most as f64 || table >= ESTIMATED_FROM)
                 });
+                // A word every configuration here drops ("the" in English) is in no passage.
+                let stemmed = row.get::<_, Option<i32>>(2).unwrap_or(0) > 0;
                 let n = match listed {
                     Some(est) => (est.round() as i64).min(at_most),
+                    None if !stemmed => 0,
                     None => c
                         .query_one(&count, &[query, machine, &at_most])
                         .await?
@@ -572,8 +614,8 @@ impl LibraryIndex for PgLibrary {
             // A passage deleted since it was read is skipped (the join), not an error; another
             // machine's passage is never written.
             c.execute(
-                "INSERT INTO library_vectors (passage, model, vector)
-                 SELECT v.passage, $1, v.vector
+                "INSERT INTO library_vectors (passage, model, vector, machine)
+                 SELECT v.passage, $1, v.vector, p.machine
                  FROM unnest($2::int8[], $3::bytea[]) AS v(passage, vector)
                  JOIN library_passages p ON p.id = v.passage AND p.machine = $4
                  ON CONFLICT (passage) DO UPDATE SET model = excluded.model, vector = excluded.vector",
@@ -604,9 +646,8 @@ impl LibraryIndex for PgLibrary {
         self.bridge.run(|c| async move {
             let row = c
                 .query_one(
-                    "SELECT count(*), coalesce(sum(v.passage), 0)::int8 FROM library_vectors v
-                     JOIN library_passages p ON p.id = v.passage
-                     WHERE p.machine = $1 AND v.model = $2",
+                    "SELECT coalesce(sum(vectors), 0)::int8, coalesce(sum(id_sum), 0)::int8
+                     FROM library_vector_tally WHERE machine = $1 AND model = $2",
                     &[machine, &model],
                 )
                 .await?;
@@ -622,10 +663,8 @@ impl LibraryIndex for PgLibrary {
         self.bridge.run(|c| async move {
             let rows = c
                 .query(
-                    "SELECT v.passage FROM library_vectors v
-                     JOIN library_passages p ON p.id = v.passage
-                     WHERE p.machine = $1 AND v.model = $2
-                     ORDER BY v.passage",
+                    "SELECT passage FROM library_vectors WHERE machine = $1 AND model = $2
+                     ORDER BY passage",
                     &[machine, &model],
                 )
                 .await?;
@@ -639,10 +678,9 @@ impl LibraryIndex for PgLibrary {
         self.bridge.run(|c| async move {
             let rows = c
                 .query(
-                    "SELECT v.passage, v.vector FROM library_vectors v
-                     JOIN library_passages p ON p.id = v.passage
-                     WHERE p.machine = $1 AND v.model = $2 AND v.passage = ANY($3::int8[])
-                     ORDER BY v.passage",
+                    "SELECT passage, vector FROM library_vectors
+                     WHERE machine = $1 AND model = $2 AND passage = ANY($3::int8[])
+                     ORDER BY passage",
                     &[machine, &model, &ids],
                 )
                 .await?;
@@ -655,10 +693,14 @@ impl LibraryIndex for PgLibrary {
         self.bridge.run(|c| async move {
             let row = c
                 .query_one(
-                    "SELECT count(p.id), count(v.passage), count(v.passage) FILTER (WHERE v.model = $2)
-                     FROM library_passages p
-                     LEFT JOIN library_vectors v ON v.passage = p.id
-                     WHERE p.machine = $1",
+                    // Kept by the server's triggers as rows come and go (migration 9):
+                    // counting a million rows took seconds.
+                    "SELECT (SELECT coalesce(sum(passages), 0) FROM library_passage_tally
+                             WHERE machine = $1)::int8,
+                            (SELECT coalesce(sum(vectors), 0) FROM library_vector_tally
+                             WHERE machine = $1)::int8,
+                            (SELECT coalesce(sum(vectors), 0) FROM library_vector_tally
+                             WHERE machine = $1 AND model = $2)::int8",
                     &[machine, &model],
                 )
                 .await?;

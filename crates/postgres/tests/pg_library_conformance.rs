@@ -304,6 +304,16 @@ fn a_common_word_is_counted_from_the_servers_statistics() {
     let other: Arc<dyn LibraryIndex> =
         Arc::new(PgLibrary::connect_lazy(&db.url, "other-machine").unwrap());
     assert_eq!(
+        other.passages_with(&words(&["bees"]), 50).unwrap(),
+        [0],
+        "a machine with no passages has none of any word"
+    );
+    let elsewhere = tempfile::tempdir().unwrap();
+    write(elsewhere.path(), "ants.md", "# Ants\n\nAnts farm aphids.");
+    Library::on(other.clone())
+        .add(elsewhere.path(), &|_| {})
+        .unwrap();
+    assert_eq!(
         other
             .passages_with(&words(&["bees", "termites"]), 50)
             .unwrap(),

@@ -141,6 +141,25 @@ async fn tables_an_earlier_build_kept_in_public_move_with_their_rows() {
             .await
             .unwrap();
     }
+    // The functions of the library's tallies too (that build had none; they move as it
+    // would have kept them).
+    let functions: Vec<String> = client
+        .query(
+            "SELECT p.oid::regprocedure::text FROM pg_proc p
+             JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = 'research'",
+            &[],
+        )
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    for f in &functions {
+        client
+            .batch_execute(&format!("ALTER FUNCTION {f} SET SCHEMA public"))
+            .await
+            .unwrap();
+    }
     client.batch_execute("DROP SCHEMA research").await.unwrap();
     let again = db.sessions();
     assert_eq!(

@@ -354,3 +354,65 @@ pub fn what_another_process_indexed_is_found_by_meaning(db: &dyn Database) {
         "the other process's passage, by meaning"
     );
 }
+
+/// The counts the Library view shows and the tally a copy of the vectors compares are what the
+/// rows say after every kind of change: added, changed, embedded by another model, removed.
+/// (An index may keep them as rows change rather than count: the team library does.)
+pub fn counts_and_the_vector_tally_follow_every_change(db: &dyn Database) {
+    let index = db.index();
+    let truth = |model: &str| crate::VectorTally::of(&index.vector_ids(model).unwrap());
+    let (one, two) = (TrigramEmbedder::new(64), TrigramEmbedder::new(32));
+    let (first, second) = (one.model_id().to_string(), two.model_id().to_string());
+    assert_eq!(index.vector_tally(&first).unwrap(), Default::default());
+    let counts = index.counts(Some(&first)).unwrap();
+    assert_eq!(
+        (counts.passages, counts.vectors, counts.vectors_of_model),
+        (0, 0, 0)
+    );
+
+    let docs = six_notes();
+    let lib = library(db).with_embedder(Arc::new(one));
+    lib.add(docs.path(), &|_| {}).unwrap();
+    let tally = index.vector_tally(&first).unwrap();
+    assert_eq!((tally, tally.count), (truth(&first), 6));
+    let counts = index.counts(Some(&first)).unwrap();
+    assert_eq!(
+        (counts.passages, counts.vectors, counts.vectors_of_model),
+        (6, 6, 6)
+    );
+
+    // A file changed (its passage and vector replaced), one removed, one added.
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    write(
+        docs.path(),
+        "bees.md",
+        "# Bees\n\nBees dance.\n\nScouts look for a new hive in spring.",
+    );
+    std::fs::remove_file(docs.path().join("ants.md")).unwrap();
+    write(docs.path(), "moths.md", "# Moths\n\nMoths fly to the lamp.");
+    lib.reindex(&|_| {}).unwrap();
+    let tally = index.vector_tally(&first).unwrap();
+    assert_eq!((tally, tally.count), (truth(&first), 6), "{tally:?}");
+    assert_eq!(index.counts(Some(&first)).unwrap().passages, 6);
+
+    // Another model embeds them all again: the vectors move from one tally to the other.
+    let other = library(db).with_embedder(Arc::new(two));
+    other.reindex(&|_| {}).unwrap();
+    assert_eq!(index.vector_tally(&first).unwrap().count, 0);
+    let tally = index.vector_tally(&second).unwrap();
+    assert_eq!((tally, tally.count), (truth(&second), 6));
+    let counts = index.counts(Some(&first)).unwrap();
+    assert_eq!(
+        (counts.passages, counts.vectors, counts.vectors_of_model),
+        (6, 6, 0)
+    );
+
+    // The folder removed: nothing left to count.
+    other.remove(docs.path()).unwrap();
+    assert_eq!(index.vector_tally(&second).unwrap(), Default::default());
+    let counts = index.counts(Some(&second)).unwrap();
+    assert_eq!(
+        (counts.passages, counts.vectors, counts.vectors_of_model),
+        (0, 0, 0)
+    );
+}
