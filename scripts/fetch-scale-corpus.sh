@@ -8,7 +8,11 @@
 # Packages: sqlite3-doc, postgresql-doc-15, python3.11-doc, python-pandas-doc, libboost1.74-doc,
 # erlang-doc, linux-doc-6.1, ghc-doc, racket-doc, lilypond-doc-html, cppreference-doc-en-html,
 # openjdk-17-doc, sagemath-doc, rust-doc, sumo-doc, scala-doc, castle-game-engine-doc,
-# petsc3.18-doc, libdeal.ii-doc, texlive-latex-extra-doc (PDFs), trilinos-doc, libreoffice-dev-doc.
+# petsc3.18-doc, libdeal.ii-doc, texlive-latex-extra-doc (PDFs), trilinos-doc, libreoffice-dev-doc,
+# libstdc++-12-doc, nodejs-doc, octave-doc, python-scipy-doc, qtbase5-doc-html, python-django-doc,
+# libeigen3-doc, python-sqlalchemy-doc, gnucash-docs, python-sklearn-doc, python-astropy-doc,
+# python-statsmodels-doc, python-sympy-doc, llvm-14-doc, libgtk-4-doc (the last fifteen since
+# 2026-12-07: scripts/load-pg-library.py cuts the first twenty-two into 854,895 passages).
 # (openjdk-17-doc brings a JDK with it.) Safe to run again:
 # it installs only what is missing. BENCHMARKS.md, "The library at scale", says what was measured.
 set -euo pipefail
@@ -36,6 +40,21 @@ corpus=(
   "texlive-latex-extra-doc /usr/share/doc/texlive-doc"
   "trilinos-doc /usr/share/doc/trilinos"
   "libreoffice-dev-doc /usr/share/doc/libreoffice"
+  "libstdc++-12-doc /usr/share/doc/gcc-12-base/libstdc++"
+  "nodejs-doc /usr/share/doc/nodejs"
+  "octave-doc /usr/share/doc/octave"
+  "python-scipy-doc /usr/share/doc/python-scipy-doc"
+  "qtbase5-doc-html /usr/share/qt5/doc"
+  "python-django-doc /usr/share/doc/python-django-doc"
+  "libeigen3-doc /usr/share/doc/libeigen3-dev"
+  "python-sqlalchemy-doc /usr/share/doc/python-sqlalchemy-doc"
+  "gnucash-docs /usr/share/doc/gnucash-docs"
+  "python-sklearn-doc /usr/share/doc/python-sklearn-doc"
+  "python-astropy-doc /usr/share/doc/python-astropy-doc"
+  "python-statsmodels-doc /usr/share/doc/python-statsmodels-doc"
+  "python-sympy-doc /usr/share/doc/python-sympy-doc"
+  "llvm-14-doc /usr/share/doc/llvm-14-doc"
+  "libgtk-4-doc /usr/share/doc/libgtk-4-doc"
 )
 
 sudo_cmd=()

@@ -211,8 +211,31 @@ impl Library {
         // Words in most passages are left out of both searches below (the any-word search
         // would score every passage they are in; BENCHMARKS).
         let uncommon = uncommon_words(self.index.as_ref(), words, COMMON_WORD_PASSAGES)?;
+        // A word in no passage — one the index does not keep (a server's stemmer leaves out
+        // "the") or one no file says (a typo) — can only empty a search for all. The searches
+        // below are over the words that are there; when the one for every word found nothing,
+        // the one for every word that is there comes first.
+        let missing: Vec<&String> = uncommon
+            .iter()
+            .filter(|(_, n)| *n == 0)
+            .map(|(w, _)| w)
+            .collect();
+        if !missing.is_empty() && found.is_empty() {
+            let there: Vec<String> = words
+                .iter()
+                .filter(|w| !missing.contains(w))
+                .cloned()
+                .collect();
+            if there.len() >= 2 {
+                found = self.index.keyword(&there, true, depth)?;
+                found.truncate(depth);
+                if found.len() >= depth {
+                    return Ok(found);
+                }
+            }
+        }
         let mut distinct: Vec<String> = Vec::with_capacity(uncommon.len());
-        for (w, _) in &uncommon {
+        for (w, _) in uncommon.iter().filter(|(_, n)| *n > 0) {
             if !distinct.iter().any(|d| d.eq_ignore_ascii_case(w)) {
                 distinct.push(w.clone());
             }
@@ -241,8 +264,8 @@ impl Library {
                 }
             }
         }
-        // A word in no passage (a word the index does not keep, as a server's stemmer leaves
-        // out "the") adds nothing to a search for any, and costs a statement on a server.
+        // A word in no passage adds nothing to a search for any, and costs a statement on a
+        // server.
         let any: Vec<String> = uncommon
             .into_iter()
             .filter(|(_, n)| *n > 0)
@@ -363,6 +386,44 @@ mod tests {
                 .unwrap()
                 .len(),
             1
+        );
+    }
+
+    /// A word no passage has (a typo, or a word a server's stemmer drops) does not count among
+    /// the words a page may lack: with eight words that are there and one that is not, the
+    /// page with seven of the eight ranks first, above short pages with two each.
+    #[test]
+    fn a_word_in_no_passage_is_not_among_the_words_left_out() {
+        let dir = tempfile::tempdir().unwrap();
+        let docs = dir.path().join("docs");
+        std::fs::create_dir_all(&docs).unwrap();
+        let filler = " Woodland surveys record each stand by its height, girth and age, and note \
+                      the soil beneath it."
+            .repeat(6);
+        let seven = format!(
+            "The alder, birch, cedar, hazel, larch, maple and rowan of the valley.{filler}"
+        );
+        for (name, text) in [
+            ("seven.md", seven.as_str()),
+            ("q1.md", "Alder and birch."),
+            ("q2.md", "Cedar and hazel."),
+            ("q3.md", "Larch and maple."),
+            ("q4.md", "Rowan and spruce."),
+        ] {
+            std::fs::write(docs.join(name), text).unwrap();
+        }
+        let lib = Library::open(&dir.path().join("db.sqlite3")).unwrap();
+        lib.add(&docs, &|_| {}).unwrap();
+        let question: Vec<String> = "alder birch cedar hazel larch maple rowan spruce xqzzy"
+            .split(' ')
+            .map(String::from)
+            .collect();
+        let found = lib.keyword_passages(&question, 5).unwrap();
+        let texts = lib.index.passages(&found[..1]).unwrap();
+        assert!(
+            texts[0].1.path.ends_with("seven.md"),
+            "{:?}",
+            lib.index.passages(&found).unwrap()
         );
     }
 
