@@ -11,8 +11,10 @@
 # petsc3.18-doc, libdeal.ii-doc, texlive-latex-extra-doc (PDFs), trilinos-doc, libreoffice-dev-doc,
 # libstdc++-12-doc, nodejs-doc, octave-doc, python-scipy-doc, qtbase5-doc-html, python-django-doc,
 # libeigen3-doc, python-sqlalchemy-doc, gnucash-docs, python-sklearn-doc, python-astropy-doc,
-# python-statsmodels-doc, python-sympy-doc, llvm-14-doc, libgtk-4-doc (the last fifteen since
-# 2026-12-07: scripts/load-pg-library.py cuts the first twenty-two into 854,895 passages).
+# python-statsmodels-doc, python-sympy-doc, llvm-14-doc, libgtk-4-doc, python-dask-doc,
+# python-skimage-doc, maxima-doc, apache2-doc, libgtk-3-doc (with libglib2.0-doc, one folder),
+# python-biopython-doc, python-xarray-doc, clang-14-doc (the last twenty-four since 2026-12-07:
+# scripts/load-pg-library.py cuts the first twenty-two into 854,895 passages, all into 1,018,998).
 # (openjdk-17-doc brings a JDK with it.) Safe to run again:
 # it installs only what is missing. BENCHMARKS.md, "The library at scale", says what was measured.
 set -euo pipefail
@@ -55,6 +57,14 @@ corpus=(
   "python-sympy-doc /usr/share/doc/python-sympy-doc"
   "llvm-14-doc /usr/share/doc/llvm-14-doc"
   "libgtk-4-doc /usr/share/doc/libgtk-4-doc"
+  "python-dask-doc /usr/share/doc/python-dask-doc"
+  "python-skimage-doc /usr/share/doc/python-skimage-doc"
+  "maxima-doc /usr/share/doc/maxima-doc"
+  "apache2-doc /usr/share/doc/apache2-doc"
+  "libgtk-3-doc,libglib2.0-doc /usr/share/gtk-doc/html"
+  "python-biopython-doc /usr/share/doc/python-biopython-doc"
+  "python-xarray-doc /usr/share/doc/python-xarray-doc"
+  "clang-14-doc /usr/share/doc/clang-14"
 )
 
 sudo_cmd=()
@@ -62,8 +72,10 @@ if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
 
 missing=()
 for entry in "${corpus[@]}"; do
-  pkg=${entry%% *}
-  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+  pkgs=${entry%% *}  # a folder two packages fill names both, `,`-separated
+  for pkg in ${pkgs//,/ }; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+  done
 done
 if [ "${#missing[@]}" -gt 0 ]; then
   echo "fetch-scale-corpus: installing ${missing[*]} (a few GB; minutes)" >&2

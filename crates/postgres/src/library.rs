@@ -661,14 +661,16 @@ impl LibraryIndex for PgLibrary {
     fn vector_ids(&self, model: &str) -> Result<Vec<i64>, StoreError> {
         let machine = &self.machine;
         self.bridge.run(|c| async move {
-            let rows = c
-                .query(
-                    "SELECT passage FROM library_vectors WHERE machine = $1 AND model = $2
-                     ORDER BY passage",
+            // One array, not a row each: a million rows took a second to send and read, the
+            // scan behind them 0.15 s.
+            let row = c
+                .query_one(
+                    "SELECT coalesce(array_agg(passage ORDER BY passage), '{}')
+                     FROM library_vectors WHERE machine = $1 AND model = $2",
                     &[machine, &model],
                 )
                 .await?;
-            Ok(rows.iter().map(|r| r.get(0)).collect())
+            Ok(row.get(0))
         })
     }
 
