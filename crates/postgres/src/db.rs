@@ -329,6 +329,50 @@ CREATE TRIGGER tallied_moved AFTER UPDATE ON library_vectors
 CREATE TRIGGER tallied_emptied AFTER TRUNCATE ON library_vectors
     FOR EACH STATEMENT EXECUTE FUNCTION library_tally_emptied('library_vector_tally');
 ",
+    // Each folder's files, read and unreadable, kept the same way: the Library view grouped
+    // every file of the machine by folder (113 ms at 199,494 files). A file read again is
+    // updated in place: taken out of its folder's counts as it was and put back as it is.
+    "
+CREATE TABLE library_file_tally (
+    machine TEXT   NOT NULL,
+    root    TEXT   NOT NULL,
+    files   BIGINT NOT NULL,
+    failed  BIGINT NOT NULL,
+    PRIMARY KEY (machine, root)
+);
+INSERT INTO library_file_tally
+    SELECT machine, root, count(*) FILTER (WHERE error IS NULL),
+           count(*) FILTER (WHERE error IS NOT NULL)
+    FROM library_files GROUP BY 1, 2;
+CREATE FUNCTION library_files_tallied() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+BEGIN
+    IF TG_OP IN ('DELETE', 'UPDATE') THEN
+        UPDATE library_file_tally t SET files = t.files - d.files, failed = t.failed - d.failed
+        FROM (SELECT machine, root, count(*) FILTER (WHERE error IS NULL) AS files,
+                     count(*) FILTER (WHERE error IS NOT NULL) AS failed
+              FROM gone GROUP BY 1, 2 ORDER BY 1, 2) d
+        WHERE t.machine = d.machine AND t.root = d.root;
+    END IF;
+    IF TG_OP IN ('INSERT', 'UPDATE') THEN
+        INSERT INTO library_file_tally AS t (machine, root, files, failed)
+        SELECT machine, root, count(*) FILTER (WHERE error IS NULL),
+               count(*) FILTER (WHERE error IS NOT NULL)
+        FROM came GROUP BY 1, 2 ORDER BY 1, 2
+        ON CONFLICT (machine, root) DO UPDATE
+        SET files = t.files + excluded.files, failed = t.failed + excluded.failed;
+    END IF;
+    RETURN NULL;
+END $$;
+CREATE TRIGGER tallied_in AFTER INSERT ON library_files REFERENCING NEW TABLE AS came
+    FOR EACH STATEMENT EXECUTE FUNCTION library_files_tallied();
+CREATE TRIGGER tallied_out AFTER DELETE ON library_files REFERENCING OLD TABLE AS gone
+    FOR EACH STATEMENT EXECUTE FUNCTION library_files_tallied();
+CREATE TRIGGER tallied_moved AFTER UPDATE ON library_files
+    REFERENCING OLD TABLE AS gone NEW TABLE AS came
+    FOR EACH STATEMENT EXECUTE FUNCTION library_files_tallied();
+CREATE TRIGGER tallied_emptied AFTER TRUNCATE ON library_files
+    FOR EACH STATEMENT EXECUTE FUNCTION library_tally_emptied('library_file_tally');
+",
 ];
 
 /// Every table the first migration made, with the version table: what moves when an earlier

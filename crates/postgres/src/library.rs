@@ -166,11 +166,11 @@ impl LibraryIndex for PgLibrary {
         self.bridge.run(|c| async move {
             let rows = c
                 .query(
-                    "SELECT r.path, count(f.id) FILTER (WHERE f.error IS NULL),
-                            count(f.id) FILTER (WHERE f.error IS NOT NULL)
+                    // Counted by the server's triggers as files come and go (migration 10).
+                    "SELECT r.path, coalesce(t.files, 0), coalesce(t.failed, 0)
                      FROM library_roots r
-                     LEFT JOIN library_files f ON f.machine = r.machine AND f.root = r.path
-                     WHERE r.machine = $1 GROUP BY r.path ORDER BY r.path COLLATE \"C\"",
+                     LEFT JOIN library_file_tally t ON t.machine = r.machine AND t.root = r.path
+                     WHERE r.machine = $1 ORDER BY r.path COLLATE \"C\"",
                     &[machine],
                 )
                 .await?;

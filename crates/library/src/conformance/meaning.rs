@@ -355,8 +355,9 @@ pub fn what_another_process_indexed_is_found_by_meaning(db: &dyn Database) {
     );
 }
 
-/// The counts the Library view shows and the tally a copy of the vectors compares are what the
-/// rows say after every kind of change: added, changed, embedded by another model, removed.
+/// The counts the Library view shows (files, passages, vectors) and the tally a copy of the
+/// vectors compares are what the rows say after every kind of change: added, changed, embedded
+/// by another model, removed.
 /// (An index may keep them as rows change rather than count: the team library does.)
 pub fn counts_and_the_vector_tally_follow_every_change(db: &dyn Database) {
     let index = db.index();
@@ -394,6 +395,11 @@ pub fn counts_and_the_vector_tally_follow_every_change(db: &dyn Database) {
     let tally = index.vector_tally(&first).unwrap();
     assert_eq!((tally, tally.count), (truth(&first), 6), "{tally:?}");
     assert_eq!(index.counts(Some(&first)).unwrap().passages, 6);
+    let folders = index.folders().unwrap();
+    assert_eq!(
+        (folders.len(), folders[0].files, folders[0].failed),
+        (1, 6, 0)
+    );
 
     // Another model embeds them all again: the vectors move from one tally to the other.
     let other = library(db).with_embedder(Arc::new(two));
@@ -409,6 +415,7 @@ pub fn counts_and_the_vector_tally_follow_every_change(db: &dyn Database) {
 
     // The folder removed: nothing left to count.
     other.remove(docs.path()).unwrap();
+    assert!(index.folders().unwrap().is_empty());
     assert_eq!(index.vector_tally(&second).unwrap(), Default::default());
     let counts = index.counts(Some(&second)).unwrap();
     assert_eq!(
