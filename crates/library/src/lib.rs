@@ -517,7 +517,10 @@ impl Library {
         // to look for. Looking is a scan of every passage for one without (1.7 s at a million
         // on a server), and a pass over an unchanged library would make it each time.
         let nothing_pending = file.is_none() && total == 0;
-        'pages: while !nothing_pending {
+        'pages: loop {
+            if nothing_pending {
+                break;
+            }
             let page = self
                 .index
                 .pending_vectors(model, file, after, vectors::PENDING_PAGE)?;
