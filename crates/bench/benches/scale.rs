@@ -275,21 +275,28 @@ fn main() {
         // The library re-scores `CANDIDATES` (3) times as many of the graph's nearest as it
         // returns; asking for more and keeping ten shows what more candidates would find.
         let mut kept = [0usize; 3];
+        // Recall by id calls another copy of the same text a miss (copies are common in
+        // documentation: BENCHMARKS); by similarity, a found passage as near as the scan's tenth
+        // counts. The found passages' similarities are exact (re-scored with the stored vectors).
+        let mut near_enough = 0usize;
         let mut asked_n = 0;
         for q in qs.iter().filter(|_| !only_keywords) {
-            let exact: Vec<i64> = scan
-                .nearest(&q.text, 10)
-                .unwrap()
-                .unwrap()
-                .iter()
-                .map(|n| n.id)
-                .collect();
+            let nearest = scan.nearest(&q.text, 10).unwrap().unwrap();
+            let exact: Vec<i64> = nearest.iter().map(|n| n.id).collect();
+            let tenth = nearest.last().map_or(f32::MAX, |n| n.similarity);
             for (k, more) in [1, 2, 5].into_iter().enumerate() {
                 let found = lib.nearest(&q.text, 10 * more).unwrap().unwrap();
                 kept[k] += exact
                     .iter()
                     .filter(|id| found.iter().take(10).any(|n| n.id == **id))
                     .count();
+                if k == 0 {
+                    near_enough += found
+                        .iter()
+                        .take(exact.len())
+                        .filter(|n| n.similarity >= tenth - 1e-6)
+                        .count();
+                }
             }
             asked_n += exact.len();
         }
@@ -318,6 +325,7 @@ fn main() {
                 "gold_questions": gold.len(),
                 "keywords_hit_at_5": keyword_hits, "hybrid_hit_at_5": hybrid_hits,
                 "recall_at_10_vs_scan": recall(0),
+                "recall_at_10_by_similarity": (near_enough as f64 / asked_n.max(1) as f64 * 1000.0).round() / 1000.0,
                 "recall_at_10_vs_scan_60_candidates": recall(1),
                 "recall_at_10_vs_scan_150_candidates": recall(2),
             })
