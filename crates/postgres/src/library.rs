@@ -699,10 +699,9 @@ impl LibraryIndex for PgLibrary {
                     // counting a million rows took seconds.
                     "SELECT (SELECT coalesce(sum(passages), 0) FROM library_passage_tally
                              WHERE machine = $1)::int8,
-                            (SELECT coalesce(sum(vectors), 0) FROM library_vector_tally
-                             WHERE machine = $1)::int8,
-                            (SELECT coalesce(sum(vectors), 0) FROM library_vector_tally
-                             WHERE machine = $1 AND model = $2)::int8",
+                            coalesce(sum(vectors), 0)::int8,
+                            coalesce(sum(vectors) FILTER (WHERE model = $2), 0)::int8
+                     FROM library_vector_tally WHERE machine = $1",
                     &[machine, &model],
                 )
                 .await?;
