@@ -8,7 +8,8 @@
 //! So one machine's re-index never drops the files of another it cannot see, and a search
 //! finds only files this machine can open to read and quote.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use research_library::{
     Counts, FileReference, FoundPassage, KnownFile, LibraryFolder, LibraryIndex, ReadFile,
@@ -24,6 +25,8 @@ use crate::PgError;
 pub struct PgLibrary {
     bridge: Arc<Bridge>,
     machine: String,
+    /// The configurations this machine's passages are stemmed with, as last read, and when.
+    configs: Arc<Mutex<Option<KeptConfigs>>>,
 }
 
 impl std::fmt::Debug for PgLibrary {
@@ -45,6 +48,7 @@ impl PgLibrary {
         Self {
             bridge,
             machine: machine.to_string(),
+            configs: Arc::default(),
         }
     }
 }
@@ -96,13 +100,27 @@ fn ranked(excluding: bool, configs: &[String]) -> String {
     )
 }
 
+/// Configurations read from the server, and when.
+type KeptConfigs = (Instant, Vec<String>);
+
+/// How long the configurations read are trusted. This process's own writes refresh them at
+/// once; another process writing this machine's passages in a new language is seen this late.
+const CONFIGS_KEPT: Duration = Duration::from_secs(10);
+
 /// The configurations `machine`'s passages are stemmed with (from the tally the server keeps):
 /// a search has a branch for each, and a configuration no passage is in costs a branch per
-/// statement and a count per stop word for nothing.
+/// statement and a count per stop word for nothing. Kept for [`CONFIGS_KEPT`] in `kept`, as a
+/// search asks about ten times; an empty answer is never kept (a library being filled).
 async fn configs_in(
     c: &deadpool_postgres::Object,
     machine: &str,
+    kept: &Mutex<Option<KeptConfigs>>,
 ) -> Result<Vec<String>, tokio_postgres::Error> {
+    if let Some((at, configs)) = &*kept.lock().unwrap_or_else(|p| p.into_inner()) {
+        if at.elapsed() < CONFIGS_KEPT {
+            return Ok(configs.clone());
+        }
+    }
     let statement = c
         .prepare_cached(
             "SELECT config FROM library_passage_tally WHERE machine = $1 AND passages > 0
@@ -110,11 +128,21 @@ async fn configs_in(
         )
         .await?;
     let rows = c.query(&statement, &[&machine]).await?;
-    Ok(rows
+    let configs: Vec<String> = rows
         .iter()
         .map(|r| r.get::<_, String>(0))
         .filter(|config| configs().any(|known| known == config))
-        .collect())
+        .collect();
+    *kept.lock().unwrap_or_else(|p| p.into_inner()) =
+        (!configs.is_empty()).then(|| (Instant::now(), configs.clone()));
+    Ok(configs)
+}
+
+impl PgLibrary {
+    /// Forgets the configurations read: this process changed which passages there are.
+    fn configs_changed(&self) {
+        *self.configs.lock().unwrap_or_else(|p| p.into_inner()) = None;
+    }
 }
 
 /// How a snippet is cut: about as long as SQLite's (40 tokens), no markup.
@@ -248,7 +276,7 @@ impl LibraryIndex for PgLibrary {
         let machine = &self.machine;
         let config = config_for(file.passages);
         let ords: Vec<i32> = (0..file.passages.len() as i32).collect();
-        self.bridge.run(|mut c| async move {
+        let id = self.bridge.run(|mut c| async move {
             let tx = c.transaction().await?;
             // The file's row first, locked for this transaction (inserted, or updated in place):
             // a second writer of the same file waits here instead of racing on its passages.
@@ -289,7 +317,10 @@ impl LibraryIndex for PgLibrary {
             .await?;
             tx.commit().await?;
             Ok(id)
-        })
+        })?;
+        // Its language may be one this machine had no passages in.
+        self.configs_changed();
+        Ok(id)
     }
 
     fn put_failure(
@@ -379,10 +410,11 @@ impl LibraryIndex for PgLibrary {
             return Ok(Vec::new());
         };
         let machine = &self.machine;
+        let kept = &self.configs;
         if all {
             let depth = depth as i64;
             return self.bridge.run(|c| async move {
-                let configs = configs_in(&c, machine).await?;
+                let configs = configs_in(&c, machine, kept).await?;
                 if configs.is_empty() {
                     return Ok(Vec::new());
                 }
@@ -409,7 +441,7 @@ impl LibraryIndex for PgLibrary {
             })
             .collect();
         self.bridge.run(|c| async move {
-            let configs = configs_in(&c, machine).await?;
+            let configs = configs_in(&c, machine, kept).await?;
             if configs.is_empty() {
                 return Ok(Vec::new());
             }
@@ -446,6 +478,7 @@ impl LibraryIndex for PgLibrary {
             return Ok(vec![0; words.len()]);
         }
         let machine = &self.machine;
+        let kept = &self.configs;
         let at_most = at_most as i64;
         // One branch per configuration, as `keyword` does (so the GIN index finds the
         // matches), each stopping at the limit.
@@ -490,7 +523,7 @@ impl LibraryIndex for PgLibrary {
             )
         };
         let counted: Vec<usize> = self.bridge.run(|c| async move {
-            let configs = configs_in(&c, machine).await?;
+            let configs = configs_in(&c, machine, kept).await?;
             if configs.is_empty() {
                 return Ok(vec![0; asked.len()]);
             }
