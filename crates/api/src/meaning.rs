@@ -128,7 +128,9 @@ impl Studio {
         else {
             return Ok(Some(full));
         };
-        if !make && !table.is_file() {
+        // Not made yet, or made by an earlier build in another format (read as none): made by
+        // the next indexing pass, never by a search.
+        if !make && research_embed::distilled_id(&table).is_none() {
             return Ok(Some(full));
         }
         static DISTILLED: Mutex<Option<Arc<research_embed::DistilledEmbedder>>> = Mutex::new(None);
@@ -229,11 +231,14 @@ impl Studio {
         let passages = library.passage_count()? as u64;
         // A library read by the distilled model once its table is made
         // ([`Studio::library_embedder`]): only its vectors count then.
-        let distilled = read_by_distilled(&library, passages as usize)?
-            .and_then(|t| research_embed::distilled_id(&t));
-        let vectors = match distilled {
-            Some(id) => library.vectors_of(&id)? as u64,
-            None => library.vectors_stored()? as u64,
+        let table = read_by_distilled(&library, passages as usize)?;
+        let distilled = table.as_deref().and_then(research_embed::distilled_id);
+        let vectors = match (table, distilled) {
+            (_, Some(id)) => library.vectors_of(&id)? as u64,
+            // A table in an earlier build's format: the next pass makes it and every vector
+            // again (the vectors it made are read as another model's).
+            (Some(table), None) if table.is_file() => 0,
+            _ => library.vectors_stored()? as u64,
         };
         Ok(LibraryMeaning {
             installed,

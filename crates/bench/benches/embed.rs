@@ -37,8 +37,11 @@ fn questions(path: &Path) -> Vec<Question> {
         .map(|q| Question {
             id: q["id"].as_str().unwrap_or_default().to_string(),
             text: q["question"].as_str().unwrap_or_default().to_string(),
-            answers: q["answers"]
-                .as_array()
+            // The retrieval set's answering pages, or the answer set's (`benches/answers/`).
+            answers: q
+                .get("answers")
+                .or_else(|| q.get("pages"))
+                .and_then(|a| a.as_array())
                 .into_iter()
                 .flatten()
                 .filter_map(|a| a.as_str().map(String::from))
@@ -71,6 +74,16 @@ fn ask(lib: &Library, corpus: &Path, q: &Question) -> (bool, f64, f64, Ranking) 
     )
 }
 
+/// The files of the first `n` hits for `text`, as paths in `corpus`.
+fn first_files(lib: &Library, corpus: &Path, text: &str, n: usize) -> Vec<String> {
+    let root = format!("{}/", url::Url::from_file_path(corpus).unwrap());
+    lib.search(text, n)
+        .expect("a search")
+        .iter()
+        .map(|h| h.url.strip_prefix(&root).unwrap_or(&h.url).to_string())
+        .collect()
+}
+
 fn main() {
     if std::env::args().any(|a| a == "--list") {
         return;
@@ -96,8 +109,12 @@ fn main() {
         eprintln!("SKIPPED: no embedding model (bash scripts/fetch-embedder.sh)");
         return;
     };
+    // `EMBED_BENCH_DB` keeps the library (and the distilled table beside it) for the next run,
+    // which then indexes and embeds nothing: for trying rankings, not for the timings.
     let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("library.sqlite3");
+    let db = std::env::var("EMBED_BENCH_DB")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| dir.path().join("library.sqlite3"));
 
     // Keywords only: what indexing costs without the model.
     let keywords = Library::open(&db).unwrap();
@@ -114,6 +131,9 @@ fn main() {
     let kind = std::env::var("EMBED_BENCH_KIND").unwrap_or_else(|_| "bert".into());
     let t = Instant::now();
     let embedder: Arc<dyn research_embed::Embedder> = match kind.as_str() {
+        "distilled" if std::env::var("EMBED_BENCH_DB").is_ok() => {
+            Arc::new(bert.distilled(&db.with_extension("distilled")).unwrap())
+        }
         "distilled" => Arc::new(bert.distil().unwrap()),
         _ => Arc::new(bert),
     };
@@ -156,7 +176,26 @@ fn main() {
         hybrid_hit += hh as usize;
         bm25_recall += kr;
         hybrid_recall += hr;
-        rows.push(serde_json::json!({"id": q.id, "bm25_hit5": kh, "hybrid_hit5": hh}));
+        let mut row = serde_json::json!({"id": q.id, "bm25_hit5": kh, "hybrid_hit5": hh});
+        // A miss says what ranked instead, and where the answering page is among the first 20.
+        if !hh {
+            for (name, lib) in [("bm25", &keywords), ("hybrid", &hybrid)] {
+                if std::env::var("EMBED_BENCH_SHOW").is_ok() {
+                    for n in [5, 7, 10, 20] {
+                        eprintln!(
+                            "{} {name} {n}: {:?}",
+                            q.id,
+                            first_files(lib, &corpus, &q.text, n)
+                        );
+                    }
+                }
+                let files = first_files(lib, &corpus, &q.text, 20);
+                let at = files.iter().position(|f| q.answers.contains(f));
+                row[format!("{name}_first")] = serde_json::json!(files[..files.len().min(5)]);
+                row[format!("{name}_answer_at")] = serde_json::json!(at.map(|i| i + 1));
+            }
+        }
+        rows.push(row);
     }
     let n = qs.len().max(1) as f64;
     let round = |x: f64, d: f64| (x * d).round() / d;

@@ -93,7 +93,7 @@ impl Library {
     /// BM25, which the answer says.
     pub fn search_ranked(&self, text: &str, limit: usize) -> Result<Ranked, LibraryError> {
         // Several passages of one file may rank high; look deep enough to fill `limit` files.
-        let depth = (limit * 8).max(50);
+        let depth = (limit * 8).max(100);
         let words = query_words(text);
         let keyword = self.keyword_passages(&words, depth)?;
         let (nearest, ranking) = match self.nearest_passages(text, depth) {
