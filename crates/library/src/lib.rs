@@ -143,7 +143,8 @@ pub struct LibraryFolder {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Ranking {
-    /// Keywords alone (BM25): no embedding model is installed, or it failed on this question.
+    /// Keywords alone (BM25): no embedding model is installed, it was not made for the
+    /// question's language, or it failed on this question.
     Bm25,
     /// Keywords (BM25) and meaning (the embedding model's vectors), fused by rank.
     Hybrid {

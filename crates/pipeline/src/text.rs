@@ -122,37 +122,7 @@ pub fn overlap(query: &str, text: &str) -> usize {
     q.intersection(&t).count()
 }
 
-/// The language of `text` as an ISO 639-1 code (`en`, `ja`, …), `en` when unsure.
-pub fn detect_language(text: &str) -> String {
-    // Kana decides Japanese even in a short question full of kanji.
-    if text
-        .chars()
-        .any(|c| matches!(c as u32, 0x3040..=0x30FF | 0x31F0..=0x31FF))
-    {
-        return "ja".into();
-    }
-    match whatlang::detect(text) {
-        Some(info) if info.is_reliable() || text.chars().any(|c| c as u32 >= 0x2E80) => {
-            let code = info.lang().code();
-            match code {
-                "eng" => "en",
-                "jpn" => "ja",
-                "cmn" => "zh",
-                "kor" => "ko",
-                "deu" => "de",
-                "fra" => "fr",
-                "spa" => "es",
-                "ita" => "it",
-                "por" => "pt",
-                "rus" => "ru",
-                "nld" => "nl",
-                _ => "en",
-            }
-            .into()
-        }
-        _ => "en".into(),
-    }
-}
+pub use research_embed::detect_language;
 
 #[cfg(test)]
 mod tests {
@@ -196,14 +166,5 @@ mod tests {
         );
         assert!(query_similarity("rust ownership", "python garbage collection") < 0.2);
         assert!(query_similarity("量子コンピュータの応用", "量子コンピュータの応用例") > 0.6);
-    }
-
-    #[test]
-    fn languages_are_detected() {
-        assert_eq!(detect_language("量子コンピュータとは何ですか？"), "ja");
-        assert_eq!(
-            detect_language("What are the main uses of quantum computers today?"),
-            "en"
-        );
     }
 }
