@@ -107,10 +107,11 @@ fn read_by_distilled(library: &Library, passages: usize) -> Result<Option<PathBu
 impl Studio {
     /// What indexes `library` by meaning and reads its questions: the installed sentence model,
     /// or, for a library of [`DISTILLED_FROM`] passages or more, the model distilled to a vector
-    /// per token — about forty times faster to index, a little less often right
-    /// (BENCHMARKS.md, "A library at the size of a researcher's life"). The distilled table is
-    /// made (about a minute, once) only when `make`: a search never waits for it, and reads the
-    /// vectors the model made until it exists.
+    /// per token — about forty times faster to index, and as often right on the retrieval
+    /// questions since its tokens are weighed by rarity (BENCHMARKS.md, "The distilled model
+    /// weighs words by how rare they are"; the model itself still reads small libraries). The
+    /// distilled table is made (about a minute, once) only when `make`: a search never waits
+    /// for it, and reads the vectors the model made until it exists.
     fn library_embedder(
         &self,
         library: &Library,
