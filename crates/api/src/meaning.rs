@@ -178,10 +178,11 @@ impl Studio {
         .await
     }
 
-    /// The library as a run searches it, and how it ranks, in words for the method section:
-    /// hybrid (keywords and meaning, fused by rank) when the embedding model is installed and
-    /// passages have vectors from it, else keywords (BM25) alone, saying why.
-    pub fn library_for_search(&self) -> Result<(Library, String), ApiError> {
+    /// The library as a run searches it for `question`, and how it ranks, in words for the
+    /// method section: hybrid (keywords and meaning, fused by rank) when the embedding model is
+    /// installed, passages have vectors from it and it was made for the question's language,
+    /// else keywords (BM25) alone, saying why.
+    pub fn library_for_search(&self, question: &str) -> Result<(Library, String), ApiError> {
         let library = self.library()?;
         let keywords = |why: &str| format!("Library search: keywords (BM25) alone; {why}");
         if research_embed::locate_model().is_none() {
@@ -205,6 +206,14 @@ impl Studio {
         };
         let model = embedder.model_id().to_string();
         let library = library.with_embedder(embedder);
+        if let Some(language) = library.unread_language(question) {
+            return Ok((
+                library.without_embedder(),
+                keywords(&format!(
+                    "{model} was not made for this question's language ({language})"
+                )),
+            ));
+        }
         let (embedded, total) = library.embedded_share()?;
         if embedded == 0 {
             return Ok((

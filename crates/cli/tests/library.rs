@@ -154,6 +154,33 @@ fn the_library_is_indexed_by_meaning_on_request_and_the_report_says_how_it_was_s
     // Embedding again finds nothing left to do.
     let out = research_with_model(&["library", "embed"], db, &model);
     assert!(String::from_utf8_lossy(&out.stderr).contains("0 passages embedded"));
+    // A question in a language the model was not made for (its card says English) is ranked
+    // by keywords alone, and the search says why.
+    let out = research_with_model(
+        &[
+            "library",
+            "search",
+            "ミツバチはどうやって仲間に花の場所を伝えますか？",
+        ],
+        db,
+        &model,
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("keywords (BM25) alone") && err.contains("this question's language (ja)"),
+        "{err}"
+    );
+    let out = research_with_model(
+        &[
+            "library",
+            "search",
+            "How do honeybees tell where flowers are?",
+        ],
+        db,
+        &model,
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("hybrid ranking"));
 
     // A new user with the model installed: adding a folder indexes it by meaning too, with
     // no second command; `--keywords-only` leaves that for later, and says nothing of it.

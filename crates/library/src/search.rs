@@ -289,17 +289,9 @@ impl Library {
         text: &str,
         depth: usize,
     ) -> Result<Option<(Vec<i64>, String)>, LibraryError> {
-        // A question in a language the model was not made for is ranked by keywords alone: an
-        // English model's neighbours of a Japanese question put its answering pages below where
-        // keywords put them (13 of 17 in the first five against 17; BENCHMARKS.md).
-        if let Some(embedder) = &self.embedder {
-            if let Some(languages) = embedder.languages() {
-                let language = research_embed::detect_language(text);
-                if !languages.contains(&language) {
-                    tracing::debug!(%language, ?languages, "the library ranks this question by keywords alone");
-                    return Ok(None);
-                }
-            }
+        if let Some(language) = self.unread_language(text) {
+            tracing::debug!(%language, "the library ranks this question by keywords alone");
+            return Ok(None);
         }
         let Some(found) = self.nearest(text, depth)? else {
             return Ok(None);
@@ -311,6 +303,17 @@ impl Library {
             .map(|n| n.id)
             .collect();
         Ok(Some((nearest, model)))
+    }
+
+    /// The language of `text` when the embedding model was not made for it, so that the
+    /// library ranks it by keywords alone; `None` when the model reads it (or says nothing of
+    /// its languages), or there is no model. An English model's neighbours of a Japanese
+    /// question put its answering pages below where keywords put them (13 of 17 in the first
+    /// five against 17; BENCHMARKS.md, "The distilled model weighs words by how rare they are").
+    pub fn unread_language(&self, text: &str) -> Option<String> {
+        let languages = self.embedder.as_ref()?.languages()?;
+        let language = research_embed::detect_language(text);
+        (!languages.contains(&language)).then_some(language)
     }
 
     fn ranking_model(&self) -> Option<String> {

@@ -270,7 +270,7 @@ impl McpServer {
                     "the query is empty",
                 ));
             }
-            let (library, ranking) = self.studio.library_for_search()?;
+            let (library, ranking) = self.studio.library_for_search(&args.query)?;
             let hits = library
                 .search(&args.query, args.limit.unwrap_or(10).clamp(1, 50))
                 .map_err(ApiError::from)?;

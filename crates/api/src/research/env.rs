@@ -407,7 +407,7 @@ impl Studio {
             } else if name == "local" {
                 // The run's searches rank by meaning too when the library has vectors; the
                 // method section says which.
-                let (searched, ranking) = self.library_for_search()?;
+                let (searched, ranking) = self.library_for_search(&saved.question)?;
                 notes.push(ranking);
                 Arc::new(LibrarySearch(Arc::new(searched)))
             } else {

@@ -224,7 +224,7 @@ pub fn library(args: LibraryArgs) -> anyhow::Result<ExitCode> {
             }
         }
         LibraryAction::Search { query, limit, json } => {
-            let (library, ranking) = studio.library_for_search()?;
+            let (library, ranking) = studio.library_for_search(&query)?;
             let hits = library.search(&query, limit).map_err(ApiError::from)?;
             if !json {
                 eprintln!("{ranking}");
