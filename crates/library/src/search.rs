@@ -404,9 +404,6 @@ mod tests {
         );
     }
 
-    /// A word no passage has (a typo, or a word a server's stemmer drops) does not count among
-    /// the words a page may lack: with eight words that are there and one that is not, the
-    /// page with seven of the eight ranks first, above short pages with two each.
     /// An embedder made for English alone.
     struct English(research_embed::TrigramEmbedder, Vec<String>);
 
@@ -468,6 +465,9 @@ mod tests {
         );
     }
 
+    /// A word no passage has (a typo, or a word a server's stemmer drops) does not count among
+    /// the words a page may lack: with eight words that are there and one that is not, the
+    /// page with seven of the eight ranks first, above short pages with two each.
     #[test]
     fn a_word_in_no_passage_is_not_among_the_words_left_out() {
         let dir = tempfile::tempdir().unwrap();
