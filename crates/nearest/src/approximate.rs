@@ -359,3 +359,27 @@ impl Nearest for Approximate {
         self.members.read().unwrap_or_else(|p| p.into_inner()).len()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A graph read back from its file searches and adds as widely as a new one: usearch keeps
+    /// the expansions in memory, not in the file.
+    #[test]
+    fn a_loaded_graph_keeps_its_expansions() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("graph");
+        let graph = Approximate::new(4).unwrap();
+        graph.add(&[(1, vec![1.0, 0.0, 0.0, 0.0])]).unwrap();
+        graph.save(&path).unwrap();
+        let loaded = Approximate::load(&path, 4).unwrap();
+        assert_eq!(
+            (
+                loaded.index.expansion_search(),
+                loaded.index.expansion_add()
+            ),
+            (EXPANSION_SEARCH, EXPANSION_ADD)
+        );
+    }
+}
