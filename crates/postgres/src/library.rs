@@ -304,6 +304,16 @@ impl LibraryIndex for PgLibrary {
                 )
                 .await?
                 .get(0);
+            // The passage tallies this file moves — its earlier languages' and its new one's —
+            // locked in key order before any moves: two writers whose files' languages flip
+            // the opposite ways would otherwise each hold the row the other waits for.
+            tx.execute(
+                "SELECT 1 FROM library_passage_tally WHERE machine = $1 AND config = ANY(
+                     array(SELECT DISTINCT config FROM library_passages WHERE file_id = $2) || $3::text)
+                 ORDER BY config FOR UPDATE",
+                &[machine, &id, &config],
+            )
+            .await?;
             // What was indexed of it before goes, its vectors with it (ON DELETE CASCADE).
             tx.execute("DELETE FROM library_passages WHERE file_id = $1", &[&id])
                 .await?;

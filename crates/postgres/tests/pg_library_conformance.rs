@@ -320,3 +320,51 @@ fn a_common_word_is_counted_from_the_servers_statistics() {
         [50, 0]
     );
 }
+
+/// Two processes of one machine re-index, in two folders at once, files whose language flips
+/// the opposite ways (English to Japanese in one, Japanese to English in the other): each moves
+/// two rows of the passage tally, and neither waits on the other for ever (the server would
+/// abort one, "deadlock detected", and that file's indexing would fail).
+#[test]
+fn writers_whose_languages_flip_the_opposite_ways_never_deadlock() {
+    let db = fresh();
+    let english = vec!["The bees dance to show the others where the nectar is.".to_string()];
+    let japanese = vec!["蜂 は 踊 り で 蜜 の 場 所 を 仲 間 に 伝 え る 。".to_string()];
+    let writers: Vec<_> = ["/a", "/b"]
+        .into_iter()
+        .enumerate()
+        .map(|(n, root)| {
+            let index = PgLibrary::connect_lazy(&db.url, "this-machine").unwrap();
+            index.add_root(root, 1).unwrap();
+            let (english, japanese) = (english.clone(), japanese.clone());
+            std::thread::spawn(move || {
+                let path = format!("{root}/notes.txt");
+                for round in 0..60 {
+                    let passages = if (round + n) % 2 == 0 {
+                        &english
+                    } else {
+                        &japanese
+                    };
+                    index
+                        .put_file(&research_library::ReadFile {
+                            root,
+                            path: &path,
+                            mtime_ns: round as i64,
+                            size: 1,
+                            sha256: "x",
+                            kind: "text",
+                            title: None,
+                            passages,
+                            at_ms: 1,
+                        })
+                        .unwrap_or_else(|e| panic!("{root}, round {round}: {e}"));
+                }
+            })
+        })
+        .collect();
+    for writer in writers {
+        writer.join().unwrap();
+    }
+    let index = PgLibrary::connect_lazy(&db.url, "this-machine").unwrap();
+    assert_eq!(index.counts(None).unwrap().passages, 2);
+}
