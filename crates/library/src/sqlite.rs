@@ -73,17 +73,20 @@ fn create_vectors_table(conn: &Connection) -> rusqlite::Result<()> {
     create_file_passages_table(conn)
 }
 
+fn table_exists(conn: &Connection, name: &str) -> rusqlite::Result<bool> {
+    conn.query_row(
+        "SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = ?1",
+        [name],
+        |r| r.get(0),
+    )
+}
+
 /// Creates the table of each file's passage ids when the database has none, filled from the
 /// passages (one pass, the first time). A file's passages take consecutive ids
 /// (`library_passage_ids`), so a file's passages are found by a range of rowids — FTS5 finds
 /// those at once, while a condition on `file_id` reads every passage there is.
 fn create_file_passages_table(conn: &Connection) -> rusqlite::Result<()> {
-    let exists: bool = conn.query_row(
-        "SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = 'library_file_passages'",
-        [],
-        |r| r.get(0),
-    )?;
-    if exists {
+    if table_exists(conn, "library_file_passages")? {
         return Ok(());
     }
     conn.execute_batch(
@@ -107,12 +110,7 @@ fn create_file_passages_table(conn: &Connection) -> rusqlite::Result<()> {
 /// takes no trigger, so the code that writes them moves their tally in the same transaction
 /// ([`tally_passages`]).
 fn create_tally_tables(conn: &Connection) -> rusqlite::Result<()> {
-    let exists: bool = conn.query_row(
-        "SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = 'library_passage_tally'",
-        [],
-        |r| r.get(0),
-    )?;
-    if exists {
+    if table_exists(conn, "library_passage_tally")? {
         return Ok(());
     }
     conn.execute_batch(
