@@ -5,7 +5,10 @@
 //! 300 other vectors of the same topics, 30 candidates asked as the library asks.
 //!
 //! `GRAPH_BENCH_VECTORS` (200,000), `GRAPH_BENCH_BATCH` (the small batch, 32: an indexing
-//! pass's), `GRAPH_BENCH_PARTS` (20: saves and loads between). Prints one JSON line per way.
+//! pass's), `GRAPH_BENCH_PARTS` (20: saves and loads between). `GRAPH_BENCH_LIBRARY` (a
+//! library's SQLite file, e.g. the scale bench's) takes its first vectors in passage order
+//! instead, 300 of them spread through it taken out as questions. Recall counts a found passage as near
+//! as the scan's tenth as found (copies of one text tie). Prints one JSON line per way.
 
 use std::time::Instant;
 
@@ -25,22 +28,9 @@ fn unit(mut v: Vec<f32>) -> Vec<f32> {
     v
 }
 
-fn env(name: &str, default: usize) -> usize {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
-fn main() {
-    if std::env::args().any(|a| a == "--list") {
-        return;
-    }
-    let (n, small, parts) = (
-        env("GRAPH_BENCH_VECTORS", 200_000),
-        env("GRAPH_BENCH_BATCH", 32),
-        env("GRAPH_BENCH_PARTS", 20),
-    );
+/// Vectors in runs of one topic, as a file's passages come, and 300 questions near the topics.
+#[allow(clippy::type_complexity)]
+fn synthetic(n: usize) -> (Vec<(i64, Vec<f32>)>, Vec<Vec<f32>>) {
     const DIMS: usize = 384;
     const TOPICS: usize = 2_000;
     const RUN: usize = 100;
@@ -62,25 +52,92 @@ fn main() {
     let queries: Vec<Vec<f32>> = (0..300)
         .map(|i| near(&mut state, (i * 7) % TOPICS.min(n / RUN).max(1)))
         .collect();
-    let exact = Exact::new(DIMS);
+    (vectors, queries)
+}
+
+/// A library's first `n` vectors in passage order, 300 of them taken out as questions.
+#[allow(clippy::type_complexity)]
+fn from_library(db: &str, n: usize) -> (Vec<(i64, Vec<f32>)>, Vec<Vec<f32>>) {
+    let conn = rusqlite::Connection::open(db).expect("the library's database");
+    let mut stmt = conn
+        .prepare("SELECT passage, vector FROM library_vectors ORDER BY passage LIMIT ?1")
+        .unwrap();
+    let rows: Vec<(i64, Vec<f32>)> = stmt
+        .query_map([(n + 300) as i64], |r| {
+            let bytes: Vec<u8> = r.get(1)?;
+            let v = bytes
+                .chunks_exact(4)
+                .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect();
+            Ok((r.get(0)?, v))
+        })
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    // Every k-th passage is a question, left out of the graph: questions from every folder.
+    let step = (rows.len() / 300).max(1);
+    let (mut vectors, mut queries) = (Vec::new(), Vec::new());
+    for (i, row) in rows.into_iter().enumerate() {
+        match i % step == step / 2 && queries.len() < 300 {
+            true => queries.push(row.1),
+            false => vectors.push(row),
+        }
+    }
+    (vectors, queries)
+}
+
+fn env(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+fn main() {
+    if std::env::args().any(|a| a == "--list") {
+        return;
+    }
+    let (n, small, parts) = (
+        env("GRAPH_BENCH_VECTORS", 200_000),
+        env("GRAPH_BENCH_BATCH", 32),
+        env("GRAPH_BENCH_PARTS", 20),
+    );
+    let dims = 384;
+    let (vectors, queries) = match std::env::var("GRAPH_BENCH_LIBRARY") {
+        Ok(db) => from_library(&db, n),
+        Err(_) => synthetic(n),
+    };
+    let exact = Exact::new(dims);
     exact.add(&vectors).unwrap();
-    let truth: Vec<Vec<i64>> = queries
+    // The scan's ten and how near its tenth is.
+    let truth: Vec<(Vec<i64>, f32)> = queries
         .iter()
-        .map(|q| exact.nearest(q, 10).unwrap().iter().map(|h| h.id).collect())
+        .map(|q| {
+            let ten = exact.nearest(q, 10).unwrap();
+            let tenth = ten.last().map_or(1.0, |h| h.similarity);
+            (ten.iter().map(|h| h.id).collect(), tenth)
+        })
         .collect();
+    let by_id: std::collections::HashMap<i64, &Vec<f32>> =
+        vectors.iter().map(|(id, v)| (*id, v)).collect();
     let recall = |graph: &Approximate| {
         let found: usize = queries
             .iter()
             .zip(&truth)
-            .map(|(q, t)| {
-                let ids: Vec<i64> = graph
+            .map(|(q, (ten, tenth))| {
+                // Re-scored by the stored vectors, as the library does.
+                let mut found: Vec<(i64, f32)> = graph
                     .nearest(q, 30)
                     .unwrap()
                     .iter()
-                    .take(10)
-                    .map(|h| h.id)
+                    .map(|h| (h.id, research_embed::similarity(by_id[&h.id], q)))
                     .collect();
-                t.iter().filter(|id| ids.contains(id)).count()
+                found.sort_by(|a, b| b.1.total_cmp(&a.1));
+                found
+                    .iter()
+                    .take(10)
+                    .filter(|(id, sim)| ten.contains(id) || *sim >= *tenth - 1e-6)
+                    .count()
             })
             .sum();
         found as f64 / (truth.len() * 10) as f64
@@ -97,7 +154,7 @@ fn main() {
     };
 
     let t = Instant::now();
-    let one = Approximate::new(DIMS).unwrap();
+    let one = Approximate::new(dims).unwrap();
     for batch in vectors.chunks(4_096) {
         one.add(batch).unwrap();
     }
@@ -107,13 +164,13 @@ fn main() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("graph.usearch");
     let t = Instant::now();
-    let mut graph = Approximate::new(DIMS).unwrap();
+    let mut graph = Approximate::new(dims).unwrap();
     for part in vectors.chunks(n.div_ceil(parts.max(1))) {
         for batch in part.chunks(small.max(1)) {
             graph.add(batch).unwrap();
         }
         graph.save(&file).unwrap();
-        graph = Approximate::load(&file, DIMS).unwrap();
+        graph = Approximate::load(&file, dims).unwrap();
     }
     report(
         &format!("batches of {small}, saved and loaded {parts} times"),
