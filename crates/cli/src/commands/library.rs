@@ -1,7 +1,10 @@
 //! `research library`: your own folders, indexed and searchable.
 
+use std::cell::Cell;
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::{Duration, Instant};
 
 use research_api::{ApiError, ImportReport, IndexReport};
 
@@ -76,18 +79,75 @@ enum LibraryAction {
     },
 }
 
-fn progress(r: &IndexReport) {
-    eprint!(
-        "\rscanned {} files: {} indexed, {} unchanged, {} unreadable",
+/// A line of progress: rewritten in place on a terminal; written to a log or a pipe as a line
+/// at most every [`LOGGED_EVERY`], so the log of a long indexing pass is not one line of a
+/// thousand updates run together.
+struct ProgressLine {
+    terminal: bool,
+    logged: Cell<Option<Instant>>,
+}
+
+const LOGGED_EVERY: Duration = Duration::from_secs(10);
+
+impl ProgressLine {
+    fn new() -> Self {
+        Self {
+            terminal: std::io::stderr().is_terminal(),
+            logged: Cell::new(None),
+        }
+    }
+
+    fn show(&self, line: &str) {
+        if self.terminal {
+            eprint!("\r{line}");
+            return;
+        }
+        let now = Instant::now();
+        if self
+            .logged
+            .get()
+            .is_some_and(|then| now.duration_since(then) < LOGGED_EVERY)
+        {
+            return;
+        }
+        self.logged.set(Some(now));
+        eprintln!("{line}");
+    }
+
+    /// The last line, whole: on a terminal it ends the line being rewritten.
+    fn end(&self, line: &str) {
+        match self.terminal {
+            true => eprintln!("\r{line}"),
+            false => eprintln!("{line}"),
+        }
+    }
+}
+
+fn scanned(r: &IndexReport) -> String {
+    format!(
+        "scanned {} files: {} indexed, {} unchanged, {} unreadable",
         r.scanned,
         r.indexed,
         r.unchanged,
         r.failed.len()
-    );
+    )
+}
+
+/// Indexes with `index`, its progress on one line, and says what it did.
+fn indexed<E>(
+    index: impl FnOnce(&dyn Fn(&IndexReport)) -> Result<IndexReport, E>,
+) -> anyhow::Result<IndexReport>
+where
+    ApiError: From<E>,
+{
+    let line = ProgressLine::new();
+    let report = index(&|r| line.show(&scanned(r))).map_err(ApiError::from)?;
+    line.end(&scanned(&report));
+    summary(&report);
+    Ok(report)
 }
 
 fn summary(r: &IndexReport) {
-    eprintln!();
     for (path, why) in r.failed.iter().take(20) {
         eprintln!("skipped {path}: {why}");
     }
@@ -156,20 +216,21 @@ fn by_meaning(studio: &research_api::Studio, asked: bool) -> anyhow::Result<()> 
             meaning.passages
         );
     }
-    let started = std::time::Instant::now();
+    let started = Instant::now();
+    let line = ProgressLine::new();
     let done = studio.embed_library(
         &|p| {
-            eprint!(
-                "\rembedded {} of {} passages, {} a second, {} left   ",
+            line.show(&format!(
+                "embedded {} of {} passages, {} a second, {} left   ",
                 p.done, p.total, p.per_second, p.left
-            );
+            ));
         },
         &|| false,
     )?;
-    eprintln!(
-        "\r{done} passages embedded in {:.1} s; runs now rank the library by keywords and meaning",
+    line.end(&format!(
+        "{done} passages embedded in {:.1} s; runs now rank the library by keywords and meaning",
         started.elapsed().as_secs_f64()
-    );
+    ));
     Ok(())
 }
 
@@ -179,7 +240,7 @@ pub fn library(args: LibraryArgs) -> anyhow::Result<ExitCode> {
     let library = studio.library()?;
     match args.action {
         LibraryAction::Add { dir, keywords_only } => {
-            summary(&library.add(&dir, &progress).map_err(ApiError::from)?);
+            indexed(|progress| library.add(&dir, progress))?;
             if !keywords_only {
                 by_meaning(&studio, false)?;
             }
@@ -189,7 +250,11 @@ pub fn library(args: LibraryArgs) -> anyhow::Result<ExitCode> {
             keywords_only,
             json,
         } => {
-            let report = library.import(&export, &progress).map_err(ApiError::from)?;
+            let line = ProgressLine::new();
+            let report = library
+                .import(&export, &|r| line.show(&scanned(r)))
+                .map_err(ApiError::from)?;
+            line.end(&scanned(&report.indexed));
             summary(&report.indexed);
             if json {
                 println!("{}", serde_json::to_string(&report)?);
@@ -201,7 +266,7 @@ pub fn library(args: LibraryArgs) -> anyhow::Result<ExitCode> {
             }
         }
         LibraryAction::Reindex { keywords_only } => {
-            summary(&library.reindex(&progress).map_err(ApiError::from)?);
+            indexed(|progress| library.reindex(progress))?;
             if !keywords_only {
                 by_meaning(&studio, false)?;
             }
