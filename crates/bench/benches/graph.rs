@@ -7,8 +7,12 @@
 //! `GRAPH_BENCH_VECTORS` (200,000), `GRAPH_BENCH_BATCH` (the small batch, 32: an indexing
 //! pass's), `GRAPH_BENCH_PARTS` (20: saves and loads between). `GRAPH_BENCH_LIBRARY` (a
 //! library's SQLite file, e.g. the scale bench's) takes its first vectors in passage order
-//! instead, 300 of them spread through it taken out as questions. Recall counts a found passage as near
-//! as the scan's tenth as found (copies of one text tie). Prints one JSON line per way.
+//! instead, 300 of them spread through it taken out as questions; with `GRAPH_BENCH_QUESTIONS`
+//! (question sets as the scale bench reads them, `:`-separated) the questions are those sets'
+//! questions, embedded by the distilled sentence model as a search embeds them, and no passage is
+//! taken out. `GRAPH_BENCH_EXPANSIONS` (`384`; comma-separated) the search widths measured.
+//! Recall counts a found passage as near as the scan's tenth as found (copies of one text tie).
+//! Prints one JSON line per way and width.
 
 use std::time::Instant;
 
@@ -55,15 +59,38 @@ fn synthetic(n: usize) -> (Vec<(i64, Vec<f32>)>, Vec<Vec<f32>>) {
     (vectors, queries)
 }
 
-/// A library's first `n` vectors in passage order, 300 of them taken out as questions.
+/// The questions of the sets in `files` (`:`-separated), embedded as a library search embeds
+/// them (the distilled model: what a library this size is indexed with).
+fn gold_questions(files: &str) -> Vec<Vec<f32>> {
+    let mut texts = Vec::new();
+    for file in files.split(':').filter(|f| !f.is_empty()) {
+        let set: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(file).expect("a question set"))
+                .expect("JSON");
+        for q in set["questions"].as_array().into_iter().flatten() {
+            texts.push(q["question"].as_str().unwrap_or_default().to_string());
+        }
+    }
+    let model =
+        research_embed::locate_model().expect("the sentence model (scripts/fetch-embedder.sh)");
+    let embedder = research_embed::BertEmbedder::load(&model)
+        .unwrap()
+        .distil()
+        .unwrap();
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    research_embed::Embedder::embed(&embedder, &refs).unwrap()
+}
+
+/// A library's first `n` vectors in passage order, 300 of them taken out as questions unless
+/// `keep_all`.
 #[allow(clippy::type_complexity)]
-fn from_library(db: &str, n: usize) -> (Vec<(i64, Vec<f32>)>, Vec<Vec<f32>>) {
+fn from_library(db: &str, n: usize, keep_all: bool) -> (Vec<(i64, Vec<f32>)>, Vec<Vec<f32>>) {
     let conn = rusqlite::Connection::open(db).expect("the library's database");
     let mut stmt = conn
         .prepare("SELECT passage, vector FROM library_vectors ORDER BY passage LIMIT ?1")
         .unwrap();
     let rows: Vec<(i64, Vec<f32>)> = stmt
-        .query_map([(n + 300) as i64], |r| {
+        .query_map([(n + if keep_all { 0 } else { 300 }) as i64], |r| {
             let bytes: Vec<u8> = r.get(1)?;
             let v = bytes
                 .chunks_exact(4)
@@ -78,7 +105,7 @@ fn from_library(db: &str, n: usize) -> (Vec<(i64, Vec<f32>)>, Vec<Vec<f32>>) {
     let step = (rows.len() / 300).max(1);
     let (mut vectors, mut queries) = (Vec::new(), Vec::new());
     for (i, row) in rows.into_iter().enumerate() {
-        match i % step == step / 2 && queries.len() < 300 {
+        match !keep_all && i % step == step / 2 && queries.len() < 300 {
             true => queries.push(row.1),
             false => vectors.push(row),
         }
@@ -103,10 +130,19 @@ fn main() {
         env("GRAPH_BENCH_PARTS", 20),
     );
     let dims = 384;
-    let (vectors, queries) = match std::env::var("GRAPH_BENCH_LIBRARY") {
-        Ok(db) => from_library(&db, n),
+    let gold = std::env::var("GRAPH_BENCH_QUESTIONS").ok();
+    let (vectors, mut queries) = match std::env::var("GRAPH_BENCH_LIBRARY") {
+        Ok(db) => from_library(&db, n, gold.is_some()),
         Err(_) => synthetic(n),
     };
+    if let Some(files) = &gold {
+        queries = gold_questions(files);
+    }
+    let expansions: Vec<usize> = std::env::var("GRAPH_BENCH_EXPANSIONS")
+        .unwrap_or_else(|_| "384".into())
+        .split(',')
+        .filter_map(|e| e.trim().parse().ok())
+        .collect();
     let exact = Exact::new(dims);
     exact.add(&vectors).unwrap();
     // The scan's ten and how near its tenth is.
@@ -143,14 +179,25 @@ fn main() {
         found as f64 / (truth.len() * 10) as f64
     };
     let report = |way: &str, graph: &Approximate, t: Instant| {
-        println!(
-            "{}",
-            serde_json::json!({
-                "scenario": "graph", "way": way, "vectors": n,
-                "recall_at_10": (recall(graph) * 1000.0).round() / 1000.0,
-                "build_s": (t.elapsed().as_secs_f64() * 10.0).round() / 10.0,
-            })
-        );
+        let build_s = (t.elapsed().as_secs_f64() * 10.0).round() / 10.0;
+        for &expansion in &expansions {
+            graph.set_search_expansion(expansion);
+            let searched = Instant::now();
+            let recall = recall(graph);
+            let per_question_ms =
+                searched.elapsed().as_secs_f64() * 1e3 / queries.len().max(1) as f64;
+            println!(
+                "{}",
+                serde_json::json!({
+                    "scenario": "graph", "way": way, "vectors": vectors.len(),
+                    "questions": if gold.is_some() { "gold" } else { "passages" },
+                    "expansion": expansion,
+                    "recall_at_10": (recall * 1000.0).round() / 1000.0,
+                    "search_and_rescore_ms": (per_question_ms * 100.0).round() / 100.0,
+                    "build_s": build_s,
+                })
+            );
+        }
     };
 
     let t = Instant::now();

@@ -11,7 +11,8 @@
 //! PostgreSQL server the bench starts, `SCALE_BENCH_POSTGRES_URL` on one already running;
 //! `SCALE_BENCH_MEASURE_FROM` measures only from that many passages; `SCALE_BENCH_KEYWORDS_ONLY`
 //! (any value) leaves meaning out: no vectors made, keyword search and the Library view measured
-//! alone (a library loaded by other means, measured before its vectors are). Indexing by meaning uses
+//! alone (a library loaded by other means, measured before its vectors are);
+//! `SCALE_BENCH_DETAIL` (any value) writes each question's recall@10 to stderr. Indexing by meaning uses
 //! the sentence model distilled
 //! to a vector per token (what a library this size is indexed with). Prints one JSON line per
 //! step.
@@ -280,16 +281,27 @@ fn main() {
         // counts. The found passages' similarities are exact (re-scored with the stored vectors).
         let mut near_enough = 0usize;
         let mut asked_n = 0;
+        let detail = std::env::var_os("SCALE_BENCH_DETAIL").is_some();
         for q in qs.iter().filter(|_| !only_keywords) {
             let nearest = scan.nearest(&q.text, 10).unwrap().unwrap();
             let exact: Vec<i64> = nearest.iter().map(|n| n.id).collect();
             let tenth = nearest.last().map_or(f32::MAX, |n| n.similarity);
             for (k, more) in [1, 2, 5].into_iter().enumerate() {
                 let found = lib.nearest(&q.text, 10 * more).unwrap().unwrap();
-                kept[k] += exact
+                let kept_here = exact
                     .iter()
                     .filter(|id| found.iter().take(10).any(|n| n.id == **id))
                     .count();
+                kept[k] += kept_here;
+                if k == 0 && detail {
+                    // Which questions the graph misses, and how near the scan's answers are.
+                    eprintln!(
+                        "recall {kept_here}/{} first {:.3} tenth {tenth:.3}: {}",
+                        exact.len(),
+                        nearest.first().map_or(0.0, |n| n.similarity),
+                        q.text
+                    );
+                }
                 if k == 0 {
                     near_enough += found
                         .iter()
