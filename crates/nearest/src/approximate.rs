@@ -24,9 +24,10 @@ const CONNECTIVITY: usize = 16;
 const EXPANSION_ADD: usize = 128;
 /// Candidates weighed by a search (at least the depth asked for). On 1.13 million passages of
 /// documentation, recall@10 against a scan was 0.932 at 128, 0.962 at 256 and 0.979 at 384, for
-/// 2.6, 3.8 and 5.2 ms a search; but a graph grown folder by folder fell to 0.926 at 596,000 of
-/// them at 384, and reached 0.962 at 768 and 0.968 at 1,024, for 3.0 and 4.1 ms (BENCHMARKS):
-/// a few milliseconds beside a keyword search's 30.
+/// 2.6, 3.8 and 5.2 ms a search; but a graph grown folder by folder, as a library grows it, fell
+/// to 0.926 at 596,000 passages at 384, and reached 0.962 at 768 and 0.968 at 1,024, for 3.0 and
+/// 4.1 ms; grown through the library at 1,024, 0.994–0.997 from 596,000 passages to a million
+/// (BENCHMARKS): a few milliseconds beside a keyword search's 30.
 const EXPANSION_SEARCH: usize = 1_024;
 /// Threads that add a batch side by side (the machine's cores, at most).
 const ADD_THREADS: usize = 4;
@@ -250,7 +251,7 @@ impl Approximate {
         Ok(())
     }
 
-    /// Weighs `expansion` candidates in each search from now on ([`EXPANSION_SEARCH`] unless
+    /// Weighs `expansion` candidates in each search from now on (`EXPANSION_SEARCH` unless
     /// changed; never fewer than the depth asked): wider finds more of the true nearest and
     /// takes longer. For measuring what a width gives; the library searches at the default.
     pub fn set_search_expansion(&self, expansion: usize) {
