@@ -111,7 +111,8 @@ impl ProgressLine {
             return;
         }
         self.logged.set(Some(now));
-        eprintln!("{line}");
+        // The spaces that blank a longer line on a terminal are not kept in a log.
+        eprintln!("{}", line.trim_end());
     }
 
     /// The last line, whole: on a terminal it ends the line being rewritten.
