@@ -134,17 +134,19 @@ fn scanned(r: &IndexReport) -> String {
     )
 }
 
-/// Indexes with `index`, its progress on one line, and says what it did.
-fn indexed<E>(
-    index: impl FnOnce(&dyn Fn(&IndexReport)) -> Result<IndexReport, E>,
-) -> anyhow::Result<IndexReport>
+/// Indexes with `index`, its progress on one line, and says what it did (`files` is the
+/// indexing's part of what `index` returns).
+fn indexed<R, E>(
+    index: impl FnOnce(&dyn Fn(&IndexReport)) -> Result<R, E>,
+    files: impl Fn(&R) -> &IndexReport,
+) -> anyhow::Result<R>
 where
     ApiError: From<E>,
 {
     let line = ProgressLine::new();
     let report = index(&|r| line.show(&scanned(r))).map_err(ApiError::from)?;
-    line.end(&scanned(&report));
-    summary(&report);
+    line.end(&scanned(files(&report)));
+    summary(files(&report));
     Ok(report)
 }
 
@@ -241,7 +243,7 @@ pub fn library(args: LibraryArgs) -> anyhow::Result<ExitCode> {
     let library = studio.library()?;
     match args.action {
         LibraryAction::Add { dir, keywords_only } => {
-            indexed(|progress| library.add(&dir, progress))?;
+            indexed(|progress| library.add(&dir, progress), |r| r)?;
             if !keywords_only {
                 by_meaning(&studio, false)?;
             }
@@ -251,12 +253,7 @@ pub fn library(args: LibraryArgs) -> anyhow::Result<ExitCode> {
             keywords_only,
             json,
         } => {
-            let line = ProgressLine::new();
-            let report = library
-                .import(&export, &|r| line.show(&scanned(r)))
-                .map_err(ApiError::from)?;
-            line.end(&scanned(&report.indexed));
-            summary(&report.indexed);
+            let report = indexed(|progress| library.import(&export, progress), |r| &r.indexed)?;
             if json {
                 println!("{}", serde_json::to_string(&report)?);
             } else {
@@ -267,7 +264,7 @@ pub fn library(args: LibraryArgs) -> anyhow::Result<ExitCode> {
             }
         }
         LibraryAction::Reindex { keywords_only } => {
-            indexed(|progress| library.reindex(progress))?;
+            indexed(|progress| library.reindex(progress), |r| r)?;
             if !keywords_only {
                 by_meaning(&studio, false)?;
             }
