@@ -177,6 +177,7 @@ fn main() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(0);
     let only_keywords = std::env::var_os("SCALE_BENCH_KEYWORDS_ONLY").is_some();
+    let detail = std::env::var_os("SCALE_BENCH_DETAIL").is_some();
     let keywords = open();
     let hybrid = || {
         open()
@@ -281,7 +282,6 @@ fn main() {
         // counts. The found passages' similarities are exact (re-scored with the stored vectors).
         let mut near_enough = 0usize;
         let mut asked_n = 0;
-        let detail = std::env::var_os("SCALE_BENCH_DETAIL").is_some();
         for q in qs.iter().filter(|_| !only_keywords) {
             let nearest = scan.nearest(&q.text, 10).unwrap().unwrap();
             let exact: Vec<i64> = nearest.iter().map(|n| n.id).collect();
