@@ -62,15 +62,10 @@ fn synthetic(n: usize) -> (Vec<(i64, Vec<f32>)>, Vec<Vec<f32>>) {
 /// The questions of the sets in `files` (`:`-separated), embedded as a library search embeds
 /// them (the distilled model: what a library this size is indexed with).
 fn gold_questions(files: &str) -> Vec<Vec<f32>> {
-    let mut texts = Vec::new();
-    for file in files.split(':').filter(|f| !f.is_empty()) {
-        let set: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(file).expect("a question set"))
-                .expect("JSON");
-        for q in set["questions"].as_array().into_iter().flatten() {
-            texts.push(q["question"].as_str().unwrap_or_default().to_string());
-        }
-    }
+    let texts: Vec<String> = research_bench::questions::read(files)
+        .into_iter()
+        .map(|q| q.text)
+        .collect();
     let model =
         research_embed::locate_model().expect("the sentence model (scripts/fetch-embedder.sh)");
     let embedder = research_embed::BertEmbedder::load(&model)
@@ -92,11 +87,7 @@ fn from_library(db: &str, n: usize, keep_all: bool) -> (Vec<(i64, Vec<f32>)>, Ve
     let rows: Vec<(i64, Vec<f32>)> = stmt
         .query_map([(n + if keep_all { 0 } else { 300 }) as i64], |r| {
             let bytes: Vec<u8> = r.get(1)?;
-            let v = bytes
-                .chunks_exact(4)
-                .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-                .collect();
-            Ok((r.get(0)?, v))
+            Ok((r.get(0)?, research_library::vector_from_bytes(&bytes)))
         })
         .unwrap()
         .collect::<Result<_, _>>()

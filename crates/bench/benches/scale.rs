@@ -22,6 +22,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use research_bench::measure::{memory_mib, percentile};
+use research_bench::questions::{self, Question};
 use research_library::{Library, VectorSearch};
 
 fn size_mib(path: &Path) -> f64 {
@@ -36,36 +37,6 @@ fn size_mib(path: &Path) -> f64 {
         false => std::fs::metadata(path).map(|m| m.len()).unwrap_or(0),
     };
     mib(bytes as f64)
-}
-
-struct Question {
-    text: String,
-    folder: PathBuf,
-    answers: Vec<String>,
-}
-
-fn questions(files: &str) -> Vec<Question> {
-    let mut all = Vec::new();
-    for file in files.split(':').filter(|f| !f.is_empty()) {
-        let text = std::fs::read_to_string(file).expect("a question set");
-        let set: serde_json::Value = serde_json::from_str(&text).expect("JSON");
-        let folder = PathBuf::from(set["folder"].as_str().expect("its folder"));
-        let folder = folder.canonicalize().unwrap_or(folder);
-        for q in set["questions"].as_array().into_iter().flatten() {
-            let pages = q.get("answers").or_else(|| q.get("pages"));
-            all.push(Question {
-                text: q["question"].as_str().unwrap_or_default().to_string(),
-                folder: folder.clone(),
-                answers: pages
-                    .and_then(|p| p.as_array())
-                    .into_iter()
-                    .flatten()
-                    .filter_map(|a| a.as_str().map(String::from))
-                    .collect(),
-            });
-        }
-    }
-    all
 }
 
 fn hit_at_5(lib: &Library, q: &Question) -> bool {
@@ -122,7 +93,7 @@ fn main() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(usize::MAX);
-    let qs = questions(&std::env::var("SCALE_BENCH_QUESTIONS").unwrap_or_else(|_| {
+    let qs = questions::read(&std::env::var("SCALE_BENCH_QUESTIONS").unwrap_or_else(|_| {
         concat!(
             env!("CARGO_MANIFEST_DIR"),
             "/../../benches/retrieval/sqlite.json"

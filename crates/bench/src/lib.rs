@@ -188,3 +188,47 @@ pub mod measure {
         (times.get(i).copied().unwrap_or(0.0) * 100.0).round() / 100.0
     }
 }
+
+pub mod questions {
+    //! The gold question sets (`benches/retrieval/*.json`, `benches/answers/*.json`) as the
+    //! library benches ask them: one reader, so the scale and graph benches ask the same
+    //! questions of the same folders.
+
+    use std::path::PathBuf;
+
+    /// One question of a set, with the pages that answer it.
+    pub struct Question {
+        /// What is asked.
+        pub text: String,
+        /// The set's folder, as the library names it (canonical where it exists).
+        pub folder: PathBuf,
+        /// The answering pages, relative to `folder`.
+        pub answers: Vec<String>,
+    }
+
+    /// Every question of the sets in `files` (`:`-separated paths), in order. Panics on a file
+    /// that cannot be read as a set: a bench asked for questions it cannot have is wrong.
+    pub fn read(files: &str) -> Vec<Question> {
+        let mut all = Vec::new();
+        for file in files.split(':').filter(|f| !f.is_empty()) {
+            let text = std::fs::read_to_string(file).expect("a question set");
+            let set: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+            let folder = PathBuf::from(set["folder"].as_str().expect("its folder"));
+            let folder = folder.canonicalize().unwrap_or(folder);
+            for q in set["questions"].as_array().into_iter().flatten() {
+                let pages = q.get("answers").or_else(|| q.get("pages"));
+                all.push(Question {
+                    text: q["question"].as_str().unwrap_or_default().to_string(),
+                    folder: folder.clone(),
+                    answers: pages
+                        .and_then(|p| p.as_array())
+                        .into_iter()
+                        .flatten()
+                        .filter_map(|a| a.as_str().map(String::from))
+                        .collect(),
+                });
+            }
+        }
+        all
+    }
+}

@@ -53,7 +53,7 @@ pub use search::COMMON_WORD_PASSAGES;
 pub use sqlite::SqliteIndex;
 use text::unsegment_cjk;
 pub use text::{is_cjk, passages, query_words, segment_cjk};
-pub use vectors::VectorSearch;
+pub use vectors::{vector_from_bytes, VectorSearch};
 
 /// Files larger than this are skipped (a library is documents, not disk images).
 pub const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;

@@ -33,7 +33,9 @@ pub(crate) fn to_bytes(vector: &[f32]) -> Vec<u8> {
     vector.iter().flat_map(|x| x.to_le_bytes()).collect()
 }
 
-fn from_bytes(bytes: &[u8]) -> Vec<f32> {
+/// A stored vector read back ([`to_bytes`]'s inverse): for a tool reading a library's vectors
+/// straight from its database (the graph bench).
+pub fn vector_from_bytes(bytes: &[u8]) -> Vec<f32> {
     bytes
         .chunks_exact(4)
         .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
@@ -258,7 +260,7 @@ impl VectorSearch {
             .into_iter()
             .map(|(id, bytes)| Neighbour {
                 id,
-                similarity: research_embed::similarity(&from_bytes(&bytes), question),
+                similarity: research_embed::similarity(&vector_from_bytes(&bytes), question),
             })
             .collect();
         found.sort_by(|a, b| b.similarity.total_cmp(&a.similarity).then(a.id.cmp(&b.id)));
@@ -404,7 +406,7 @@ impl VectorSearch {
             let rows: Vec<(i64, Vec<f32>)> = index
                 .vectors_of(&copy.model, batch)?
                 .into_iter()
-                .map(|(id, bytes)| (id, from_bytes(&bytes)))
+                .map(|(id, bytes)| (id, vector_from_bytes(&bytes)))
                 .filter(|(id, v)| {
                     let fits = v.len() == dimensions;
                     if !fits {
