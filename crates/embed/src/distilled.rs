@@ -185,8 +185,9 @@ impl DistilledEmbedder {
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).map_err(file_error)?;
         }
-        // Written whole or not at all: a table cut short would give wrong vectors silently.
-        let partial = path.with_extension("partial");
+        // Written whole or not at all: a table cut short would give wrong vectors silently. Each
+        // process writes its own part, so two making the table at once never mix.
+        let partial = path.with_extension(format!("partial-{}", std::process::id()));
         std::fs::write(&partial, &bytes).map_err(file_error)?;
         std::fs::rename(&partial, path).map_err(file_error)
     }
