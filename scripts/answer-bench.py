@@ -11,6 +11,8 @@ report quotes (the evidence of the sentences its audit kept):
                     one of the fact's gold sentences overlap (STATES below);
   passage precision the share of quoted passages that state an answer fact or bear directly on
                     one (a gold `bearing` sentence);
+  read an answer    whether the run read one of the question's answering pages at all (what
+  page              retrieval gave the rest to work with);
   coverage honest   the coverage the report's method section states is no more than the fact
                     recall allows (COVERAGE_SLACK above it at most);
   headings          the report's section headings and research questions that read as one
@@ -120,6 +122,8 @@ def score(result, question, folder):
         "precision": round(sum(precise) / len(quotes), 3) if quotes else None,
         "imprecise": [q[:160] for (q, _), ok in zip(quotes, precise) if not ok][:8],
         "on_gold_page": sum(1 for _, p in quotes if p in set(question.get("pages") or [])),
+        "read_gold_page": any(rb.page_of(src.get("url"), folder) in set(question.get("pages") or [])
+                              for src in result.get("sources") or []),
         "coverage_stated": stated,
         "coverage_honest": stated is None or stated <= recall + COVERAGE_SLACK,
         "not_one_question": bad[:4],
@@ -139,6 +143,7 @@ def totals(records):
         "precision": round(sum(r["quoted_precise"] for r in ok) / quoted, 3) if quoted else None,
         "quoted": quoted,
         "on_gold_page": round(sum(r["on_gold_page"] for r in ok) / quoted, 3) if quoted else None,
+        "read_gold_page": sum(1 for r in ok if r.get("read_gold_page")),
         "coverage_honest": sum(1 for r in ok if r["coverage_honest"]),
         "coverage_stated_mean": round(sum(r["coverage_stated"] or 0 for r in ok) / len(ok), 3) if ok else None,
         "not_one_question": sum(1 for r in ok if r["not_one_question"]),
@@ -150,14 +155,14 @@ def totals(records):
 
 def table(summary):
     rows = ["| set | model | runs | fact recall | facts found | passage precision | quoted from an answer page "
-            "| coverage stated (mean) | coverage honest | headings not one question | check_usable | check_grounding "
-            "| mean run |", "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+            "| read an answer page | coverage stated (mean) | coverage honest | headings not one question | check_usable | check_grounding "
+            "| mean run |", "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     f = lambda v: "—" if v is None else f"{v:.2f}"
     for key, t in summary["totals"].items():
         s, m = key.split("/", 1)
         rows.append(f"| {s} | {m} | {t['runs']}{' (' + str(t['failed']) + ' failed)' if t['failed'] else ''} "
                     f"| {f(t['fact_recall'])} | {t['facts']} | {f(t['precision'])} of {t['quoted']} "
-                    f"| {f(t['on_gold_page'])} | {f(t['coverage_stated_mean'])} | {t['coverage_honest']}/{t['runs']} "
+                    f"| {f(t['on_gold_page'])} | {t['read_gold_page']}/{t['runs']} | {f(t['coverage_stated_mean'])} | {t['coverage_honest']}/{t['runs']} "
                     f"| {t['not_one_question']} | {t['usable_pass']}/{t['runs']} | {t['grounded_pass']}/{t['runs']} "
                     f"| {t['mean_run_s']} s |")
     return "\n".join(rows)
