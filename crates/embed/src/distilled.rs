@@ -256,9 +256,20 @@ pub fn distilled_id(path: &Path) -> Option<String> {
     String::from_utf8(id).ok()
 }
 
+/// [`Embedder::unrelated_below`] for the distilled vectors, whose similarities run higher than
+/// the model's: chosen on the SQLite manual between the nearest passage to 27 questions it
+/// answers (0.60 at least) and to 20 it has nothing on (0.39 at most); held out, on Python's and
+/// PostgreSQL's manuals, it keeps all 16 answered questions (0.55 at least) and drops all 40
+/// others (0.46 at most). BENCHMARKS.md, "A library that has nothing on the question".
+pub const DISTILLED_UNRELATED_BELOW: f32 = 0.5;
+
 impl Embedder for DistilledEmbedder {
     fn model_id(&self) -> &str {
         &self.id
+    }
+
+    fn unrelated_below(&self) -> f32 {
+        DISTILLED_UNRELATED_BELOW
     }
 
     fn languages(&self) -> Option<&[String]> {

@@ -72,6 +72,14 @@ pub trait Embedder: Send + Sync {
     fn languages(&self) -> Option<&[String]> {
         None
     }
+
+    /// The similarity under which a library's nearest passage to a question says the library
+    /// has nothing on it: each model's vectors have their own scale, so this is measured per
+    /// model (`cargo bench -p research-bench --bench floor`). 0 (the default): not measured, no
+    /// such judgement.
+    fn unrelated_below(&self) -> f32 {
+        0.0
+    }
 }
 
 /// A text's vectors in one pass of the model: the sentence's, and each of its words' pieces' in

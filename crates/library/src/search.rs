@@ -283,7 +283,10 @@ impl Library {
     }
 
     /// Passages nearest `text` in meaning, best first, down to [`MIN_SIMILARITY`], and the
-    /// model's name; `None` without an embedding model.
+    /// model's name; `None` without an embedding model. None at all when even the nearest is
+    /// under the model's [`research_embed::Embedder::unrelated_below`]: the library has nothing
+    /// on the question, and its nearest passages would only fill the results with what a reader
+    /// would call off the subject (keywords still find what shares the question's words).
     fn nearest_passages(
         &self,
         text: &str,
@@ -297,6 +300,10 @@ impl Library {
             return Ok(None);
         };
         let model = self.ranking_model().unwrap_or_default();
+        let floor = self.embedder.as_ref().map_or(0.0, |e| e.unrelated_below());
+        if found.first().is_none_or(|n| n.similarity < floor) {
+            return Ok(Some((Vec::new(), model)));
+        }
         let nearest = found
             .into_iter()
             .filter(|n| n.similarity >= MIN_SIMILARITY)
@@ -420,6 +427,54 @@ mod tests {
         fn languages(&self) -> Option<&[String]> {
             Some(&self.1)
         }
+    }
+
+    /// An embedder whose nearest passage under `.1` says the library has nothing on a question.
+    struct Floored(research_embed::TrigramEmbedder, f32);
+
+    impl research_embed::Embedder for Floored {
+        fn model_id(&self) -> &str {
+            self.0.model_id()
+        }
+        fn dimensions(&self) -> usize {
+            self.0.dimensions()
+        }
+        fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, research_embed::EmbedError> {
+            self.0.embed(texts)
+        }
+        fn unrelated_below(&self) -> f32 {
+            self.1
+        }
+    }
+
+    #[test]
+    fn a_library_with_nothing_on_the_question_gives_no_nearest_passages() {
+        let dir = tempfile::tempdir().unwrap();
+        let docs = dir.path().join("docs");
+        std::fs::create_dir_all(&docs).unwrap();
+        std::fs::write(
+            docs.join("bees.md"),
+            "Honeybees dance to tell the hive where flowers are.",
+        )
+        .unwrap();
+        // No word of the question is on the page: only meaning can find it.
+        let question = "beehive dancers";
+        let found = |floor: f32| {
+            let db = dir.path().join(format!("db-{floor}.sqlite3"));
+            let embedder = Floored(research_embed::TrigramEmbedder::default(), floor);
+            let lib = Library::open(&db)
+                .unwrap()
+                .with_embedder(std::sync::Arc::new(embedder));
+            lib.add(&docs, &|_| {}).unwrap();
+            lib.embed_pending().unwrap();
+            assert!(lib
+                .keyword_passages(&query_words(question), 5)
+                .unwrap()
+                .is_empty());
+            lib.search(question, 5).unwrap().len()
+        };
+        assert_eq!(found(0.0), 1, "the nearest passage, by meaning");
+        assert_eq!(found(0.99), 0, "under the model's floor: nothing on it");
     }
 
     #[test]
