@@ -74,9 +74,9 @@ pub trait Embedder: Send + Sync {
     }
 
     /// The similarity under which a library's nearest passage to a question says the library
-    /// has nothing on it: each model's vectors have their own scale, so this is measured per
-    /// model (`cargo bench -p research-bench --bench floor`). 0 (the default): not measured, no
-    /// such judgement.
+    /// has nothing on it (when no passage has the question's words either): each model's
+    /// vectors have their own scale, so this is measured per model (`cargo bench -p
+    /// research-bench --bench floor`). 0 (the default): not measured, no such judgement.
     fn unrelated_below(&self) -> f32 {
         0.0
     }

@@ -96,7 +96,7 @@ impl Library {
         let depth = (limit * 8).max(100);
         let words = query_words(text);
         let keyword = self.keyword_passages(&words, depth)?;
-        let (nearest, ranking) = match self.nearest_passages(text, depth) {
+        let (nearest, ranking) = match self.nearest_passages(text, depth, !keyword.is_empty()) {
             Ok(Some((nearest, model))) => (nearest, Ranking::Hybrid { model }),
             Ok(None) => (Vec::new(), Ranking::Bm25),
             Err(e) => {
@@ -283,14 +283,19 @@ impl Library {
     }
 
     /// Passages nearest `text` in meaning, best first, down to [`MIN_SIMILARITY`], and the
-    /// model's name; `None` without an embedding model. None at all when even the nearest is
-    /// under the model's [`research_embed::Embedder::unrelated_below`]: the library has nothing
-    /// on the question, and its nearest passages would only fill the results with what a reader
-    /// would call off the subject (keywords still find what shares the question's words).
+    /// model's name; `None` without an embedding model. None at all when no passage has the
+    /// question's words (`by_words` false) and even the nearest is under the model's
+    /// [`research_embed::Embedder::unrelated_below`]: the library has nothing on the question,
+    /// and its nearest passages would only fill the results with what a reader would call off
+    /// the subject. Where words did find passages the floor is not applied: a run's short
+    /// searches ("turn foreign", "foreign key") sit lower in meaning than the questions the floor
+    /// was measured on, and losing their nearest passages cost SQLite's answer benchmark two
+    /// facts of 44 (BENCHMARKS.md, "A library that has nothing on the question").
     fn nearest_passages(
         &self,
         text: &str,
         depth: usize,
+        by_words: bool,
     ) -> Result<Option<(Vec<i64>, String)>, LibraryError> {
         if let Some(language) = self.unread_language(text) {
             tracing::debug!(%language, "the library ranks this question by keywords alone");
@@ -301,7 +306,7 @@ impl Library {
         };
         let model = self.ranking_model().unwrap_or_default();
         let floor = self.embedder.as_ref().map_or(0.0, |e| e.unrelated_below());
-        if found.first().is_none_or(|n| n.similarity < floor) {
+        if !by_words && found.first().is_none_or(|n| n.similarity < floor) {
             return Ok(Some((Vec::new(), model)));
         }
         let nearest = found
