@@ -416,62 +416,64 @@ mod tests {
         );
     }
 
-    /// An embedder made for English alone.
-    struct English(research_embed::TrigramEmbedder, Vec<String>);
+    /// The trigram embedder, saying what a real model's card and measurements say: the
+    /// languages it was made for, and the similarity under which a library has nothing on a
+    /// question.
+    struct Told {
+        trigrams: research_embed::TrigramEmbedder,
+        languages: Option<Vec<String>>,
+        unrelated_below: f32,
+    }
 
-    impl research_embed::Embedder for English {
+    impl research_embed::Embedder for Told {
         fn model_id(&self) -> &str {
-            self.0.model_id()
+            self.trigrams.model_id()
         }
         fn dimensions(&self) -> usize {
-            self.0.dimensions()
+            self.trigrams.dimensions()
         }
         fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, research_embed::EmbedError> {
-            self.0.embed(texts)
+            self.trigrams.embed(texts)
         }
         fn languages(&self) -> Option<&[String]> {
-            Some(&self.1)
+            self.languages.as_deref()
+        }
+        fn unrelated_below(&self) -> f32 {
+            self.unrelated_below
         }
     }
 
-    /// An embedder whose nearest passage under `.1` says the library has nothing on a question.
-    struct Floored(research_embed::TrigramEmbedder, f32);
-
-    impl research_embed::Embedder for Floored {
-        fn model_id(&self) -> &str {
-            self.0.model_id()
+    /// A folder of `files` (name, text) in `dir`, and a library over it read by `embedder`.
+    fn library_of(dir: &Path, files: &[(&str, &str)], embedder: Told) -> Library {
+        let docs = dir.join("docs");
+        std::fs::create_dir_all(&docs).unwrap();
+        for (name, text) in files {
+            std::fs::write(docs.join(name), text).unwrap();
         }
-        fn dimensions(&self) -> usize {
-            self.0.dimensions()
-        }
-        fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, research_embed::EmbedError> {
-            self.0.embed(texts)
-        }
-        fn unrelated_below(&self) -> f32 {
-            self.1
-        }
+        let lib = Library::open(&dir.join("db.sqlite3"))
+            .unwrap()
+            .with_embedder(std::sync::Arc::new(embedder));
+        lib.add(&docs, &|_| {}).unwrap();
+        lib.embed_pending().unwrap();
+        lib
     }
 
     #[test]
     fn a_library_with_nothing_on_the_question_gives_no_nearest_passages() {
-        let dir = tempfile::tempdir().unwrap();
-        let docs = dir.path().join("docs");
-        std::fs::create_dir_all(&docs).unwrap();
-        std::fs::write(
-            docs.join("bees.md"),
-            "Honeybees dance to tell the hive where flowers are.",
-        )
-        .unwrap();
         // No word of the question is on the page: only meaning can find it.
         let question = "beehive dancers";
-        let found = |floor: f32| {
-            let db = dir.path().join(format!("db-{floor}.sqlite3"));
-            let embedder = Floored(research_embed::TrigramEmbedder::default(), floor);
-            let lib = Library::open(&db)
-                .unwrap()
-                .with_embedder(std::sync::Arc::new(embedder));
-            lib.add(&docs, &|_| {}).unwrap();
-            lib.embed_pending().unwrap();
+        let found = |unrelated_below: f32| {
+            let dir = tempfile::tempdir().unwrap();
+            let bees = (
+                "bees.md",
+                "Honeybees dance to tell the hive where flowers are.",
+            );
+            let told = Told {
+                trigrams: Default::default(),
+                languages: None,
+                unrelated_below,
+            };
+            let lib = library_of(dir.path(), &[bees], told);
             assert!(lib
                 .keyword_passages(&query_words(question), 5)
                 .unwrap()
@@ -485,27 +487,16 @@ mod tests {
     #[test]
     fn a_question_in_a_language_the_model_was_not_made_for_is_ranked_by_keywords() {
         let dir = tempfile::tempdir().unwrap();
-        let docs = dir.path().join("docs");
-        std::fs::create_dir_all(&docs).unwrap();
-        std::fs::write(
-            docs.join("en.md"),
-            "Bees dance to tell the hive where flowers are.",
-        )
-        .unwrap();
-        std::fs::write(
-            docs.join("ja.md"),
-            "ミツバチは踊りで花の場所を仲間に伝える。",
-        )
-        .unwrap();
-        let embedder = English(
-            research_embed::TrigramEmbedder::default(),
-            vec!["en".into()],
-        );
-        let lib = Library::open(&dir.path().join("db.sqlite3"))
-            .unwrap()
-            .with_embedder(std::sync::Arc::new(embedder));
-        lib.add(&docs, &|_| {}).unwrap();
-        lib.embed_pending().unwrap();
+        let files = [
+            ("en.md", "Bees dance to tell the hive where flowers are."),
+            ("ja.md", "ミツバチは踊りで花の場所を仲間に伝える。"),
+        ];
+        let told = Told {
+            trigrams: Default::default(),
+            languages: Some(vec!["en".into()]),
+            unrelated_below: 0.0,
+        };
+        let lib = library_of(dir.path(), &files, told);
         let english = lib
             .search_ranked("How do bees tell where flowers are?", 5)
             .unwrap();
