@@ -6,7 +6,8 @@ use crate::{similarity, Embedder, TokenEmbedder};
 /// Asserts the [`Embedder`] contract on `embedder`: one vector per text, all of
 /// [`Embedder::dimensions`] entries and unit length, the same vector for the same text whatever
 /// the batch holds (padding must not leak into it), no failure on empty, very long or non-Latin
-/// text, and a near-duplicate closer than an unrelated sentence.
+/// text, a near-duplicate closer than an unrelated sentence, and a floor for unrelated
+/// questions ([`Embedder::unrelated_below`]) that a near-duplicate clears.
 pub fn check(embedder: &dyn Embedder) {
     let id = embedder.model_id().to_string();
     assert!(!id.is_empty(), "an embedder names its model");
@@ -44,6 +45,17 @@ pub fn check(embedder: &dyn Embedder) {
     assert!(
         similarity(&vectors[0], &vectors[1]) > similarity(&vectors[0], &vectors[2]),
         "{id}: a near-duplicate is closer than an unrelated sentence"
+    );
+    // The floor under which a library has nothing on a question is a similarity, and a passage
+    // that says the question's own words again is never under it.
+    let floor = embedder.unrelated_below();
+    assert!(
+        (0.0..1.0).contains(&floor),
+        "{id}: the unrelated floor is a similarity under 1, got {floor}"
+    );
+    assert!(
+        similarity(&vectors[0], &vectors[1]) >= floor,
+        "{id}: a near-duplicate clears the unrelated floor {floor}"
     );
 
     // Alone, and beside a much longer text that pads it, a text has the same vector.
