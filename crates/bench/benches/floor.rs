@@ -64,11 +64,7 @@ fn main() {
             .map(|(v, _)| research_embed::similarity(q, v))
             .fold(f32::MIN, f32::max)
     };
-    let mut groups: Vec<(&str, Vec<f32>)> = vec![
-        ("on: nearest", vec![]),
-        ("on: nearest answering", vec![]),
-        ("off: nearest", vec![]),
-    ];
+    let (mut on, mut on_answering, mut off) = (Vec::new(), Vec::new(), Vec::new());
     let files = std::env::var("FLOOR_BENCH_QUESTIONS").unwrap_or_default();
     for q in research_bench::questions::read(&files) {
         let pages: HashSet<String> = q
@@ -82,13 +78,16 @@ fn main() {
             "{}",
             serde_json::json!({"question": q.text, "nearest": all, "nearest_answering": answering})
         );
-        groups[0].1.push(all);
+        on.push(all);
         if answering > f32::MIN {
-            groups[1].1.push(answering);
+            on_answering.push(answering);
         }
     }
-    let off = std::env::var("FLOOR_BENCH_OFF").unwrap_or_default();
-    for line in std::fs::read_to_string(&off).unwrap_or_default().lines() {
+    let off_file = std::env::var("FLOOR_BENCH_OFF").unwrap_or_default();
+    for line in std::fs::read_to_string(&off_file)
+        .unwrap_or_default()
+        .lines()
+    {
         let line = line.trim();
         if line.is_empty() {
             continue;
@@ -96,8 +95,13 @@ fn main() {
         let v = &embedder.embed(&[line]).unwrap()[0];
         let all = nearest(v, None);
         println!("{}", serde_json::json!({"off_topic": line, "nearest": all}));
-        groups[2].1.push(all);
+        off.push(all);
     }
+    let groups = [
+        ("on: nearest", on),
+        ("on: nearest answering", on_answering),
+        ("off: nearest", off),
+    ];
     for (name, mut xs) in groups {
         xs.sort_by(|a, b| a.total_cmp(b));
         let q = |p: usize| xs.get((xs.len().saturating_sub(1)) * p / 100).copied();
