@@ -233,6 +233,44 @@ impl Studio {
         ))
     }
 
+    /// Whether the library has nothing on a run's `question` (a follow-up's judged with the
+    /// session's `focus` too), judged once for the run by its nearest passage in meaning; the
+    /// method section's line saying so, `None` when it may have something or cannot be judged
+    /// (no model, the question's language, no vectors; a model that fails is logged). Its
+    /// searches then give nothing: keyword hits on words such a question shares with the
+    /// library ("Why do cats purr?" → "Why Is SQLite Coded In C") would only be read and
+    /// shown as what was found instead.
+    pub fn library_has_nothing_on(
+        &self,
+        library: &Library,
+        question: &str,
+        focus: &[String],
+    ) -> Option<String> {
+        let followed = format!("{} {question}", focus.join(" "));
+        let mut texts = vec![question];
+        if !focus.is_empty() {
+            texts.push(&followed);
+        }
+        let nearness = match library.nearness(&texts) {
+            Ok(Some(n)) if n.has_nothing() => n,
+            Ok(_) => return None,
+            Err(e) => {
+                tracing::warn!(error = %e, "the library's nearness to the question was not judged");
+                return None;
+            }
+        };
+        let passages = library
+            .passage_count()
+            .map(|n| format!("{n} "))
+            .unwrap_or_default();
+        Some(format!(
+            "Library: nothing on this question — the nearest of its {passages}passages in \
+             meaning ({:.2}) is as far as {} finds unrelated text (under {:.2}), so the run read \
+             none of them",
+            nearness.nearest, nearness.model, nearness.unrelated_below
+        ))
+    }
+
     /// How far the library is indexed by meaning, without loading the model: the Library view's
     /// line and its *Index by meaning* button.
     pub fn library_meaning(&self) -> Result<LibraryMeaning, ApiError> {

@@ -79,11 +79,26 @@ fn research_with_model(args: &[&str], db: &str, model: &std::path::Path) -> std:
 
 /// The method section's line on how the library was searched, from a scripted run.
 fn library_line(db: &str, model: &std::path::Path) -> String {
+    report_of(
+        db,
+        model,
+        "How do honeybees communicate and organise their colonies?",
+    )["report"]
+        .as_str()
+        .unwrap()
+        .lines()
+        .find(|l| l.contains("Library search"))
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// A scripted run's result on `question`, searching the library alone.
+fn report_of(db: &str, model: &std::path::Path, question: &str) -> serde_json::Value {
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/script.json");
     let out = research_with_model(
         &[
             "run",
-            "How do honeybees communicate and organise their colonies?",
+            question,
             "--llm",
             &format!("scripted:{script}"),
             "--search",
@@ -99,14 +114,7 @@ fn library_line(db: &str, model: &std::path::Path) -> String {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let result: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    result["report"]
-        .as_str()
-        .unwrap()
-        .lines()
-        .find(|l| l.contains("Library search"))
-        .unwrap_or_default()
-        .to_string()
+    serde_json::from_slice(&out.stdout).unwrap()
 }
 
 #[test]
@@ -156,6 +164,28 @@ fn the_library_is_indexed_by_meaning_on_request_and_the_report_says_how_it_was_s
         line.contains("hybrid ranking") && line.contains("have a vector"),
         "{line}"
     );
+    // A question the library has nothing on is judged so once, by meaning: the report says so
+    // and reads none of its passages, though one shares a word with it (the sourdough
+    // starter's "flour and water"); the honeybee question above was not judged so.
+    let report = report_of(db, &model, "How do I keep water out of my basement?");
+    assert!(
+        report["sources"].as_array().unwrap().is_empty(),
+        "{}",
+        report["sources"]
+    );
+    let text = report["report"].as_str().unwrap();
+    assert!(
+        text.contains("Library: nothing on this question") && text.contains("under 0.44"),
+        "{text}"
+    );
+    let on_it = report_of(
+        db,
+        &model,
+        "How do honeybees communicate and organise their colonies?",
+    );
+    let text = on_it["report"].as_str().unwrap();
+    assert!(!text.contains("nothing on this question"), "{text}");
+    assert!(!on_it["sources"].as_array().unwrap().is_empty());
     // Embedding again finds nothing left to do.
     let out = research_with_model(&["library", "embed"], db, &model);
     assert!(String::from_utf8_lossy(&out.stderr).contains("0 passages embedded"));

@@ -49,7 +49,7 @@ pub use index::{
 pub use references::ImportReport;
 pub use research_embed::Embedder;
 pub use research_nearest::{Neighbour, APPROXIMATE_FROM};
-pub use search::COMMON_WORD_PASSAGES;
+pub use search::{Nearness, COMMON_WORD_PASSAGES};
 pub use sqlite::SqliteIndex;
 use text::unsegment_cjk;
 pub use text::{is_cjk, passages, query_words, segment_cjk};

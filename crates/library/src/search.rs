@@ -55,6 +55,28 @@ fn uncommon_words(
     Ok(kept)
 }
 
+/// How near a library's passages come in meaning to a question ([`Library::nearness`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Nearness {
+    /// The similarity of the passage nearest the question.
+    pub nearest: f32,
+    /// The similarity under which the model that read the passages finds them unrelated to a
+    /// question ([`research_embed::Embedder::unrelated_below`]).
+    pub unrelated_below: f32,
+    /// That model.
+    pub model: String,
+}
+
+impl Nearness {
+    /// Whether the library has nothing on the question: even its nearest passage is as far from
+    /// it as the passages of a library on another subject (measured per model, held out on
+    /// libraries it was not chosen on: BENCHMARKS.md, "A library that has nothing on the
+    /// question").
+    pub fn has_nothing(&self) -> bool {
+        self.nearest < self.unrelated_below
+    }
+}
+
 /// Passages with fewer distinct words are never called repeats: short notes written from one
 /// template ("Tundra lichen note number 3") differ in what few words they have.
 const REPEATS_FROM_WORDS: usize = 20;
@@ -305,8 +327,11 @@ impl Library {
             return Ok(None);
         };
         let model = self.ranking_model().unwrap_or_default();
-        let floor = self.embedder.as_ref().map_or(0.0, |e| e.unrelated_below());
-        if !by_words && found.first().is_none_or(|n| n.similarity < floor) {
+        if !by_words
+            && found
+                .first()
+                .is_none_or(|n| n.similarity < self.unrelated_below())
+        {
             return Ok(Some((Vec::new(), model)));
         }
         let nearest = found
@@ -315,6 +340,38 @@ impl Library {
             .map(|n| n.id)
             .collect();
         Ok(Some((nearest, model)))
+    }
+
+    /// How near the library's passages come in meaning to a question asked as any of `texts` (a
+    /// follow-up alone, and with the subject it follows): the nearest passage to the nearest of
+    /// them. `None` when that cannot be judged: no embedding model, a question in a language the
+    /// model was not made for, or no passage with the model's vectors. Judged once for a run's
+    /// question, it tells a library that has nothing on it from one whose words merely recur in
+    /// it ("Why do cats purr?" finds "Why Is SQLite Coded In C" by its words).
+    pub fn nearness(&self, texts: &[&str]) -> Result<Option<Nearness>, LibraryError> {
+        let mut nearest: Option<f32> = None;
+        for text in texts {
+            if self.unread_language(text).is_some() {
+                return Ok(None);
+            }
+            let Some(found) = self.nearest(text, 1)? else {
+                return Ok(None);
+            };
+            if let Some(n) = found.first() {
+                nearest = Some(nearest.map_or(n.similarity, |best| best.max(n.similarity)));
+            }
+        }
+        Ok(nearest.map(|nearest| Nearness {
+            nearest,
+            unrelated_below: self.unrelated_below(),
+            model: self.ranking_model().unwrap_or_default(),
+        }))
+    }
+
+    /// The similarity under which the model finds a passage unrelated to what is asked (0 with
+    /// no model, or one not measured).
+    fn unrelated_below(&self) -> f32 {
+        self.embedder.as_ref().map_or(0.0, |e| e.unrelated_below())
     }
 
     /// The language of `text` when the embedding model was not made for it, so that the
@@ -482,6 +539,34 @@ mod tests {
         };
         assert_eq!(found(0.0), 1, "the nearest passage, by meaning");
         assert_eq!(found(0.99), 0, "under the model's floor: nothing on it");
+    }
+
+    #[test]
+    fn a_question_is_judged_by_the_passage_nearest_any_of_its_readings() {
+        let dir = tempfile::tempdir().unwrap();
+        let bees = (
+            "bees.md",
+            "Honeybees dance to tell the hive where flowers are.",
+        );
+        let told = |unrelated_below: f32| Told {
+            trigrams: Default::default(),
+            languages: Some(vec!["en".into()]),
+            unrelated_below,
+        };
+        let lib = library_of(dir.path(), &[bees], told(0.3));
+        let alone = "What about their predators?";
+        let followed = "Honeybees dance to tell the hive. What about their predators?";
+        let judged = |texts: &[&str]| lib.nearness(texts).unwrap().unwrap();
+        let (apart, together) = (judged(&[alone]), judged(&[alone, followed]));
+        assert!(apart.has_nothing(), "{apart:?}");
+        assert!(!together.has_nothing(), "{together:?}");
+        assert!(together.nearest > apart.nearest);
+        assert_eq!(together.unrelated_below, 0.3);
+        // What cannot be judged is not called unrelated: a language the model was not made
+        // for, or a library without a model.
+        assert_eq!(lib.nearness(&["ミツバチの天敵は？"]).unwrap(), None);
+        let plain = Library::open(&dir.path().join("db.sqlite3")).unwrap();
+        assert_eq!(plain.nearness(&[alone]).unwrap(), None);
     }
 
     #[test]

@@ -95,20 +95,28 @@ impl SearchProvider for CachedSearch {
 }
 
 /// The library's full-text search, off the runtime's workers (a large library reads for a while).
-struct LibrarySearch(Arc<Library>);
+struct LibrarySearch {
+    library: Arc<Library>,
+    /// The library has nothing on the run's question ([`crate::Studio::library_has_nothing_on`]):
+    /// every search of it gives nothing.
+    silent: bool,
+}
 
 #[async_trait]
 impl SearchProvider for LibrarySearch {
     fn name(&self) -> &'static str {
-        self.0.name()
+        self.library.name()
     }
 
     fn kind(&self) -> research_search::HitKind {
-        self.0.kind()
+        self.library.kind()
     }
 
     async fn search(&self, query: &SearchQuery) -> Result<Vec<Hit>, SearchError> {
-        let (library, query) = (self.0.clone(), query.clone());
+        if self.silent {
+            return Ok(Vec::new());
+        }
+        let (library, query) = (self.library.clone(), query.clone());
         tokio::task::spawn_blocking(move || {
             tokio::runtime::Handle::current()
                 .block_on(SearchProvider::search(library.as_ref(), &query))
@@ -409,7 +417,14 @@ impl Studio {
                 // method section says which.
                 let (searched, ranking) = self.library_for_search(&saved.question)?;
                 notes.push(ranking);
-                Arc::new(LibrarySearch(Arc::new(searched)))
+                let nothing =
+                    self.library_has_nothing_on(&searched, &saved.question, &saved.carried.focus);
+                let silent = nothing.is_some();
+                notes.extend(nothing);
+                Arc::new(LibrarySearch {
+                    library: Arc::new(searched),
+                    silent,
+                })
             } else {
                 Arc::new(CachedSearch {
                     key: name.clone(),
