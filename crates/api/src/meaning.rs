@@ -77,10 +77,13 @@ pub(crate) fn vector_folder(db: &Path, storage: &str) -> PathBuf {
 }
 
 /// The library's size, in passages, from which it is indexed by the sentence model distilled
-/// to a vector per token rather than by the model: at the model's 8 passages a second on two
-/// cores (BENCHMARKS.md) 20,000 passages take about 40 minutes, the distilled model's 330 a
-/// second a minute.
-pub const DISTILLED_FROM: usize = 20_000;
+/// to a vector per token rather than by the model. The distilled model answers as well on every
+/// documentation set of the answer benchmark (6,000–13,000 passages: as many answer facts
+/// quoted, the same answering pages found; BENCHMARKS.md, "Small libraries by the distilled
+/// model") and indexes them in seconds where the model took 10 to 43 minutes on two cores; its
+/// table is made once, in about 50 s. Under this size the model itself is done in about two
+/// minutes at most (6–12 passages a second), without the table.
+pub const DISTILLED_FROM: usize = 1_000;
 
 /// The distilled model's table when `library` (of `passages`) is indexed and read by it: a
 /// library of [`DISTILLED_FROM`] passages or more, and one its vectors show was indexed by it

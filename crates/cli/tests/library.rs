@@ -242,6 +242,53 @@ fn the_library_is_indexed_by_meaning_on_request_and_the_report_says_how_it_was_s
     assert!(library_line(keywords, &model).contains("not indexed by meaning yet"));
 }
 
+/// A library of a thousand passages or more is indexed by the model distilled to a vector per
+/// token (its table made on first use), and searched by it: the searches' line names it.
+#[test]
+fn a_library_of_a_thousand_passages_is_indexed_by_the_distilled_model() {
+    let Some(model) = research_embed_model() else {
+        eprintln!("SKIPPED: no embedding model (run `bash scripts/fetch-embedder.sh`)");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let notes = dir.path().join("notes");
+    std::fs::create_dir_all(&notes).unwrap();
+    let birds = [
+        "wren", "heron", "kestrel", "curlew", "linnet", "plover", "siskin",
+    ];
+    let places = [
+        "estuary",
+        "hedgerow",
+        "moor",
+        "reed bed",
+        "orchard",
+        "shingle spit",
+    ];
+    let foods = ["beetles", "seeds", "worms", "small fish", "berries"];
+    for i in 0..1_000 {
+        let text = format!(
+            "Field note {i}: a {} was seen near the {} at dawn, feeding on {}.",
+            birds[i % birds.len()],
+            places[i % places.len()],
+            foods[i % foods.len()]
+        );
+        std::fs::write(notes.join(format!("note-{i:04}.md")), text).unwrap();
+    }
+    let db = dir.path().join("db.sqlite3");
+    let db = db.to_str().unwrap();
+    let out = research_with_model(&["library", "add", notes.to_str().unwrap()], db, &model);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("passages embedded"), "{err}");
+    let out = research_with_model(&["library", "search", "Where do herons feed?"], db, &model);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("hybrid ranking") && err.contains("+distilled"),
+        "{err}"
+    );
+}
+
 /// The installed embedding model's folder, as the test suite installs it.
 fn research_embed_model() -> Option<std::path::PathBuf> {
     std::env::var_os("RESEARCH_STUDIO_EMBEDDER")
