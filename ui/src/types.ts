@@ -1923,7 +1923,13 @@ per_second: number,
 /**
  * The time left at that rate, in words ("about 12 min").
  */
-left: string, };
+left: string, 
+/**
+ * What is being made ready before the first batch, in words, when that takes a while (the
+ * distilled model's table: once on this machine, about a minute); empty while passages are
+ * being embedded.
+ */
+preparing: string, };
 
 export type IndexReport = { 
 /**

@@ -27,6 +27,10 @@ pub struct EmbedProgress {
     pub per_second: f64,
     /// The time left at that rate, in words ("about 12 min").
     pub left: String,
+    /// What is being made ready before the first batch, in words, when that takes a while (the
+    /// distilled model's table: once on this machine, about a minute); empty while passages are
+    /// being embedded.
+    pub preparing: String,
 }
 
 impl EmbedProgress {
@@ -45,6 +49,17 @@ impl EmbedProgress {
             total: total as u64,
             per_second: (per_second * 10.0).round() / 10.0,
             left,
+            preparing: String::new(),
+        }
+    }
+
+    /// Nothing of `total` embedded yet: the distilled model's table is being made.
+    fn making_the_table(total: usize) -> Self {
+        Self {
+            preparing: "making the sentence model's table for a library this size (once on this \
+                        machine, about a minute)"
+                .to_string(),
+            ..Self::after(0, total, 0.0)
         }
     }
 }
@@ -308,6 +323,23 @@ impl Studio {
         progress: &dyn Fn(EmbedProgress),
         stop: &dyn Fn() -> bool,
     ) -> Result<usize, ApiError> {
+        let library = self.library()?;
+        let passages = library.passage_count()?;
+        let unmade = read_by_distilled(&library, passages)?
+            .is_some_and(|table| research_embed::distilled_id(&table).is_none());
+        if unmade && research_embed::locate_model().is_some() {
+            // No vector of a table not made yet: every passage is to go.
+            progress(EmbedProgress::making_the_table(passages));
+        }
+        let embedder = self.library_embedder(&library, true)?.ok_or_else(|| {
+            ApiError::new(
+                ErrorCode::NotFound,
+                "no embedding model is installed: the library ranks by keywords alone (install it \
+                 with scripts/fetch-embedder.sh)",
+            )
+        })?;
+        // The rate is the embedding's: the clock starts once the model is ready, so making the
+        // table does not read as a slow first batch ("0.8 a second, about 2 h left").
         let started = std::time::Instant::now();
         let progress = |done, total| {
             progress(EmbedProgress::after(
@@ -316,14 +348,6 @@ impl Studio {
                 started.elapsed().as_secs_f64(),
             ))
         };
-        let library = self.library()?;
-        let embedder = self.library_embedder(&library, true)?.ok_or_else(|| {
-            ApiError::new(
-                ErrorCode::NotFound,
-                "no embedding model is installed: the library ranks by keywords alone (install it \
-                 with scripts/fetch-embedder.sh)",
-            )
-        })?;
         let library = library.with_embedder(embedder);
         Ok(library.embed_pending_with(&progress, stop)?)
     }

@@ -75,6 +75,7 @@ A second paragraph on {topic} gives an example that readers can follow. The last
             fetcher: web,
             documents: std::sync::Arc::new(research_pipeline::MemoryDocuments::default()),
             notes: Vec::new(),
+            off_the_question: Vec::new(),
         }
     }
 

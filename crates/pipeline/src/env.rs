@@ -70,6 +70,11 @@ pub struct Env {
     /// How the run searched, in words, for the report's method section (e.g. how the library
     /// ranks its passages); set by whoever built the search.
     pub notes: Vec<String>,
+    /// Sources judged before the run searched to have nothing on its question, each in a
+    /// sentence saying why (a library on another subject, by its nearest passage in meaning):
+    /// when nothing is found, the report says so first rather than suggest rephrasing a
+    /// question no rephrasing would find in them. Also listed among `notes`.
+    pub off_the_question: Vec<String>,
 }
 
 /// Progress a run reports while it works (besides the engine's own node events).

@@ -343,6 +343,47 @@ async fn nothing_found_is_an_honest_report_not_an_empty_one() {
     assert_eq!(state.outcome, Outcome::Finished);
 }
 
+/// A source judged to have nothing on the question (a library on another subject): the report
+/// says so first, with why, and does not suggest rephrasing what no rephrasing would find.
+#[tokio::test]
+async fn nothing_found_in_sources_off_the_question_says_why_not_rephrase() {
+    let cfg = config(Mode::Single, Structure::Detailed);
+    let mut answers = script(DETAILED);
+    answers[1] = answer(
+        "plan",
+        json!({"questions": ["q"], "aspects": [], "searches": ["zzzz qqqq"]}),
+    );
+    answers[3] = answer(
+        "gaps",
+        json!({"coverage": [], "gaps": [], "new_searches": []}),
+    );
+    let model = Arc::new(ScriptedLlm::new(answers));
+    let meter = Arc::new(Meter::new(Budget::default(), PriceTable::builtin()));
+    let why = "Library: nothing on this question — its nearest passage is as far as unrelated text";
+    let mut env = env(&cfg, model, meter, Arc::new(MemoryDocuments::default()));
+    env.off_the_question = vec![why.to_string()];
+    let out = graph(&cfg, None)
+        .unwrap()
+        .invoke(
+            initial_state("zzzz qqqq", &cfg, 0),
+            RunOptions::new("e1", env),
+        )
+        .await
+        .unwrap();
+    let RunOutcome::Finished(state) = out else {
+        panic!("{out:?}")
+    };
+    let summary = state.report.split("## Method").next().unwrap();
+    assert!(
+        summary.contains("Nothing on this question was found in the sources searched")
+            && summary.contains(&format!("- {why}"))
+            && summary.contains("add a folder with documents on this subject"),
+        "{}",
+        state.report
+    );
+    assert!(!summary.contains("rephrase"), "{summary}");
+}
+
 /// The scripted answers of [`DETAILED`] with `plan` as the planner's answer.
 fn planned(plan: serde_json::Value) -> Vec<research_llm::ScriptedAnswer> {
     let mut answers = script(DETAILED);

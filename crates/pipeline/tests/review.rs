@@ -141,6 +141,7 @@ async fn run_review_with(
         fetcher: corpus(),
         documents: Arc::new(MemoryDocuments::default()),
         notes: Vec::new(),
+        off_the_question: Vec::new(),
     };
     let graph = review::graph(&config, Some(Arc::new(MemoryCheckpointer::new()))).unwrap();
     let out = graph

@@ -66,7 +66,7 @@ export function libraryActions({ store, fail, show }: Base) {
     embedding = withProgress<EmbedProgress, number>(
       "embed",
       "Indexing by meaning…",
-      (p) => ({ status: `Indexing by meaning… ${p.done} of ${p.total} passages${p.left ? `, ${p.per_second} a second, ${p.left} left` : ""} (searches use keywords until it is done)`, percent: p.total ? (100 * p.done) / p.total : null }),
+      (p) => ({ status: p.preparing ? `Indexing by meaning: ${p.preparing}… (searches use keywords until it is done)` : `Indexing by meaning… ${p.done} of ${p.total} passages${p.left ? `, ${p.per_second} a second, ${p.left} left` : ""} (searches use keywords until it is done)`, percent: p.total && !p.preparing ? (100 * p.done) / p.total : null }),
       (channel) => api.libraryEmbed(channel),
       (done) => stopped
         ? { percent: null, status: `Stopped after ${done} passage${done === 1 ? "" : "s"}; what was indexed is kept, and indexing goes on when the app next starts.` }

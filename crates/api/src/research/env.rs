@@ -376,6 +376,7 @@ impl Studio {
         let library = Arc::new(self.library()?);
         let library_has_folders = library.folders().map(|f| !f.is_empty()).unwrap_or(false);
         let mut notes = Vec::new();
+        let mut off_the_question = Vec::new();
         // What the person has set since the run started counts on a resume: the error that
         // stopped it told them to set it (a SearXNG address, an MCP source's setting). The run's
         // own address, given when it started, comes first; a source's current setting replaces
@@ -420,7 +421,8 @@ impl Studio {
                 let nothing =
                     self.library_has_nothing_on(&searched, &saved.question, &saved.carried.focus);
                 let silent = nothing.is_some();
-                notes.extend(nothing);
+                notes.extend(nothing.clone());
+                off_the_question.extend(nothing);
                 Arc::new(LibrarySearch {
                     library: Arc::new(searched),
                     silent,
@@ -475,6 +477,7 @@ impl Studio {
                 clock: self.clock.clone(),
             }),
             notes,
+            off_the_question,
         })
     }
 

@@ -223,6 +223,10 @@ fn by_meaning(studio: &research_api::Studio, asked: bool) -> anyhow::Result<()> 
     let line = ProgressLine::new();
     let done = studio.embed_library(
         &|p| {
+            if !p.preparing.is_empty() {
+                line.show(&format!("{}…   ", p.preparing));
+                return;
+            }
             line.show(&format!(
                 "embedded {} of {} passages, {} a second, {} left   ",
                 p.done, p.total, p.per_second, p.left

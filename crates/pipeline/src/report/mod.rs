@@ -305,6 +305,8 @@ pub(crate) fn findings_section(language: &str, evidence: &[Evidence]) -> String 
 pub struct Facts<'a> {
     /// How the run searched, in words (the run's [`crate::Env::notes`]).
     pub notes: &'a [String],
+    /// Sources that have nothing on the question, in a sentence each ([`crate::Env::off_the_question`]).
+    pub off_the_question: &'a [String],
     /// The plan: its approach, the planner's confidence and concerns go in the method section.
     pub plan: &'a crate::records::Plan,
     /// The question (the report's title).
@@ -488,6 +490,8 @@ pub(crate) fn nothing_found(state: &Facts<'_>, now_ms: i64, llm_calls: u64) -> S
             &blocked,
             state.language == "ja",
         )
+    } else if !state.off_the_question.is_empty() && state.sources.is_empty() {
+        off_the_question(state.off_the_question, state.language == "ja")
     } else if state.language == "ja" {
         "この質問について、読める出典から根拠を見つけることができませんでした。推測で答えることはしません。\n\n\
 次を試してください:\n\n- 質問をより具体的に言い換える\n- ライブラリに関連する資料のフォルダを追加する\n\
@@ -505,6 +509,26 @@ report does not answer it rather than guess.\n\nWhat might help:\n\n- rephrase t
         h.summary,
         method_section(state, now_ms, llm_calls)
     )
+}
+
+/// Why nothing was found when the sources searched were judged to have nothing on the question
+/// (`why`, a sentence each): rephrasing would not find it in them, so the report says what would.
+fn off_the_question(why: &[String], ja: bool) -> String {
+    let mut out = if ja {
+        "検索した出典には、この質問に関するものが見つかりませんでした。推測で答えることはしません。\n\n".to_string()
+    } else {
+        "Nothing on this question was found in the sources searched, so this report does not answer it rather than guess.\n\n"
+            .to_string()
+    };
+    for why in why {
+        out.push_str(&format!("- {why}\n"));
+    }
+    out.push_str(if ja {
+        "\n次を試してください:\n\n- この主題の資料のフォルダをライブラリに追加する\n- ウェブなど別の検索プロバイダーを選ぶ\n"
+    } else {
+        "\nWhat might help:\n\n- add a folder with documents on this subject to your library;\n- choose other search providers, such as the web.\n"
+    });
+    out
 }
 
 /// Unread pages listed by name; the rest are counted.

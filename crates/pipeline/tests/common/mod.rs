@@ -242,6 +242,7 @@ pub fn env_on(
         fetcher: c,
         documents: docs,
         notes: Vec::new(),
+        off_the_question: Vec::new(),
     }
 }
 

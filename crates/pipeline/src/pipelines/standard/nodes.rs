@@ -547,9 +547,10 @@ pub(crate) fn search_gaps(
 }
 
 /// The record the report's fixed sections come from.
-pub(crate) fn facts<'a>(state: &'a ResearchState, notes: &'a [String]) -> Facts<'a> {
+pub(crate) fn facts<'a>(state: &'a ResearchState, env: &'a crate::Env) -> Facts<'a> {
     Facts {
-        notes,
+        notes: &env.notes,
+        off_the_question: &env.off_the_question,
         plan: &state.plan,
         query: &state.query,
         language: &state.language,
@@ -576,7 +577,7 @@ pub(crate) fn write_input<'a>(
 ) -> WriteInput<'a> {
     WriteInput {
         brief,
-        facts: facts(state, &env.notes),
+        facts: facts(state, env),
         min_supported: env.config.min_supported,
         frame: crate::steps::write::frame::Frame::of(env.config.structure, env.config.style),
         synthesis: (state.mode == crate::Mode::Multi).then_some(state.synthesis.summary.as_str()),
