@@ -152,6 +152,14 @@ impl Studio {
         if !make && research_embed::distilled_id(&table).is_none() {
             return Ok(Some(full));
         }
+        // A library the model itself indexed is read by its vectors until the distilled ones
+        // outnumber them (one indexed before libraries of its size went to the distilled model,
+        // or a pass stopped early): a search never ranks by keywords alone while it waits.
+        if let (false, Some(id)) = (make, research_embed::distilled_id(&table)) {
+            if library.vectors_of(full.model_id())? > library.vectors_of(&id)? {
+                return Ok(Some(full));
+            }
+        }
         static DISTILLED: Mutex<Option<Arc<research_embed::DistilledEmbedder>>> = Mutex::new(None);
         let mut kept = DISTILLED.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(d) = kept.as_ref() {
