@@ -304,8 +304,9 @@ async fn no_input_takes_the_interpretation_and_says_so() {
     assert!(state.report.contains("taken automatically"));
 }
 
-#[tokio::test]
-async fn nothing_found_is_an_honest_report_not_an_empty_one() {
+/// A run whose searches find nothing, with `off_the_question` as the sources judged to have
+/// nothing on it: the finished run's state.
+async fn finding_nothing(off_the_question: Vec<String>) -> ResearchState {
     let cfg = config(Mode::Single, Structure::Detailed);
     let mut answers = script(DETAILED);
     answers[1] = answer(
@@ -318,20 +319,25 @@ async fn nothing_found_is_an_honest_report_not_an_empty_one() {
     );
     let model = Arc::new(ScriptedLlm::new(answers));
     let meter = Arc::new(Meter::new(Budget::default(), PriceTable::builtin()));
-    let graph = graph(&cfg, None).unwrap();
-    let out = graph
+    let mut env = env(&cfg, model, meter, Arc::new(MemoryDocuments::default()));
+    env.off_the_question = off_the_question;
+    let out = graph(&cfg, None)
+        .unwrap()
         .invoke(
             initial_state("zzzz qqqq", &cfg, 0),
-            RunOptions::new(
-                "e1",
-                env(&cfg, model, meter, Arc::new(MemoryDocuments::default())),
-            ),
+            RunOptions::new("e1", env),
         )
         .await
         .unwrap();
     let RunOutcome::Finished(state) = out else {
         panic!("{out:?}")
     };
+    state
+}
+
+#[tokio::test]
+async fn nothing_found_is_an_honest_report_not_an_empty_one() {
+    let state = finding_nothing(Vec::new()).await;
     assert!(
         state
             .report
@@ -347,32 +353,8 @@ async fn nothing_found_is_an_honest_report_not_an_empty_one() {
 /// says so first, with why, and does not suggest rephrasing what no rephrasing would find.
 #[tokio::test]
 async fn nothing_found_in_sources_off_the_question_says_why_not_rephrase() {
-    let cfg = config(Mode::Single, Structure::Detailed);
-    let mut answers = script(DETAILED);
-    answers[1] = answer(
-        "plan",
-        json!({"questions": ["q"], "aspects": [], "searches": ["zzzz qqqq"]}),
-    );
-    answers[3] = answer(
-        "gaps",
-        json!({"coverage": [], "gaps": [], "new_searches": []}),
-    );
-    let model = Arc::new(ScriptedLlm::new(answers));
-    let meter = Arc::new(Meter::new(Budget::default(), PriceTable::builtin()));
     let why = "Library: nothing on this question — its nearest passage is as far as unrelated text";
-    let mut env = env(&cfg, model, meter, Arc::new(MemoryDocuments::default()));
-    env.off_the_question = vec![why.to_string()];
-    let out = graph(&cfg, None)
-        .unwrap()
-        .invoke(
-            initial_state("zzzz qqqq", &cfg, 0),
-            RunOptions::new("e1", env),
-        )
-        .await
-        .unwrap();
-    let RunOutcome::Finished(state) = out else {
-        panic!("{out:?}")
-    };
+    let state = finding_nothing(vec![why.to_string()]).await;
     let summary = state.report.split("## Method").next().unwrap();
     assert!(
         summary.contains("Nothing on this question was found in the sources searched")
