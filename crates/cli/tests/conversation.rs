@@ -371,3 +371,44 @@ fn a_long_conversation_is_summarised_once_and_the_summary_kept() {
     let plain = research(&["sessions", "show", session], &db);
     assert!(String::from_utf8_lossy(&plain.stderr).contains("summary of the first 6 turns"));
 }
+
+/// A follow-up that names nothing of the session's subject alone ("What about their
+/// predators?") is judged against the library with the session's focus: the honeybee library is
+/// searched for it, while the same words asked afresh are judged alone and find the library off
+/// the question.
+#[test]
+fn a_follow_up_is_judged_against_the_library_with_the_sessions_focus() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db.sqlite");
+    library(&db);
+    let llm = script(dir.path(), &[]);
+    let first = first_run(&db, &llm);
+    let report = first["report"].as_str().unwrap();
+    if !report.contains("hybrid ranking") {
+        eprintln!("SKIPPED: the library is not read by meaning here (no sentence model installed)");
+        return;
+    }
+    let session = first["session_id"].as_str().unwrap();
+    let question = "What about their predators?";
+    let next = ok(&ask(&db, session, question, &["--as", "follow-up"]));
+    let report = next["report"].as_str().unwrap();
+    assert!(!report.contains("nothing on this question"), "{report}");
+    let afresh = ok(&research(
+        &[
+            "run",
+            question,
+            "--llm",
+            &llm,
+            "--search",
+            "local",
+            "--no-input",
+            "--json",
+        ],
+        &db,
+    ));
+    let report = afresh["report"].as_str().unwrap();
+    assert!(
+        report.contains("Library: nothing on this question"),
+        "{report}"
+    );
+}
