@@ -345,10 +345,15 @@ impl Library {
     /// How near the library's passages come in meaning to a question asked as any of `texts` (a
     /// follow-up alone, and with the subject it follows): the nearest passage to the nearest of
     /// them. `None` when that cannot be judged: no embedding model, a question in a language the
-    /// model was not made for, or no passage with the model's vectors. Judged once for a run's
-    /// question, it tells a library that has nothing on it from one whose words merely recur in
-    /// it ("Why do cats purr?" finds "Why Is SQLite Coded In C" by its words).
+    /// model was not made for, or passages without the model's vectors yet (a library still being
+    /// indexed by meaning may hold the answer among them). Judged once for a run's question, it
+    /// tells a library that has nothing on it from one whose words merely recur in it ("Why do
+    /// cats purr?" finds "Why Is SQLite Coded In C" by its words).
     pub fn nearness(&self, texts: &[&str]) -> Result<Option<Nearness>, LibraryError> {
+        let (embedded, passages) = self.embedded_share()?;
+        if self.embedder.is_none() || embedded < passages {
+            return Ok(None);
+        }
         let mut nearest: Option<f32> = None;
         for text in texts {
             if self.unread_language(text).is_some() {
@@ -567,6 +572,19 @@ mod tests {
         assert_eq!(lib.nearness(&["ミツバチの天敵は？"]).unwrap(), None);
         let plain = Library::open(&dir.path().join("db.sqlite3")).unwrap();
         assert_eq!(plain.nearness(&[alone]).unwrap(), None);
+        // Nor is a library still being indexed by meaning: a passage without a vector (added
+        // by keywords alone) may be the one on the question.
+        let more = dir.path().join("more");
+        std::fs::create_dir_all(&more).unwrap();
+        std::fs::write(
+            more.join("wasps.md"),
+            "Wasps and hornets prey on honeybees.",
+        )
+        .unwrap();
+        plain.add(&more, &|_| {}).unwrap();
+        assert_eq!(lib.nearness(&[alone]).unwrap(), None);
+        lib.embed_pending().unwrap();
+        assert!(lib.nearness(&[alone]).unwrap().is_some());
     }
 
     #[test]
