@@ -262,7 +262,8 @@ impl Studio {
     /// Whether the library has nothing on a run's `question` (a follow-up's judged with the
     /// session's `focus` too), judged once for the run by its nearest passage in meaning; the
     /// method section's line saying so, `None` when it may have something or cannot be judged
-    /// (no model, the question's language, no vectors; a model that fails is logged). Its
+    /// ([`Library::nearness`]: no model, the question's language, passages not indexed by
+    /// meaning yet; a model that fails is logged). Its
     /// searches then give nothing: keyword hits on words such a question shares with the
     /// library ("Why do cats purr?" → "Why Is SQLite Coded In C") would only be read and
     /// shown as what was found instead.
@@ -335,7 +336,7 @@ impl Studio {
         let passages = library.passage_count()?;
         let unmade = read_by_distilled(&library, passages)?
             .is_some_and(|table| research_embed::distilled_id(&table).is_none());
-        if unmade && research_embed::locate_model().is_some() {
+        if unmade {
             // No vector of a table not made yet: every passage is to go.
             progress(EmbedProgress::making_the_table(passages));
         }
