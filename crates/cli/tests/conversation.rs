@@ -393,19 +393,7 @@ fn a_follow_up_is_judged_against_the_library_with_the_sessions_focus() {
     let next = ok(&ask(&db, session, question, &["--as", "follow-up"]));
     let report = next["report"].as_str().unwrap();
     assert!(!report.contains("nothing on this question"), "{report}");
-    let afresh = ok(&research(
-        &[
-            "run",
-            question,
-            "--llm",
-            &llm,
-            "--search",
-            "local",
-            "--no-input",
-            "--json",
-        ],
-        &db,
-    ));
+    let afresh = ok(&local_run(&db, &llm, question));
     let report = afresh["report"].as_str().unwrap();
     assert!(
         report.contains("Library: nothing on this question"),

@@ -151,18 +151,10 @@ fn s08_max_clarifications() {
 fn s04_unknown_subject_gets_a_graceful_answer() {
     let (dir, db) = setup();
     let llm = script(dir.path(), &[clear()], &[]);
-    let out = research(
-        &[
-            "run",
-            "What is the tensile strength of carbon nanotube yarn?",
-            "--llm",
-            &llm,
-            "--search",
-            "local",
-            "--no-input",
-            "--json",
-        ],
+    let out = local_run(
         &db,
+        &llm,
+        "What is the tensile strength of carbon nanotube yarn?",
     );
     let done = ok(&out);
     assert_eq!(done["status"], "finished");

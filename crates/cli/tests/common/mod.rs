@@ -88,12 +88,12 @@ pub fn library(db: &Path) {
 /// The question the scripted corpus answers.
 pub const QUESTION: &str = "How do honeybees communicate and organise their colonies?";
 
-/// A first run of `QUESTION` over the library with the scripted model `llm`.
-pub fn first_run(db: &Path, llm: &str) -> Value {
-    ok(&research(
+/// A run of `question` over the library alone with the model `llm`, answering nothing it asks.
+pub fn local_run(db: &Path, llm: &str, question: &str) -> std::process::Output {
+    research(
         &[
             "run",
-            QUESTION,
+            question,
             "--llm",
             llm,
             "--search",
@@ -102,7 +102,12 @@ pub fn first_run(db: &Path, llm: &str) -> Value {
             "--json",
         ],
         db,
-    ))
+    )
+}
+
+/// A first run of `QUESTION` over the library with the scripted model `llm`.
+pub fn first_run(db: &Path, llm: &str) -> Value {
+    ok(&local_run(db, llm, QUESTION))
 }
 
 /// The graph nodes a run used, from its usage per node.
